@@ -1,0 +1,1 @@
+"""The companion: referee core, command line and tablet app."""

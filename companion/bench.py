@@ -1,0 +1,73 @@
+"""``companion bench ...``: figures measured on this machine, not timed tests."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from engines import Dice, Rules, available_games, rules_class
+
+# Player counts measured per game.
+PLAYER_COUNTS = {"shangrila": (3, 4), "shendao": (2,), "shenshi": (2, 3, 4)}
+
+
+@dataclass
+class RulesFigure:
+    game: str
+    players: int
+    games: int
+    seconds: float
+    games_per_second: float
+    moves_per_game: float
+
+
+def random_games(rules: Rules[Any, Any], seconds: float, seed: int) -> RulesFigure:
+    """Play random complete games (uniform over legal moves, unchecked apply) for about
+    ``seconds``; return the rate."""
+    dice = Dice(seed)
+    games = moves = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = rules.initial_state()
+        while not state.is_over():
+            state.apply(state.random_move(dice))
+            moves += 1
+        games += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+    elapsed = now - start
+    return RulesFigure(rules.game, rules.n_players, games, round(elapsed, 3),
+                       round(games / elapsed, 1), round(moves / games, 1))
+
+
+def _pin_to_one_core() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[-1]})
+
+
+def rules_command(args: argparse.Namespace) -> int:
+    _pin_to_one_core()
+    games = args.game or available_games()
+    figures = []
+    for game in games:
+        cls = rules_class(game)
+        for n in PLAYER_COUNTS.get(game, (cls.min_players,)):
+            rules = cls.from_record(cls.default_players(n), {})
+            figure = random_games(rules, args.seconds, args.seed)
+            figures.append(figure)
+            if not args.json:
+                print(f"{game:<10} {n} players: {figure.games_per_second:>9.1f} games/s "
+                      f"({figure.games} games in {figure.seconds:.1f} s, "
+                      f"{figure.moves_per_game:.1f} moves per game)", flush=True)
+    if args.json:
+        print(json.dumps({"python": platform.python_version(),
+                          "figures": [asdict(f) for f in figures]}))
+    return 0

@@ -1,0 +1,106 @@
+"""The ``companion`` command line.
+
+Subcommands are grouped by topic (``rules``, ``bench``, ...). Each handler returns the
+process exit status; errors a user can cause (a missing file, bad JSON, bad notation)
+print one line on stderr and exit 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from engines.errors import EngineError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class UsageError(Exception):
+    """A problem with the command's input that the user can fix; exit status 2."""
+
+
+def _add_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from companion import rules_cli
+
+    rules = sub.add_parser(
+        "rules", help="replay and check game records, play random demo games",
+        description="The rules engines: replay a game record or watch a random game.")
+    rules_sub = rules.add_subparsers(dest="rules_command", required=True, metavar="COMMAND")
+
+    replay = rules_sub.add_parser(
+        "replay", help="validate every move of a game record and show the final position",
+        description="Validate every move of a game record (JSON) and print the final "
+        "position, the player to move, the scores, the winners, whether the game is over "
+        "and the legal moves. Exit status: 0 when every move is legal, 1 at the first "
+        "illegal move, 2 when the file or a move cannot be read.")
+    replay.add_argument("file", help="the game record (JSON), or - for standard input")
+    replay.add_argument("--json", action="store_true",
+                        help="print exactly one JSON object instead of text")
+    replay.set_defaults(handler=rules_cli.replay_command)
+
+    demo = rules_sub.add_parser(
+        "demo", help="play a random legal game and print it move by move",
+        description="Play a game of random legal moves and print each move and the final "
+        "scores. The same seed always gives the same game.")
+    demo.add_argument("--game", default="shangrila",
+                      help="shangrila (default), shendao or shenshi")
+    demo.add_argument("--players", type=int, default=None,
+                      help="number of players (default: 4 for Shangri-La, 2 otherwise)")
+    demo.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    demo.add_argument("--record", metavar="FILE",
+                      help="also write the game record (JSON) to FILE")
+    demo.set_defaults(handler=rules_cli.demo_command)
+
+
+def _add_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from companion import bench
+
+    parser = sub.add_parser(
+        "bench", help="measure speed and quality figures",
+        description="Benchmarks. Figures vary with the machine's load: run on a quiet "
+        "machine and quote the command with its result.")
+    bench_sub = parser.add_subparsers(dest="bench_command", required=True, metavar="COMMAND")
+    rules = bench_sub.add_parser(
+        "rules", help="random complete games per second on one core, per game",
+        description="Play random complete games (each move drawn uniformly from the legal "
+        "moves) for a fixed time per game and player count, on one core, and print games "
+        "per second and moves per game.")
+    rules.add_argument("--seconds", type=float, default=5.0,
+                       help="time per configuration (default 5)")
+    rules.add_argument("--game", action="append",
+                       help="only this game (repeatable; default: every installed game)")
+    rules.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    rules.add_argument("--json", action="store_true", help="print the figures as JSON")
+    rules.set_defaults(handler=bench.rules_command)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="companion",
+        description="A referee for physical board games: The Bridges of Shangri-La, "
+        "Shendao and ShenShi.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_rules(sub)
+    _add_bench(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except (UsageError, EngineError) as error:
+        print(f"companion: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("companion: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""``companion rules replay`` and ``companion rules demo``: work for every game."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from engines import Dice, GameRecord, GameState, new_record, replay, rules_class
+from engines.errors import RecordError
+
+
+def _read_record(path: str) -> GameRecord:
+    if path == "-":
+        return GameRecord.loads(sys.stdin.read())
+    return GameRecord.load(path)
+
+
+def summary(state: GameState[Any]) -> dict[str, Any]:
+    """The figures ``replay --json`` reports for a position."""
+    return {
+        "ok": True,
+        "over": state.is_over(),
+        "to_move": None if state.is_over() else state.to_move,
+        "scores": state.scores(),
+        "tiebreak": state.tiebreak(),
+        "winners": state.winners(),
+        "legal_moves": state.legal_texts(),
+    }
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    record = _read_record(args.file)
+    result = replay(record)
+    state = result.state
+    players = state.rules.players
+    if result.error is not None:
+        error = result.error
+        if args.json:
+            print(json.dumps({"ok": False, "index": result.played,
+                              "move": record.moves[result.played], "rule": error.rule,
+                              "message": error.message}))
+        else:
+            print(state.describe())
+            print(f"\nmove {result.played} ({record.moves[result.played]}) is illegal: "
+                  f"{error.message} [{error.rule}]")
+        return 1
+    if args.json:
+        print(json.dumps(summary(state)))
+        return 0
+    print(state.describe())
+    print()
+    print(f"moves played: {result.played}")
+    if state.is_over():
+        print("the game is over")
+    else:
+        print(f"to move: {players[state.to_move]}")
+    scores = state.scores()
+    print("scores: " + ", ".join(f"{p} {s}" for p, s in zip(players, scores, strict=True)))
+    print(f"tie-break: {state.tiebreak()}")
+    leaders = ", ".join(players[i] for i in state.winners())
+    print(("winners: " if state.is_over() else "leading: ") + leaders)
+    legal = state.legal_texts()
+    print(f"legal moves ({len(legal)}): {' '.join(legal)}")
+    return 0
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    cls = rules_class(args.game)
+    n = args.players if args.players is not None else cls.min_players if cls.game != \
+        "shangrila" else 4
+    rules = cls.from_record(cls.default_players(n), {})
+    state = rules.initial_state()
+    record = new_record(rules)
+    dice = Dice(args.seed)
+    players = rules.players
+    print(f"A random game of {rules.game} for {n} players: {', '.join(players)} "
+          f"(seed {args.seed})")
+    print(state.describe())
+    print()
+    turn = 0
+    limit = 100_000
+    while not state.is_over():
+        if turn >= limit:
+            raise RecordError(f"the demo game did not end within {limit} moves")
+        player = players[state.to_move]
+        move = state.random_move(dice)
+        text = rules.format_move(move)
+        state.play(move)
+        record.moves.append(text)
+        turn += 1
+        print(f"{turn:>4}. {player:<8} {text}")
+    print()
+    print(state.describe())
+    print()
+    scores = state.scores()
+    print("final scores: " + ", ".join(f"{p} {s}" for p, s in zip(players, scores,
+                                                                  strict=True)))
+    print(f"tie-break: {state.tiebreak()}")
+    print("winner" + ("s" if len(state.winners()) > 1 else "") + ": "
+          + ", ".join(players[i] for i in state.winners()))
+    if args.record:
+        with open(args.record, "w", encoding="utf-8") as out:
+            out.write(record.dumps() + "\n")
+        print(f"record written to {args.record}")
+    return 0

@@ -1,0 +1,1 @@
+"""firmware_bridge package (see its issue)."""

@@ -1,0 +1,19 @@
+"""Every installed game passes the shared conformance check."""
+
+from __future__ import annotations
+
+import pytest
+
+from engines import available_games, rules_class
+from tests.conformance import play_random_game
+
+PLAYER_COUNTS = {"shangrila": (3, 4), "shendao": (2,), "shenshi": (2, 3, 4)}
+CASES = [(game, n) for game in available_games() for n in PLAYER_COUNTS[game]]
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+@pytest.mark.parametrize("seed", range(3))
+def test_random_games_keep_the_interface_contracts(game: str, players: int, seed: int) -> None:
+    cls = rules_class(game)
+    rules = cls.from_record(cls.default_players(players), {})
+    play_random_game(rules, seed)
