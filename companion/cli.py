@@ -53,7 +53,9 @@ def _add_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     demo.set_defaults(handler=rules_cli.demo_command)
 
 
-def _add_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_bench(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     from companion import bench
 
     parser = sub.add_parser(
@@ -73,6 +75,25 @@ def _add_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     rules.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     rules.add_argument("--json", action="store_true", help="print the figures as JSON")
     rules.set_defaults(handler=bench.rules_command)
+    return bench_sub
+
+
+# Parts that add their own commands: each module has ``register(sub)`` adding a
+# subcommand, and may have ``register_bench(bench_sub)`` adding a ``bench`` topic.
+PLUGINS = ("companion.calibrate_cli",)
+
+
+def _plugins() -> list[object]:
+    import importlib
+
+    found = []
+    for name in PLUGINS:
+        try:
+            found.append(importlib.import_module(name))
+        except ModuleNotFoundError as error:
+            if error.name != name:
+                raise
+    return found
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,7 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
         "Shendao and ShenShi.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_rules(sub)
-    _add_bench(sub)
+    bench_sub = _add_bench(sub)
+    for plugin in _plugins():
+        plugin.register(sub)  # type: ignore[attr-defined]
+        if hasattr(plugin, "register_bench"):
+            plugin.register_bench(bench_sub)
     return parser
 
 
