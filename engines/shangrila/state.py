@@ -26,6 +26,9 @@ ND = N_DISCIPLINES
 SETUP, PLAY = 0, 1
 _PHASES = ("setup", "play")
 _PASS = Pass()
+# _BITS[mask]: the disciplines (bit indexes) set in a 7-bit mask, ascending.
+_BITS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(d for d in range(ND) if mask >> d & 1) for mask in range(1 << ND))
 
 # What ``apply`` returns: the saved scalars (to move, phase, passes, over, stones
 # placed, the mover's setup placements), the changed spaces with their old contents,
@@ -38,8 +41,9 @@ class ShangrilaState(GameState[Move]):
     ``rules.state_from_json(...)``."""
 
     __slots__ = (
-        "_to_move", "bridges", "nstones", "over", "owner", "passes", "phase", "placed", "pm",
-        "ps", "rules", "score", "stones", "student", "supply", "vdeg", "vm", "vt",
+        "_to_move", "bridges", "empty", "free", "nstones", "over", "owner", "passes", "phase",
+        "placed", "pm", "ps", "rules", "score", "smask", "stones", "student", "supply", "vdeg",
+        "vm", "vt",
     )
 
     rules: ShangrilaRules
@@ -55,6 +59,10 @@ class ShangrilaState(GameState[Move]):
         self.pm = [0] * (n * NV)  # masters per [player * 13 + village]
         self.ps = [0] * (n * NV)  # students per [player * 13 + village]
         self.score = [0] * n  # masters on the board per player
+        # Bit masks over the 7 disciplines, for fast move generation:
+        self.empty = [0x7F] * NV  # empty spaces per village
+        self.free = [0] * (n * NV)  # [player * 13 + village]: masters without a student
+        self.smask = [0x7F] * n  # disciplines the player has in supply
         self.bridges = [1] * len(rules.bridges)  # 1 while the bridge stands
         self.vdeg = [len(links) for links in rules.links]  # standing bridges per village
         self.stones = [0] * NV
@@ -94,6 +102,9 @@ class ShangrilaState(GameState[Move]):
         other.pm = self.pm[:]
         other.ps = self.ps[:]
         other.score = self.score[:]
+        other.empty = self.empty[:]
+        other.free = self.free[:]
+        other.smask = self.smask[:]
         other.bridges = self.bridges[:]
         other.vdeg = self.vdeg[:]
         other.stones = self.stones[:]
@@ -111,23 +122,35 @@ class ShangrilaState(GameState[Move]):
         """Make space ``s`` hold ``player``'s master (-1: empty), with a student if
         ``student``; tiles leaving the board go back to their owner's supply."""
         v, d = divmod(s, ND)
+        bit = 1 << d
+        supply = self.supply
         old = self.owner[s]
         if old >= 0:
-            n_old = 1 + self.student[s]
-            self.supply[old * ND + d] += n_old
+            old_student = self.student[s]
+            n_old = 1 + old_student
+            supply[old * ND + d] += n_old
+            self.smask[old] |= bit
             self.vt[v] -= n_old
             self.vm[v] -= 1
             self.pm[old * NV + v] -= 1
-            self.ps[old * NV + v] -= self.student[s]
+            self.ps[old * NV + v] -= old_student
             self.score[old] -= 1
+            self.free[old * NV + v] &= ~bit
+            self.empty[v] |= bit
         if player >= 0:
             n_new = 1 + student
-            self.supply[player * ND + d] -= n_new
+            i = player * ND + d
+            supply[i] -= n_new
+            if not supply[i]:
+                self.smask[player] &= ~bit
             self.vt[v] += n_new
             self.vm[v] += 1
             self.pm[player * NV + v] += 1
             self.ps[player * NV + v] += student
             self.score[player] += 1
+            if not student:
+                self.free[player * NV + v] |= bit
+            self.empty[v] &= ~bit
         else:
             student = 0
         self.owner[s] = player
@@ -194,44 +217,36 @@ class ShangrilaState(GameState[Move]):
             out.append(_PASS)
         return out
 
+    def _setup_village_open(self, p: int, v: int) -> bool:
+        rules = self.rules
+        return not (self.stones[v] or self.vt[v] >= rules.setup_village_limit
+                    or self.pm[p * NV + v] >= rules.setup_colour_limit)
+
     def _setup_moves(self) -> list[Move]:
         p = self._to_move
-        rules = self.rules
+        wanted = ~self.placed[p] & 0x7F
         out: list[Move] = []
-        free = [d for d in range(ND) if not self.placed[p] >> d & 1]
-        owner, vt, pm, stones = self.owner, self.vt, self.pm, self.stones
         for v in range(NV):
-            if (stones[v] or vt[v] >= rules.setup_village_limit
-                    or pm[p * NV + v] >= rules.setup_colour_limit):
-                continue
-            base = v * ND
-            out.extend(Place(d, v) for d in free if owner[base + d] < 0)
+            if self._setup_village_open(p, v):
+                out.extend(Place(d, v) for d in _BITS[self.empty[v] & wanted])
         return out
 
     def _recruit_targets(self, p: int) -> list[tuple[int, int]]:
         """(village, discipline) of ``p``'s masters without a student that a tile in
         supply can join, in canonical order."""
-        owner, student, supply, pm, stones = (
-            self.owner, self.student, self.supply, self.pm, self.stones)
-        targets = []
-        for v in range(NV):
-            if not pm[p * NV + v] or stones[v]:
-                continue
-            base = v * ND
-            for d in range(ND):
-                s = base + d
-                if owner[s] == p and not student[s] and supply[p * ND + d]:
-                    targets.append((v, d))
-        return targets
+        sm, free, stones = self.smask[p], self.free, self.stones
+        return [(v, d) for v in range(NV) if not stones[v]
+                for d in _BITS[free[p * NV + v] & sm]]
+
+    def _pair_allowed(self, p: int, a: tuple[int, int], b: tuple[int, int]) -> bool:
+        return a[1] != b[1] or self.supply[p * ND + a[1]] >= 2
 
     def _recruits(self, p: int) -> list[Move]:
         targets = self._recruit_targets(p)
-        supply = self.supply
-        pairs: list[Move] = []
-        for i, a in enumerate(targets):
-            for b in targets[i + 1:]:
-                if a[1] != b[1] or supply[p * ND + a[1]] >= 2:
-                    pairs.append(Recruit((a, b)))
+        pairs: list[Move] = [
+            Recruit((a, b)) for i, a in enumerate(targets) for b in targets[i + 1:]
+            if self._pair_allowed(p, a, b)
+        ]
         if pairs and self.rules.recruit == "one-when-forced":
             return pairs
         singles: list[Move] = [Recruit((t,)) for t in targets]
@@ -239,15 +254,11 @@ class ShangrilaState(GameState[Move]):
 
     def _play_moves(self) -> list[Move]:
         p = self._to_move
-        owner, supply, pm, ps, stones = self.owner, self.supply, self.pm, self.ps, self.stones
+        sm, empty, pm, ps, stones = self.smask[p], self.empty, self.pm, self.ps, self.stones
         out: list[Move] = []
         for v in range(NV):
-            if not pm[p * NV + v] or stones[v]:
-                continue
-            base = v * ND
-            out.extend(
-                Place(d, v) for d in range(ND) if owner[base + d] < 0 and supply[p * ND + d]
-            )
+            if pm[p * NV + v] and not stones[v]:
+                out.extend(Place(d, v) for d in _BITS[empty[v] & sm])
         out.extend(self._recruits(p))
         bridges, links = self.bridges, self.rules.links
         for v in range(NV):
@@ -261,7 +272,80 @@ class ShangrilaState(GameState[Move]):
         return bool(moves)
 
     def random_move(self, dice: Dice) -> Move:
-        return dice.choice(self.legal_moves())
+        """A move drawn uniformly from ``legal_moves()``, without building that list:
+        count the moves of each kind from the bit masks, pick one index, build one move.
+        """
+        if self.over:
+            raise IndexError("the game is over: there is no move to draw")
+        p = self._to_move
+        if self.phase == SETUP:
+            return self._random_setup_move(p, dice)
+        sm, empty, free, pm, ps, stones, vdeg = (
+            self.smask[p], self.empty, self.free, self.pm, self.ps, self.stones, self.vdeg)
+        places = [0] * NV
+        targets = [0] * NV
+        n_places = n_targets = n_journeys = 0
+        base = p * NV
+        for v in range(NV):
+            if stones[v]:
+                continue
+            if pm[base + v]:
+                c = (empty[v] & sm).bit_count()
+                places[v] = c
+                n_places += c
+                t = free[base + v] & sm
+                targets[v] = t
+                n_targets += t.bit_count()
+                if ps[base + v]:
+                    n_journeys += vdeg[v]
+        n_pairs = n_targets * (n_targets - 1) // 2
+        if n_pairs:
+            supply = self.supply
+            for d in range(ND):
+                if supply[p * ND + d] == 1:
+                    c = sum(t >> d & 1 for t in targets)
+                    n_pairs -= c * (c - 1) // 2
+        n_singles = 0 if n_pairs and self.rules.recruit == "one-when-forced" else n_targets
+        total = n_places + n_singles + n_pairs + n_journeys
+        if not total:
+            return _PASS
+        k = dice.below(total)
+        if k < n_places:
+            for v in range(NV):
+                if k < places[v]:
+                    return Place(_BITS[empty[v] & sm][k], v)
+                k -= places[v]
+        k -= n_places
+        if k < n_singles + n_pairs:
+            cells = [(v, d) for v in range(NV) for d in _BITS[targets[v]]]
+            if k < n_singles:
+                return Recruit((cells[k],))
+            while True:  # uniform over allowed pairs, by rejection
+                i, j = dice.below(n_targets), dice.below(n_targets)
+                if i != j and self._pair_allowed(p, cells[i], cells[j]):
+                    return Recruit((cells[i], cells[j]))
+        k -= n_singles + n_pairs
+        bridges, links = self.bridges, self.rules.links
+        for v in range(NV):
+            if ps[base + v] and not stones[v]:
+                if k < vdeg[v]:
+                    return Journey(v, [w for e, w in links[v] if bridges[e]][k])
+                k -= vdeg[v]
+        raise AssertionError("move counts out of step with the position")
+
+    def _random_setup_move(self, p: int, dice: Dice) -> Move:
+        wanted = ~self.placed[p] & 0x7F
+        counts = [(self.empty[v] & wanted).bit_count() if self._setup_village_open(p, v) else 0
+                  for v in range(NV)]
+        total = sum(counts)
+        if not total:
+            return _PASS
+        k = dice.below(total)
+        for v in range(NV):
+            if k < counts[v]:
+                return Place(_BITS[self.empty[v] & wanted][k], v)
+            k -= counts[v]
+        raise AssertionError("move counts out of step with the position")
 
     # ------------------------------------------------------------------ apply / undo
 
@@ -351,20 +435,9 @@ class ShangrilaState(GameState[Move]):
         return any(self._can_place_in_setup(p) for p in order)
 
     def _can_place_in_setup(self, p: int) -> bool:
-        rules = self.rules
-        placed = self.placed[p]
-        if placed == 0x7F:
-            return False
-        owner, vt, pm, stones = self.owner, self.vt, self.pm, self.stones
-        for v in range(NV):
-            if (stones[v] or vt[v] >= rules.setup_village_limit
-                    or pm[p * NV + v] >= rules.setup_colour_limit):
-                continue
-            base = v * ND
-            for d in range(ND):
-                if not placed >> d & 1 and owner[base + d] < 0:
-                    return True
-        return False
+        wanted = ~self.placed[p] & 0x7F
+        return bool(wanted) and any(
+            self.empty[v] & wanted and self._setup_village_open(p, v) for v in range(NV))
 
     def undo(self, token: object) -> None:
         saved, changes, bridge, stoned = cast(_Undo, token)
@@ -585,11 +658,16 @@ class ShangrilaState(GameState[Move]):
         if type(to_move) is not int or not 0 <= to_move < n:
             raise RecordError(f'"to_move" must be a player index 0 to {n - 1}')
         state._to_move = to_move
-        for key, cells in dict(data.get("spaces", {})).items():
+        spaces = data.get("spaces", {})
+        if not isinstance(spaces, Mapping):
+            raise RecordError('"spaces" must map villages to {discipline: colour} objects')
+        for key, cells in spaces.items():
             if not key.isdigit() or int(key) >= NV:
                 raise RecordError(f"unknown village {key!r} in the position")
             v = int(key)
-            for letter, text in dict(cells).items():
+            if not isinstance(cells, Mapping):
+                raise RecordError(f"village {v} must be a {{discipline: colour}} object")
+            for letter, text in cells.items():
                 if len(letter) != 1 or letter not in LETTERS:
                     raise RecordError(f"unknown discipline {letter!r} in village {v}")
                 colour, plus = (text[:-1], 1) if text.endswith("+") else (text, 0)
@@ -600,8 +678,10 @@ class ShangrilaState(GameState[Move]):
                 state._set(v * ND + LETTERS.index(letter), rules.players.index(colour), plus)
         if min(state.supply) < 0:
             raise RecordError("a player has more than 6 tiles of one discipline on the board")
-        standing = {(a, b) for a, b in (map(int, str(t).split("-"))
-                                        for t in data.get("bridges", []))}
+        listed = data.get("bridges", [])
+        if not isinstance(listed, list) or not isinstance(data.get("stones", []), list):
+            raise RecordError('"bridges" and "stones" must be lists')
+        standing = {(a, b) for a, b in (map(int, str(t).split("-")) for t in listed)}
         standing |= {(b, a) for a, b in standing}
         for e, (a, b) in enumerate(rules.bridges):
             state.bridges[e] = int((a, b) in standing)
