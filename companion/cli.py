@@ -80,7 +80,7 @@ def _add_bench(
 
 # Parts that add their own commands: each module has ``register(sub)`` adding a
 # subcommand, and may have ``register_bench(bench_sub)`` adding a ``bench`` topic.
-PLUGINS = ("companion.calibrate_cli",)
+PLUGINS = ("companion.referee_cli", "companion.calibrate_cli")
 
 
 def _plugins() -> list[object]:

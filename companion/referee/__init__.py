@@ -1,0 +1,1 @@
+"""The referee core: pure and headless. Typed events in, typed events out."""

@@ -1,0 +1,180 @@
+"""From a stable observation to a verdict: which legal move explains the table?
+
+``explain`` compares the observation with the table each legal move would leave
+(``expected`` of the state after it). Readings below ``sure`` confidence are "unsure":
+they never rule a move out (the engine's knowledge absorbs a single misread), but among
+the moves that fit every sure reading, those agreeing with more unsure readings win.
+
+Verdicts:
+  * ``unchanged`` — the table still shows the position before the move;
+  * ``accepted`` — exactly one legal move explains it;
+  * ``ambiguous`` — several do (a recruit seen from above); ask the players;
+  * ``in_progress`` — the table is half-way to some legal move (pieces are moved one at
+    a time); never an illegal verdict;
+  * ``illegal`` — nothing legal explains it: what the player seems to have tried, the
+    rule it breaks, and what to put back where.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from engines import GameState, IllegalMoveError
+from engines.observation import Observation, TableSchema, Value
+
+UNEXPLAINED = "table.unexplained"
+WRONG_PLAYER = "turn.wrong-player"
+
+
+def table_model(game: str) -> ModuleType:
+    """The game's table module (``engines.<game>.observation``): ``schema(rules)``,
+    ``expected(state)``, ``transient(element)``, ``group(element)``, ``guess(state, obs, changed)``,
+    ``fix_sentences([(element, seen, wanted)])``, ``describe_element(element)``."""
+    return importlib.import_module(f"engines.{game}.observation")
+
+
+@dataclass
+class Verdict:
+    kind: str  # unchanged | accepted | ambiguous | in_progress | illegal
+    moves: list[Any] = field(default_factory=list)
+    corrected: list[str] = field(default_factory=list)
+    """Unsure readings the accepted move overrules."""
+    attempt: str = ""
+    rule: str = ""
+    message: str = ""
+    fix: list[str] = field(default_factory=list)
+    fix_elements: dict[str, Value] = field(default_factory=dict)
+    """For an illegal table: element -> the value to restore."""
+
+
+class Explainer:
+    """``explain`` for one game; holds the game's table model."""
+
+    def __init__(self, game: str, sure: float = 0.9) -> None:
+        self.model = table_model(game)
+        self.sure = sure
+
+    def schema(self, state: GameState[Any]) -> TableSchema:
+        schema: TableSchema = self.model.schema(state.rules)
+        return schema
+
+    def expected(self, state: GameState[Any]) -> Observation:
+        observation: Observation = self.model.expected(state)
+        return observation
+
+    def explain(self, state: GameState[Any], observation: Observation, *,
+                turn_done: bool = False) -> Verdict:
+        """The verdict on ``observation`` in ``state``. ``turn_done``: the player said
+        their move is complete (so moves that leave no visible trace are considered)."""
+        before = self.expected(state)
+        sure = [e for e in observation if observation[e].known
+                and observation[e].confidence >= self.sure]
+        unsure = [e for e in observation if observation[e].known
+                  and observation[e].confidence < self.sure]
+        changed = [e for e in sure if not _same(observation.value(e), before.value(e))]
+        if not changed and not turn_done:
+            return Verdict("unchanged")
+        if state.is_over():
+            return self._illegal(state, observation, before, changed,
+                                 IllegalMoveError("game.over", "The game is over."))
+        fits: list[tuple[int, Any, list[str], Observation]] = []
+        results: list[tuple[Any, Observation]] = []
+        for move in state.legal_moves():
+            token = state.apply(move)
+            after = self.expected(state)
+            state.undo(token)
+            results.append((move, after))
+            if any(not _same(observation.value(e), after.value(e)) for e in sure):
+                continue
+            misses = [e for e in unsure if not _same(observation.value(e), after.value(e))]
+            fits.append((len(misses), move, misses, after))
+        if fits:
+            best = min(f[0] for f in fits)
+            top = [f for f in fits if f[0] == best]
+            if len(top) == 1:
+                return Verdict("accepted", [top[0][1]], corrected=top[0][2])
+            return Verdict("ambiguous", [f[1] for f in top])
+        progressing = [move for move, after in results
+                       if self._on_the_way(observation, before, after, sure)]
+        if progressing:
+            return Verdict("in_progress", progressing)
+        return self._diagnose(state, observation, before, changed, dict(results))
+
+    def _on_the_way(self, observation: Observation, before: Observation,
+                    after: Observation, sure: list[str]) -> bool:
+        """Whether every sure reading shows its value before the move, after it, or a
+        value it passes through while the move is made by hand."""
+        group = self.model.group
+        touched = {group(e) for e in observation.schema.elements
+                   if not _same(before.value(e), after.value(e))}
+        moved = False
+        for e in sure:
+            seen = observation.value(e)
+            if _same(seen, before.value(e)):
+                continue
+            if _same(seen, after.value(e)):
+                moved = True
+                continue
+            if group(e) not in touched or seen not in self.model.transient(e):
+                return False
+            moved = True
+        return moved
+
+    def _diagnose(self, state: GameState[Any], observation: Observation,
+                  before: Observation, changed: list[str],
+                  results: dict[Any, Observation]) -> Verdict:
+        attempt, move, player = self.model.guess(state, observation, changed)
+        rules = state.rules
+        if player is not None and player != state.to_move:
+            error = IllegalMoveError(
+                WRONG_PLAYER,
+                f"It is {rules.players[state.to_move].capitalize()}'s turn, not "
+                f"{rules.players[player].capitalize()}'s.")
+            return self._illegal(state, observation, before, changed, error, attempt)
+        if move is not None:
+            try:
+                state.check(move)
+            except IllegalMoveError as error:
+                return self._illegal(state, observation, before, changed, error, attempt)
+            text = rules.format_move(move)
+            after = results.get(move)
+            error = IllegalMoveError(
+                "table.misplaced",
+                f"{text} is a legal move, but the pieces are not where it puts them.")
+            verdict = self._illegal(state, observation, before, changed, error, attempt)
+            if after is not None:  # show how to finish the legal move instead
+                verdict.fix, verdict.fix_elements = self._fix(observation, after)
+            verdict.moves = [move]
+            return verdict
+        error = IllegalMoveError(
+            UNEXPLAINED, "No legal move leaves the table like this.")
+        return self._illegal(state, observation, before, changed, error, attempt)
+
+    def _illegal(self, state: GameState[Any], observation: Observation,
+                 before: Observation, changed: list[str], error: IllegalMoveError,
+                 attempt: str = "") -> Verdict:
+        fix, elements = self._fix(observation, before)
+        return Verdict("illegal", attempt=attempt, rule=error.rule, message=error.message,
+                       fix=fix, fix_elements=elements)
+
+    def _fix(self, observation: Observation,
+             target: Observation) -> tuple[list[str], dict[str, Value]]:
+        """Sentences (and element -> value) that turn the sure readings of
+        ``observation`` into ``target``."""
+        changes, elements = [], {}
+        for e in observation:
+            reading = observation[e]
+            wanted = target.value(e)
+            if (reading.known and reading.confidence >= self.sure and wanted is not None
+                    and not _same(reading.value, wanted)):
+                changes.append((e, reading.value, wanted))
+                elements[e] = wanted
+        sentences: list[str] = self.model.fix_sentences(changes)
+        return sentences, elements
+
+
+def _same(a: Value | None, b: Value | None) -> bool:
+    return a == b and type(a) is type(b)
