@@ -281,7 +281,7 @@ class Referee:
         """Compare the believed table with the engine's; report any sure difference."""
         observation = self.table.observation()
         expected = self.expected_table()
-        fix, elements = self.explainer._fix(observation, expected)
+        fix, elements = self.explainer.fix_to(observation, expected)
         if not elements:
             return []
         return [BoardMismatch(message, fix, elements)]

@@ -146,7 +146,7 @@ class Explainer:
                 f"{text} is a legal move, but the pieces are not where it puts them.")
             verdict = self._illegal(state, observation, before, changed, error, attempt)
             if after is not None:  # show how to finish the legal move instead
-                verdict.fix, verdict.fix_elements = self._fix(observation, after)
+                verdict.fix, verdict.fix_elements = self.fix_to(observation, after)
             verdict.moves = [move]
             return verdict
         error = IllegalMoveError(
@@ -156,11 +156,11 @@ class Explainer:
     def _illegal(self, state: GameState[Any], observation: Observation,
                  before: Observation, changed: list[str], error: IllegalMoveError,
                  attempt: str = "") -> Verdict:
-        fix, elements = self._fix(observation, before)
+        fix, elements = self.fix_to(observation, before)
         return Verdict("illegal", attempt=attempt, rule=error.rule, message=error.message,
                        fix=fix, fix_elements=elements)
 
-    def _fix(self, observation: Observation,
+    def fix_to(self, observation: Observation,
              target: Observation) -> tuple[list[str], dict[str, Value]]:
         """Sentences (and element -> value) that turn the sure readings of
         ``observation`` into ``target``."""
