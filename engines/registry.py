@@ -29,7 +29,9 @@ def rules_class(game: str) -> type[Rules[Any, Any]]:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError:
         raise RecordError(f"the {game} engine is not available in this version") from None
-    cls: type[Rules[Any, Any]] = getattr(module, class_name)
+    cls: type[Rules[Any, Any]] | None = getattr(module, class_name, None)
+    if cls is None:
+        raise RecordError(f"the {game} engine is incomplete in this version")
     return cls
 
 
