@@ -1,0 +1,100 @@
+"""Players that choose moves (random, greedy, search levels) and a match runner."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engines.base import GameState, Rules
+from engines.dice import Dice
+from engines.search.evaluate import evaluator_for
+from engines.search.mcts import MCTS, SearchConfig
+
+# Search budgets per level: 1 is a beginner, the last is the strongest a few seconds
+# allow on a small machine. The strength scale (docs/players.md) is measured on these.
+LEVELS: dict[int, SearchConfig] = {
+    1: SearchConfig(iterations=25, rollout_moves=10),
+    2: SearchConfig(iterations=100, rollout_moves=10),
+    3: SearchConfig(iterations=300, rollout_moves=20),
+    4: SearchConfig(iterations=1000, rollout_moves=20),
+    5: SearchConfig(iterations=3000, rollout_moves=30),
+    6: SearchConfig(iterations=10000, rollout_moves=30),
+}
+DEFAULT_LEVEL = 4
+
+
+class Player(Protocol):
+    name: str
+
+    def choose(self, state: GameState[Any]) -> Any: ...
+
+
+class RandomPlayer:
+    """Uniform over the legal moves."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.dice = Dice(seed)
+        self.name = "random"
+
+    def choose(self, state: GameState[Any]) -> Any:
+        return state.random_move(self.dice)
+
+
+class GreedyPlayer:
+    """One ply: the move whose result the game's evaluation likes best for the mover
+    (ties broken at random)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.dice = Dice(seed)
+        self.name = "greedy"
+
+    def choose(self, state: GameState[Any]) -> Any:
+        evaluate = evaluator_for(state.rules.game)
+        me = state.to_move
+        best: list[Any] = []
+        best_value = -1.0
+        for move in state.legal_moves():
+            token = state.apply(move)
+            value = evaluate(state)[me]
+            state.undo(token)
+            if value > best_value + 1e-12:
+                best, best_value = [move], value
+            elif abs(value - best_value) <= 1e-12:
+                best.append(move)
+        return self.dice.choice(best)
+
+
+class SearchPlayer:
+    """MCTS at a level (or an explicit config), reusing its tree between its moves."""
+
+    def __init__(self, level: int = DEFAULT_LEVEL, seed: int = 0,
+                 config: SearchConfig | None = None) -> None:
+        base = config or LEVELS[level]
+        self.config = SearchConfig(base.iterations, base.seconds, base.exploration,
+                                   base.rollout_moves, seed)
+        self.mcts = MCTS(self.config)
+        self.name = f"level {level}" if config is None else "search"
+
+    def choose(self, state: GameState[Any]) -> Any:
+        return self.mcts.search(state).best
+
+
+@dataclass
+class MatchResult:
+    winners: list[int]
+    scores: list[int]
+    moves: int
+
+
+def play_match(rules: Rules[Any, Any], players: Sequence[Player],
+               max_moves: int = 10_000) -> MatchResult:
+    """Play one game, seat ``i`` played by ``players[i]``."""
+    state = rules.initial_state()
+    moves = 0
+    while not state.is_over():
+        if moves >= max_moves:
+            raise RuntimeError(f"the game did not end within {max_moves} moves")
+        state.play(players[state.to_move].choose(state))
+        moves += 1
+    return MatchResult(state.winners(), state.scores(), moves)
