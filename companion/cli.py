@@ -78,9 +78,10 @@ def _add_bench(
     return bench_sub
 
 
-# Parts that add their own commands: each module has ``register(sub)`` adding a
-# subcommand, and may have ``register_bench(bench_sub)`` adding a ``bench`` topic.
-PLUGINS = ("companion.referee_cli", "companion.calibrate_cli")
+# Parts that add their own commands: each module may have ``register(sub)`` adding a
+# subcommand and ``register_bench(bench_sub)`` adding a ``bench`` topic.
+PLUGINS = ("companion.referee_cli", "companion.calibrate_cli", "companion.device_cli",
+           "companion.bench_referee")
 
 
 def _plugins() -> list[object]:
@@ -105,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rules(sub)
     bench_sub = _add_bench(sub)
     for plugin in _plugins():
-        plugin.register(sub)  # type: ignore[attr-defined]
+        if hasattr(plugin, "register"):
+            plugin.register(sub)
         if hasattr(plugin, "register_bench"):
             plugin.register_bench(bench_sub)
     return parser
