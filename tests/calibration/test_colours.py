@@ -25,7 +25,7 @@ from calibration.colours import (
 from calibration.config import CalibrationConfig
 from calibration.errors import NotFoundError, ProfileError
 from calibration.registration import register_with_markers
-from companion.calibrate_cli import (
+from companion.calibrate_bench import (
     BOARD_PX_PER_MM,
     PIECE_BGR,
     bench_camera,

@@ -27,7 +27,7 @@ from calibration.targets import (
     collect_views,
     detect_target,
 )
-from companion.calibrate_cli import (
+from companion.calibrate_bench import (
     FOCAL_TOLERANCE_PCT,
     REAL_INTRINSICS_TOLERANCE_PCT,
     REAL_PHOTO_REFERENCE,

@@ -20,7 +20,7 @@ from calibration.profiles import (
     read_document,
     write_atomic,
 )
-from companion.calibrate_cli import bench_camera, exact_profile
+from companion.calibrate_bench import bench_camera, exact_profile
 
 
 def test_the_data_folder_follows_the_environment(data_dir: Path) -> None:

@@ -24,7 +24,7 @@ from calibration.registration import (
     register_with_outline,
     save_board_profile,
 )
-from companion.calibrate_cli import (
+from companion.calibrate_bench import (
     BOARD_PX_PER_MM,
     GAMES,
     REGISTRATION_TOLERANCE_MM,
