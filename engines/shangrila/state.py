@@ -26,6 +26,11 @@ ND = N_DISCIPLINES
 SETUP, PLAY = 0, 1
 _PHASES = ("setup", "play")
 _PASS = Pass()
+# _LANES[mask]: the mask spread into 4-bit lanes (bit d -> 1 << 4 d), so that adding
+# the lanes of the villages counts, per discipline, how many masks have it (at most 13).
+_LANES: tuple[int, ...] = tuple(
+    sum(1 << 4 * d for d in range(N_DISCIPLINES) if mask >> d & 1)
+    for mask in range(1 << N_DISCIPLINES))
 # _BITS[mask]: the disciplines (bit indexes) set in a 7-bit mask, ascending.
 _BITS: tuple[tuple[int, ...], ...] = tuple(
     tuple(d for d in range(ND) if mask >> d & 1) for mask in range(1 << ND))
@@ -284,7 +289,7 @@ class ShangrilaState(GameState[Move]):
             self.smask[p], self.empty, self.free, self.pm, self.ps, self.stones, self.vdeg)
         places = [0] * NV
         targets = [0] * NV
-        n_places = n_targets = n_journeys = 0
+        n_places = n_targets = n_journeys = lanes = 0
         base = p * NV
         for v in range(NV):
             if stones[v]:
@@ -294,16 +299,19 @@ class ShangrilaState(GameState[Move]):
                 places[v] = c
                 n_places += c
                 t = free[base + v] & sm
-                targets[v] = t
-                n_targets += t.bit_count()
+                if t:
+                    targets[v] = t
+                    n_targets += t.bit_count()
+                    lanes += _LANES[t]
                 if ps[base + v]:
                     n_journeys += vdeg[v]
         n_pairs = n_targets * (n_targets - 1) // 2
         if n_pairs:
+            # Two students of one discipline need two tiles of it in supply.
             supply = self.supply
             for d in range(ND):
                 if supply[p * ND + d] == 1:
-                    c = sum(t >> d & 1 for t in targets)
+                    c = lanes >> 4 * d & 15  # targets of discipline d
                     n_pairs -= c * (c - 1) // 2
         n_singles = 0 if n_pairs and self.rules.recruit == "one-when-forced" else n_targets
         total = n_places + n_singles + n_pairs + n_journeys
@@ -335,8 +343,11 @@ class ShangrilaState(GameState[Move]):
 
     def _random_setup_move(self, p: int, dice: Dice) -> Move:
         wanted = ~self.placed[p] & 0x7F
-        counts = [(self.empty[v] & wanted).bit_count() if self._setup_village_open(p, v) else 0
-                  for v in range(NV)]
+        village_limit = self.rules.setup_village_limit
+        colour_limit = self.rules.setup_colour_limit
+        empty, stones, vt, pm = self.empty, self.stones, self.vt, self.pm
+        counts = [0 if stones[v] or vt[v] >= village_limit or pm[p * NV + v] >= colour_limit
+                  else (empty[v] & wanted).bit_count() for v in range(NV)]
         total = sum(counts)
         if not total:
             return _PASS
