@@ -1,0 +1,358 @@
+"""Every legal turn of a position, depth-first over single actions.
+
+A turn is a sequence of up to three actions; what may come next is decided by
+``plan`` (the limits of a turn) and by ``options`` (where one monk can walk, hover, swap
+or enter in the current position). The search plays each option with the state's
+``_do_*`` methods, recurses, and undoes it, so the position is never copied. The order
+is fixed: monks by notation code (G, M, NG, NM), then kind (entry, walk, hover, swap),
+then the order of each option function; a turn comes before its longer continuations.
+
+The turns found go to a sink: ``legal_turns`` builds them, ``count_turns`` only counts,
+``nth_turn`` builds only one (so ``random_move`` needs no list).
+"""
+
+from __future__ import annotations
+
+import gc
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from engines.dice import Dice
+from engines.shenshi.moves import (
+    Action,
+    Enter,
+    Hover,
+    Move,
+    Pass,
+    Swap,
+    Turn,
+    Walk,
+)
+from engines.shenshi.options import (
+    Lifts,
+    entry_sources,
+    entry_squares,
+    hover_ends,
+    swap_targets,
+    walk_paths,
+)
+from engines.shenshi.plan import ENTER, Plan, after, incomplete, steps
+
+if TYPE_CHECKING:
+    from engines.shenshi.plan import TurnContext
+    from engines.shenshi.state import ShenshiState
+
+
+# ---------------------------------------------------------------------- whole turns
+
+
+def usable_codes(state: ShenshiState) -> tuple[int, ...]:
+    """Notation codes of the monks the player to move may use: own, then neutral."""
+    return (0, 1, 2, 3) if state.rules.has_neutral else (0, 1)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a search builds up to millions of small
+    objects that never form cycles: each collection would walk them all again, and
+    they are freed by reference counting anyway."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def legal_turns(state: ShenshiState) -> list[Turn]:
+    """Every legal turn of the player whose turn it is, in the module's fixed order."""
+    sink = _Collect()
+    with _collector_paused():
+        _Search(state, sink).run()
+    return sink.turns
+
+
+def count_turns(state: ShenshiState, limit: int | None = None) -> int:
+    """How many legal turns there are (without building them); with ``limit``, stop
+    counting past it and return ``limit + 1``."""
+    if limit is None:
+        sink = _Count()
+        with _collector_paused():
+            _Search(state, sink).run()
+        return sink.count
+    sink = _Select(limit + 1)
+    try:
+        with _collector_paused():
+            _Search(state.copy(), sink).run()  # stopped in the middle: work on a copy
+    except _Found:
+        return limit + 1
+    return sink.count
+
+
+def nth_turn(state: ShenshiState, index: int) -> Turn:
+    """``legal_turns(state)[index]``, building only that turn.
+    Raises IndexError when there are not that many."""
+    sink = _Select(index)
+    try:
+        with _collector_paused():
+            # The search stops in the middle of its actions: let it work on a copy.
+            _Search(state.copy(), sink).run()
+    except _Found as found:
+        return found.turn
+    raise IndexError(f"turn {index} of {sink.count}")
+
+
+def has_turn(state: ShenshiState) -> Turn | None:
+    """The first legal turn, or None when there is none (the player must pass)."""
+    try:
+        return nth_turn(state, 0)
+    except IndexError:
+        return None
+
+
+def random_move(state: ShenshiState, dice: Dice) -> Move:
+    """``dice.choice(legal_moves)`` in a turn, without building the legal moves: count
+    the turns, draw an index as ``Dice.choice`` does, and build that one turn (``pass``,
+    the only move, when there is none)."""
+    count = count_turns(state)
+    index = int(dice.random() * max(count, 1))
+    return nth_turn(state, index) if count else Pass()
+
+
+class _Found(Exception):
+    def __init__(self, turn: Turn) -> None:
+        super().__init__()
+        self.turn = turn
+
+
+class _Sink(ABC):
+    """Where the search puts the turns it finds: one turn, or a batch of turns that
+    share all but their last action (``build`` makes those last actions)."""
+
+    @abstractmethod
+    def one(self, prefix: tuple[Action, ...]) -> None:
+        """The turn made of ``prefix``."""
+
+    @abstractmethod
+    def many(self, prefix: tuple[Action, ...], n: int,
+             build: Callable[[], list[Action]]) -> None:
+        """``n`` turns: ``prefix`` followed by each action ``build()`` returns."""
+
+
+class _Collect(_Sink):
+    def __init__(self) -> None:
+        self.turns: list[Turn] = []
+
+    def one(self, prefix: tuple[Action, ...]) -> None:
+        self.turns.append(Turn(prefix))
+
+    def many(self, prefix: tuple[Action, ...], n: int,
+             build: Callable[[], list[Action]]) -> None:
+        self.turns.extend([Turn((*prefix, action)) for action in build()])
+
+
+class _Count(_Sink):
+    def __init__(self) -> None:
+        self.count = 0
+
+    def one(self, prefix: tuple[Action, ...]) -> None:
+        self.count += 1
+
+    def many(self, prefix: tuple[Action, ...], n: int,
+             build: Callable[[], list[Action]]) -> None:
+        self.count += n
+
+
+class _Select(_Count):
+    def __init__(self, target: int) -> None:
+        super().__init__()
+        self.target = target
+
+    def one(self, prefix: tuple[Action, ...]) -> None:
+        if self.count == self.target:
+            raise _Found(Turn(prefix))
+        self.count += 1
+
+    def many(self, prefix: tuple[Action, ...], n: int,
+             build: Callable[[], list[Action]]) -> None:
+        if self.count + n > self.target:
+            raise _Found(Turn((*prefix, build()[self.target - self.count])))
+        self.count += n
+
+
+class _Search:
+    """The depth-first walk over the actions of a turn.
+
+    Positions one action before the end of a turn (two actions done) do not play their
+    last actions: the turn is complete or not whatever the action's outcome, except when
+    a walk wins the game, and the neutral-monk rule only needs the action's end squares.
+    Those last actions reach the sink in batches, built only if the sink needs them.
+    """
+
+    def __init__(self, state: ShenshiState, sink: _Sink) -> None:
+        self.state = state
+        self.sink = sink
+        self.ctx: TurnContext = state.context()
+        rules = state.rules
+        p = state.turn
+        self.monks = [(code, rules.monk_id(p, code)) for code in usable_codes(state)]
+        self.goal = rules.board.goal
+        self.p = p
+        neutral = 2 * rules.n_players if rules.has_neutral else -1
+        self.neutral = neutral
+        nf = state.neutral_from
+        self.guard = neutral >= 0 and (nf[0] >= 0 or nf[1] >= 0)
+        self.guard_each_action = rules.neutral_return == "action"
+
+    def run(self) -> None:
+        self._extend(Plan(), ())
+
+    def _neutral_back(self) -> bool:
+        """Whether a neutral monk stands on the square it may not return to."""
+        state = self.state
+        nf, pos, g = state.neutral_from, state.pos, self.neutral
+        return pos[g] == nf[0] or pos[g + 1] == nf[1]
+
+    def _extend(self, plan: Plan, prefix: tuple[Action, ...]) -> None:
+        state = self.state
+        ctx = self.ctx
+        if (incomplete(ctx, plan) is None
+                and not (self.guard and not self.guard_each_action and self._neutral_back())):
+            self.sink.one(prefix)
+        if plan.won or plan.n >= 3:
+            return
+        if ctx.must_enter and plan.n == 0:
+            self._entries(plan)
+            return
+        last = plan.n == 2
+        pos = state.pos
+        for code, monk, walk, hover, swap in steps(ctx, plan, self.monks):
+            here = pos[monk]
+            if here < 0:
+                continue
+            if walk is not None:
+                paths = walk_paths(state, monk)
+                if last:
+                    self._last_walks(walk, prefix, code, monk, paths)
+                else:
+                    for path in paths:
+                        undo = state._do_walk(monk, path)
+                        self._child(walk, prefix, Walk(code, path))
+                        state._undo_walk(monk, path, undo)
+            if hover is not None:
+                if hover.third_hover and _walked_back(prefix[-1]):
+                    pass  # expert: the closing hover would leave from the first cushion
+                elif last:
+                    self._last_hovers(hover, prefix, code, monk, here, hover_ends(state, monk))
+                else:
+                    for end, lifts in hover_ends(state, monk):
+                        state._do_hover(monk, here, end, lifts)
+                        self._child(hover, prefix, Hover(code, here, end, lifts))
+                        state._undo_hover(monk, here, end, lifts)
+            if swap is not None:
+                for other in swap_targets(state, monk):
+                    if last:
+                        self._last_swap(swap, prefix, Swap(code, here, other), monk, other)
+                    else:
+                        state._do_swap(here, other)
+                        self._child(swap, prefix, Swap(code, here, other))
+                        state._do_swap(here, other)
+
+    def _entries(self, plan: Plan) -> None:
+        state = self.state
+        for code, monk in self.monks[:2]:
+            if state.pos[monk] >= 0:
+                continue
+            nxt = after(self.ctx, plan, monk, ENTER)
+            if isinstance(nxt, str):
+                continue
+            for source in entry_sources(state):
+                for square in entry_squares(state, source):
+                    colour = state._do_enter(monk, square, source)
+                    self._child(nxt, (), Enter(code, square, source))
+                    state._undo_enter(monk, square, source, colour)
+
+    def _child(self, nxt: Plan, prefix: tuple[Action, ...], action: Action) -> None:
+        state = self.state
+        if self.guard and self.guard_each_action and self._neutral_back():
+            return
+        if state.tokens[self.p] >= self.goal:
+            nxt = nxt.winning()
+        self._extend(nxt, (*prefix, action))
+
+    def _lands_back(self, moved: tuple[tuple[int, int], ...]) -> bool:
+        """Whether, once the (monk, square) pairs of ``moved`` are played, a neutral
+        monk stands on the square it may not go back to."""
+        nf, pos, g = self.state.neutral_from, self.state.pos, self.neutral
+        for k in range(2):
+            square = pos[g + k]
+            for monk, end in moved:
+                if monk == g + k:
+                    square = end
+            if square == nf[k]:
+                return True
+        return False
+
+    def _back_filter(self, monk: int) -> int | None:
+        """For the last action of a turn, moving ``monk`` only: None when no end square
+        breaks the neutral-monk rule, -2 when every one does, else the end square that
+        does."""
+        if not self.guard:
+            return None
+        nf, pos, g = self.state.neutral_from, self.state.pos, self.neutral
+        if not self.guard_each_action:  # the other neutral monk must not be back either
+            for k in range(2):
+                if g + k != monk and pos[g + k] == nf[k]:
+                    return -2
+        if monk - g in (0, 1) and nf[monk - g] >= 0:
+            return nf[monk - g]
+        return None
+
+    def _last_hovers(self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int,
+                     here: int, ends: list[tuple[int, Lifts]]) -> None:
+        if incomplete(self.ctx, nxt) is not None or not ends:
+            return
+        banned = self._back_filter(monk)
+        if banned == -2:
+            return
+        if banned is not None:
+            ends = [e for e in ends if e[0] != banned]
+        self.sink.many(prefix, len(ends),
+                       lambda: [Hover(code, here, end, lifts) for end, lifts in ends])
+
+    def _last_swap(self, nxt: Plan, prefix: tuple[Action, ...], swap: Swap, monk: int,
+                   other: int) -> None:
+        if incomplete(self.ctx, nxt) is not None:
+            return
+        if self.guard and self._lands_back(((monk, other), (monk ^ 1, swap.start))):
+            return
+        self.sink.one((*prefix, swap))
+
+    def _last_walks(self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int,
+                    paths: list[tuple[int, ...]]) -> None:
+        if not paths:
+            return
+        state = self.state
+        banned = self._back_filter(monk)
+        if banned == -2:
+            return
+        if banned is not None:
+            paths = [path for path in paths if path[-1] != banned]
+        if incomplete(self.ctx, nxt) is not None:
+            # The turn is incomplete unless the walk wins the game: play it to know.
+            winning = []
+            for path in paths:
+                undo = state._do_walk(monk, path)
+                if state.tokens[self.p] >= self.goal:
+                    winning.append(path)
+                state._undo_walk(monk, path, undo)
+            paths = winning
+        self.sink.many(prefix, len(paths), lambda: [Walk(code, path) for path in paths])
+
+
+def _walked_back(action: Action) -> bool:
+    """Whether ``action`` is a walk that ended where it began."""
+    return type(action) is Walk and action.path[0] == action.path[-1]
