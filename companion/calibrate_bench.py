@@ -28,7 +28,9 @@ REAL_RMS_TOLERANCE_PX = 0.05
 REAL_INTRINSICS_TOLERANCE_PCT = 1.0
 REGISTRATION_TOLERANCE_MM = 1.0
 # The real photographs, beside the repository (see their README for provenance).
-REAL_PHOTOS_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "calib-real"
+# A copy lives in the repository (tests/data/calib-real, with its README), so the
+# figure and its test never depend on where the repository was cloned.
+REAL_PHOTOS_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "calib-real"
 # OpenCV 5.0.0's calibration of those photographs, from their README (unit squares,
 # default flags, cornerSubPix window 11).
 REAL_PHOTO_REFERENCE = {"rms_px": 0.4086947659, "fx": 536.07345314, "fy": 536.01636274,

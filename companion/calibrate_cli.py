@@ -274,8 +274,8 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--views", type=_positive(int), default=12,
                         help="rendered ChArUco views (default 12)")
     parser.add_argument("--real-photos", type=Path, metavar="DIR", default=None,
-                        help="the OpenCV left*.jpg photographs (default: "
-                        "../shared/data/calib-real beside the repository)")
+                        help="the OpenCV left*.jpg photographs (default: the copy in "
+                        "tests/data/calib-real)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(handler=_bench)
