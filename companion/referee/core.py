@@ -3,8 +3,9 @@ questions and the final score.
 
 Pure and headless: ``Referee.handle(input) -> list[Output]``, dispatched through a table
 of handlers. It holds the engine state, the moves so far, and the table as last seen
-(each element debounced: a reading counts once it has been read the same way
-``stable_frames`` times in a row, so flicker never reaches a verdict).
+(each element of each source debounced: a reading counts once that source has read it
+the same way ``stable_frames`` times in a row, so a one-frame flicker never reaches a
+verdict; the sources' believed tables are then merged).
 """
 
 from __future__ import annotations
@@ -59,12 +60,18 @@ class Debouncer:
         self._candidate: dict[str, Reading] = dict(self.stable)
         self._count: dict[str, int] = dict.fromkeys(schema.elements, frames)
         self.schema = schema
+        self.read: set[str] = set()
+        """Elements this source has read at least once (a camera above never reads a
+        stack's height; a hand only hides an element for a while)."""
 
     def push(self, observation: Observation) -> bool:
         """Take one reading of the whole table; True when the believed table changed."""
         changed = False
+        read = self.read
         for e in self.schema.elements:
             reading = observation[e]
+            if reading.value is not None:
+                read.add(e)
             candidate = self._candidate[e]
             if reading.value == candidate.value and type(reading.value) is type(
                     candidate.value):
@@ -99,12 +106,13 @@ class Referee:
         self.history: list[tuple[GameState[Any], str]] = []
         self.explainer = Explainer(rules.game, self.config.sure)
         self.schema: TableSchema = self.explainer.schema(self.state)
-        self.sources: dict[str, Observation] = {}
-        self.table = Debouncer(self.schema, self.config.stable_frames,
-                               self.explainer.expected(self.state))
+        # Each source is debounced on its own, so that one frame of one source counts
+        # once however many sources there are; the referee believes their merge.
+        self.sources: dict[str, Debouncer] = {}
         self.status = self.OVER if self.state.is_over() else self.WATCHING
         self.candidates: list[str] = []
         self._last: Output | None = None
+        self._bigger: list[Any] = []  # see _bigger_moves
         self._handlers: dict[type, Callable[[Any], list[Output]]] = {
             Seen: self._on_seen,
             TurnDone: self._on_turn_done,
@@ -132,18 +140,36 @@ class Referee:
     def expected_table(self) -> Observation:
         return self.explainer.expected(self.state)
 
+    def _hidden(self) -> frozenset[str]:
+        """Elements under a hand: those a source has read before, in an element group
+        (a space and its stack) of which that source now sees nothing."""
+        group = self.explainer.model.group
+        hidden: set[str] = set()
+        for debouncer in self.sources.values():
+            seen = {group(e) for e, r in debouncer.stable.items() if r.value is not None}
+            hidden.update(e for e in debouncer.read if group(e) not in seen)
+        return frozenset(hidden)
+
+    def believed_table(self) -> Observation:
+        """The table as the referee believes it: every source's debounced readings,
+        merged (the expected table before anything was seen)."""
+        merged = None
+        for debouncer in self.sources.values():
+            observation = debouncer.observation()
+            merged = observation if merged is None else merged.merge(observation)
+        return merged if merged is not None else self.expected_table()
+
     # ------------------------------------------------------------------ handlers
 
     def _on_seen(self, event: Seen) -> list[Output]:
         if event.observation.schema.game != self.schema.game:
             return [InputRejected("seen", f"an observation of {event.observation.schema.game}"
                                   f" while refereeing {self.schema.game}")]
-        self.sources[event.source] = event.observation
-        merged = None
-        for observation in self.sources.values():
-            merged = observation if merged is None else merged.merge(observation)
-        assert merged is not None
-        if not self.table.push(merged):
+        debouncer = self.sources.get(event.source)
+        if debouncer is None:
+            debouncer = self.sources[event.source] = Debouncer(
+                self.schema, self.config.stable_frames, self.explainer.expected(self.state))
+        if not debouncer.push(event.observation):
             return []
         return self._evaluate(turn_done=False)
 
@@ -183,6 +209,7 @@ class Referee:
         previous, text = self.history.pop()
         self.state = previous
         self.status = self.WATCHING
+        self._bigger = []
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         out.extend(self._table_check("To take the move back, change the table:"))
         out.append(self._lights_for(None))
@@ -193,9 +220,70 @@ class Referee:
     def _evaluate(self, *, turn_done: bool) -> list[Output]:
         if self.status == self.OVER:
             return self._table_check("The table no longer matches the final position:")
-        observation = self.table.observation()
-        verdict = self.explainer.explain(self.state, observation, turn_done=turn_done)
+        observation = self.believed_table()
+        hidden = self._hidden()
+        verdict = self.explainer.explain(self.state, observation, turn_done=turn_done,
+                                         hidden=hidden)
+        if verdict.kind != "unchanged" and self._bigger:
+            revised = self._revise(observation, turn_done, verdict.kind)
+            if revised is not None:
+                return revised
         return self._verdict_handlers[verdict.kind](self, verdict)
+
+    # Pieces go down one at a time, so the first part of a move can itself be a legal
+    # move: one student of a two-student recruit seen by a sensor board, the first
+    # student of a journey landing where its player could place a master. So when a
+    # move is accepted from the table, the referee keeps the bigger moves of the same
+    # player that include everything visible it changed (``_bigger``); if the table
+    # then goes on changing into one of them (or on the way to one), the accepted move
+    # is taken back and the table judged from before it. One player going on with their
+    # move is preferred to the next player making one that leaves the same table; only
+    # while both would be just under way does the referee wait (the next player lifting
+    # a bridge by the village where a master was just placed).
+
+    def _bigger_moves(self, earlier: GameState[Any], observation: Observation) -> list[Any]:
+        """The legal moves in ``earlier`` (before the move just accepted) whose result
+        includes every change of the accepted move that ``observation`` can see."""
+        before = self.explainer.expected(earlier)
+        accepted = self.explainer.expected(self.state)
+        sure = self.config.sure
+        made = [e for e in self.schema.elements if before[e] != accepted[e]
+                and observation[e].confidence >= sure
+                and observation.value(e) == accepted.value(e)
+                and type(observation.value(e)) is type(accepted.value(e))]
+        if not made:  # accepted on the player's word (done), not on what was seen
+            return []
+        text = self.history[-1][1]
+        bigger = []
+        for move in earlier.legal_moves():
+            token = earlier.apply(move)
+            after = self.explainer.expected(earlier)
+            earlier.undo(token)
+            if all(after[e] == accepted[e] for e in made) and \
+                    self.rules.format_move(move) != text:
+                bigger.append(move)
+        return bigger
+
+    def _revise(self, observation: Observation, turn_done: bool,
+                now: str) -> list[Output] | None:
+        """Take the last move back if the table now shows a bigger move of the same
+        player, or part of one unless the next player's move is also only in progress
+        (``now``: the verdict after the last move); None when it does not, or while an
+        illegal move is being put right."""
+        if self.status != self.WATCHING:
+            return None
+        earlier, text = self.history[-1]
+        verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
+                                         moves=self._bigger, hidden=self._hidden())
+        if verdict.kind not in ("accepted", "ambiguous", "in_progress") or (
+                verdict.kind == now == "in_progress"):
+            return None
+        self.history.pop()
+        self.state = earlier
+        self._bigger = []
+        self._last = None
+        out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
+        return out + self._verdict_handlers[verdict.kind](self, verdict)
 
     def _verdict_unchanged(self, verdict: Verdict) -> list[Output]:
         if self.status == self.ILLEGAL:
@@ -204,7 +292,10 @@ class Referee:
         return []
 
     def _verdict_accepted(self, verdict: Verdict) -> list[Output]:
-        return self._accept(verdict.moves[0], "table", verdict.corrected)
+        out = self._accept(verdict.moves[0], "table", verdict.corrected)
+        if self.status == self.WATCHING:
+            self._bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
+        return out
 
     def _verdict_ambiguous(self, verdict: Verdict) -> list[Output]:
         self.status = self.QUESTION
@@ -250,6 +341,7 @@ class Referee:
         self.status = self.WATCHING
         self.candidates = []
         self._last = None
+        self._bigger = []
         after = self.explainer.expected(self.state)
         changed = [e for e in self.schema.elements if before[e] != after[e]]
         out: list[Output] = [
@@ -279,7 +371,7 @@ class Referee:
 
     def _table_check(self, message: str) -> list[Output]:
         """Compare the believed table with the engine's; report any sure difference."""
-        observation = self.table.observation()
+        observation = self.believed_table()
         expected = self.expected_table()
         fix, elements = self.explainer.fix_to(observation, expected)
         if not elements:

@@ -10,7 +10,7 @@ Verdicts:
   * ``accepted`` — exactly one legal move explains it;
   * ``ambiguous`` — several do (a recruit seen from above); ask the players;
   * ``in_progress`` — the table is half-way to some legal move (pieces are moved one at
-    a time); never an illegal verdict;
+    a time); never an illegal verdict, until the player says the move is done;
   * ``illegal`` — nothing legal explains it: what the player seems to have tried, the
     rule it breaks, and what to put back where.
 """
@@ -18,6 +18,7 @@ Verdicts:
 from __future__ import annotations
 
 import importlib
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -56,6 +57,7 @@ class Explainer:
     def __init__(self, game: str, sure: float = 0.9) -> None:
         self.model = table_model(game)
         self.sure = sure
+        self._groups: tuple[TableSchema, dict[str, tuple[str, ...]]] | None = None
 
     def schema(self, state: GameState[Any]) -> TableSchema:
         schema: TableSchema = self.model.schema(state.rules)
@@ -66,9 +68,13 @@ class Explainer:
         return observation
 
     def explain(self, state: GameState[Any], observation: Observation, *,
-                turn_done: bool = False) -> Verdict:
+                turn_done: bool = False, moves: Sequence[Any] | None = None,
+                hidden: Collection[str] = ()) -> Verdict:
         """The verdict on ``observation`` in ``state``. ``turn_done``: the player said
-        their move is complete (so moves that leave no visible trace are considered)."""
+        their move is complete (so moves that leave no visible trace are considered).
+        ``moves``: only these legal moves are considered (default: every legal move).
+        ``hidden``: elements that can be read but are unknown just now (under a hand):
+        a move changing one of them is in progress until it is seen, or done."""
         before = self.expected(state)
         sure = [e for e in observation if observation[e].known
                 and observation[e].confidence >= self.sure]
@@ -82,46 +88,65 @@ class Explainer:
                                  IllegalMoveError("game.over", "The game is over."))
         fits: list[tuple[int, Any, list[str], Observation]] = []
         results: list[tuple[Any, Observation]] = []
-        for move in state.legal_moves():
+        # The changed readings first: most moves fail on one of them at once.
+        unchanged = set(sure).difference(changed)
+        ordered = changed + [e for e in sure if e in unchanged]
+        for move in state.legal_moves() if moves is None else moves:
             token = state.apply(move)
             after = self.expected(state)
             state.undo(token)
             results.append((move, after))
-            if any(not _same(observation.value(e), after.value(e)) for e in sure):
+            if any(not _same(observation.value(e), after.value(e)) for e in ordered):
                 continue
             misses = [e for e in unsure if not _same(observation.value(e), after.value(e))]
             fits.append((len(misses), move, misses, after))
         if fits:
             best = min(f[0] for f in fits)
             top = [f for f in fits if f[0] == best]
+            if not turn_done and any(self._unfinished(observation, before, f[3], f[2], hidden)
+                                     for f in top):
+                return Verdict("in_progress", [f[1] for f in top])
             if len(top) == 1:
                 return Verdict("accepted", [top[0][1]], corrected=top[0][2])
             return Verdict("ambiguous", [f[1] for f in top])
         progressing = [move for move, after in results
-                       if self._on_the_way(observation, before, after, sure)]
-        if progressing:
+                       if self._on_the_way(observation, before, after, changed)]
+        if progressing and not turn_done:  # once the player is done, half a move is wrong
             return Verdict("in_progress", progressing)
         return self._diagnose(state, observation, before, changed, dict(results))
 
+    @staticmethod
+    def _unfinished(observation: Observation, before: Observation, after: Observation,
+                    misses: list[str], hidden: Collection[str]) -> bool:
+        """Whether a move that fits may not be finished yet: a hand still hides part of
+        what it changes, or an unsure reading it would overrule still shows the value
+        from before the move (not yet moved, rather than misread)."""
+        return any(not _same(before.value(e), after.value(e)) for e in hidden) or any(
+            _same(observation.value(e), before.value(e)) for e in misses)
+
     def _on_the_way(self, observation: Observation, before: Observation,
-                    after: Observation, sure: list[str]) -> bool:
+                    after: Observation, changed: list[str]) -> bool:
         """Whether every sure reading shows its value before the move, after it, or a
-        value it passes through while the move is made by hand."""
-        group = self.model.group
-        touched = {group(e) for e in observation.schema.elements
-                   if not _same(before.value(e), after.value(e))}
-        moved = False
-        for e in sure:
+        value it passes through while the move is made by hand. ``changed``: the sure
+        readings unlike the table before the move (the others show "before")."""
+        group, members = self.model.group, self._members(observation.schema)
+        for e in changed:
             seen = observation.value(e)
-            if _same(seen, before.value(e)):
-                continue
             if _same(seen, after.value(e)):
-                moved = True
                 continue
-            if group(e) not in touched or seen not in self.model.transient(e):
-                return False
-            moved = True
-        return moved
+            if seen not in self.model.transient(e) or all(
+                    _same(before.value(x), after.value(x)) for x in members[group(e)]):
+                return False  # neither its value after the move, nor on the way there
+        return bool(changed)
+
+    def _members(self, schema: TableSchema) -> dict[str, tuple[str, ...]]:
+        """The elements of each element group of ``schema`` (computed once)."""
+        if self._groups is None or self._groups[0] is not schema:
+            groups: dict[str, list[str]] = {}
+            for e in schema.elements:
+                groups.setdefault(self.model.group(e), []).append(e)
+            self._groups = (schema, {g: tuple(m) for g, m in groups.items()})
+        return self._groups[1]
 
     def _diagnose(self, state: GameState[Any], observation: Observation,
                   before: Observation, changed: list[str],

@@ -18,7 +18,7 @@ from functools import cache
 
 from engines.observation import Observation, Reading, TableSchema, Value
 from engines.shangrila.board import COLOURS
-from engines.shangrila.moves import LETTERS, NAMES, Journey, Move, Place, Recruit
+from engines.shangrila.moves import LETTERS, NAMES, Journey, Move, Pass, Place, Recruit
 from engines.shangrila.rules import ShangrilaRules
 from engines.shangrila.state import ShangrilaState
 
@@ -186,6 +186,8 @@ def guess(state: ShangrilaState, observation: Observation,
     the table ``state`` should show: (words, the move meant if one can be named, the
     player whose colour moved)."""
     rules = state.rules
+    if not changed:  # the player says done and nothing moved: a pass
+        return ("passing", Pass(), None)
     before = expected(state)
     broken = [e for e in changed if e.startswith("bridge ") and before.value(e)
               and observation.value(e) is False]

@@ -1,0 +1,203 @@
+"""``companion bench referee``: the referee on simulated tables, against the truth.
+
+Random legal games (``engines.Dice``, seeded) are played on a simulated table
+(``companion.simulator``) with readings that flicker, hands, pauses, changes of mind and
+injected illegal moves, each into a fresh ``Referee``; the figures are those of the
+referee issue: moves recognised exactly, false illegal-move flags per 1,000 moves,
+injected illegal moves caught, questions per game, and the verdict time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from dataclasses import asdict, replace
+from typing import Any
+
+from companion.cli import UsageError
+from companion.referee.core import Referee, RefereeConfig
+from companion.simulator import TableConfig, TableSimulator, referee_game
+from companion.simulator.scoring import GameScore, totals
+from engines import rules_class
+
+PLAYER_COUNTS = {"shangrila": (4, 3)}
+"""Player counts per game, taken in turn game after game."""
+
+BENCH_TABLE = TableConfig(
+    frames_per_step=3, settle_frames=4, hands=0.3, pause=0.1, bridge_first=0.5,
+    change_of_mind=0.05, illegal=0.05, flicker_sure=0.5)
+"""The simulated table of the benchmark; ``flicker`` and ``unsure`` are set per run to
+the flicker rate asked for (so at 1%, 1% of readings are wrong for a frame and another 1%
+are right but unsure)."""
+
+
+def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = bench_sub.add_parser(
+        "referee", help="the referee on simulated tables: recognition, false alarms, "
+        "illegal moves caught, questions, verdict time",
+        description="Play random legal games on a simulated table (pieces moved one at a "
+        "time, readings that flicker, hands, pauses, changes of mind, illegal attempts "
+        "and their repair) into a fresh referee per game, and compare every verdict with "
+        "the truth. Runs for minutes: progress goes to stderr.")
+    parser.add_argument("--games", type=int, default=200,
+                        help="games per flicker rate (default 200)")
+    parser.add_argument("--flicker", type=float, nargs="+", default=[0.01, 0.05],
+                        metavar="RATE", help="share of readings wrong for one frame "
+                        "(default 0.01 0.05)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--game", default="shangrila",
+                        help="the game (default shangrila; the only one with a table "
+                        "simulator so far)")
+    parser.add_argument("--sources", nargs="+", default=["camera"],
+                        choices=["camera", "sensors"],
+                        help="what reads the table (default: camera)")
+    parser.add_argument("--stable-frames", type=int, default=RefereeConfig.stable_frames,
+                        help="the referee's debouncing: frames in a row an element must "
+                        f"read the same (default {RefereeConfig.stable_frames})")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=referee_command)
+
+
+def run(game: str, games: int, flicker: float, seed: int, table: TableConfig,
+        referee: RefereeConfig | None = None, progress: bool = False) -> dict[str, Any]:
+    """Referee ``games`` simulated games at ``flicker``; the figures."""
+    cls = rules_class(game)
+    counts = PLAYER_COUNTS.get(game, (cls.min_players,))
+    config = replace(table, flicker=flicker, unsure=flicker)
+    scores: list[GameScore] = []
+    start = time.perf_counter()
+    for i in range(games):
+        rules = cls.from_record(cls.default_players(counts[i % len(counts)]), {})
+        simulator = TableSimulator.random(rules, config, seed + i)
+        scores.append(referee_game(simulator, Referee(rules, config=referee)))
+        if progress:
+            print(f"\rflicker {flicker:.0%}: {i + 1}/{games} games", end="",
+                  file=sys.stderr, flush=True)
+    if progress:
+        print(file=sys.stderr)
+    return figures(scores, flicker, time.perf_counter() - start)
+
+
+def figures(scores: list[GameScore], flicker: float, seconds: float) -> dict[str, Any]:
+    """The benchmark's figures from the games' scores."""
+    sums = totals(scores)
+    moves, games = sums["moves"], sums["games"]
+    attempts = sum(r.tried for r in sums["rules"].values())
+    caught = sum(r.caught for r in sums["rules"].values())
+    right = sum(r.right_rule for r in sums["rules"].values())
+    repaired = sum(r.repaired for r in sums["rules"].values())
+    restored = sum(r.restored for r in sums["rules"].values())
+    ms = [x * 1000 for x in sums["latencies"]]
+
+    def share(part: int, whole: int) -> float | None:
+        return round(100 * part / whole, 2) if whole else None
+
+    return {
+        "flicker": flicker,
+        "games": games,
+        "moves": moves,
+        "recognised_exactly_pct": share(sums["exact"], moves),
+        "exact_after_a_question": sums["asked"],
+        "revised_by_the_referee": sums["revised"],
+        "done_presses": sums["done_presses"],
+        "put_right_by_a_person": sums["corrected"],
+        "false_flags_per_1000_moves": round(1000 * sums["false_flags"] / moves, 2)
+        if moves else None,
+        "false_flags": sums["false_flags"],
+        "flags_while_changing_mind": sums["flags_in_change_of_mind"],
+        "changes_of_mind": sums["changes_of_mind"],
+        "illegal_attempts": attempts,
+        "illegal_caught_pct": share(caught, attempts),
+        "illegal_right_rule_pct": share(right, attempts),
+        "table_restored_pct": share(restored, repaired),
+        "questions_per_game": round(sums["questions"] / games, 2) if games else None,
+        "verdict_ms": {
+            "verdicts": len(ms),
+            "median": round(statistics.median(ms), 2) if ms else None,
+            "p95": round(ms[int(0.95 * (len(ms) - 1))], 2) if ms else None,
+            "max": round(ms[-1], 2) if ms else None,
+        },
+        "games_without_correction": sums["games_without_correction"],
+        "final_position_right": sums["final_states_right"],
+        "rules": {rule: asdict(r) for rule, r in sorted(sums["rules"].items())},
+        "seconds": round(seconds, 1),
+    }
+
+
+def referee_command(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    if any(not 0.0 <= f <= 0.5 for f in args.flicker):
+        raise UsageError("--flicker rates must be within 0 and 0.5")
+    if args.game not in PLAYER_COUNTS:
+        raise UsageError(f"no table simulator for {args.game!r} yet "
+                         f"(available: {', '.join(PLAYER_COUNTS)})")
+    if args.stable_frames < 1:
+        raise UsageError("--stable-frames must be at least 1")
+    table = replace(BENCH_TABLE, sources=tuple(args.sources))
+    referee = RefereeConfig(stable_frames=args.stable_frames)
+    runs = [run(args.game, args.games, f, args.seed, table, referee, progress=True)
+            for f in args.flicker]
+    if args.json:
+        print(json.dumps({"game": args.game, "seed": args.seed, "python":
+                          platform.python_version(), "table": table.to_json(),
+                          "referee": referee.to_json(), "runs": runs}))
+    else:
+        print(report(args.game, args.seed, table, referee, runs))
+    return 0
+
+
+_ROWS = (
+    ("moves", "moves", "{}"),
+    ("recognised exactly", "recognised_exactly_pct", "{}%"),
+    ("  of which after a question", "exact_after_a_question", "{}"),
+    ("  revised by the referee itself", "revised_by_the_referee", "{}"),
+    ("  needing a 'done' from the player", "done_presses", "{}"),
+    ("put right by a person", "put_right_by_a_person", "{}"),
+    ("false illegal-move flags / 1,000 moves", "false_flags_per_1000_moves", "{}"),
+    ("  of which while changing one's mind", "flags_while_changing_mind", "{}"),
+    ("injected illegal moves", "illegal_attempts", "{}"),
+    ("  caught", "illegal_caught_pct", "{}%"),
+    ("  caught with the rule broken", "illegal_right_rule_pct", "{}%"),
+    ("  table restored after the repair", "table_restored_pct", "{}%"),
+    ("questions per game", "questions_per_game", "{}"),
+    ("games needing no correction", "games_without_correction", "{}"),
+    ("time (s)", "seconds", "{}"),
+)
+
+
+def report(game: str, seed: int, table: TableConfig, referee: RefereeConfig,
+           runs: list[dict[str, Any]]) -> str:
+    """The figures as a readable table, one column per flicker rate."""
+    games = runs[0]["games"] if runs else 0
+    lines = [
+        f"companion bench referee: {game}, {games} games per flicker rate, seed {seed}; "
+        f"referee: {referee.stable_frames} frames to believe a reading, sure from "
+        f"{referee.sure}",
+        f"table: {' + '.join(table.sources)}; {table.frames_per_step} frames per touch; "
+        f"hands on {table.hands:.0%} of touches, pauses on {table.pause:.0%}; changes of "
+        f"mind on {table.change_of_mind:.0%} of moves, illegal attempts on "
+        f"{table.illegal:.0%}; {table.flicker_sure:.0%} of wrong readings look sure; as "
+        "many right readings as wrong ones are unsure",
+        "",
+        f"{'':<40}" + "".join(f"{'flicker ' + format(r['flicker'], '.0%'):>22}"
+                              for r in runs),
+    ]
+    for label, key, fmt in _ROWS:
+        lines.append(f"{label:<40}" + "".join(f"{fmt.format(r[key]):>22}" for r in runs))
+    lines.append(f"{'verdict time median / p95 / max (ms)':<40}" + "".join(
+        f"{'{median} / {p95} / {max}'.format(**r['verdict_ms']):>22}" for r in runs))
+    lines += ["", "injected illegal moves per rule (tried: caught, with the rule):"]
+    rules = sorted({rule for r in runs for rule in r["rules"]})
+    for rule in rules:
+        cells = []
+        for r in runs:
+            score = r["rules"].get(rule)
+            cells.append("-" if score is None else
+                         f"{score['tried']}: {score['caught']}, {score['right_rule']}")
+        lines.append(f"  {rule:<38}" + "".join(f"{c:>22}" for c in cells))
+    return "\n".join(lines)

@@ -1,0 +1,82 @@
+"""The settings of a simulated table: what reads it, how well, and how people play."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+SOURCES = ("camera", "sensors")
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """A simulated table. Rates are probabilities in [0, 1]; every draw comes from the
+    simulator's seeded generator, so a seed replays the same stream.
+
+    Readers. ``camera`` is straight above the table: it reads colours, bridges and
+    stones, never stack heights, and a hand hides what is under it. ``sensors`` is a
+    board under the table: it reads stack heights, bridges and stones, hands or not;
+    with ``sensor_colours`` it also reads colours, less surely.
+    """
+
+    sources: tuple[str, ...] = ("camera",)
+    """The readers, each sending one ``Seen`` per frame: ``camera``, ``sensors``."""
+    sensor_colours: bool = False
+    """Whether the sensor board reads colours too (at ``sensor_colour_confidence``)."""
+    sensor_colour_confidence: float = 0.8
+
+    frames_per_step: int = 3
+    """Frames read while the table rests after each touch (a camera gives many)."""
+    settle_frames: int = 4
+    """Frames read after the last touch of a move, an illegal attempt or its repair,
+    before anyone acts again (the player looks up at the referee)."""
+    confidence: float = 0.97
+    """The confidence of a good reading."""
+    flicker: float = 0.0
+    """Per reading (one element, one frame): the reading is wrong for that frame."""
+    flicker_sure: float = 0.5
+    """Share of wrong readings that come with a good reading's confidence; the rest are
+    marked unsure."""
+    unsure: float = 0.0
+    """Per reading: a correct reading that the reader marks unsure."""
+    unsure_confidence: float = 0.6
+
+    hands: float = 0.0
+    """Per touch: a hand is seen over the piece, hiding the elements near it."""
+    hand_frames: tuple[int, int] = (1, 3)
+    """How many frames the hand stays (inclusive range)."""
+    pause: float = 0.0
+    """Per touch: the player stops to think; the same table is read for longer."""
+    pause_frames: tuple[int, int] = (5, 20)
+
+    bridge_first: float = 0.5
+    """Per journey: the bridge is taken away before the students move (otherwise after
+    the last student, just before the stones)."""
+    change_of_mind: float = 0.0
+    """Per move: the player starts another move, puts the pieces back, then plays."""
+    illegal: float = 0.0
+    """Per move: the player first tries an illegal move, then repairs it."""
+    illegal_rules: tuple[str, ...] | None = None
+    """Only stage these rule ids (None: every rule the table can show)."""
+
+    def __post_init__(self) -> None:
+        unknown = [s for s in self.sources if s not in SOURCES]
+        if unknown or not self.sources:
+            raise ValueError(f"sources must be some of {', '.join(SOURCES)}, not "
+                             f"{list(self.sources)}")
+        for name in ("flicker", "flicker_sure", "unsure", "hands", "pause", "bridge_first",
+                     "change_of_mind", "illegal", "confidence", "unsure_confidence",
+                     "sensor_colour_confidence"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be within 0 and 1, not {value}")
+        if self.frames_per_step < 1 or self.settle_frames < 0:
+            raise ValueError("frames_per_step must be at least 1, settle_frames at least 0")
+        for name in ("hand_frames", "pause_frames"):
+            low, high = getattr(self, name)
+            if not 1 <= low <= high:
+                raise ValueError(f"{name} must be a range (low, high) with 1 <= low <= high")
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}

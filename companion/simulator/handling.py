@@ -1,0 +1,127 @@
+"""How a game's moves are made by hand: the seam between the table simulator and a game.
+
+The simulator (``companion.simulator.core``) knows nothing of any game's pieces. Each
+game has a module ``companion.simulator.<game>`` with a ``Handling`` subclass named
+``HANDLING`` that knows:
+
+* the physical table a position shows (``table``) and which elements each source reads
+  (``readable``: a camera above, a sensor board under the table);
+* how a move is made one piece at a time (``steps``): a list of ``Touch`` es, each
+  changing a few elements, with the elements a hand hides while making it;
+* how a player would try each illegal move a table can show (``attempt``), for every
+  rule id in ``stageable``; the repair is the attempt's touches undone in reverse.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from engines import GameState, Rules
+from engines.observation import Value
+
+if TYPE_CHECKING:
+    from companion.simulator.config import TableConfig
+
+Table = dict[str, Value]
+"""The true physical table: every element's value."""
+
+
+class SimulatorError(Exception):
+    """The simulator cannot do what it was asked (an unknown source or game), or a
+    game's handling disagrees with its engine."""
+
+
+@dataclass(frozen=True)
+class Touch:
+    """One act of a hand at the table: ``changes`` maps each element it changes to
+    (value before, value after); ``near`` are the elements the hand hides meanwhile."""
+
+    changes: Mapping[str, tuple[Value, Value]]
+    near: tuple[str, ...] = ()
+
+    def undone(self) -> Touch:
+        """The act that puts things back as they were."""
+        return Touch({e: (after, before) for e, (before, after) in self.changes.items()},
+                     self.near)
+
+    def apply(self, table: Table) -> None:
+        """Make the change on ``table``. Raises ``SimulatorError`` if the table does not
+        show the values the touch starts from."""
+        for element, (before, after) in self.changes.items():
+            if table[element] != before or type(table[element]) is not type(before):
+                raise SimulatorError(f"{element} shows {table[element]!r}, not {before!r}: "
+                                     "the touch does not fit the table")
+            table[element] = after
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """An illegal move as a player would try it: the rule id the referee should report,
+    what the player does, and whether they then say their move is done (an attempt that
+    changes nothing, such as passing while a move is possible)."""
+
+    rule: str
+    touches: tuple[Touch, ...]
+    says_done: bool = False
+    description: str = ""
+
+
+class Handling(ABC):
+    """One game's pieces in the hands of players. See the module docstring."""
+
+    game: ClassVar[str]
+    stageable_rules: ClassVar[tuple[str, ...]]
+    """Every rule id this game can stage with some set of sources."""
+
+    def __init__(self, rules: Rules[Any, Any]) -> None:
+        self.rules = rules
+
+    @abstractmethod
+    def table(self, state: GameState[Any]) -> Table:
+        """The physical table in ``state``."""
+
+    @abstractmethod
+    def readable(self, source: str, config: TableConfig) -> dict[str, float]:
+        """The elements ``source`` reads, in a fixed order, each with the confidence of
+        a good reading. Raises ``SimulatorError`` for an unknown source."""
+
+    @abstractmethod
+    def steps(self, state: GameState[Any], move: Any, rng: np.random.Generator,
+              config: TableConfig) -> list[Touch]:
+        """``move`` (legal in ``state``) made by hand, one piece at a time, in a realistic
+        order. ``state`` is left as it was."""
+
+    @abstractmethod
+    def stageable(self, config: TableConfig) -> tuple[str, ...]:
+        """The rule ids whose breach a table read by ``config.sources`` can show."""
+
+    @abstractmethod
+    def attempt(self, state: GameState[Any], rule: str, rng: np.random.Generator,
+                config: TableConfig) -> Attempt | None:
+        """How the player to move (or, for ``turn.wrong-player``, another player) would
+        break ``rule`` here; None when this position offers no way to."""
+
+    def hidden_by_hands(self, source: str) -> bool:
+        """Whether a hand over the table hides elements from ``source`` (a camera above
+        it, yes; a sensor board under it, no)."""
+        return source != "sensors"
+
+
+def handling_for(rules: Rules[Any, Any]) -> Handling:
+    """The handling of ``rules.game``. Raises ``SimulatorError`` when no module
+    ``companion.simulator.<game>`` exists yet."""
+    try:
+        module = importlib.import_module(f"companion.simulator.{rules.game}")
+    except ModuleNotFoundError as error:
+        if error.name != f"companion.simulator.{rules.game}":
+            raise
+        raise SimulatorError(f"the table simulator cannot play {rules.game} yet (no "
+                             f"companion.simulator.{rules.game} module)") from None
+    handling: Handling = module.HANDLING(rules)
+    return handling

@@ -1,0 +1,239 @@
+"""Referee a simulated game and score the referee against the truth.
+
+``referee_game(simulator)`` feeds the simulator's stream to a fresh ``Referee`` and plays
+the people at the table as well:
+
+* a question is answered at once with the true move, when it is among the choices;
+* when a move (or an illegal attempt) is finished and the referee has said nothing
+  about it, the player says done (``TurnDone``), as the app asks them to;
+* when the referee ends up with another move than the one played, a person puts it
+  right: takes back what it accepted and types the true move.
+
+It counts what the benchmark reports: moves recognised exactly, questions, false
+illegal-move flags, injected illegal moves caught (with the right rule, and the table
+restored after the repair), and the time ``Referee.handle`` took on each input that
+produced a verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.referee.core import Referee
+from companion.referee.events import (
+    Answer,
+    IllegalMove,
+    Input,
+    MoveAccepted,
+    MoveTakenBack,
+    Output,
+    Question,
+    TableRestored,
+    Takeback,
+    TurnDone,
+    TypedMove,
+)
+from companion.simulator.core import ATTEMPT, CHANGE_OF_MIND, MOVE, REPAIR, TableSimulator, Truth
+
+VERDICTS = (MoveAccepted, IllegalMove, Question, TableRestored)
+"""Outputs that are verdicts on the table, for the latency figure."""
+
+
+@dataclass
+class RuleScore:
+    """Injected attempts at one rule: how many, flagged at all, flagged with this rule,
+    and followed by ``table_restored`` once repaired (when there was anything to put
+    back)."""
+
+    tried: int = 0
+    caught: int = 0
+    right_rule: int = 0
+    repaired: int = 0
+    restored: int = 0
+
+
+@dataclass
+class GameScore:
+    game: str
+    players: int
+    seed: int
+    moves: int = 0
+    exact: int = 0
+    """Moves after which the referee's game equals the truth with nobody correcting it
+    (questions answered with the truth count)."""
+    asked: int = 0
+    """Exact moves that needed a question answered."""
+    done_presses: int = 0
+    """Moves after which the player had to say done (beyond the moves that leave no
+    trace, which the stream itself ends with done)."""
+    revised: int = 0
+    """Moves the referee accepted and then took back by itself."""
+    corrected: int = 0
+    """Moves a person had to put right (take back and type)."""
+    false_flags: int = 0
+    """Illegal-move flags while a legal move was being made (or changed)."""
+    flags_in_change_of_mind: int = 0
+    changes_of_mind: int = 0
+    questions: int = 0
+    rules: dict[str, RuleScore] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    """Seconds ``Referee.handle`` took on each table input that produced a verdict."""
+    final_state_right: bool = False
+    wrong_moves: list[str] = field(default_factory=list)
+    """For each corrected move: its number, the last two moves played and the last
+    moves the referee had."""
+
+
+@dataclass
+class _Attempt:
+    """The illegal attempt being watched: its rule and what the referee said."""
+
+    rule: str
+    flags: list[IllegalMove] = field(default_factory=list)
+    repaired: bool = False
+    restored: bool = False
+
+
+class _Game:
+    """One game's bookkeeping while the stream runs."""
+
+    def __init__(self, simulator: TableSimulator, referee: Referee,
+                 clock: Callable[[], float]) -> None:
+        self.referee = referee
+        self.clock = clock
+        self.truth_state = simulator.start.copy()
+        self.score = GameScore(simulator.rules.game, simulator.rules.n_players,
+                               simulator.seed)
+        self.number = 0
+        self.phase = ""
+        self.move_outputs: list[Output] = []
+        self.attempt: _Attempt | None = None
+        self.played: list[str] = []  # the true moves so far
+
+    def handle(self, event: Input, truth: Truth, *, timed: bool = True) -> list[Output]:
+        """Give ``event`` to the referee (timing it), count and react to the outputs."""
+        start = self.clock()
+        outputs = self.referee.handle(event)
+        elapsed = self.clock() - start
+        if timed and any(isinstance(o, VERDICTS) for o in outputs):
+            self.score.latencies.append(elapsed)
+        for output in outputs:
+            self._count(output, truth)
+        return outputs
+
+    def _count(self, output: Output, truth: Truth) -> None:
+        score = self.score
+        if isinstance(output, Question):
+            score.questions += 1
+            if truth.phase == MOVE and truth.move in output.candidates:
+                self.handle(Answer(truth.move), truth, timed=False)
+        elif isinstance(output, IllegalMove):
+            if self.attempt is not None:
+                self.attempt.flags.append(output)
+            else:
+                score.false_flags += 1
+                score.flags_in_change_of_mind += truth.phase == CHANGE_OF_MIND
+        elif isinstance(output, TableRestored) and truth.phase == REPAIR \
+                and self.attempt is not None:
+            self.attempt.restored = True
+        if truth.phase == MOVE or isinstance(output, MoveAccepted):
+            self.move_outputs.append(output)
+
+    def step(self, event: Input, truth: Truth) -> None:
+        if truth.number != self.number:
+            self.number = truth.number
+            self.move_outputs = []
+        if truth.phase != self.phase:
+            self._enter(truth)
+        self.handle(event, truth)
+        if truth.last and truth.phase == ATTEMPT and self.attempt is not None \
+                and not self.attempt.flags:
+            self.handle(TurnDone(), truth)  # the player thinks their move is complete
+        if truth.last and truth.phase == MOVE:
+            self._end_move(truth)
+
+    def _enter(self, truth: Truth) -> None:
+        """A new phase begins."""
+        if self.attempt is not None and truth.phase != REPAIR:
+            self.end_attempt()
+        if truth.phase == ATTEMPT:
+            self.attempt = _Attempt(truth.rule)
+        elif truth.phase == REPAIR and self.attempt is not None:
+            self.attempt.repaired = True
+        elif truth.phase == CHANGE_OF_MIND:
+            self.score.changes_of_mind += 1
+        self.phase = truth.phase
+
+    def end_attempt(self) -> None:
+        """Score the attempt being watched (its repair included)."""
+        attempt = self.attempt
+        if attempt is None:
+            return
+        record = self.score.rules.setdefault(attempt.rule, RuleScore())
+        record.tried += 1
+        record.caught += bool(attempt.flags)
+        record.right_rule += any(f.rule == attempt.rule for f in attempt.flags)
+        record.repaired += attempt.repaired
+        record.restored += attempt.repaired and attempt.restored
+        self.attempt = None
+
+    def _end_move(self, truth: Truth) -> None:
+        referee, score = self.referee, self.score
+        score.moves += 1
+        if not any(isinstance(o, MoveAccepted) for o in self.move_outputs) \
+                and referee.status != referee.OVER:
+            score.done_presses += 1
+            self.handle(TurnDone(), truth)
+        self.truth_state.apply(self.truth_state.rules.parse_move(truth.move))
+        self.played.append(truth.move)
+        score.revised += sum(isinstance(o, MoveTakenBack) for o in self.move_outputs)
+        if referee.state == self.truth_state and len(referee.history) == truth.number:
+            score.exact += 1
+            score.asked += any(isinstance(o, MoveAccepted) and o.by == "answer"
+                               for o in self.move_outputs)
+            return
+        played = self.played
+        had = [text for _, text in referee.history[max(0, truth.number - 2):]]
+        score.wrong_moves.append(f"{truth.number}: played {' '.join(played[-2:])}; the "
+                                 f"referee had {' '.join(had) or 'nothing'}")
+        score.corrected += 1
+        # Take back what differs from the true game, then type the true moves.
+        while [text for _, text in referee.history] != played[:len(referee.history)]:
+            self.handle(Takeback(), truth, timed=False)
+        for text in played[len(referee.history):]:
+            self.handle(TypedMove(text), truth, timed=False)
+
+
+def referee_game(simulator: TableSimulator, referee: Referee | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> GameScore:
+    """Run ``simulator``'s stream through ``referee`` (default: a fresh one at the
+    simulator's start) with simulated people (see the module docstring); the score."""
+    referee = referee or Referee(simulator.rules, simulator.start)
+    game = _Game(simulator, referee, clock)
+    for step in simulator:
+        game.step(step.event, step.truth)
+    game.end_attempt()
+    game.score.final_state_right = referee.state == game.truth_state
+    return game.score
+
+
+def totals(scores: list[GameScore]) -> dict[str, Any]:
+    """Sums over games (latencies pooled)."""
+    rules: dict[str, RuleScore] = {}
+    for s in scores:
+        for rule, r in s.rules.items():
+            total = rules.setdefault(rule, RuleScore())
+            for name in ("tried", "caught", "right_rule", "repaired", "restored"):
+                setattr(total, name, getattr(total, name) + getattr(r, name))
+    keys = ("moves", "exact", "asked", "done_presses", "revised", "corrected",
+            "false_flags", "flags_in_change_of_mind", "changes_of_mind", "questions")
+    out: dict[str, Any] = {k: sum(getattr(s, k) for s in scores) for k in keys}
+    out["games"] = len(scores)
+    out["final_states_right"] = sum(s.final_state_right for s in scores)
+    out["games_without_correction"] = sum(s.corrected == 0 for s in scores)
+    out["rules"] = rules
+    out["latencies"] = sorted(x for s in scores for x in s.latencies)
+    return out
