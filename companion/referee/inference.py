@@ -32,8 +32,9 @@ WRONG_PLAYER = "turn.wrong-player"
 
 def table_model(game: str) -> ModuleType:
     """The game's table module (``engines.<game>.observation``): ``schema(rules)``,
-    ``expected(state)``, ``transient(element)``, ``group(element)``, ``guess(state, obs, changed)``,
-    ``fix_sentences([(element, seen, wanted)])``, ``describe_element(element)``."""
+    ``expected(state)``, ``transient(element)``, ``group(element)``,
+    ``guess(state, obs, changed)``, ``fix_sentences([(element, seen, wanted)])``,
+    ``describe_element(element)``, and optionally ``prefer(moves)``."""
     return importlib.import_module(f"engines.{game}.observation")
 
 
@@ -103,6 +104,8 @@ class Explainer:
         if fits:
             best = min(f[0] for f in fits)
             top = [f for f in fits if f[0] == best]
+            preferred = self._prefer([f[1] for f in top])
+            top = [f for f in top if f[1] in preferred]
             if not turn_done and any(self._unfinished(observation, before, f[3], f[2], hidden)
                                      for f in top):
                 return Verdict("in_progress", [f[1] for f in top])
@@ -114,6 +117,12 @@ class Explainer:
         if progressing and not turn_done:  # once the player is done, half a move is wrong
             return Verdict("in_progress", progressing)
         return self._diagnose(state, observation, before, changed, dict(results))
+
+    def _prefer(self, moves: list[Any]) -> list[Any]:
+        """The game's preference among moves that fit equally well (Shendao: no card
+        spent when a plain entry leaves the same table); by default, all of them."""
+        prefer = getattr(self.model, "prefer", None)
+        return list(prefer(moves)) if prefer is not None else moves
 
     @staticmethod
     def _unfinished(observation: Observation, before: Observation, after: Observation,

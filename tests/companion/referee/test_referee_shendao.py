@@ -1,0 +1,116 @@
+"""The referee on scripted Shendao streams: entries, cards seen by their effect, rules."""
+
+from __future__ import annotations
+
+from companion.referee.core import Referee
+from companion.referee.events import Takeback, TurnDone, TypedMove
+from engines import Dice
+from engines.observation import Observation
+from engines.shendao import ShendaoRules
+from engines.shendao.observation import expected
+from tests.companion.referee.streams import names, only, show
+from tests.engines.shendao.helpers import position
+
+
+def referee_for(**kwargs: object) -> Referee:
+    state = position(**kwargs)  # type: ignore[arg-type]
+    return Referee(state.rules, state)
+
+
+def table(referee: Referee, **changes: str) -> Observation:
+    """The expected table with changes: ``c3="light"``, ``gate_W3="closed"``."""
+    readings = {(k.replace("gate_", "gate ") if k.startswith("gate_") else k): v
+                for k, v in changes.items()}
+    return referee.expected_table().replace(readings)
+
+
+def test_a_plain_entry_is_accepted() -> None:
+    referee = referee_for(light="e3")
+    out = show(referee, table(referee, d3="light", gate_W3="closed"))
+    assert only(out, "move_accepted").move == "W3"
+
+
+def test_a_card_is_recognised_by_its_effect() -> None:
+    # Yin-Yang: the entering tile swaps places with the tile that stops it.
+    referee = referee_for(dark="e3")
+    out = show(referee, table(referee, d3="dark", e3="light", gate_W3="closed"))
+    assert only(out, "move_accepted").move == "W3 yinyang"
+
+
+def test_two_cards_with_the_same_effect_are_asked_about() -> None:
+    # Tigre Blanc destroys the stopping tile; Loung may remove that same tile.
+    referee = referee_for(dark="e3")
+    out = show(referee, table(referee, d3="light", e3="empty", gate_W3="closed"))
+    assert only(out, "question").candidates == ["W3 loung e3", "W3 tigre"]
+
+
+def test_a_card_with_no_visible_effect_is_not_assumed() -> None:
+    referee = referee_for(closed="E3")  # the far gate stops the tile on h3
+    out = show(referee, table(referee, h3="light", gate_W3="closed"))
+    assert names(out) != ["question"]
+    accepted = [o for o in out if o.name == "move_accepted"]
+    assert accepted and accepted[0].move == "W3"
+    assert referee.state.cards_left(0) == ["brigand", "loung", "nugua", "pretresse",
+                                           "tigre", "yinyang"]
+
+
+def test_a_tile_through_a_closed_gate_is_flagged() -> None:
+    # (with the Brigand in hand this is a legal move: it has been used here)
+    left = ["loung", "nugua", "pretresse", "tigre", "yinyang"]
+    referee = referee_for(closed="W3", light="e3", cards={"light": left, "dark": left})
+    out = show(referee, table(referee, d3="light"))
+    # with the Main de Nugua, d3 could be an entry through Sd, its stick not yet down
+    assert names(out) == ["move_in_progress"]
+    flag = only(referee.handle(TurnDone()), "illegal_move")
+    assert flag.rule in ("gate.closed", "table.misplaced")
+    assert "Take the light tile off d3." in flag.fix
+
+
+def test_the_wrong_colour_is_the_wrong_player() -> None:
+    referee = referee_for(light="e3")
+    flag = only(show(referee, table(referee, d3="dark", gate_W3="closed")), "illegal_move")
+    assert flag.rule == "turn.wrong-player"
+    assert set(flag.fix) == {"Take the dark tile off d3.",
+                             "Take the red stick off gate W3: it is open."}
+
+
+def test_a_tile_stopped_short_gets_the_steps_to_finish() -> None:
+    # (with the Main de Nugua in hand, stopping short is legal: it has been used here)
+    left = ["brigand", "loung", "pretresse", "tigre", "yinyang"]
+    referee = referee_for(light="e3", cards={"light": left, "dark": left})
+    flag = only(show(referee, table(referee, b3="light", gate_W3="closed")), "illegal_move")
+    assert flag.rule == "table.misplaced"
+    assert set(flag.fix) == {"Take the light tile off b3.", "Put a light tile on d3."}
+
+
+def test_a_typed_card_move_spends_the_card() -> None:
+    referee = referee_for()
+    out = referee.handle(TypedMove("W3 brigand"))
+    assert only(out, "move_accepted").move == "W3 brigand"
+    assert "brigand" not in referee.state.cards_left(0)
+
+
+def test_a_random_game_shown_move_by_move_is_recognised() -> None:
+    """Every move is recognised from the table, except cards that leave no trace of
+    their own (the player then types the move), and the game ends the same."""
+    rules = ShendaoRules()
+    referee = Referee(rules)
+    truth = rules.initial_state()
+    dice = Dice(11)
+    moves = recognised = 0
+    while not truth.is_over():
+        move = rules.format_move(truth.random_move(dice))
+        truth.play_text(move)
+        moves += 1
+        out = show(referee, expected(truth))
+        accepted = [o.move for o in out if o.name == "move_accepted"]
+        if accepted == [move]:
+            recognised += 1
+            continue
+        if accepted:  # a plain entry seen; the player had announced a card
+            referee.handle(Takeback())
+        elif "question" in names(out):
+            assert move in only(out, "question").candidates
+        referee.handle(TypedMove(move))
+    assert referee.state.to_json() == truth.to_json()
+    assert recognised >= 0.7 * moves
