@@ -255,7 +255,7 @@ class Referee:
             return []
         text = self.history[-1][1]
         bigger = []
-        for move in earlier.legal_moves():
+        for move in self.explainer.candidate_moves(earlier, observation, made):
             token = earlier.apply(move)
             after = self.explainer.expected(earlier)
             earlier.undo(token)

@@ -34,7 +34,8 @@ def table_model(game: str) -> ModuleType:
     """The game's table module (``engines.<game>.observation``): ``schema(rules)``,
     ``expected(state)``, ``transient(element)``, ``group(element)``,
     ``guess(state, obs, changed)``, ``fix_sentences([(element, seen, wanted)])``,
-    ``describe_element(element)``, and optionally ``prefer(moves)``."""
+    ``describe_element(element)``, and optionally ``prefer(moves)`` and
+    ``candidates(state, observation, changed)``."""
     return importlib.import_module(f"engines.{game}.observation")
 
 
@@ -92,7 +93,8 @@ class Explainer:
         # The changed readings first: most moves fail on one of them at once.
         unchanged = set(sure).difference(changed)
         ordered = changed + [e for e in sure if e in unchanged]
-        for move in state.legal_moves() if moves is None else moves:
+        for move in self.candidate_moves(state, observation, changed) if moves is None \
+                else moves:
             token = state.apply(move)
             after = self.expected(state)
             state.undo(token)
@@ -117,6 +119,16 @@ class Explainer:
         if progressing and not turn_done:  # once the player is done, half a move is wrong
             return Verdict("in_progress", progressing)
         return self._diagnose(state, observation, before, changed, dict(results))
+
+    def candidate_moves(self, state: GameState[Any], observation: Observation,
+                        changed: list[str]) -> list[Any]:
+        """The legal moves worth comparing with the table: all of them, unless the game
+        narrows them from what changed (``candidates(state, observation, changed)``;
+        a ShenShi turn of three actions can have a million legal variants)."""
+        narrow = getattr(self.model, "candidates", None)
+        if narrow is None:
+            return state.legal_moves()
+        return list(narrow(state, observation, changed))
 
     def _prefer(self, moves: list[Any]) -> list[Any]:
         """The game's preference among moves that fit equally well (Shendao: no card
