@@ -92,8 +92,27 @@ def test_a_confidence_for_sensor_readings() -> None:
     assert seen["4H"] == Reading("empty", 0.95)
 
 
-def test_uncalibrated_layouts_give_raw_readings_only() -> None:
+def test_shendao_layout_covers_its_table_schema_and_round_trips() -> None:
+    from engines.shendao import ShendaoRules
+    from engines.shendao.observation import expected as shendao_table
+    from engines.shendao.observation import schema as shendao_schema
+
+    rules = ShendaoRules()
     layout = layout_for("shendao")
+    assert layout.calibrated
+    elements = {e for p in range(layout.positions) for e in layout.elements(p)}
+    assert elements == set(shendao_schema(rules).elements)
+    state = rules.initial_state()
+    state.play_text("W3")
+    table = shendao_table(state)
+    converter = TableConverter(layout, table.schema)
+    readings = converter.readings(table)
+    assert readings[layout.names.index("W3")] == reading_byte(1)  # closed, no height
+    assert converter.observation(readings) == table
+
+
+def test_uncalibrated_layouts_give_raw_readings_only() -> None:
+    layout = layout_for("shenshi")
     assert not layout.calibrated
     assert layout.describe(3, reading_byte(5)) == "d1: code 5"
     with pytest.raises(LayoutError, match="not calibrated"):
