@@ -67,7 +67,8 @@ def _add_bench(
         "rules", help="random complete games per second on one core, per game",
         description="Play random complete games (each move drawn uniformly from the legal "
         "moves) for a fixed time per game and player count, on one core, and print games "
-        "per second and moves per game.")
+        "per second and moves per game. Games with a search playout policy are also "
+        "measured with it (labelled 'playout').")
     rules.add_argument("--seconds", type=float, default=5.0,
                        help="time per configuration (default 5)")
     rules.add_argument("--game", action="append",
@@ -81,7 +82,7 @@ def _add_bench(
 # Parts that add their own commands: each module may have ``register(sub)`` adding a
 # subcommand and ``register_bench(bench_sub)`` adding a ``bench`` topic.
 PLUGINS = ("companion.referee_cli", "companion.calibrate_cli", "companion.device_cli",
-           "companion.bench_referee")
+           "companion.bench_referee", "companion.vision_cli")
 
 
 def _plugins() -> list[object]:

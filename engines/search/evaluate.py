@@ -24,8 +24,10 @@ def outcome(state: GameState[Any]) -> list[float]:
 
 
 def score_shares(state: GameState[Any]) -> list[float]:
-    """For an unfinished game: a soft win share from the current scores."""
-    scores = state.scores()
+    """For an unfinished game: a soft win share from the current scores, or from the
+    game's ``heuristic_scores()`` when it has them (Shangri-La counts students too)."""
+    heuristic = getattr(state, "heuristic_scores", None)
+    scores = heuristic() if heuristic is not None else state.scores()
     low = min(scores)
     leads = [s - low + 1.0 for s in scores]
     total = sum(leads)

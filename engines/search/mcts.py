@@ -4,7 +4,9 @@ Each node keeps, per player, the sum of the rewards seen below it; selection at 
 maximises the reward of the player to move there (UCT, "max^n"), so every player plays
 for their own result. Rewards lie in [0, 1] per player (``engines.search.evaluate``).
 
-The search is seeded (``engines.Dice``), stops after an iteration budget or a time
+Playouts use the game's ``playout_move(dice)`` when the state has one (a policy that
+plays more like people than uniform moves), else ``random_move``. The search is seeded
+(``engines.Dice``), stops after an iteration budget or a time
 budget, keeps its tree between moves (``advance``), and ``search_parallel`` runs
 independent trees on several processes and adds up their root statistics (root
 parallelism), which uses both cores of a small machine.
@@ -22,6 +24,10 @@ from typing import Any
 from engines.base import GameState
 from engines.dice import Dice
 from engines.search.evaluate import Evaluator, evaluator_for
+
+WIDENING = 2.0
+"""Progressive widening for games with ``wide_branching`` states (ShenShi: a million
+turns in a position): children allowed per node, times the square root of its visits."""
 
 
 @dataclass(frozen=True)
@@ -140,15 +146,32 @@ class MCTS:
     # ------------------------------------------------------------------ internals
 
     def _iterate(self, root: Node, state: GameState[Any], evaluate: Evaluator) -> None:
-        tokens = []
+        tokens: list[object] = []
         node = root
         c = self.config.exploration
-        # selection
-        while True:
-            if node.untried is None:
-                node.untried = [] if state.is_over() else list(state.legal_moves())
-            if node.untried or not node.children:
-                break
+        draw = getattr(state, "playout_move", state.random_move)
+        wide = getattr(state, "wide_branching", False)
+        # selection and expansion
+        while not state.is_over():
+            if wide:
+                # Progressive widening: a node gets a new child, drawn by the playout
+                # policy, each time its visits allow one more (about 2 sqrt(visits)).
+                if len(node.children) < 1 + int(WIDENING * math.sqrt(node.visits)):
+                    move = draw(self.dice)
+                    known = next((ch for ch in node.children if ch.move == move), None)
+                    if known is None:
+                        node = self._expand(node, state, move, tokens)
+                        break
+                    tokens.append(state.apply(move))
+                    node = known
+                    continue
+            else:
+                if node.untried is None:
+                    node.untried = list(state.legal_moves())
+                if node.untried:
+                    move = node.untried.pop(self.dice.below(len(node.untried)))
+                    node = self._expand(node, state, move, tokens)
+                    break
             log_n = math.log(node.visits)
             best, best_score = node.children[0], -math.inf
             for child in node.children:
@@ -158,20 +181,12 @@ class MCTS:
                     best, best_score = child, score
             node = best
             tokens.append(state.apply(node.move))
-        # expansion
-        if node.untried:
-            move = node.untried.pop(self.dice.below(len(node.untried)))
-            mover = state.to_move
-            tokens.append(state.apply(move))
-            child = Node(move, node, mover, len(node.totals))
-            node.children.append(child)
-            node = child
         # playout
         played = []
         limit = self.config.rollout_moves
         steps = 0
         while not state.is_over() and (limit is None or steps < limit):
-            played.append(state.apply(state.random_move(self.dice)))
+            played.append(state.apply(draw(self.dice)))
             steps += 1
         reward = evaluate(state)
         for token in reversed(played):
@@ -186,6 +201,14 @@ class MCTS:
             for p, r in enumerate(reward):
                 totals[p] += r
             walk = walk.parent
+
+    @staticmethod
+    def _expand(node: Node, state: GameState[Any], move: Any, tokens: list[object]) -> Node:
+        mover = state.to_move
+        tokens.append(state.apply(move))
+        child = Node(move, node, mover, len(node.totals))
+        node.children.append(child)
+        return child
 
     def _result(self, root: Node, state: GameState[Any], iterations: int,
                 seconds: float) -> SearchResult:

@@ -174,6 +174,14 @@ class ShangrilaState(GameState[Move]):
         """Masters on the board per player (students do not count)."""
         return self.score[:]
 
+    def heuristic_scores(self) -> list[float]:
+        """For search: masters, plus students at 0.4 (each may become a master)."""
+        students = [0] * self.rules.n_players
+        for s, p in enumerate(self.owner):
+            if p >= 0 and self.student[s]:
+                students[p] += 1
+        return [m + 0.4 * st for m, st in zip(self.score, students, strict=True)]
+
     def villages_occupied(self) -> list[int]:
         """Per player, the villages where they have at least one master."""
         pm = self.pm
@@ -280,6 +288,15 @@ class ShangrilaState(GameState[Move]):
         """A move drawn uniformly from ``legal_moves()``, without building that list:
         count the moves of each kind from the bit masks, pick one index, build one move.
         """
+        return self._draw(dice, by_kind=False)
+
+    def playout_move(self, dice: Dice) -> Move:
+        """A move for search playouts: first a kind of action (place, recruit, journey)
+        uniformly among those possible, then a move of that kind uniformly. Uniform
+        play recruits far too often (pairs of students outnumber everything else)."""
+        return self._draw(dice, by_kind=True)
+
+    def _draw(self, dice: Dice, by_kind: bool) -> Move:
         if self.over:
             raise IndexError("the game is over: there is no move to draw")
         p = self._to_move
@@ -317,7 +334,13 @@ class ShangrilaState(GameState[Move]):
         total = n_places + n_singles + n_pairs + n_journeys
         if not total:
             return _PASS
-        k = dice.below(total)
+        if by_kind:
+            kinds = [(n_places, 0), (n_singles + n_pairs, n_places),
+                     (n_journeys, n_places + n_singles + n_pairs)]
+            count, offset = dice.choice([kind for kind in kinds if kind[0]])
+            k = offset + dice.below(count)
+        else:
+            k = dice.below(total)
         if k < n_places:
             for v in range(NV):
                 if k < places[v]:

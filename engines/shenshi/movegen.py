@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import gc
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from engines.dice import Dice
 from engines.shenshi.moves import (
@@ -43,6 +43,8 @@ from engines.shenshi.plan import ENTER, Plan, after, incomplete, steps
 if TYPE_CHECKING:
     from engines.shenshi.plan import TurnContext
     from engines.shenshi.state import ShenshiState
+
+T = TypeVar("T")
 
 
 # ---------------------------------------------------------------------- whole turns
@@ -122,6 +124,20 @@ def random_move(state: ShenshiState, dice: Dice) -> Move:
     return nth_turn(state, index) if count else Pass()
 
 
+def playout_move(state: ShenshiState, dice: Dice, stop: float = 0.5) -> Move:
+    """A quick random turn for search playouts (not uniform over turns): a depth-first
+    descent trying the options in random order, which ends each complete turn it meets
+    with probability ``stop`` (a two-action turn as likely as a longer one), else goes
+    on to longer ones; ``pass`` when there is no turn."""
+    sink = _Random(dice, stop)
+    try:
+        with _collector_paused():
+            _Shuffled(state.copy(), sink, dice).run()
+    except _Found as found:
+        return found.turn
+    return sink.fallback if sink.fallback is not None else Pass()
+
+
 class _Found(Exception):
     def __init__(self, turn: Turn) -> None:
         super().__init__()
@@ -183,6 +199,27 @@ class _Select(_Count):
         self.count += n
 
 
+class _Random(_Sink):
+    """Stops the search at a random turn: each complete turn met ends it with
+    probability ``stop``; a batch of last actions ends it on one of them."""
+
+    def __init__(self, dice: Dice, stop: float) -> None:
+        self.dice = dice
+        self.stop = stop
+        self.fallback: Turn | None = None
+
+    def one(self, prefix: tuple[Action, ...]) -> None:
+        if self.fallback is None:
+            self.fallback = Turn(prefix)
+        if self.dice.random() < self.stop:
+            raise _Found(Turn(prefix))
+
+    def many(self, prefix: tuple[Action, ...], n: int,
+             build: Callable[[], list[Action]]) -> None:
+        if n:
+            raise _Found(Turn((*prefix, build()[self.dice.below(n)])))
+
+
 class _Search:
     """The depth-first walk over the actions of a turn.
 
@@ -210,6 +247,11 @@ class _Search:
     def run(self) -> None:
         self._extend(Plan(), ())
 
+    def _order(self, options: Iterable[T]) -> list[T]:
+        """The order to try ``options`` in: as given (the fixed order of the module);
+        ``_Shuffled`` tries them at random."""
+        return options if isinstance(options, list) else list(options)
+
     def _neutral_back(self) -> bool:
         """Whether a neutral monk stands on the square it may not return to."""
         state = self.state
@@ -229,12 +271,12 @@ class _Search:
             return
         last = plan.n == 2
         pos = state.pos
-        for code, monk, walk, hover, swap in steps(ctx, plan, self.monks):
+        for code, monk, walk, hover, swap in self._order(steps(ctx, plan, self.monks)):
             here = pos[monk]
             if here < 0:
                 continue
             if walk is not None:
-                paths = walk_paths(state, monk)
+                paths = self._order(walk_paths(state, monk))
                 if last:
                     self._last_walks(walk, prefix, code, monk, paths)
                 else:
@@ -248,12 +290,12 @@ class _Search:
                 elif last:
                     self._last_hovers(hover, prefix, code, monk, here, hover_ends(state, monk))
                 else:
-                    for end, lifts in hover_ends(state, monk):
+                    for end, lifts in self._order(hover_ends(state, monk)):
                         state._do_hover(monk, here, end, lifts)
                         self._child(hover, prefix, Hover(code, here, end, lifts))
                         state._undo_hover(monk, here, end, lifts)
             if swap is not None:
-                for other in swap_targets(state, monk):
+                for other in self._order(swap_targets(state, monk)):
                     if last:
                         self._last_swap(swap, prefix, Swap(code, here, other), monk, other)
                     else:
@@ -263,14 +305,14 @@ class _Search:
 
     def _entries(self, plan: Plan) -> None:
         state = self.state
-        for code, monk in self.monks[:2]:
+        for code, monk in self._order(self.monks[:2]):
             if state.pos[monk] >= 0:
                 continue
             nxt = after(self.ctx, plan, monk, ENTER)
             if isinstance(nxt, str):
                 continue
-            for source in entry_sources(state):
-                for square in entry_squares(state, source):
+            for source in self._order(entry_sources(state)):
+                for square in self._order(entry_squares(state, source)):
                     colour = state._do_enter(monk, square, source)
                     self._child(nxt, (), Enter(code, square, source))
                     state._undo_enter(monk, square, source, colour)
@@ -356,3 +398,19 @@ class _Search:
 def _walked_back(action: Action) -> bool:
     """Whether ``action`` is a walk that ended where it began."""
     return type(action) is Walk and action.path[0] == action.path[-1]
+
+
+class _Shuffled(_Search):
+    """The search with every list of options tried in a random order."""
+
+    def __init__(self, state: ShenshiState, sink: _Sink, dice: Dice) -> None:
+        super().__init__(state, sink)
+        self.dice = dice
+
+    def _order(self, options: Iterable[T]) -> list[T]:
+        shuffled = list(options)
+        below = self.dice.below
+        for i in range(len(shuffled) - 1, 0, -1):  # Fisher-Yates
+            j = below(i + 1)
+            shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+        return shuffled

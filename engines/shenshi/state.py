@@ -60,6 +60,9 @@ class ShenshiState(GameState[Move]):
     """One position. Construct with ``rules.initial_state()`` or
     ``rules.state_from_json(...)``."""
 
+    wide_branching = True
+    """Search: too many turns to list at every node; draw them (``playout_move``)."""
+
     __slots__ = (
         "_legal", "_legal_ids", "_legal_set", "cushion", "neutral_from", "occ", "offered", "over",
         "passes", "phase", "pos", "quiet", "reserve", "rules", "supply", "tile", "tokens",
@@ -250,6 +253,13 @@ class ShenshiState(GameState[Move]):
         if self._legal_set is None:
             self._legal_set = set(legal)
         return move in self._legal_set
+
+    def playout_move(self, dice: Dice) -> Move:
+        """A quick random legal move for search playouts (``movegen.playout_move``: not
+        uniform over the turns, which can number a million)."""
+        if self._legal is not None or self.over or self.phase == GIVE:
+            return dice.choice(self._legal_list())
+        return movegen.playout_move(self, dice)
 
     def random_move(self, dice: Dice) -> Move:
         """A move drawn uniformly from ``legal_moves()``: the same draw as
