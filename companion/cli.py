@@ -81,8 +81,9 @@ def _add_bench(
 
 # Parts that add their own commands: each module may have ``register(sub)`` adding a
 # subcommand and ``register_bench(bench_sub)`` adding a ``bench`` topic.
-PLUGINS = ("companion.referee_cli", "companion.calibrate_cli", "companion.device_cli",
-           "companion.bench_referee", "companion.vision_cli")
+PLUGINS = ("companion.referee_cli", "companion.analyse_cli", "companion.calibrate_cli",
+           "companion.device_cli",
+           "companion.bench_referee", "companion.bench_players", "companion.vision_cli")
 
 
 def _plugins() -> list[object]:
