@@ -2,6 +2,9 @@
 
 ``vision.synth.camera`` is the optics: a pinhole camera with lens distortion, light and
 sensor noise photographing flat textures on a table, with exact ground truth.
+``vision.synth.table`` draws a game table in any state (an ``Observation``) through it:
+the board, the pieces as solids, shadows, glare, hands and clutter, with each element's
+place and visibility in the picture.
 """
 
 from vision.synth.camera import (

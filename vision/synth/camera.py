@@ -24,7 +24,7 @@ grain) comes from a seed, so every image replays exactly.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -277,10 +277,16 @@ def table_texture(seed: int, size_mm: tuple[float, float] = (2400.0, 1800.0),
     return PlanarTexture(image, size_mm)
 
 
+Painter = Callable[[NDArray[np.float32], Camera], None]
+"""Draws things standing on the table (pieces, hands) into the linear-BGR albedo seen
+by a camera (the supersampled one), after the flat layers and before light and noise."""
+
+
 def render(camera: Camera, pose: Pose, scene: Scene, imaging: Imaging | None = None,
-           seed: int = 0) -> Image:
+           seed: int = 0, paint: Painter | None = None) -> Image:
     """Photograph ``scene`` with ``camera`` at ``pose``: a ``uint8`` BGR image of
-    ``camera.size``. The same arguments always give the same image."""
+    ``camera.size``. ``paint``, if given, draws solid things over the flat layers. The
+    same arguments always give the same image."""
     imaging = imaging or Imaging()
     rng = np.random.default_rng(seed)
     ss = imaging.supersample
@@ -291,6 +297,8 @@ def render(camera: Camera, pose: Pose, scene: Scene, imaging: Imaging | None = N
     texels_per_mm_of_view = fine_camera.fx / pose.distance_mm
     for layer in scene.layers:
         _paint_layer(albedo, layer, table_x, table_y, texels_per_mm_of_view)
+    if paint is not None:
+        paint(albedo, fine_camera)
     if ss > 1:
         # Light varies slowly across the table: it is applied after averaging the rays.
         albedo = cv2.resize(albedo, camera.size, interpolation=cv2.INTER_AREA)
