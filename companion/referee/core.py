@@ -254,8 +254,15 @@ class Referee:
         if not made:  # accepted on the player's word (done), not on what was seen
             return []
         text = self.history[-1][1]
+        # A game may say which moves extend another (ShenShi: a turn and its third
+        # action, which moves a monk off a square the first two changed).
+        extends = getattr(self.explainer.model, "extends", None)
+        accepted_move = self.rules.parse_move(text) if extends is not None else None
         bigger = []
         for move in self.explainer.candidate_moves(earlier, observation, made):
+            if extends is not None and extends(accepted_move, move):
+                bigger.append(move)
+                continue
             token = earlier.apply(move)
             after = self.explainer.expected(earlier)
             earlier.undo(token)

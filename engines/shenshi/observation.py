@@ -1,0 +1,651 @@
+"""What a ShenShi table shows (RULINGS section 4), and what a state should show.
+
+Elements, per square ``a1`` .. ``g7``:
+
+* ``c3 tile`` — the printed mandala tile: ``"none"``, ``"intact"`` or ``"faded"``;
+* ``c3 cushion`` — ``"none"``, ``"blond"`` or ``"orange"``;
+* ``c3 monk`` — ``"none"`` or ``"<metal>-<size>"``: ``"silver-grand"``,
+  ``"copper-master"``, ``"black-grand"`` (black: the neutral monks, or the fourth
+  player's). A Grand Master is taller than a master, so the size can be seen.
+
+and per player, ``tokens silver``: the path tokens on that player's board (a count).
+Reserves (cushions and monks off the board) are not elements: an entry is recognised by
+the monk and cushion appearing on the board.
+
+A turn can have a million legal variants, so the referee never lists them:
+``candidates`` rebuilds the turns that could leave the table as it is seen, action by
+action, from the squares that changed (see its docstring), and keeps those the engine
+accepts.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from engines import IllegalMoveError
+from engines.observation import Observation, Reading, TableSchema, Value
+from engines.shenshi import options
+from engines.shenshi.board import (
+    CUSHION_NAMES,
+    NO_CUSHION,
+    SIZE,
+    TILE_NAMES,
+    square_name,
+)
+from engines.shenshi.movegen import has_turn, usable_codes
+from engines.shenshi.moves import (
+    RESERVE_BLOND,
+    RESERVE_ORANGE,
+    Action,
+    Enter,
+    Hover,
+    Move,
+    Pass,
+    Swap,
+    Turn,
+    Walk,
+    format_move,
+)
+from engines.shenshi.options import Lifts
+from engines.shenshi.rules import METALS, ShenshiRules
+from engines.shenshi.state import GIVE, ShenshiState
+
+NONE = "none"
+SIZES = ("grand", "master")
+SQUARES = tuple(square_name(s) for s in range(SIZE * SIZE))
+TILE = tuple(f"{name} tile" for name in SQUARES)
+CUSHION = tuple(f"{name} cushion" for name in SQUARES)
+MONK = tuple(f"{name} monk" for name in SQUARES)
+_SQUARE_OF = {name: s for s, name in enumerate(SQUARES)}
+MAX_TOKENS = 60
+IN_PROGRESS_LIMIT = 6
+"""Legal turns beginning with what is seen, kept so the referee can say "in progress"."""
+SURE = 0.9
+"""Readings at least this confident narrow the candidates (the referee's default)."""
+_NODE_LIMIT = 20_000
+"""Actions tried by ``candidates`` at most (a table changed beyond any turn stops early)."""
+
+
+def monk_value(colour: str, size: int) -> str:
+    return f"{colour}-{SIZES[size]}"
+
+
+def tokens(colour: str) -> str:
+    return f"tokens {colour}"
+
+
+@cache
+def _schema(n_players: int) -> TableSchema:
+    values: dict[str, frozenset[Value]] = {}
+    monks = frozenset((NONE, *(monk_value(c, s) for c in METALS for s in (0, 1))))
+    for s in range(SIZE * SIZE):
+        values[TILE[s]] = frozenset((NONE, "intact", "faded"))
+        values[CUSHION[s]] = frozenset((NONE, "blond", "orange"))
+        values[MONK[s]] = monks
+    for colour in METALS[:n_players]:
+        values[tokens(colour)] = frozenset(range(MAX_TOKENS + 1))
+    return TableSchema("shenshi", tuple(values), values)
+
+
+def schema(rules: ShenshiRules) -> TableSchema:
+    """The table elements of a ShenShi game (the number of players sets the tokens)."""
+    return _schema(rules.n_players)
+
+
+_SURE: dict[Value, Reading] = {
+    v: Reading(v, 1.0) for v in (NONE, "intact", "faded", "blond", "orange",
+                                 *(monk_value(c, s) for c in METALS for s in (0, 1)))}
+_COUNT = [Reading(i, 1.0) for i in range(MAX_TOKENS + 1)]
+_TILES = [_SURE[name or NONE] for name in TILE_NAMES]
+_CUSHIONS = [_SURE[name or NONE] for name in CUSHION_NAMES]
+
+
+def _monk_readings(rules: ShenshiRules) -> list[Reading]:
+    """Reading per monk id: its metal (black for the neutral ones) and size."""
+    colours = [*rules.players, *(["black"] if rules.has_neutral else [])]
+    return [_SURE[monk_value(colours[m >> 1], m & 1)] for m in range(rules.n_monks)]
+
+
+def expected(state: ShenshiState) -> Observation:
+    """The observation a table in ``state`` gives, every element sure."""
+    rules = state.rules
+    monks = _monk_readings(rules)
+    none = _SURE[NONE]
+    readings: dict[str, Reading] = {}
+    tile, cushion, occ = state.tile, state.cushion, state.occ
+    for s in range(SIZE * SIZE):
+        readings[TILE[s]] = _TILES[tile[s]]
+        readings[CUSHION[s]] = _CUSHIONS[cushion[s]]
+        readings[MONK[s]] = none if occ[s] < 0 else monks[occ[s]]
+    for p, colour in enumerate(rules.players):
+        readings[tokens(colour)] = _COUNT[min(state.tokens[p], MAX_TOKENS)]
+    return Observation.trusted(_schema(rules.n_players), readings)
+
+
+def transient(element: str) -> frozenset[Value]:
+    """A square shows no monk while its monk is in the hand, and no cushion while the
+    cushion is carried (a hover, a lift, an entry on a cushion of the board)."""
+    if element.endswith(" monk") or element.endswith(" cushion"):
+        return frozenset((NONE,))
+    return frozenset()
+
+
+def group(element: str) -> str:
+    """A square's tile, cushion and monk together; each player's tokens alone."""
+    return element if element.startswith("tokens ") else element.split(" ", 1)[0]
+
+
+def describe_element(element: str) -> str:
+    if element.startswith("tokens "):
+        return f"{element[7:]}'s path tokens"
+    square, part = element.split(" ", 1)
+    return f"the {part} on {square}"
+
+
+def _monk_words(value: Value | None) -> str:
+    colour, size = str(value).split("-")
+    return f"the {colour} {'Grand Master' if size == 'grand' else 'master'}"
+
+
+def _article(word: Value) -> str:
+    return "an" if str(word)[:1] in "aeiou" else "a"
+
+
+def fix_sentences(changes: list[tuple[str, Value | None, Value]]) -> list[str]:
+    """One instruction per element, turning what is seen into what is wanted."""
+    out = []
+    for element, seen, wanted in changes:
+        if element.startswith("tokens "):
+            out.append(f"{element[7:].capitalize()} should hold {wanted} path tokens "
+                       f"(seen {seen}).")
+            continue
+        square, part = element.split(" ", 1)
+        if part == "monk":
+            if wanted == NONE:
+                out.append(f"Take {_monk_words(seen)} off {square}.")
+            elif seen in (NONE, None):
+                out.append(f"Put {_monk_words(wanted)} on {square}.")
+            else:
+                out.append(f"Put {_monk_words(wanted)} on {square} instead of "
+                           f"{_monk_words(seen)}.")
+        elif part == "cushion":
+            if wanted == NONE:
+                out.append(f"Take the {seen} cushion off {square}.")
+            elif seen in (NONE, None):
+                out.append(f"Put {_article(wanted)} {wanted} cushion on {square}.")
+            else:
+                out.append(f"Put {_article(wanted)} {wanted} cushion on {square} instead "
+                           f"of the {seen} one.")
+        elif wanted == NONE:
+            out.append(f"Take the mandala tile off {square}.")
+        else:
+            out.append(f"The mandala tile on {square} should show its {wanted} side "
+                       f"(it shows {seen}).")
+    return out
+
+
+# ---------------------------------------------------------------------- candidates
+
+
+def _changed_squares(changed: list[str]) -> set[int]:
+    return {_SQUARE_OF[e.split(" ", 1)[0]] for e in changed if not e.startswith("tokens ")}
+
+
+def _squares(action: Action) -> frozenset[int]:
+    """The squares an action leaves changed (for lifts later in the turn)."""
+    if type(action) is Walk:
+        return frozenset(action.path)
+    if type(action) is Hover:
+        return frozenset((action.start, action.end, *(s for pair in action.lifts
+                                                      for s in pair)))
+    if type(action) is Enter:
+        return frozenset((action.square, action.cushion) if action.cushion >= 0
+                         else (action.square,))
+    assert type(action) is Swap
+    return frozenset((action.start, action.other))
+
+
+def _do(state: ShenshiState, monk: int, action: Action) -> object:
+    if type(action) is Walk:
+        return state._do_walk(monk, action.path)
+    if type(action) is Hover:
+        state._do_hover(monk, action.start, action.end, action.lifts)
+        return None
+    if type(action) is Enter:
+        return state._do_enter(monk, action.square, action.cushion)
+    swap = action
+    assert type(swap) is Swap
+    state._do_swap(swap.start, swap.other)
+    return None
+
+
+def _undo(state: ShenshiState, monk: int, action: Action, undo: object) -> None:
+    if type(action) is Walk:
+        state._undo_walk(monk, action.path, undo)  # type: ignore[arg-type]
+    elif type(action) is Hover:
+        state._undo_hover(monk, action.start, action.end, action.lifts)
+    elif type(action) is Enter:
+        state._undo_enter(monk, action.square, action.cushion, undo)  # type: ignore[arg-type]
+    else:
+        assert type(action) is Swap
+        state._do_swap(action.start, action.other)
+
+
+def _one_action_apart(a: int, b: int) -> bool:
+    ra, ca = divmod(a, SIZE)
+    rb, cb = divmod(b, SIZE)
+    return ra == rb or ca == cb or abs(ra - rb) + abs(ca - cb) <= 2
+
+
+def _liftable(lifts: tuple[tuple[int, int], ...], near: set[int],
+              touched: frozenset[int], loose: bool) -> bool:
+    """Whether the lifts take a cushion off a changed square (or one an earlier action
+    touched) and put it on a changed one. ``loose``: the cushion may also be lifted
+    from a square that did not change, if it is put back later in the turn."""
+    if loose:
+        return all(b in near or b in touched for _, b in lifts)
+    return all(b in near and (a in near or a in touched) for a, b in lifts)
+
+
+def _hover_ends(state: ShenshiState, monk: int,
+                memo: dict[tuple[object, ...], list[tuple[int, Lifts]]] | None,
+                ) -> list[tuple[int, Lifts]]:
+    """``options.hover_ends``, remembered by position within one search (the orange
+    cushion's lifts make it the costly option)."""
+    if memo is None:
+        return options.hover_ends(state, monk)
+    key = (state.pos[monk], tuple(state.cushion), tuple(state.occ))
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = options.hover_ends(state, monk)
+    return found
+
+
+def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
+             pending: int | None, free: bool, touched: frozenset[int] = frozenset(),
+             roams: dict[int, int] | None = None,
+             hovers: dict[tuple[object, ...], list[tuple[int, Lifts]]] | None = None,
+             ) -> list[tuple[Action, int | None]]:
+    """The actions of ``monk`` that touch only changed squares (``near``), as (action,
+    the square it leaves unseen: a square that did not change, where a monk or cushion
+    now stands, so a later action must take it away again).
+
+    ``pending``: such a square left by the action before: this action must start there
+    (or swap with the monk there). ``free``: any action (completions of a turn).
+    ``touched``: squares earlier actions of the turn changed: an orange cushion may lift
+    a blond cushion left there. ``roams``: monks seen on a changed square other than
+    their own, and that square: only they may stop on a square that did not change,
+    one action away from it (on its row or column, or two steps away)."""
+    start = state.pos[monk]
+    out: list[tuple[Action, int | None]] = []
+    loose = bool(roams)
+    target = roams.get(monk, -1) if roams is not None and pending is None else -1
+
+    def land(end: int) -> tuple[bool, int | None]:
+        if free or end in near:
+            return True, None
+        return target >= 0 and _one_action_apart(end, target), end
+
+    if start < 0:
+        if code > 1 or pending is not None:
+            return out
+        for source in options.entry_sources(state):
+            if not free and source >= 0 and source not in near:
+                continue
+            for square in options.entry_squares(state, source):
+                ok, stop = land(square)
+                if ok:
+                    out.append((Enter(code, square, source), stop))
+        return out
+    if not free:
+        if pending is not None:
+            if start != pending:
+                if state.pos[monk ^ 1] == pending and start in near:
+                    out.extend((Swap(code, start, other), pending)
+                               for other in options.swap_targets(state, monk))
+                return out
+        elif start not in near:
+            return out
+    for path in options.walk_paths(state, monk):
+        ok, stop = land(path[-1])
+        if ok:
+            out.append((Walk(code, path), stop))
+    for end, lifts in _hover_ends(state, monk, hovers):
+        if lifts and not free:
+            if len(lifts) == 1:  # the common case, inline: there are many of them
+                a, b = lifts[0]
+                if b not in near and (not loose or b not in touched):
+                    continue
+                if not loose and a not in near and a not in touched:
+                    continue
+            elif not _liftable(lifts, near, touched, loose):
+                continue
+        ok, stop = land(end)
+        if ok:
+            out.append((Hover(code, start, end, lifts), stop))
+    for other in options.swap_targets(state, monk):
+        ok, stop = land(other)
+        if ok:
+            out.append((Swap(code, start, other), stop))
+    return out
+
+
+def candidates(state: ShenshiState, observation: Observation,
+               changed: list[str]) -> list[Move]:
+    """The legal turns that could leave the table as seen, without listing the legal
+    turns (a position can have a million).
+
+    Depth-first over up to three actions, on a copy of ``state``: each action is one of
+    its monk's options (``engines.shenshi.options``) that starts on a square that
+    changed (or a monk off the board entering) and ends on one (walk, hover, entry,
+    swap; the squares of an orange cushion's lift are both among them, so where the
+    lifted cushion went is read off the table). A monk may stop once on a square that
+    did not change if it acts again from there (walk, then hover on; tried only when
+    no turn without such a stop fits, as they multiply the search). Each sequence
+    that leaves no such stop is a candidate, kept when ``state.check`` accepts it.
+    Sequences reaching the same position are the same turn for the game: the first is
+    kept (``G`` then ``M`` or ``M`` then ``G``).
+
+    A sequence is kept only when every changed square, and every square it touched,
+    shows what it leaves there (or nothing yet: a monk or cushion still in the hand);
+    a branch stops when more of the player's monks are away from where the table shows
+    them than the actions left can bring there.
+
+    A whole turn of one or two actions comes with its legal third actions (``extends``):
+    the referee accepts the short turn at once and keeps these, in case the player
+    goes on.
+
+    "In progress": a prefix of a turn is not a legal move in ShenShi (a turn uses both
+    monks), so for the sequences that fit the table but stop short of a legal turn, a
+    few legal turns beginning with them (``IN_PROGRESS_LIMIT``, completed by one or two
+    further actions of any kind) are added: the table is on the way to those.
+    """
+    if state.over:
+        return []
+    if state.phase == GIVE:
+        return state.legal_moves()
+    near = _changed_squares(changed)
+    if not near:  # nothing moved: a pass, when the player can do nothing else
+        return [Pass()] if has_turn(state) is None else []
+    rules = state.rules
+    p = state.turn
+    work = state.copy()
+    monks = [(code, rules.monk_id(p, code)) for code in usable_codes(state)]
+    found: list[tuple[tuple[Action, ...], int]] = []
+    hovers: dict[tuple[object, ...], list[tuple[int, Lifts]]] = {}
+    budget = [_NODE_LIMIT]
+
+    names = _monk_readings(rules)
+    looks: dict[int, tuple[Value | None, Value | None]] = {}
+    for s in range(SIZE * SIZE):
+        monk_seen, cushion_seen = observation[MONK[s]], observation[CUSHION[s]]
+        looks[s] = (monk_seen.value if monk_seen.confidence >= SURE else None,
+                    cushion_seen.value if cushion_seen.confidence >= SURE else None)
+
+    seen_at = {looks[s][0]: s for s in near}
+    roams = {m: seen_at[names[m].value] for m in range(rules.n_monks)
+             if seen_at.get(names[m].value, state.pos[m]) != state.pos[m]}
+    roams[-1] = -1  # never empty: the second pass is told apart by it
+    # Where each monk the player may move is seen at the end (None: in the hand, as
+    # the player's own and the neutral monks are never removed in their turn).
+    finals: list[tuple[int, int | None]] = []
+    for _, m in monks:
+        at = seen_at.get(names[m].value)
+        if at is None:
+            here = state.pos[m]
+            at = here if here < 0 or here not in near else None
+        finals.append((m, at))
+
+    def fits(squares: frozenset[int]) -> int:
+        """2: the squares show the position reached; 1: they show it or are empty for
+        now (a monk or cushion in the hand); 0: neither."""
+        best = 2
+        for s in squares:
+            monk_seen, cushion_seen = looks[s]
+            occupant = work.occ[s]
+            monk = NONE if occupant < 0 else names[occupant].value
+            cushion = CUSHION_NAMES[work.cushion[s]] or NONE
+            for seen, value in ((monk_seen, monk), (cushion_seen, cushion)):
+                if seen is None or seen == value:
+                    continue
+                if seen != NONE:
+                    return 0
+                best = 1
+        return best
+
+    def dfs(prefix: tuple[Action, ...], pending: int | None, touched: frozenset[int],
+            stops: dict[int, int]) -> None:
+        if prefix and pending is None:
+            fit = fits(touched | near)
+            if fit:
+                found.append((prefix, fit))
+        if len(prefix) == 3 or budget[0] <= 0 or sum(
+                1 for m, at in finals if at is not None and work.pos[m] != at
+        ) > 4 - len(prefix):
+            # more monks away from where they are seen than the actions left can bring
+            # there (a swap moves two)
+            return
+        for code, monk in monks:
+            for action, stop in _actions(work, code, monk, near, pending, False, touched,
+                                         stops, hovers):
+                if stop is not None and len(prefix) == 2:
+                    continue
+                budget[0] -= 1
+                undo = _do(work, monk, action)
+                dfs((*prefix, action), stop, touched | _squares(action), stops)
+                _undo(work, monk, action, undo)
+
+    turns: list[Move] = []
+    seen: set[tuple[object, ...]] = set()
+    short: list[tuple[Action, ...]] = []
+    whole = False
+    # First without unseen stops (most turns); only if nothing fits, with them (and
+    # with lifts from squares that look unchanged: a cushion lifted and put back).
+    for stops in ({}, roams):
+        if stops is roams and whole:
+            break
+        found.clear()
+        dfs((), None, frozenset(), stops)
+        for actions, fit in found:
+            turn = Turn(actions)
+            try:
+                state.check(turn)
+            except IllegalMoveError as error:
+                if error.rule.startswith(("turn.needs", "turn.swap-alone")):
+                    short.append(actions)
+                continue
+            whole = whole or fit == 2
+            token = state.apply(turn)
+            key = state._key()
+            state.undo(token)
+            if key not in seen:
+                seen.add(key)
+                turns.append(turn)
+    if whole:
+        turns.extend(_third_actions(state, work, turns, seen))
+    if short and not whole:
+        turns.extend(_completions(state, work, monks, short))
+    elif not turns and all(observation.value(e) == NONE for e in changed
+                           if not e.startswith("tokens ")):
+        # only monks or cushions taken up: the turns starting from those squares
+        turns.extend(_completions(state, work, monks, [()], near))
+    return turns
+
+
+def extends(move: Move, bigger: Move) -> bool:
+    """Whether ``bigger`` is ``move`` with more actions after it: the referee keeps
+    such turns after accepting ``move`` from the table, in case the player goes on (a
+    third action moves a monk that already acted, so the table no longer shows
+    ``move``)."""
+    return (type(move) is Turn and type(bigger) is Turn
+            and len(bigger.actions) > len(move.actions)
+            and bigger.actions[:len(move.actions)] == move.actions)
+
+
+def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
+                   seen: set[tuple[object, ...]]) -> list[Move]:
+    """The legal turns adding one action to a turn of ``turns`` that has fewer than
+    three (by a monk it used: a turn uses one Grand Master and one master), reaching
+    a position none of ``turns`` reaches."""
+    out: list[Move] = []
+    rules = state.rules
+    for turn in turns:
+        if type(turn) is not Turn or len(turn.actions) == 3:
+            continue
+        done = []
+        for action in turn.actions:
+            monk = rules.monk_id(state.turn, action.monk)
+            done.append((monk, action, _do(work, monk, action)))
+        used = {(action.monk, monk) for monk, action, _ in done}
+        for code, monk in sorted(used):
+            if work.pos[monk] < 0:
+                continue
+            for action, _ in _actions(work, code, monk, set(), None, True):
+                longer = Turn((*turn.actions, action))
+                try:
+                    state.check(longer)
+                except IllegalMoveError:
+                    continue
+                token = state.apply(longer)
+                key = state._key()
+                state.undo(token)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(longer)
+        for monk, action, undo in reversed(done):
+            _undo(work, monk, action, undo)
+    return out
+
+
+def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int, int]],
+                 short: list[tuple[Action, ...]],
+                 first: set[int] | None = None) -> list[Move]:
+    """A few legal turns beginning with each of ``short`` (actions that fit the table
+    but are not a legal turn yet). ``first``: for ``short == [()]``, the squares the
+    first action must start from (a monk lifted from there, nothing put down yet)."""
+    out: list[Move] = []
+    texts: set[str] = set()
+
+    def extend(prefix: tuple[Action, ...], undos: list[tuple[int, Action, object]]) -> None:
+        if len(out) >= IN_PROGRESS_LIMIT or len(prefix) == 3:
+            return
+        for code, monk in monks:
+            if not prefix and first is not None and work.pos[monk] not in first:
+                continue
+            for action, _ in _actions(work, code, monk, set(), None, True):
+                if len(out) >= IN_PROGRESS_LIMIT:
+                    return
+                turn = Turn((*prefix, action))
+                try:
+                    state.check(turn)
+                except IllegalMoveError as error:
+                    if len(prefix) <= 1 and error.rule.startswith(
+                            ("turn.needs", "turn.swap-alone")):
+                        undo = _do(work, monk, action)
+                        extend((*prefix, action), [*undos, (monk, action, undo)])
+                        _undo(work, monk, action, undo)
+                    continue
+                text = format_move(turn)
+                if text not in texts:
+                    texts.add(text)
+                    out.append(turn)
+
+    for actions in short:
+        undos = []
+        for action in actions:
+            monk = state.rules.monk_id(state.turn, action.monk)
+            undos.append((monk, action, _do(work, monk, action)))
+        extend(actions, undos)
+        for monk, action, undo in reversed(undos):
+            _undo(work, monk, action, undo)
+        if len(out) >= IN_PROGRESS_LIMIT:
+            break
+    return out
+
+
+# ---------------------------------------------------------------------- guess
+
+
+def _line(a: int, b: int) -> tuple[int, ...]:
+    """The squares from ``a`` to ``b`` along a row or column, or just the two ends."""
+    ra, ca = divmod(a, SIZE)
+    rb, cb = divmod(b, SIZE)
+    if ra == rb or ca == cb:
+        n = max(abs(ra - rb), abs(ca - cb))
+        dr, dc = (rb > ra) - (rb < ra), (cb > ca) - (cb < ca)
+        return tuple((ra + k * dr) * SIZE + ca + k * dc for k in range(n + 1))
+    return (a, b)
+
+
+def guess(state: ShenshiState, observation: Observation,
+          changed: list[str]) -> tuple[str, Move | None, int | None]:
+    """What the player seems to have tried: (words, the turn meant, whose monk moved).
+
+    Each monk is known by its metal and size, so where every monk went is read off the
+    table; the turn is rebuilt from that (entries first, then walks, hovers and swaps
+    in square order) and ``check`` names the rule it breaks."""
+    rules = state.rules
+    readings = _monk_readings(rules)
+    where: dict[str, int] = {}
+    for s in range(SIZE * SIZE):
+        value = observation.value(MONK[s])
+        if value not in (None, NONE):
+            where[str(value)] = s
+    p = state.turn
+    moved: list[tuple[int, int, int]] = []  # (monk, from, to: -1 when gone)
+    for monk in range(rules.n_monks):
+        name = str(readings[monk].value)
+        start = state.pos[monk]
+        if start >= 0 and not observation[MONK[start]].known:
+            continue
+        end = where.get(name, -1)
+        if end != start:
+            moved.append((monk, start, end))
+    movers = [(m, a, b) for m, a, b in moved if b >= 0]
+    if not _changed_squares(changed):
+        return ("passing", Pass(), p)
+    others = [m for m, _, _ in movers if rules.monk_code(p, m) < 0]
+    if others:
+        owner = rules.owner(others[0])
+        return (f"moving {rules.monk_name(others[0])}", None, owner)
+    if not movers:
+        if moved:
+            return ("taking monks off the board", None, None)
+        return ("moving cushions or tiles", None, None)
+    entries: list[Action] = []
+    actions: list[Action] = []
+    done: set[int] = set()
+    cushion = state.cushion
+    for monk, start, end in movers:
+        if monk in done:
+            continue
+        code = rules.monk_code(p, monk)
+        if start < 0:
+            seen = observation.value(CUSHION[end])
+            source = RESERVE_ORANGE if seen == "orange" else RESERVE_BLOND
+            if not state.reserve[2 * p] + state.reserve[2 * p + 1]:
+                gone = [s for s in range(SIZE * SIZE) if cushion[s] != NO_CUSHION
+                        and observation.value(CUSHION[s]) == NONE and s != end]
+                source = gone[0] if gone else source
+            entries.append(Enter(code, end, source))
+            continue
+        partner = [x for x in movers if x[0] == monk ^ 1 and x[1] == end and x[2] == start]
+        if partner and monk >> 1 == (monk ^ 1) >> 1:
+            done.add(monk ^ 1)
+            actions.append(Swap(code, start, end))
+            continue
+        colour = cushion[start]
+        if (colour != NO_CUSHION and observation.value(CUSHION[start]) == NONE
+                and observation.value(CUSHION[end]) == CUSHION_NAMES[colour]
+                and cushion[end] == NO_CUSHION):
+            actions.append(Hover(code, start, end))
+        else:
+            actions.append(Walk(code, _line(start, end)))
+    turn = Turn((*entries, *actions))
+    first = turn.actions[0]
+    kind = {Walk: "walking", Hover: "hovering", Enter: "entering", Swap: "swapping"}
+    monk = rules.monk_id(p, first.monk)
+    words = f"{kind[type(first)]} {rules.monk_name(monk)}"
+    if len(turn.actions) > 1:
+        words += f" ({format_move(turn)})"
+    return (words, turn, p)

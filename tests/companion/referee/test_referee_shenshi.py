@@ -1,0 +1,239 @@
+"""The referee on scripted ShenShi streams: each kind of action, whole turns, turns in
+progress, illegal turns with the engine's rule and the fix, and a random game."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from companion.referee.core import Referee
+from companion.referee.events import Answer, TurnDone, TypedMove
+from engines import Dice
+from engines.observation import Observation
+from engines.shenshi import ShenshiRules, ShenshiState
+from engines.shenshi.observation import candidates, expected, schema
+from tests.companion.referee.streams import names, only, show
+from tests.engines.shenshi.positions import position
+
+TWO = ShenshiRules(["silver", "copper"])
+
+
+def start() -> ShenshiState:
+    """Silver to move: G on c3, M on e3 (blond cushions); copper's G on c6, M on d4
+    (blond), their reserve untouched; neutral G on a1 (blond), M on g7 (orange)."""
+    return position(TWO, blond="c3 e3 a1 d5 c6 d3 d4", orange="g7 b2", faded="d2 f4",
+                    intact="b4 f2", monks={"silver": ("c3", "e3"), "copper": ("c6", "d4"),
+                                           "neutral": ("a1", "g7")})
+
+
+def after(state: ShenshiState, text: str, *, checked: bool = True) -> Observation:
+    """The table once ``text`` is played (``checked=False``: even if it is not a legal
+    turn, like the first action of one)."""
+    move = state.rules.parse_move(text)
+    if checked:
+        state.check(move)
+    other = state.copy()
+    other.apply(move)
+    return expected(other)
+
+
+def referee(state: ShenshiState | None = None) -> Referee:
+    state = state or start()
+    return Referee(state.rules, state)
+
+
+# ---------------------------------------------------------------------- the table
+
+
+def test_the_table_names_every_square_part_and_the_tokens() -> None:
+    table = expected(start())
+    assert len(schema(TWO).elements) == 49 * 3 + 2
+    assert table.value("c3 monk") == "silver-grand"
+    assert table.value("e3 monk") == "silver-master"
+    assert table.value("a1 monk") == "black-grand"
+    assert table.value("g7 cushion") == "orange"
+    assert table.value("b4 tile") == "intact"
+    assert table.value("d2 tile") == "faded"
+    assert table.value("e5 cushion") == "none"
+    assert table.value("tokens copper") == 1
+
+
+# ---------------------------------------------------------------------- each action
+
+
+@pytest.mark.parametrize("text", [
+    "Gc3-d3 Me3~e5",            # a walk of one square, a hover
+    "Gc3-d3-d2 Me3~e6",         # a walk of two squares with a turn
+    "Gc3-d3 NMg7~g1",           # an orange hover across the edge
+    "Gc3~c5 Me3~e5 Me5=c5",     # a hover, then a swap
+    "Gc3~c4 NMg7~g4 NMg4-f4",   # a neutral monk hovers, then walks
+])
+def test_a_whole_turn_is_accepted(text: str) -> None:
+    ref = referee()
+    out = show(ref, after(ref.state, text))
+    accepted = only(out, "move_accepted")
+    assert accepted.move == text
+    assert accepted.by == "table"
+
+
+def test_a_walk_that_removes_a_monk_is_accepted_with_the_tokens() -> None:
+    ref = referee()
+    text = "Gc3-d3-d4 Me3~e5"  # silver's G removes copper's master on d4
+    table = after(ref.state, text)
+    assert table.value("tokens silver") == 3
+    assert only(show(ref, table), "move_accepted").move == text
+    assert ref.state.pos[3] == -1
+
+
+def test_an_entry_is_accepted() -> None:
+    state = position(TWO, blond="c3 a1", orange="g7", monks={
+        "silver": ("c3", None), "neutral": ("a1", "g7")})
+    ref = referee(state)
+    text = "M@e5:o Gc3~c6"
+    assert only(show(ref, after(state, text)), "move_accepted").move == text
+
+
+def test_an_orange_lift_is_read_off_the_table() -> None:
+    # the orange cushion on g7 lifts the free blond cushion of d7 and puts it on e5
+    state = position(TWO, blond="c3 d7 a1", orange="g7 e3", monks={
+        "silver": ("c3", "e3"), "neutral": ("a1", "g7")})
+    ref = referee(state)
+    text = "NMg7~a7(d7>e5) Gc3~c5"
+    out = show(ref, after(state, text))
+    # the same turn, its actions in either order
+    assert only(out, "move_accepted").move in (text, "Gc3~c5 NMg7~a7(d7>e5)")
+
+
+# ---------------------------------------------------------------------- in progress
+
+
+def test_a_third_action_after_an_accepted_turn_replaces_it() -> None:
+    # two actions make a legal turn, accepted at once; the master then walks on
+    ref = referee()
+    out = show(ref, after(ref.state, "Gc3~c4 Me3~e4"))
+    assert only(out, "move_accepted").move == "Gc3~c4 Me3~e4"
+    lifted = after(ref.start, "Gc3~c4 Me3~e4").replace({"e4 monk": "none"})
+    out = show(ref, lifted)
+    assert names(out) == ["move_taken_back", "move_in_progress"]
+    out = show(ref, after(ref.start, "Gc3~c4 Me3~e4 Me4-f4"))
+    assert only(out, "move_accepted").move == "Gc3~c4 Me3~e4 Me4-f4"
+    assert [text for _, text in ref.history] == ["Gc3~c4 Me3~e4 Me4-f4"]
+
+
+def test_half_a_turn_is_in_progress_then_accepted() -> None:
+    ref = referee()
+    half = after(ref.state, "Gc3-d3", checked=False)
+    out = show(ref, half)
+    assert names(out) == ["move_in_progress"]
+    assert all(m.startswith("Gc3-d3 ") for m in only(out, "move_in_progress").candidates)
+    out = show(ref, after(ref.start, "Gc3-d3 Me3~e5"))
+    assert only(out, "move_accepted").move == "Gc3-d3 Me3~e5"
+
+
+def test_a_monk_in_the_hand_is_in_progress() -> None:
+    ref = referee()
+    lifted = expected(ref.state).replace({"c3 monk": "none"})
+    assert names(show(ref, lifted)) == ["move_in_progress"]
+
+
+# ---------------------------------------------------------------------- illegal turns
+
+
+def test_half_a_turn_declared_done_names_the_missing_monk() -> None:
+    ref = referee()
+    show(ref, after(ref.state, "Gc3-d3", checked=False))
+    flag = only(ref.handle(TurnDone()), "illegal_move")
+    assert flag.rule == "turn.needs-master"
+    assert "Take the silver Grand Master off d3." in flag.fix
+    assert "Put the silver Grand Master on c3." in flag.fix
+
+
+def test_a_walk_onto_an_intact_mandala_is_flagged() -> None:
+    ref = referee()
+    table = expected(ref.state).replace({"c3 monk": "none", "b4 monk": "silver-grand"})
+    table = table.replace({"e3 monk": "none", "e3 cushion": "none",
+                           "e5 monk": "silver-master", "e5 cushion": "blond"})
+    flag = only(show(ref, table), "illegal_move")
+    assert flag.rule in ("walk.step", "walk.not-walkable")
+    assert "Take the silver Grand Master off b4." in flag.fix
+
+
+def test_a_walk_of_three_squares_is_flagged() -> None:
+    ref = referee()
+    table = after(ref.state, "Me3~e5", checked=False).replace(
+        {"c3 monk": "none", "c6 monk": "silver-grand"})  # c3-c4-c5-c6, onto copper's G
+    flag = only(show(ref, table), "illegal_move")
+    assert flag.rule == "walk.length"
+    assert flag.attempt.startswith("walking silver's Grand Master")
+
+
+def test_moving_the_other_players_monk_is_the_wrong_player() -> None:
+    ref = referee()
+    table = expected(ref.state).replace({"c6 monk": "none", "c6 cushion": "none",
+                                         "c7 monk": "copper-grand", "c7 cushion": "blond"})
+    flag = only(show(ref, table), "illegal_move")
+    assert flag.rule == "turn.wrong-player"
+    out = show(ref, expected(ref.state))
+    assert names(out) == ["table_restored"]
+
+
+def test_a_turn_skipping_the_obligatory_entry_is_flagged() -> None:
+    state = position(TWO, blond="c3 a1", orange="g7", monks={
+        "silver": ("c3", None), "neutral": ("a1", "g7")})
+    ref = referee(state)
+    table = after(state, "Gc3~c6 NMg7~g4", checked=False)
+    flag = only(show(ref, table), "illegal_move")
+    assert flag.rule == "turn.enter-first"
+    assert "Put an orange cushion on g7." in flag.fix
+    assert "Put the black master on g7." in flag.fix
+
+
+def test_done_on_an_unchanged_table_is_a_pass_only_when_nothing_else_is_possible() -> None:
+    ref = referee()
+    flag = only(ref.handle(TurnDone()), "illegal_move")
+    assert flag.rule == "pass.has-turn"
+
+
+# ---------------------------------------------------------------------- a random game
+
+
+@pytest.mark.parametrize(("players", "seed"), [(("silver", "copper"), 3),
+                                               (("silver", "copper", "gold"), 5)])
+def test_a_random_game_is_recognised_turn_by_turn(players: tuple[str, ...],
+                                                  seed: int) -> None:
+    rules = ShenshiRules(players, seed=seed)
+    ref = Referee(rules)
+    truth = rules.initial_state()
+    dice = Dice(seed)
+    direct = asked = missed = 0
+    times = []
+    turns = 40
+    for _ in range(turns):
+        if truth.is_over():
+            break
+        move = truth.random_move(dice)
+        text = rules.format_move(move)
+        before = truth.copy()
+        truth.play(move)
+        table = expected(truth)
+        began = time.perf_counter()
+        candidates(before, table, expected(before).differences(table))
+        times.append(time.perf_counter() - began)
+        out = show(ref, table)
+        if "question" in names(out):
+            asked += 1
+            assert text in only(out, "question").candidates
+            ref.handle(Answer(text))
+        elif "move_accepted" in names(out):
+            direct += 1
+        else:  # not recognised: the player types the turn
+            missed += 1
+            ref.handle(TypedMove(text))
+        # the turn recorded may be written differently (G then M, or M then G), but it
+        # must reach the same position
+        assert ref.state.to_json() == truth.to_json(), text
+    assert direct >= 0.9 * (direct + asked + missed), (direct, asked, missed)
+    times.sort()
+    assert times[len(times) // 2] < 0.05  # typically a few milliseconds
+    assert times[-1] < 1.0
