@@ -24,7 +24,7 @@ from companion.simulator import TableConfig, TableSimulator, referee_game
 from companion.simulator.scoring import GameScore, totals
 from engines import rules_class
 
-PLAYER_COUNTS = {"shangrila": (4, 3)}
+PLAYER_COUNTS = {"shangrila": (4, 3), "shendao": (2,)}
 """Player counts per game, taken in turn game after game."""
 
 BENCH_TABLE = TableConfig(
@@ -50,8 +50,8 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
                         "(default 0.01 0.05)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--game", default="shangrila",
-                        help="the game (default shangrila; the only one with a table "
-                        "simulator so far)")
+                        help="the game (default shangrila; see PLAYER_COUNTS for the "
+                        "games with a table simulator)")
     parser.add_argument("--sources", nargs="+", default=["camera"],
                         choices=["camera", "sensors"],
                         help="what reads the table (default: camera)")
