@@ -9,11 +9,12 @@ from companion.referee.events import Output, Seen
 from engines.observation import Observation, Reading
 
 
-def show(referee: Referee, table: Observation, times: int = 2,
+def show(referee: Referee, table: Observation, times: int | None = None,
          source: str = "camera") -> list[Output]:
-    """Show the same table ``times`` frames in a row; the outputs."""
+    """Show the same table ``times`` frames in a row (by default as many as the referee
+    needs to believe it); the outputs."""
     out: list[Output] = []
-    for _ in range(times):
+    for _ in range(referee.config.stable_frames if times is None else times):
         out += referee.handle(Seen(table, source))
     return out
 

@@ -72,8 +72,10 @@ def test_with_unsure_flicker_and_hands_the_game_ends_in_the_true_position(
         seed: int) -> None:
     # Wrong readings the reader marks unsure, right ones marked unsure, hands, pauses:
     # the engine absorbs them, so nobody has to correct the referee.
+    # Five frames per touch (a camera gives dozens): with the referee believing a
+    # reading after three equal frames, a flickered frame must leave room to recover.
     config = TableConfig(flicker=0.03, flicker_sure=0.0, unsure=0.03, hands=0.4,
-                         pause=0.2)
+                         pause=0.2, frames_per_step=5)
     score = referee_game(TableSimulator.random(THREE, config, seed))
     assert (score.corrected, score.false_flags) == (0, 0)
     assert score.final_state_right
