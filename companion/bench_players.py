@@ -111,6 +111,47 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(handler=players_command)
 
+    search = bench_sub.add_parser(
+        "search", help="search iterations per second, per game",
+        description="Run one search at a level from a mid-game position of each game and "
+        "print iterations per second (one core).")
+    search.add_argument("--game", action="append", choices=sorted(PLAYERS),
+                        help="only this game (repeatable; default all)")
+    search.add_argument("--level", type=int, default=DEFAULT_LEVEL, choices=sorted(LEVELS),
+                        help=f"search level (default {DEFAULT_LEVEL})")
+    search.add_argument("--seed", type=int, default=3, help="random seed (default 3)")
+    search.add_argument("--json", action="store_true", help="print the figures as JSON")
+    search.set_defaults(handler=search_command)
+
+
+def search_command(args: argparse.Namespace) -> int:
+    """Iterations per second of the search at ``--level``, from a mid-game position of
+    each game (reached by the game's playout draw from ``--seed``)."""
+    from engines.search import MCTS
+
+    figures = []
+    for game in args.game or sorted(PLAYERS):
+        cls = rules_class(game)
+        rules = cls.from_record(cls.default_players(PLAYERS[game]), {})
+        state = rules.initial_state()
+        dice = Dice(args.seed)
+        for _ in range(30 if game == "shangrila" else 8):
+            draw = getattr(state, "playout_move", state.random_move)
+            state.apply(draw(dice))
+        config = LEVELS[args.level]
+        result = MCTS(config).search(state)
+        rate = result.iterations / result.seconds
+        figures.append({"game": game, "level": args.level, "iterations": result.iterations,
+                        "seconds": round(result.seconds, 3), "iterations_per_second":
+                        round(rate)})
+        if not args.json:
+            print(f"{game:<10} level {args.level}: {rate:>7.0f} iterations/s "
+                  f"({result.iterations} in {result.seconds:.2f} s, playouts cut at "
+                  f"{config.rollout_moves} moves)")
+    if args.json:
+        print(json.dumps({"figures": figures}))
+    return 0
+
 
 def players_command(args: argparse.Namespace) -> int:
     from companion.cli import UsageError

@@ -1,0 +1,39 @@
+"""The benchmark commands run and print their figures (tiny budgets here)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.bench_players import elo
+from companion.cli import main
+
+
+def test_bench_search_prints_iterations_per_second(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "search", "--game", "shendao", "--level", "1", "--json"]) == 0
+    figure = json.loads(capsys.readouterr().out)["figures"][0]
+    assert figure["game"] == "shendao" and figure["iterations"] == 25
+    assert figure["iterations_per_second"] > 0
+
+
+def test_bench_players_plays_every_pairing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "players", "--game", "shendao", "--games", "2", "--levels", "2",
+                 "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)["figures"]
+    assert [(f["measured"], f["opponent"], f["games"]) for f in figures] == [
+        ("level 2", "level 1", 2), ("level 4", "random", 2), ("level 4", "greedy", 2)]
+
+
+def test_the_elo_scale() -> None:
+    assert elo(0.5, 2) == pytest.approx(0.0)
+    assert elo(0.25, 4) == pytest.approx(0.0)  # an equal player among four
+    assert elo(0.75, 2) == pytest.approx(190.8, abs=0.1)
+    assert elo(1.0, 2) is None
+
+
+def test_bench_rules_reports_both_draws(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "rules", "--game", "shangrila", "--seconds", "0.2", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)["figures"]
+    assert {(f["players"], f["policy"]) for f in figures} == {
+        (3, "uniform"), (3, "playout"), (4, "uniform"), (4, "playout")}
