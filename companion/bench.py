@@ -7,10 +7,12 @@ draw that search playouts use), it measures that too, labelled ``playout``."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -56,14 +58,26 @@ def random_games(rules: Rules[Any, Any], seconds: float, seed: int,
                        round(games / elapsed, 1), round(moves / games, 1))
 
 
-def _pin_to_one_core() -> None:
-    if hasattr(os, "sched_setaffinity"):
-        cores = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cores[-1]})
+@contextlib.contextmanager
+def one_core() -> Iterator[None]:
+    """Run on one core (the figures are per core), then on the cores allowed before."""
+    if not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {max(before)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
 
 
 def rules_command(args: argparse.Namespace) -> int:
-    _pin_to_one_core()
+    with one_core():
+        return _rules(args)
+
+
+def _rules(args: argparse.Namespace) -> int:
     games = args.game or available_games()
     figures = []
     for game in games:
