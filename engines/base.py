@@ -83,6 +83,11 @@ class Rules(ABC, Generic[M, S]):
     def format_move(self, move: M) -> str:
         """The canonical text of ``move``."""
 
+    def __repr__(self) -> str:
+        """``ShangrilaRules(['red', 'blue', 'yellow'], stones=11, ...)``: pasteable."""
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options_json().items())
+        return f"{type(self).__name__}({list(self.players)!r}, {opts})"
+
     def check_player_count(self) -> None:
         """Raise ``RecordError`` unless the number of players suits the game."""
         n = len(self.players)

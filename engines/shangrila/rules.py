@@ -133,10 +133,6 @@ class ShangrilaRules(Rules[moves.Move, "ShangrilaState"]):
         """``"Blue"``: the player's colour as a sentence starts it."""
         return self.players[player].capitalize()
 
-    def __repr__(self) -> str:
-        opts = ", ".join(f"{k}={v!r}" for k, v in self.options_json().items())
-        return f"ShangrilaRules({list(self.players)!r}, {opts})"
-
 
 _BOARD: Board | None = None
 

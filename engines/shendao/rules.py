@@ -151,10 +151,6 @@ class ShendaoRules(Rules[moves.Move, "ShendaoState"]):
         """``"Light"``: the player as a sentence starts it."""
         return self.players[player].capitalize()
 
-    def __repr__(self) -> str:
-        opts = ", ".join(f"{k}={v!r}" for k, v in self.options_json().items())
-        return f"ShendaoRules({list(self.players)!r}, {opts})"
-
 
 def _spell(value: object) -> str:
     """A value as a record spells it (``true``, ``"tigre"``)."""

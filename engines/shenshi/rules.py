@@ -213,10 +213,6 @@ class ShenshiRules(Rules[moves.Move, "ShenshiState"]):
         """``"Silver"``: the player's colour as a sentence starts it."""
         return self.players[player].capitalize()
 
-    def __repr__(self) -> str:
-        opts = ", ".join(f"{k}={v!r}" for k, v in self.options_json().items())
-        return f"ShenshiRules({list(self.players)!r}, {opts})"
-
 
 _BOARD: Board | None = None
 
