@@ -44,10 +44,20 @@ class Kind:
     name: str
     value: str
     """Template of the value element's name (``{name}`` is the position's name)."""
-    codes: Mapping[int, Value] | None
-    """Sensor code -> element value; ``None`` while the kind is not calibrated."""
+    codes: Mapping[int, Value | tuple[Value, ...]] | None
+    """Sensor code -> element value (with ``also``: a tuple, one value per value
+    element); ``None`` while the kind is not calibrated."""
     height: str | None = None
     """Template of the stack-height element, for kinds whose sensor measures one."""
+    also: tuple[str, ...] = ()
+    """Templates of further value elements one code gives (a ShenShi square's code
+    says both its cushion and its monk)."""
+
+    def values(self, code: int) -> tuple[Value, ...]:
+        """The values of ``code`` for each value element, in order. Raises KeyError."""
+        assert self.codes is not None
+        value = self.codes[code]
+        return value if isinstance(value, tuple) else (value,)
 
 
 @dataclass(frozen=True)
@@ -74,10 +84,10 @@ class Layout:
 
     @staticmethod
     def _elements(name: str, kind: Kind) -> tuple[str, ...]:
-        value = kind.value.replace(NAME_FIELD, name)
+        values = tuple(t.replace(NAME_FIELD, name) for t in (kind.value, *kind.also))
         if kind.height is None:
-            return (value,)
-        return value, kind.height.replace(NAME_FIELD, name)
+            return values
+        return (*values, kind.height.replace(NAME_FIELD, name))
 
     @property
     def positions(self) -> int:
@@ -93,7 +103,8 @@ class Layout:
         return any(kind.height is not None for kind in self.kinds)
 
     def elements(self, position: int) -> tuple[str, ...]:
-        """The table elements position ``position`` yields (value first, then height)."""
+        """The table elements position ``position`` yields (value elements first, then
+        the height element if any)."""
         return self._elements(self.names[position], self.kinds[position])
 
     def position_of(self, element: str) -> int:
@@ -120,8 +131,7 @@ class Layout:
         elif kind.codes is None:
             shown = f"code {code}"
         elif code in kind.codes:
-            shown = json.dumps(kind.codes[code])
-            shown = shown.strip('"')
+            shown = ", ".join(json.dumps(v).strip('"') for v in kind.values(code))
         else:
             shown = f"uncalibrated code {code}"
         if kind.height is not None and height != NO_HEIGHT:
@@ -144,29 +154,34 @@ class TableConverter:
             raise LayoutError(f"a {layout.game} layout cannot read a {schema.game} table")
         self.layout = layout
         self.schema = schema
-        # per position: (value element, code -> reading, height element)
-        self._plan: list[tuple[str, dict[int, Reading], str | None]] = []
-        self._inverse: list[dict[tuple[type, Value], int]] = []
+        # per position: (value elements, code -> their readings, height element)
+        self._plan: list[tuple[tuple[str, ...], dict[int, tuple[Reading, ...]],
+                               str | None]] = []
+        self._inverse: list[dict[tuple[tuple[type, Value], ...], int]] = []
         for position in range(layout.positions):
             kind = layout.kinds[position]
             assert kind.codes is not None
             elements = layout.elements(position)
-            value_element = elements[0]
-            height_element = elements[1] if len(elements) > 1 else None
+            height_element = elements[-1] if kind.height is not None else None
+            value_elements = elements[:-1] if kind.height is not None else elements
             try:
                 for element in elements:
                     schema.check(element, None)
-                for value in kind.codes.values():
-                    schema.check(value_element, value)
+                for code in kind.codes:
+                    for element, value in zip(value_elements, kind.values(code),
+                                              strict=True):
+                        schema.check(element, value)
                 if height_element is not None:
                     for h in range(MAX_HEIGHT + 1):
                         schema.check(height_element, h)
             except RecordError as error:
                 raise LayoutError(f"{layout.game} layout position {position} "
                                   f"({layout.names[position]}): {error}") from None
-            readings = {code: Reading(value, confidence) for code, value in kind.codes.items()}
-            self._plan.append((value_element, readings, height_element))
-            self._inverse.append({(type(v), v): code for code, v in kind.codes.items()})
+            readings = {code: tuple(Reading(v, confidence) for v in kind.values(code))
+                        for code in kind.codes}
+            self._plan.append((value_elements, readings, height_element))
+            self._inverse.append({tuple((type(v), v) for v in kind.values(code)): code
+                                  for code in kind.codes})
         self._heights = [Reading(h, confidence) for h in range(MAX_HEIGHT + 1)]
 
     def observation(self, readings: bytes | bytearray) -> Observation:
@@ -177,9 +192,11 @@ class TableConverter:
                               f"{self.layout.positions} positions")
         out: dict[str, Reading] = {}
         heights = self._heights
-        for reading, (value_element, by_code, height_element) in zip(
+        for reading, (value_elements, by_code, height_element) in zip(
                 readings, self._plan, strict=True):
-            out[value_element] = by_code.get(reading & 0x3F, UNKNOWN)
+            values = by_code.get(reading & 0x3F)
+            for i, element in enumerate(value_elements):
+                out[element] = UNKNOWN if values is None else values[i]
             if height_element is not None:
                 height = reading >> 6
                 out[height_element] = heights[height] if height <= MAX_HEIGHT else UNKNOWN
@@ -190,14 +207,17 @@ class TableConverter:
         sensors): unknown values read as unreadable. Raises ``LayoutError`` for a value
         the calibration has no code for."""
         out = bytearray()
-        for position, (value_element, _, height_element) in enumerate(self._plan):
-            value = observation.value(value_element)
-            if value is None:
+        for position, (value_elements, _, height_element) in enumerate(self._plan):
+            values = [observation.value(e) for e in value_elements]
+            if any(v is None for v in values):
                 code = CODE_UNREADABLE
             else:
-                found = self._inverse[position].get((type(value), value))
+                key = tuple((type(v), v) for v in values)
+                found = self._inverse[position].get(key)  # type: ignore[arg-type]
                 if found is None:
-                    raise LayoutError(f"no sensor code reads {value!r} on {value_element}")
+                    shown = ", ".join(repr(v) for v in values)
+                    raise LayoutError(f"no sensor code reads {shown} on "
+                                      f"{', '.join(value_elements)}")
                 code = found
             height = NO_HEIGHT
             if height_element is not None:
@@ -230,7 +250,11 @@ def table_schema(game: str) -> TableSchema:
 def _kind(game: str, name: str, data: Any) -> Kind:
     if not isinstance(data, Mapping) or NAME_FIELD not in str(data.get("value", "")):
         raise LayoutError(f"{game} kind {name!r}: needs a 'value' naming {NAME_FIELD}")
-    codes: dict[int, Value] | None = None
+    also = tuple(str(t) for t in data.get("also", ()))
+    if any(NAME_FIELD not in t for t in also):
+        raise LayoutError(f"{game} kind {name!r}: every 'also' template must name "
+                          f"{NAME_FIELD}")
+    codes: dict[int, Value | tuple[Value, ...]] | None = None
     if "codes" in data:
         codes = {}
         for key, value in data["codes"].items():
@@ -238,13 +262,20 @@ def _kind(game: str, name: str, data: Any) -> Kind:
             if not 0 <= code < CODE_UNREADABLE:
                 raise LayoutError(f"{game} kind {name!r}: code {code} is outside "
                                   f"0..{CODE_UNREADABLE - 1}")
-            if not isinstance(value, str | int | bool):
+            if also:  # one value per value element
+                if not (isinstance(value, list) and len(value) == 1 + len(also)
+                        and all(isinstance(v, str | int | bool) for v in value)):
+                    raise LayoutError(f"{game} kind {name!r}: code {code} must map to "
+                                      f"{1 + len(also)} values, not {value!r}")
+                codes[code] = tuple(value)
+            elif isinstance(value, str | int | bool):
+                codes[code] = value
+            else:
                 raise LayoutError(f"{game} kind {name!r}: code {code} maps to {value!r}")
-            codes[code] = value
     height = data.get("height")
     if height is not None and NAME_FIELD not in height:
         raise LayoutError(f"{game} kind {name!r}: 'height' must name {NAME_FIELD}")
-    return Kind(name, str(data["value"]), codes, height)
+    return Kind(name, str(data["value"]), codes, height, also)
 
 
 def _layout(game: str, data: Any) -> Layout:

@@ -4,6 +4,7 @@ readings <-> observations, LEDs by element."""
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,32 @@ def test_shendao_layout_covers_its_table_schema_and_round_trips() -> None:
     assert converter.observation(readings) == table
 
 
-def test_uncalibrated_layouts_give_raw_readings_only() -> None:
+def test_a_shenshi_square_reads_its_cushion_and_its_monk() -> None:
+    from engines.shenshi import ShenshiRules
+    from engines.shenshi.observation import expected as shenshi_table
+    from engines.shenshi.observation import schema as shenshi_schema
+
+    rules = ShenshiRules.from_record(ShenshiRules.default_players(4), {})
     layout = layout_for("shenshi")
+    assert layout.elements(layout.names.index("c3")) == ("c3 cushion", "c3 monk")
+    table = shenshi_table(rules.initial_state())
+    converter = TableConverter(layout, shenshi_schema(rules))
+    back = converter.observation(converter.readings(table))
+    for element in table:
+        if element.endswith((" cushion", " monk")):
+            assert back[element] == table[element]
+        else:  # printed tiles and path tokens are the camera's to read
+            assert not back[element].known
+    assert layout.describe(0, reading_byte(10)) == "a1: blond, silver-grand"
+
+
+def test_uncalibrated_layouts_give_raw_readings_only(tmp_path: Path) -> None:
+    data = json.loads(resources.files("firmware_bridge").joinpath("layouts.json")
+                      .read_text("utf-8"))
+    del data["layouts"]["shenshi"]["kinds"]["square"]["codes"]
+    path = tmp_path / "layouts.json"
+    path.write_text(json.dumps(data))
+    layout = layout_for("shenshi", path)
     assert not layout.calibrated
     assert layout.describe(3, reading_byte(5)) == "d1: code 5"
     with pytest.raises(LayoutError, match="not calibrated"):
