@@ -41,9 +41,14 @@ class RandomPlayer:
         return state.random_move(self.dice)
 
 
+GREEDY_SAMPLE = 200
+"""Moves the greedy player weighs in a game whose states have ``wide_branching``
+(ShenShi): drawn by the playout policy, since listing a million turns is out of reach."""
+
+
 class GreedyPlayer:
     """One ply: the move whose result the game's evaluation likes best for the mover
-    (ties broken at random)."""
+    (ties broken at random); in wide-branching games, the best of a sample of moves."""
 
     def __init__(self, seed: int = 0) -> None:
         self.dice = Dice(seed)
@@ -54,7 +59,12 @@ class GreedyPlayer:
         me = state.to_move
         best: list[Any] = []
         best_value = -1.0
-        for move in state.legal_moves():
+        if getattr(state, "wide_branching", False):
+            draw = getattr(state, "playout_move", state.random_move)
+            moves = list(dict.fromkeys(draw(self.dice) for _ in range(GREEDY_SAMPLE)))
+        else:
+            moves = state.legal_moves()
+        for move in moves:
             token = state.apply(move)
             value = evaluate(state)[me]
             state.undo(token)
