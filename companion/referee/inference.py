@@ -34,8 +34,8 @@ def table_model(game: str) -> ModuleType:
     """The game's table module (``engines.<game>.observation``): ``schema(rules)``,
     ``expected(state)``, ``transient(element)``, ``group(element)``,
     ``guess(state, obs, changed)``, ``fix_sentences([(element, seen, wanted)])``,
-    ``describe_element(element)``, and optionally ``prefer(moves)`` and
-    ``candidates(state, observation, changed)``."""
+    ``describe_element(element)``, and optionally ``prefer(moves)``,
+    ``candidates(state, observation, changed)`` and ``extends(accepted, move)``."""
     return importlib.import_module(f"engines.{game}.observation")
 
 
