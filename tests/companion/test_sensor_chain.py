@@ -17,7 +17,7 @@ from firmware_bridge.bridge import SensorBridge, TableChanged
 from firmware_bridge.layouts import layout_for
 from firmware_bridge.simulator import BoardSimulator
 
-SETTLE = 0.06  # seconds: a few scans of the board (100 a second, 3 to debounce)
+SETTLE = 0.1  # seconds: ten scans of the board (100 a second, 3 to debounce), with room
 
 
 def drain(bridge: SensorBridge, referee: Referee, accepted: list[str]) -> None:
