@@ -16,7 +16,7 @@ from engines.shangrila.observation import expected as shangrila_expected
 from engines.shendao import ShendaoRules
 from engines.shendao.observation import expected as shendao_expected
 from vision.models import load_model
-from vision.synth.camera import Camera, Imaging, Pose, project_points
+from vision.synth.camera import Camera, Imaging, PlanarTexture, Pose, project_points
 from vision.synth.table import TableOptions, render_table
 
 CAMERA = Camera.from_fov(320, 240, 60.0)
@@ -199,3 +199,27 @@ def test_pieces_left_off_their_spot_are_truthfully_placed() -> None:
     ys, xs = np.nonzero(red & near)
     centre = truth.top.mean(axis=0)
     assert np.hypot(xs.mean() - centre[0], ys.mean() - centre[1]) < 0.3
+
+
+def test_markers_option_sticks_the_calibration_markers_on_the_board() -> None:
+    from calibration.config import load_config
+    from calibration.registration import detect_markers
+
+    camera = Camera.from_fov(960, 720, 60.0)
+    observation = _empty_shangrila()
+    plain = render_table(observation, camera, Pose(70.0, 0.0, 750.0), imaging=FAST,
+                         options=TableOptions(px_per_mm=2.0))
+    marked = render_table(observation, camera, Pose(70.0, 0.0, 750.0), imaging=FAST,
+                          options=TableOptions(px_per_mm=2.0, markers=True))
+    config = load_config().registration
+    assert detect_markers(config, "DICT_4X4_50", plain.image) == {}
+    found = detect_markers(config, "DICT_4X4_50", marked.image)
+    assert sorted(found) == [0, 1, 2, 3]
+    # Marker 0's corners are where calibration/boards.json puts them on the board.
+    from calibration.boards import board_geometry
+
+    board = PlanarTexture(np.zeros((2, 2, 3), np.uint8), (500.0, 500.0), (0.0, 0.0), 0.0)
+    corners_mm = board_geometry("shangrila").marker_corners_mm(0)
+    truth = project_points(camera, Pose(70.0, 0.0, 750.0),
+                           np.column_stack([board.to_table(corners_mm), np.zeros(4)]))
+    assert np.abs(found[0] - truth).max() < 1.5

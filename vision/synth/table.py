@@ -82,6 +82,8 @@ class TableOptions:
     glare: float = 0.0
     placement_mm: float = 0.0
     placement_deg: float = 0.0
+    markers: bool = False
+    """The ArUco corner markers of ``calibration/boards.json`` stuck on the board."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,27 @@ def board_art(game: str, px_per_mm: float) -> NDArray[np.uint8]:
     else:
         image = _shendao_art(model, (w, h), px_per_mm)
     image.setflags(write=False)
+    return image
+
+
+def with_markers(art: NDArray[np.uint8], game: str, px_per_mm: float) -> NDArray[np.uint8]:
+    """A copy of ``art`` with ``game``'s corner markers (``calibration/boards.json``)
+    stuck on it: each black square on its white card, as printed and cut out."""
+    from calibration.boards import board_geometry, marker_image
+
+    geometry = board_geometry(game)
+    image = art.copy()
+    for placement in geometry.markers:
+        card = geometry.card_mm(placement.id)
+        x0 = max(0, round((placement.centre_mm[0] - card / 2) * px_per_mm))
+        y0 = max(0, round((placement.centre_mm[1] - card / 2) * px_per_mm))
+        q = round(card * px_per_mm)
+        image[y0:y0 + q, x0:x0 + q] = 250
+        side = round(geometry.marker_mm * px_per_mm)
+        mx = round((placement.centre_mm[0] - geometry.marker_mm / 2) * px_per_mm)
+        my = round((placement.centre_mm[1] - geometry.marker_mm / 2) * px_per_mm)
+        square = marker_image(geometry, placement.id, side)
+        image[my:my + side, mx:mx + side] = np.maximum(square, 20)[:, :, None]
     return image
 
 
@@ -593,6 +616,8 @@ def render_table(observation: Observation, camera: Camera, pose: Pose, *,
     a = math.radians(light.direction_deg)
     light_dir = np.array([math.cos(a), math.sin(a)])
     art = board_art(model.game, options.px_per_mm)
+    if options.markers:
+        art = with_markers(art, model.game, options.px_per_mm)
     pieces = _placed(_pieces(model, observation), model, rng, options)
     board_turn = math.radians(options.board_angle_deg)
     # the light's direction in board coordinates, for the shadows drawn on the board
