@@ -83,7 +83,8 @@ def _add_bench(
 # subcommand and ``register_bench(bench_sub)`` adding a ``bench`` topic.
 PLUGINS = ("companion.referee_cli", "companion.analyse_cli", "companion.calibrate_cli",
            "companion.device_cli",
-           "companion.bench_referee", "companion.bench_players", "companion.vision_cli")
+           "companion.bench_referee", "companion.bench_players", "companion.vision_cli",
+           "companion.bench_vision", "companion.app_cli", "companion.demo")
 
 
 def _plugins() -> list[object]:
