@@ -1,0 +1,63 @@
+"""``companion demo``: the whole companion at work, needing nothing but this machine.
+
+Engine players of different strengths play a game (``script``); the table simulator
+moves its last moves by hand, one illegal move tried and put back among them, and the
+renderer films it into a video (``film``); the camera pipeline reads the video frame by
+frame and the referee rules on what it reads (``chain``); the game is scored and
+analysed, and a report is written (``report``). With a display the app opens on the
+film; without one the demo prints as it goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+GAMES = ("shangrila", "shendao", "shenshi")
+NAMES = {"shangrila": "The Bridges of Shangri-La", "shendao": "Shendao",
+         "shenshi": "ShenShi"}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "demo", help="see the referee work on a filmed game (no camera or board needed)",
+        description="Film a game with the renderer (a recruit, journeys, an illegal move "
+        "put right, the end), then referee the film as a camera: vision, referee, scores "
+        "and how well each player played. Without a display it prints as it goes and "
+        "writes a report (JSON, PNG charts, one HTML page) to a folder it names.")
+    parser.add_argument("--game", choices=GAMES, default="shangrila")
+    parser.add_argument("--seed", type=int, default=0, help="the game and the film (0)")
+    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
+                        help="where the report goes (default: ./companion-demo-GAME)")
+    parser.add_argument("--sensor-sim", action="store_true",
+                        help="add the simulated sensor board, over a pseudo-terminal")
+    parser.add_argument("--headless", action="store_true",
+                        help="print and write the report even when a display is there")
+    parser.add_argument("--moves", type=int, default=None, metavar="N",
+                        help="film only the game's last N moves (default: the game's own)")
+    parser.add_argument("--level", type=int, default=3, choices=range(1, 7),
+                        metavar="1-6", help="the analysis' search level (3)")
+    parser.set_defaults(handler=demo_command)
+
+
+def has_display() -> bool:
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    from companion.demo.run import DemoOptions, run_demo
+
+    out = args.out or Path(f"companion-demo-{args.game}")
+    options = DemoOptions(game=args.game, seed=args.seed, out=out, sensor=args.sensor_sim,
+                          moves=args.moves, level=args.level)
+    if has_display() and not args.headless:
+        from companion.demo.run import open_app
+
+        return open_app(options)
+    start = time.perf_counter()
+    run_demo(options, sys.stdout)
+    print(f"\nDemo finished in {time.perf_counter() - start:.0f} s.")
+    return 0

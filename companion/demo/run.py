@@ -1,0 +1,172 @@
+"""The demo from start to end, printing as it goes (see the package's docstring)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from companion.demo.chain import ChainResult, referee_film
+from companion.demo.film import Shot, frames, moments, shoot
+from companion.demo.recognise import CameraReader
+from companion.demo.report import Timings, strength_table, write_report
+from companion.demo.script import SPECS, Script, make_script
+from companion.referee.events import Output
+from companion.referee.words import say
+
+STABLE_FRAMES = 2
+"""Still frames the referee waits for: the camera pipeline already waits for the board
+to be still before it reads it."""
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    game: str = "shangrila"
+    seed: int = 0
+    out: Path = Path("companion-demo")
+    sensor: bool = False
+    moves: int | None = None
+    level: int = 3
+    shot: Shot = field(default_factory=Shot)
+
+
+class Progress:
+    """A progress line: rewritten in place on a terminal, every quarter otherwise."""
+
+    def __init__(self, out: TextIO, what: str) -> None:
+        self.out, self.what = out, what
+        self.tty = out.isatty()
+        self.shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        share = done / max(1, total)
+        if self.tty:
+            bar = "#" * int(30 * share)
+            self.out.write(f"\r  {self.what}: [{bar:<30}] {done}/{total}")
+            if done >= total:
+                self.out.write("\n")
+            self.out.flush()
+        elif int(4 * share) > self.shown:
+            self.shown = int(4 * share)
+            self.out.write(f"  {self.what}: {100 * share:.0f}% ({done}/{total})\n")
+            self.out.flush()
+
+    def clear(self) -> None:
+        """Make room for a line of its own in the middle of the bar."""
+        if self.tty:
+            self.out.write("\r" + " " * 60 + "\r")
+
+
+def prepare(options: DemoOptions, out: TextIO) -> tuple[Script, list[Any], Path, Timings]:
+    """The game, its film and the video file; what it took."""
+    from companion.demo import NAMES
+
+    spec = SPECS[options.game]
+    if options.moves is not None:
+        if options.moves < 1:
+            raise ValueError("--moves must be at least 1")
+        # a shorter film cannot promise all the default one shows
+        features = spec.features if options.moves >= spec.filmed else ()
+        spec = dataclasses.replace(spec, filmed=options.moves, features=features)
+    out.write(f"companion demo: {NAMES[options.game]}, {len(spec.players)} players "
+              f"({', '.join(spec.players)}; engine levels "
+              f"{', '.join(map(str, spec.levels))}).\n")
+    start = time.perf_counter()
+    script = make_script(spec, options.seed,
+                         progress=lambda text: out.write(f"  {text}\n"))
+    script_s = time.perf_counter() - start
+    out.write(f"  the game has {len(script.moves)} moves; the film joins it after move "
+              f"{script.joined_at} and shows the last {len(script.filmed_moves)}.\n")
+    start = time.perf_counter()
+    film = moments(script, options.shot, options.seed)
+    options.out.mkdir(parents=True, exist_ok=True)
+    video = options.out / "film.mp4"
+    renders = shoot(script, film, options.shot, video, options.seed,
+                    Progress(out, f"filming {len(film)} frames"))
+    film_s = time.perf_counter() - start
+    out.write(f"  film: {video} ({len(film)} frames, {renders} pictures rendered, "
+              f"{film_s:.0f} s)\n")
+    return script, film, video, Timings(script_s, film_s, renders, 0.0, 0.0)
+
+
+def run_demo(options: DemoOptions, out: TextIO) -> Path:
+    """The whole demo, headless; the report's HTML page."""
+    begin = time.perf_counter()
+    script, film, video, timings = prepare(options, out)
+    players = list(script.spec.players)
+    out.write("\nThe referee watches the film:\n")
+    progress = Progress(out, "reading the film")
+
+    def verdict(frame: int, output: Output) -> None:
+        text = say(output, players)
+        if text and output.name != "move_in_progress":
+            progress.clear()
+            out.write(f"  [{frame / 10:5.1f} s] {text}\n")
+            out.flush()
+
+    start = time.perf_counter()
+    reader = CameraReader(script, options.shot)
+    chain = referee_film(script, film, frames(video), reader, stable_frames=STABLE_FRAMES,
+                         sensor=options.sensor, on_output=verdict, progress=progress)
+    chain_s = time.perf_counter() - start
+    analysis = _analyse(script, options.level, out)
+    timings = dataclasses.replace(timings, chain_s=chain_s, analysis_s=analysis.seconds,
+                                  total_s=time.perf_counter() - begin)
+    _summary(out, script, chain, analysis)
+    page = write_report(options.out, script, chain, analysis, timings,
+                        reader.picture(chain.last_frame), list(script.spec.levels))
+    out.write(f"\nReport: {page} (with report.json, record.json, film.mp4 and the charts "
+              f"win-chance.png, loss.png, scores.png, board.png)\n")
+    return page
+
+
+def _analyse(script: Script, level: int, out: TextIO) -> Any:
+    from engines.search.analysis import analyse
+    from engines.search.mcts import SearchConfig
+    from engines.search.players import LEVELS
+
+    out.write(f"\nHow well did each player play? (search level {level})\n")
+    base = LEVELS[level]
+    config = SearchConfig(base.iterations, base.seconds, base.exploration,
+                          base.rollout_moves, script.seed)
+    return analyse(script.record(), config, progress=Progress(out, "analysing the moves"))
+
+
+def _summary(out: TextIO, script: Script, chain: ChainResult, analysis: Any) -> None:
+    players = list(script.spec.players)
+    state = chain.referee.state
+    if state.is_over():
+        out.write("\nFinal scores:\n")
+        winners = set(state.winners())
+        for p, score in enumerate(state.scores()):
+            out.write(f"  {players[p]:<8} {score:>3}{'  winner' if p in winners else ''}\n")
+        out.write(f"  tie-break: {state.tiebreak()}\n")
+    else:
+        out.write("\nThe referee's game did not reach the end (see the report).\n")
+    out.write("\n  player    moves  accuracy  mean loss  good/mistakes\n")
+    for row, s in zip(strength_table(analysis), analysis.summary, strict=True):
+        bad = sum(v for k, v in s.counts.items() if k in ("mistake", "blunder"))
+        good = sum(v for k, v in s.counts.items() if k in ("best", "good"))
+        out.write(f"  {row['player']:<8} {row['moves']:>6}  {row['accuracy']:>7.1f}%  "
+                  f"{row['mean_loss']:>8.1f}  {good}/{bad}\n")
+    score = chain.score
+    tried = sum(r.tried for r in score.rules.values())
+    caught = sum(r.caught for r in score.rules.values())
+    out.write(f"\nThe referee recognised {score.exact} of {score.moves} moves right first "
+              f"time ({score.corrected} put right by the players), caught {caught} of "
+              f"{tried} illegal moves, and raised {score.false_flags} false alarms. "
+              f"Camera pipeline: {1000 * chain.seconds_vision / max(1, chain.frames):.0f} ms "
+              "a frame.\n")
+
+
+def open_app(options: DemoOptions) -> int:
+    """With a display: film the game, then open the app on the film."""
+    import sys
+
+    from companion.app_cli import run_app
+
+    script, _, video, _ = prepare(options, sys.stdout)
+    return int(run_app(game=options.game, video=video, start=script.start,
+                       players=list(script.spec.players)) or 0)
