@@ -1,14 +1,17 @@
 """Board models: where each element of a game's table lies, in millimetres on the board.
 
 A model is data (``vision/models/<game>.json``): for every element the referee reads
-(``4H``, ``bridge 4-7``, ``stone 4``, ``c3``, ``gate W3``) its kind, its centre and size
-on the board plane and its turn, plus the sizes of the pieces that sit there. Board
+(``4H``, ``bridge 4-7``, ``stone 4``, ``c3``, ``gate W3``, ``c3 monk``) its kind, its
+centre and size on the board plane and its turn, plus the sizes of the pieces that sit there. Board
 coordinates are millimetres from the board's top-left corner, x to the right and y
 down, the board seen upright from the first player's seat, as in
 ``calibration/boards.json`` (whose board sizes the models must match).
 
 Stack-height elements (``4H^``) are read on their space: :meth:`BoardModel.region`
-answers for them with the space's region.
+answers for them with the space's region. Elements the referee has but the camera cannot
+see on the board (ShenShi's path tokens, on each player's own path board) are listed in
+``off_board`` with where they are instead; they have no region, and a picture of the
+board leaves them unknown.
 
 :func:`load_model` checks a model when it loads it and raises ``ModelError`` naming the
 file and the fault.
@@ -18,7 +21,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -31,11 +35,17 @@ from engines.observation import TableSchema
 FloatArray = NDArray[np.float64]
 
 MODEL_VERSION = 1
-GAMES = ("shangrila", "shendao")
-KINDS = {"shangrila": ("space", "bridge", "stone"), "shendao": ("square", "gate")}
+GAMES = ("shangrila", "shendao", "shenshi")
+KINDS = {"shangrila": ("space", "bridge", "stone"), "shendao": ("square", "gate"),
+         "shenshi": ("tile", "cushion", "monk")}
 PIECE_SIZES = {"shangrila": ("tile_mm", "tile_thickness_mm", "bridge_height_mm",
                              "stone_height_mm"),
-               "shendao": ("tile_mm", "tile_thickness_mm", "stick_height_mm")}
+               "shendao": ("tile_mm", "tile_thickness_mm", "stick_height_mm"),
+               "shenshi": ("tile_mm", "tile_thickness_mm", "cushion_mm",
+                           "cushion_height_mm", "grand_height_mm", "grand_base_mm",
+                           "master_height_mm", "master_base_mm")}
+# ShenShi's off-board elements: the path tokens (``tokens silver``), one count a player.
+OFF_BOARD_PREFIX = {"shenshi": "tokens "}
 HEIGHT_SUFFIX = "^"
 
 
@@ -83,12 +93,19 @@ class BoardModel:
     pieces: dict[str, float]
     villages: tuple[Village, ...] = ()
     walls: tuple[tuple[tuple[float, float], tuple[float, float]], ...] = ()
+    off_board: dict[str, str] = field(default_factory=dict)
+    """Referee elements not on the board (ShenShi's path tokens): name -> where they are.
+    The camera does not read them."""
 
     def region(self, element: str) -> Element:
         """Where ``element`` is read; a stack height (``4H^``) on its space. Raises
-        ``KeyError`` for a name the board does not have."""
+        ``KeyError`` for a name the board does not have, or an element that is not on
+        the board (``off_board``)."""
         if element in self.elements:
             return self.elements[element]
+        if element in self.off_board:
+            raise KeyError(f"{element!r} is not on the {self.game} board: "
+                           f"{self.off_board[element]}")
         base = element.removesuffix(HEIGHT_SUFFIX)
         if base != element and base in self.elements \
                 and self.elements[base].kind == "space":
@@ -97,6 +114,11 @@ class BoardModel:
 
     def of_kind(self, kind: str) -> list[Element]:
         return [e for e in self.elements.values() if e.kind == kind]
+
+    def on_board(self, element: str) -> bool:
+        """Whether ``element`` (a referee name) lies on the board, where a camera can
+        read it."""
+        return element not in self.off_board
 
 
 def referee_schema(game: str) -> TableSchema:
@@ -111,6 +133,11 @@ def referee_schema(game: str) -> TableSchema:
         from engines.shendao.observation import schema as shendao_schema
 
         return shendao_schema(ShendaoRules())
+    if game == "shenshi":
+        from engines.shenshi.observation import schema as shenshi_schema
+        from engines.shenshi.rules import METALS, ShenshiRules
+
+        return shenshi_schema(ShenshiRules(METALS))  # 4 players: every player's tokens
     raise ModelError(f"no board model for game {game!r}; known: {', '.join(GAMES)}")
 
 
@@ -119,6 +146,19 @@ def load_model(game: str, path: str | Path | None = None) -> BoardModel:
     ``path`` is given). Raises ``ModelError`` naming the file and the fault."""
     if game not in GAMES:
         raise ModelError(f"no board model for game {game!r}; known: {', '.join(GAMES)}")
+    if path is None:
+        return _packaged_model(game)
+    return _read_model(game, path)
+
+
+@cache
+def _packaged_model(game: str) -> BoardModel:
+    """The packaged model, read and checked once (every render asks for it). Shared:
+    treat it as read-only."""
+    return _read_model(game, None)
+
+
+def _read_model(game: str, path: str | Path | None) -> BoardModel:
     source = f"the packaged {game}.json" if path is None else str(path)
     try:
         if path is None:
@@ -157,9 +197,14 @@ def model_from_json(game: str, data: Any) -> BoardModel:
     for name, item in raw.items():
         elements[name] = _element(game, name, item, size)
     schema = referee_schema(game)
-    wanted = [e for e in schema.elements if not e.endswith(HEIGHT_SUFFIX)]
+    off_board = _off_board(game, data.get("off_board", {}), schema.elements)
+    wanted = [e for e in schema.elements
+              if not e.endswith(HEIGHT_SUFFIX) and e not in off_board]
     missing = [e for e in wanted if e not in elements]
     extra = [e for e in elements if e not in schema.values]
+    on_and_off = [e for e in elements if e in off_board]
+    if on_and_off:
+        raise ValueError(f"elements both on the board and off_board: {', '.join(on_and_off)}")
     if missing:
         raise ValueError(f"elements missing: {', '.join(missing[:8])}"
                          + (" ..." if len(missing) > 8 else ""))
@@ -171,7 +216,46 @@ def model_from_json(game: str, data: Any) -> BoardModel:
         raise ValueError(f"'villages' must list 13 villages, not {len(villages)}")
     walls = tuple((_pair(w[0], "walls", True), _pair(w[1], "walls", True))
                   for w in data.get("walls", []))
-    return BoardModel(game, size, ordered, pieces, villages, walls)
+    if game == "shenshi":
+        _check_shenshi(ordered, pieces)
+    return BoardModel(game, size, ordered, pieces, villages, walls, off_board)
+
+
+def _off_board(game: str, raw: Any, referee: tuple[str, ...]) -> dict[str, str]:
+    """The ``off_board`` entries: every referee element of the kind the game keeps off
+    the board (and only those), each with where it is."""
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+        raise ValueError("'off_board' must be an object: element name -> where it lies")
+    prefix = OFF_BOARD_PREFIX.get(game)
+    expected = [e for e in referee if prefix is not None and e.startswith(prefix)]
+    wrong = [e for e in raw if e not in expected]
+    if wrong:
+        allowed = ", ".join(expected) if expected else "none"
+        raise ValueError(f"off_board: {', '.join(wrong)} cannot be off the board "
+                         f"(off-board elements of {game}: {allowed})")
+    absent = [e for e in expected if e not in raw]
+    if absent:
+        raise ValueError(f"off_board must list {', '.join(absent)} (not on the board: the "
+                         f"camera does not read them)")
+    return {name: raw[name] for name in expected}
+
+
+def _check_shenshi(elements: dict[str, Element], pieces: dict[str, float]) -> None:
+    """A square's tile, cushion and monk stack on one spot; a Grand Master is taller
+    and wider than a master (that is how the camera tells them apart)."""
+    for name, element in elements.items():
+        square, part = name.split(" ", 1)
+        if element.kind != part:
+            raise ValueError(f"element {name!r}: kind must be {part!r}, not {element.kind!r}")
+        tile = elements[f"{square} tile"]
+        if element.centre_mm != tile.centre_mm:
+            raise ValueError(f"element {name!r}: centre {element.centre_mm} is not its "
+                             f"square's ({square} tile: {tile.centre_mm})")
+    if pieces["grand_height_mm"] <= pieces["master_height_mm"]:
+        raise ValueError("pieces.grand_height_mm must exceed pieces.master_height_mm "
+                         "(a Grand Master is taller than a master)")
+    if pieces["grand_base_mm"] < pieces["master_base_mm"]:
+        raise ValueError("pieces.grand_base_mm must be at least pieces.master_base_mm")
 
 
 def _element(game: str, name: str, item: Any, size: tuple[float, float]) -> Element:
