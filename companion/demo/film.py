@@ -147,8 +147,9 @@ def shoot(script: Script, film: Sequence[Moment], shot: Shot, path: Path, seed: 
     try:
         for index, moment in enumerate(film):
             if last is None or last[0] != moment.filmed:
+                hidden = tuple(sorted(moment.filmed.hidden))
                 options = TableOptions(px_per_mm=2.0, markers=True,
-                                       hands=1 if moment.filmed.hidden else 0)
+                                       hands=1 if hidden else 0, hands_over=hidden)
                 result = render_table(observation_of(script, moment.filmed), camera, pose,
                                       light=light, imaging=imaging, options=options,
                                       seed=seed * 100_003 + renders)

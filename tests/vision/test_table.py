@@ -268,3 +268,12 @@ def test_render_speed(game: str, size: tuple[int, int]) -> None:
         cv2.setNumThreads(threads)
     print(f"\n{game} {size[0]}x{size[1]}: {seconds * 1000:.0f} ms of processor time a picture")
     assert seconds < 3.0
+
+
+def test_hands_over_aims_the_hand_at_the_named_element() -> None:
+    observation = _with(_empty_shangrila(), **{"4H": "red", "9P": "blue"})
+    for element in ("4H", "9P"):
+        result = render_table(observation, CAMERA, Pose(60.0, 0.0, 800.0), imaging=FAST,
+                              options=TableOptions(px_per_mm=1.5, hands=1,
+                                                   hands_over=(element,)), seed=5)
+        assert result.truth[element].visible < 0.5

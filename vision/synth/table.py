@@ -100,6 +100,9 @@ class TableOptions:
     placement_mm: float = 0.0
     placement_deg: float = 0.0
     markers: bool = False
+    hands_over: tuple[str, ...] = ()
+    """Elements the hands reach for (one of them each, drawn by the seed); empty: any
+    element in view."""
     """The ArUco corner markers of ``calibration/boards.json`` stuck on the board."""
 
 
@@ -857,7 +860,8 @@ def render_table(observation: Observation, camera: Camera, pose: Pose, *,
         top = spot if piece is None else _project_polygon(
             camera, pose, board.to_table(piece.footprint), piece.top)
         truth_polygons[name] = (spot, top)
-    targets = [top.mean(axis=0) for _, top in truth_polygons.values()]
+    reached = {e: truth_polygons[e] for e in options.hands_over if e in truth_polygons}
+    targets = [top.mean(axis=0) for _, top in (reached or truth_polygons).values()]
     inside = [t for t in targets if 0 <= t[0] < camera.width and 0 <= t[1] < camera.height]
     arms = _arms(rng, options.hands, camera, inside, view_px_per_mm)
     hand_mask = _arm_mask(arms, camera.size, 1.0) > 127
