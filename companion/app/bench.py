@@ -1,0 +1,224 @@
+"""``companion bench app``: the app's figures, measured headless (SDL's offscreen driver
+renders real frames with no display).
+
+- **start**: from launching a fresh process to the app's first frame on screen (and the
+  part of it from creating the app object), median of ``starts`` runs;
+- **live view**: frames per second of a 1280x720 video shown on screen (with what was
+  recognised drawn on them), read, and recognised by the camera pipeline (on its own
+  thread, always the newest frame), with the referee judging what is read (unpaced: as
+  fast as the machine goes);
+- **verdict to banner**: from the referee's illegal-move verdict to the first frame
+  drawn with the banner, over ``banners`` illegal moves staged by the table simulator.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+OFFSCREEN = {"SDL_VIDEODRIVER": "offscreen", "KIVY_WINDOW": "sdl2", "KIVY_NO_ARGS": "1",
+             "KIVY_NO_CONSOLELOG": "1", "KIVY_LOG_MODE": "PYTHON"}
+VIDEO_SIZE = (1280, 720)
+READY = "first-frame"
+
+
+@dataclass
+class AppFigures:
+    start_process_s: list[float] = field(default_factory=list)
+    start_app_s: list[float] = field(default_factory=list)
+    fps_read: float = 0.0
+    fps_recognised: float = 0.0
+    fps_shown: float = 0.0
+    frames: int = 0
+    observations: int = 0
+    recognition: str = ""
+    banner_ms: list[float] = field(default_factory=list)
+    video: str = ""
+
+    def summary(self) -> dict[str, Any]:
+        def median(values: list[float]) -> float:
+            return round(statistics.median(values), 3) if values else float("nan")
+
+        ordered = sorted(self.banner_ms)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else 0.0
+        return {
+            "start_process_s_median": median(self.start_process_s),
+            "start_app_s_median": median(self.start_app_s),
+            "live_view_fps_read": round(self.fps_read, 1),
+            "live_view_fps_recognised": round(self.fps_recognised, 1),
+            "live_view_fps_shown": round(self.fps_shown, 1),
+            "frames": self.frames, "observations": self.observations,
+            "recognition": self.recognition,
+            "verdict_to_banner_ms_median": median(self.banner_ms),
+            "verdict_to_banner_ms_p95": round(p95, 1),
+            "verdict_to_banner_ms_max": round(max(self.banner_ms, default=0.0), 1),
+            "banners": len(self.banner_ms), "video": self.video,
+        }
+
+
+def offscreen() -> None:
+    """Headless Kivy; must run before Kivy is first imported."""
+    for key, value in OFFSCREEN.items():
+        os.environ.setdefault(key, value)
+    os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="companion-kivy-"))
+
+
+def start_probe() -> None:
+    """Run in a fresh process: open the app and print when its first frame is drawn."""
+    offscreen()
+    from kivy.base import EventLoop
+
+    from companion.app.main import CompanionApp
+
+    with tempfile.TemporaryDirectory(prefix="companion-bench-") as data:
+        app = CompanionApp(data_dir=data, muted=True)
+        app._run_prepare()
+        while not app.ready_after:
+            EventLoop.idle()
+        print(READY, app.ready_after, flush=True)
+        app.root.ids.play.detach()
+
+
+def measure_start(runs: int) -> tuple[list[float], list[float]]:
+    process, app = [], []
+    for _ in range(runs):
+        began = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-c",
+                                  "from companion.app.bench import start_probe; start_probe()"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                 env={**os.environ, **OFFSCREEN})
+        assert child.stdout is not None
+        for line in child.stdout:
+            if line.startswith(READY):
+                process.append(time.perf_counter() - began)
+                app.append(float(line.split()[1]))
+                break
+        child.wait(30)
+    return process, app
+
+
+def render_video(path: Path, pictures: int = 3, frames_each: int = 40, seed: int = 1) -> Path:
+    """A 1280x720 video of a Shangri-La table (with its corner markers) after a few
+    random moves, ``pictures`` positions of ``frames_each`` frames."""
+    import cv2
+
+    from engines import Dice
+    from engines.shangrila import ShangrilaRules
+    from engines.shangrila.observation import expected
+    from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
+    from vision.synth.table import TableOptions, render_table
+
+    state = ShangrilaRules().initial_state()
+    camera = Camera.from_fov(*VIDEO_SIZE, 60.0, k1=-0.03)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30.0, VIDEO_SIZE)
+    dice = Dice(seed)
+    for picture in range(pictures):
+        for _ in range(6):
+            state.play(state.random_move(dice))
+        image = render_table(expected(state), camera, Pose(72.0, 0.0, 760.0),
+                             light=LIGHTS["daylight"], imaging=Imaging(),
+                             options=TableOptions(markers=True), seed=seed + picture).image
+        for _ in range(frames_each):
+            writer.write(image)
+    writer.release()
+    return path
+
+
+def measure_app(figures: AppFigures, video: Path, seconds: float, banners: int,
+                seed: int) -> None:
+    """The live view's frame rate and the banner's delay, in one offscreen app."""
+    offscreen()
+    from kivy.base import EventLoop
+    from kivy.core.window import Window
+
+    from companion.app.feeds import NoRecognition
+    from companion.app.gamesetup import GameSetup
+    from companion.app.main import CompanionApp
+    from companion.app.recognition import make_recogniser
+    from companion.simulator import TableConfig, TableSimulator
+
+    Window.size = (1280, 800)
+    with tempfile.TemporaryDirectory(prefix="companion-bench-") as data:
+        app = CompanionApp(data_dir=data, muted=True, session_options={"paced": False})
+        app._run_prepare()
+        play = app.root.ids.play
+        setup = replace(GameSetup.default("shangrila"), camera="video", video=str(video))
+        recogniser = make_recogniser("shangrila")
+        figures.recognition = ("vision.pipeline" if not isinstance(recogniser, NoRecognition)
+                               else f"none ({recogniser.message})")
+        app.session_options["recogniser"] = recogniser
+        app.begin(setup)
+        session = play.session
+        began = time.perf_counter()
+        while session.feed is not None and session.feed._thread.is_alive() and \
+                time.perf_counter() - began < seconds:  # until the last frame is read
+            EventLoop.idle()
+        elapsed = time.perf_counter() - began
+        figures.frames = session.feed.frames if session.feed is not None else 0
+        figures.fps_read = figures.frames / elapsed
+        figures.fps_recognised = (session.feed.recognised if session.feed is not None
+                                  else 0) / elapsed
+        figures.fps_shown = session.frames_shown / elapsed
+        figures.observations = session.feed.observations if session.feed is not None else 0
+        play.detach()
+
+        app.session_options.pop("recogniser")
+        app.begin(GameSetup.default("shangrila"))
+        session = play.session
+        steps = iter(TableSimulator.random(play.controller.referee.rules,
+                                           TableConfig(illegal=0.2), seed=seed))
+        for step in steps:
+            before = session.worker.handled
+            session.send(step.event)
+            while session.worker.handled == before:
+                time.sleep(0.0005)
+            EventLoop.idle()
+            if len(play.banner_shown_at) >= banners:
+                break
+        for _ in range(3):
+            EventLoop.idle()
+        figures.banner_ms = [1000.0 * s for s in play.banner_shown_at]
+        play.detach()
+
+
+def bench_command(args: Any) -> int:
+    figures = AppFigures()
+    with tempfile.TemporaryDirectory(prefix="companion-bench-video-") as folder:
+        video = Path(args.video) if args.video else None
+        if video is None:
+            print("rendering a 1280x720 test video...", file=sys.stderr, flush=True)
+            video = render_video(Path(folder) / "table.avi")
+        elif not video.exists():
+            from companion.cli import UsageError
+
+            raise UsageError(f"--video {video}: no such file")
+        figures.video = str(video) if args.video else "rendered 1280x720, 120 frames"
+        print("measuring the start time...", file=sys.stderr, flush=True)
+        figures.start_process_s, figures.start_app_s = measure_start(args.starts)
+        print("measuring the live view and the banner...", file=sys.stderr, flush=True)
+        measure_app(figures, video, args.seconds, args.banners, args.seed)
+    summary = figures.summary()
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    print(f"app start: {summary['start_process_s_median']:.2f} s from launching the process "
+          f"to the first frame (median of {len(figures.start_process_s)}); "
+          f"{summary['start_app_s_median']:.2f} s of it from creating the app")
+    print(f"live view at 1280x720 with recognition ({summary['recognition']}): "
+          f"{summary['live_view_fps_shown']} frames/s shown, "
+          f"{summary['live_view_fps_read']} read, {summary['live_view_fps_recognised']} "
+          f"recognised ({summary['frames']} frames, {summary['observations']} readings "
+          "for the referee)")
+    print(f"verdict to banner: median {summary['verdict_to_banner_ms_median']:.1f} ms, "
+          f"95th percentile {summary['verdict_to_banner_ms_p95']} ms, max "
+          f"{summary['verdict_to_banner_ms_max']} ms over {summary['banners']} illegal moves")
+    return 0
+

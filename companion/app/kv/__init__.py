@@ -1,0 +1,1 @@
+"""The app's Kivy layout files (``*.kv``), loaded by ``companion.app.main``."""

@@ -1,0 +1,96 @@
+"""The end of a game: the final scores with the tie-break spelled out, the strength
+report (``engines.search.analysis``: accuracy per player, good moves and mistakes, the
+win chance over the game) and the export of the record and the report."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.app.controller import PlayController
+from companion.app.wording import tiebreak_words
+from companion.referee.events import GameOver
+from engines import GameRecord
+from engines.search.analysis import JUDGEMENTS, Analysis, analyse
+from engines.search.mcts import SearchConfig
+from engines.search.players import LEVELS
+
+ANALYSIS_LEVEL = 2
+"""Search level of the strength report on the tablet (level 4 is the command line's
+default; a tablet wants the report within a minute)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    game: str
+    players: tuple[str, ...]
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    sentence: str
+    finished: bool
+    """False when the players ended the game before its end (scores so far)."""
+    record: GameRecord
+
+
+def final_result(controller: PlayController) -> Result:
+    """The result as it stands (the final one once the game is over)."""
+    tr = controller.tr
+    referee = controller.referee
+    state = referee.state
+    over = controller.over or GameOver(state.scores(), state.tiebreak(), state.winners(), "")
+    players = tuple(controller.who(i) for i in range(len(referee.rules.players)))
+    sentence = tiebreak_words(tr, referee.rules.game, over, controller.who)
+    if not state.is_over():
+        sentence = tr.text("result.unfinished") + " " + sentence
+    return Result(referee.rules.game, players, tuple(over.scores), tuple(over.winners),
+                  sentence, state.is_over(), referee.record())
+
+
+def strength(record: GameRecord, level: int = ANALYSIS_LEVEL, seed: int = 0,
+             progress: Callable[[int, int], None] | None = None) -> Analysis:
+    """The strength report of ``record`` (one process: the tablet's other core keeps
+    the UI going). Raises the engines' errors for a record that does not replay."""
+    base = LEVELS[level]
+    config = SearchConfig(base.iterations, base.seconds, base.exploration,
+                          base.rollout_moves, seed)
+    return analyse(record, config, workers=1, progress=progress)
+
+
+def strength_rows(analysis: Analysis, names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per player: name, moves judged, accuracy, and the count of each judgement."""
+    rows = []
+    for summary in analysis.summary:
+        counts = {j: summary.counts.get(j, 0) for j, _ in JUDGEMENTS}
+        rows.append({"name": names[summary.player], "moves": summary.moves,
+                     "accuracy": summary.accuracy, **counts})
+    return rows
+
+
+def write_charts(analysis: Analysis, folder: Path) -> Path:
+    """win-chance.png and loss.png in ``folder``; the win-chance chart's path."""
+    from companion.analyse_cli import write_plots
+
+    write_plots(analysis, folder)
+    return folder / "win-chance.png"
+
+
+def export(folder: Path, result: Result, analysis: Analysis | None) -> Path:
+    """Write the record (``record.json``), the report (``report.json``) and, with an
+    analysis, the charts into ``folder``; returns ``folder``. Raises ``OSError``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "record.json").write_text(result.record.dumps() + "\n", encoding="utf-8")
+    report: dict[str, Any] = {
+        "game": result.game, "players": list(result.players), "scores": list(result.scores),
+        "winners": [result.players[w] for w in result.winners], "result": result.sentence,
+        "finished": result.finished,
+    }
+    if analysis is not None:
+        report["strength"] = strength_rows(analysis, result.players)
+        report["analysis"] = analysis.to_json()
+        write_charts(analysis, folder)
+    (folder / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False),
+                                        encoding="utf-8")
+    return folder

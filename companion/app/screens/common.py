@@ -1,0 +1,23 @@
+"""What every screen shares: the running app and a way back onto the UI thread."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.uix.boxlayout import BoxLayout
+
+
+def post(callback: Any) -> None:
+    """Run ``callback`` on the UI thread at the next frame."""
+    Clock.schedule_once(lambda _dt: callback(), 0)
+
+
+def running_app() -> Any:
+    """The running ``CompanionApp`` (its strings, data folder and screen switching)."""
+    return App.get_running_app()
+
+
+class RootView(BoxLayout):
+    """The top bar and the screens (``kv/common.kv``)."""

@@ -1,0 +1,125 @@
+"""The Game end screen: the result with the tie-break, the strength report (worked out
+on a thread) and the export."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from kivy.properties import NumericProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+from companion.app.controller import PlayController
+from companion.app.screens.common import post
+from companion.app.screens.common import running_app as _app
+
+
+class EndScreen(Screen):
+    """Final scores with the tie-break, the strength report, export."""
+
+    result_text = StringProperty("")
+    scores_text = StringProperty("")
+    strength_text = StringProperty("")
+    chart = StringProperty("")
+    message = StringProperty("")
+    progress = NumericProperty(0.0)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.result: Any = None
+        self.analysis: Any = None
+        self.folder: Path | None = None
+        self._job = 0
+
+    def show_result(self, controller: PlayController, folder: Path, level: int) -> None:
+        """Show the result now; the strength report follows when the analysis is done."""
+        from companion.app.report import final_result
+
+        self.result = final_result(controller)
+        self.analysis = None
+        self.folder = folder
+        self.chart = ""
+        self.message = ""
+        self.strength_text = ""
+        self._fill()
+        self._job += 1
+        job = self._job
+        if self.result.record.moves:
+            self.progress = 0.001
+            threading.Thread(target=self._analyse, args=(job, level), daemon=True,
+                             name="analysis").start()
+        else:
+            self.strength_text = _app().t("end.no_moves")
+
+    def _fill(self) -> None:
+        result = self.result
+        if result is None:
+            return
+        self.result_text = result.sentence
+        rows = sorted(zip(result.scores, result.players, strict=True), reverse=True)
+        self.scores_text = "\n".join(
+            (f"[b]{name}: {score}[/b]" if result.players.index(name) in result.winners
+             else f"{name}: {score}") for score, name in rows)
+        if self.analysis is not None:
+            self._strength()
+
+    def _analyse(self, job: int, level: int) -> None:
+        from companion.app.report import strength, write_charts
+
+        def progress(done: int, total: int) -> None:
+            post(lambda: setattr(self, "progress", done / total if job == self._job else 0))
+
+        try:
+            analysis = strength(self.result.record, level, progress=progress)
+            assert self.folder is not None
+            chart = write_charts(analysis, self.folder)
+        except Exception as error:  # the report must never take the app down
+            message = str(error)
+            post(lambda: setattr(self, "message", _app().t("end.analysis_failed",
+                                                           detail=message)))
+            return
+        post(lambda: self._analysed(job, analysis, chart))
+
+    def _analysed(self, job: int, analysis: Any, chart: Path) -> None:
+        if job != self._job:
+            return
+        self.analysis = analysis
+        self.progress = 1.0
+        self.chart = ""
+        self.chart = str(chart)
+        self._strength()
+
+    def _strength(self) -> None:
+        from companion.app.report import strength_rows
+
+        app = _app()
+        rows = strength_rows(self.analysis, self.result.players)
+        head = (f"{app.t('end.player'):<12}{app.t('end.accuracy'):>10}"
+                f"{app.t('end.good'):>9}{app.t('end.inaccuracies'):>9}"
+                f"{app.t('end.mistakes'):>9}")
+        lines = [head]
+        for row in rows:
+            good = row["best"] + row["good"]
+            bad = row["mistake"] + row["blunder"]
+            lines.append(f"{row['name'][:11]:<12}{row['accuracy']:>9.1f}%{good:>9}"
+                         f"{row['inaccuracy']:>9}{bad:>9}")
+        self.strength_text = "\n".join(lines)
+
+    def export(self) -> None:
+        from companion.app.report import export
+
+        if self.result is None:
+            return
+        folder = _app().data_path / "exports" / time.strftime("%Y%m%d-%H%M%S")
+        try:
+            export(folder, self.result, self.analysis)
+        except OSError as error:
+            self.message = _app().t("end.export_failed", detail=str(error))
+            return
+        self.message = _app().t("end.exported", folder=str(folder))
+
+    def refresh(self) -> None:
+        if self.result is not None and self.analysis is not None:
+            self._strength()

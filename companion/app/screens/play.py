@@ -1,0 +1,203 @@
+"""The Play screen: the live picture, the digital board, whose turn, the move log, the
+banner, the questions and the players' buttons. It shows what the session hands it
+and forwards taps to the session."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from kivy.core.window import Window
+from kivy.factory import Factory
+from kivy.properties import BooleanProperty, ListProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+from companion.app.controller import PlayController, PlayView
+from companion.app.gamesetup import GameSetup
+from companion.app.layout import PLAYER_RGBA, board_layout, paint
+from companion.app.screens.common import post
+from companion.app.screens.common import running_app as _app
+from companion.referee.events import Answer, Output, Takeback, TurnDone, TypedMove
+
+LOG_SHOWN = 15
+"""Moves listed in the Play screen's log (the History screen replays all of them)."""
+BANNER_RGBA = {"illegal": (0.78, 0.05, 0.05, 1), "mismatch": (0.85, 0.50, 0.05, 1),
+               "over": (0.10, 0.55, 0.25, 1)}
+
+
+class PlayScreen(Screen):
+    """The game: live picture, digital board, whose turn, log, banner, questions."""
+
+    board_shapes = ListProperty([])
+    board_size = ListProperty([500.0, 500.0])
+    banner_kind = StringProperty("")
+    banner_rgba = ListProperty([0, 0, 0, 0])
+    banner_title = StringProperty("")
+    banner_body = StringProperty("")
+    banner_steps = StringProperty("")
+    question_prompt = StringProperty("")
+    turn = StringProperty("")
+    turn_rgba = ListProperty([1, 1, 1, 1])
+    status = StringProperty("")
+    suggestion = StringProperty("")
+    log_text = StringProperty("")
+    paused = BooleanProperty(False)
+    muted = BooleanProperty(False)
+    over = BooleanProperty(False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session: Any = None
+        self.controller: PlayController | None = None
+        self.view: PlayView | None = None
+        self.alarm: Any = None
+        self._asked: Any = None
+        self._frame_message = ""
+        self._message_at = 0.0
+        self.banner_shown_at: list[float] = []
+        """Seconds from each banner's verdict to the frame that first shows it."""
+        self.sounds = 0
+
+    def attach(self, controller: PlayController, setup: GameSetup, alarm: Any,
+               **session_options: Any) -> None:
+        """Play ``controller``'s game with ``setup``'s camera and sensor board."""
+        from companion.app.session import Session
+
+        self.detach()
+        self.controller = controller
+        self.alarm = alarm
+        self.muted = alarm.muted if alarm is not None else True
+        layout = board_layout(controller.referee.rules.game)
+        self.board_size = list(layout.size)
+        self.ids.camera.texture = None
+        self.ids.camera.has_frame = False
+        self.ids.camera.message = _app().t("play.no_camera") if setup.camera == "none" else \
+            _app().t("play.camera_starting")
+        self.session = Session(controller, setup, self, post, **session_options)
+        self.show_view(controller.view(), [])
+        self.session.start()
+
+    def detach(self) -> None:
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+
+    # ------------------------------------------------------------------ from the session
+
+    def show_view(self, view: PlayView, outputs: list[Output]) -> None:
+        self.view = view
+        layout = board_layout(view.game)
+        self.board_shapes = paint(layout, view.table, view.highlight, view.suggest)
+        self.turn = view.turn
+        colour = view.colours[view.to_move] if view.colours else ""
+        # Dark pieces' colours are unreadable on the dark background: light grey.
+        self.turn_rgba = [0.85, 0.85, 0.85, 1] if colour in ("dark", "black") else \
+            list(PLAYER_RGBA.get(colour, (1, 1, 1, 1)))
+        self.status = view.status
+        self.suggestion = view.suggestion
+        self.paused = view.paused
+        self.over = view.over
+        # The newest moves only: the whole log is one text drawn again at every move.
+        self.log_text = "\n".join(f"[b]{notation}[/b]\n   {words}"
+                                  for notation, words in reversed(view.log[-LOG_SHOWN:]))
+        self._banner(view)
+        self._question(view)
+        flagged = any(o.name == "illegal_move" for o in outputs)
+        if flagged and self.alarm is not None and self.alarm.play():
+            self.sounds += 1
+
+    def _banner(self, view: PlayView) -> None:
+        banner = view.banner
+        if banner is None:
+            self.banner_kind = ""
+            return
+        self.banner_kind = banner.kind
+        self.banner_rgba = list(BANNER_RGBA[banner.kind])
+        self.banner_title = banner.title
+        self.banner_body = banner.body
+        self.banner_steps = "\n".join(f"• {s}" for s in banner.steps)
+        if view.verdict_time and view.verdict_time != self._measured:
+            self._pending_stamp = view.verdict_time
+            Window.bind(on_flip=self._on_flip)
+
+    _pending_stamp = 0.0
+    _measured = 0.0
+
+    def _on_flip(self, *_: Any) -> None:
+        """The first frame drawn with the banner: how long since the verdict."""
+        Window.unbind(on_flip=self._on_flip)
+        if self._pending_stamp:
+            self.banner_shown_at.append(time.perf_counter() - self._pending_stamp)
+            self._measured, self._pending_stamp = self._pending_stamp, 0.0
+
+    def _question(self, view: PlayView) -> None:
+        question = view.question
+        if question == self._asked:  # the buttons are there already
+            return
+        self._asked = question
+        box = self.ids.choices
+        box.clear_widgets()
+        self.question_prompt = question.prompt if question is not None else ""
+        if question is None:
+            return
+        for choice in question.choices:
+            button = Factory.ChoiceButton(text=f"{choice.move}\n{choice.words}")
+            button.move = choice.move
+            button.bind(on_release=lambda b: self.answer(b.move))
+            box.add_widget(button)
+
+    def show_frame(self, frame: Any, message: str) -> None:
+        """A new picture; the reader's message (why the board is not read) at most
+        twice a second, since each new text is drawn again."""
+        self.ids.camera.show_frame(frame)
+        now = time.perf_counter()
+        if message and message != self._frame_message and now - self._message_at > 0.5:
+            self._frame_message, self._message_at = message, now
+            self.status = _app().t("notice.blank_frame") if message == "blank" else message
+
+    def show_notice(self, key: str, detail: str) -> None:
+        self.status = _app().t(key, detail=detail)
+
+    def refresh(self) -> None:
+        """Draw again (the language changed)."""
+        if self.controller is not None:
+            self.show_view(self.controller.view(), [])
+
+    # ------------------------------------------------------------------ taps
+
+    def _send(self, event: Any) -> None:
+        if self.session is not None:
+            self.session.send(event)
+
+    def answer(self, move: str) -> None:
+        self._send(Answer(move))
+
+    def done(self) -> None:
+        self._send(TurnDone())
+
+    def undo(self) -> None:
+        self._send(Takeback())
+
+    def type_move(self, text: str) -> None:
+        if not text.strip():
+            self.status = _app().t("play.type_a_move")
+            return
+        self._send(TypedMove(text.strip()))
+        self.ids.typed.text = ""
+
+    def hint(self) -> None:
+        if self.session is not None:
+            self.session.hint()
+
+    def set_paused(self, paused: bool) -> None:
+        if self.session is not None:
+            self.session.set_paused(paused)
+
+    def set_muted(self, muted: bool) -> None:
+        self.muted = muted
+        if self.alarm is not None:
+            self.alarm.muted = muted
+
+    def end_game(self) -> None:
+        if self.controller is not None:
+            _app().finish(self.controller)

@@ -1,0 +1,81 @@
+"""The sensor board for the app: a ``SensorBridge`` to a serial port (or the simulated
+board on a pseudo-terminal), turned into referee inputs and notices. The bridge's own
+reader thread does the serial I/O; nothing here blocks the caller."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from companion.app.feeds import FeedError
+from companion.app.gamesetup import GameSetup
+from companion.referee.events import Input, Light, Seen
+from engines.observation import Observation, TableSchema
+
+
+class SensorLink:
+    """Keeps the board connected; its tables go to ``on_input`` as ``Seen`` from
+    ``sensors``; connection changes to ``notice(key, detail)``. Raises ``FeedError``
+    when the board cannot be set up (no layout for the game, simulator not starting)."""
+
+    def __init__(self, setup: GameSetup, schema: TableSchema,
+                 on_input: Callable[[Input], None],
+                 notice: Callable[[str, str], None]) -> None:
+        from firmware_bridge.bridge import SensorBridge
+        from firmware_bridge.errors import BridgeError
+        from firmware_bridge.layouts import layout_for
+
+        self.on_input = on_input
+        self.notice = notice
+        self.board: Any = None
+        try:
+            layout = layout_for(setup.game)
+            target: str | None = setup.port or None
+            if setup.sensors == "simulator":
+                from firmware_bridge.simulator import BoardSimulator
+
+                self.board = BoardSimulator(layout)
+                target = self.board.start()
+            self.bridge = SensorBridge(target, layout, schema=schema, on_event=self._event)
+        except (BridgeError, OSError, ValueError) as error:
+            if self.board is not None:
+                self.board.stop()
+            raise FeedError(f"sensor board: {error}") from None
+        self.bridge.start()
+
+    def _event(self, event: Any) -> None:
+        from firmware_bridge.bridge import Connected, ConnectFailed, Disconnected, TableChanged
+
+        if isinstance(event, TableChanged) and event.observation is not None:
+            self.on_input(Seen(event.observation, "sensors"))
+        elif isinstance(event, Connected):
+            self.notice("notice.sensors_connected", event.port)
+        elif isinstance(event, Disconnected):
+            self.notice("notice.sensors_lost", event.reason)
+        elif isinstance(event, ConnectFailed) and event.retry_in >= 1.0:
+            self.notice("notice.sensors_retry", event.reason)
+
+    def show(self, lights: Iterable[Light]) -> None:
+        """The referee's lights on the board (never blocks)."""
+        from firmware_bridge.errors import LightError
+
+        try:
+            self.bridge.show(lights)
+        except LightError as error:
+            self.notice("notice.lights_failed", str(error))
+
+    def place(self, observation: Observation) -> None:
+        """Simulated board only: make its sensors read ``observation``."""
+        from firmware_bridge.errors import BridgeError
+
+        if self.board is None:
+            return
+        try:
+            self.board.show(observation)
+        except (BridgeError, ValueError) as error:
+            self.notice("notice.sensors_failed", str(error))
+
+    def close(self) -> None:
+        self.bridge.close()
+        if self.board is not None:
+            self.board.stop()

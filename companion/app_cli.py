@@ -1,0 +1,89 @@
+"""``companion app``: open the tablet app (Kivy); ``companion bench app``: its figures
+(start time, live view frame rate with recognition, verdict-to-banner delay), headless.
+
+Kivy is imported only when a command runs, so the rest of the command line works on
+machines without it."""
+
+from __future__ import annotations
+
+import argparse
+
+from companion.app import run_app
+from companion.cli import UsageError
+from engines import GAMES
+
+__all__ = ["app_command", "bench_command", "register", "register_bench", "run_app"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "app", help="open the tablet app",
+        description="Open the tablet app (docs/app.md). With --video, --camera or --demo "
+        "it opens straight into a game read from there; otherwise on the New game screen.")
+    parser.add_argument("--game", default="shangrila", choices=GAMES,
+                        help="the game (default shangrila)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--video", metavar="FILE", help="read the table from a video file")
+    source.add_argument("--camera", type=int, metavar="N", help="read the table from camera N")
+    source.add_argument("--demo", action="store_true",
+                        help="no camera: the table simulator plays a game on the table")
+    parser.add_argument("--sensor-sim", action="store_true",
+                        help="add the simulated sensor board (on a pseudo-terminal)")
+    parser.add_argument("--players", type=int, help="number of players")
+    parser.add_argument("--language", default="en", choices=("en", "fr", "es"),
+                        help="the app's language (default en; switchable in the app)")
+    parser.set_defaults(handler=app_command)
+
+
+def app_command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    if args.video is not None and not Path(args.video).is_file():
+        raise UsageError(f"--video {args.video}: no such file")
+    if args.camera is not None and args.camera < 0:
+        raise UsageError("--camera must be 0 or more")
+    if _no_display():
+        raise UsageError("there is no display to open the app on: run 'companion demo' "
+                         "for the headless demo, or set SDL_VIDEODRIVER=offscreen to draw "
+                         "the app without a screen")
+    return run_app(game=args.game, video=args.video, camera=args.camera, demo=args.demo,
+                   sensor_sim=args.sensor_sim, language=args.language, players=args.players)
+
+
+def _no_display() -> bool:
+    """Linux without X11 or Wayland and no SDL driver chosen: Kivy could not open a
+    window (and would exit without saying why in plain words)."""
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux") or os.environ.get("SDL_VIDEODRIVER"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = bench_sub.add_parser(
+        "app", help="app start time, live view frames per second, verdict-to-banner delay",
+        description="Measure the app headless (SDL's offscreen driver): the start time "
+        "(fresh processes, to the first frame), the live view's frames per second on a "
+        "1280x720 video with the camera pipeline recognising every frame, and the time "
+        "from the referee's illegal-move verdict to the first frame showing the banner.")
+    parser.add_argument("--video", metavar="FILE",
+                        help="a 1280x720 video of a Shangri-La table with its markers "
+                        "(default: render one, about 10 s)")
+    parser.add_argument("--seconds", type=float, default=20.0,
+                        help="longest time to play the video (default 20)")
+    parser.add_argument("--starts", type=int, default=3, help="start-time runs (default 3)")
+    parser.add_argument("--banners", type=int, default=10,
+                        help="illegal moves to time (default 10)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.set_defaults(handler=bench_command)
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    if args.starts < 1 or args.banners < 1 or args.seconds <= 0:
+        raise UsageError("--starts and --banners must be at least 1, --seconds positive")
+    from companion.app.bench import bench_command as run
+
+    return run(args)
