@@ -27,8 +27,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "analyse", help="judge every move of a game record and each player's play",
         description="Search every position of a game record and report, for each move, "
         "the win chance of the best move and of the move played, the loss and a judgement "
-        "(best, good, inaccuracy, mistake, blunder); then each player's accuracy. "
-        "Thresholds: docs/players.md.")
+        "(best, good, inaccuracy, mistake, blunder); then each player's accuracy and the "
+        "engine level they played like, with its range. Thresholds: docs/players.md.")
     parser.add_argument("record", help="the game record (JSON)")
     parser.add_argument("--level", type=int, default=DEFAULT_LEVEL,
                         choices=sorted(LEVELS),
@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the analysis as JSON")
     parser.add_argument("--plots", metavar="DIR", type=Path,
-                        help="write win-chance.png and loss.png to DIR")
+                        help="write win-chance.png, loss.png and strength.png to DIR")
     parser.set_defaults(handler=analyse_command)
 
 
@@ -55,6 +55,7 @@ def _bar(done: int, total: int) -> None:
 def analyse_command(args: argparse.Namespace) -> int:
     from engines.search.analysis import analyse
     from engines.search.mcts import SearchConfig
+    from engines.search.strength import CalibrationError
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
@@ -62,7 +63,10 @@ def analyse_command(args: argparse.Namespace) -> int:
     base = LEVELS[args.level]
     config = SearchConfig(base.iterations, base.seconds, base.exploration,
                           base.rollout_moves, args.seed)
-    result = analyse(record, config, workers=args.workers, progress=_bar)
+    try:
+        result = analyse(record, config, workers=args.workers, progress=_bar)
+    except CalibrationError as error:
+        raise UsageError(str(error)) from None
     if args.plots is not None:
         write_plots(result, args.plots)
     if args.json:
@@ -70,8 +74,8 @@ def analyse_command(args: argparse.Namespace) -> int:
         return 0
     print(table(result))
     if args.plots is not None:
-        print(f"\ncharts written to {args.plots / 'win-chance.png'} and "
-              f"{args.plots / 'loss.png'}")
+        names = ", ".join(str(args.plots / name) for name in CHARTS)
+        print(f"\ncharts written to {names}")
     return 0
 
 
@@ -91,14 +95,45 @@ def table(result: Analysis) -> str:
         counts = "  ".join(f"{s.counts.get(j, 0):>{len(j)}}" for j, _ in JUDGEMENTS)
         lines.append(f"{s.name:<8} {s.moves:>6}  {s.accuracy:>7.1f}%  "
                      f"{100 * s.mean_loss:>8.1f}%  {counts}")
+    lines += strength_lines(result)
     lines.append(f"\n(analysed in {result.seconds:.1f} s; win% is the played move's win "
                  "chance, loss the drop from the best move, in points)")
     return "\n".join(lines)
 
 
+def strength_lines(result: Analysis) -> list[str]:
+    """Each player's estimated level, or why there is none."""
+    estimates = [(s.name, s.strength) for s in result.summary if s.strength is not None]
+    if not estimates:
+        return ["", "(no strength estimate: no calibration for this game)"]
+    coverage = round(100 * estimates[0][1].coverage)
+    lines = ["", f"strength on the engine level scale (level 0 is random play; the range "
+             f"holds the level with {coverage} % probability):"]
+    for name, strength in estimates:
+        note = f"  ({strength.note})" if strength.note else ""
+        lines.append(f"{name:<8} {strength.describe()}, expected {strength.expected:.1f}"
+                     f"{note}")
+    return lines
+
+
+def _label(result: Analysis, player: int) -> str:
+    """The player's name, and the level they played like when it is known."""
+    summary = result.summary[player]
+    if summary.strength is None:
+        return summary.name
+    strength = summary.strength
+    span = (f"{strength.low}" if strength.low == strength.high
+            else f"{strength.low}-{strength.high}")
+    return f"{summary.name}: level {strength.level} ({span})"
+
+
+CHARTS = ("win-chance.png", "loss.png", "strength.png")
+
+
 def write_plots(result: Analysis, folder: Path) -> None:
-    """win-chance.png (each player's win chance over the game) and loss.png (the loss
-    of every move, coloured by player)."""
+    """win-chance.png (each player's win chance over the game, labelled with the level
+    they played like), loss.png (the loss of every move, coloured by player) and
+    strength.png (each player's probability of each level)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -111,7 +146,7 @@ def write_plots(result: Analysis, folder: Path) -> None:
     figure, axis = plt.subplots(figsize=(9, 4), dpi=110)
     for p, name in enumerate(names):
         ys = [100 * m.win_chances[p] for m in result.moves if not m.forced]
-        axis.plot(xs, ys, label=name, color=colour[name], linewidth=1.8)
+        axis.plot(xs, ys, label=_label(result, p), color=colour[name], linewidth=1.8)
     axis.set_xlabel("move")
     axis.set_ylabel("win chance (%)")
     axis.set_ylim(0, 100)
@@ -136,4 +171,36 @@ def write_plots(result: Analysis, folder: Path) -> None:
     axis.legend(loc="upper left", ncol=len(names))
     figure.tight_layout()
     figure.savefig(folder / "loss.png")
+    plt.close(figure)
+    _strength_chart(result, folder / "strength.png", colour, plt)
+
+
+def _strength_chart(result: Analysis, path: Path, colour: dict[str, Any], plt: Any) -> None:
+    """Bars of each player's probability per level, the estimated range shaded."""
+    figure, axis = plt.subplots(figsize=(9, 3.5), dpi=110)
+    shown = [s for s in result.summary if s.strength is not None]
+    if not shown:
+        axis.text(0.5, 0.5, "no strength calibration for this game", ha="center",
+                  va="center", transform=axis.transAxes)
+        axis.set_axis_off()
+    width = 0.8 / max(1, len(shown))
+    for k, summary in enumerate(shown):
+        strength = summary.strength
+        assert strength is not None
+        levels = sorted(strength.posterior)
+        offset = (k - (len(shown) - 1) / 2) * width
+        axis.bar([lv + offset for lv in levels],
+                 [100 * strength.posterior[lv] for lv in levels], width=width,
+                 color=colour[summary.name], label=_label(result, summary.player))
+        axis.hlines(-3 - 2 * k, strength.low - 0.4, strength.high + 0.4,
+                    color=colour[summary.name], linewidth=3)
+    if shown:
+        axis.set_xticks(sorted(shown[0].strength.posterior))  # type: ignore[union-attr]
+        axis.set_xlabel("engine level (0: random play); lines below: each player's range")
+        axis.set_ylabel("probability (%)")
+        axis.set_title(f"{result.game}: which level each player played like")
+        axis.legend(loc="upper left", ncol=len(shown))
+        axis.set_ylim(-4 - 2 * len(shown), 100)
+    figure.tight_layout()
+    figure.savefig(path)
     plt.close(figure)

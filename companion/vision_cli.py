@@ -1,20 +1,25 @@
 """``companion vision ...``: the camera side. ``render`` plays random moves with an
 engine and draws the resulting table as a photograph (vision/synth), with its ground
-truth, for building and measuring the reading pipeline (docs/vision.md)."""
+truth, for building and measuring the reading pipeline (docs/vision.md). ``read`` reads
+one picture: locates the board, reads every element, prints what it saw and draws it
+over the picture (docs/reading.md)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import json
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import cv2
 
 from companion.cli import UsageError
 from engines import Dice, rules_class
 
-RENDERABLE = ("shangrila", "shendao")
+RENDERABLE = ("shangrila", "shendao", "shenshi")
+MOST_PLAYERS = {"shangrila": 4, "shendao": 2, "shenshi": 4}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,12 +62,38 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     render.add_argument("--noise", type=float, default=2.0, help="sensor noise sigma")
     render.add_argument("--blur", type=float, default=0.4, help="defocus blur sigma (px)")
     render.add_argument("--jpeg", type=int, help="JPEG quality (default: none)")
+    render.add_argument("--markers", action="store_true",
+                        help="stick the calibration corner markers on the board (so that "
+                        "'companion vision read' can locate it)")
     render.add_argument("--out", type=Path, default=Path("table.png"), metavar="FILE.png",
                         help="where to write the picture (default table.png)")
     render.add_argument("--truth", type=Path, metavar="FILE.json",
                         help="also write the ground truth: each element's value, image "
                         "polygon and visible fraction")
     render.set_defaults(handler=render_command)
+
+    read = commands.add_parser(
+        "read", help="read one picture of a table: every element, or unknown",
+        description="Locate the board in a picture (by its corner markers, or with the "
+        "exact view a rendered picture's truth file records), read every element with a "
+        "confidence or abstain, print the observation and draw it over the picture. With "
+        "--truth, compare with the truth (docs/reading.md).")
+    read.add_argument("image", type=Path, metavar="IMAGE", help="the picture (PNG or JPEG)")
+    read.add_argument("--game", required=True, choices=RENDERABLE)
+    read.add_argument("--truth", type=Path, metavar="TRUTH.json",
+                      help="the truth 'companion vision render --truth' wrote: compare")
+    read.add_argument("--locate", choices=("markers", "truth"), default="markers",
+                      help="find the board by its markers (default) or use the camera "
+                      "the truth file records")
+    read.add_argument("--overlay", type=Path, metavar="FILE.png",
+                      help="where to draw what was read (default IMAGE-read.png)")
+    read.add_argument("--all", action="store_true",
+                      help="print every element, not only what is on the board")
+    read.add_argument("--profile", help="calibration profile whose colour model to use "
+                      "(default: the default profile's, when it has one)")
+    read.add_argument("--no-profile", action="store_true",
+                      help="use the default colours, not a calibration colour model")
+    read.set_defaults(handler=read_command)
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -93,8 +124,7 @@ def render_command(args: argparse.Namespace) -> int:
         raise UsageError("--out must end in .png or .jpg")
     width, height = _size(args.size)
     rules_type = rules_class(args.game)
-    most = 4 if args.game == "shangrila" else 2
-    players = rules_type.default_players(args.players or most)
+    players = rules_type.default_players(args.players or MOST_PLAYERS[args.game])
     rules = rules_type(players)
     state = rules.initial_state()
     dice = Dice(args.seed)
@@ -110,7 +140,8 @@ def render_command(args: argparse.Namespace) -> int:
     if args.placement < 0:
         raise UsageError("--placement cannot be negative")
     options = TableOptions(hands=args.hands, clutter=args.clutter, glare=args.glare,
-                           placement_mm=args.placement, placement_deg=3.0 * args.placement)
+                           placement_mm=args.placement, placement_deg=3.0 * args.placement,
+                           markers=args.markers)
     result = render_table(observation, camera, pose, light=LIGHTS[args.light],
                           imaging=imaging, options=options, seed=args.seed)
     if not cv2.imwrite(str(args.out), result.image):
@@ -121,6 +152,7 @@ def render_command(args: argparse.Namespace) -> int:
         truth = {
             "game": args.game, "moves": played, "seed": args.seed,
             "observation": observation.to_json()["readings"],
+            "camera": asdict(camera), "pose": asdict(pose),
             "elements": {name: {"polygon": t.polygon.round(2).tolist(),
                                 "top": t.top.round(2).tolist(),
                                 "visible": round(t.visible, 4)}
@@ -129,3 +161,122 @@ def render_command(args: argparse.Namespace) -> int:
         args.truth.write_text(json.dumps(truth), encoding="utf-8")
         print(f"{args.truth}: ground truth of {len(truth['elements'])} elements")
     return 0
+
+
+def _load_truth(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path} is not JSON: {error.msg} at line {error.lineno}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("observation"), dict):
+        raise UsageError(f"{path} is not a truth file of 'companion vision render --truth'")
+    return data
+
+
+def _truth_view(truth: dict[str, Any], path: Path, size_mm: tuple[float, float]) -> Any:
+    from vision.synth.camera import Camera, Pose
+    from vision.view import truth_view
+
+    try:
+        pose = truth["pose"]
+        return truth_view(Camera(**truth["camera"]),
+                          Pose(pose["elevation_deg"], pose["rotation_deg"],
+                               pose["distance_mm"], tuple(pose["look_at_mm"]),
+                               pose["roll_deg"]), size_mm)
+    except (KeyError, TypeError, ValueError):
+        raise UsageError(f"{path} records no camera: render again with this version, or "
+                         "use --locate markers") from None
+
+
+def read_command(args: argparse.Namespace) -> int:
+    from engines.observation import Observation
+    from vision.models import ModelError, load_model
+    from vision.pipeline import draw_recognised, profile_colours, reader_for
+
+    image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    if image is None:
+        raise UsageError(f"cannot read {args.image} as a picture (missing, or not PNG/JPEG)")
+    try:
+        model = load_model(args.game)
+    except ModelError as error:
+        raise UsageError(str(error)) from None
+    truth = _load_truth(args.truth) if args.truth is not None else None
+    if args.locate == "truth":
+        if truth is None:
+            raise UsageError("--locate truth needs --truth TRUTH.json")
+        view = _truth_view(truth, args.truth, model.size_mm)
+        if view.image_size != (image.shape[1], image.shape[0]):
+            raise UsageError(f"{args.image} is {image.shape[1]}x{image.shape[0]}, the truth's "
+                             f"camera {view.image_size[0]}x{view.image_size[1]}")
+    else:
+        from vision.locate import Locator
+
+        location = Locator(args.game).locate(image)
+        if location.view is None:
+            print(f"{args.image}: {location.message}")
+            return 1
+        view = location.view
+    colours = None if args.no_profile else profile_colours(args.game, args.profile)
+    if colours is not None:
+        print(f"colours: the calibration colour model of profile "
+              f"{args.profile or 'default'}")
+    reader = reader_for(args.game, model, colours)
+    reading = reader.read(image, view)
+    if reading.problem is not None:
+        print(f"{args.image}: cannot read the board: {reading.problem}")
+        return 1
+    observation = reading.observation
+    _print_observation(observation, reading.abstained, args.all)
+    overlay = args.overlay or args.image.with_name(args.image.stem + "-read.png")
+    if not cv2.imwrite(str(overlay), draw_recognised(image, view, observation, model)):
+        raise UsageError(f"cannot write {overlay}")
+    known = reading.read
+    print(f"read {known} of {len(observation)} elements in {reading.seconds * 1000:.1f} ms; "
+          f"overlay: {overlay}")
+    if truth is not None:
+        wanted = Observation.from_json(observation.schema, {"readings": truth["observation"]})
+        return _compare(observation, wanted, truth.get("elements", {}))
+    return 0
+
+
+def _print_observation(observation: Any, abstained: dict[str, str], everything: bool) -> None:
+    """One line per element on the board (empty and absent ones too with ``everything``),
+    then the elements not read and why."""
+    for element in observation:
+        reading = observation[element]
+        if not reading.known:
+            continue
+        if not everything and reading.value in ("empty", "none", "open", False, 0):
+            continue
+        print(f"  {element}: {reading.value} ({reading.confidence:.2f})")
+    unknown = [e for e in observation if not observation[e].known and e in abstained]
+    if unknown:
+        print(f"not read ({len(unknown)}):")
+        for element in unknown:
+            print(f"  {element}: {abstained[element]}")
+
+
+def _compare(seen: Any, wanted: Any, elements: dict[str, Any]) -> int:
+    """Print how the reading compares with the truth; 0 when nothing is wrong."""
+    right = wrong = unread = hidden = 0
+    for element in wanted:
+        want = wanted[element]
+        off_board = bool(elements) and element not in elements
+        if not want.known or off_board or (element in elements
+                                           and elements[element].get("visible", 1.0) < 0.5):
+            hidden += 1
+            continue
+        got = seen[element]
+        if not got.known:
+            unread += 1
+        elif got.value == want.value and type(got.value) is type(want.value):
+            right += 1
+        else:
+            wrong += 1
+            print(f"  WRONG {element}: is {want.value!r}, read {got.value!r} "
+                  f"({got.confidence:.2f})")
+    print(f"against the truth: {right} right, {wrong} wrong, {unread} not read, "
+          f"{hidden} hidden or off the board")
+    return 1 if wrong else 0

@@ -169,4 +169,4 @@ def open_app(options: DemoOptions) -> int:
 
     script, _, video, _ = prepare(options, sys.stdout)
     return int(run_app(game=options.game, video=video, start=script.start,
-                       players=list(script.spec.players)) or 0)
+                       players=list(script.spec.players), sensor_sim=options.sensor) or 0)

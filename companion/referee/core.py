@@ -38,6 +38,9 @@ from companion.referee.inference import Explainer, Verdict
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
 from engines.observation import Observation, Reading, TableSchema
 
+IN_PROGRESS_SHOWN = 6
+"""Moves a "move in progress" names at most when the referee makes up the list."""
+
 
 @dataclass(frozen=True)
 class RefereeConfig:
@@ -282,8 +285,12 @@ class Referee:
         if self.status != self.WATCHING:
             return None
         earlier, text = self.history[-1]
+        hidden = self._hidden()
         verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
-                                         moves=self._bigger, hidden=self._hidden())
+                                         moves=self._bigger, hidden=hidden)
+        if now == "illegal" and verdict.kind in ("unchanged", "illegal") and \
+                hasattr(self.explainer.model, "extends"):
+            verdict = self._goes_on(earlier, observation, turn_done, hidden)
         if verdict.kind not in ("accepted", "ambiguous", "in_progress") or (
                 verdict.kind == now == "in_progress"):
             return None
@@ -293,6 +300,27 @@ class Referee:
         self._last = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         return out + self._verdict_handlers[verdict.kind](self, verdict)
+
+    def _goes_on(self, earlier: GameState[Any], observation: Observation, turn_done: bool,
+                 hidden: frozenset[str]) -> Verdict:
+        """In a game whose accepted moves may go on (ShenShi: a turn of two actions is
+        accepted at once, a third may follow), a table that no move of the next player
+        explains is judged from before the move just accepted, by every move the game
+        finds for it: the player may still be making theirs, a piece in the hand (a
+        monk entered, then lifted with its cushion to hover on, leaves the table as it
+        was; a swap shows one monk lifted and the other not yet moved)."""
+        if observation.differences(self.explainer.expected(earlier),
+                                   min_confidence=self.config.sure) == []:
+            return Verdict("in_progress", self._bigger[:IN_PROGRESS_SHOWN])
+        verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
+                                         hidden=hidden)
+        if verdict.kind == "accepted":
+            token = earlier.apply(verdict.moves[0])
+            again = earlier == self.state  # the accepted move itself: nothing goes on
+            earlier.undo(token)
+            if again:
+                return Verdict("illegal")
+        return verdict
 
     def _verdict_unchanged(self, verdict: Verdict) -> list[Output]:
         if self.status == self.ILLEGAL:

@@ -35,7 +35,8 @@ def table_model(game: str) -> ModuleType:
     ``expected(state)``, ``transient(element)``, ``group(element)``,
     ``guess(state, obs, changed)``, ``fix_sentences([(element, seen, wanted)])``,
     ``describe_element(element)``, and optionally ``prefer(moves)``,
-    ``candidates(state, observation, changed)`` and ``extends(accepted, move)``."""
+    ``candidates(state, observation, changed)``, ``extends(accepted, move)`` and
+    ``touched(state, move)``."""
     return importlib.import_module(f"engines.{game}.observation")
 
 
@@ -115,7 +116,8 @@ class Explainer:
                 return Verdict("accepted", [top[0][1]], corrected=top[0][2])
             return Verdict("ambiguous", [f[1] for f in top])
         progressing = [move for move, after in results
-                       if self._on_the_way(observation, before, after, changed)]
+                       if self._on_the_way(observation, before, after, changed,
+                                           self._touched(state, move))]
         if progressing and not turn_done:  # once the player is done, half a move is wrong
             return Verdict("in_progress", progressing)
         return self._diagnose(state, observation, before, changed, dict(results))
@@ -145,18 +147,27 @@ class Explainer:
         return any(not _same(before.value(e), after.value(e)) for e in hidden) or any(
             _same(observation.value(e), before.value(e)) for e in misses)
 
+    def _touched(self, state: GameState[Any], move: Any) -> Collection[str]:
+        """The element groups ``move`` handles on the way, beyond those it changes (the
+        game's ``touched(state, move)``; a ShenShi walk that removes a monk and comes
+        back lifts its monk off a square it leaves as it was)."""
+        touched = getattr(self.model, "touched", None)
+        return () if touched is None else touched(state, move)
+
     def _on_the_way(self, observation: Observation, before: Observation,
-                    after: Observation, changed: list[str]) -> bool:
+                    after: Observation, changed: list[str],
+                    touched: Collection[str] = ()) -> bool:
         """Whether every sure reading shows its value before the move, after it, or a
-        value it passes through while the move is made by hand. ``changed``: the sure
-        readings unlike the table before the move (the others show "before")."""
+        value it passes through while the move is made by hand (in an element group
+        the move changes or ``touched``). ``changed``: the sure readings unlike the
+        table before the move (the others show "before")."""
         group, members = self.model.group, self._members(observation.schema)
         for e in changed:
             seen = observation.value(e)
             if _same(seen, after.value(e)):
                 continue
-            if seen not in self.model.transient(e) or all(
-                    _same(before.value(x), after.value(x)) for x in members[group(e)]):
+            if seen not in self.model.transient(e) or (group(e) not in touched and all(
+                    _same(before.value(x), after.value(x)) for x in members[group(e)])):
                 return False  # neither its value after the move, nor on the way there
         return bool(changed)
 

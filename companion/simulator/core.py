@@ -66,12 +66,14 @@ class Step:
 
 def random_game(rules: Rules[Any, Any], seed: int,
                 start: GameState[Any] | None = None) -> list[Any]:
-    """The moves of a random complete game (uniform over legal moves), seeded."""
+    """The moves of a random complete game, seeded (uniform over the legal moves,
+    unless the game's handling draws them its own way: ``Handling.random_move``)."""
     dice = Dice(seed)
     state = start.copy() if start is not None else rules.initial_state()
+    handling = handling_for(rules)
     moves = []
     while not state.is_over():
-        move = state.random_move(dice)
+        move = handling.random_move(state, dice)
         state.apply(move)
         moves.append(move)
     return moves
@@ -176,26 +178,20 @@ class TableSimulator:
         """Start another legal move, stop before the table shows any complete legal move
         (else the player has made it), and put the pieces back; a move of one touch is
         only reached for (a hand over the place, nothing moved)."""
-        legal = state.legal_moves()
-        others = [m for m in legal if m != move]
-        if not others:
+        other = self.handling.other_move(state, move, rng)
+        if other is None:
             return
-        other = others[int(rng.integers(len(others)))]
         touches = self.handling.steps(state, other, rng, self.config)
         if not touches:
             return
         truth = replace(base, phase=CHANGE_OF_MIND)
-        complete = set()
-        for m in legal:
-            token = state.apply(m)
-            complete.add(self._view(self.handling.table(state)))
-            state.undo(token)
-        complete.discard(self._view(table))
+        shows_a_move = self.handling.shows_a_move(state, self._view)
+        now = self._view(table)
         trial = dict(table)
         reach = 0
         for touch in touches[:-1]:
             touch.apply(trial)
-            if self._view(trial) in complete:
+            if self._view(trial) != now and shows_a_move(trial):
                 break
             reach += 1
         if reach == 0:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from engines import GameState, Rules
+from engines import Dice, GameState, Rules
 from engines.observation import Value
 
 if TYPE_CHECKING:
@@ -106,6 +106,30 @@ class Handling(ABC):
                 config: TableConfig) -> Attempt | None:
         """How the player to move (or, for ``turn.wrong-player``, another player) would
         break ``rule`` here; None when this position offers no way to."""
+
+    def random_move(self, state: GameState[Any], dice: Dice) -> Any:
+        """A random legal move for a simulated game: uniform over the legal moves (a
+        game whose moves cannot be listed draws them its own way)."""
+        return state.random_move(dice)
+
+    def other_move(self, state: GameState[Any], move: Any,
+                   rng: np.random.Generator) -> Any | None:
+        """A legal move other than ``move`` that a player might start and give up (a
+        change of mind); None when there is none."""
+        others = [m for m in state.legal_moves() if m != move]
+        return others[int(rng.integers(len(others)))] if others else None
+
+    def shows_a_move(self, state: GameState[Any],
+                     view: Callable[[Table], Hashable]) -> Callable[[Table], bool]:
+        """A test of whether a table, as the readers see it (``view``), shows the result
+        of some legal move in ``state`` (a player changing their mind stops before it
+        does)."""
+        results = set()
+        for move in state.legal_moves():
+            token = state.apply(move)
+            results.add(view(self.table(state)))
+            state.undo(token)
+        return lambda table: view(table) in results
 
     def hidden_by_hands(self, source: str) -> bool:
         """Whether a hand over the table hides elements from ``source`` (a camera above

@@ -37,6 +37,7 @@ from companion.referee.events import (
     TypedMove,
 )
 from companion.simulator.core import ATTEMPT, CHANGE_OF_MIND, MOVE, REPAIR, TableSimulator, Truth
+from engines import GameState
 
 VERDICTS = (MoveAccepted, IllegalMove, Question, TableRestored)
 """Outputs that are verdicts on the table, for the latency figure."""
@@ -112,6 +113,7 @@ class _Game:
         self.move_outputs: list[Output] = []
         self.attempt: _Attempt | None = None
         self.played: list[str] = []  # the true moves so far
+        self.positions: list[GameState[Any]] = []  # the true position after each
 
     def handle(self, event: Input, truth: Truth, *, timed: bool = True) -> list[Output]:
         """Give ``event`` to the referee (timing it), count and react to the outputs."""
@@ -189,6 +191,7 @@ class _Game:
             self.handle(TurnDone(), truth)
         self.truth_state.apply(self.truth_state.rules.parse_move(truth.move))
         self.played.append(truth.move)
+        self.positions.append(self.truth_state.copy())
         score.revised += sum(isinstance(o, MoveTakenBack) for o in self.move_outputs)
         if referee.state == self.truth_state and len(referee.history) == truth.number:
             score.exact += 1
@@ -200,11 +203,22 @@ class _Game:
         score.wrong_moves.append(f"{truth.number}: played {' '.join(played[-2:])}; the "
                                  f"referee had {' '.join(had) or 'nothing'}")
         score.corrected += 1
-        # Take back what differs from the true game, then type the true moves.
-        while [text for _, text in referee.history] != played[:len(referee.history)]:
+        # Take back what differs from the true game, then type the true moves. Moves
+        # are compared by the position they reach: a ShenShi turn can be written with
+        # its monks in either order.
+        while referee.history and not self._agrees(len(referee.history)):
             self.handle(Takeback(), truth, timed=False)
         for text in played[len(referee.history):]:
             self.handle(TypedMove(text), truth, timed=False)
+
+    def _agrees(self, moves: int) -> bool:
+        """Whether the referee's game reaches the true positions move after move, for
+        its first ``moves`` moves (its history may hold more)."""
+        history = self.referee.history
+        if moves > len(self.positions):
+            return False
+        reached = [state for state, _ in history[1:]] + [self.referee.state]
+        return all(reached[i] == self.positions[i] for i in range(moves))
 
 
 def referee_game(simulator: TableSimulator, referee: Referee | None = None,

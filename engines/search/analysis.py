@@ -19,6 +19,9 @@ A player's **accuracy** follows Lichess: each move scores
 ``103.1668 exp(-0.04354 x) - 3.1669`` (clamped to 0-100) where ``x`` is the loss in
 percentage points, and the accuracy is the mean over the player's moves. A pass that was
 the only legal move is not judged.
+
+Each player's **strength** on the engine level scale, with a range, comes from their
+judged losses and the calibration of ``engines.search.strength``.
 """
 
 from __future__ import annotations
@@ -27,11 +30,19 @@ import math
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engines.base import GameState
 from engines.record import GameRecord
 from engines.search.mcts import MCTS, SearchConfig
+from engines.search.strength import (
+    CALIBRATION_PATH,
+    StrengthEstimate,
+    estimate,
+    model_for,
+    move_accuracy,
+)
 
 JUDGEMENTS: tuple[tuple[str, float], ...] = (
     ("best", 0.02), ("good", 0.05), ("inaccuracy", 0.10), ("mistake", 0.20),
@@ -46,16 +57,11 @@ PLAYED_SHARE = 0.3
 
 
 def judge(loss: float) -> str:
+    """The judgement of a move losing ``loss`` win chance (``JUDGEMENTS``)."""
     for name, limit in JUDGEMENTS:
         if loss <= limit:
             return name
     return JUDGEMENTS[-1][0]
-
-
-def move_accuracy(loss: float) -> float:
-    """Lichess's accuracy of one move from its win-chance loss (0-1)."""
-    value = 103.1668 * math.exp(-0.04354 * (100.0 * loss)) - 3.1669
-    return max(0.0, min(100.0, value))
 
 
 @dataclass
@@ -82,6 +88,8 @@ class PlayerReport:
     accuracy: float
     mean_loss: float
     counts: dict[str, int] = field(default_factory=dict)
+    strength: StrengthEstimate | None = None
+    """The level this player played like; None without a calibration for the game."""
 
 
 @dataclass
@@ -130,12 +138,15 @@ def _analyse_position(args: tuple[GameState[Any], Any, SearchConfig, bool]) -> t
 
 
 def analyse(record: GameRecord, config: SearchConfig, workers: int = 1,
-            progress: Callable[[int, int], None] | None = None) -> Analysis:
+            progress: Callable[[int, int], None] | None = None,
+            calibration: Path | None = CALIBRATION_PATH) -> Analysis:
     """Analyse every move of ``record`` with a search of ``config``'s budget.
 
     ``workers`` > 1 analyses positions on that many processes. ``progress(done, total)``
-    is called as positions finish. Raises ``RecordError`` / ``NotationError`` /
-    ``IllegalMoveError`` for a record that does not replay.
+    is called as positions finish. Each player's strength is estimated from the
+    ``calibration`` file (None: no estimate). Raises ``RecordError`` / ``NotationError``
+    / ``IllegalMoveError`` for a record that does not replay, ``CalibrationError`` for
+    an unreadable calibration.
     """
     import time
 
@@ -173,14 +184,17 @@ def analyse(record: GameRecord, config: SearchConfig, workers: int = 1,
                                   round(played_value, 4), round(loss, 4),
                                   "forced" if forced else judge(loss), forced,
                                   [round(c, 4) for c in chances]))
+    model = model_for(rules.game, calibration) if calibration is not None else None
     summary = []
     for p, name in enumerate(rules.players):
         mine = [r for r in reports if r.player == p and not r.forced]
         counts = {j: sum(1 for r in mine if r.judgement == j) for j, _ in JUDGEMENTS}
         accuracy = (sum(move_accuracy(r.loss) for r in mine) / len(mine)) if mine else 100.0
         mean_loss = (sum(r.loss for r in mine) / len(mine)) if mine else 0.0
+        strength = (estimate(model, [r.loss for r in mine], config.iterations)
+                    if model is not None else None)
         summary.append(PlayerReport(p, name, len(mine), round(accuracy, 1),
-                                    round(mean_loss, 4), counts))
+                                    round(mean_loss, 4), counts, strength))
     config_json = {"iterations": config.iterations, "seconds": config.seconds,
                    "rollout_moves": config.rollout_moves, "seed": config.seed}
     return Analysis(rules.game, list(rules.players), config_json, reports, summary,

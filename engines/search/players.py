@@ -41,6 +41,21 @@ class RandomPlayer:
         return state.random_move(self.dice)
 
 
+class PlayoutRandomPlayer:
+    """Random play by the game's playout draw (``playout_move``) where it has one, else
+    uniform. In ShenShi a uniform draw over a million turns takes seconds and the
+    playout draw does not; in Shangri-La it picks the kind of action first, so it does
+    not recruit as often as uniform play. Level 0, random play, of the strength scale."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.dice = Dice(seed)
+        self.name = "random"
+
+    def choose(self, state: GameState[Any]) -> Any:
+        draw = getattr(state, "playout_move", state.random_move)
+        return draw(self.dice)
+
+
 GREEDY_SAMPLE = 200
 """Moves the greedy player weighs in a game whose states have ``wide_branching``
 (ShenShi): drawn by the playout policy, since listing a million turns is out of reach."""

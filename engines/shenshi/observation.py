@@ -26,8 +26,10 @@ from engines import IllegalMoveError
 from engines.observation import Observation, Reading, TableSchema, Value
 from engines.shenshi import options
 from engines.shenshi.board import (
+    BLOND,
     CUSHION_NAMES,
     NO_CUSHION,
+    ORANGE,
     SIZE,
     TILE_NAMES,
     square_name,
@@ -44,6 +46,7 @@ from engines.shenshi.moves import (
     Swap,
     Turn,
     Walk,
+    format_action,
     format_move,
 )
 from engines.shenshi.options import Lifts
@@ -64,6 +67,8 @@ SURE = 0.9
 """Readings at least this confident narrow the candidates (the referee's default)."""
 _NODE_LIMIT = 20_000
 """Actions tried by ``candidates`` at most (a table changed beyond any turn stops early)."""
+_COMPLETION_LIMIT = 400
+"""Actions tried at most when completing a turn in progress."""
 
 
 def monk_value(colour: str, size: int) -> str:
@@ -367,6 +372,10 @@ def candidates(state: ShenshiState, observation: Observation,
     near = _changed_squares(changed)
     if not near:  # nothing moved: a pass, when the player can do nothing else
         return [Pass()] if has_turn(state) is None else []
+    # Squares under a hand may have changed too (a monk lifted from a square the hand
+    # still hides): actions may start or end there, and anything fits them.
+    near |= {s for s in range(SIZE * SIZE) if not observation[MONK[s]].known
+             or not observation[CUSHION[s]].known}
     rules = state.rules
     p = state.turn
     work = state.copy()
@@ -463,35 +472,58 @@ def candidates(state: ShenshiState, observation: Observation,
                 turns.append(turn)
     if whole:
         turns.extend(_third_actions(state, work, turns, seen))
+    changed_looks = {s: looks[s] for s in near}
     if short and not whole:
-        turns.extend(_completions(state, work, monks, short))
+        turns.extend(_completions(state, work, monks, short, changed_looks))
     elif not turns and all(observation.value(e) == NONE for e in changed
                            if not e.startswith("tokens ")):
         # only monks or cushions taken up: the turns starting from those squares
-        turns.extend(_completions(state, work, monks, [()], near))
+        turns.extend(_completions(state, work, monks, [()], changed_looks))
     return turns
 
 
+def touched(state: ShenshiState, move: Move) -> frozenset[str]:
+    """The squares ``move`` handles (element groups, see ``group``): a monk walked over
+    a square or lifted off and put back on it, a cushion lifted on the way. A table
+    may show nothing on them for a moment, in the player's hand."""
+    if type(move) is not Turn:
+        return frozenset()
+    return frozenset(SQUARES[s] for action in move.actions for s in _squares(action))
+
+
 def extends(move: Move, bigger: Move) -> bool:
-    """Whether ``bigger`` is ``move`` with more actions after it: the referee keeps
-    such turns after accepting ``move`` from the table, in case the player goes on (a
-    third action moves a monk that already acted, so the table no longer shows
-    ``move``)."""
+    """Whether ``bigger`` is ``move`` with more actions after it, in either order: the
+    referee keeps such turns after accepting ``move`` from the table, in case the
+    player goes on (a third action moves a monk that already acted, so the table no
+    longer shows ``move``; and as a monk's actions come together, ``NGd1~c1 NMg1~e1``
+    goes on as ``NMg1~e1 NGd1~c1 NGc1-c2``)."""
     return (type(move) is Turn and type(bigger) is Turn
             and len(bigger.actions) > len(move.actions)
-            and bigger.actions[:len(move.actions)] == move.actions)
+            and sorted(map(format_action, bigger.actions[:len(move.actions)]))
+            == sorted(map(format_action, move.actions)))
 
 
 def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
                    seen: set[tuple[object, ...]]) -> list[Move]:
     """The legal turns adding one action to a turn of ``turns`` that has fewer than
     three (by a monk it used: a turn uses one Grand Master and one master), reaching
-    a position none of ``turns`` reaches."""
+    a position none of ``turns`` reaches. A two-action turn is also tried in the
+    other order (when legal): the third action must follow its monk's other one."""
     out: list[Move] = []
     rules = state.rules
+    orders: list[Turn] = []
     for turn in turns:
         if type(turn) is not Turn or len(turn.actions) == 3:
             continue
+        orders.append(turn)
+        if len(turn.actions) == 2:
+            swapped = Turn(turn.actions[::-1])
+            try:
+                state.check(swapped)
+            except IllegalMoveError:
+                continue
+            orders.append(swapped)
+    for turn in orders:
         done = []
         for action in turn.actions:
             monk = rules.monk_id(state.turn, action.monk)
@@ -519,51 +551,106 @@ def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
 
 def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int, int]],
                  short: list[tuple[Action, ...]],
-                 first: set[int] | None = None) -> list[Move]:
+                 looks: dict[int, tuple[Value | None, Value | None]]) -> list[Move]:
     """A few legal turns beginning with each of ``short`` (actions that fit the table
-    but are not a legal turn yet). ``first``: for ``short == [()]``, the squares the
-    first action must start from (a monk lifted from there, nothing put down yet)."""
+    but are not a legal turn yet) that the table is on the way to (``short == [()]``:
+    monks or cushions only taken up so far).
+
+    ``looks``: what is surely seen on each changed square (monk, cushion). A turn is
+    kept when each changed square shows what the turn leaves there, or nothing where
+    the turn touches it (a monk or cushion still in the hand: the walker of a walk
+    that comes back after a removal, a cushion lifted by an orange one). Actions that
+    touch the squares still unexplained are tried first, then those of monks that have
+    not acted yet (moving on a monk that acted takes it from where it is seen); the
+    search stops after ``_COMPLETION_LIMIT`` actions."""
     out: list[Move] = []
     texts: set[str] = set()
+    names = _monk_readings(state.rules)
+    budget = [_COMPLETION_LIMIT]
 
-    def extend(prefix: tuple[Action, ...], undos: list[tuple[int, Action, object]]) -> None:
+    def shows(s: int) -> tuple[Value, Value]:
+        occupant = work.occ[s]
+        return (NONE if occupant < 0 else names[occupant].value,
+                CUSHION_NAMES[work.cushion[s]] or NONE)
+
+    def unexplained() -> set[int]:
+        return {s for s, seen in looks.items()
+                if any(x is not None and x != y for x, y in zip(seen, shows(s), strict=True))}
+
+    def on_the_way(touched: frozenset[int]) -> bool:
+        for s in unexplained():
+            if s not in touched or any(x not in (None, NONE, y) for x, y in
+                                       zip(looks[s], shows(s), strict=True)):
+                return False
+        return True
+
+    def options_of(prefix: tuple[Action, ...],
+                   touched: frozenset[int]) -> list[tuple[int, Action]]:
+        used = {action.monk for action in prefix}
+        wanted = unexplained() - touched
+        found = []
+        for code, monk in monks:
+            for action, _ in _actions(work, code, monk, set(), None, True):
+                found.append((not (_squares(action) & wanted), code in used, code, monk,
+                              action))
+        found.sort(key=lambda item: (item[0], item[1]))
+        return [(monk, action) for _, _, _, monk, action in found]
+
+    def extend(prefix: tuple[Action, ...], touched: frozenset[int]) -> None:
         if len(out) >= IN_PROGRESS_LIMIT or len(prefix) == 3:
             return
-        for code, monk in monks:
-            if not prefix and first is not None and work.pos[monk] not in first:
+        for monk, action in options_of(prefix, touched):
+            if len(out) >= IN_PROGRESS_LIMIT or budget[0] <= 0:
+                return
+            budget[0] -= 1
+            turn = Turn((*prefix, action))
+            try:
+                state.check(turn)
+            except IllegalMoveError as error:
+                if len(prefix) <= 1 and error.rule.startswith(
+                        ("turn.needs", "turn.swap-alone")):
+                    undo = _do(work, monk, action)
+                    extend((*prefix, action), touched | _squares(action))
+                    _undo(work, monk, action, undo)
                 continue
-            for action, _ in _actions(work, code, monk, set(), None, True):
-                if len(out) >= IN_PROGRESS_LIMIT:
-                    return
-                turn = Turn((*prefix, action))
-                try:
-                    state.check(turn)
-                except IllegalMoveError as error:
-                    if len(prefix) <= 1 and error.rule.startswith(
-                            ("turn.needs", "turn.swap-alone")):
-                        undo = _do(work, monk, action)
-                        extend((*prefix, action), [*undos, (monk, action, undo)])
-                        _undo(work, monk, action, undo)
-                    continue
-                text = format_move(turn)
-                if text not in texts:
-                    texts.add(text)
-                    out.append(turn)
+            undo = _do(work, monk, action)
+            keep = on_the_way(touched | _squares(action))
+            if not keep and len(prefix) < 2:  # a whole turn, but the table shows more
+                extend((*prefix, action), touched | _squares(action))
+            _undo(work, monk, action, undo)
+            text = format_move(turn)
+            if keep and text not in texts:
+                texts.add(text)
+                out.append(turn)
 
     for actions in short:
         undos = []
         for action in actions:
             monk = state.rules.monk_id(state.turn, action.monk)
             undos.append((monk, action, _do(work, monk, action)))
-        extend(actions, undos)
+        extend(actions, frozenset(s for a in actions for s in _squares(a)))
         for monk, action, undo in reversed(undos):
             _undo(work, monk, action, undo)
-        if len(out) >= IN_PROGRESS_LIMIT:
+        if len(out) >= IN_PROGRESS_LIMIT or budget[0] <= 0:
             break
     return out
 
 
 # ---------------------------------------------------------------------- guess
+
+
+def _lifts_seen(state: ShenshiState, observation: Observation, start: int,
+                end: int) -> tuple[tuple[int, int], ...]:
+    """For an orange cushion hovering from ``start`` to ``end``: the free blond cushions
+    seen gone, paired in square order with the blond cushions seen new (the start
+    square included)."""
+    if state.cushion[start] != ORANGE:
+        return ()
+    gone = [s for s in range(SIZE * SIZE) if state.cushion[s] == BLOND and state.occ[s] < 0
+            and observation.value(CUSHION[s]) == NONE]
+    new = [s for s in range(SIZE * SIZE) if s != end and observation.value(CUSHION[s]) == "blond"
+           and (state.cushion[s] == NO_CUSHION or s == start)]
+    return tuple(zip(gone, new, strict=False))
 
 
 def _line(a: int, b: int) -> tuple[int, ...]:
@@ -635,10 +722,10 @@ def guess(state: ShenshiState, observation: Observation,
             actions.append(Swap(code, start, end))
             continue
         colour = cushion[start]
-        if (colour != NO_CUSHION and observation.value(CUSHION[start]) == NONE
+        if (colour != NO_CUSHION and observation.value(CUSHION[start]) != CUSHION_NAMES[colour]
                 and observation.value(CUSHION[end]) == CUSHION_NAMES[colour]
                 and cushion[end] == NO_CUSHION):
-            actions.append(Hover(code, start, end))
+            actions.append(Hover(code, start, end, _lifts_seen(state, observation, start, end)))
         else:
             actions.append(Walk(code, _line(start, end)))
     turn = Turn((*entries, *actions))

@@ -58,11 +58,15 @@ def test_the_command_prints_a_table_and_draws_charts(
                  "--plots", str(tmp_path / "charts")]) == 0
     out = capsys.readouterr().out
     assert "blunder" in out and "accuracy" in out
-    assert (tmp_path / "charts" / "win-chance.png").stat().st_size > 5000
-    assert (tmp_path / "charts" / "loss.png").stat().st_size > 5000
+    assert "red      plays like level" in out and "only 1 judged moves" in out
+    for chart in ("win-chance.png", "loss.png", "strength.png"):
+        assert (tmp_path / "charts" / chart).stat().st_size > 5000
     assert main(["analyse", str(path), "--level", "1", "--workers", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [m["played"] for m in data["moves"]] == ["+P0", "3>4"]
+    strength = data["summary"][0]["strength"]
+    assert strength["low"] <= strength["level"] <= strength["high"]
+    assert sum(strength["posterior"].values()) == pytest.approx(1.0, abs=1e-3)
 
 
 def test_the_shendao_tile_that_joins_two_groups_is_found() -> None:
