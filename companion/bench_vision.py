@@ -1,0 +1,532 @@
+"""``companion bench vision``: how well the camera reads the table, on rendered pictures
+with known truth.
+
+For each game with a board model, a fixed-seed held-out set of tables (states after
+random engine play of several lengths) is photographed by the renderer
+(:mod:`vision.synth`) at three difficulty levels:
+
+- **easy**: camera 70-90 degrees above the table, daylight, little noise;
+- **medium**: 50-90 degrees, daylight, warm or dim light, noise, some blur, JPEG;
+- **hardest**: down to 35 degrees, the "hardest" light (warm lamp one side, cold window
+  the other, one side four times darker) turned any way, strong noise, blur, JPEG,
+  glare, clutter and, in half the pictures, a hand over the board.
+
+Each picture is read with its exact view (:func:`vision.view.truth_view`): this bench
+measures reading; locating the board has its own bench. For every element the truth
+can show (a hand hides less than half of it) the reading is *right*, *wrong* or an
+*abstention* (unknown: not an error, counted apart). Elements a hand hides in the truth
+are left out and counted as *hidden*. A board is *perfect* when no element is wrong.
+
+Speed is the reader's time per frame on one core, at 1280x720 and 1920x1080, with the
+board's view unchanged from the frame before (as when the camera stands still), with
+and without the stillness detector.
+
+Rendering takes one to several seconds a picture (the full set of 270 pictures and 18
+for timing took about 45 minutes on a shared two-core machine): the pictures are kept
+under ``--cache`` (default ``~/.cache/companion/bench-vision``), so a second run only
+reads (under a minute).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+LEVELS = ("easy", "medium", "hardest")
+# Render set version: bump when the renderer or the sets change, so caches refresh.
+SET_VERSION = 1
+FRAME_SIZE = (1920, 1080)
+TIMING_SIZES = ((1280, 720), (1920, 1080))
+TIMING_FRAMES = 3
+TIMING_REPEATS = 7
+# Random moves played before a picture: several depths of the game.
+DEPTHS = (4, 12, 25, 45, 80)
+PLAYERS = {"shangrila": 4, "shendao": 2, "shenshi": 2}
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    """How one difficulty level photographs the table."""
+
+    elevation: tuple[float, float]
+    lights: tuple[str, ...]
+    noise: float
+    blur: float
+    jpeg: int | None
+    placement_mm: float
+    hand_share: float
+    glare: float
+    clutter: int
+
+
+LEVEL_SPECS = {
+    "easy": LevelSpec((70.0, 90.0), ("daylight",), 1.0, 0.3, None, 0.5, 0.0, 0.0, 0),
+    "medium": LevelSpec((50.0, 90.0), ("daylight", "warm", "dim"), 3.0, 0.6, 92, 1.0, 0.0,
+                        0.1, 1),
+    "hardest": LevelSpec((35.0, 90.0), ("hardest",), 4.0, 0.9, 85, 1.0, 0.5, 0.3, 3),
+}
+
+
+@dataclass
+class Tally:
+    """Counts of one group of elements."""
+
+    right: int = 0
+    wrong: int = 0
+    abstained: int = 0
+    hidden: int = 0
+
+    @property
+    def seen(self) -> int:
+        return self.right + self.wrong + self.abstained
+
+    def accuracy(self) -> float | None:
+        """Right among the elements read (abstentions apart)."""
+        read = self.right + self.wrong
+        return self.right / read if read else None
+
+    def abstention(self) -> float | None:
+        return self.abstained / self.seen if self.seen else None
+
+    def add(self, other: Tally) -> None:
+        self.right += other.right
+        self.wrong += other.wrong
+        self.abstained += other.abstained
+        self.hidden += other.hidden
+
+
+@dataclass
+class LevelResult:
+    game: str
+    level: str
+    boards: int
+    perfect: int = 0
+    complete: int = 0
+    kinds: dict[str, Tally] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    def total(self) -> Tally:
+        out = Tally()
+        for tally in self.kinds.values():
+            out.add(tally)
+        return out
+
+
+@dataclass
+class Timing:
+    game: str
+    size: str
+    read_ms: float
+    read_and_stillness_ms: float
+    new_view_ms: float
+
+
+# --- the held-out sets -------------------------------------------------------------------
+
+def _cache_dir(path: Path | None) -> Path:
+    if path is not None:
+        return path
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "companion" / "bench-vision"
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One picture of the held-out set: what it shows and how it was taken."""
+
+    game: str
+    level: str
+    index: int
+    seed: int
+    size: tuple[int, int]
+
+    @property
+    def key(self) -> str:
+        return (f"v{SET_VERSION}-{self.game}-{self.level}-s{self.seed}-{self.index}-"
+                f"{self.size[0]}x{self.size[1]}")
+
+
+def _state_observation(game: str, seed: int, depth: int) -> Any:
+    from engines import Dice, rules_class
+
+    cls = rules_class(game)
+    rules = cls(cls.default_players(PLAYERS[game]))
+    state = rules.initial_state()
+    dice = Dice(seed)
+    for _ in range(depth):
+        if state.is_over():
+            break
+        draw = getattr(state, "playout_move", state.random_move)
+        state.play(draw(dice))
+    return importlib.import_module(f"engines.{game}.observation").expected(state)
+
+
+def _camera_and_pose(shot: Shot, rng: Any, board_mm: tuple[float, float]) -> tuple[Any, Any]:
+    """A camera framing the whole board: the distance grows until every corner of the
+    board lies inside the picture, 4% from its edges."""
+    from vision.synth.camera import Camera, Pose
+    from vision.view import truth_view
+
+    spec = LEVEL_SPECS[shot.level]
+    camera = Camera.from_fov(shot.size[0], shot.size[1], 60.0,
+                             k1=float(rng.uniform(-0.08, 0.0)))
+    elevation = float(rng.uniform(*spec.elevation))
+    rotation = float(rng.uniform(0.0, 360.0))
+    look = (float(rng.uniform(-20, 20)), float(rng.uniform(-20, 20)))
+    w, h = board_mm
+    corners = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)]
+    import numpy as np
+
+    distance = 600.0
+    while True:
+        pose = Pose(elevation, rotation, distance, look)
+        view = truth_view(camera, pose, board_mm)
+        if bool(view.visible(np.array(corners), 0.04 * shot.size[1]).all()) \
+                or distance > 3000:
+            return camera, pose
+        distance *= 1.05
+
+
+def render_shot(shot: Shot) -> tuple[Any, dict[str, Any]]:
+    """Render one picture of the set: (image, truth) with the truth as JSON-ready data
+    (observation, visible elements, camera and pose)."""
+    import numpy as np
+
+    from vision.models import load_model
+    from vision.synth.camera import LIGHTS, Imaging
+    from vision.synth.table import TableOptions, render_table
+
+    spec = LEVEL_SPECS[shot.level]
+    rng = np.random.default_rng([shot.seed, LEVELS.index(shot.level), shot.index])
+    depth = DEPTHS[shot.index % len(DEPTHS)] + int(rng.integers(0, 4))
+    observation = _state_observation(shot.game, int(rng.integers(2 ** 31)), depth)
+    model = load_model(shot.game)
+    camera, pose = _camera_and_pose(shot, rng, model.size_mm)
+    light = LIGHTS[spec.lights[int(rng.integers(len(spec.lights)))]]
+    if shot.level == "hardest":
+        light = replace(light, direction_deg=float(rng.uniform(0, 360)),
+                        key_level=float(rng.uniform(0.45, 0.7)))
+    imaging = Imaging(blur_sigma=spec.blur, noise_sigma=spec.noise, shot_noise=0.3,
+                      vignetting=0.15, jpeg_quality=spec.jpeg)
+    hands = 1 if rng.random() < spec.hand_share else 0
+    options = TableOptions(hands=hands, clutter=spec.clutter, glare=spec.glare,
+                           placement_mm=spec.placement_mm,
+                           placement_deg=3.0 * spec.placement_mm)
+    picture = render_table(observation, camera, pose, light=light, imaging=imaging,
+                           options=options, seed=int(rng.integers(2 ** 31)), model=model)
+    truth = {
+        "game": shot.game, "level": shot.level, "index": shot.index, "depth": depth,
+        "observation": observation.to_json()["readings"],
+        "visible": picture.visible().to_json()["readings"],
+        "hands": hands,
+        "camera": asdict(camera), "pose": asdict(pose),
+    }
+    return picture.image, truth
+
+
+def load_shot(shot: Shot, cache: Path | None,
+              progress: Callable[[str], None]) -> tuple[Any, dict[str, Any]]:
+    """The picture and truth of ``shot``: from the cache, or rendered (and cached)."""
+    import cv2
+
+    if cache is not None:
+        image_path = cache / f"{shot.key}.png"
+        truth_path = cache / f"{shot.key}.json"
+        if image_path.exists() and truth_path.exists():
+            image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+            if image is not None:
+                return image, json.loads(truth_path.read_text(encoding="utf-8"))
+    progress(f"rendering {shot.game} {shot.level} #{shot.index}")
+    image, truth = render_shot(shot)
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(cache / f"{shot.key}.png"), image)
+        (cache / f"{shot.key}.json").write_text(json.dumps(truth), encoding="utf-8")
+    return image, truth
+
+
+def shot_view(truth: dict[str, Any], board_mm: tuple[float, float]) -> Any:
+    """The exact view of a picture from its recorded camera and pose."""
+    from vision.synth.camera import Camera, Pose
+    from vision.view import truth_view
+
+    pose = truth["pose"]
+    return truth_view(Camera(**truth["camera"]),
+                      Pose(pose["elevation_deg"], pose["rotation_deg"], pose["distance_mm"],
+                           tuple(pose["look_at_mm"]), pose["roll_deg"]), board_mm)
+
+
+# --- scoring -------------------------------------------------------------------------------
+
+def element_group(game: str, element: str, kind: str) -> str:
+    """The group an element is reported under: its kind, or ``stack`` for heights."""
+    return "stack" if element.endswith("^") else kind
+
+
+def score(result: LevelResult, reader: Any, image: Any, truth: dict[str, Any],
+          label: str) -> None:
+    """Read one picture and add it to ``result``."""
+    from engines.observation import Observation
+
+    schema = reader.schema
+    view = shot_view(truth, reader.model.size_mm)
+    reading = reader.read(image, view)
+    visible = Observation.from_json(schema, {"readings": truth["visible"]})
+    wrong = 0
+    complete = True
+    for element in schema.elements:
+        try:
+            kind = reader.model.region(element).kind
+        except KeyError:  # off the board (ShenShi's path tokens): not the camera's
+            continue
+        group = element_group(schema.game, element, kind)
+        tally = result.kinds.setdefault(group, Tally())
+        if not visible[element].known:
+            tally.hidden += 1
+            continue
+        got = reading.observation[element]
+        if not got.known:
+            tally.abstained += 1
+            complete = False
+            why = reading.abstained.get(element, "?")
+            result.reasons[why] = result.reasons.get(why, 0) + 1
+            continue
+        want = visible[element].value
+        if got.value == want and type(got.value) is type(want):
+            tally.right += 1
+        else:
+            tally.wrong += 1
+            wrong += 1
+            if len(result.errors) < 40:
+                result.errors.append(f"{label}: {element} is {want!r}, read {got.value!r} "
+                                     f"({got.confidence:.2f})")
+    result.boards += 1
+    result.perfect += wrong == 0
+    result.complete += wrong == 0 and complete
+
+
+# --- timing ----------------------------------------------------------------------------------
+
+def time_reading(game: str, seed: int, cache: Path | None,
+                 progress: Callable[[str], None]) -> list[Timing]:
+    """Milliseconds per frame on one core, per picture size (median over pictures of
+    the hardest level and repeats)."""
+    from companion.bench import one_core
+    from vision.pipeline import reader_for
+    from vision.stillness import StillnessDetector
+
+    out = []
+    for size in TIMING_SIZES:
+        reader = reader_for(game)
+        shots = [Shot(game, "hardest", 1000 + i, seed, size) for i in range(TIMING_FRAMES)]
+        pictures = [load_shot(s, cache, progress) for s in shots]
+        read_ms, both_ms, new_ms = [], [], []
+        with one_core():
+            for image, truth in pictures:
+                view = shot_view(truth, reader.model.size_mm)
+                began = time.perf_counter()
+                reader.read(image, view)
+                new_ms.append((time.perf_counter() - began) * 1000)
+                stillness = StillnessDetector(reader.model.size_mm, reader.model)
+                for _ in range(TIMING_REPEATS):
+                    began = time.perf_counter()
+                    reader.read(image, view)
+                    read_ms.append((time.perf_counter() - began) * 1000)
+                    began = time.perf_counter()
+                    state = stillness.update(image, view)
+                    reader.read(image, view, state.covered_elements)
+                    both_ms.append((time.perf_counter() - began) * 1000)
+        out.append(Timing(game, f"{size[0]}x{size[1]}", statistics.median(read_ms),
+                          statistics.median(both_ms), statistics.median(new_ms)))
+    return out
+
+
+# --- the command -------------------------------------------------------------------------------
+
+def run_bench(games: list[str], levels: list[str], frames: int, seed: int,
+              cache: Path | None, timing: bool, progress: Callable[[str], None],
+              size: tuple[int, int] = FRAME_SIZE) -> tuple[list[LevelResult], list[Timing]]:
+    from vision.pipeline import reader_for
+
+    results = []
+    timings: list[Timing] = []
+    for game in games:
+        reader = reader_for(game)
+        for level in levels:
+            result = LevelResult(game, level, 0)
+            for index in range(frames):
+                shot = Shot(game, level, index, seed, size)
+                image, truth = load_shot(shot, cache, progress)
+                score(result, reader, image, truth, f"{level} #{index}")
+            results.append(result)
+            progress(_summary_line(result))
+        if timing:
+            timings.extend(time_reading(game, seed, cache, progress))
+    return results, timings
+
+
+def _percent(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def _summary_line(result: LevelResult) -> str:
+    total = result.total()
+    return (f"{result.game} {result.level}: {_percent(total.accuracy())} right, "
+            f"{result.perfect}/{result.boards} boards perfect, "
+            f"{_percent(total.abstention())} abstained")
+
+
+def report_markdown(results: list[LevelResult], timings: list[Timing],
+                    command: str, size: tuple[int, int] = FRAME_SIZE) -> str:
+    """The figures as a Markdown document."""
+    lines = ["# Camera reading bench", "", f"Command: `{command}`", "",
+             f"Pictures of {size[0]}x{size[1]} pixels, read with their exact view.", "",
+             "Accuracy counts the elements read (abstentions apart); abstention is the "
+             "share of the visible elements not read; elements a hand hides in the truth "
+             "are left out (column *hidden*). A board is perfect when no element is "
+             "wrong, complete when also none is abstained.", "",
+             "| game | level | boards | elements | right | wrong | accuracy | perfect "
+             "boards | complete boards | abstained | hidden |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        t = r.total()
+        lines.append(f"| {r.game} | {r.level} | {r.boards} | {t.seen} | {t.right} | "
+                     f"{t.wrong} | {_percent(t.accuracy(), 3)} | "
+                     f"{_percent(r.perfect / r.boards if r.boards else None, 1)} | "
+                     f"{_percent(r.complete / r.boards if r.boards else None, 1)} | "
+                     f"{_percent(t.abstention())} | {t.hidden} |")
+    lines += ["", "By kind of element:", "",
+              "| game | level | kind | elements | accuracy | wrong | abstained |",
+              "|---|---|---|---|---|---|---|"]
+    for r in results:
+        for kind, t in sorted(r.kinds.items()):
+            lines.append(f"| {r.game} | {r.level} | {kind} | {t.seen} | "
+                         f"{_percent(t.accuracy(), 3)} | {t.wrong} | "
+                         f"{_percent(t.abstention())} |")
+    if timings:
+        lines += ["", "Milliseconds per frame on one core (median; the board's view "
+                  "unchanged from the frame before; *new view*: the first frame of a "
+                  "view, when the sample points are projected):", "",
+                  "| game | frame | read | stillness + read | new view |",
+                  "|---|---|---|---|---|"]
+        for t in timings:
+            lines.append(f"| {t.game} | {t.size} | {t.read_ms:.1f} | "
+                         f"{t.read_and_stillness_ms:.1f} | {t.new_view_ms:.1f} |")
+    reasons: dict[str, int] = {}
+    for r in results:
+        for why, n in r.reasons.items():
+            reasons[why] = reasons.get(why, 0) + n
+    if reasons:
+        lines += ["", "Why elements were not read:", ""]
+        for why, n in sorted(reasons.items(), key=lambda item: -item[1]):
+            lines.append(f"- {n}: {why}")
+    errors = [e for r in results for e in (f"{r.game} {x}" for x in r.errors)]
+    if errors:
+        lines += ["", "Wrong readings (first ones):", ""]
+        lines += [f"- {e}" for e in errors[:60]]
+    return "\n".join(lines) + "\n"
+
+
+def report_json(results: list[LevelResult], timings: list[Timing], command: str,
+                size: tuple[int, int] = FRAME_SIZE) -> dict[str, Any]:
+    def tally(t: Tally) -> dict[str, Any]:
+        return {**asdict(t), "accuracy": t.accuracy(), "abstention": t.abstention()}
+
+    return {
+        "command": command, "machine": platform.machine(), "python": sys.version.split()[0],
+        "set_version": SET_VERSION, "frame_size": list(size),
+        "levels": {name: asdict(spec) for name, spec in LEVEL_SPECS.items()},
+        "results": [{"game": r.game, "level": r.level, "boards": r.boards,
+                     "perfect": r.perfect, "complete": r.complete,
+                     "total": tally(r.total()),
+                     "kinds": {k: tally(t) for k, t in r.kinds.items()},
+                     "reasons": r.reasons, "errors": r.errors} for r in results],
+        "timing_ms": [asdict(t) for t in timings],
+    }
+
+
+def vision_command(args: argparse.Namespace) -> int:
+    from companion.cli import UsageError
+    from vision.models import GAMES
+
+    games = args.game or list(GAMES)
+    unknown = [g for g in games if g not in GAMES]
+    if unknown:
+        raise UsageError(f"no board model for {', '.join(unknown)}; known: "
+                         f"{', '.join(GAMES)}")
+    if args.frames < 1:
+        raise UsageError("--frames must be at least 1")
+    levels = args.level or list(LEVELS)
+    cache = None if args.no_cache else _cache_dir(args.cache)
+    command = " ".join(["companion bench vision", *(f"--game {g}" for g in args.game or ()),
+                        *(f"--level {v}" for v in args.level or ()),
+                        f"--frames {args.frames}", f"--seed {args.seed}",
+                        *([f"--size {args.size}"] if args.size != "1920x1080" else [])])
+
+    def progress(text: str) -> None:
+        if not args.quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size {args.size!r} is not WIDTHxHEIGHT") from None
+    if not (160 <= width <= 4000 and 120 <= height <= 4000):
+        raise UsageError(f"--size {args.size!r} is out of range")
+    results, timings = run_bench(games, levels, args.frames, args.seed, cache,
+                                 not args.no_timing, progress, (width, height))
+    markdown = report_markdown(results, timings, command, (width, height))
+    print(markdown, end="")
+    if args.out is not None:
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(markdown, encoding="utf-8")
+            json_path = args.out.with_suffix(".json")
+            json_path.write_text(json.dumps(report_json(results, timings, command,
+                                                        (width, height)), indent=1),
+                                 encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot write {args.out}: {error.strerror or error}") from None
+        print(f"wrote {args.out} and {json_path}", file=sys.stderr)
+    return 0
+
+
+def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``companion bench vision``."""
+    parser = bench_sub.add_parser(
+        "vision", help="how well the camera reads the table (rendered pictures)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", action="append",
+                        help="only this game (repeatable; default every game with a "
+                        "board model)")
+    parser.add_argument("--level", action="append", choices=LEVELS,
+                        help="only this level (repeatable; default all three)")
+    parser.add_argument("--frames", type=int, default=30,
+                        help="pictures per game and level (default 30)")
+    parser.add_argument("--seed", type=int, default=1, help="set seed (default 1)")
+    parser.add_argument("--size", default="1920x1080", metavar="WxH",
+                        help="picture size of the sets (default 1920x1080)")
+    parser.add_argument("--out", type=Path, metavar="FILE.md",
+                        help="also write the table there, and the figures as JSON beside "
+                        "it (FILE.json)")
+    parser.add_argument("--cache", type=Path, metavar="DIR",
+                        help="where rendered pictures are kept (default "
+                        "~/.cache/companion/bench-vision)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="render every picture again and keep none")
+    parser.add_argument("--no-timing", action="store_true",
+                        help="skip the one-core speed figures")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.set_defaults(handler=vision_command)
+

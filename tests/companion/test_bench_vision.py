@@ -1,0 +1,80 @@
+"""``companion bench vision`` runs on a tiny set and writes its table; ``companion vision
+read`` reads a rendered picture and compares it with the truth; bad input says why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.bench_vision import Tally
+from companion.cli import main
+
+
+def test_bench_vision_writes_its_table(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "bench.md"
+    argv = ["bench", "vision", "--game", "shendao", "--level", "easy", "--frames", "2",
+            "--size", "640x360", "--cache", str(tmp_path / "cache"), "--no-timing",
+            "--quiet", "--out", str(out)]
+    assert main(argv) == 0
+    table = out.read_text(encoding="utf-8")
+    assert "| shendao | easy | 2 |" in table
+    assert "companion bench vision --game shendao --level easy --frames 2" in table
+    figures = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    result = figures["results"][0]
+    assert result["boards"] == 2 and set(result["kinds"]) == {"square", "gate"}
+    assert result["total"]["right"] + result["total"]["wrong"] \
+        + result["total"]["abstained"] == 2 * 100 - result["total"]["hidden"]
+    assert len(list((tmp_path / "cache").glob("*.png"))) == 2
+    capsys.readouterr()
+    # a second run reads the cached pictures and gives the same figures
+    assert main(argv) == 0
+    assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["results"] \
+        == figures["results"]
+
+
+def test_tally_keeps_abstentions_apart() -> None:
+    tally = Tally(right=998, wrong=2, abstained=10, hidden=5)
+    assert tally.accuracy() == pytest.approx(0.998)
+    assert tally.abstention() == pytest.approx(10 / 1010)
+
+
+def test_bench_vision_refuses_a_bad_size(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "vision", "--size", "big", "--no-timing"]) == 2
+    assert "--size" in capsys.readouterr().err
+
+
+def test_vision_read_compares_with_the_truth(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    picture, truth = tmp_path / "t.png", tmp_path / "t.json"
+    assert main(["vision", "render", "--game", "shangrila", "--moves", "25",
+                 "--elevation", "70", "--size", "960x540", "--distance", "950",
+                 "--out", str(picture), "--truth", str(truth)]) == 0
+    capsys.readouterr()
+    code = main(["vision", "read", "--game", "shangrila", str(picture), "--truth", str(truth),
+                 "--locate", "truth"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "against the truth:" in out and " 0 wrong" in out
+    assert (tmp_path / "t-read.png").exists()
+
+
+def test_vision_read_without_markers_says_the_board_is_not_found(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    picture = tmp_path / "t.png"
+    assert main(["vision", "render", "--game", "shendao", "--size", "640x360",
+                 "--out", str(picture)]) == 0
+    capsys.readouterr()
+    assert main(["vision", "read", "--game", "shendao", str(picture)]) == 1
+    assert "board not found" in capsys.readouterr().out
+
+
+def test_vision_read_refuses_what_is_not_a_picture(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    junk = tmp_path / "junk.png"
+    junk.write_bytes(b"not a picture")
+    assert main(["vision", "read", "--game", "shendao", str(junk)]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["vision", "read", "--game", "shendao", str(junk), "--locate", "truth"]) == 2

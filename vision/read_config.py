@@ -1,0 +1,300 @@
+"""What the readers of :mod:`vision.read` assume and how sure they must be: every
+threshold and default colour in one place (STYLE: no threshold inline).
+
+Colours are 8-bit sRGB as BGR, the way a picture stores them. The default palette is
+the project's own print of the boards and pieces (the colours the renderer of
+:mod:`vision.synth` draws); a set whose paper or pieces differ needs its own palette
+(:meth:`ReadConfig.from_json` reads one; ``companion calibrate colours`` measures one).
+
+Each element kind has classes, each class one or more prototype colours (an empty
+Shendao square is either shade of the checkerboard) and the reading it stands for.
+The *reference* is the board's own paper, seen in every frame where no piece can stand
+(the village discs of Shangri-La, the margin of Shendao): the light is measured on it
+each frame, so colours are compared as the paper would show them in white light.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+BGR = tuple[int, int, int]
+
+# class name -> (the value read, prototype colours)
+Palette = dict[str, tuple[str | bool, tuple[BGR, ...]]]
+
+_SHANGRILA_TILES: Palette = {
+    "empty": ("empty", ((215, 232, 240),)),
+    "red": ("red", ((40, 45, 200),)),
+    "blue": ("blue", ((175, 95, 35),)),
+    "yellow": ("yellow", ((40, 200, 235),)),
+    "violet": ("violet", ((150, 60, 120),)),
+}
+_SHENDAO_TILES: Palette = {
+    # an empty square shows its shade: the first where file and rank add up odd
+    "empty": ("empty", ((150, 195, 220), (125, 170, 200))),
+    "light": ("light", ((200, 225, 235),)),
+    "dark": ("dark", ((45, 50, 60),)),
+}
+
+# ShenShi: what the hall shows where no tile lies (light stone on squares whose file
+# and rank add up even, dark stone on the others, the marked squares, the outline),
+# the mandala tiles (ground, ring, petal and heart colours), the cushions (and their
+# lighter middle and dark tuft), the metal monks.
+HALL_BGR: tuple[BGR, ...] = ((186, 188, 184), (122, 124, 120), (105, 175, 215), (45, 55, 70))
+INTACT_BGR: tuple[BGR, ...] = ((45, 30, 135), (40, 175, 230), (150, 95, 25), (225, 235, 240))
+FADED_BGR: tuple[BGR, ...] = ((196, 212, 224), (165, 175, 196), (205, 190, 175), (214, 224, 230))
+BLOND_BGR: tuple[BGR, ...] = ((130, 200, 232), (158, 236, 255), (78, 120, 139))
+ORANGE_BGR: tuple[BGR, ...] = ((25, 105, 235), (40, 130, 255), (15, 63, 141))
+METALS_BGR: dict[str, BGR] = {"silver": (200, 198, 192), "copper": (55, 100, 180),
+                              "gold": (30, 170, 225), "black": (34, 34, 38)}
+
+DEFAULT_PALETTES: dict[str, dict[str, Palette]] = {
+    "shangrila": {
+        "space": _SHANGRILA_TILES,
+        # a bridge's top, or the road, river and grass of the drawing where it stood
+        "bridge": {"wood": (True, ((60, 120, 170),)),
+                   "ground": (False, ((140, 185, 210), (150, 110, 60), (120, 170, 165)))},
+        # the green glass stone, or the village paper and the printed ring
+        "stone": {"glass": (True, ((90, 165, 60),)),
+                  "paper": (False, ((175, 195, 205), (110, 130, 140)))},
+    },
+    "shendao": {
+        "square": _SHENDAO_TILES,
+        "gate": {"stick": ("closed", ((40, 40, 180),)),
+                 "slot": ("open", ((80, 110, 140), (40, 55, 70)))},
+    },
+    "shenshi": {
+        "tile": {"none": ("none", HALL_BGR), "intact": ("intact", INTACT_BGR[:2]),
+                 "faded": ("faded", FADED_BGR[:2])},
+        "cushion": {"none": ("none", HALL_BGR + INTACT_BGR + FADED_BGR),
+                    "blond": ("blond", BLOND_BGR[:2]), "orange": ("orange", ORANGE_BGR[:2])},
+        # the monk's robe, or what lies under where it would be
+        "monk": {"none": ("none", HALL_BGR + INTACT_BGR + FADED_BGR + BLOND_BGR + ORANGE_BGR),
+                 **{metal: (metal, (bgr,)) for metal, bgr in METALS_BGR.items()}},
+    },
+}
+# The paper the light is measured on, per game.
+DEFAULT_REFERENCE: dict[str, BGR] = {"shangrila": (175, 195, 205), "shendao": (95, 140, 175),
+                                     "shenshi": (60, 85, 120)}
+DEFAULT_FIELD: dict[str, BGR] = {"shangrila": (120, 170, 165)}
+# What lies around a Shangri-La tile on the board: its space, the space's outline, the
+# village paper, the tile's own shadow on them (stack heights tell tile from these).
+DEFAULT_SURROUNDINGS: tuple[BGR, ...] = ((215, 232, 240), (70, 80, 90), (175, 195, 205),
+                                         (95, 110, 125))
+
+
+@dataclass(frozen=True)
+class ReadConfig:
+    """Thresholds of the readers (see the module's docstring for the colours).
+
+    Distances are in log-linear-light units (0.1 is about a 10% change of one channel).
+    """
+
+    palettes: dict[str, Palette] = field(default_factory=dict)
+    reference_bgr: BGR = (175, 195, 205)
+    field_bgr: BGR | None = None
+    """The paper between the villages (Shangri-La's fields), also measured for light."""
+    road_clearance_mm: float = 10.0
+    field_every: int = 2
+    """The fields are large: every second reference point in each direction is enough."""
+    surroundings_bgr: tuple[BGR, ...] = DEFAULT_SURROUNDINGS
+    foreign_bgr: tuple[BGR, ...] = ((120, 160, 220), (95, 135, 200), (70, 105, 160),
+                                    (60, 85, 130))
+    """Skin tones: pixels nearer these than any piece are a hand, not the element."""
+    brightness_weight: float = 0.35
+    """How much overall brightness counts against colour: low, since shadows of hands
+    and pieces darken without changing the colour."""
+    max_distance: float = 0.9
+    """Farther than this from every class: something else is there (a hand): abstain."""
+    min_margin: float = 0.12
+    """The second-best class at least this much farther than the best, or abstain."""
+    min_agreement: float = 0.6
+    """At least this share of an element's pixels must agree with its reading."""
+    window_fraction: float = 0.5
+    """Colour is read on the middle of an element: this fraction of its size."""
+    window_fractions: dict[str, tuple[float, float]] = field(
+        default_factory=lambda: {"gate": (0.5, 0.2)})
+    """Kinds read on another share of their size (along, across): a gate stick is
+    5 mm wide and a hand leaves it up to a millimetre off its slot."""
+    samples_per_side: int = 7
+    ring_radii: tuple[float, float] = (0.33, 0.4)
+    """Tiles with a glyph (Shangri-La) are read on a ring around it: half-widths of the
+    ring's two rounds of points, as fractions of the space's side."""
+    reference_step_mm: float = 6.0
+    reference_clearance_mm: float = 4.0
+    reference_outlier: float = 0.25
+    """Paper samples this far (log) from the fitted light are shadows or hands."""
+    glare_floor: float = 0.015
+    """Paper brighter than the light explains by more than this (paper units) is glare:
+    white light added, taken off the elements near it."""
+    glare_tint: float = 0.08
+    glare_max: float = 0.5
+    """Excess light more coloured (channels apart by more than ``glare_tint``) or
+    stronger than ``glare_max`` (paper units) is not glare but something in front."""
+    glare_radius_mm: float = 25.0
+    glare_veto_margin: float = 0.05
+    """When the channel differences (blind to white glare) clearly prefer another class
+    than the colour does, by this much in linear light, the element is not read."""
+    ransac_rounds: int = 100
+    ransac_points: int = 250
+    """Each guess of the light is scored on about this many paper points."""
+    min_reference_share: float = 0.3
+    """Below this share of the paper seen, the light cannot be measured: nothing is read."""
+    min_paper_level: float = 0.004
+    """Paper darker than this (linear light) is too dark to read: a black frame."""
+    height_min_step_mm: float = 1.9
+    """A student shows by the extra ``thickness * cot(elevation)`` its stack covers on
+    the board; below this many mm the view is too steep to tell 1 from 2 tiles."""
+    height_edge_bias_mm: float = 0.1
+    height_edge_gain: float = 0.85
+    """A stack of ``h`` tiles measures ``tile - bias + h * gain * step`` mm: the front
+    face of a tile is darker than its top and a pixel half front face, half board
+    passes for board, so only part of the lift shows: from 0.7 (blurred pictures at
+    1.25 pixels per mm) to 1 (sharp ones); this compromise, with the margins below,
+    serves both (measured on rendered pictures with known truth)."""
+    height_step_mm: float = 0.25
+    height_lines: int = 5
+    height_line_spread_mm: float = 4.0
+    height_gap_mm: float = 1.5
+    """An edge is where at least this much of board follows the tile."""
+    height_tolerance: float = 0.6
+    """Measured extent farther than this many steps from both stack heights: abstain."""
+    height_min_sureness: float = 0.35
+    """How far from the middle between one tile and two (in half steps) an extent must
+    be to be read."""
+    monk_arm_mm: float = 8.5
+    """The size is read this far from a monk's middle, on the side facing the camera:
+    between a master's legs (7.5 mm) and a Grand Master's (10 mm), nearer the master's,
+    as the blurred edge of dark metal on a light cushion looks further in than it is."""
+    monk_leg_height_mm: float = 0.6
+    """The legs are looked for just above the seat: higher, the ray past a master's
+    legs would fall on them further in."""
+    leg_brightness_weight: float = 0.1
+    monk_head_height_mm: float = 30.0
+    """Above its seat, only a Grand Master (36 mm tall) has its head here, a master
+    (24 mm) nothing."""
+    monk_head_mm: float = 2.0
+    monk_head_miss_mm: float = 5.0
+    """The head tells the size where a ray through it passes this far beside a
+    master's head (oblique views)."""
+    monk_robe_mm: float = 3.5
+    monk_robe_height_mm: float = 11.0
+    """Both sizes of monk wear their robe at this height above their seat."""
+    min_size_share: float = 0.65
+    """This share of the legs' samples must agree (metal: a Grand Master; not: a
+    master) to read the size."""
+    rim_points: int = 24
+    rim_radii: tuple[float, float] = (0.468, 0.484)
+    """Shendao: points on the rim of each square, outside its tile (as fractions of the
+    square's side)."""
+    rim_tile_apart: float = 0.8
+    """A tile's middle and the square's rim are at least this far apart (colour
+    distance, brightness counting fully). The rim catches some of the square's dark
+    outline: empty squares measure about 0.6, tiles 99% over 1 (rendered sets)."""
+    faded_corner_contrast: float = -0.15
+    """A faded tile's printed corners are darker than its edges by more than this (log
+    light, about 14%); bare stone is even."""
+    min_open_samples: int = 8
+    """An element needs this many sample points that nothing on it can hide."""
+    bare_corner_margin: float = 0.1
+    bare_corner_confidence: float = 0.6
+    """A ShenShi tile whose colour ties between two readings is bare stone, this sure,
+    when its corners are this much more even than a faded tile's."""
+    unseated_margin: float = 0.5
+    """Where the rules seat no monk, a metal must be this much nearer than what lies
+    beneath to be read as a monk (a player's mistake)."""
+    unseated_confidence: float = 0.6
+    """How sure "no monk" is where the rules seat none and the robe looks like what is
+    beneath (bare stone is about as grey as a silver monk)."""
+    min_visible_share: float = 0.5
+    """An element less covered than this (by a hand the stillness detector sees) is
+    still read; more covered, it is unknown."""
+
+    @classmethod
+    def for_game(cls, game: str) -> ReadConfig:
+        """The default configuration of ``game``. Raises ``KeyError`` for an unknown
+        game."""
+        return cls(palettes=DEFAULT_PALETTES[game], reference_bgr=DEFAULT_REFERENCE[game],
+                   field_bgr=DEFAULT_FIELD.get(game))
+
+    @classmethod
+    def from_json(cls, game: str, path: Path) -> ReadConfig:
+        """The default of ``game`` with the numbers and colours of ``path`` (a JSON
+        object with any of the fields) replacing it. Raises ``ValueError`` naming the
+        file and the fault."""
+        base = cls.for_game(game)
+        try:
+            data: Any = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise ValueError(f"cannot read the reading configuration {path}: {error}") \
+                from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: the reading configuration must be a JSON object")
+        changes: dict[str, Any] = {}
+        for key, value in data.items():
+            if not hasattr(base, key):
+                raise ValueError(f"{path}: unknown setting {key!r}")
+            if key == "palettes":
+                changes[key] = _palettes(value, path)
+            elif key == "window_fractions":
+                changes[key] = {k: (float(v[0]), float(v[1])) for k, v in value.items()}
+            elif key in ("reference_bgr", "field_bgr"):
+                changes[key] = tuple(int(v) for v in value)
+            elif key in ("surroundings_bgr", "foreign_bgr"):
+                changes[key] = tuple(tuple(int(v) for v in c) for c in value)
+            else:
+                changes[key] = type(getattr(base, key))(value)
+        return replace(base, **changes)
+
+
+# The element kind whose pieces a calibration colour model measures, per game.
+CALIBRATED_KIND = {"shangrila": "space", "shendao": "square"}
+
+
+def with_colour_model(config: ReadConfig, game: str, model: Any) -> ReadConfig:
+    """``config`` with the piece colours of a calibration colour model
+    (``calibration.colours.ColourModel``, fitted on the set itself by ``companion
+    calibrate colours``). The model measured its classes under its own white balance;
+    each is taken relative to its ``empty`` class and set against this palette's empty
+    colour, so only how the pieces differ from the empty board is borrowed. Classes the
+    palette does not know are ignored; a model without ``empty`` changes nothing."""
+    import cv2
+    import numpy as np
+
+    kind = CALIBRATED_KIND.get(game)
+    names = {c.name: c for c in getattr(model, "classes", ())}
+    if kind is None or "empty" not in names:
+        return config
+    palette = dict(config.palettes[kind])
+
+    def linear(lab: tuple[float, float, float]) -> Any:
+        pixel = np.array([[lab]], dtype=np.float32)
+        return np.maximum(cv2.cvtColor(pixel, cv2.COLOR_Lab2LBGR)[0, 0], 1e-4)
+
+    def srgb(value: Any) -> BGR:
+        encoded = np.where(value <= 0.0031308, 12.92 * value,
+                           1.055 * np.power(value, 1 / 2.4) - 0.055)
+        b, g, r = (int(v) for v in np.clip(np.rint(encoded * 255), 0, 255))
+        return (b, g, r)
+
+    empty_colours = palette["empty"][1]
+    anchor = np.array(empty_colours[0], dtype=np.float64) / 255.0
+    anchor = np.where(anchor <= 0.04045, anchor / 12.92, ((anchor + 0.055) / 1.055) ** 2.4)
+    empty = linear(names["empty"].mean)
+    for name, (value, _) in list(palette.items()):
+        if name != "empty" and name in names:
+            palette[name] = (value, (srgb(anchor * linear(names[name].mean) / empty),))
+    return replace(config, palettes={**config.palettes, kind: palette})
+
+
+def _palettes(value: Any, path: Path) -> dict[str, Palette]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: 'palettes' must map element kinds to classes")
+    out: dict[str, Palette] = {}
+    for kind, classes in value.items():
+        out[kind] = {name: (reading, tuple(tuple(int(v) for v in c) for c in colours))
+                     for name, (reading, colours) in classes.items()}
+    return out

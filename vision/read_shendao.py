@@ -1,0 +1,85 @@
+"""Reading a Shendao table: :class:`BoardReader` with one more look at each square.
+
+A tile covers 34 mm of its 40 mm square, so a rim of the square shows around it. An
+empty square looks much the same in its middle and on its rim, whatever the light or a
+reflection does to both; a tile does not. A tile read where the middle looks just like
+the rim (a reflection brightening an empty square) is not kept. (The other way round
+does not hold: a neighbour's tile, seen slanted, or its shadow, can fall on an empty
+square's rim.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engines.observation import UNKNOWN, Reading
+from vision.models import BoardModel, Element
+from vision.read import BoardReader, place_points, square_ring
+from vision.read_colour import FloatArray
+from vision.read_config import ReadConfig
+from vision.view import BoardView
+
+EMPTY = "empty"
+
+
+class ShendaoReader(BoardReader):
+    """:class:`BoardReader` for Shendao (see the module's docstring)."""
+
+    def __init__(self, model: BoardModel | None = None,
+                 config: ReadConfig | None = None) -> None:
+        super().__init__("shendao", model, config)
+        c = self.config
+        total = c.samples_per_side ** 2
+        self._rim = total - c.rim_points
+        side = round(self._rim ** 0.5)
+        if side * side != self._rim:
+            raise ValueError(f"samples_per_side {c.samples_per_side} leaves {self._rim} "
+                             f"middle points, not a square number")
+        grid = (np.arange(side) + 0.5) / side - 0.5
+        self._middle = np.stack(np.meshgrid(grid, grid), axis=-1).reshape(-1, 2)
+        self._ring = square_ring(c.rim_points, c.rim_radii)
+
+    def _window(self, element: Element) -> tuple[FloatArray, float | FloatArray]:
+        if element.kind != "square":
+            return super()._window(element)
+        size = np.array(element.size_mm)
+        middle = self._middle * size * self.config.window_fraction
+        points = place_points(np.vstack([middle, self._ring * size]), element)
+        tile_top = self.model.pieces["tile_thickness_mm"] / 2.0
+        heights = np.concatenate([np.full(len(middle), tile_top),
+                                  np.zeros(len(self._ring))])
+        return points, heights
+
+    def _blocked(self, view: BoardView, element: Element,
+                 points: FloatArray) -> NDArray[np.bool_]:
+        """The rim is not read for colour, only compared."""
+        blocked = np.zeros(len(points), dtype=bool)
+        if element.kind == "square":
+            blocked[self._rim:] = True
+        return blocked
+
+    def _check_colours(self, features: FloatArray, visible: NDArray[np.bool_],
+                       blocked: NDArray[np.bool_], readings: dict[str, Reading],
+                       reasons: dict[str, str]) -> None:
+        squares = [i for i, e in enumerate(self.elements) if e.kind == "square"
+                   and readings[e.name].known and readings[e.name].value != EMPTY]
+        if not squares:
+            return
+        middle = _median_seen(features[squares, :self._rim], visible[squares, :self._rim])
+        rim = _median_seen(features[squares, self._rim:], visible[squares, self._rim:])
+        apart = np.linalg.norm(middle - rim, axis=1)  # brightness counting fully
+        for i, gap in zip(squares, apart, strict=True):
+            if gap < self.config.rim_tile_apart:  # NaN (too little seen) compares False
+                readings[self.elements[i].name] = UNKNOWN
+                reasons[self.elements[i].name] = "looks like the bare square around it"
+
+
+def _median_seen(features: FloatArray, seen: NDArray[np.bool_]) -> FloatArray:
+    """Per row, the median of the seen samples (NaN with fewer than four)."""
+    out = np.full((len(features), 3), np.nan)
+    enough = seen.sum(axis=1) >= 4
+    if enough.any():
+        out[enough] = np.nanmedian(np.where(seen[enough][:, :, None], features[enough], np.nan),
+                                   axis=1)
+    return out
