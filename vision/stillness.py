@@ -59,6 +59,11 @@ class StillnessConfig:
     # Frames without motion before the board counts as still: at 30 frames a second, a
     # sixth of a second; enough for a hand's blur and its shadow to settle.
     still_frames: int = 5
+    # A large change reaching the edge that has not moved at all for 15 frames, and is
+    # not skin-coloured, is no arm: it is what is now on the board (many pieces changed
+    # at once, say after a journey) and becomes part of the board compared with. A
+    # skin-coloured one stays a hand resting on the board, however long it rests.
+    absorb_frames: int = 15
     # A cell moved when its light-corrected change exceeds 5 robust standard
     # deviations of this comparison, and at least 6% (log units) in one colour.
     noise_factor: float = 5.0
@@ -182,7 +187,10 @@ class StillnessDetector:
             if memory.light_changed:
                 memory.background = cells.copy()
             else:
-                memory.background[~covered] = cells[~covered]
+                learnt = ~covered
+                if memory.still_frames >= config.absorb_frames:
+                    learnt = ~cv2.dilate(_skin(colours).astype(np.uint8), kernel).astype(bool)
+                memory.background[learnt] = cells[learnt]
         hand = bool(hands.any())
         return self._result(still, hand, moving, covered,
                             _message(still, hand, bool(moving.any()), memory.light_changed,

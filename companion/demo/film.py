@@ -55,7 +55,7 @@ class Moment:
 class Shot:
     """How the film is shot: the picture size, the camera and the light."""
 
-    size: tuple[int, int] = (1280, 720)
+    size: tuple[int, int] = (1920, 1080)
     elevation_deg: float = 55.0
     rotation_deg: float = 8.0
     distance_mm: float = 820.0
@@ -74,7 +74,7 @@ def table_config(script: Script, illegal: float, shot: Shot) -> TableConfig:
     """How the people at the demo's table move: a frame or two per touch, a hand over
     the piece half of the time, and time to look up at the referee after each move
     (the camera waits for the board to be still, then the referee for three readings)."""
-    return TableConfig(sources=("camera",), frames_per_step=2, settle_frames=9,
+    return TableConfig(sources=("camera",), frames_per_step=2, settle_frames=12,
                        hands=shot.hand_share, hand_frames=(1, 2), illegal=illegal,
                        illegal_rules=script.spec.illegal_rules or None)
 
@@ -152,7 +152,7 @@ def shoot(script: Script, film: Sequence[Moment], shot: Shot, path: Path, seed: 
                                        hands=1 if hidden else 0, hands_over=hidden)
                 result = render_table(observation_of(script, moment.filmed), camera, pose,
                                       light=light, imaging=imaging, options=options,
-                                      seed=seed * 100_003 + renders)
+                                      seed=seed)  # one table, one camera: one seed
                 last = (moment.filmed, result.image)
                 renders += 1
             writer.write(last[1])

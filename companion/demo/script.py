@@ -42,18 +42,18 @@ class DemoSpec:
 
 SPECS: dict[str, DemoSpec] = {
     "shangrila": DemoSpec(
-        "shangrila", ("red", "blue", "yellow", "violet"), (1, 2, 3, 3), 24,
+        "shangrila", ("red", "blue", "yellow", "violet"), (1, 2, 3, 3), 20,
         ("place.space-occupied", "place.no-master-in-village", "turn.wrong-player"),
         (Feature("a recruit", lambda m: m.startswith("+")),
          Feature("journeys", lambda m: ">" in m, 3))),
     "shendao": DemoSpec(
         "shendao", ("light", "dark"), (1, 4), 24,
-        ("gate.closed", "gate.blocked", "card.used"),
+        ("gate.closed", "gate.blocked", "turn.wrong-player"),
         (Feature("a card played", lambda m: " " in m),)),
     "shenshi": DemoSpec(
         "shenshi", ("silver", "copper"), (1, 3), 12,
-        (),
-        ()),
+        ("walk.blocked", "walk.length", "hover.not-straight"),
+        (Feature("a monk entering", lambda m: "@" in m),)),
 }
 SEARCHED_SEEDS = 40
 """Seeds tried, from the one asked for, until a game shows every feature."""

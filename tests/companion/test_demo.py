@@ -12,11 +12,15 @@ import pytest
 
 from companion.demo.film import Shot, moments
 from companion.demo.run import DemoOptions, run_demo
-from companion.demo.script import SPECS, make_script
+from companion.demo.script import SPECS, Script, make_script
 
 
-def test_the_script_shows_what_the_demo_promises() -> None:
-    script = make_script(SPECS["shangrila"], 0)
+@pytest.fixture(scope="module")
+def script() -> Script:
+    return make_script(SPECS["shangrila"], 0)
+
+
+def test_the_script_shows_what_the_demo_promises(script: Script) -> None:
     filmed = script.filmed_moves
     assert len(filmed) == SPECS["shangrila"].filmed
     assert any(m.startswith("+") for m in filmed)  # a recruit
@@ -27,18 +31,16 @@ def test_the_script_shows_what_the_demo_promises() -> None:
     assert end.is_over()
 
 
-def test_the_film_stages_exactly_one_illegal_move() -> None:
-    script = make_script(SPECS["shangrila"], 0)
+def test_the_film_stages_exactly_one_illegal_move(script: Script) -> None:
     film = moments(script, Shot(), 0)
     attempts = {m.truth.number for m in film if m.truth.phase == "attempt"}
     assert len(attempts) == 1
     assert any(m.filmed.hidden for m in film)  # hands over the board
 
 
-@pytest.mark.parametrize("sensor", [False])
-def test_headless_demo_referees_a_short_film(tmp_path: Path, sensor: bool) -> None:
+def test_headless_demo_referees_a_short_film(tmp_path: Path) -> None:
     out = io.StringIO()
-    page = run_demo(DemoOptions(out=tmp_path, moves=4, level=1, sensor=sensor), out)
+    page = run_demo(DemoOptions(out=tmp_path, moves=4, level=1), out)
     text = out.getvalue()
     assert "Move 1:" in text and "Final scores" in text
     report = json.loads((tmp_path / "report.json").read_text())

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
+import cv2
 import numpy as np
 import pytest
 
@@ -136,3 +137,21 @@ def test_a_new_view_keeps_what_was_learnt_unless_the_board_moved() -> None:
     # the board bumped 10 mm: everything is learnt again
     moved = detector.update(image, truth_view(CAMERA, POSE, model.size_mm, (10.0, 0.0)))
     assert not moved.still and moved.still_frames == 1
+
+
+def test_a_large_change_that_never_moves_becomes_part_of_the_board() -> None:
+    # Many pieces changed at once at the board's edge (not skin): at first taken for an
+    # arm, it is learnt once it has not moved for absorb_frames frames.
+    model = load_model("shangrila")
+    detector = StillnessDetector(model.size_mm, model)
+    view = truth_view(CAMERA, POSE, model.size_mm)
+    base = _frame("shangrila").image
+    changed = base.copy()
+    patch = view.to_image(np.array([[0.0, 150.0], [160.0, 150.0], [160.0, 330.0],
+                                    [0.0, 330.0]]))
+    cv2.fillPoly(changed, [np.rint(patch).astype(np.int32)], (95, 95, 95))
+    said = [detector.update(image, view) for image in [base] * 6 + [changed] * 30]
+    assert said[8].hand and said[8].covered_elements
+    absorb = StillnessConfig().absorb_frames
+    assert not said[6 + 1 + absorb + 1].hand
+    assert said[-1].still and said[-1].covered_elements == ()
