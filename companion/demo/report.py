@@ -47,6 +47,7 @@ def write_scores_chart(record: GameRecord, path: Path, first_move: int) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     from companion.analyse_cli import PLAYER_COLOURS
 
@@ -56,6 +57,7 @@ def write_scores_chart(record: GameRecord, path: Path, first_move: int) -> None:
     for p, name in enumerate(record.players):
         axis.plot(xs, series[:, p], label=name, color=PLAYER_COLOURS.get(name),
                   linewidth=2.0, drawstyle="steps-post")
+    axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     axis.set_xlabel("move")
     axis.set_ylabel("score")
     axis.set_title(f"{record.game}: scores over the filmed moves")
