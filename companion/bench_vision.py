@@ -49,6 +49,10 @@ FRAME_SIZE = (1920, 1080)
 TIMING_SIZES = ((1280, 720), (1920, 1080))
 TIMING_FRAMES = 3
 TIMING_REPEATS = 7
+# The pictures with corner markers (through localisation) are numbered from here, apart
+# from the timing pictures (1000...) and the sets (0...).
+LOCATED_FIRST = 2000
+LOCATED_FRAMES = 10
 # Random moves played before a picture: several depths of the game.
 DEPTHS = (4, 12, 25, 45, 80)
 PLAYERS = {"shangrila": 4, "shendao": 2, "shenshi": 2}
@@ -84,6 +88,9 @@ class Tally:
     right: int = 0
     wrong: int = 0
     abstained: int = 0
+    unseen: int = 0
+    """Of the abstentions, those of elements the view cannot show (a hand over them,
+    a view too steep to show the side of the tiles, a piece in front)."""
     hidden: int = 0
 
     @property
@@ -95,13 +102,25 @@ class Tally:
         read = self.right + self.wrong
         return self.right / read if read else None
 
+    @property
+    def unsure(self) -> int:
+        """Abstentions on elements the reader could see but would not decide."""
+        return self.abstained - self.unseen
+
     def abstention(self) -> float | None:
         return self.abstained / self.seen if self.seen else None
+
+    def unseen_share(self) -> float | None:
+        return self.unseen / self.seen if self.seen else None
+
+    def unsure_share(self) -> float | None:
+        return self.unsure / self.seen if self.seen else None
 
     def add(self, other: Tally) -> None:
         self.right += other.right
         self.wrong += other.wrong
         self.abstained += other.abstained
+        self.unseen += other.unseen
         self.hidden += other.hidden
 
 
@@ -114,7 +133,12 @@ class LevelResult:
     complete: int = 0
     kinds: dict[str, Tally] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    located: int = 0
+    """Boards the Locator found (the run through localisation only)."""
     reasons: dict[str, int] = field(default_factory=dict)
+    """Why elements were not read: reason -> count, for the unsure abstentions."""
+    unseen_reasons: dict[str, int] = field(default_factory=dict)
+    """The same for the elements the view cannot show."""
 
     def total(self) -> Tally:
         out = Tally()
@@ -150,11 +174,13 @@ class Shot:
     index: int
     seed: int
     size: tuple[int, int]
+    markers: bool = False
+    """With the printed corner markers on the board (the run through localisation)."""
 
     @property
     def key(self) -> str:
         return (f"v{SET_VERSION}-{self.game}-{self.level}-s{self.seed}-{self.index}-"
-                f"{self.size[0]}x{self.size[1]}")
+                f"{self.size[0]}x{self.size[1]}" + ("-markers" if self.markers else ""))
 
 
 def _state_observation(game: str, seed: int, depth: int) -> Any:
@@ -221,6 +247,7 @@ def render_shot(shot: Shot) -> tuple[Any, dict[str, Any]]:
                       vignetting=0.15, jpeg_quality=spec.jpeg)
     hands = 1 if rng.random() < spec.hand_share else 0
     options = TableOptions(hands=hands, clutter=spec.clutter, glare=spec.glare,
+                           markers=shot.markers,
                            placement_mm=spec.placement_mm,
                            placement_deg=3.0 * spec.placement_mm)
     picture = render_table(observation, camera, pose, light=light, imaging=imaging,
@@ -275,12 +302,14 @@ def element_group(game: str, element: str, kind: str) -> str:
 
 
 def score(result: LevelResult, reader: Any, image: Any, truth: dict[str, Any],
-          label: str) -> None:
-    """Read one picture and add it to ``result``."""
+          label: str, view: Any = None) -> None:
+    """Read one picture and add it to ``result``, where ``view`` puts the board
+    (default: the picture's exact view)."""
     from engines.observation import Observation
 
     schema = reader.schema
-    view = shot_view(truth, reader.model.size_mm)
+    if view is None:
+        view = shot_view(truth, reader.model.size_mm)
     reading = reader.read(image, view)
     visible = Observation.from_json(schema, {"readings": truth["visible"]})
     wrong = 0
@@ -300,7 +329,11 @@ def score(result: LevelResult, reader: Any, image: Any, truth: dict[str, Any],
             tally.abstained += 1
             complete = False
             why = reading.abstained.get(element, "?")
-            result.reasons[why] = result.reasons.get(why, 0) + 1
+            counts = result.reasons
+            if element in reading.unseen:
+                tally.unseen += 1
+                counts = result.unseen_reasons
+            counts[why] = counts.get(why, 0) + 1
             continue
         want = visible[element].value
         if got.value == want and type(got.value) is type(want):
@@ -314,6 +347,48 @@ def score(result: LevelResult, reader: Any, image: Any, truth: dict[str, Any],
     result.boards += 1
     result.perfect += wrong == 0
     result.complete += wrong == 0 and complete
+
+
+def lens_profile(truth: dict[str, Any]) -> Any:
+    """The renderer's camera of a picture as a calibration profile: the bench's camera
+    was calibrated, as a player's would be (``companion calibrate camera``)."""
+    from calibration.intrinsics import CameraProfile
+    from vision.synth.camera import Camera
+
+    camera = Camera(**truth["camera"])
+    matrix = tuple(tuple(float(v) for v in row) for row in camera.matrix)
+    return CameraProfile((camera.width, camera.height), matrix,
+                         tuple(float(v) for v in camera.distortion), 0.0, (), (),
+                         "the bench's renderer", "")
+
+
+def score_located(result: LevelResult, reader: Any, image: Any, truth: dict[str, Any],
+                  label: str) -> None:
+    """Locate the board in a picture with corner markers (a fresh Locator: no
+    tracking from another picture), read it there and add it to ``result``. A board
+    not found counts every visible element abstained (unsure)."""
+    from engines.observation import Observation
+    from vision.locate import Locator
+
+    location = Locator(result.game, camera=lens_profile(truth)).locate(image)
+    if location.view is not None:
+        result.located += 1
+        score(result, reader, image, truth, label, location.view)
+        return
+    visible = Observation.from_json(reader.schema, {"readings": truth["visible"]})
+    why = location.message or "board not found"
+    for element in reader.schema.elements:
+        try:
+            kind = reader.model.region(element).kind
+        except KeyError:
+            continue
+        tally = result.kinds.setdefault(element_group(result.game, element, kind), Tally())
+        if visible[element].known:
+            tally.abstained += 1
+            result.reasons[why] = result.reasons.get(why, 0) + 1
+        else:
+            tally.hidden += 1
+    result.boards += 1
 
 
 # --- timing ----------------------------------------------------------------------------------
@@ -356,10 +431,17 @@ def time_reading(game: str, seed: int, cache: Path | None,
 
 def run_bench(games: list[str], levels: list[str], frames: int, seed: int,
               cache: Path | None, timing: bool, progress: Callable[[str], None],
-              size: tuple[int, int] = FRAME_SIZE) -> tuple[list[LevelResult], list[Timing]]:
+              size: tuple[int, int] = FRAME_SIZE,
+              located_frames: int = 0) -> tuple[list[LevelResult], list[Timing],
+                                                list[LevelResult]]:
+    """The figures: per game and level with the exact view, the timings, and per game
+    at the hardest level (when among ``levels``) through localisation
+    (``located_frames`` pictures with corner markers, numbered apart from the
+    others)."""
     from vision.pipeline import reader_for
 
     results = []
+    located = []
     timings: list[Timing] = []
     for game in games:
         reader = reader_for(game)
@@ -371,9 +453,22 @@ def run_bench(games: list[str], levels: list[str], frames: int, seed: int,
                 score(result, reader, image, truth, f"{level} #{index}")
             results.append(result)
             progress(_summary_line(result))
+        if located_frames and "hardest" in levels:
+            exact = LevelResult(game, "hardest, exact view", 0)
+            result = LevelResult(game, "hardest, located", 0)
+            for index in range(located_frames):
+                shot = Shot(game, "hardest", LOCATED_FIRST + index, seed, size, markers=True)
+                image, truth = load_shot(shot, cache, progress)
+                label = f"hardest with markers #{LOCATED_FIRST + index}"
+                score(exact, reader, image, truth, f"{label} (exact view)")
+                exact.located = exact.boards
+                score_located(result, reader, image, truth, f"{label} (located)")
+            located += [exact, result]
+            progress(_summary_line(exact))
+            progress(_summary_line(result))
         if timing:
             timings.extend(time_reading(game, seed, cache, progress))
-    return results, timings
+    return results, timings, located
 
 
 def _percent(value: float | None, digits: int = 2) -> str:
@@ -384,74 +479,110 @@ def _summary_line(result: LevelResult) -> str:
     total = result.total()
     return (f"{result.game} {result.level}: {_percent(total.accuracy())} right, "
             f"{result.perfect}/{result.boards} boards perfect, "
-            f"{_percent(total.abstention())} abstained")
+            f"{_percent(total.abstention())} abstained "
+            f"({_percent(total.unsure_share())} unsure)")
 
 
 def report_markdown(results: list[LevelResult], timings: list[Timing],
-                    command: str, size: tuple[int, int] = FRAME_SIZE) -> str:
-    """The figures as a Markdown document."""
+                    command: str, size: tuple[int, int] = FRAME_SIZE,
+                    located: list[LevelResult] | None = None) -> str:
+    """The figures as a Markdown document (``located``: the same boards read through
+    the Locator, when measured)."""
     lines = ["# Camera reading bench", "", f"Command: `{command}`", "",
              f"Pictures of {size[0]}x{size[1]} pixels, read with their exact view.", "",
              "Accuracy counts the elements read (abstentions apart); abstention is the "
-             "share of the visible elements not read; elements a hand hides in the truth "
-             "are left out (column *hidden*). A board is perfect when no element is "
-             "wrong, complete when also none is abstained.", "",
-             "| game | level | boards | elements | right | wrong | accuracy | perfect "
-             "boards | complete boards | abstained | hidden |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in results:
-        t = r.total()
-        lines.append(f"| {r.game} | {r.level} | {r.boards} | {t.seen} | {t.right} | "
-                     f"{t.wrong} | {_percent(t.accuracy(), 3)} | "
-                     f"{_percent(r.perfect / r.boards if r.boards else None, 1)} | "
-                     f"{_percent(r.complete / r.boards if r.boards else None, 1)} | "
-                     f"{_percent(t.abstention())} | {t.hidden} |")
+             "share of the visible elements not read, split into *not shown* (the view "
+             "cannot show the element: a hand over it, a view too steep to show the side "
+             "of the tiles, a piece standing in front) and *unsure* (the reader could "
+             "see it but would not decide; the goal of under 1% is on these). Elements "
+             "a hand hides in the truth are left out (column *hidden*). A board is "
+             "perfect when no element is wrong, complete when also none is abstained.",
+             ""]
+    lines += _level_table(results)
     lines += ["", "By kind of element:", "",
-              "| game | level | kind | elements | accuracy | wrong | abstained |",
-              "|---|---|---|---|---|---|---|"]
+              "| game | level | kind | elements | accuracy | wrong | abstained | not shown "
+              "| unsure |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         for kind, t in sorted(r.kinds.items()):
             lines.append(f"| {r.game} | {r.level} | {kind} | {t.seen} | "
                          f"{_percent(t.accuracy(), 3)} | {t.wrong} | "
-                         f"{_percent(t.abstention())} |")
+                         f"{_percent(t.abstention())} | {_percent(t.unseen_share())} | "
+                         f"{_percent(t.unsure_share())} |")
+    if located:
+        lines += ["", "Through localisation: other boards at the hardest level, "
+                  "photographed with the printed corner markers; each picture read once "
+                  "with its exact view and once where the Locator (with the camera's "
+                  "lens profile, a fresh Locator per picture: no tracking) finds the "
+                  "board from the picture alone. *Located*: boards the Locator found; "
+                  "a board not found counts every element abstained (unsure).", ""]
+        lines += _level_table(located, located=True)
     if timings:
         lines += ["", "Milliseconds per frame on one core (median; the board's view "
                   "unchanged from the frame before; *new view*: the first frame of a "
                   "view, when the sample points are projected):", "",
                   "| game | frame | read | stillness + read | new view |",
                   "|---|---|---|---|---|"]
-        for t in timings:
-            lines.append(f"| {t.game} | {t.size} | {t.read_ms:.1f} | "
-                         f"{t.read_and_stillness_ms:.1f} | {t.new_view_ms:.1f} |")
-    reasons: dict[str, int] = {}
-    for r in results:
-        for why, n in r.reasons.items():
-            reasons[why] = reasons.get(why, 0) + n
-    if reasons:
-        lines += ["", "Why elements were not read:", ""]
-        for why, n in sorted(reasons.items(), key=lambda item: -item[1]):
-            lines.append(f"- {n}: {why}")
-    errors = [e for r in results for e in (f"{r.game} {x}" for x in r.errors)]
+        for timing in timings:
+            lines.append(f"| {timing.game} | {timing.size} | {timing.read_ms:.1f} | "
+                         f"{timing.read_and_stillness_ms:.1f} | {timing.new_view_ms:.1f} |")
+    for title, key in (("Why elements the reader could see were not read (unsure):",
+                        "reasons"),
+                       ("Why elements were not shown by the view:", "unseen_reasons")):
+        reasons: dict[str, int] = {}
+        for r in [*results, *(located or [])]:
+            for why, n in getattr(r, key).items():
+                reasons[why] = reasons.get(why, 0) + n
+        if reasons:
+            lines += ["", title, ""]
+            for why, n in sorted(reasons.items(), key=lambda item: -item[1]):
+                lines.append(f"- {n}: {why}")
+    errors = [e for r in [*results, *(located or [])]
+              for e in (f"{r.game} {x}" for x in r.errors)]
     if errors:
         lines += ["", "Wrong readings (first ones):", ""]
         lines += [f"- {e}" for e in errors[:60]]
     return "\n".join(lines) + "\n"
 
 
+def _level_table(results: list[LevelResult], located: bool = False) -> list[str]:
+    head = "| game | level | boards | " + ("located | " if located else "") + \
+        "elements | right | wrong | accuracy | perfect boards | complete boards | " \
+        "abstained | not shown | unsure | hidden |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in results:
+        t = r.total()
+        found = f"{r.located} | " if located else ""
+        lines.append(f"| {r.game} | {r.level} | {r.boards} | {found}{t.seen} | "
+                     f"{t.right} | {t.wrong} | {_percent(t.accuracy(), 3)} | "
+                     f"{_percent(r.perfect / r.boards if r.boards else None, 1)} | "
+                     f"{_percent(r.complete / r.boards if r.boards else None, 1)} | "
+                     f"{_percent(t.abstention())} | {_percent(t.unseen_share())} | "
+                     f"{_percent(t.unsure_share())} | {t.hidden} |")
+    return lines
+
+
 def report_json(results: list[LevelResult], timings: list[Timing], command: str,
-                size: tuple[int, int] = FRAME_SIZE) -> dict[str, Any]:
+                size: tuple[int, int] = FRAME_SIZE,
+                located: list[LevelResult] | None = None) -> dict[str, Any]:
     def tally(t: Tally) -> dict[str, Any]:
-        return {**asdict(t), "accuracy": t.accuracy(), "abstention": t.abstention()}
+        return {**asdict(t), "seen": t.seen, "unsure": t.unsure, "accuracy": t.accuracy(),
+                "abstention": t.abstention(), "unseen_share": t.unseen_share(),
+                "unsure_share": t.unsure_share()}
+
+    def level(r: LevelResult) -> dict[str, Any]:
+        return {"game": r.game, "level": r.level, "boards": r.boards, "located": r.located,
+                "perfect": r.perfect, "complete": r.complete, "total": tally(r.total()),
+                "kinds": {k: tally(t) for k, t in r.kinds.items()},
+                "reasons": r.reasons, "unseen_reasons": r.unseen_reasons,
+                "errors": r.errors}
 
     return {
         "command": command, "machine": platform.machine(), "python": sys.version.split()[0],
         "set_version": SET_VERSION, "frame_size": list(size),
         "levels": {name: asdict(spec) for name, spec in LEVEL_SPECS.items()},
-        "results": [{"game": r.game, "level": r.level, "boards": r.boards,
-                     "perfect": r.perfect, "complete": r.complete,
-                     "total": tally(r.total()),
-                     "kinds": {k: tally(t) for k, t in r.kinds.items()},
-                     "reasons": r.reasons, "errors": r.errors} for r in results],
+        "results": [level(r) for r in results],
+        "located": [level(r) for r in located or []],
         "timing_ms": [asdict(t) for t in timings],
     }
 
@@ -472,7 +603,9 @@ def vision_command(args: argparse.Namespace) -> int:
     command = " ".join(["companion bench vision", *(f"--game {g}" for g in args.game or ()),
                         *(f"--level {v}" for v in args.level or ()),
                         f"--frames {args.frames}", f"--seed {args.seed}",
-                        *([f"--size {args.size}"] if args.size != "1920x1080" else [])])
+                        *([f"--size {args.size}"] if args.size != "1920x1080" else []),
+                        *([f"--located-frames {args.located_frames}"]
+                          if args.located_frames != LOCATED_FRAMES else [])])
 
     def progress(text: str) -> None:
         if not args.quiet:
@@ -484,9 +617,12 @@ def vision_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--size {args.size!r} is not WIDTHxHEIGHT") from None
     if not (160 <= width <= 4000 and 120 <= height <= 4000):
         raise UsageError(f"--size {args.size!r} is out of range")
-    results, timings = run_bench(games, levels, args.frames, args.seed, cache,
-                                 not args.no_timing, progress, (width, height))
-    markdown = report_markdown(results, timings, command, (width, height))
+    if args.located_frames < 0:
+        raise UsageError("--located-frames must be 0 or more")
+    results, timings, located = run_bench(games, levels, args.frames, args.seed, cache,
+                                          not args.no_timing, progress, (width, height),
+                                          args.located_frames)
+    markdown = report_markdown(results, timings, command, (width, height), located)
     print(markdown, end="")
     if args.out is not None:
         try:
@@ -494,7 +630,8 @@ def vision_command(args: argparse.Namespace) -> int:
             args.out.write_text(markdown, encoding="utf-8")
             json_path = args.out.with_suffix(".json")
             json_path.write_text(json.dumps(report_json(results, timings, command,
-                                                        (width, height)), indent=1),
+                                                        (width, height), located),
+                                            indent=1),
                                  encoding="utf-8")
         except OSError as error:
             raise UsageError(f"cannot write {args.out}: {error.strerror or error}") from None
@@ -517,6 +654,9 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--seed", type=int, default=1, help="set seed (default 1)")
     parser.add_argument("--size", default="1920x1080", metavar="WxH",
                         help="picture size of the sets (default 1920x1080)")
+    parser.add_argument("--located-frames", type=int, default=LOCATED_FRAMES, metavar="N",
+                        help="pictures per game at the hardest level with corner markers, "
+                        f"read through the Locator (default {LOCATED_FRAMES}; 0: none)")
     parser.add_argument("--out", type=Path, metavar="FILE.md",
                         help="also write the table there, and the figures as JSON beside "
                         "it (FILE.json)")

@@ -89,6 +89,26 @@ _PIECE_HEIGHT = {"space": "tile_thickness_mm", "square": "tile_thickness_mm",
                  "gate": "stick_height_mm"}
 
 
+# Why an element is not read when this view cannot show it at all (a hand over it, out
+# of the picture, a view too steep to show the side of the tiles, a piece in front), as
+# against the reader seeing it and not deciding (every other reason: *unsure*).
+COVERED = "covered (a hand?) or out of the picture"
+COVERED_BY_HAND = "covered by a hand"
+TOO_STEEP = "the view is too steep to see the side of the tiles"
+TOO_STEEP_HERE = "the view is too steep here to see the side of the tiles"
+SIDE_TOO_SMALL = "the side of the tiles spans too few pixels in this picture"
+NO_HEIGHTS = "the view knows no heights"
+STACK_OUT = "part of the stack is hidden or out of the picture"
+MONK_IN_FRONT = "a monk in front of it may hide it"
+LEGS_HIDDEN = "its legs are hidden: its size cannot be told"
+UNSEEN_REASONS = frozenset({COVERED, COVERED_BY_HAND, TOO_STEEP, TOO_STEEP_HERE,
+                            SIDE_TOO_SMALL, NO_HEIGHTS, STACK_OUT, MONK_IN_FRONT, LEGS_HIDDEN})
+# Reasons that only pass on another element's: unseen when that one is unseen.
+COLOUR_NOT_READ = "its colour was not read"
+SEAT_NOT_READ = "the tile or cushion it would sit on was not read"
+TIED = "between two readings"
+
+
 class ReadError(ValueError):
     """A frame that cannot be read at all; the message says why in plain words."""
 
@@ -96,13 +116,16 @@ class ReadError(ValueError):
 @dataclass(frozen=True)
 class FrameReading:
     """What one frame shows: ``observation`` (unknown where not read), ``abstained``
-    (element -> why it was not read), ``problem`` (set when nothing could be read:
-    the whole frame's reason), and ``seconds`` spent."""
+    (element -> why it was not read), ``unseen`` (the abstained elements this view
+    cannot show at all: the others are abstentions of an unsure reader), ``problem``
+    (set when nothing could be read: the whole frame's reason), and ``seconds``
+    spent."""
 
     observation: Observation
     abstained: dict[str, str] = field(default_factory=dict)
     problem: str | None = None
     seconds: float = 0.0
+    unseen: frozenset[str] = frozenset()
 
     @property
     def read(self) -> int:
@@ -336,7 +359,10 @@ class BoardReader:
         points = (centres[:, None, None, :]
                   + offsets[None, :, None, None] * across[:, None, None, :]
                   + steps[None, None, :, None] * direction[:, None, None, :])
-        plan = HeightPlan(spaces, slice(0, 0), c.height_lines, steps, step_mm)
+        bottom = view.to_image(np.column_stack([centres, np.zeros(len(centres))]))
+        top = view.to_image(np.column_stack([centres, np.full(len(centres), thickness)]))
+        side_px = np.linalg.norm(top - bottom, axis=1)
+        plan = HeightPlan(spaces, slice(0, 0), c.height_lines, steps, step_mm, side_px)
         return points.reshape(-1, 2), plan
 
     # --- reading ------------------------------------------------------------------------
@@ -369,16 +395,36 @@ class BoardReader:
             self._read_extra(linear[plan.extra_slice], hidden[plan.extra_slice], light,
                              classes, readings, reasons)
         if plan.heights is None and self.has_heights:
-            why = ("the view is too steep to see the side of the tiles"
-                   if view.projection is not None else "the view knows no heights")
+            why = TOO_STEEP if view.projection is not None else NO_HEIGHTS
             self._heights_unknown(readings, reasons, why)
         for name in covered:
             for element in (name, name + HEIGHT_SUFFIX):
                 if element in readings:
                     readings[element] = UNKNOWN
-                    reasons[element] = "covered by a hand"
+                    reasons[element] = COVERED_BY_HAND
         observation = Observation.trusted(self.schema, readings)
-        return FrameReading(observation, reasons, None, time.perf_counter() - began)
+        return FrameReading(observation, reasons, None, time.perf_counter() - began,
+                            self._unseen(reasons))
+
+    def _unseen(self, reasons: dict[str, str]) -> frozenset[str]:
+        """The abstained elements the view cannot show: for their own reason, or as
+        the element their reading rests on is unseen (a stack's colour, a monk's
+        seat)."""
+        def unseen(element: str, depth: int = 0) -> bool:
+            why = reasons.get(element)
+            if why in UNSEEN_REASONS:
+                return True
+            base = self._rests_on(element, why)
+            return base is not None and depth < 3 and unseen(base, depth + 1)
+
+        return frozenset(e for e in reasons if unseen(e))
+
+    def _rests_on(self, element: str, why: str | None) -> str | None:
+        """The element whose abstention ``element``'s abstention (``why``) passes on:
+        a stack height's colour."""
+        if why == COLOUR_NOT_READ and element.endswith(HEIGHT_SUFFIX):
+            return element[:-len(HEIGHT_SUFFIX)]
+        return None
 
     def _nothing(self, problem: str, began: float) -> FrameReading:
         reasons = dict.fromkeys(self.schema.elements, problem)
@@ -457,6 +503,9 @@ class BoardReader:
         unglared = samples / np.maximum(
             quadratic(centres, self.model.size_mm) @ light.field, 1e-4)[:, None, :]
         seen = ~hidden[plan.element_slice].reshape(len(self.elements), k) & ~plan.blocked
+        # the glare-blind second opinion counts only where glare was measured nearby
+        glary = self._glare_at(centres, light) > c.glare_veto_floor if light.glare.any() \
+            else np.zeros(len(centres), dtype=bool)
         classes: dict[int, int] = {}
         for kind_name, kind in self.kinds.items():
             if kind_name in self.special_kinds:
@@ -497,7 +546,8 @@ class BoardReader:
             # a second opinion blind to white light added (glare): channel differences
             white_blind, blind_best, blind_second = nearest_class(
                 channel_difference_distance(plain, kind.linear) + barred, kind)
-            glared = (white_blind != best) & (blind_second - blind_best > c.glare_veto_margin)
+            glared = (white_blind != best) & (blind_second - blind_best > c.glare_veto_margin) \
+                & glary[index]
             for r, i in enumerate(index):
                 name = self.elements[i].name
                 why = _colour_doubt(visible[r], d_best[r], d_second[r], agreement[r], c)
@@ -528,7 +578,7 @@ class BoardReader:
                 readings[name] = Reading(0, colour.confidence)
             else:
                 readings[name] = UNKNOWN
-                reasons[name] = why if colour.known else "its colour was not read"
+                reasons[name] = why if colour.known else COLOUR_NOT_READ
 
     def _read_heights(self, linear: FloatArray, hidden: NDArray[np.bool_], plan: _Plan,
                       light: Light, classes: dict[int, int],
@@ -549,13 +599,16 @@ class BoardReader:
                 readings[name] = Reading(0, colour.confidence)
             elif not colour.known:
                 readings[name] = UNKNOWN
-                reasons[name] = "its colour was not read"
+                reasons[name] = COLOUR_NOT_READ
             elif heights.step_mm[j] < c.height_min_step_mm:
                 readings[name] = UNKNOWN
-                reasons[name] = "the view is too steep here to see the side of the tiles"
+                reasons[name] = TOO_STEEP_HERE
+            elif heights.side_px[j] < c.height_min_side_px:
+                readings[name] = UNKNOWN
+                reasons[name] = SIDE_TOO_SMALL
             elif hidden_lines[j].any():
                 readings[name] = UNKNOWN
-                reasons[name] = "part of the stack is hidden or out of the picture"
+                reasons[name] = STACK_OUT
             else:
                 measure.append(j)
         if not measure:
@@ -605,11 +658,11 @@ def _colour_doubt(visible: float, best: float, second: float, agreement: float,
                   c: ReadConfig) -> str | None:
     """Why an element's colour reading is not sure enough, or ``None``."""
     if visible < c.min_visible_share:
-        return "covered (a hand?) or out of the picture"
+        return COVERED
     if best > c.max_distance:
         return "looks like none of its possible pieces (a hand, or something else on it)"
     if second - best < c.min_margin:
-        return "between two readings"
+        return TIED
     if agreement < c.min_agreement:
         return "partly covered or mixed"
     return None

@@ -27,6 +27,7 @@ class HeightPlan:
     lines: int
     steps: FloatArray  # (M,) positions along the line, mm from the space's centre
     step_mm: FloatArray  # per space: t * cot(elevation)
+    side_px: FloatArray  # per space: how many pixels a tile's side spans in the picture
 
 
 

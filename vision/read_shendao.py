@@ -3,9 +3,10 @@
 A tile covers 34 mm of its 40 mm square, so a rim of the square shows around it. An
 empty square looks much the same in its middle and on its rim, whatever the light or a
 reflection does to both; a tile does not. A tile read where the middle looks just like
-the rim (a reflection brightening an empty square) is not kept. (The other way round
-does not hold: a neighbour's tile, seen slanted, or its shadow, can fall on an empty
-square's rim.)
+the rim (a reflection brightening an empty square) is not kept, and a colour tie
+between a tile and the empty square whose middle looks just like its rim is the empty
+square. (The other way round does not hold: a neighbour's tile, seen slanted, or its
+shadow, can fall on an empty square's rim.)
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from numpy.typing import NDArray
 
 from engines.observation import UNKNOWN, Reading
 from vision.models import BoardModel, Element
-from vision.read import BoardReader, place_points, square_ring
-from vision.read_colour import FloatArray
+from vision.read import TIED, BoardReader, place_points, square_ring
+from vision.read_colour import FloatArray, colour_distance
 from vision.read_config import ReadConfig
 from vision.view import BoardView
 
@@ -63,16 +64,36 @@ class ShendaoReader(BoardReader):
                        blocked: NDArray[np.bool_], readings: dict[str, Reading],
                        reasons: dict[str, str]) -> None:
         squares = [i for i, e in enumerate(self.elements) if e.kind == "square"
-                   and readings[e.name].known and readings[e.name].value != EMPTY]
+                   and ((readings[e.name].known and readings[e.name].value != EMPTY)
+                        or reasons.get(e.name) == TIED)]
         if not squares:
             return
         middle = _median_seen(features[squares, :self._rim], visible[squares, :self._rim])
         rim = _median_seen(features[squares, self._rim:], visible[squares, self._rim:])
         apart = np.linalg.norm(middle - rim, axis=1)  # brightness counting fully
-        for i, gap in zip(squares, apart, strict=True):
-            if gap < self.config.rim_tile_apart:  # NaN (too little seen) compares False
-                readings[self.elements[i].name] = UNKNOWN
-                reasons[self.elements[i].name] = "looks like the bare square around it"
+        c = self.config
+        for i, gap, colour in zip(squares, apart, middle, strict=True):
+            name = self.elements[i].name
+            if not readings[name].known:
+                # a tie with "empty", its middle just like its rim: an empty square
+                if gap < c.rim_empty_apart and EMPTY in self._tied(colour, i):
+                    readings[name] = Reading(EMPTY, c.rim_empty_confidence)
+                    del reasons[name]
+            elif gap < c.rim_tile_apart:  # NaN (too little seen) compares False
+                readings[name] = UNKNOWN
+                reasons[name] = "looks like the bare square around it"
+
+    def _tied(self, colour: FloatArray, index: int) -> set[str]:
+        """The two classes nearest a square's middle colour."""
+        kind = self.kinds["square"]
+        if np.isnan(colour).any():
+            return set()
+        distances = colour_distance(colour[None], kind.prototypes,
+                                    self.config.brightness_weight)[0]
+        distances[~self._allowed(self.elements[index], kind)] = np.inf
+        per_class = [distances[kind.owner == k].min() for k in range(len(kind.names))]
+        order = np.argsort(per_class)
+        return {kind.names[int(order[0])], kind.names[int(order[1])]}
 
 
 def _median_seen(features: FloatArray, seen: NDArray[np.bool_]) -> FloatArray:

@@ -25,7 +25,16 @@ from numpy.typing import NDArray
 
 from engines.observation import UNKNOWN, Reading
 from vision.models import BoardModel, Element
-from vision.read import BoardReader, place_points, square_ring
+from vision.read import (
+    COVERED,
+    LEGS_HIDDEN,
+    MONK_IN_FRONT,
+    SEAT_NOT_READ,
+    TIED,
+    BoardReader,
+    place_points,
+    square_ring,
+)
 from vision.read_colour import FloatArray, Kind, Light, colour_distance, features_of, linear_of
 from vision.read_config import (
     BLOND_BGR,
@@ -69,6 +78,7 @@ class ShenshiReader(BoardReader):
         self._metal_colours = np.array([
             monk.prototypes[monk.owner == monk.names.index(m)][0] for m in self._metal_names])
         self._head_cue = np.zeros(len(self._squares), dtype=bool)
+        self._tuft_seen = np.ones(len(self._squares), dtype=bool)
         self._beneath_cache: dict[tuple[str, object, object, bool], NDArray[np.bool_]] = {}
         # every colour that can lie under a monk, once: a square's set is a mask of it
         self._under = tuple(dict.fromkeys(HALL_BGR + INTACT_BGR + FADED_BGR + BLOND_BGR
@@ -129,34 +139,46 @@ class ShenshiReader(BoardReader):
                        blocked: NDArray[np.bool_], readings: dict[str, Reading],
                        reasons: dict[str, str]) -> None:
         """A faded tile and bare light stone are near in colour; the tile's printed
-        corners are darker than its edges, the stone is even: a reading the corners
-        contradict is not kept, and a colour tie on even corners is bare stone."""
+        corner triangles differ in hue from its plain edges and are no brighter, the
+        stone is even: a "faded" reading whose corners do not look printed is not
+        kept, and a colour tie between the two whose corners do not is bare stone."""
         c = self.config
         seen = visible & ~blocked
-        corner, middle = self._tile_corners
         for i, element in enumerate(self.elements):
             name = element.name
             if element.kind != "tile":
                 continue
             value = readings[name].value
-            tied = value is None and reasons.get(name) == "between two readings" \
+            tied = value is None and reasons.get(name) == TIED \
                 and self._tied_between(features[i][seen[i]], element) == {_NONE, "faded"}
-            if value not in ("none", "faded") and not tied:
+            if value != "faded" and not tied:
                 continue
-            corners, middles = seen[i] & corner, seen[i] & middle
-            if corners.sum() < 3 or middles.sum() < 3:
+            printed = self._printed_corners(features[i], seen[i])
+            if printed is None:
                 continue
-            contrast = float(np.median(features[i][corners].mean(axis=1))
-                             - np.median(features[i][middles].mean(axis=1)))
-            if tied:
-                # even corners settle a tie for bare stone; printed ones are not enough
-                # (a tile's corners may be the same as the stone's nearby)
-                if contrast > c.faded_corner_contrast + c.bare_corner_margin:
-                    readings[name] = Reading(_NONE, c.bare_corner_confidence)
-                    del reasons[name]
-            elif (value == "faded") != (contrast < c.faded_corner_contrast):
+            if tied and not printed:
+                readings[name] = Reading(_NONE, c.bare_corner_confidence)
+                del reasons[name]
+            elif value == "faded" and not printed:
                 readings[name] = UNKNOWN
                 reasons[name] = "a faded tile or bare stone: too close to tell"
+
+    def _printed_corners(self, features: FloatArray, seen: NDArray[np.bool_]) -> bool | None:
+        """Whether a tile band's corners look like a faded tile's print against its
+        edges (``None``: too few of either seen): their hue apart by a faded print's,
+        and not brighter."""
+        c = self.config
+        corner, middle = self._tile_corners
+        corners, middles = seen & corner, seen & middle
+        if corners.sum() < 3 or middles.sum() < 3:
+            return None
+        at_corners = np.median(features[corners], axis=0)
+        at_middles = np.median(features[middles], axis=0)
+        brighter = float(at_corners.mean() - at_middles.mean())
+        hue = float(np.linalg.norm((at_corners - at_corners.mean())
+                                   - (at_middles - at_middles.mean())))
+        low, high = c.faded_corner_hue
+        return low < hue < high and brighter < c.faded_corner_brighter
 
     def _tied_between(self, features: FloatArray, element: Element) -> set[str]:
         """The two nearest classes of a tile's colour."""
@@ -179,7 +201,7 @@ class ShenshiReader(BoardReader):
         camera = None if view.projection is None else \
             -np.linalg.solve(view.projection[:, :3], view.projection[:, 3])
         above = self.model.pieces["grand_height_mm"] - self.model.pieces["master_height_mm"]
-        blocks, head_cue = [], []
+        blocks, head_cue, tuft_seen = [], [], []
         for square in self._squares:
             centre = np.array(self._tiles[square].centre_mm)
             legs = _facing_arc(centre, camera, c.monk_arm_mm)
@@ -187,6 +209,8 @@ class ShenshiReader(BoardReader):
             slant = math.inf if camera is None or camera[2] <= 0 else \
                 float(np.linalg.norm(camera[:2] - centre)) / camera[2]
             head_cue.append(camera is not None and above / 2 * slant > c.monk_head_miss_mm)
+            # without a monk, the robe's rays meet the cushion this far beyond them
+            tuft_seen.append(c.monk_robe_height_mm * slant < c.cushion_tuft_mm + c.monk_robe_mm)
             for seat in self._seats:
                 for points, z in ((robe, c.monk_robe_height_mm), (legs - centre,
                                                                   c.monk_leg_height_mm),
@@ -194,6 +218,7 @@ class ShenshiReader(BoardReader):
                     blocks.append(np.column_stack([points + centre,
                                                    np.full(len(points), seat + z)]))
         self._head_cue = np.array(head_cue)
+        self._tuft_seen = np.array(tuft_seen)
         self._occluders = self._neighbours_in_front(camera, robe)
         return np.vstack(blocks)
 
@@ -217,6 +242,12 @@ class ShenshiReader(BoardReader):
                         and _hidden_by(points, camera, other, [tall]).any()])
         return out
 
+    def _rests_on(self, element: str, why: str | None) -> str | None:
+        """A monk not read because its seat was not: its cushion's abstention."""
+        if why == SEAT_NOT_READ:
+            return element.replace(" monk", " cushion")
+        return super()._rests_on(element, why)
+
     # --- the monks ---------------------------------------------------------------------------
 
     def _read_extra(self, linear: FloatArray, hidden: NDArray[np.bool_], light: Light,
@@ -239,7 +270,7 @@ class ShenshiReader(BoardReader):
             name = f"{square} monk"
             if not seats[square]:
                 readings[name] = UNKNOWN
-                reasons[name] = "the tile or cushion it would sit on was not read"
+                reasons[name] = SEAT_NOT_READ
                 continue
             beneath = self._beneath(square, readings)
             allowed = self._seat_allowed(square, readings)
@@ -274,7 +305,7 @@ class ShenshiReader(BoardReader):
                     readings[f"{self._squares[k]} monk"].value != _NONE
                     for k in self._occluders[q]):
                 readings[name] = UNKNOWN
-                reasons[name] = "a monk in front of it may hide it"
+                reasons[name] = MONK_IN_FRONT
 
     def _robe_distances(self, robes: FloatArray, seen: NDArray[np.bool_]) -> tuple[
             FloatArray, FloatArray, NDArray[np.bool_]]:
@@ -317,9 +348,11 @@ class ShenshiReader(BoardReader):
                  middle: bool = True) -> NDArray[np.bool_]:
         """What a monk would hide, as a mask over the colours that can lie under one:
         its cushion, else its tile, else the square's own stone; ``middle``: under its
-        robe (a cushion's tuft), not its legs."""
+        robe (a cushion's tuft, where this view shows it there), not its legs."""
         cushion = readings[f"{square} cushion"].value
         tile = readings[f"{square} tile"].value
+        # the dark tuft in a cushion's middle shows past the robe only in steep views
+        middle = middle and bool(self._tuft_seen[self._squares.index(square)])
         key = (square, cushion, tile, middle)
         if key not in self._beneath_cache:
             colours = set(self._beneath_colours(square, cushion, tile, middle))
@@ -348,7 +381,7 @@ class ShenshiReader(BoardReader):
         only seats the rules allow)."""
         c = self.config
         if len(sample_d) < _ROBE_POINTS // 2:
-            return None, 0.0, "covered (a hand?) or out of the picture"
+            return None, 0.0, COVERED
         metals = len(self._metal_names)
         columns = np.concatenate([beneath, np.ones(metals, dtype=bool)])
         owner = np.concatenate([np.zeros(int(beneath.sum()), dtype=np.intp),
@@ -393,7 +426,7 @@ class ShenshiReader(BoardReader):
                 < colour_distance(points, self._under_features[beneath], weight).min(axis=1)
             votes.append(float(on_metal.mean()))
         if not votes:
-            return None, 0.0, "its legs are hidden: its size cannot be told"
+            return None, 0.0, LEGS_HIDDEN
         if any(c.min_size_share > share > 1.0 - c.min_size_share for share in votes) \
                 or len({share >= 0.5 for share in votes}) > 1:
             return None, 0.0, "Grand Master or master: its legs and head do not tell"

@@ -10,7 +10,11 @@ a millisecond or two), and compares
 - each frame with the last still board: a large changed region reaching the board's
   edge (or the edge of what the camera sees of it) is an **arm or hand** over the board,
   as arms come from outside it; a small changed region inside is a piece put down,
-  which becomes part of the still board once nothing moves.
+  which becomes part of the still board once nothing moves. The first still board is
+  learnt only once nothing has moved for ``still_frames`` frames: a hand over the very
+  first frame, learnt as the board, would stay a "hand" wherever it had been long
+  after it left (the board under warm light can pass for skin, so it is never
+  absorbed).
 
 Light is taken out of both comparisons: the change of each colour channel's log level
 across the board is fitted by a smooth (quadratic) surface, robustly, and only what the
@@ -173,17 +177,21 @@ class StillnessDetector:
                               config.min_moving_cells)
         memory.previous = cells
         memory.still_frames = 0 if moving.any() else memory.still_frames + 1
-        if memory.background is None:
+        still = memory.still_frames >= config.still_frames
+        if memory.background is None and still:
             memory.background = cells.copy()
-        residual, surface = self._light_corrected(cells - memory.background)
-        memory.light_changed = float(np.abs(surface).mean()) > config.light_change
-        changed = self._changed(residual, colours, config.min_change)
-        hands = self._hands(changed, colours, memory.edge)
+        hands = np.zeros(self.shape, bool)
+        memory.light_changed = False
+        if memory.background is not None:
+            residual, surface = self._light_corrected(cells - memory.background)
+            memory.light_changed = float(np.abs(surface).mean()) > config.light_change
+            changed = self._changed(residual, colours, config.min_change)
+            hands = self._hands(changed, colours, memory.edge)
         margin = max(1, round(config.cover_margin_mm / config.cell_mm))
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1))
         covered = cv2.dilate((hands | moving).astype(np.uint8), kernel).astype(bool)
-        still = memory.still_frames >= config.still_frames
         if still:
+            assert memory.background is not None
             if memory.light_changed:
                 memory.background = cells.copy()
             else:

@@ -35,10 +35,33 @@ def test_bench_vision_writes_its_table(tmp_path: Path,
         == figures["results"]
 
 
+def test_bench_vision_reads_through_localisation(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "bench.md"
+    assert main(["bench", "vision", "--game", "shangrila", "--level", "hardest",
+                 "--frames", "1", "--located-frames", "1", "--size", "1280x720",
+                 "--cache", str(tmp_path / "cache"), "--no-timing", "--quiet",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert len(list((tmp_path / "cache").glob("*-markers.png"))) == 1
+    figures = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    exact, located = figures["located"]
+    assert (exact["level"], located["level"]) == ("hardest, exact view", "hardest, located")
+    assert located["located"] == 1, "the Locator finds the board by its markers"
+    # the same picture, read where the Locator puts the board or where it truly is
+    assert located["total"]["seen"] == exact["total"]["seen"] > 0
+    assert abs(located["total"]["right"] - exact["total"]["right"]) \
+        <= 0.02 * exact["total"]["right"]
+    assert "| shangrila | hardest, located | 1 | 1 |" in out.read_text(encoding="utf-8")
+
+
 def test_tally_keeps_abstentions_apart() -> None:
-    tally = Tally(right=998, wrong=2, abstained=10, hidden=5)
+    tally = Tally(right=998, wrong=2, abstained=10, unseen=6, hidden=5)
     assert tally.accuracy() == pytest.approx(0.998)
     assert tally.abstention() == pytest.approx(10 / 1010)
+    assert tally.unsure == 4
+    assert tally.unseen_share() == pytest.approx(6 / 1010)
+    assert tally.unsure_share() == pytest.approx(4 / 1010)
 
 
 def test_bench_vision_refuses_a_bad_size(capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,7 +13,7 @@ from engines import Dice, rules_class
 from engines.observation import Observation
 from vision.models import load_model, referee_schema
 from vision.pipeline import reader_for
-from vision.read import BoardReader, FrameReading
+from vision.read import SIDE_TOO_SMALL, BoardReader, FrameReading
 from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
 from vision.synth.table import TableOptions, TableRender, render_table
 from vision.view import BoardView, truth_view
@@ -122,6 +122,22 @@ def test_stack_heights_abstain_seen_from_straight_above() -> None:
     assert "steep" in reading.abstained["3A^"]
     assert reading.observation.value("3A") == "red"
     assert reading.observation.value("3R^") == 0  # an empty space has no stack
+    # the view cannot show a tile's side: not shown, not an unsure reader
+    assert "3A^" in reading.unseen and "3A" not in reading.unseen
+
+
+def test_stack_heights_abstain_where_the_side_spans_too_few_pixels() -> None:
+    # 40 degrees shows the side (the stacks are read at 1920x1080 from 800 mm), but
+    # from 2000 mm at 1280x720 a tile's side spans under 3 pixels
+    camera = Camera.from_fov(1280, 720, 60.0)
+    pose = Pose(40.0, 10.0, 2000.0)
+    picture = render_table(stacks(), camera, pose, imaging=Imaging(noise_sigma=1.5), seed=2)
+    view = truth_view(camera, pose, load_model("shangrila").size_mm)
+    reading = BoardReader("shangrila").read(picture.image, view)
+    for space, colour, _ in LONE_STACKS:
+        assert reading.observation.value(space) == colour
+        assert reading.abstained[space + "^"] == SIDE_TOO_SMALL
+        assert space + "^" in reading.unseen
 
 
 def test_a_hand_makes_elements_unknown_not_wrong() -> None:
@@ -140,6 +156,7 @@ def test_covered_elements_are_unknown() -> None:
     for element in ("4R", "4R^", "bridge 4-7"):
         assert not reading.observation[element].known
         assert reading.abstained[element] == "covered by a hand"
+        assert element in reading.unseen
 
 
 @pytest.mark.parametrize("frame, words", [

@@ -155,3 +155,14 @@ def test_a_large_change_that_never_moves_becomes_part_of_the_board() -> None:
     absorb = StillnessConfig().absorb_frames
     assert not said[6 + 1 + absorb + 1].hand
     assert said[-1].still and said[-1].covered_elements == ()
+
+
+def test_a_hand_over_the_first_frame_is_not_learnt_as_the_board() -> None:
+    # the warm light makes the board pass for skin: once learnt, the hand's place
+    # would never be absorbed, and stay "covered" long after the hand left
+    plan = [{"hands": 1, "seed": 5, "light": "warm"}] + [{"light": "warm"}] * (
+        STILL_FRAMES + 4)
+    said = [s for s, _ in _run("shangrila", plan)]
+    assert said[1].moving.any()
+    assert said[-1].still and not said[-1].hand
+    assert said[-1].covered_elements == ()
