@@ -363,10 +363,12 @@ HINT_LEVEL = 2
 
 
 def referee_config(setup: GameSetup) -> RefereeConfig:
-    """A sensor board alone debounces itself (one reading is enough); a camera needs
-    the default three steady frames."""
+    """A sensor board debounces itself (one reading is enough); a camera needs the
+    default three steady frames. With both, each source keeps its own."""
     if setup.sensors != "none" and setup.camera == "none" and not setup.demo:
         return RefereeConfig(stable_frames=1)
+    if setup.sensors != "none":
+        return RefereeConfig(source_frames={"sensors": 1})
     return RefereeConfig()
 
 

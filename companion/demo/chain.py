@@ -79,7 +79,9 @@ def referee_film(script: Script, film: list[Moment], frames: Iterable[np.ndarray
             on_output(index, output)
 
     referee = _Listening(script.rules, script.start,
-                         RefereeConfig(stable_frames=stable_frames), listener=listen)
+                         RefereeConfig(stable_frames=stable_frames,
+                                       source_frames={"sensors": 1}),
+                         listener=listen)
     simulator = TableSimulator(script.rules, script.filmed_moves, seed=0, start=script.start)
     game = RefereedGame(simulator, referee, time.perf_counter)
     result = ChainResult(referee, game.score)

@@ -11,7 +11,7 @@ verdict; the sources' believed tables are then merged).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from companion.referee.events import (
@@ -50,9 +50,19 @@ class RefereeConfig:
     """Times in a row an element must read the same before the referee believes it.
     Three frames cut false illegal-move flags about 34-fold against two at 1% flicker
     (companion bench referee); a sensor board that debounces itself wants 1."""
+    source_frames: dict[str, int] = field(default_factory=dict)
+    """Per source, the frames in a row to use instead of ``stable_frames``: a real
+    sensor board debounces itself and reports a change once (``{"sensors": 1}``), while
+    the camera beside it keeps ``stable_frames``."""
+
+    def frames_for(self, source: str) -> int:
+        return self.source_frames.get(source, self.stable_frames)
 
     def to_json(self) -> dict[str, Any]:
-        return {"sure": self.sure, "stable_frames": self.stable_frames}
+        data: dict[str, Any] = {"sure": self.sure, "stable_frames": self.stable_frames}
+        if self.source_frames:
+            data["source_frames"] = dict(self.source_frames)
+        return data
 
 
 class Debouncer:
@@ -173,7 +183,8 @@ class Referee:
         debouncer = self.sources.get(event.source)
         if debouncer is None:
             debouncer = self.sources[event.source] = Debouncer(
-                self.schema, self.config.stable_frames, self.explainer.expected(self.state))
+                self.schema, self.config.frames_for(event.source),
+                self.explainer.expected(self.state))
         if not debouncer.push(event.observation):
             return []
         return self._evaluate(turn_done=False)

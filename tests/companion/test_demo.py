@@ -52,3 +52,13 @@ def test_headless_demo_referees_a_short_film(tmp_path: Path) -> None:
                  "record.json"):
         assert (tmp_path / name).stat().st_size > 0
     assert "Final scores" in page.read_text()
+
+
+@pytest.mark.slow
+def test_headless_demo_with_the_simulated_sensor_board(tmp_path: Path) -> None:
+    # The sensor board reads stack heights: recruits need no question.
+    run_demo(DemoOptions(out=tmp_path, moves=5, level=1, sensor=True), io.StringIO())
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["referee"]["final_table_right"]
+    assert report["referee"]["questions"] == 0
+    assert report["referee"]["illegal_moves_caught"] == 1
