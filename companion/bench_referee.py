@@ -1,6 +1,7 @@
 """``companion bench referee``: the referee on simulated tables, against the truth.
 
-Random legal games (``engines.Dice``, seeded) are played on a simulated table
+Random legal games (``engines.Dice``, seeded; ShenShi's turns drawn as its playouts
+draw them, ``Handling.random_move``) are played on a simulated table
 (``companion.simulator``) with readings that flicker, hands, pauses, changes of mind and
 injected illegal moves, each into a fresh ``Referee``; the figures are those of the
 referee issue: moves recognised exactly, false illegal-move flags per 1,000 moves,

@@ -9,7 +9,11 @@ game has a module ``companion.simulator.<game>`` with a ``Handling`` subclass na
 * how a move is made one piece at a time (``steps``): a list of ``Touch`` es, each
   changing a few elements, with the elements a hand hides while making it;
 * how a player would try each illegal move a table can show (``attempt``), for every
-  rule id in ``stageable``; the repair is the attempt's touches undone in reverse.
+  rule id in ``stageable``; the repair is the attempt's touches undone in reverse;
+* and, by default from the legal moves listed, how to draw a random move
+  (``random_move``), another move for a player who changes their mind (``other_move``)
+  and whether a table shows some legal move (``shows_a_move``): a game whose moves
+  cannot be listed (ShenShi) does these its own way.
 """
 
 from __future__ import annotations

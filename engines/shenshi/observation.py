@@ -568,7 +568,7 @@ def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int,
     names = _monk_readings(state.rules)
     budget = [_COMPLETION_LIMIT]
 
-    def shows(s: int) -> tuple[Value, Value]:
+    def shows(s: int) -> tuple[Value | None, Value | None]:
         occupant = work.occ[s]
         return (NONE if occupant < 0 else names[occupant].value,
                 CUSHION_NAMES[work.cushion[s]] or NONE)

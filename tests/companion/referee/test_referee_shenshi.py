@@ -3,8 +3,6 @@ progress, illegal turns with the engine's rule and the fix, and a random game.""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from companion.referee.core import Referee
@@ -207,7 +205,6 @@ def test_a_random_game_is_recognised_turn_by_turn(players: tuple[str, ...],
     truth = rules.initial_state()
     dice = Dice(seed)
     direct = asked = missed = 0
-    times = []
     turns = 40
     for _ in range(turns):
         if truth.is_over():
@@ -217,9 +214,7 @@ def test_a_random_game_is_recognised_turn_by_turn(players: tuple[str, ...],
         before = truth.copy()
         truth.play(move)
         table = expected(truth)
-        began = time.perf_counter()
-        candidates(before, table, expected(before).differences(table))
-        times.append(time.perf_counter() - began)
+        assert candidates(before, table, expected(before).differences(table))  # the true turn
         out = show(ref, table)
         if "question" in names(out):
             asked += 1
@@ -233,7 +228,5 @@ def test_a_random_game_is_recognised_turn_by_turn(players: tuple[str, ...],
         # the turn recorded may be written differently (G then M, or M then G), but it
         # must reach the same position
         assert ref.state.to_json() == truth.to_json(), text
+    # (how long the candidate search takes is a figure of companion bench referee)
     assert direct >= 0.9 * (direct + asked + missed), (direct, asked, missed)
-    times.sort()
-    assert times[len(times) // 2] < 0.05  # typically a few milliseconds
-    assert times[-1] < 1.0

@@ -6,8 +6,14 @@ from companion.referee.core import Referee
 from companion.referee.events import Seen, TurnDone
 from engines.observation import Observation
 from engines.shangrila.observation import from_camera_above
+from engines.shenshi import ShenshiRules, ShenshiState
+from engines.shenshi.observation import expected as shenshi_expected
 from tests.companion.referee.streams import names, only, show
 from tests.engines.shangrila.helpers import position
+from tests.engines.shenshi.positions import position as shenshi_position
+
+TWO = ShenshiRules(["silver", "copper"])
+FOUR = ShenshiRules(["silver", "copper", "gold", "black"])
 
 
 def referee_for(spaces: dict[int, dict[str, str]], **kwargs: object) -> Referee:
@@ -117,3 +123,87 @@ def test_a_move_is_not_accepted_while_a_hand_hides_what_it_changes() -> None:
     out = show(referee, from_camera_above(table(referee, bridge_4_7=False, _7R="red",
                                                 _7H="blue")))
     assert only(out, "move_accepted").move == "4>7"
+
+
+# ---------------------------------------------------------------------- ShenShi, made by hand
+
+
+def shenshi_referee(state: ShenshiState) -> Referee:
+    return Referee(state.rules, state)
+
+
+def shenshi_after(state: ShenshiState, text: str, **changes: str) -> Observation:
+    """The table once ``text`` is played (unchecked: half a turn too), with ``changes``
+    (``c3_monk="none"``)."""
+    other = state.copy()
+    other.apply(state.rules.parse_move(text))
+    return shenshi_expected(other).replace(
+        {key.replace("_", " "): value for key, value in changes.items()})
+
+
+def test_an_entry_alone_is_a_turn_in_progress() -> None:
+    # The few turns offered as "in progress" all moved the entered monk on, away from
+    # where the table showed it: the entry was flagged as half a turn.
+    state = shenshi_position(TWO, blond="c3 a1", orange="g7", monks={
+        "silver": ("c3", None), "neutral": ("a1", "g7")})
+    referee = shenshi_referee(state)
+    out = show(referee, shenshi_after(state, "M@e5:b", e5_monk="none"))
+    out += show(referee, shenshi_after(state, "M@e5:b"))
+    assert set(names(out)) == {"move_in_progress"}
+    assert all(m.startswith("M@e5:b ") for m in only(out[-1:], "move_in_progress").candidates)
+
+
+def test_a_third_action_of_the_monk_that_acted_first_revises_the_turn() -> None:
+    # The neutral Grand Master hovers, the neutral master hovers, then the Grand Master
+    # walks on: the turn is written NM first (a monk's actions come together), so the
+    # accepted turn, written NG first, was not seen as its beginning.
+    state = shenshi_position(TWO, blond="c3 e3 a1 c1", orange="g7", monks={
+        "silver": ("c3", "e3"), "neutral": ("a1", "g7")})
+    referee = shenshi_referee(state)
+    out = show(referee, shenshi_after(state, "NGa1~b1 NMg7~g4"))
+    assert only(out, "move_accepted").move in ("NGa1~b1 NMg7~g4", "NMg7~g4 NGa1~b1")
+    out = show(referee, shenshi_after(state, "NMg7~g4 NGa1~b1 NGb1-c1"))
+    assert names(out) == ["move_taken_back", "move_accepted"]
+    assert [text for _, text in referee.history] == ["NMg7~g4 NGa1~b1 NGb1-c1"]
+
+
+def test_a_monk_entered_then_lifted_with_its_cushion_goes_on() -> None:
+    # In a four-player game an entry alone is a whole turn, accepted at once; lifting
+    # the monk with its cushion to hover on leaves the table as before the entry,
+    # which no turn of the next player explains: it was flagged.
+    state = shenshi_position(FOUR, blond="c3 a1")
+    referee = shenshi_referee(state)
+    out = show(referee, shenshi_after(state, "G@e5:b"))
+    assert only(out, "move_accepted").move == "G@e5:b"
+    out = show(referee, shenshi_expected(state))
+    assert names(out) == ["move_taken_back", "move_in_progress"]
+    out = show(referee, shenshi_after(state, "G@e5:b Ge5~e7"))
+    only(out, "move_accepted")  # written G@e7:b: the same position
+    truth = state.copy()
+    truth.play(state.rules.parse_move("G@e5:b Ge5~e7"))
+    assert referee.state.to_json() == truth.to_json()
+
+
+def test_a_walk_that_removes_a_monk_and_comes_back_is_in_progress() -> None:
+    # The walker is in the hand and its victim taken off: the walk ends where it began,
+    # so its square showed nothing the turn changes, and the table was flagged.
+    state = shenshi_position(TWO, blond="c3 c4 e3 a1", orange="g7", monks={
+        "silver": ("c3", "e3"), "copper": (None, "c4"), "neutral": ("a1", "g7")})
+    referee = shenshi_referee(state)
+    out = show(referee, shenshi_after(state, "Gc3-c4-c3", c3_monk="none",
+                                      tokens_silver=1))
+    assert names(out) == ["move_in_progress"]
+    out = show(referee, shenshi_after(state, "Gc3-c4-c3 Me3~e5"))
+    assert only(out, "move_accepted").move in ("Gc3-c4-c3 Me3~e5", "Me3~e5 Gc3-c4-c3")
+
+
+def test_a_hover_lifting_a_cushion_onto_its_start_is_named_in_a_flag() -> None:
+    # Half a turn declared done: the orange hover put its lifted blond cushion on the
+    # square it left; the diagnosis read a walk, and named the wrong rule.
+    state = shenshi_position(TWO, blond="c3 e3 a1 d7", orange="g7", monks={
+        "silver": ("c3", "e3"), "neutral": ("a1", "g7")})
+    referee = shenshi_referee(state)
+    show(referee, shenshi_after(state, "NMg7~c7(d7>g7)"))
+    flag = only(referee.handle(TurnDone()), "illegal_move")
+    assert flag.rule == "turn.needs-grand-master"
+    assert flag.attempt.startswith("hovering the neutral master")

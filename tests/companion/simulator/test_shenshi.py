@@ -1,0 +1,182 @@
+"""The table simulator on ShenShi: turns made by hand action after action, whole games
+refereed end to end, and every illegal attempt the table can show, caught."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from companion.referee.events import input_to_json
+from companion.simulator import SimulatorError, TableConfig, TableSimulator, referee_game
+from companion.simulator.core import ATTEMPT, MOVE, REPAIR, random_game
+from companion.simulator.shenshi import STAGEABLE, ShenshiHandling
+from engines import Dice
+from engines.shenshi import ShenshiRules, ShenshiState
+from tests.engines.shenshi.positions import position
+
+TWO = ShenshiRules(["silver", "copper"])
+FOUR = ShenshiRules(["silver", "copper", "gold", "black"])
+BUSY = TableConfig(flicker=0.01, unsure=0.01, hands=0.3, pause=0.2, change_of_mind=0.3,
+                   illegal=0.3)
+
+
+def hall() -> ShenshiState:
+    """Silver to move: G on c3, M on e3 (blond); copper's G on c6, M on d4 (blond);
+    neutral G on a1 (blond), M on g7 (orange); a free blond cushion on d7."""
+    return position(TWO, blond="c3 e3 a1 d5 c6 d3 d4 d7", orange="g7 b2", faded="d2 f4",
+                    intact="b4 f2", monks={"silver": ("c3", "e3"), "copper": ("c6", "d4"),
+                                           "neutral": ("a1", "g7")})
+
+
+def test_the_stream_replays_from_its_seed() -> None:
+    def stream(seed: int) -> list[Any]:
+        rules = ShenshiRules(["silver", "copper"], seed=seed)
+        moves = random_game(rules, seed)[:12]
+        return [(input_to_json(s.event), s.truth)
+                for s in TableSimulator(rules, moves, BUSY, seed)]
+
+    first = stream(4)
+    assert first == stream(4)
+    assert first != stream(5)
+    assert {truth.phase for _, truth in first} >= {"attempt", "repair", "move"}
+
+
+def test_a_random_game_is_drawn_like_a_playout() -> None:
+    # A uniform draw over up to a million turns takes seconds a turn; the playout's
+    # draw is the engine's own and replays from the seed.
+    rules = ShenshiRules(["silver", "copper"], seed=3)
+    moves = random_game(rules, 3)
+    state = rules.initial_state()
+    dice = Dice(3)
+    for move in moves:
+        assert move == state.playout_move(dice)
+        state.play(move)
+    assert state.is_over()
+
+
+@pytest.mark.parametrize(("players", "seed", "turns"), [(2, 1, 20), (3, 2, 14), (4, 0, 14)])
+def test_a_clean_stream_is_recognised_turn_for_turn(players: int, seed: int,
+                                                    turns: int) -> None:
+    rules = ShenshiRules(ShenshiRules.default_players(players), seed=seed)
+    simulator = TableSimulator(rules, random_game(rules, seed)[:turns], TableConfig(), seed)
+    score = referee_game(simulator)
+    assert (score.moves, score.exact, score.corrected) == (turns, turns, 0)
+    assert score.false_flags == 0
+    assert score.final_state_right
+
+
+@pytest.mark.parametrize("text", [
+    "Gc3-d3-d4 Me3~e5",          # a walk removing copper's master, tokens taken
+    "NMg7~a7(d7>e5) Gc3~c5",     # an orange hover lifting a blond cushion
+    "Gc3~c5 Me3~e5 Me5=c5",      # a swap after two hovers
+    "Gc3-d3 NMg7~g4 NMg4-f4",    # the neutral master hovers, then walks
+])
+@pytest.mark.parametrize("seed", range(3))
+def test_each_kind_of_action_made_by_hand_is_recognised(text: str, seed: int) -> None:
+    start = hall()
+    config = TableConfig(hands=0.5, pause=0.3)
+    score = referee_game(TableSimulator(TWO, [text], config, seed, start))
+    assert (score.exact, score.false_flags) == (1, 0)
+
+
+def test_an_entry_with_a_cushion_from_the_board_is_recognised() -> None:
+    start = position(TWO, blond="c3 a1 e5", orange="g7", monks={
+        "silver": ("c3", None), "neutral": ("a1", "g7")}, reserves={"silver": (0, 0)})
+    score = referee_game(TableSimulator(TWO, ["M@e3:e5 Gc3~c6"], TableConfig(), 0, start))
+    assert (score.exact, score.false_flags) == (1, 0)
+
+
+def test_a_walk_is_made_piece_by_piece() -> None:
+    start = hall()
+    handling = ShenshiHandling(TWO)
+    move = TWO.parse_move("Gc3-d3-d4 Me3~e5")
+    touches = handling.steps(start, move, np.random.default_rng(1), TableConfig())
+    changes = [t.changes for t in touches]
+    assert changes[0] == {"c3 monk": ("silver-grand", "none")}     # lifted
+    assert changes[1] == {"d4 monk": ("copper-master", "none")}    # removed
+    assert changes[2] == {"d4 monk": ("none", "silver-grand")}     # put down
+    assert changes[3] == {"tokens silver": (1, 3)}                 # tokens taken
+
+
+SCENES: dict[str, ShenshiState] = {
+    "turn.wrong-player": hall(),
+    "walk.length": position(TWO, blond="c3 c4 c5 c6 c7 a1", orange="g7", monks={
+        "silver": ("c3", "c4"), "neutral": ("a1", "g7")}),
+    "walk.step": hall(),
+    "walk.not-walkable": hall(),
+    "walk.blocked": position(TWO, blond="c3 c4 c5 a1", orange="g7", monks={
+        "silver": ("c3", "c4"), "neutral": ("a1", "g7")}),
+    "hover.not-straight": hall(),
+    "hover.blocked": hall(),
+    "swap.not-in-line": position(TWO, blond="c3 e5 a1", orange="g7", monks={
+        "silver": ("c3", "e5"), "neutral": ("a1", "g7")}),
+    "enter.square-taken": position(TWO, blond="c3 a1", orange="g7", intact="b4",
+                                   monks={"silver": ("c3", None), "neutral": ("a1", "g7")}),
+    "enter.no-reserve-cushion": position(TWO, blond="c3 a1", orange="g7", monks={
+        "silver": ("c3", None), "neutral": ("a1", "g7")}, reserves={"silver": (2, 0)}),
+    "turn.enter-first": position(TWO, blond="c3 a1", orange="g7", monks={
+        "silver": ("c3", None), "neutral": ("a1", "g7")}),
+    "neutral.no-return": position(TWO, blond="c3 e3 a1", orange="g7", neutral_from={
+        "M": "g6"}, monks={"silver": ("c3", "e3"), "neutral": ("a1", "g7")}),
+    "turn.needs-master": hall(),
+    "turn.needs-grand-master": hall(),
+    "turn.needs-both-monks": position(FOUR, blond="c3 e3 a1", monks={"silver": ("c3", "e3")}),
+    "turn.swap-alone": hall(),
+    "pass.has-turn": hall(),
+    "table.unexplained": hall(),
+}
+
+
+def test_every_stageable_rule_has_a_scene() -> None:
+    assert set(SCENES) == set(STAGEABLE)
+
+
+@pytest.mark.parametrize("rule", sorted(SCENES))
+def test_an_illegal_attempt_is_flagged_with_its_rule_then_put_right(rule: str) -> None:
+    start = SCENES[rule]
+    config = TableConfig(illegal=1.0, illegal_rules=(rule,), hands=0.3)
+    move = start.playout_move(Dice(1))
+    simulator = TableSimulator(start.rules, [move], config, 0, start)
+    phases = [s.truth.phase for s in simulator]
+    assert phases[0] == ATTEMPT and phases[-1] == MOVE
+    score = referee_game(simulator)
+    staged = score.rules[rule]
+    assert (staged.tried, staged.caught, staged.right_rule) == (1, 1, 1)
+    if rule != "pass.has-turn":  # nothing to put back
+        assert REPAIR in phases
+        assert staged.restored == staged.repaired == 1
+    assert (score.exact, score.false_flags) == (1, 0)
+
+
+def test_an_attempt_a_legal_turn_explains_is_not_staged() -> None:
+    # The master two squares from the Grand Master on a line of cushions: a swap is
+    # legal, so the two exchanged is no illegal swap.
+    start = position(TWO, blond="c3 c4 c5 a1", orange="g7", monks={
+        "silver": ("c3", "c5"), "neutral": ("a1", "g7")})
+    handling = ShenshiHandling(TWO)
+    assert handling.attempt(start, "swap.not-in-line", np.random.default_rng(0),
+                            TableConfig()) is None
+
+
+def test_a_sensor_board_must_read_colours() -> None:
+    handling = ShenshiHandling(TWO)
+    with pytest.raises(SimulatorError, match="colours"):
+        handling.readable("sensors", TableConfig(sources=("sensors",)))
+    unsure = TableConfig(sources=("sensors",), sensor_colours=True)
+    assert handling.stageable(unsure) == ("pass.has-turn",)
+
+
+@pytest.mark.slow
+def test_the_bench_referees_shenshi_games() -> None:
+    # Two games (2 and 3 players), each with its own tiles: the figures of the issue.
+    from dataclasses import replace
+
+    from companion.bench_referee import BENCH_TABLE, run
+
+    figures = run("shenshi", 2, 0.01, 7, replace(BENCH_TABLE, illegal=0.2))
+    assert figures["games"] == 2 and figures["moves"] > 40
+    assert figures["illegal_attempts"] > 0
+    assert figures["illegal_caught_pct"] == 100.0
+    assert figures["verdict_ms"]["verdicts"] == len(figures["verdict_ms_all"]) > 0
