@@ -351,18 +351,26 @@ def draw_board(geometry: BoardGeometry, px_per_mm: float, with_markers: bool = T
             cv2.circle(image, (int(x), int(y)), r, (90 + 10 * i, 140, 200 - 8 * i), -1,
                        cv2.LINE_AA)
     if with_markers:
-        for placement in geometry.markers:
-            card = geometry.card_mm(placement.id)
-            x0 = max(0, round((placement.centre_mm[0] - card / 2) * px_per_mm))
-            y0 = max(0, round((placement.centre_mm[1] - card / 2) * px_per_mm))
-            q = round(card * px_per_mm)
-            image[y0:y0 + q, x0:x0 + q] = 255
-            side = round(geometry.marker_mm * px_per_mm)
-            mx = round((placement.centre_mm[0] - geometry.marker_mm / 2) * px_per_mm)
-            my = round((placement.centre_mm[1] - geometry.marker_mm / 2) * px_per_mm)
-            square = marker_image(geometry, placement.id, side)
-            image[my:my + side, mx:mx + side] = square[:, :, None]
+        stick_markers(image, geometry, px_per_mm)
     return image
+
+
+def stick_markers(image: NDArray[np.uint8], geometry: BoardGeometry, px_per_mm: float,
+                  white: int = 255, black: int = 0) -> None:
+    """Stick ``geometry``'s markers on a picture of the board (``px_per_mm``), in place:
+    each on its white card, as printed and cut out. ``white`` and ``black`` are the
+    paper's and the ink's grey levels (a real print is neither pure white nor black)."""
+    for placement in geometry.markers:
+        card = geometry.card_mm(placement.id)
+        x0 = max(0, round((placement.centre_mm[0] - card / 2) * px_per_mm))
+        y0 = max(0, round((placement.centre_mm[1] - card / 2) * px_per_mm))
+        q = round(card * px_per_mm)
+        image[y0:y0 + q, x0:x0 + q] = white
+        side = round(geometry.marker_mm * px_per_mm)
+        mx = round((placement.centre_mm[0] - geometry.marker_mm / 2) * px_per_mm)
+        my = round((placement.centre_mm[1] - geometry.marker_mm / 2) * px_per_mm)
+        square = marker_image(geometry, placement.id, side)
+        image[my:my + side, mx:mx + side] = np.clip(square, black, white)[:, :, None]
 
 
 def draw_pieces(board_image: NDArray[np.uint8], px_per_mm: float,

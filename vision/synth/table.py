@@ -240,21 +240,10 @@ def board_art(game: str, px_per_mm: float) -> NDArray[np.uint8]:
 def with_markers(art: NDArray[np.uint8], game: str, px_per_mm: float) -> NDArray[np.uint8]:
     """A copy of ``art`` with ``game``'s corner markers (``calibration/boards.json``)
     stuck on it: each black square on its white card, as printed and cut out."""
-    from calibration.boards import board_geometry, marker_image
+    from calibration.boards import board_geometry, stick_markers
 
-    geometry = board_geometry(game)
     image = art.copy()
-    for placement in geometry.markers:
-        card = geometry.card_mm(placement.id)
-        x0 = max(0, round((placement.centre_mm[0] - card / 2) * px_per_mm))
-        y0 = max(0, round((placement.centre_mm[1] - card / 2) * px_per_mm))
-        q = round(card * px_per_mm)
-        image[y0:y0 + q, x0:x0 + q] = 250
-        side = round(geometry.marker_mm * px_per_mm)
-        mx = round((placement.centre_mm[0] - geometry.marker_mm / 2) * px_per_mm)
-        my = round((placement.centre_mm[1] - geometry.marker_mm / 2) * px_per_mm)
-        square = marker_image(geometry, placement.id, side)
-        image[my:my + side, mx:mx + side] = np.maximum(square, 20)[:, :, None]
+    stick_markers(image, board_geometry(game), px_per_mm, white=250, black=20)
     return image
 
 
