@@ -23,7 +23,11 @@ surface does not explain counts, so a lamp switched on or a cloud passing is not
 changed that much, the still board is learnt again once the board has been still.
 
 Thresholds follow the noise: each comparison's own robust spread sets its threshold, so
-a noisy camera does not see motion everywhere, with a floor against tiny changes.
+a noisy camera does not see motion everywhere, with a floor against tiny changes. The
+spread itself is never taken below one 8-bit level: in a compressed video of a still
+board most cells are byte-identical from frame to frame, and a measured spread of
+nothing would make a level or two of compression in a dark colour channel count as
+motion (the demo's film seen from 45 degrees was "moving" on most frames).
 
 :meth:`StillnessDetector.update` returns a :class:`Stillness`: whether the board has been
 still for ``still_frames`` frames, the moving and covered cells (a mask over the board,
@@ -72,6 +76,11 @@ class StillnessConfig:
     # deviations of this comparison, and at least 6% (log units) in one colour.
     noise_factor: float = 5.0
     min_motion: float = 0.06
+    # The spread is taken as at least one 8-bit level (levels run 0..1): a video of a
+    # still board leaves most cells byte-identical from frame to frame, so the measured
+    # spread can fall to nothing, and then a level or two of compression in a dark
+    # colour channel (6% in log units near black) would count as motion.
+    min_spread: float = 1.0 / 255.0
     # Against the last still board, a change under 10% is light or noise, not a thing.
     min_change: float = 0.10
     # Moving regions smaller than 2 cells are noise.
@@ -272,12 +281,13 @@ class StillnessDetector:
         """Visible cells whose light-corrected change, in some channel, is above
         ``floor`` and above the noise. Sensor noise is even in linear levels, so in
         log levels it grows in dark cells: the change is weighed by the cell's level
-        before it is compared with ``noise_factor`` robust spreads."""
+        before it is compared with ``noise_factor`` robust spreads (at least
+        ``min_spread`` each)."""
         in_view = self._memory.in_view
         assert in_view is not None
         weighted = residual * np.maximum(colours, np.float32(0.05))
-        spread = _spread(weighted.reshape(-1, 3)[self._fit_cells][
-            in_view.reshape(-1)[self._fit_cells]])
+        spread = max(self.config.min_spread, _spread(weighted.reshape(-1, 3)[
+            self._fit_cells][in_view.reshape(-1)[self._fit_cells]]))
         large = (np.abs(weighted) > self.config.noise_factor * spread) \
             & (np.abs(residual) > floor)
         return np.asarray(large.any(axis=2) & in_view)
