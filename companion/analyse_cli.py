@@ -124,7 +124,7 @@ def _label(result: Analysis, player: int) -> str:
     strength = summary.strength
     span = (f"{strength.low}" if strength.low == strength.high
             else f"{strength.low}-{strength.high}")
-    return f"{summary.name}: level {strength.level} ({span})"
+    return f"{summary.name}: like level {strength.level} (range {span})"
 
 
 CHARTS = ("win-chance.png", "loss.png", "strength.png")

@@ -268,7 +268,7 @@ def _calibration_entry(game: str, data: list[PlayerGame], levels: list[int],
                        ) -> dict[str, Any]:
     iterations = LEVELS[analysis_level].iterations or 0
     try:
-        model, measured = fit_model(game, data, iterations)
+        model, check = fit_model(game, data, iterations)
     except ValueError:
         return {}  # too few games for any level yet: nothing to store
     return {
@@ -277,7 +277,9 @@ def _calibration_entry(game: str, data: list[PlayerGame], levels: list[int],
         "made": date.today().isoformat(),
         "analysis_level": analysis_level, "analysis_iterations": iterations,
         "levels": levels, "games": games, "seed": seed, "seconds": round(seconds),
-        "temperature": model.temperature, "held_out_coverage": round(measured, 3),
+        "temperature": model.temperature, "held_out_coverage": round(check.coverage, 3),
+        "held_out_within_one": round(check.within_one, 3),
+        "held_out_mean_width": round(check.mean_width, 2), "held_out_tested": check.tested,
         "move_variance": round(model.move_variance, 3),
         "game_variance": round(model.game_variance, 3),
         "fits": fits_to_json(model.fits),
@@ -330,7 +332,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
         done = int(entry["games"]) if same else 0
         seconds = float(entry["seconds"]) if same else 0.0
         if done:
-            print(f"{game}: extending {done} calibration games", file=sys.stderr)
+            print(f"{game}: {done} calibration games already stored", file=sys.stderr)
         for played in calibration_games(game, PLAYERS[game], levels, done, args.games,
                                         args.seed, args.analysis_level):
             data += played.player_games
@@ -358,7 +360,9 @@ def calibration_summary(game: str, entry: dict[str, Any]) -> str:
     """A game's calibration as text: per level, mean accuracy and spreads."""
     lines = [f"{game}: {entry['games']} games, temperature {entry['temperature']}, "
              f"held-out coverage {100 * entry['held_out_coverage']:.0f}% "
-             f"(aim {100 * COVERAGE:.0f}%)",
+             f"(aim {100 * COVERAGE:.0f}%), most likely level within one of the true "
+             f"level {100 * entry['held_out_within_one']:.0f}%, mean range width "
+             f"{entry['held_out_mean_width']:.1f} levels",
              f"  spread (pooled): one move sd {math.sqrt(entry['move_variance']):.1f}, "
              f"between games sd {math.sqrt(entry['game_variance']):.1f} (accuracy points)",
              "  level  player-games  moves  mean accuracy  sd of one move  "
