@@ -72,7 +72,9 @@ def strength_table(analysis: Analysis) -> list[dict[str, Any]]:
     """One row per player: accuracy, mean loss, and the count of each judgement."""
     return [{"player": s.name, "moves": s.moves, "accuracy": round(s.accuracy, 1),
              "mean_loss": round(100 * s.mean_loss, 1),
-             **{j: s.counts.get(j, 0) for j, _ in JUDGEMENTS}} for s in analysis.summary]
+             **{j: s.counts.get(j, 0) for j, _ in JUDGEMENTS},
+             "strength": s.strength.describe() if s.strength is not None else "no move to judge"}
+            for s in analysis.summary]
 
 
 def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Analysis,
@@ -134,7 +136,8 @@ def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
     judgements = [j for j, _ in JUDGEMENTS]
     strength = "".join(
         "<tr>" + "".join(f"<td>{e(str(row[k]))}</td>" for k in
-                         ["player", "moves", "accuracy", "mean_loss", *judgements]) + "</tr>"
+                         ["player", "moves", "accuracy", "mean_loss", *judgements,
+                          "strength"]) + "</tr>"
         for row in data["strength"])
     verdicts = "".join(
         f"<li><span class='f'>frame {frame}</span> {e(say(output, players))}</li>"
@@ -164,7 +167,7 @@ ruled on what it read.</p>
 <h2>Scores over the game</h2><img src="scores.png" alt="scores over the game">
 <h2>How well each player played</h2>
 <table><tr><th>player</th><th>moves</th><th>accuracy %</th><th>mean loss</th>
-{''.join(f'<th>{e(j)}</th>' for j in judgements)}</tr>{strength}</table>
+{''.join(f'<th>{e(j)}</th>' for j in judgements)}<th>strength</th></tr>{strength}</table>
 <img src="win-chance.png" alt="win chance over the game">
 <img src="loss.png" alt="loss per move">
 <h2>The referee</h2>

@@ -145,12 +145,16 @@ def _summary(out: TextIO, script: Script, chain: ChainResult, analysis: Any) -> 
         out.write(f"  tie-break: {state.tiebreak()}\n")
     else:
         out.write("\nThe referee's game did not reach the end (see the report).\n")
-    out.write("\n  player    moves  accuracy  mean loss  good/mistakes\n")
+    out.write("\n  player    moves  accuracy  mean loss  good/mistakes  strength\n")
     for row, s in zip(strength_table(analysis), analysis.summary, strict=True):
         bad = sum(v for k, v in s.counts.items() if k in ("mistake", "blunder"))
         good = sum(v for k, v in s.counts.items() if k in ("best", "good"))
         out.write(f"  {row['player']:<8} {row['moves']:>6}  {row['accuracy']:>7.1f}%  "
-                  f"{row['mean_loss']:>8.1f}  {good}/{bad}\n")
+                  f"{row['mean_loss']:>8.1f}  {f'{good}/{bad}':>13}  {row['strength']}\n")
+    levels = ", ".join(f"{name} {level}" for name, level in zip(
+        script.spec.players, script.spec.levels, strict=True))
+    out.write(f"  (the engine levels that really played: {levels}; {len(script.filmed_moves)} "
+              "moves say little, hence the wide ranges)\n")
     score = chain.score
     tried = sum(r.tried for r in score.rules.values())
     caught = sum(r.caught for r in score.rules.values())

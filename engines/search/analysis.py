@@ -191,8 +191,9 @@ def analyse(record: GameRecord, config: SearchConfig, workers: int = 1,
         counts = {j: sum(1 for r in mine if r.judgement == j) for j, _ in JUDGEMENTS}
         accuracy = (sum(move_accuracy(r.loss) for r in mine) / len(mine)) if mine else 100.0
         mean_loss = (sum(r.loss for r in mine) / len(mine)) if mine else 0.0
+        # no judged move, no estimate (the prior alone would read as a level)
         strength = (estimate(model, [r.loss for r in mine], config.iterations)
-                    if model is not None else None)
+                    if model is not None and mine else None)
         summary.append(PlayerReport(p, name, len(mine), round(accuracy, 1),
                                     round(mean_loss, 4), counts, strength))
     config_json = {"iterations": config.iterations, "seconds": config.seconds,
