@@ -60,12 +60,17 @@ def strength(record: GameRecord, level: int = ANALYSIS_LEVEL, seed: int = 0,
 
 
 def strength_rows(analysis: Analysis, names: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Per player: name, moves judged, accuracy, and the count of each judgement."""
+    """Per player: name, moves judged, accuracy, the count of each judgement, and the
+    engine level they played like with its range (empty without an estimate)."""
     rows = []
     for summary in analysis.summary:
         counts = {j: summary.counts.get(j, 0) for j, _ in JUDGEMENTS}
+        level = summary.strength
         rows.append({"name": names[summary.player], "moves": summary.moves,
-                     "accuracy": summary.accuracy, **counts})
+                     "accuracy": summary.accuracy, **counts,
+                     "level": "" if level is None else (
+                         f"{level.level}" if level.low == level.high
+                         else f"{level.level} ({level.low}-{level.high})")})
     return rows
 
 

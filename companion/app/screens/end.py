@@ -98,13 +98,13 @@ class EndScreen(Screen):
         rows = strength_rows(self.analysis, self.result.players)
         head = (f"{app.t('end.player'):<12}{app.t('end.accuracy'):>10}"
                 f"{app.t('end.good'):>9}{app.t('end.inaccuracies'):>9}"
-                f"{app.t('end.mistakes'):>9}")
+                f"{app.t('end.mistakes'):>9}  {app.t('end.level')}")
         lines = [head]
         for row in rows:
             good = row["best"] + row["good"]
             bad = row["mistake"] + row["blunder"]
             lines.append(f"{row['name'][:11]:<12}{row['accuracy']:>9.1f}%{good:>9}"
-                         f"{row['inaccuracy']:>9}{bad:>9}")
+                         f"{row['inaccuracy']:>9}{bad:>9}  {row['level']}")
         self.strength_text = "\n".join(lines)
 
     def export(self) -> None:
