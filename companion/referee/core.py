@@ -210,6 +210,9 @@ class Referee:
     def _on_typed(self, event: TypedMove) -> list[Output]:
         try:
             move = self.rules.parse_move(event.move)
+            restated = self._restates(move)
+            if restated is not None:
+                return restated
             self.state.check(move)
         except IllegalMoveError as error:
             return [InputRejected(event.move, f"{error.message} [{error.rule}]")]
@@ -218,6 +221,31 @@ class Referee:
         out = self._accept(move, "typed", [])
         out.extend(self._table_check("After the typed move the table should change:"))
         return out
+
+    def _restates(self, move: Any) -> list[Output] | None:
+        """A typed move that says what the last move really was: legal before the last
+        move and leaving the same table (a Shendao card that changed nothing on the
+        board is spent all the same, and no reader sees cards). It replaces the last
+        move; None when the typed move is no such thing. Moves of different players
+        leave different tables (their colours), so a move for the next player is never
+        taken for one."""
+        if not self.history or self.status == self.ILLEGAL:
+            return None
+        earlier, text = self.history[-1]
+        if self.rules.format_move(move) == text:
+            return None
+        try:
+            earlier.check(move)
+        except IllegalMoveError:
+            return None
+        after = earlier.copy()
+        after.play(move)
+        if self.explainer.expected(after) != self.explainer.expected(self.state):
+            return None
+        self.history.pop()
+        self.state = earlier
+        out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
+        return out + self._accept(move, "typed", [])
 
     def _on_takeback(self, event: Takeback) -> list[Output]:
         if not self.history:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.referee.events import Input, Seen, TurnDone
+from companion.referee.events import Input, Seen, TurnDone, TypedMove
 from companion.referee.inference import table_model
 from companion.simulator.config import TableConfig
 from companion.simulator.handling import Attempt, SimulatorError, Table, Touch, handling_for
@@ -143,10 +143,14 @@ class TableSimulator:
                     yield from self._attempt(table, attempt, base, rng)
             if rng.random() < config.change_of_mind:
                 yield from self._change_of_mind(state, table, move, base, rng)
+            # a card no reader sees: the player says it once the pieces are down
+            said = ([Step(TypedMove(base.move), base)]
+                    if handling.announced(state, move) else [])
             touches = handling.steps(state, move, rng, config)
             before = self._view(table)
             state.apply(move)
-            steps = self._act(table, touches, base, rng) + self._settle(table, base, rng)
+            steps = self._act(table, touches, base, rng) + said + self._settle(table, base,
+                                                                               rng)
             if table != handling.table(state):
                 raise SimulatorError(f"the {rules.game} handling of {base.move} leaves "
                                      "the table unlike the engine's position")

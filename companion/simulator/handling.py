@@ -111,6 +111,12 @@ class Handling(ABC):
         """How the player to move (or, for ``turn.wrong-player``, another player) would
         break ``rule`` here; None when this position offers no way to."""
 
+    def announced(self, state: GameState[Any], move: Any) -> bool:
+        """Whether the player says ``move`` (types it in) before making it: a part of
+        it no reader can see and no table can tell (a Shendao card that changes nothing
+        on the board is still spent). Default: never."""
+        return False
+
     def random_move(self, state: GameState[Any], dice: Dice) -> Any:
         """A random legal move for a simulated game: uniform over the legal moves (a
         game whose moves cannot be listed draws them its own way)."""

@@ -13,7 +13,10 @@ Moves, one piece at a time:
   player's own put in its place, then the stick;
 * Yin-Yang: the stopping tile lifted, the entering tile put in its place and the lifted
   one where the entering tile stops (in either order), then the stick;
-* a pass: nothing on the table (the player says done).
+* a pass: nothing on the table (the player says done);
+* a card that changes nothing the plain entry would not (a Prêtresse or Tigre Blanc with
+  no tile in the way, Loung on an empty square): the player says the move first (types
+  it), since the card is spent and no reader sees cards.
 
 The tile is shown only where it stops. A camera watching a tile slide would see it for a
 moment on the squares of its path, but the referee's table model
@@ -99,6 +102,23 @@ class ShendaoHandling(Handling):
     game = "shendao"
     stageable_rules: ClassVar[tuple[str, ...]] = STAGEABLE
     rules: ShendaoRules
+
+    def announced(self, state: GameState[Any], move: Any) -> bool:
+        """A card whose effect leaves the table as the plain entry does (a Prêtresse or
+        a Tigre Blanc with no tile in the way, Loung on an empty square) is spent all
+        the same: the player says it, since no reader sees cards."""
+        if not isinstance(move, Enter) or not move.card:
+            return False
+        plain = Enter(move.gate)
+        if plain not in state.legal_moves():
+            return False  # the card is what made the entry possible: the table tells
+        token = state.apply(move)
+        with_card = self.table(state)
+        state.undo(token)
+        token = state.apply(plain)
+        without = self.table(state)
+        state.undo(token)
+        return with_card == without
 
     def table(self, state: GameState[Any]) -> Table:
         observation = expected(_shendao(state))

@@ -114,3 +114,24 @@ def test_a_random_game_shown_move_by_move_is_recognised() -> None:
         referee.handle(TypedMove(move))
     assert referee.state.to_json() == truth.to_json()
     assert recognised >= 0.7 * moves
+
+
+def test_a_card_that_changed_nothing_is_said_and_replaces_the_plain_entry() -> None:
+    # A Prêtresse on a tile that slides off the board (nothing stops it, nothing
+    # changes colour): the table is the plain entry's, so the referee accepts W3; the
+    # player then says the card was spent.
+    referee = referee_for()
+    show(referee, table(referee, gate_W3="closed"))
+    assert [text for _, text in referee.history] == ["W3"]
+    out = referee.handle(TypedMove("W3 pretresse"))
+    assert names(out)[:2] == ["move_taken_back", "move_accepted"]
+    assert only(out, "move_accepted").move == "W3 pretresse"
+    assert [text for _, text in referee.history] == ["W3 pretresse"]
+
+
+def test_a_typed_move_for_the_next_player_is_not_taken_for_a_restatement() -> None:
+    referee = referee_for(light="e3")
+    show(referee, table(referee, d3="light", gate_W3="closed"))
+    out = referee.handle(TypedMove("Sa"))
+    assert only(out, "move_accepted").move == "Sa"
+    assert [text for _, text in referee.history] == ["W3", "Sa"]
