@@ -25,7 +25,7 @@ from companion.demo.script import Script
 from companion.referee.core import Referee, RefereeConfig
 from companion.referee.events import Input, Output, Seen, TurnDone
 from companion.simulator import GameScore, TableSimulator
-from companion.simulator.scoring import _Game as RefereedGame
+from companion.simulator.scoring import RefereedGame
 from engines.observation import Observation
 
 SENSOR_SETTLE_S = 0.08

@@ -98,8 +98,10 @@ class _Attempt:
     restored: bool = False
 
 
-class _Game:
-    """One game's bookkeeping while the stream runs."""
+class RefereedGame:
+    """One game refereed with simulated people (see the module docstring): feed it each
+    step with ``step(event, truth)``; it counts the referee's outputs against the truth
+    and acts as the people at the table would. The demo drives one from its film."""
 
     def __init__(self, simulator: TableSimulator, referee: Referee,
                  clock: Callable[[], float]) -> None:
@@ -226,7 +228,7 @@ def referee_game(simulator: TableSimulator, referee: Referee | None = None,
     """Run ``simulator``'s stream through ``referee`` (default: a fresh one at the
     simulator's start) with simulated people (see the module docstring); the score."""
     referee = referee or Referee(simulator.rules, simulator.start)
-    game = _Game(simulator, referee, clock)
+    game = RefereedGame(simulator, referee, clock)
     for step in simulator:
         game.step(step.event, step.truth)
     game.end_attempt()
