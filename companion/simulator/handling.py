@@ -22,7 +22,7 @@ import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -39,6 +39,17 @@ Table = dict[str, Value]
 class SimulatorError(Exception):
     """The simulator cannot do what it was asked (an unknown source or game), or a
     game's handling disagrees with its engine."""
+
+
+S = TypeVar("S")
+
+
+def position_of(state: object, kind: type[S], game: str) -> S:
+    """``state`` as ``kind`` (a game's own state class), or ``SimulatorError`` saying
+    it is not a position of ``game``."""
+    if not isinstance(state, kind):
+        raise SimulatorError(f"not a {game} position: {state!r}")
+    return state
 
 
 @dataclass(frozen=True)

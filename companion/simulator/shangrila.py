@@ -57,7 +57,14 @@ import numpy as np
 
 from companion.referee.core import RefereeConfig
 from companion.simulator.config import TableConfig
-from companion.simulator.handling import Attempt, Handling, SimulatorError, Table, Touch
+from companion.simulator.handling import (
+    Attempt,
+    Handling,
+    SimulatorError,
+    Table,
+    Touch,
+    position_of,
+)
 from engines import GameState
 from engines.observation import Value
 from engines.shangrila import ShangrilaRules, ShangrilaState
@@ -314,9 +321,7 @@ _STAGERS: dict[str, Callable[[ShangrilaHandling, ShangrilaState], list[_Choice]]
 
 
 def _shangrila(state: GameState[Any]) -> ShangrilaState:
-    if not isinstance(state, ShangrilaState):
-        raise SimulatorError(f"not a Shangri-La position: {state!r}")
-    return state
+    return position_of(state, ShangrilaState, "Shangri-La")
 
 
 HANDLING = ShangrilaHandling

@@ -74,7 +74,14 @@ import numpy as np
 
 from companion.referee.core import RefereeConfig
 from companion.simulator.config import TableConfig
-from companion.simulator.handling import Attempt, Handling, SimulatorError, Table, Touch
+from companion.simulator.handling import (
+    Attempt,
+    Handling,
+    SimulatorError,
+    Table,
+    Touch,
+    position_of,
+)
 from engines import GameState
 from engines.observation import Value
 from engines.shendao import ShendaoRules, ShendaoState
@@ -340,9 +347,7 @@ _STAGERS: dict[str, Callable[[ShendaoHandling, ShendaoState], list[_Choice]]] = 
 
 
 def _shendao(state: GameState[Any]) -> ShendaoState:
-    if not isinstance(state, ShendaoState):
-        raise SimulatorError(f"not a Shendao position: {state!r}")
-    return state
+    return position_of(state, ShendaoState, "Shendao")
 
 
 HANDLING = ShendaoHandling

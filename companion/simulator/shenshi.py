@@ -74,7 +74,14 @@ import numpy as np
 
 from companion.referee.core import RefereeConfig
 from companion.simulator.config import TableConfig
-from companion.simulator.handling import Attempt, Handling, SimulatorError, Table, Touch
+from companion.simulator.handling import (
+    Attempt,
+    Handling,
+    SimulatorError,
+    Table,
+    Touch,
+    position_of,
+)
 from engines import Dice, GameState, IllegalMoveError
 from engines.observation import Observation, Reading, Value
 from engines.shenshi import ShenshiRules, ShenshiState, options
@@ -572,9 +579,7 @@ def _square(element: str) -> int:
 
 
 def _shenshi(state: GameState[Any]) -> ShenshiState:
-    if not isinstance(state, ShenshiState):
-        raise SimulatorError(f"not a ShenShi position: {state!r}")
-    return state
+    return position_of(state, ShenshiState, "ShenShi")
 
 
 _STAGERS: dict[str, Callable[[ShenshiHandling, ShenshiState], list[_Try]]] = {
