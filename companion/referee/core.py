@@ -128,6 +128,9 @@ class Referee:
         self.candidates: list[str] = []
         self._last: Output | None = None
         self._bigger: list[Any] = []  # see _bigger_moves
+        self._shorter: tuple[int, str] | None = None
+        """After ``_revise`` took a move back for a bigger one: the index in the
+        history where the bigger move goes, and the shorter move (``_split_again``)."""
         self._handlers: dict[type, Callable[[Any], list[Output]]] = {
             Seen: self._on_seen,
             TurnDone: self._on_turn_done,
@@ -218,6 +221,7 @@ class Referee:
             return [InputRejected(event.move, f"{error.message} [{error.rule}]")]
         except EngineError as error:
             return [InputRejected(event.move, str(error))]
+        self._shorter = None
         out = self._accept(move, "typed", [])
         out.extend(self._table_check("After the typed move the table should change:"))
         return out
@@ -254,6 +258,7 @@ class Referee:
         self.state = previous
         self.status = self.WATCHING
         self._bigger = []
+        self._shorter = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         out.extend(self._table_check("To take the move back, change the table:"))
         out.append(self._lights_for(None))
@@ -269,9 +274,13 @@ class Referee:
         verdict = self.explainer.explain(self.state, observation, turn_done=turn_done,
                                          hidden=hidden)
         if verdict.kind != "unchanged" and self._bigger:
-            revised = self._revise(observation, turn_done, verdict.kind)
+            revised = self._revise(observation, turn_done, verdict)
             if revised is not None:
                 return revised
+        if (verdict.kind == "illegal" or verdict.unexplained) and self._shorter:
+            split = self._split_again(observation, turn_done, hidden)
+            if split is not None:
+                return split
         return self._verdict_handlers[verdict.kind](self, verdict)
 
     # Pieces go down one at a time, so the first part of a move can itself be a legal
@@ -316,13 +325,19 @@ class Referee:
         return bigger
 
     def _revise(self, observation: Observation, turn_done: bool,
-                now: str) -> list[Output] | None:
+                after: Verdict) -> list[Output] | None:
         """Take the last move back if the table now shows a bigger move of the same
         player, or part of one unless the next player's move is also only in progress
-        (``now``: the verdict after the last move); None when it does not, or while an
-        illegal move is being put right."""
+        (``after``: the verdict after the last move); None when it does not, or while an
+        illegal move is being put right.
+
+        A table no move explains yet in a game whose turns come in parts (``after`` is
+        ``unexplained``) counts as illegal for the next player, but then only a whole
+        bigger move takes the last one back: the next player's turn half made may look
+        like anything half made."""
         if self.status != self.WATCHING:
             return None
+        now = "illegal" if after.unexplained else after.kind
         earlier, text = self.history[-1]
         hidden = self._hidden()
         verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
@@ -331,13 +346,42 @@ class Referee:
                 hasattr(self.explainer.model, "extends"):
             verdict = self._goes_on(earlier, observation, turn_done, hidden)
         if verdict.kind not in ("accepted", "ambiguous", "in_progress") or (
-                verdict.kind == now == "in_progress"):
+                verdict.kind == now == "in_progress") or (
+                after.unexplained and verdict.kind == "in_progress"):
             return None
         self.history.pop()
         self.state = earlier
         self._bigger = []
         self._last = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
+        out += self._verdict_handlers[verdict.kind](self, verdict)
+        accepted = any(isinstance(o, MoveAccepted) for o in out)
+        self._shorter = (len(self.history) - accepted, text)
+        return out
+
+    def _split_again(self, observation: Observation, turn_done: bool,
+                     hidden: frozenset[str]) -> list[Output] | None:
+        """Undo a revision (``_revise``) the table now contradicts: the last move was
+        taken for a bigger one, but the next player's move no longer fits after it,
+        while it does after the shorter move first accepted (in ShenShi the next player
+        may move a neutral monk first, as a third action of the player before would).
+        None when it does not fit after the shorter move either."""
+        index, text = self._shorter or (-1, "")
+        if index != len(self.history) - 1:
+            return None
+        earlier, bigger = self.history[-1]
+        shorter = earlier.copy()
+        shorter.play(self.rules.parse_move(text))
+        verdict = self.explainer.explain(shorter, observation, turn_done=turn_done,
+                                         hidden=hidden)
+        if verdict.kind not in ("accepted", "ambiguous") and (
+                verdict.kind != "in_progress" or verdict.unexplained):
+            return None
+        self.history.pop()
+        self.state = earlier
+        self._last = None
+        out: list[Output] = [MoveTakenBack(len(self.history) + 1, bigger)]
+        out += self._accept(self.rules.parse_move(text), "table", [])
         return out + self._verdict_handlers[verdict.kind](self, verdict)
 
     def _goes_on(self, earlier: GameState[Any], observation: Observation, turn_done: bool,

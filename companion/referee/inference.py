@@ -34,7 +34,7 @@ def table_model(game: str) -> ModuleType:
     """The game's table module (``engines.<game>.observation``): ``schema(rules)``,
     ``expected(state)``, ``transient(element)``, ``group(element)``,
     ``guess(state, obs, changed)``, ``fix_sentences([(element, seen, wanted)])``,
-    ``describe_element(element)``, and optionally ``prefer(moves)``,
+    ``describe_element(element)``, and optionally ``TURN_IN_PARTS``, ``prefer(moves)``,
     ``candidates(state, observation, changed)``, ``extends(accepted, move)`` and
     ``touched(state, move)``."""
     return importlib.import_module(f"engines.{game}.observation")
@@ -52,6 +52,9 @@ class Verdict:
     fix: list[str] = field(default_factory=list)
     fix_elements: dict[str, Value] = field(default_factory=dict)
     """For an illegal table: element -> the value to restore."""
+    unexplained: bool = False
+    """In progress only because the game's turns are made in parts (``in_parts``): no
+    legal move explains the table yet, and the player has not said they are done."""
 
 
 class Explainer:
@@ -60,6 +63,11 @@ class Explainer:
     def __init__(self, game: str, sure: float = 0.9) -> None:
         self.model = table_model(game)
         self.sure = sure
+        self.in_parts: bool = getattr(self.model, "TURN_IN_PARTS", False)
+        """A turn is made in parts, in any order (ShenShi: up to three actions, each
+        touching several pieces): a table no legal turn explains may be any of a
+        million half-made turns, so it is "in progress" until the player says the turn
+        is done. Only another player's monk moved is flagged at once."""
         self._groups: tuple[TableSchema, dict[str, tuple[str, ...]]] | None = None
 
     def schema(self, state: GameState[Any]) -> TableSchema:
@@ -120,7 +128,10 @@ class Explainer:
                                            self._touched(state, move))]
         if progressing and not turn_done:  # once the player is done, half a move is wrong
             return Verdict("in_progress", progressing)
-        return self._diagnose(state, observation, before, changed, dict(results))
+        verdict = self._diagnose(state, observation, before, changed, dict(results))
+        if not turn_done and self.in_parts and moves is None and verdict.rule != WRONG_PLAYER:
+            return Verdict("in_progress", unexplained=True)
+        return verdict
 
     def candidate_moves(self, state: GameState[Any], observation: Observation,
                         changed: list[str]) -> list[Any]:

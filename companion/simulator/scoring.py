@@ -187,8 +187,10 @@ class RefereedGame:
     def _end_move(self, truth: Truth) -> None:
         referee, score = self.referee, self.score
         score.moves += 1
-        if not any(isinstance(o, MoveAccepted) for o in self.move_outputs) \
-                and referee.status != referee.OVER:
+        # The player says done unless the referee accepted a move of theirs (taking the
+        # move before theirs for a bigger one is no answer to their move).
+        if not any(isinstance(o, MoveAccepted) and o.player == truth.player
+                   for o in self.move_outputs) and referee.status != referee.OVER:
             score.done_presses += 1
             self.handle(TurnDone(), truth)
         self.truth_state.apply(self.truth_state.rules.parse_move(truth.move))

@@ -65,6 +65,10 @@ IN_PROGRESS_LIMIT = 6
 """Legal turns beginning with what is seen, kept so the referee can say "in progress"."""
 SURE = 0.9
 """Readings at least this confident narrow the candidates (the referee's default)."""
+TURN_IN_PARTS = True
+"""A turn is up to three actions in any order, each touching several pieces: the
+referee waits for the player to say the turn is done before calling a table no legal
+turn explains illegal (another player's monk moved is flagged at once)."""
 _NODE_LIMIT = 20_000
 """Actions tried by ``candidates`` at most (a table changed beyond any turn stops early)."""
 _COMPLETION_LIMIT = 400
@@ -222,6 +226,15 @@ def _do(state: ShenshiState, monk: int, action: Action) -> object:
     assert type(swap) is Swap
     state._do_swap(swap.start, swap.other)
     return None
+
+
+def _board(state: ShenshiState) -> tuple[object, ...]:
+    """What a table shows of ``state`` that actions change: monks, cushions, tokens.
+    A turn that comes back to a board it already showed (a swap and the same swap
+    again, a walk there and back with nothing removed) is no turn a player makes: the
+    candidates leave out the actions that do it, so a table half-way through a turn is
+    never taken for such a whole one."""
+    return (tuple(state.occ), tuple(state.cushion), tuple(state.tokens))
 
 
 def _undo(state: ShenshiState, monk: int, action: Action, undo: object) -> None:
@@ -423,7 +436,7 @@ def candidates(state: ShenshiState, observation: Observation,
         return best
 
     def dfs(prefix: tuple[Action, ...], pending: int | None, touched: frozenset[int],
-            stops: dict[int, int]) -> None:
+            stops: dict[int, int], visited: frozenset[tuple[object, ...]]) -> None:
         if prefix and pending is None:
             fit = fits(touched | near)
             if fit:
@@ -441,7 +454,10 @@ def candidates(state: ShenshiState, observation: Observation,
                     continue
                 budget[0] -= 1
                 undo = _do(work, monk, action)
-                dfs((*prefix, action), stop, touched | _squares(action), stops)
+                reached = _board(work)
+                if reached not in visited:  # no action undoing earlier ones
+                    dfs((*prefix, action), stop, touched | _squares(action), stops,
+                        visited | {reached})
                 _undo(work, monk, action, undo)
 
     turns: list[Move] = []
@@ -454,7 +470,7 @@ def candidates(state: ShenshiState, observation: Observation,
         if stops is roams and whole:
             break
         found.clear()
-        dfs((), None, frozenset(), stops)
+        dfs((), None, frozenset(), stops, frozenset({_board(work)}))
         for actions, fit in found:
             turn = Turn(actions)
             try:
@@ -525,14 +541,21 @@ def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
             orders.append(swapped)
     for turn in orders:
         done = []
+        visited = {_board(work)}
         for action in turn.actions:
             monk = rules.monk_id(state.turn, action.monk)
             done.append((monk, action, _do(work, monk, action)))
+            visited.add(_board(work))
         used = {(action.monk, monk) for monk, action, _ in done}
         for code, monk in sorted(used):
             if work.pos[monk] < 0:
                 continue
             for action, _ in _actions(work, code, monk, set(), None, True):
+                undo = _do(work, monk, action)
+                back = _board(work) in visited  # the action undoes an earlier one
+                _undo(work, monk, action, undo)
+                if back:
+                    continue
                 longer = Turn((*turn.actions, action))
                 try:
                     state.check(longer)
@@ -596,13 +619,19 @@ def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int,
         found.sort(key=lambda item: (item[0], item[1]))
         return [(monk, action) for _, _, _, monk, action in found]
 
-    def extend(prefix: tuple[Action, ...], touched: frozenset[int]) -> None:
+    def extend(prefix: tuple[Action, ...], touched: frozenset[int],
+               visited: frozenset[tuple[object, ...]]) -> None:
         if len(out) >= IN_PROGRESS_LIMIT or len(prefix) == 3:
             return
         for monk, action in options_of(prefix, touched):
             if len(out) >= IN_PROGRESS_LIMIT or budget[0] <= 0:
                 return
             budget[0] -= 1
+            undo = _do(work, monk, action)
+            reached = _board(work)
+            _undo(work, monk, action, undo)
+            if reached in visited:  # the action undoes earlier ones
+                continue
             turn = Turn((*prefix, action))
             try:
                 state.check(turn)
@@ -610,13 +639,13 @@ def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int,
                 if len(prefix) <= 1 and error.rule.startswith(
                         ("turn.needs", "turn.swap-alone")):
                     undo = _do(work, monk, action)
-                    extend((*prefix, action), touched | _squares(action))
+                    extend((*prefix, action), touched | _squares(action), visited | {reached})
                     _undo(work, monk, action, undo)
                 continue
             undo = _do(work, monk, action)
             keep = on_the_way(touched | _squares(action))
             if not keep and len(prefix) < 2:  # a whole turn, but the table shows more
-                extend((*prefix, action), touched | _squares(action))
+                extend((*prefix, action), touched | _squares(action), visited | {reached})
             _undo(work, monk, action, undo)
             text = format_move(turn)
             if keep and text not in texts:
@@ -625,10 +654,12 @@ def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int,
 
     for actions in short:
         undos = []
+        boards = {_board(work)}
         for action in actions:
             monk = state.rules.monk_id(state.turn, action.monk)
             undos.append((monk, action, _do(work, monk, action)))
-        extend(actions, frozenset(s for a in actions for s in _squares(a)))
+            boards.add(_board(work))
+        extend(actions, frozenset(s for a in actions for s in _squares(a)), frozenset(boards))
         for monk, action, undo in reversed(undos):
             _undo(work, monk, action, undo)
         if len(out) >= IN_PROGRESS_LIMIT or budget[0] <= 0:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from companion.referee.core import Referee
-from companion.referee.events import Answer, TurnDone, TypedMove
+from companion.referee.events import Answer, IllegalMove, TurnDone, TypedMove
 from engines import Dice
 from engines.observation import Observation
 from engines.shenshi import ShenshiRules, ShenshiState
@@ -111,10 +111,14 @@ def test_a_third_action_after_an_accepted_turn_replaces_it() -> None:
     ref = referee()
     out = show(ref, after(ref.state, "Gc3~c4 Me3~e4"))
     assert only(out, "move_accepted").move == "Gc3~c4 Me3~e4"
+    # the master in the hand: the next player's turn or a third action, half made;
+    # the referee waits and keeps the turn it accepted until it sees which
     lifted = after(ref.start, "Gc3~c4 Me3~e4").replace({"e4 monk": "none"})
     out = show(ref, lifted)
-    assert names(out) == ["move_taken_back", "move_in_progress"]
+    assert names(out) == ["move_in_progress"]
+    assert [text for _, text in ref.history] == ["Gc3~c4 Me3~e4"]
     out = show(ref, after(ref.start, "Gc3~c4 Me3~e4 Me4-f4"))
+    assert names(out)[0] == "move_taken_back"
     assert only(out, "move_accepted").move == "Gc3~c4 Me3~e4 Me4-f4"
     assert [text for _, text in ref.history] == ["Gc3~c4 Me3~e4 Me4-f4"]
 
@@ -147,12 +151,21 @@ def test_half_a_turn_declared_done_names_the_missing_monk() -> None:
     assert "Put the silver Grand Master on c3." in flag.fix
 
 
+def flagged_when_done(ref: Referee, table: Observation) -> IllegalMove:
+    """A turn is made in parts, so a table no legal turn explains is in progress until
+    the player says done; then it is flagged (the flag returned)."""
+    assert names(show(ref, table)) == ["move_in_progress"]
+    flag = only(ref.handle(TurnDone()), "illegal_move")
+    assert isinstance(flag, IllegalMove)
+    return flag
+
+
 def test_a_walk_onto_an_intact_mandala_is_flagged() -> None:
     ref = referee()
     table = expected(ref.state).replace({"c3 monk": "none", "b4 monk": "silver-grand"})
     table = table.replace({"e3 monk": "none", "e3 cushion": "none",
                            "e5 monk": "silver-master", "e5 cushion": "blond"})
-    flag = only(show(ref, table), "illegal_move")
+    flag = flagged_when_done(ref, table)
     assert flag.rule in ("walk.step", "walk.not-walkable")
     assert "Take the silver Grand Master off b4." in flag.fix
 
@@ -161,7 +174,7 @@ def test_a_walk_of_three_squares_is_flagged() -> None:
     ref = referee()
     table = after(ref.state, "Me3~e5", checked=False).replace(
         {"c3 monk": "none", "c6 monk": "silver-grand"})  # c3-c4-c5-c6, onto copper's G
-    flag = only(show(ref, table), "illegal_move")
+    flag = flagged_when_done(ref, table)
     assert flag.rule == "walk.length"
     assert flag.attempt.startswith("walking silver's Grand Master")
 
@@ -181,7 +194,7 @@ def test_a_turn_skipping_the_obligatory_entry_is_flagged() -> None:
         "silver": ("c3", None), "neutral": ("a1", "g7")})
     ref = referee(state)
     table = after(state, "Gc3~c6 NMg7~g4", checked=False)
-    flag = only(show(ref, table), "illegal_move")
+    flag = flagged_when_done(ref, table)
     assert flag.rule == "turn.enter-first"
     assert "Put an orange cushion on g7." in flag.fix
     assert "Put the black master on g7." in flag.fix
