@@ -20,6 +20,7 @@ accepts.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from functools import cache
 
 from engines import IllegalMoveError
@@ -348,8 +349,40 @@ def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
     return out
 
 
+_RECENT: OrderedDict[tuple[object, ...], tuple[Move, ...]] = OrderedDict()
+_RECENT_SIZE = 256
+"""The last searches of ``candidates`` by what they depend on: a table flickering
+while a turn is made shows the same changed squares again and again."""
+
+
 def candidates(state: ShenshiState, observation: Observation,
                changed: list[str]) -> list[Move]:
+    """The legal turns that could leave the table as seen (see ``_candidates``),
+    remembered for the last few tables: the search depends only on the position, the
+    squares that changed, the squares a hand hides, and what is surely seen on those
+    (elsewhere a sure reading shows the position, and an unsure one is no evidence)."""
+    near = _changed_squares(changed)
+    unknown = frozenset(s for s in range(SIZE * SIZE) if not observation[MONK[s]].known
+                        or not observation[CUSHION[s]].known)
+    looks = []
+    for s in sorted(near | unknown):
+        monk_seen, cushion_seen = observation[MONK[s]], observation[CUSHION[s]]
+        looks.append((s, monk_seen.value if monk_seen.confidence >= SURE else None,
+                      cushion_seen.value if cushion_seen.confidence >= SURE else None))
+    key = (state._key(), tuple(looks), unknown,
+           tuple((e, observation.value(e)) for e in changed if e.startswith("tokens ")))
+    found = _RECENT.get(key)
+    if found is None:
+        found = _RECENT[key] = tuple(_candidates(state, observation, changed))
+        if len(_RECENT) > _RECENT_SIZE:
+            _RECENT.popitem(last=False)
+    else:
+        _RECENT.move_to_end(key)
+    return list(found)
+
+
+def _candidates(state: ShenshiState, observation: Observation,
+                changed: list[str]) -> list[Move]:
     """The legal turns that could leave the table as seen, without listing the legal
     turns (a position can have a million).
 
