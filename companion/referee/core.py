@@ -128,6 +128,9 @@ class Referee:
         self.candidates: list[str] = []
         self._last: Output | None = None
         self._bigger: list[Any] = []  # see _bigger_moves
+        self._typed_from: GameState[Any] | None = None
+        """The position before the last move, while that move was typed in and the
+        table has not yet been seen to match it."""
         self._shorter: tuple[int, str] | None = None
         """After ``_revise`` took a move back for a bigger one: the index in the
         history where the bigger move goes, and the shorter move (``_split_again``)."""
@@ -259,6 +262,7 @@ class Referee:
         self.status = self.WATCHING
         self._bigger = []
         self._shorter = None
+        self._typed_from = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         out.extend(self._table_check("To take the move back, change the table:"))
         out.append(self._lights_for(None))
@@ -281,6 +285,11 @@ class Referee:
             split = self._split_again(observation, turn_done, hidden)
             if split is not None:
                 return split
+        if verdict.kind == "illegal" and not turn_done and self._typed_from is not None \
+                and self.explainer.between(observation, self._typed_from, self.state):
+            # a move typed in before it was made: the table is being made to match
+            text = self.history[-1][1]
+            return self._emit([MoveInProgress(self._typed_from.to_move, [text])])
         return self._verdict_handlers[verdict.kind](self, verdict)
 
     # Pieces go down one at a time, so the first part of a move can itself be a legal
@@ -406,6 +415,7 @@ class Referee:
         return verdict
 
     def _verdict_unchanged(self, verdict: Verdict) -> list[Output]:
+        self._typed_from = None  # the table matches the moves so far
         if self.status == self.ILLEGAL:
             self.status = self.WATCHING
             return self._emit([TableRestored(self.state.to_move), self._lights_for(None)])
@@ -457,6 +467,7 @@ class Referee:
         player = self.state.to_move
         before = self.explainer.expected(self.state)
         self.history.append((self.state.copy(), text))
+        self._typed_from = self.history[-1][0] if by == "typed" else None
         self.state.play(move)
         self.status = self.WATCHING
         self.candidates = []

@@ -135,3 +135,18 @@ def test_a_typed_move_for_the_next_player_is_not_taken_for_a_restatement() -> No
     out = referee.handle(TypedMove("Sa"))
     assert only(out, "move_accepted").move == "Sa"
     assert [text for _, text in referee.history] == ["W3", "Sa"]
+
+
+def test_a_move_typed_before_it_is_made_is_in_progress_while_it_is_made() -> None:
+    # A card said aloud (typed) before the tile goes in: the tile in, the red stick not
+    # yet on its gate, was flagged as no legal move of the next player.
+    referee = referee_for(light="e3")
+    out = referee.handle(TypedMove("W3"))
+    assert only(out, "move_accepted").move == "W3"
+    out = show(referee, table(referee, d3="light", gate_W3="open"))
+    assert names(out) == ["move_in_progress"]
+    assert only(out, "move_in_progress").candidates == ["W3"]
+    assert "illegal_move" not in names(show(referee, table(referee, d3="light")))
+    # once seen made, a wrong table is flagged again
+    out = show(referee, table(referee, e3="empty", f6="light"))
+    assert names(out)[0] == "illegal_move"
