@@ -185,13 +185,13 @@ class Explainer:
     def between(self, observation: Observation, earlier: GameState[Any],
                 later: GameState[Any]) -> bool:
         """Whether the table is on its way from ``earlier``'s to ``later``'s (every sure
-        reading shows one of the two, or a value passed through on the way): a move
-        typed in before it was made on the table."""
+        reading shows one of the two, or a value passed through on the way; or it still
+        shows ``earlier``'s): a move typed in before it was made on the table."""
         before, after = self.expected(earlier), self.expected(later)
         changed = [e for e in observation if observation[e].known
                    and observation[e].confidence >= self.sure
                    and not _same(observation.value(e), before.value(e))]
-        return self._on_the_way(observation, before, after, changed)
+        return not changed or self._on_the_way(observation, before, after, changed)
 
     def _members(self, schema: TableSchema) -> dict[str, tuple[str, ...]]:
         """The elements of each element group of ``schema`` (computed once)."""

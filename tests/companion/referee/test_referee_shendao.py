@@ -143,9 +143,11 @@ def test_a_move_typed_before_it_is_made_is_in_progress_while_it_is_made() -> Non
     referee = referee_for(light="e3")
     out = referee.handle(TypedMove("W3"))
     assert only(out, "move_accepted").move == "W3"
-    out = show(referee, table(referee, d3="light", gate_W3="open"))
+    out = show(referee, expected(referee.history[-1][0]))  # not made yet
     assert names(out) == ["move_in_progress"]
     assert only(out, "move_in_progress").candidates == ["W3"]
+    out = show(referee, table(referee, d3="light", gate_W3="open"))
+    assert "illegal_move" not in names(out)  # the same "in progress" is not repeated
     assert "illegal_move" not in names(show(referee, table(referee, d3="light")))
     # once seen made, a wrong table is flagged again
     out = show(referee, table(referee, e3="empty", f6="light"))
