@@ -74,6 +74,8 @@ class Debouncer:
         self.stable: dict[str, Reading] = {e: start[e] for e in schema.elements}
         self._candidate: dict[str, Reading] = dict(self.stable)
         self._count: dict[str, int] = dict.fromkeys(schema.elements, frames)
+        self._kept: dict[str, int] = dict.fromkeys(schema.elements, 0)
+        """Frames the candidate's confidence was kept over a less sure reading."""
         self.schema = schema
         self.read: set[str] = set()
         """Elements this source has read at least once (a camera above never reads a
@@ -82,7 +84,7 @@ class Debouncer:
     def push(self, observation: Observation) -> bool:
         """Take one reading of the whole table; True when the believed table changed."""
         changed = False
-        read = self.read
+        read, frames = self.read, self.frames
         for e in self.schema.elements:
             reading = observation[e]
             if reading.value is not None:
@@ -91,16 +93,23 @@ class Debouncer:
             if reading.value == candidate.value and type(reading.value) is type(
                     candidate.value):
                 self._count[e] += 1
-                self._candidate[e] = reading
+                # One unsure frame among sure ones of the same value does not make the
+                # value unsure: the best confidence of the last ``frames`` readings.
+                if reading.confidence >= candidate.confidence or self._kept[e] >= frames:
+                    self._candidate[e] = reading
+                    self._kept[e] = 0
+                else:
+                    self._kept[e] += 1
             else:
                 self._candidate[e] = reading
                 self._count[e] = 1
-            if self._count[e] >= self.frames and self.stable[e] != self._candidate[e]:
-                before = self.stable[e]
-                self.stable[e] = self._candidate[e]
-                changed = changed or before.value != reading.value or type(
-                    before.value) is not type(reading.value) or (
-                    before.confidence != reading.confidence)
+                self._kept[e] = 0
+            if self._count[e] >= frames and self.stable[e] != self._candidate[e]:
+                before, now = self.stable[e], self._candidate[e]
+                self.stable[e] = now
+                changed = changed or before.value != now.value or type(
+                    before.value) is not type(now.value) or (
+                    before.confidence != now.confidence)
         return changed
 
     def observation(self) -> Observation:

@@ -33,3 +33,28 @@ def test_the_setting_goes_into_the_journal_form() -> None:
     config = RefereeConfig(source_frames={"sensors": 1})
     assert RefereeConfig(**config.to_json()) == config
     assert "source_frames" not in RefereeConfig().to_json()
+
+
+def test_one_unsure_frame_among_sure_ones_keeps_the_value_sure() -> None:
+    # A placement read surely for three frames, then once unsure just before the
+    # player said done: the space read unsure, the table looked unchanged, and the
+    # referee asked about invisible recruits instead of seeing the placement.
+    from companion.referee.core import Debouncer
+    from engines.observation import Reading
+
+    rules = ShangrilaRules(["red", "blue", "yellow"])
+    start = rules.initial_state()
+    after = start.copy()
+    after.play_text("H@4")
+    table = expected(after)
+    element = next(e for e in table if table[e] != expected(start)[e])
+    debouncer = Debouncer(table.schema, 3, expected(start))
+    for _ in range(3):
+        debouncer.push(table)
+    assert debouncer.observation()[element].confidence >= 0.9
+    unsure = table.replace({element: Reading(table.value(element), 0.6)})
+    debouncer.push(unsure)
+    assert debouncer.observation()[element].confidence >= 0.9
+    for _ in range(3):  # unsure for as long as it takes to believe a reading: unsure
+        debouncer.push(unsure)
+    assert debouncer.observation()[element].confidence == 0.6
