@@ -55,11 +55,19 @@ class RefereeConfig:
     sensor board debounces itself and reports a change once (``{"sensors": 1}``), while
     the camera beside it keeps ``stable_frames``."""
 
+    confirm_frames: int = 2
+    """Frames in a row a table first judged illegal must stay as it is before the flag
+    is shown (a source believed after one reading flags at once). A reading wrong
+    three frames in a row, then right again, is no illegal move; at 5% flicker this
+    halves Shendao's false flags (companion bench referee). A player's ``done`` is
+    answered at once."""
+
     def frames_for(self, source: str) -> int:
         return self.source_frames.get(source, self.stable_frames)
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"sure": self.sure, "stable_frames": self.stable_frames}
+        data: dict[str, Any] = {"sure": self.sure, "stable_frames": self.stable_frames,
+                                "confirm_frames": self.confirm_frames}
         if self.source_frames:
             data["source_frames"] = dict(self.source_frames)
         return data
@@ -137,6 +145,10 @@ class Referee:
         self.candidates: list[str] = []
         self._last: Output | None = None
         self._bigger: list[Any] = []  # see _bigger_moves
+        self._held: tuple[Verdict, int] | None = None
+        """An illegal verdict not shown yet, and the frames the table has kept it."""
+        self._confirming = 0
+        """Frames to hold an illegal verdict for: the last changed source's need."""
         self._typed_from: GameState[Any] | None = None
         """The position before the last move, while that move was typed in and the
         table has not yet been seen to match it."""
@@ -201,8 +213,26 @@ class Referee:
                 self.schema, self.config.frames_for(event.source),
                 self.explainer.expected(self.state))
         if not debouncer.push(event.observation):
-            return []
+            return self._confirm(event.observation, debouncer)
+        self._confirming = self.config.confirm_frames if debouncer.frames > 1 else 0
         return self._evaluate(turn_done=False)
+
+    def _confirm(self, observation: Observation, debouncer: Debouncer) -> list[Output]:
+        """One more frame of the table held illegal (``_held``): the flag once the
+        readings of what it would have put back have stayed as believed for
+        ``confirm_frames`` frames in a row."""
+        if self._held is None:
+            return []
+        verdict, frames = self._held
+        stable = debouncer.stable
+        if any(observation[e].value != stable[e].value for e in verdict.fix_elements):
+            self._held = (verdict, 0)  # changing again: wait
+            return []
+        if frames + 1 < self._confirming:
+            self._held = (verdict, frames + 1)
+            return []
+        self._held = None
+        return self._verdict_illegal(verdict)
 
     def _on_turn_done(self, event: TurnDone) -> list[Output]:
         if self.status == self.OVER:
@@ -299,6 +329,14 @@ class Referee:
             # a move typed in before it was made: the table is being made to match
             text = self.history[-1][1]
             return self._emit([MoveInProgress(self._typed_from.to_move, [text])])
+        held, self._held = self._held, None
+        if verdict.kind == "illegal" and not turn_done and self.status == self.WATCHING \
+                and self._confirming > 0:
+            # held until the table has stayed so (the same flag: the count goes on)
+            same = held is not None and (held[0].rule, held[0].fix_elements) == (
+                verdict.rule, verdict.fix_elements)
+            self._held = (verdict, held[1] if same and held is not None else 0)
+            return []
         return self._verdict_handlers[verdict.kind](self, verdict)
 
     # Pieces go down one at a time, so the first part of a move can itself be a legal

@@ -91,7 +91,8 @@ def _referee_from_header(header: Any) -> Referee:
     record = GameRecord.from_json({k: header.get(k) for k in ("game", "players", "options")}
                                   | ({"start": header["start"]} if header.get("start")
                                      else {}))
-    config = header.get("config") or {}
+    config = dict(header.get("config") or {})
+    config.setdefault("confirm_frames", 0)  # journals written before it: flags at once
     try:
         referee_config = RefereeConfig(**config)
     except TypeError:

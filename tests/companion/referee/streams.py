@@ -12,9 +12,12 @@ from engines.observation import Observation, Reading
 def show(referee: Referee, table: Observation, times: int | None = None,
          source: str = "camera") -> list[Output]:
     """Show the same table ``times`` frames in a row (by default as many as the referee
-    needs to believe it); the outputs."""
+    needs to believe it, and to confirm an illegal move); the outputs."""
     out: list[Output] = []
-    for _ in range(referee.config.stable_frames if times is None else times):
+    frames = referee.config.frames_for(source)
+    if times is None:
+        times = frames + (referee.config.confirm_frames if frames > 1 else 0)
+    for _ in range(times):
         out += referee.handle(Seen(table, source))
     return out
 
