@@ -38,6 +38,9 @@ from companion.referee.inference import Explainer, Verdict
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
 from engines.observation import Observation, Reading, TableSchema
 
+DONE_WAIT = 3
+"""A ``done`` the table read just now would answer waits at most this many times the
+frames a reading takes to be believed (see ``Referee._done_waits``)."""
 IN_PROGRESS_SHOWN = 6
 """Moves a "move in progress" names at most when the referee makes up the list."""
 
@@ -123,6 +126,13 @@ class Debouncer:
     def observation(self) -> Observation:
         return Observation.trusted(self.schema, dict(self.stable))
 
+    def latest_changes(self) -> dict[str, Reading]:
+        """The elements last read otherwise than believed (a change not believed yet,
+        or a reading disturbed once), with that reading."""
+        stable = self.stable
+        return {e: r for e, r in self._candidate.items()
+                if r.value != stable[e].value or type(r.value) is not type(stable[e].value)}
+
 
 class Referee:
     """Referee one game. ``handle`` takes one input and returns the outputs, in order."""
@@ -145,6 +155,8 @@ class Referee:
         self.candidates: list[str] = []
         self._last: Output | None = None
         self._bigger: list[Any] = []  # see _bigger_moves
+        self._done_frames = -1
+        """Frames since a ``done`` that waits for the table to be believed (-1: none)."""
         self._held: tuple[Verdict, int] | None = None
         """An illegal verdict not shown yet, and the frames the table has kept it."""
         self._confirming = 0
@@ -212,7 +224,13 @@ class Referee:
             debouncer = self.sources[event.source] = Debouncer(
                 self.schema, self.config.frames_for(event.source),
                 self.explainer.expected(self.state))
-        if not debouncer.push(event.observation):
+        changed = debouncer.push(event.observation)
+        if self._done_frames >= 0:  # a done waiting for the table to be believed
+            self._done_frames += 1
+            if changed or self._done_frames > DONE_WAIT * self.config.stable_frames:
+                return self._evaluate(turn_done=True)
+            return []
+        if not changed:
             return self._confirm(event.observation, debouncer)
         self._confirming = self.config.confirm_frames if debouncer.frames > 1 else 0
         return self._evaluate(turn_done=False)
@@ -237,7 +255,29 @@ class Referee:
     def _on_turn_done(self, event: TurnDone) -> list[Output]:
         if self.status == self.OVER:
             return [InputRejected("turn_done", "the game is over")]
+        self._done_frames = 0
         return self._evaluate(turn_done=True)
+
+    def _done_waits(self, frames: int) -> bool:
+        """Whether a ``done`` the believed table says is illegal should wait: some
+        elements were last read otherwise than believed (the last piece put down a
+        frame ago, or a reading disturbed once), and with those unknown a legal move
+        fits. It waits ``DONE_WAIT`` times the frames a reading takes, at most, and is
+        judged again as the table is believed."""
+        if frames > DONE_WAIT * self.config.stable_frames or not self.sources:
+            return False
+        believed = self.believed_table()
+        moving = {e for debouncer in self.sources.values()
+                  for e, reading in debouncer.latest_changes().items()
+                  if reading.value is not None}
+        if not moving:
+            return False
+        # what is still changing counts as unknown: does a legal move then fit?
+        settled = Observation.trusted(self.schema, {
+            e: believed[e] for e in self.schema.elements if e not in moving})
+        verdict = self.explainer.explain(self.state, settled, turn_done=True,
+                                         hidden=self._hidden())
+        return verdict.kind in ("accepted", "ambiguous")
 
     def _on_answer(self, event: Answer) -> list[Output]:
         if self.status != self.QUESTION:
@@ -302,6 +342,7 @@ class Referee:
         self._bigger = []
         self._shorter = None
         self._typed_from = None
+        self._done_frames = -1
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         out.extend(self._table_check("To take the move back, change the table:"))
         out.append(self._lights_for(None))
@@ -310,6 +351,7 @@ class Referee:
     # ------------------------------------------------------------------ verdicts
 
     def _evaluate(self, *, turn_done: bool) -> list[Output]:
+        waited, self._done_frames = self._done_frames, -1
         if self.status == self.OVER:
             return self._table_check("The table no longer matches the final position:")
         observation = self.believed_table()
@@ -329,6 +371,9 @@ class Referee:
             # a move typed in before it was made: the table is being made to match
             text = self.history[-1][1]
             return self._emit([MoveInProgress(self._typed_from.to_move, [text])])
+        if turn_done and verdict.kind == "illegal" and self._done_waits(max(waited, 0)):
+            self._done_frames = max(waited, 0)
+            return []
         held, self._held = self._held, None
         if verdict.kind == "illegal" and not turn_done and self.status == self.WATCHING \
                 and self._confirming > 0:
@@ -515,6 +560,7 @@ class Referee:
         before = self.explainer.expected(self.state)
         self.history.append((self.state.copy(), text))
         self._typed_from = self.history[-1][0] if by == "typed" else None
+        self._done_frames = -1  # a done waiting is answered
         self.state.play(move)
         self.status = self.WATCHING
         self.candidates = []

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from companion.referee.core import Referee, RefereeConfig
-from companion.referee.events import Seen, TurnDone
+from companion.referee.events import Seen, TurnDone, TypedMove
 from companion.referee.journal import Journal, resume
 from engines.observation import Observation
 from tests.companion.referee.streams import names, only, show
@@ -63,3 +63,30 @@ def test_a_journal_written_before_the_setting_resumes_flagging_at_once(
     resumed = resume(path).referee
     resumed.journal.close()
     assert resumed.referee.config.confirm_frames == 0
+
+
+def test_done_waits_for_a_table_read_but_not_yet_believed() -> None:
+    # The last piece went down a frame before the player said done: the believed table
+    # still showed the position before, and done on it was flagged.
+    referee = referee_for(light="e3")
+    entered = table(referee, d3="light", gate_W3="closed")
+    show(referee, entered, times=referee.config.stable_frames - 1)
+    assert names(referee.handle(TurnDone())) == []
+    assert only(show(referee, entered, times=1), "move_accepted").move == "W3"
+
+
+def test_done_on_a_wrong_table_not_yet_believed_is_flagged_once_believed() -> None:
+    referee = referee_for(light="e3")
+    show(referee, _wrong(referee), times=referee.config.stable_frames - 1)
+    assert names(referee.handle(TurnDone())) == []  # d3 and W3 still changing
+    flag = only(show(referee, _wrong(referee), times=1), "illegal_move")
+    assert flag.rule == "turn.wrong-player"
+
+
+def test_a_done_waiting_is_forgotten_once_a_move_is_typed() -> None:
+    referee = referee_for(light="e3")
+    show(referee, _wrong(referee), times=referee.config.stable_frames - 1)
+    assert names(referee.handle(TurnDone())) == []
+    referee.handle(TypedMove("W3"))
+    after = referee.expected_table()
+    assert "illegal_move" not in names(show(referee, after, times=6))
