@@ -16,6 +16,7 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -61,13 +62,24 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--stable-frames", type=int, default=RefereeConfig.stable_frames,
                         help="the referee's debouncing: frames in a row an element must "
                         f"read the same (default {RefereeConfig.stable_frames})")
+    parser.add_argument("--clock", default="wall", choices=sorted(CLOCKS),
+                        help="how verdict times are measured: wall (default) or cpu, the "
+                        "processor time of this process alone (a shared machine's waiting "
+                        "for a core left out)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=referee_command)
 
 
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter,
+                                          "cpu": time.process_time}
+"""The clocks verdict times can be measured with (``--clock``)."""
+
+
 def run(game: str, games: int, flicker: float, seed: int, table: TableConfig,
-        referee: RefereeConfig | None = None, progress: bool = False) -> dict[str, Any]:
-    """Referee ``games`` simulated games at ``flicker``; the figures."""
+        referee: RefereeConfig | None = None, progress: bool = False,
+        clock: str = "wall") -> dict[str, Any]:
+    """Referee ``games`` simulated games at ``flicker``; the figures (verdict times by
+    ``clock``, a key of ``CLOCKS``)."""
     cls = rules_class(game)
     counts = PLAYER_COUNTS.get(game, (cls.min_players,))
     config = replace(table, flicker=flicker, unsure=flicker)
@@ -77,7 +89,8 @@ def run(game: str, games: int, flicker: float, seed: int, table: TableConfig,
         options = {"seed": seed + i} if game in DRAWN_SETUP else {}
         rules = cls.from_record(cls.default_players(counts[i % len(counts)]), options)
         simulator = TableSimulator.random(rules, config, seed + i)
-        scores.append(referee_game(simulator, Referee(rules, config=referee)))
+        scores.append(referee_game(simulator, Referee(rules, config=referee),
+                                   clock=CLOCKS[clock]))
         if progress:
             print(f"\rflicker {flicker:.0%}: {i + 1}/{games} games", end="",
                   file=sys.stderr, flush=True)
@@ -146,14 +159,15 @@ def referee_command(args: argparse.Namespace) -> int:
         raise UsageError("--stable-frames must be at least 1")
     table = replace(BENCH_TABLE, sources=tuple(args.sources))
     referee = RefereeConfig(stable_frames=args.stable_frames)
-    runs = [run(args.game, args.games, f, args.seed, table, referee, progress=True)
-            for f in args.flicker]
+    runs = [run(args.game, args.games, f, args.seed, table, referee, progress=True,
+                clock=args.clock) for f in args.flicker]
     if args.json:
         print(json.dumps({"game": args.game, "seed": args.seed, "python":
                           platform.python_version(), "table": table.to_json(),
-                          "referee": referee.to_json(), "runs": runs}))
+                          "referee": referee.to_json(), "clock": args.clock,
+                          "runs": runs}))
     else:
-        print(report(args.game, args.seed, table, referee, runs))
+        print(report(args.game, args.seed, table, referee, runs, args.clock))
     return 0
 
 
@@ -177,7 +191,7 @@ _ROWS = (
 
 
 def report(game: str, seed: int, table: TableConfig, referee: RefereeConfig,
-           runs: list[dict[str, Any]]) -> str:
+           runs: list[dict[str, Any]], clock: str = "wall") -> str:
     """The figures as a readable table, one column per flicker rate."""
     games = runs[0]["games"] if runs else 0
     lines = [
@@ -195,9 +209,9 @@ def report(game: str, seed: int, table: TableConfig, referee: RefereeConfig,
     ]
     for label, key, fmt in _ROWS:
         lines.append(f"{label:<40}" + "".join(f"{fmt.format(r[key]):>22}" for r in runs))
-    lines.append(f"{'verdict time median / p90 / p95 (ms)':<40}" + "".join(
+    lines.append(f"{f'verdict time ({clock}) median / p90 / p95 (ms)':<40}" + "".join(
         f"{'{median} / {p90} / {p95}'.format(**r['verdict_ms']):>22}" for r in runs))
-    lines.append(f"{'verdict time max (ms)':<40}" + "".join(
+    lines.append(f"{f'verdict time ({clock}) max (ms)':<40}" + "".join(
         f"{r['verdict_ms']['max']:>22}" for r in runs))
     lines += ["", "injected illegal moves per rule (tried: caught, with the rule):"]
     rules = sorted({rule for r in runs for rule in r["rules"]})
