@@ -160,6 +160,8 @@ class Referee:
         self._held: tuple[Verdict, int] | None = None
         """An illegal verdict not shown yet, and the frames the table has kept it."""
         self._confirming = 0
+        self._held_again = False
+        """Whether the last evaluation held the same flag as before (not a new one)."""
         """Frames to hold an illegal verdict for: the last changed source's need."""
         self._typed_from: GameState[Any] | None = None
         """The position before the last move, while that move was typed in and the
@@ -233,7 +235,11 @@ class Referee:
         if not changed:
             return self._confirm(event.observation, debouncer)
         self._confirming = self.config.confirm_frames if debouncer.frames > 1 else 0
-        return self._evaluate(turn_done=False)
+        out = self._evaluate(turn_done=False)
+        if self._held is not None and self._held_again:
+            # the same flag held again (something else changed): this frame counts
+            return out + self._confirm(event.observation, debouncer)
+        return out
 
     def _confirm(self, observation: Observation, debouncer: Debouncer) -> list[Output]:
         """One more frame of the table held illegal (``_held``): the flag once the
@@ -258,26 +264,28 @@ class Referee:
         self._done_frames = 0
         return self._evaluate(turn_done=True)
 
-    def _done_waits(self, frames: int) -> bool:
-        """Whether a ``done`` the believed table says is illegal should wait: some
-        elements were last read otherwise than believed (the last piece put down a
-        frame ago, or a reading disturbed once), and with those unknown a legal move
-        fits. It waits ``DONE_WAIT`` times the frames a reading takes, at most, and is
-        judged again as the table is believed."""
+    def _done_look(self, frames: int) -> Verdict | None:
+        """For a ``done`` the believed table says is illegal, when some elements were
+        last read with a new value, unlike both the believed table and the position
+        before the move (the last piece put down a frame ago): the verdict on the table
+        with those readings. If a legal move fits it, the done waits (``DONE_WAIT``
+        times the frames a reading takes, at most) and is judged again as the table is
+        believed; if not, that verdict is the flag, on the pieces as last read. None:
+        no such reading (a reading going back to the position before may be a flicker
+        hiding the illegal move: no reason to wait)."""
         if frames > DONE_WAIT * self.config.stable_frames or not self.sources:
-            return False
+            return None
+        before = self.expected_table()
+        fresh = {e: reading for debouncer in self.sources.values()
+                 for e, reading in debouncer.latest_changes().items()
+                 if reading.value is not None and reading.value != before.value(e)}
+        if not fresh:  # only readings going back to the position before: no new piece
+            return None
         believed = self.believed_table()
-        moving = {e for debouncer in self.sources.values()
-                  for e, reading in debouncer.latest_changes().items()
-                  if reading.value is not None}
-        if not moving:
-            return False
-        # what is still changing counts as unknown: does a legal move then fit?
         settled = Observation.trusted(self.schema, {
-            e: believed[e] for e in self.schema.elements if e not in moving})
-        verdict = self.explainer.explain(self.state, settled, turn_done=True,
-                                         hidden=self._hidden())
-        return verdict.kind in ("accepted", "ambiguous")
+            e: fresh.get(e, believed[e]) for e in self.schema.elements})
+        return self.explainer.explain(self.state, settled, turn_done=True,
+                                      hidden=self._hidden())
 
     def _on_answer(self, event: Answer) -> list[Output]:
         if self.status != self.QUESTION:
@@ -371,9 +379,13 @@ class Referee:
             # a move typed in before it was made: the table is being made to match
             text = self.history[-1][1]
             return self._emit([MoveInProgress(self._typed_from.to_move, [text])])
-        if turn_done and verdict.kind == "illegal" and self._done_waits(max(waited, 0)):
-            self._done_frames = max(waited, 0)
-            return []
+        if turn_done and verdict.kind == "illegal":
+            look = self._done_look(max(waited, 0))
+            if look is not None and look.kind in ("accepted", "ambiguous"):
+                self._done_frames = max(waited, 0)
+                return []
+            if look is not None and look.kind == "illegal":
+                verdict = look
         held, self._held = self._held, None
         if verdict.kind == "illegal" and not turn_done and self.status == self.WATCHING \
                 and self._confirming > 0:
@@ -381,6 +393,7 @@ class Referee:
             same = held is not None and (held[0].rule, held[0].fix_elements) == (
                 verdict.rule, verdict.fix_elements)
             self._held = (verdict, held[1] if same and held is not None else 0)
+            self._held_again = same
             return []
         return self._verdict_handlers[verdict.kind](self, verdict)
 

@@ -75,18 +75,48 @@ def test_done_waits_for_a_table_read_but_not_yet_believed() -> None:
     assert only(show(referee, entered, times=1), "move_accepted").move == "W3"
 
 
-def test_done_on_a_wrong_table_not_yet_believed_is_flagged_once_believed() -> None:
+def test_done_on_a_wrong_table_not_yet_believed_is_flagged_at_once() -> None:
+    # the pieces as last read make no legal move either: nothing to wait for
     referee = referee_for(light="e3")
     show(referee, _wrong(referee), times=referee.config.stable_frames - 1)
-    assert names(referee.handle(TurnDone())) == []  # d3 and W3 still changing
-    flag = only(show(referee, _wrong(referee), times=1), "illegal_move")
-    assert flag.rule == "turn.wrong-player"
+    assert only(referee.handle(TurnDone()), "illegal_move").rule == "turn.wrong-player"
+
+
+def test_done_does_not_wait_for_a_reading_going_back_to_the_position_before() -> None:
+    # An illegal tile believed, then read once as the empty square it was (a flicker,
+    # or the player taking it back): done flags what is believed.
+    from engines.observation import Reading
+
+    referee = referee_for(light="e3")
+    wrong = _wrong(referee)
+    show(referee, wrong, times=referee.config.stable_frames)
+    back = wrong.replace({"d3": Reading("empty", 0.97)})
+    referee.handle(Seen(back, "camera"))
+    assert only(referee.handle(TurnDone()), "illegal_move").rule == "turn.wrong-player"
 
 
 def test_a_done_waiting_is_forgotten_once_a_move_is_typed() -> None:
     referee = referee_for(light="e3")
-    show(referee, _wrong(referee), times=referee.config.stable_frames - 1)
-    assert names(referee.handle(TurnDone())) == []
+    entered = table(referee, d3="light", gate_W3="closed")
+    show(referee, entered, times=referee.config.stable_frames - 1)
+    assert names(referee.handle(TurnDone())) == []  # waits for the entry to be believed
     referee.handle(TypedMove("W3"))
-    after = referee.expected_table()
-    assert "illegal_move" not in names(show(referee, after, times=6))
+    assert "illegal_move" not in names(show(referee, referee.expected_table(), times=6))
+
+
+def test_an_illegal_table_is_flagged_while_other_readings_change() -> None:
+    # At 5% flicker some reading elsewhere changes what is believed on nearly every
+    # frame; the frames that changed something else did not count, and the flag never
+    # came.
+    from engines.observation import Reading
+
+    referee = referee_for(light="e3")
+    wrong = _wrong(referee)
+    squares = ["a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "b1", "b2", "b3", "b4"]
+    out = []
+    for frame in range(10):  # square j read unsure on frames j to j+3: from the fourth
+        # frame on, a belief changes on every frame
+        unsure = wrong.replace({square: Reading(wrong.value(square), 0.6)
+                                for j, square in enumerate(squares) if j <= frame < j + 4})
+        out += referee.handle(Seen(unsure, "camera"))
+    assert only(out, "illegal_move").rule == "turn.wrong-player"
