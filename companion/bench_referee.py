@@ -33,8 +33,8 @@ DRAWN_SETUP = {"shenshi"}
 simulated game draws its own, from its game seed."""
 
 BENCH_TABLE = TableConfig(
-    frames_per_step=3, settle_frames=4, hands=0.3, pause=0.1, bridge_first=0.5,
-    change_of_mind=0.05, illegal=0.05, flicker_sure=0.5)
+    frames_per_step=3, settle_frames=4, reach_frames=3, hands=0.3, pause=0.1,
+    bridge_first=0.5, change_of_mind=0.05, illegal=0.05, flicker_sure=0.5)
 """The simulated table of the benchmark; ``flicker`` and ``unsure`` are set per run to
 the flicker rate asked for (so at 1%, 1% of readings are wrong for a frame and another 1%
 are right but unsure)."""

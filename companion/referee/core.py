@@ -85,8 +85,9 @@ class Debouncer:
         self.stable: dict[str, Reading] = {e: start[e] for e in schema.elements}
         self._candidate: dict[str, Reading] = dict(self.stable)
         self._count: dict[str, int] = dict.fromkeys(schema.elements, frames)
-        self._kept: dict[str, int] = dict.fromkeys(schema.elements, 0)
-        """Frames the candidate's confidence was kept over a less sure reading."""
+        self._confidences: dict[str, list[float]] = {
+            e: [self.stable[e].confidence] for e in schema.elements}
+        """The confidences of the last readings of each element's candidate value."""
         self.schema = schema
         self.read: set[str] = set()
         """Elements this source has read at least once (a camera above never reads a
@@ -104,17 +105,21 @@ class Debouncer:
             if reading.value == candidate.value and type(reading.value) is type(
                     candidate.value):
                 self._count[e] += 1
-                # One unsure frame among sure ones of the same value does not make the
-                # value unsure: the best confidence of the last ``frames`` readings.
-                if reading.confidence >= candidate.confidence or self._kept[e] >= frames:
-                    self._candidate[e] = reading
-                    self._kept[e] = 0
-                else:
-                    self._kept[e] += 1
+                # The value's confidence: the median of its last ``frames`` readings, so
+                # one unsure frame among sure ones does not make it unsure, nor one sure
+                # frame among unsure ones sure.
+                confidences = self._confidences[e]
+                confidences.append(reading.confidence)
+                if len(confidences) > frames:
+                    del confidences[0]
+                middle = sorted(confidences)[len(confidences) // 2]
+                self._candidate[e] = reading if middle == reading.confidence else (
+                    candidate if middle == candidate.confidence
+                    else Reading(reading.value, middle))
             else:
                 self._candidate[e] = reading
                 self._count[e] = 1
-                self._kept[e] = 0
+                self._confidences[e] = [reading.confidence]
             if self._count[e] >= frames and self.stable[e] != self._candidate[e]:
                 before, now = self.stable[e], self._candidate[e]
                 self.stable[e] = now

@@ -30,6 +30,10 @@ class TableConfig:
     settle_frames: int = 4
     """Frames read after the last touch of a move, an illegal attempt or its repair,
     before anyone acts again (the player looks up at the referee)."""
+    reach_frames: int = 0
+    """Frames read before the first touch of a move, an attempt, its repair or a change
+    of mind: the player reaches for a piece (and one who has just said done reads the
+    referee's answer first)."""
     confidence: float = 0.97
     """The confidence of a good reading."""
     flicker: float = 0.0
@@ -70,8 +74,9 @@ class TableConfig:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within 0 and 1, not {value}")
-        if self.frames_per_step < 1 or self.settle_frames < 0:
-            raise ValueError("frames_per_step must be at least 1, settle_frames at least 0")
+        if self.frames_per_step < 1 or self.settle_frames < 0 or self.reach_frames < 0:
+            raise ValueError("frames_per_step must be at least 1, settle_frames and "
+                             "reach_frames at least 0")
         for name in ("hand_frames", "pause_frames"):
             low, high = getattr(self, name)
             if not 1 <= low <= high:

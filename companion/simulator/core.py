@@ -214,6 +214,9 @@ class TableSimulator:
         the table read as it is for one step (a player thinking)."""
         config = self.config
         steps: list[Step] = []
+        if touches:  # the player reaches for the first piece
+            for _ in range(config.reach_frames):
+                steps.extend(self._frame(table, (), truth, rng))
         for touch in touches or [Touch({})]:
             touch.apply(table)
             if hand or rng.random() < config.hands:

@@ -58,3 +58,19 @@ def test_one_unsure_frame_among_sure_ones_keeps_the_value_sure() -> None:
     for _ in range(3):  # unsure for as long as it takes to believe a reading: unsure
         debouncer.push(unsure)
     assert debouncer.observation()[element].confidence == 0.6
+
+
+def test_one_sure_frame_among_unsure_ones_does_not_make_the_value_sure() -> None:
+    # A bridge misread as gone, surely once and unsure twice: believed unsure, so it
+    # rules nothing out (it was believed sure and flagged as a journey).
+    from companion.referee.core import Debouncer
+    from engines.observation import Reading
+
+    rules = ShangrilaRules(["red", "blue", "yellow"])
+    table = expected(rules.initial_state())
+    bridge = next(e for e in table if e.startswith("bridge "))
+    debouncer = Debouncer(table.schema, 3, table)
+    for confidence in (0.97, 0.6, 0.6):
+        debouncer.push(table.replace({bridge: Reading(not table.value(bridge), confidence)}))
+    believed = debouncer.observation()[bridge]
+    assert believed.value is not table.value(bridge) and believed.confidence == 0.6
