@@ -71,7 +71,7 @@ from vision.read_colour import (
     ransac_inliers,
 )
 from vision.read_config import ReadConfig
-from vision.read_heights import HeightPlan, stack_extents, stack_height
+from vision.read_heights import EDGE_HIDDEN, HeightPlan, stack_extents, stack_height
 from vision.view import BoardView
 
 FloatArray = NDArray[np.float64]
@@ -100,13 +100,16 @@ SIDE_TOO_SMALL = "the side of the tiles spans too few pixels in this picture"
 NO_HEIGHTS = "the view knows no heights"
 STACK_OUT = "part of the stack is hidden or out of the picture"
 MONK_IN_FRONT = "a monk in front of it may hide it"
+NEIGHBOUR_IN_LINE = "a neighbouring stack in front of it or behind it hides an edge"
 LEGS_HIDDEN = "its legs are hidden: its size cannot be told"
 UNSEEN_REASONS = frozenset({COVERED, COVERED_BY_HAND, TOO_STEEP, TOO_STEEP_HERE,
-                            SIDE_TOO_SMALL, NO_HEIGHTS, STACK_OUT, MONK_IN_FRONT, LEGS_HIDDEN})
+                            SIDE_TOO_SMALL, NO_HEIGHTS, STACK_OUT, MONK_IN_FRONT, LEGS_HIDDEN,
+                            NEIGHBOUR_IN_LINE})
 # Reasons that only pass on another element's: unseen when that one is unseen.
 COLOUR_NOT_READ = "its colour was not read"
 SEAT_NOT_READ = "the tile or cushion it would sit on was not read"
 TIED = "between two readings"
+GLARE = "glare or odd light: its colour is unsure"
 
 
 class ReadError(ValueError):
@@ -362,7 +365,17 @@ class BoardReader:
         bottom = view.to_image(np.column_stack([centres, np.zeros(len(centres))]))
         top = view.to_image(np.column_stack([centres, np.full(len(centres), thickness)]))
         side_px = np.linalg.norm(top - bottom, axis=1)
-        plan = HeightPlan(spaces, slice(0, 0), c.height_lines, steps, step_mm, side_px)
+        # neighbours along the lines, in front or behind: their stacks can stand over
+        # the board gap the lines look for
+        offsets_mm = centres[None, :, :] - centres[:, None, :]  # (S, S, 2)
+        distance_mm = np.linalg.norm(offsets_mm, axis=2)
+        along_line = np.abs(np.einsum("std,sd->st", offsets_mm, direction))
+        in_line = [[spaces[t] for t in np.flatnonzero(
+            (distance_mm[k] > 0) & (distance_mm[k] < c.height_neighbour_mm)
+            & (along_line[k] > c.height_neighbour_cos * distance_mm[k]))]
+            for k in range(len(spaces))]
+        plan = HeightPlan(spaces, slice(0, 0), c.height_lines, steps, step_mm, side_px,
+                          in_line)
         return points.reshape(-1, 2), plan
 
     # --- reading ------------------------------------------------------------------------
@@ -552,7 +565,7 @@ class BoardReader:
                 name = self.elements[i].name
                 why = _colour_doubt(visible[r], d_best[r], d_second[r], agreement[r], c)
                 if why is None and glared[r]:
-                    why = "glare or odd light: its colour is unsure"
+                    why = GLARE
                 if why is not None:
                     readings[name] = UNKNOWN
                     reasons[name] = why
@@ -626,6 +639,9 @@ class BoardReader:
             element = self.elements[heights.spaces[j]]
             name = element.name + HEIGHT_SUFFIX
             value, why, sureness = stack_height(extent, float(heights.step_mm[j]), tile, c)
+            if why == EDGE_HIDDEN and any(readings[self.elements[k].name].value != "empty"
+                                          for k in heights.in_line[j]):
+                why = NEIGHBOUR_IN_LINE
             if value is None:
                 readings[name] = UNKNOWN
                 reasons[name] = why

@@ -46,8 +46,12 @@ _SHENDAO_TILES: Palette = {
 HALL_BGR: tuple[BGR, ...] = ((186, 188, 184), (122, 124, 120), (105, 175, 215), (45, 55, 70))
 INTACT_BGR: tuple[BGR, ...] = ((45, 30, 135), (40, 175, 230), (150, 95, 25), (225, 235, 240))
 FADED_BGR: tuple[BGR, ...] = ((196, 212, 224), (165, 175, 196), (205, 190, 175), (214, 224, 230))
-BLOND_BGR: tuple[BGR, ...] = ((130, 200, 232), (158, 236, 255), (78, 120, 139))
-ORANGE_BGR: tuple[BGR, ...] = ((25, 105, 235), (40, 130, 255), (15, 63, 141))
+# (a cushion's top, its lighter middle, its dark tuft, and the tuft blurred into the
+# middle: half of each in linear light, as a steep view's blur shows them where the two
+# meet, a colour neither is; an empty orange cushion had been read as a copper monk)
+BLOND_BGR: tuple[BGR, ...] = ((130, 200, 232), (158, 236, 255), (78, 120, 139),
+                              (126, 190, 208))
+ORANGE_BGR: tuple[BGR, ...] = ((25, 105, 235), (40, 130, 255), (15, 63, 141), (30, 103, 208))
 METALS_BGR: dict[str, BGR] = {"silver": (200, 198, 192), "copper": (55, 100, 180),
                               "gold": (30, 170, 225), "black": (34, 34, 38)}
 
@@ -177,6 +181,13 @@ class ReadConfig:
     """An edge is where at least this much of board follows the tile."""
     height_tolerance: float = 0.6
     """Measured extent farther than this many steps from both stack heights: abstain."""
+    height_neighbour_mm: float = 30.0
+    height_neighbour_cos: float = 0.8
+    """A stack within this distance whose direction from this one is within
+    acos(0.8), 37 degrees, of the sample lines stands in front of or behind them: a
+    height left unread for an edge not seen against bare board is then not shown by
+    the view (the neighbour's stack stands over the board gap between them), not an
+    unsure reading. Shangri-La's spaces are 22 mm apart, its tiles 19 mm."""
     height_min_sureness: float = 0.35
     """How far from the middle between one tile and two (in half steps) an extent must
     be to be read."""
@@ -187,6 +198,27 @@ class ReadConfig:
     monk_leg_height_mm: float = 0.6
     """The legs are looked for just above the seat: higher, the ray past a master's
     legs would fall on them further in."""
+    monk_across_mm: float = 12.0
+    monk_across_height_mm: float = 1.0
+    """A monk's width is measured on a line through its square's middle, square to
+    the camera's direction, this far to either side and this high above its seat:
+    its crossed legs are 15 mm across for a master, 20 mm for a Grand Master."""
+    monk_width_mm: tuple[float, float, float] = (12.5, 16.75, 17.75)
+    """The width read: a master from the first to the second number, a Grand Master
+    from the third; between, or narrower (part of the legs not told from what they
+    sit on), the size is not read. Measured on the bench's sets (seeds 1 to 3 and two
+    more at the lower levels, 1,030 monks): masters 12 to 17 mm (99% up to 16.5),
+    Grand Masters 17 to 21.5 mm (99% from 17.8); the dark metal reads a little
+    narrower, its blurred edge counted as what it sits on."""
+    metal_like_seat: float = 0.3
+    """A metal nearer than this (colour) to a colour of its seat (silver and a faded
+    mandala's) is read for size only where its legs' width and their reach towards
+    the camera agree, when both are read: on the bench's sets (seeds 1 to 5) they
+    disagreed for 3 of the 31 silver monks on faded mandalas where both were read,
+    the width wrong each time."""
+    monk_width_scale_mm: float = 5.0
+    """Sureness of a size read by width: 0.5 plus the distance from the middle
+    between the two sizes over this, at most 1."""
     leg_brightness_weight: float = 0.1
     monk_head_height_mm: float = 30.0
     """Above its seat, only a Grand Master (36 mm tall) has its head here, a master
@@ -202,9 +234,27 @@ class ReadConfig:
     robe radii together the tuft cannot be what they see, and is not among the
     colours "no monk" may show (a black Grand Master at 55 degrees, its shaded robe
     nearest the tuft's dark brown, was read as no monk)."""
+    local_glare_floor: float = 0.1
+    """Glare measured on a cushion's top is taken off its monk's robe down to this
+    share of the robe's light at least (black is 3% of white)."""
     monk_robe_mm: float = 3.5
     monk_robe_height_mm: float = 11.0
     """Both sizes of monk wear their robe at this height above their seat."""
+    monk_robe_reach_mm: float = 11.0
+    """In slanted views the robe is read lower (down to the crossed legs, the same
+    metal): low enough that without a monk the rays through its points meet the seat
+    within this far of the square's middle, inside a cushion's top (14 mm, less its
+    placement and the blur). Read at 11 mm in a view at 39 degrees, an empty cushion
+    showed the light stone of the square behind it and was read as a silver monk."""
+    grey_metal_brightness: tuple[float, float] = (-2.4, -1.05)
+    """Silver and black are both grey: only brightness tells them apart. A robe's
+    side in shade shows silver at a quarter of its light (its median's mean log light
+    mostly -1.85 to -1.7, some up to -1.1), while glare the board's margins do not
+    measure lifts black (black monks read as silver at -1.92, -1.48 and -1.2; seen
+    from above under glare, black tops measure -2.3 to -1.9; black is otherwise read
+    from -2.5 down). A silver or black reading in this band is not kept: it cost
+    about 0.5% of the monks at the hardest level, mostly shaded silver ones (bench
+    sets, seeds 1 to 4)."""
     min_size_share: float = 0.65
     """This share of the legs' samples must agree (metal: a Grand Master; not: a
     master) to read the size."""
@@ -212,18 +262,25 @@ class ReadConfig:
     rim_radii: tuple[float, float] = (0.468, 0.484)
     """Shendao: points on the rim of each square, outside its tile (as fractions of the
     square's side)."""
+    rim_wall_clearance_mm: float = 4.5
+    """Rim points this close to a printed wall (5 mm wide, red) are not compared: an
+    empty square under glare, looking like a light tile, had passed for one as its
+    rim, half on a wall, looked unlike its middle."""
     rim_tile_apart: float = 0.8
     """A tile's middle and the square's rim are at least this far apart (colour
     distance, brightness counting fully). The rim catches some of the square's dark
     outline: empty squares measure about 0.6, tiles 99% over 1 (rendered sets)."""
-    rim_empty_apart: float = 0.5
+    rim_empty_apart: float = 0.6
+    rim_empty_near: float = 0.4
     rim_empty_confidence: float = 0.6
-    """A Shendao square whose colour ties between empty and a tile is empty, this sure,
-    when its middle and rim are closer than this (empty squares measure about 0.6 as
-    the rim catches the outline; tiles 99% over 1). Measured on the bench's sets (seed
-    1): at the hardest level Shendao's unsure abstentions fell from 1.75% to 1.02% of
-    the elements with no error; 0.6 read more (0.63%), but 0.8 read two dark tiles in
-    shadow as empty, so the bound keeps a margin below that."""
+    """A Shendao square whose colour ties between empty and a tile, or that glare
+    leaves unsure, is empty, this sure, when its middle and rim are closer than
+    ``rim_empty_apart`` (empty squares measure about 0.6 as the rim catches the
+    outline; tiles 99% over 1) and its middle is nearer its empty shade than
+    ``rim_empty_near``. Dark tiles in shadow, tied between empty and light, measured
+    0.66 and 0.76 apart but 0.58 and more from the empty shade; the empty squares
+    left unsure 0.5 to 0.75 apart, at most 0.44 from it (bench sets, seed 1, hardest
+    level)."""
     faded_corner_hue: tuple[float, float] = (0.06, 0.2)
     faded_corner_brighter: float = 0.03
     """A faded ShenShi tile's printed corner triangles differ in hue from its plain
@@ -233,11 +290,42 @@ class ReadConfig:
     (seed 1, all levels): of the "faded" colour readings, 198 of 239 faded tiles pass
     and none of 32 bare stones; the earlier cue (corners 14% darker) kept 9 faded
     tiles, as the print's corners are only 3% darker than its edges."""
+    faded_min_confidence: float = 0.65
+    """... and a "faded" reading at least this sure by its colour: bare stone in
+    shade or beside a hand can pass the corners' test (five such across the bench's
+    sets, four under 0.6 sure), faded tiles that pass it were all over 0.7 sure (401,
+    seeds 1 to 4)."""
     min_open_samples: int = 8
     """An element needs this many sample points that nothing on it can hide."""
     bare_corner_confidence: float = 0.6
     """A ShenShi tile whose colour ties between bare stone and a faded tile is bare
     stone, this sure, when its corners do not look printed."""
+    blond_on_marked_brighter: tuple[float, float] = (0.15, 0.2)
+    """A blond cushion and a ShenShi marked square's stone differ mostly in brightness
+    (the cushion's top about 0.3 brighter in mean log light): on a marked square with
+    no tile, a cushion read blond must be at least the second number brighter than
+    the stone around it, one read absent at most the first. Measured on the bench's
+    sets (seeds 1 to 3): blond cushions 0.22 to 1.04 brighter, bare stone -0.83 to
+    0.12; the colour alone read four of them wrong on seed 3."""
+    blond_over_unread_brighter: float = 0.5
+    blond_over_stone_brighter: float = 0.25
+    """... and where the tile is not read (its band may show a mandala), a cushion
+    read absent is not kept when its place is this much brighter than the band (a
+    blond cushion under glare, read as a faded mandala's colour, measured 0.88), or
+    ``blond_over_stone_brighter`` where the band's colour is nearest the stone (a
+    blond cushion half under an arm measured 0.30; on the bench's sets, seeds 1 to 6
+    at the hardest level and 1 and 2 at the medium one, it leaves 31 of the 521
+    absent cushions over unread tiles of the marked squares unread)."""
+    bare_under_cushion_confidence: float = 0.6
+    """How sure a ShenShi tile is bare stone when a cushion is read on it and its own
+    colour is unsure (the rules put cushions on empty squares only)."""
+    metal_margin: float = 0.2
+    """A metal must be this much nearer a robe's colour than the next metal (copper in
+    shade is nearly as dark as black, and as little coloured)."""
+    none_darker_max: float = 1.0
+    """A ShenShi robe read as what lies beneath (no monk) must not be darker than the
+    colour of those it is nearest by more than this (mean log light; shadows darken by
+    less): a black monk lifted to grey by glare had been read as a faded mandala."""
     unseated_margin: float = 0.5
     """Where the rules seat no monk, a metal must be this much nearer than what lies
     beneath to be read as a monk (a player's mistake)."""

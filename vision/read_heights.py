@@ -11,13 +11,17 @@ height, or a reason not to.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.read_colour import FloatArray, Kind, colour_distance
 from vision.read_config import ReadConfig
+
+# Why a height is not read when too few sample lines show both ends of the stack
+# against bare board.
+EDGE_HIDDEN = "an edge of the stack is hidden (a neighbour or a hand)"
 
 
 @dataclass
@@ -28,6 +32,9 @@ class HeightPlan:
     steps: FloatArray  # (M,) positions along the line, mm from the space's centre
     step_mm: FloatArray  # per space: t * cot(elevation)
     side_px: FloatArray  # per space: how many pixels a tile's side spans in the picture
+    in_line: list[list[int]] = field(default_factory=list)
+    """Per space: the neighbouring spaces (indices into the reader's element list)
+    in front of it or behind it along its lines, whose stacks can hide its edges."""
 
 
 
@@ -36,7 +43,7 @@ def stack_height(extent: float, step: float, tile: float,
     """One tile or two from the board length a stack covers: (height, "", sureness),
     or (None, why, 0)."""
     if math.isnan(extent):
-        return None, "an edge of the stack is hidden (a neighbour or a hand)", 0.0
+        return None, EDGE_HIDDEN, 0.0
     rise = c.height_edge_gain * step
     one = tile - c.height_edge_bias_mm + rise
     two = one + rise

@@ -31,11 +31,20 @@ from vision.read import (
     MONK_IN_FRONT,
     SEAT_NOT_READ,
     TIED,
+    UNSEEN_REASONS,
     BoardReader,
     place_points,
     square_ring,
 )
-from vision.read_colour import FloatArray, Kind, Light, colour_distance, features_of, linear_of
+from vision.read_colour import (
+    EPS,
+    FloatArray,
+    Kind,
+    Light,
+    colour_distance,
+    features_of,
+    linear_of,
+)
 from vision.read_config import (
     BLOND_BGR,
     FADED_BGR,
@@ -47,11 +56,17 @@ from vision.read_config import (
 from vision.view import BoardView
 
 _NONE = "none"
+# the metals told apart by brightness alone
+_GREY_METALS = frozenset({"silver", "black"})
 _ROBE_POINTS = 16
 _LEG_POINTS = 8
 _HEAD_POINTS = 8
+# points across the crossed legs, square to the camera's direction, from side to side
+_ACROSS_POINTS = 49
+_PER_SEAT = _ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS + _ACROSS_POINTS
 _PARTS = (slice(0, _ROBE_POINTS), slice(_ROBE_POINTS, _ROBE_POINTS + _LEG_POINTS),
-          slice(_ROBE_POINTS + _LEG_POINTS, _ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS))
+          slice(_ROBE_POINTS + _LEG_POINTS, _ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS),
+          slice(_ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS, _PER_SEAT))
 # Sample heights along a ray when looking for what could hide a point.
 _RAY_STEPS = 12
 
@@ -70,6 +85,13 @@ class ShenshiReader(BoardReader):
         self._seats = (0.0, self._tile_z, self._cushion_z, self._tile_z + self._cushion_z)
         self._squares = [e.name.split(" ")[0] for e in self.elements if e.kind == "tile"]
         self._tiles = {e.name.split(" ")[0]: e for e in self.elements if e.kind == "tile"}
+        self._index = {e.name: i for i, e in enumerate(self.elements)}
+        # each cushion's colours (top, middle, tuft, tuft blurred into the middle)
+        self._cushion_features = {
+            name: features_of(np.array([linear_of(c) for c in colours]))
+            for name, colours in (("blond", BLOND_BGR), ("orange", ORANGE_BGR))}
+        self._cushion_tops: dict[str, FloatArray] = {}
+        self._tile_guess: dict[str, str | None] = {}
         from engines.shenshi.board import load_board, square_name
 
         self._marked = {square_name(s) for s in load_board().marked}
@@ -84,6 +106,9 @@ class ShenshiReader(BoardReader):
         self._under = tuple(dict.fromkeys(HALL_BGR + INTACT_BGR + FADED_BGR + BLOND_BGR
                                           + ORANGE_BGR))
         self._under_features = features_of(np.array([linear_of(c) for c in self._under]))
+        # the cushions' dark tufts: points may fall on one, a median of them not
+        self._tufts = np.array([c in (BLOND_BGR[2], ORANGE_BGR[2]) for c in self._under])
+        self._under_brightness = self._under_features.mean(axis=1)
         self._occluders: list[list[int]] = [[] for _ in self._squares]
         band = square_ring(self.config.samples_per_side ** 2, (0.45, 0.475))
         nearest_axis = np.abs(band).min(axis=1)
@@ -140,10 +165,18 @@ class ShenshiReader(BoardReader):
                        reasons: dict[str, str]) -> None:
         """A faded tile and bare light stone are near in colour; the tile's printed
         corner triangles differ in hue from its plain edges and are no brighter, the
-        stone is even: a "faded" reading whose corners do not look printed is not
-        kept, and a colour tie between the two whose corners do not is bare stone."""
+        stone is even: a "faded" reading whose corners do not look printed, or are
+        not seen, or whose colour is only just nearer faded, is not kept, and a colour
+        tie between the two whose corners do not look printed is bare stone."""
         c = self.config
         seen = visible & ~blocked
+        self._check_marked_cushions(features, seen, readings, reasons)
+        self._cushion_tops = {}
+        for square in self._squares:
+            k = self._index[f"{square} cushion"]
+            if readings[f"{square} cushion"].value in ("blond", "orange") \
+                    and seen[k].sum() >= c.min_open_samples:
+                self._cushion_tops[square] = np.median(features[k][seen[k]], axis=0)
         for i, element in enumerate(self.elements):
             name = element.name
             if element.kind != "tile":
@@ -155,13 +188,82 @@ class ShenshiReader(BoardReader):
                 continue
             printed = self._printed_corners(features[i], seen[i])
             if printed is None:
+                if value == "faded":  # its print not seen (a hand over the corners)
+                    readings[name] = UNKNOWN
+                    reasons[name] = "a faded tile or bare stone: too close to tell"
                 continue
             if tied and not printed:
                 readings[name] = Reading(_NONE, c.bare_corner_confidence)
                 del reasons[name]
-            elif value == "faded" and not printed:
+            elif value == "faded" and (not printed
+                                       or readings[name].confidence < c.faded_min_confidence):
                 readings[name] = UNKNOWN
                 reasons[name] = "a faded tile or bare stone: too close to tell"
+        self._bare_under_cushions(features, seen, readings, reasons)
+        # the nearest colour of each tile left unread
+        self._tile_guess = {}
+        for square in self._squares:
+            tile = f"{square} tile"
+            if not readings[tile].known:
+                i = self._index[tile]
+                ranked = self._ranked_classes(features[i][seen[i]], self.elements[i])
+                self._tile_guess[square] = ranked[0] if ranked else None
+
+    def _bare_under_cushions(self, features: FloatArray, seen: NDArray[np.bool_],
+                             readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+        """The rules put a cushion only on an empty square (RULINGS: set out on the
+        start squares, entered and lifted onto empty squares, hovering over empty
+        ones). Beside a cushion the tile's band catches the cushion's colour and
+        shadow: bare stone there often reads as nothing sure, or as a faded mandala
+        (whose printed corners the cushion's rounded ones imitate). Where a cushion
+        is read and its tile, in view, is read faded or not at all, the tile is bare
+        stone unless its colour is nearest an intact mandala (a player's mistake the
+        referee should hear of)."""
+        c = self.config
+        for square in self._squares:
+            tile = f"{square} tile"
+            if readings[f"{square} cushion"].value in (None, _NONE) \
+                    or readings[tile].value not in (None, "faded") \
+                    or reasons.get(tile) in UNSEEN_REASONS:
+                continue
+            i = self._index[tile]
+            ranked = self._ranked_classes(features[i][seen[i]], self.elements[i])
+            if ranked and ranked[0] != "intact":
+                readings[tile] = Reading(_NONE, c.bare_under_cushion_confidence)
+                reasons.pop(tile, None)
+
+    def _check_marked_cushions(self, features: FloatArray, seen: NDArray[np.bool_],
+                               readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+        """A marked square's stone is nearly a blond cushion's colour, only darker:
+        where no tile lies, a cushion is read blond only if its top is clearly brighter
+        than the stone the tile's band shows around it, and absent only if it is not.
+        Where the tile is not read, the band shows the stone (the same colour), a
+        faded tile (brighter than blond) or an intact one (far darker): a blond
+        reading is held to the same, and "none" is not kept where the cushion's place
+        is far brighter than the band."""
+        c = self.config
+        bare, blond = c.blond_on_marked_brighter
+        for square in self._marked:
+            tile, cushion = f"{square} tile", f"{square} cushion"
+            value = readings[cushion].value
+            under = readings[tile].value
+            if not (under in (_NONE, None) and value in (_NONE, "blond")):
+                continue
+            t, k = self._index[tile], self._index[cushion]
+            if seen[t].sum() < 3 or seen[k].sum() < 3:
+                continue
+            brighter = float(np.median(features[k][seen[k]], axis=0).mean()
+                             - np.median(features[t][seen[t]], axis=0).mean())
+            # over a tile not read, the band may show a tile, and a cushion's place
+            # looks unlike it either way: only a far brighter place counts against
+            # "none" there, or a brighter one where the band looks like the stone
+            least = bare if under == _NONE else c.blond_over_unread_brighter
+            if under is None and self._ranked_classes(features[t][seen[t]],
+                                                      self.elements[t])[:1] == [_NONE]:
+                least = c.blond_over_stone_brighter
+            if (value == "blond" and brighter < blond) or (value == _NONE and brighter > least):
+                readings[cushion] = UNKNOWN
+                reasons[cushion] = "a blond cushion or the marked stone: too close to tell"
 
     def _printed_corners(self, features: FloatArray, seen: NDArray[np.bool_]) -> bool | None:
         """Whether a tile band's corners look like a faded tile's print against its
@@ -182,15 +284,19 @@ class ShenshiReader(BoardReader):
 
     def _tied_between(self, features: FloatArray, element: Element) -> set[str]:
         """The two nearest classes of a tile's colour."""
+        return set(self._ranked_classes(features, element)[:2])
+
+    def _ranked_classes(self, features: FloatArray, element: Element) -> list[str]:
+        """A tile's classes, nearest its samples' median colour first (none without
+        samples)."""
         kind = self.kinds["tile"]
         if len(features) == 0:
-            return set()
+            return []
         distances = colour_distance(np.median(features, axis=0)[None], kind.prototypes,
                                     self.config.brightness_weight)[0]
         distances[~self._allowed(element, kind)] = np.inf
         per_class = [distances[kind.owner == k].min() for k in range(len(kind.names))]
-        order = np.argsort(per_class)
-        return {kind.names[int(order[0])], kind.names[int(order[1])]}
+        return [kind.names[int(k)] for k in np.argsort(per_class)]
 
     def _extra_points(self, view: BoardView) -> FloatArray:
         """Per square and seat height: the robe's points, the legs' points and the
@@ -201,7 +307,7 @@ class ShenshiReader(BoardReader):
         camera = None if view.projection is None else \
             -np.linalg.solve(view.projection[:, :3], view.projection[:, 3])
         above = self.model.pieces["grand_height_mm"] - self.model.pieces["master_height_mm"]
-        blocks, head_cue, tuft_seen = [], [], []
+        blocks, head_cue, tuft_seen, robe_heights = [], [], [], []
         for square in self._squares:
             centre = np.array(self._tiles[square].centre_mm)
             legs = _facing_arc(centre, camera, c.monk_arm_mm)
@@ -209,23 +315,27 @@ class ShenshiReader(BoardReader):
             slant = math.inf if camera is None or camera[2] <= 0 else \
                 float(np.linalg.norm(camera[:2] - centre)) / camera[2]
             head_cue.append(camera is not None and above / 2 * slant > c.monk_head_miss_mm)
+            robe_height = _robe_height(slant, c)
+            robe_heights.append(robe_height)
             # without a monk, the robe's rays meet the cushion this far beyond them
-            tuft_seen.append(c.monk_robe_height_mm * slant < c.cushion_tuft_mm + c.monk_robe_mm)
+            tuft_seen.append(robe_height * slant < c.cushion_tuft_mm + c.monk_robe_mm)
+            across = _across(centre, camera, c.monk_across_mm)
             for seat in self._seats:
-                for points, z in ((robe, c.monk_robe_height_mm), (legs - centre,
-                                                                  c.monk_leg_height_mm),
-                                  (head, c.monk_head_height_mm)):
+                for points, z in ((robe, robe_height), (legs - centre, c.monk_leg_height_mm),
+                                  (head, c.monk_head_height_mm),
+                                  (across, c.monk_across_height_mm)):
                     blocks.append(np.column_stack([points + centre,
                                                    np.full(len(points), seat + z)]))
         self._head_cue = np.array(head_cue)
         self._tuft_seen = np.array(tuft_seen)
-        self._occluders = self._neighbours_in_front(camera, robe)
+        self._occluders = self._neighbours_in_front(camera, robe, robe_heights)
         return np.vstack(blocks)
 
-    def _neighbours_in_front(self, camera: FloatArray | None,
-                             robe: FloatArray) -> list[list[int]]:
+    def _neighbours_in_front(self, camera: FloatArray | None, robe: FloatArray,
+                             robe_heights: list[float]) -> list[list[int]]:
         """For each square, the neighbouring squares whose monk, if there is one, could
-        stand between the camera and this square's monk's robe."""
+        stand between the camera and this square's monk's robe (read ``robe_heights``
+        above the seat)."""
         if camera is None:
             return [[] for _ in self._squares]
         p = self.model.pieces
@@ -233,10 +343,9 @@ class ShenshiReader(BoardReader):
         tall = (p["grand_base_mm"] / 2.0, True, seat, seat + p["grand_height_mm"])
         centres = [np.array(self._tiles[s].centre_mm) for s in self._squares]
         pitch = self.model.pieces["tile_mm"] + 3.0  # the squares are a little wider
-        height = seat + self.config.monk_robe_height_mm
         out = []
         for q, centre in enumerate(centres):
-            points = np.column_stack([robe + centre, np.full(len(robe), height)])
+            points = np.column_stack([robe + centre, np.full(len(robe), seat + robe_heights[q])])
             out.append([k for k, other in enumerate(centres) if k != q
                         and np.linalg.norm(other - centre) < 1.5 * pitch
                         and _hidden_by(points, camera, other, [tall]).any()])
@@ -253,7 +362,7 @@ class ShenshiReader(BoardReader):
     def _read_extra(self, linear: FloatArray, hidden: NDArray[np.bool_], light: Light,
                     classes: dict[int, int], readings: dict[str, Reading],
                     reasons: dict[str, str]) -> None:
-        per_seat = _ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS
+        per_seat = _PER_SEAT
         centres = np.array([self._tiles[s].centre_mm for s in self._squares])
         samples = linear.reshape(len(self._squares), len(self._seats), per_seat, 3)
         seen = ~hidden.reshape(len(self._squares), len(self._seats), per_seat)
@@ -263,7 +372,7 @@ class ShenshiReader(BoardReader):
         if pairs:
             rows, columns = np.array(pairs).T
             features = self._albedo(samples[rows, columns], centres[rows], light)
-            sample_d, median_d, robe_seen = self._robe_distances(
+            sample_d, median_d, robe_seen, grey = self._robe_distances(
                 features[:, _PARTS[0]], seen[rows, columns][:, _PARTS[0]])
         where = {pair: k for k, pair in enumerate(pairs)}
         for q, square in enumerate(self._squares):
@@ -278,16 +387,34 @@ class ShenshiReader(BoardReader):
             for seat in seats[square]:
                 k = where[(q, seat)]
                 here, visible = features[k], seen[q, seat]
-                parts.append([here[part][visible[part]] for part in _PARTS[1:]])
-                colours.append(self._colour(sample_d[k][robe_seen[k]], median_d[k], beneath,
-                                            allowed))
+                robe = here[_PARTS[0]][robe_seen[k]]
+                parts.append((here[_PARTS[1]][visible[_PARTS[1]]],
+                              here[_PARTS[2]][visible[_PARTS[2]]],
+                              here[_PARTS[3]], visible[_PARTS[3]],
+                              np.median(robe, axis=0) if len(robe) else None))
+                # read as the frame shows it and with the glare its cushion shows
+                # taken off: where the two disagree, the glare decides, and it is
+                # measured too roughly for that
+                both = []
+                for unglare in (False, True):
+                    robe_d, robe_median_d, here_beneath, tufts, brightness = \
+                        self._with_cushion_seen(square, readings,
+                                                features[k][_PARTS[0]][robe_seen[k]],
+                                                sample_d[k][robe_seen[k]], median_d[k],
+                                                beneath, float(grey[k]), unglare)
+                    both.append(self._colour(robe_d, robe_median_d, here_beneath, tufts,
+                                             allowed, brightness))
+                if both[0][0] != both[1][0]:
+                    both[0] = (None, 0.0, "glare on its cushion: its metal is unsure")
+                colours.append(both[0])
             value, sureness, why = colours[0]
             if any(other[0] != value for other in colours[1:]):
                 value, why = None, "a monk or not: its seat's height is unsure"
             if value is not None and value != _NONE:
                 around = self._beneath(square, readings, middle=False)
-                sizes = [self._size(legs, head, value, around, bool(self._head_cue[q]))
-                         for legs, head in parts]
+                sizes = [self._size(legs, head, value, around, bool(self._head_cue[q]),
+                                    across, across_seen, robe)
+                         for legs, head, across, across_seen, robe in parts]
                 size, size_sureness, why = sizes[0]
                 if any(other[0] != size for other in sizes[1:]):
                     size, why = None, "Grand Master or master: its seat's height is unsure"
@@ -307,11 +434,67 @@ class ShenshiReader(BoardReader):
                 readings[name] = UNKNOWN
                 reasons[name] = MONK_IN_FRONT
 
+    def _looks_like_seat(self, metal: FloatArray, beneath: NDArray[np.bool_]) -> bool:
+        """Whether a metal's colour is near one of the colours beneath it (colour
+        rather than brightness)."""
+        c = self.config
+        return bool(colour_distance(metal[None], self._under_features[beneath],
+                                    c.leg_brightness_weight).min() < c.metal_like_seat)
+
+    def _with_cushion_seen(self, square: str, readings: dict[str, Reading],
+                           robe: FloatArray, sample_d: FloatArray, median_d: FloatArray,
+                           beneath: NDArray[np.bool_], brightness: float,
+                           unglare: bool) -> tuple[
+                               FloatArray, FloatArray, NDArray[np.bool_], NDArray[np.bool_],
+                               float]:
+        """The robe's distances (samples', median's), the masks of what lies beneath
+        and of the cushions' tufts among those colours, and the median's brightness,
+        set by the cushion's top as this frame shows it (``unglare``: with the
+        glare measured on it taken off).
+
+        Glare is measured on the board's margins, and a reflection in the middle of
+        the board is missed there: it lifts black towards grey and an orange
+        cushion's weak blue (which had made its middle look like copper, and black
+        monks like the cushion's dark tuft). White light added shows on the cushion's
+        top as the same excess in every channel over the printed cushion (brighter
+        light, in proportion to each channel): that much is taken off the robe here.
+        The colours an empty cushion would then show (its top as seen, and its middle
+        and tuft at the printed cushion's ratios to it) join what lies beneath."""
+        ring = self._cushion_tops.get(square)
+        cushion = readings[f"{square} cushion"].value
+        if ring is None or len(robe) == 0 or cushion not in ("blond", "orange"):
+            return sample_d, median_d, beneath, self._tufts, brightness
+        c = self.config
+        palette = self._cushion_features[str(cushion)]
+        # seen = k * (printed + glare) per channel: brighter light (k) shows in
+        # proportion to each channel, glare the same in all of them
+        printed = np.exp(palette[0]) - EPS
+        (slope, offset), *_ = np.linalg.lstsq(
+            np.column_stack([printed, np.ones(3)]), (np.exp(ring) - EPS) - printed, rcond=None)
+        glare = max(0.0, float(offset) / max(1.0 + float(slope), 0.1)) if unglare else 0.0
+
+        def unglared(features: FloatArray) -> FloatArray:
+            linear = np.exp(features) - EPS
+            return features_of(np.maximum(linear - glare, c.local_glare_floor * linear))
+
+        robe = unglared(robe)
+        top = unglared(ring)
+        shown = palette if self._tuft_seen[self._squares.index(square)] else palette[:2]
+        colours = np.vstack([self._under_features, top + (shown - palette[0]),
+                             self._metal_colours])
+        median = np.median(robe, axis=0)
+        w = c.brightness_weight
+        return (colour_distance(robe, colours, w), colour_distance(median[None], colours, w)[0],
+                np.concatenate([beneath, np.ones(len(shown), dtype=bool)]),
+                np.concatenate([self._tufts, np.arange(len(shown)) == 2]),
+                float(median.mean()))
+
     def _robe_distances(self, robes: FloatArray, seen: NDArray[np.bool_]) -> tuple[
-            FloatArray, FloatArray, NDArray[np.bool_]]:
+            FloatArray, FloatArray, NDArray[np.bool_], FloatArray]:
         """For robes' samples (P, K, 3) and which are seen (P, K): every sample's and
-        the median's distances to the colours under a monk and to the metals, and the
-        samples that count (seen, and nearer one of those than any skin)."""
+        the median's distances to the colours under a monk and to the metals, the
+        samples that count (seen, and nearer one of those than any skin), and the
+        median's brightness (mean log light, P)."""
         w = self.config.brightness_weight
         colours = np.vstack([self._under_features, self._metal_colours])
         sample_d = colour_distance(robes, colours, w)  # (P, K, U + 4)
@@ -322,7 +505,7 @@ class ShenshiReader(BoardReader):
         if partly.any():
             median[partly] = np.nanmedian(
                 np.where(counted[partly][:, :, None], robes[partly], np.nan), axis=1)
-        return sample_d, colour_distance(median, colours, w), counted
+        return sample_d, colour_distance(median, colours, w), counted, median.mean(axis=1)
 
     def _seats_of(self, square: str, readings: dict[str, Reading]) -> list[int]:
         """The seat heights (indices of ``_seats``) a monk on ``square`` may have, from
@@ -339,10 +522,12 @@ class ShenshiReader(BoardReader):
 
     def _seat_allowed(self, square: str, readings: dict[str, Reading]) -> bool:
         """Whether the rules allow a monk here: a cushion, or a faded tile (or a tile
-        not read, which may be one)."""
+        not read, which may be one, unless its colour is nearest an intact mandala's:
+        on the bench's sets no faded tile left unread was, 71 intact tiles and bare
+        stones were)."""
         tile = readings[f"{square} tile"]
         return readings[f"{square} cushion"].value != _NONE or tile.value == "faded" \
-            or not tile.known
+            or (not tile.known and self._tile_guess.get(square) != "intact")
 
     def _beneath(self, square: str, readings: dict[str, Reading],
                  middle: bool = True) -> NDArray[np.bool_]:
@@ -373,12 +558,15 @@ class ShenshiReader(BoardReader):
         return (HALL_BGR[own],)
 
     def _colour(self, sample_d: FloatArray, median_d: FloatArray, beneath: NDArray[np.bool_],
-                seat_allowed: bool) -> tuple[str | None, float, str]:
+                tufts: NDArray[np.bool_], seat_allowed: bool,
+                brightness: float) -> tuple[str | None, float, str]:
         """(metal or "none", sureness, why not) of a robe: ``sample_d`` (K, U + 4) and
         ``median_d`` (U + 4,) are its samples' and their median's distances to the
         colours that can lie under a monk, then to the metals; ``beneath``: the mask of
-        those that lie here; ``seat_allowed``: a cushion or a faded tile is there (the
-        only seats the rules allow)."""
+        those that lie here; ``tufts``: the cushions' dark tufts among them (small: a
+        few points may fall on one, their median not); ``seat_allowed``: a cushion or
+        a faded tile is there (the only seats the rules allow); ``brightness``: the
+        median's mean log light."""
         c = self.config
         if len(sample_d) < _ROBE_POINTS // 2:
             return None, 0.0, COVERED
@@ -386,7 +574,8 @@ class ShenshiReader(BoardReader):
         columns = np.concatenate([beneath, np.ones(metals, dtype=bool)])
         owner = np.concatenate([np.zeros(int(beneath.sum()), dtype=np.intp),
                                 np.arange(1, metals + 1)])
-        d = median_d[columns]
+        d = np.where(np.concatenate([tufts, np.zeros(metals, dtype=bool)]), np.inf,
+                     median_d)[columns]
         per_class = np.array([d[owner == k].min() for k in range(metals + 1)])
         order = np.argsort(per_class)
         best, margin = int(order[0]), float(per_class[order[1]] - per_class[order[0]])
@@ -406,32 +595,133 @@ class ShenshiReader(BoardReader):
             return _NONE, c.unseated_confidence, ""
         if margin < c.min_margin:
             return None, 0.0, "a monk or what it would sit on: too close to tell"
+        if best != 0 and order[1] != 0 and margin < c.metal_margin:
+            return None, 0.0, "between two metals"
+        under = len(self._under)
+        plain = np.flatnonzero(beneath[:under] & ~tufts[:under])
+        if best == 0 and len(plain) and brightness < self._under_brightness[
+                plain[np.argmin(median_d[plain])]] - c.none_darker_max:
+            # far darker than the colour beneath it looks like: a black monk under
+            # glare, grey, is nearer a faded mandala's colours than black
+            return None, 0.0, "darker than what it would sit on: a dark monk?"
+        low, high = c.grey_metal_brightness
+        if best != 0 and self._metal_names[best - 1] in _GREY_METALS \
+                and low < brightness < high:
+            return None, 0.0, "black or silver: its robe is grey (glare or shade)"
         return (_NONE if best == 0 else self._metal_names[best - 1]), \
             min(1.0, 0.5 + margin), ""
 
     def _size(self, legs: FloatArray, head: FloatArray, metal: str,
-              beneath: NDArray[np.bool_], head_cue: bool) -> tuple[str | None, float, str]:
-        """("grand" or "master", sureness, why not): a Grand Master's legs reach past a
-        master's; in oblique views its head stands where a ray passes over a master."""
+              beneath: NDArray[np.bool_], head_cue: bool, across: FloatArray,
+              across_seen: NDArray[np.bool_],
+              robe: FloatArray | None = None) -> tuple[str | None, float, str]:
+        """("grand" or "master", sureness, why not): by the width of its crossed legs
+        across the line of sight (``across``: the line's samples, all of them, and
+        which are seen) where it can be measured; else a Grand Master's legs reach past
+        a master's towards the camera (``legs``) and, in oblique views, its head stands
+        where a ray passes over a master (``head``); ``robe``: the robe's median
+        colour, the metal as this frame shows it."""
         c = self.config
         colour = self._metal_colours[self._metal_names.index(metal)][None]
+        if robe is not None:
+            # the metal as this frame shows it on the robe, too: glare lifts black
+            # legs to a grey nearer the cushion's colour than black's
+            colour = np.vstack([colour, robe[None]])
         # colour rather than brightness: a metal's side facing away from the light is
         # dark (black, which has no colour, by its darkness)
         weight = c.brightness_weight if metal == "black" else c.leg_brightness_weight
+
+        def on_metal(points: FloatArray) -> NDArray[np.bool_]:
+            return np.asarray(colour_distance(points, colour, weight).min(axis=1)
+                              < colour_distance(points, self._under_features[beneath],
+                                                weight).min(axis=1))
+
+        step = 2.0 * c.monk_across_mm / (_ACROSS_POINTS - 1)
+        on_line = on_metal(across)
+        # a hand beside the legs would end them early: what looks more like skin than
+        # like the seat is not seen
+        skin = colour_distance(across, self._foreign, c.brightness_weight).min(axis=1) \
+            < colour_distance(across, self._under_features[beneath],
+                              c.brightness_weight).min(axis=1)
+        middle = slice(_ACROSS_POINTS // 2 - 1, _ACROSS_POINTS // 2 + 2)
+        if across_seen[middle].all() and not on_line[middle].any():
+            # the robe's metal is not on the legs beneath it: a hand or a neighbour's
+            # piece in front of the robe, not a monk of that metal
+            return None, 0.0, "its legs are not the metal of its robe"
+        width = _run_width(on_line, across_seen, ~skin, step)
+        by_width: tuple[str | None, float, str] | None = None
+        if width is not None:
+            least, master_most, grand_least = c.monk_width_mm
+            split = (master_most + grand_least) / 2.0
+            sureness = min(1.0, 0.5 + abs(width - split) / c.monk_width_scale_mm)
+            if width >= grand_least:
+                by_width = "grand", sureness, ""
+            elif least <= width <= master_most:
+                by_width = "master", sureness, ""
+            else:
+                return None, 0.0, "Grand Master or master: its width does not tell"
         votes = []
-        for points, least in ((legs, _LEG_POINTS // 2), (head, _HEAD_POINTS // 2)):
-            if len(points) < least or (points is head and not head_cue):
+        for points, fewest in ((legs, _LEG_POINTS // 2), (head, _HEAD_POINTS // 2)):
+            if len(points) < fewest or (points is head and not head_cue):
                 continue
-            on_metal = colour_distance(points, colour, weight).min(axis=1) \
-                < colour_distance(points, self._under_features[beneath], weight).min(axis=1)
-            votes.append(float(on_metal.mean()))
+            votes.append(float(on_metal(points).mean()))
+        by_votes: tuple[str | None, float, str]
         if not votes:
-            return None, 0.0, LEGS_HIDDEN
-        if any(c.min_size_share > share > 1.0 - c.min_size_share for share in votes) \
+            by_votes = None, 0.0, LEGS_HIDDEN
+        elif any(c.min_size_share > share > 1.0 - c.min_size_share for share in votes) \
                 or len({share >= 0.5 for share in votes}) > 1:
-            return None, 0.0, "Grand Master or master: its legs and head do not tell"
-        share = float(np.mean(votes))
-        return ("grand" if share >= 0.5 else "master"), max(share, 1.0 - share), ""
+            by_votes = None, 0.0, "Grand Master or master: its legs and head do not tell"
+        else:
+            share = float(np.mean(votes))
+            by_votes = ("grand" if share >= 0.5 else "master"), max(share, 1.0 - share), ""
+        if by_width is None:
+            return by_votes
+        if by_votes[0] is not None and by_votes[0] != by_width[0] \
+                and self._looks_like_seat(colour[0], beneath):
+            # a metal near the colour of its seat (silver on a faded mandala) is told
+            # from it too roughly for either cue alone
+            return None, 0.0, "Grand Master or master: its width and legs disagree"
+        return by_width
+
+
+def _robe_height(slant: float, c: ReadConfig) -> float:
+    """How high above its seat a monk's robe is read on a square seen at ``slant``
+    (horizontal distance to the camera over its height): at most
+    ``monk_robe_height_mm``, and low enough that, with no monk there, the rays through
+    the robe's points still meet the seat's top within ``monk_robe_reach_mm`` of its
+    middle. Higher in a slanted view, they pass over the seat and meet the square
+    behind it: its light stone looks like a silver monk."""
+    if slant <= 0.0:
+        return c.monk_robe_height_mm
+    return min(c.monk_robe_height_mm, (c.monk_robe_reach_mm - c.monk_robe_mm) / slant)
+
+
+def _run_width(on: NDArray[np.bool_], seen: NDArray[np.bool_], beside: NDArray[np.bool_],
+               step: float) -> float | None:
+    """The width (mm) of the run of ``on`` points through the middle of a line of
+    points ``step`` apart; ``None`` when its middle is not on, when it runs into a
+    point not seen or the line's end before two points in a row are off, or when
+    what lies a little past its end is not what it stands on (``beside`` false: a
+    hand beside the legs would end the run early)."""
+    middle = len(on) // 2
+    if not (seen[middle - 1:middle + 2].all() and on[middle - 1:middle + 2].all()):
+        return None
+    ends = []
+    for direction in (1, -1):
+        i = middle
+        while True:
+            i += direction
+            j = i + direction
+            if not 0 <= j < len(on) or not (seen[i] and seen[j]):
+                return None
+            if not on[i] and not on[j]:
+                # past the blurred edge (a mix of metal and seat can look like skin)
+                past = min(max(j + 2 * direction, 0), len(on) - 1)
+                if not (beside[past] and seen[past]):
+                    return None
+                ends.append(i - direction / 2.0)
+                break
+    return abs(ends[0] - ends[1]) * step
 
 
 def _disc(count: int, radius: float) -> FloatArray:
@@ -440,6 +730,19 @@ def _disc(count: int, radius: float) -> FloatArray:
     r = radius * np.sqrt(k / count)
     a = k * math.pi * (3.0 - math.sqrt(5.0))
     return np.column_stack([r * np.cos(a), r * np.sin(a)])
+
+
+def _across(centre: FloatArray, camera: FloatArray | None, reach: float) -> FloatArray:
+    """Offsets (``_ACROSS_POINTS``, 2) from ``centre`` on a line through it square to
+    the direction of the camera (along x when the camera looks straight down on it),
+    ``reach`` to either side: a round piece's width along it shows whatever its
+    height, and does not change as the piece is pushed along it."""
+    if camera is None or np.linalg.norm(camera[:2] - centre) < 1.0:
+        side = np.array([1.0, 0.0])
+    else:
+        towards = (camera[:2] - centre) / np.linalg.norm(camera[:2] - centre)
+        side = np.array([-towards[1], towards[0]])
+    return np.asarray(np.linspace(-reach, reach, _ACROSS_POINTS)[:, None] * side[None])
 
 
 def _facing_arc(centre: FloatArray, camera: FloatArray | None, radius: float) -> FloatArray:
