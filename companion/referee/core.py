@@ -275,9 +275,11 @@ class Referee:
         before the move (the last piece put down a frame ago): the verdict on the table
         with those readings. If a legal move fits it, the done waits (``DONE_WAIT``
         times the frames a reading takes, at most) and is judged again as the table is
-        believed; if not, that verdict is the flag, on the pieces as last read. None:
-        no such reading (a reading going back to the position before may be a flicker
-        hiding the illegal move: no reason to wait)."""
+        believed; if not, and nothing believed has changed yet, that verdict is the
+        flag, on the pieces as last read (otherwise the believed table is: one frame's
+        misreading must not change the rule named). None: no such reading (a reading
+        going back to the position before may be a flicker hiding the illegal move: no
+        reason to wait)."""
         if frames > DONE_WAIT * self.config.stable_frames or not self.sources:
             return None
         before = self.expected_table()
@@ -389,8 +391,9 @@ class Referee:
             if look is not None and look.kind in ("accepted", "ambiguous"):
                 self._done_frames = max(waited, 0)
                 return []
-            if look is not None and look.kind == "illegal":
-                verdict = look
+            if look is not None and look.kind == "illegal" and not observation.differences(
+                    self.expected_table(), min_confidence=self.config.sure):
+                verdict = look  # nothing believed changed yet: name what was last read
         held, self._held = self._held, None
         if verdict.kind == "illegal" and not turn_done and self.status == self.WATCHING \
                 and self._confirming > 0:
