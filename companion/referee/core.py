@@ -131,12 +131,13 @@ class Debouncer:
     def observation(self) -> Observation:
         return Observation.trusted(self.schema, dict(self.stable))
 
-    def latest_changes(self) -> dict[str, Reading]:
+    def latest_changes(self, frames: int = 1) -> dict[str, Reading]:
         """The elements last read otherwise than believed (a change not believed yet,
-        or a reading disturbed once), with that reading."""
-        stable = self.stable
-        return {e: r for e, r in self._candidate.items()
-                if r.value != stable[e].value or type(r.value) is not type(stable[e].value)}
+        or a reading disturbed once), with that reading; only those read so at least
+        ``frames`` times in a row."""
+        stable, count = self.stable, self._count
+        return {e: r for e, r in self._candidate.items() if count[e] >= frames and (
+            r.value != stable[e].value or type(r.value) is not type(stable[e].value))}
 
 
 class Referee:
@@ -269,22 +270,22 @@ class Referee:
         self._done_frames = 0
         return self._evaluate(turn_done=True)
 
-    def _done_look(self, frames: int) -> Verdict | None:
+    def _done_look(self, frames: int, read: int = 1) -> Verdict | None:
         """For a ``done`` the believed table says is illegal, when some elements were
         last read with a new value, unlike both the believed table and the position
         before the move (the last piece put down a frame ago): the verdict on the table
         with those readings. If a legal move fits it, the done waits (``DONE_WAIT``
         times the frames a reading takes, at most) and is judged again as the table is
-        believed; if not, and nothing believed has changed yet, that verdict is the
-        flag, on the pieces as last read (otherwise the believed table is: one frame's
-        misreading must not change the rule named). None: no such reading (a reading
-        going back to the position before may be a flicker hiding the illegal move: no
-        reason to wait)."""
+        believed; if not, and nothing believed has changed yet, the same verdict on the
+        readings seen ``read`` (2) times running is the flag, on the pieces as last read
+        (otherwise the believed table is: one frame's misreading must not change the
+        rule named). None: no such reading (a reading going back to the position before
+        may be a flicker hiding the illegal move: no reason to wait)."""
         if frames > DONE_WAIT * self.config.stable_frames or not self.sources:
             return None
         before = self.expected_table()
         fresh = {e: reading for debouncer in self.sources.values()
-                 for e, reading in debouncer.latest_changes().items()
+                 for e, reading in debouncer.latest_changes(read).items()
                  if reading.value is not None and reading.value != before.value(e)}
         if not fresh:  # only readings going back to the position before: no new piece
             return None
@@ -393,7 +394,11 @@ class Referee:
                 return []
             if look is not None and look.kind == "illegal" and not observation.differences(
                     self.expected_table(), min_confidence=self.config.sure):
-                verdict = look  # nothing believed changed yet: name what was last read
+                # nothing believed changed yet: name what was read twice running (a
+                # single frame's misreading is no move: done on a still table is a pass)
+                named = self._done_look(max(waited, 0), read=2)
+                if named is not None and named.kind == "illegal":
+                    verdict = named
         held, self._held = self._held, None
         if verdict.kind == "illegal" and not turn_done and self.status == self.WATCHING \
                 and self._confirming > 0:
