@@ -183,11 +183,18 @@ class Shot:
                 f"{self.size[0]}x{self.size[1]}" + ("-markers" if self.markers else ""))
 
 
-def _state_observation(game: str, seed: int, depth: int) -> Any:
-    from engines import Dice, rules_class
+def _set_rules(game: str) -> Any:
+    """The rules every table of ``game``'s set is played by (what is in play)."""
+    from engines import rules_class
 
     cls = rules_class(game)
-    rules = cls(cls.default_players(PLAYERS[game]))
+    return cls(cls.default_players(PLAYERS[game]))
+
+
+def _state_observation(game: str, seed: int, depth: int) -> Any:
+    from engines import Dice
+
+    rules = _set_rules(game)
     state = rules.initial_state()
     dice = Dice(seed)
     for _ in range(depth):
@@ -403,7 +410,7 @@ def time_reading(game: str, seed: int, cache: Path | None,
 
     out = []
     for size in TIMING_SIZES:
-        reader = reader_for(game)
+        reader = reader_for(game, rules=_set_rules(game))
         shots = [Shot(game, "hardest", 1000 + i, seed, size) for i in range(TIMING_FRAMES)]
         pictures = [load_shot(s, cache, progress) for s in shots]
         read_ms, both_ms, new_ms = [], [], []
@@ -444,7 +451,7 @@ def run_bench(games: list[str], levels: list[str], frames: int, seed: int,
     located = []
     timings: list[Timing] = []
     for game in games:
-        reader = reader_for(game)
+        reader = reader_for(game, rules=_set_rules(game))
         for level in levels:
             result = LevelResult(game, level, 0)
             for index in range(frames):

@@ -74,17 +74,20 @@ class PipelineResult:
 
 
 def reader_for(game: str, model: BoardModel | None = None,
-               colours: Any = None) -> BoardReader:
+               colours: Any = None, rules: Any = None) -> BoardReader:
     """The reader of ``game``'s table (ShenShi's and Shendao's look twice, their own way),
-    with the piece colours of ``colours`` (a calibration ``ColourModel``) when given.
-    Raises ``vision.models.ModelError`` for a game without a board model."""
+    with the piece colours of ``colours`` (a calibration ``ColourModel``) when given,
+    and told what ``rules`` (the game's rules object) put on the table when given
+    (ShenShi: the monks' metals in play). Raises ``vision.models.ModelError`` for a
+    game without a board model."""
     config = ReadConfig.for_game(game)
     if colours is not None:
         config = with_colour_model(config, game, colours)
     if game == "shenshi":
-        from vision.read_shenshi import ShenshiReader
+        from vision.read_shenshi import ShenshiReader, metals_in_play
 
-        return ShenshiReader(model, config)
+        return ShenshiReader(model, config,
+                             None if rules is None else metals_in_play(rules))
     if game == "shendao":
         from vision.read_shendao import ShendaoReader
 
@@ -124,7 +127,8 @@ class Pipeline:
     ``view``: a fixed view to use instead of locating the board. ``locator``,
     ``stillness``, ``reader``: replace a stage (default: markers, the stillness
     detector with the board model, :func:`reader_for` the game). ``colours``: the
-    set's calibration colour model (:func:`profile_colours`), for the default reader.
+    set's calibration colour model (:func:`profile_colours`), and ``rules``, the game's
+    rules object (what is in play), for the default reader.
     ``require_still=False``: read every frame whatever the stillness says (pictures
     one by one). Raises
     ``vision.models.ModelError`` for a game without a board model.
@@ -134,10 +138,11 @@ class Pipeline:
                  locator: LocatesBoard | None = None,
                  stillness: DetectsStillness | None = None,
                  reader: BoardReader | None = None, model: BoardModel | None = None,
-                 colours: Any = None, require_still: bool = True) -> None:
+                 colours: Any = None, rules: Any = None,
+                 require_still: bool = True) -> None:
         self.game = game
         self.model = model or load_model(game)
-        self.reader = reader or reader_for(game, self.model, colours)
+        self.reader = reader or reader_for(game, self.model, colours, rules)
         if locator is None and view is not None:
             locator = _FixedView(view)
         if locator is None:

@@ -319,6 +319,36 @@ class ReadConfig:
     bare_under_cushion_confidence: float = 0.6
     """How sure a ShenShi tile is bare stone when a cushion is read on it and its own
     colour is unsure (the rules put cushions on empty squares only)."""
+    intact_pattern_margin: float = 0.6
+    intact_pattern_confidence: float = 0.6
+    """A ShenShi tile left unread with no cushion on it is intact, this sure, when the
+    median colour of its band's corners is this much nearer an intact mandala's
+    yellow than its red, and that of its edges' middles this much nearer its red than
+    its yellow. Measured on the bench's sets (seeds 1 to 5 at the hardest level,
+    marked squares): bare stone, faded mandalas and hands over them at most 0.28 on
+    the lesser of the two; 74 of the 249 intact mandalas left unread 0.6 or more."""
+    faded_marked_distance: float = 0.4
+    faded_marked_margin: float = 0.12
+    faded_marked_confidence: float = 0.6
+    """A ShenShi tile left unread on a marked square with no cushion is faded, this
+    sure, when its colour is at most ``faded_marked_distance`` from a faded mandala's
+    and ``faded_marked_margin`` nearer it than the marked stone and an intact mandala.
+    Measured on the bench's sets (seeds 1 to 5 at the hardest level), the marked
+    stone's colour is at most 0.05 nearer a faded mandala's than its own (0.43 or
+    more from it); faded mandalas left unread, 0.17 or more (0.04 to 0.39 from it)."""
+    bare_off_marked_confidence: float = 0.6
+    """How sure a ShenShi tile off the marked squares is bare stone when its own colour
+    is unsure (the rules draw the tiles onto the marked squares, and never move them)."""
+    no_legs_run_mm: float = 5.0
+    no_legs_confidence: float = 0.6
+    """A ShenShi robe left unsure between a metal and its seat (or mixed, or like
+    neither) is no monk, this sure, when the line across its crossed legs, all seen,
+    shows neither skin nor a metal in play (or the robe's colour) on more than
+    ``no_legs_run_mm`` in a row (a master's legs are 15 mm wide). Measured on the
+    bench's sets (seeds 1 to 5 at the hardest level), robes so left unsure: on monks
+    the shortest longest run was 7.5 mm (a silver master on a faded mandala), on
+    empty seats 0 to 24.5 mm (half of them 5 mm or less; a faded mandala under glare
+    runs long)."""
     metal_margin: float = 0.2
     """A metal must be this much nearer a robe's colour than the next metal (copper in
     shade is nearly as dark as black, and as little coloured)."""

@@ -9,111 +9,56 @@ Each is read where it shows past what stands on it (:class:`ShenshiReader`):
 - the **cushion** on a ring of its top between a monk's legs and its edge, the points
   a monk could hide left out the same way;
 - the **monk** last, once the tile and the cushion say how high it sits: its metal on
-  its robe (both sizes wear it at the same height above their seat), its size on its
-  crossed legs, which reach past a master's on the side facing the camera only for a
-  Grand Master.
+  its robe, its size on its crossed legs (:mod:`vision.read_monks`).
 
-Everything else (light, glare, hands, confidence, abstaining) is :class:`BoardReader`'s.
+What the rules allow settles what the colours leave open: the tiles are drawn onto
+the marked squares and never move, cushions go on empty squares only, and monks sit
+on cushions and faded mandalas only. Everything else (light, glare, hands,
+confidence, abstaining) is :class:`BoardReader`'s.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from engines.observation import UNKNOWN, Reading
 from vision.models import BoardModel, Element
-from vision.read import (
-    COVERED,
-    LEGS_HIDDEN,
-    MONK_IN_FRONT,
-    SEAT_NOT_READ,
-    TIED,
-    UNSEEN_REASONS,
-    BoardReader,
-    place_points,
-    square_ring,
-)
-from vision.read_colour import (
-    EPS,
-    FloatArray,
-    Kind,
-    Light,
-    colour_distance,
-    features_of,
-    linear_of,
-)
-from vision.read_config import (
-    BLOND_BGR,
-    FADED_BGR,
-    HALL_BGR,
-    INTACT_BGR,
-    ORANGE_BGR,
-    ReadConfig,
-)
+from vision.read import TIED, UNSEEN_REASONS, place_points, square_ring
+from vision.read_colour import FloatArray, Kind, colour_distance, features_of, linear_of
+from vision.read_config import INTACT_BGR, ReadConfig
+from vision.read_monks import NONE, MonkReading, hidden_by
 from vision.view import BoardView
 
-_NONE = "none"
-# the metals told apart by brightness alone
-_GREY_METALS = frozenset({"silver", "black"})
-_ROBE_POINTS = 16
-_LEG_POINTS = 8
-_HEAD_POINTS = 8
-# points across the crossed legs, square to the camera's direction, from side to side
-_ACROSS_POINTS = 49
-_PER_SEAT = _ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS + _ACROSS_POINTS
-_PARTS = (slice(0, _ROBE_POINTS), slice(_ROBE_POINTS, _ROBE_POINTS + _LEG_POINTS),
-          slice(_ROBE_POINTS + _LEG_POINTS, _ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS),
-          slice(_ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS, _PER_SEAT))
-# Sample heights along a ray when looking for what could hide a point.
-_RAY_STEPS = 12
+if TYPE_CHECKING:
+    from engines.shenshi.rules import ShenshiRules
 
 
-class ShenshiReader(BoardReader):
+def metals_in_play(rules: ShenshiRules) -> tuple[str, ...]:
+    """The metals of the monks a game of ``rules`` puts on the table: its players',
+    and black, neutral with 2 or 3 players (RULINGS 3)."""
+    return tuple(rules.players) + (("black",) if rules.has_neutral else ())
+
+
+class ShenshiReader(MonkReading):
     """:class:`BoardReader` for ShenShi (see the module's docstring)."""
 
-    def __init__(self, model: BoardModel | None = None,
-                 config: ReadConfig | None = None) -> None:
-        super().__init__("shenshi", model, config)
-        self.special_kinds = frozenset({"monk"})
-        p = self.model.pieces
-        self._tile_z = p["tile_thickness_mm"]
-        self._cushion_z = p["cushion_height_mm"]
-        # the seats a monk may have: the board, a tile, a cushion, a cushion on a tile
-        self._seats = (0.0, self._tile_z, self._cushion_z, self._tile_z + self._cushion_z)
-        self._squares = [e.name.split(" ")[0] for e in self.elements if e.kind == "tile"]
-        self._tiles = {e.name.split(" ")[0]: e for e in self.elements if e.kind == "tile"}
+    def __init__(self, model: BoardModel | None = None, config: ReadConfig | None = None,
+                 metals: Sequence[str] | None = None) -> None:
+        """``metals``: the monks' metals in play (:func:`metals_in_play`; default all
+        four): a robe is read as one of these only. Raises ``ValueError`` for a metal
+        the board model does not know."""
+        super().__init__(model, config, metals)
         self._index = {e.name: i for i, e in enumerate(self.elements)}
-        # each cushion's colours (top, middle, tuft, tuft blurred into the middle)
-        self._cushion_features = {
-            name: features_of(np.array([linear_of(c) for c in colours]))
-            for name, colours in (("blond", BLOND_BGR), ("orange", ORANGE_BGR))}
-        self._cushion_tops: dict[str, FloatArray] = {}
-        self._tile_guess: dict[str, str | None] = {}
-        from engines.shenshi.board import load_board, square_name
-
-        self._marked = {square_name(s) for s in load_board().marked}
-        monk = self.kinds["monk"]
-        self._metal_names = [n for n in monk.names if n != _NONE]
-        self._metal_colours = np.array([
-            monk.prototypes[monk.owner == monk.names.index(m)][0] for m in self._metal_names])
-        self._head_cue = np.zeros(len(self._squares), dtype=bool)
-        self._tuft_seen = np.ones(len(self._squares), dtype=bool)
-        self._beneath_cache: dict[tuple[str, object, object, bool], NDArray[np.bool_]] = {}
-        # every colour that can lie under a monk, once: a square's set is a mask of it
-        self._under = tuple(dict.fromkeys(HALL_BGR + INTACT_BGR + FADED_BGR + BLOND_BGR
-                                          + ORANGE_BGR))
-        self._under_features = features_of(np.array([linear_of(c) for c in self._under]))
-        # the cushions' dark tufts: points may fall on one, a median of them not
-        self._tufts = np.array([c in (BLOND_BGR[2], ORANGE_BGR[2]) for c in self._under])
-        self._under_brightness = self._under_features.mean(axis=1)
-        self._occluders: list[list[int]] = [[] for _ in self._squares]
         band = square_ring(self.config.samples_per_side ** 2, (0.45, 0.475))
         nearest_axis = np.abs(band).min(axis=1)
         # the printed corner triangles, and the plain middle of the edges
         self._tile_corners = (nearest_axis > 0.32, nearest_axis < 0.15)
+        # an intact mandala's red edge and yellow corner triangles
+        self._intact_colours = features_of(np.array([linear_of(c) for c in INTACT_BGR[:2]]))
 
     # --- where to look -------------------------------------------------------------------
 
@@ -134,7 +79,7 @@ class ShenshiReader(BoardReader):
         marked."""
         allowed = np.ones(len(kind.owner), dtype=bool)
         if element.kind in ("tile", "cushion"):
-            hall = np.flatnonzero(kind.owner == kind.names.index(_NONE))
+            hall = np.flatnonzero(kind.owner == kind.names.index(NONE))
             square = element.name.split(" ")[0]
             own = 2 if square in self._marked else \
                 (ord(square[0]) - ord("a") + int(square[1:])) % 2
@@ -158,7 +103,7 @@ class ShenshiReader(BoardReader):
                   (0.74 * grand_r, True, seat, seat + 0.93 * grand_h)]
         if element.kind == "tile":
             solids.append((p["cushion_mm"] / 2.0, False, 0.0, seat))
-        return _hidden_by(points, camera, centre, solids)
+        return hidden_by(points, camera, centre, solids)
 
     def _check_colours(self, features: FloatArray, visible: NDArray[np.bool_],
                        blocked: NDArray[np.bool_], readings: dict[str, Reading],
@@ -183,7 +128,7 @@ class ShenshiReader(BoardReader):
                 continue
             value = readings[name].value
             tied = value is None and reasons.get(name) == TIED \
-                and self._tied_between(features[i][seen[i]], element) == {_NONE, "faded"}
+                and self._tied_between(features[i][seen[i]], element) == {NONE, "faded"}
             if value != "faded" and not tied:
                 continue
             printed = self._printed_corners(features[i], seen[i])
@@ -193,13 +138,16 @@ class ShenshiReader(BoardReader):
                     reasons[name] = "a faded tile or bare stone: too close to tell"
                 continue
             if tied and not printed:
-                readings[name] = Reading(_NONE, c.bare_corner_confidence)
+                readings[name] = Reading(NONE, c.bare_corner_confidence)
                 del reasons[name]
             elif value == "faded" and (not printed
                                        or readings[name].confidence < c.faded_min_confidence):
                 readings[name] = UNKNOWN
                 reasons[name] = "a faded tile or bare stone: too close to tell"
         self._bare_under_cushions(features, seen, readings, reasons)
+        self._intact_by_pattern(features, seen, readings, reasons)
+        self._bare_off_marked(features, seen, readings, reasons)
+        self._faded_on_marked(features, seen, readings, reasons)
         # the nearest colour of each tile left unread
         self._tile_guess = {}
         for square in self._squares:
@@ -222,14 +170,82 @@ class ShenshiReader(BoardReader):
         c = self.config
         for square in self._squares:
             tile = f"{square} tile"
-            if readings[f"{square} cushion"].value in (None, _NONE) \
+            if readings[f"{square} cushion"].value in (None, NONE) \
                     or readings[tile].value not in (None, "faded") \
                     or reasons.get(tile) in UNSEEN_REASONS:
                 continue
             i = self._index[tile]
             ranked = self._ranked_classes(features[i][seen[i]], self.elements[i])
             if ranked and ranked[0] != "intact":
-                readings[tile] = Reading(_NONE, c.bare_under_cushion_confidence)
+                readings[tile] = Reading(NONE, c.bare_under_cushion_confidence)
+                reasons.pop(tile, None)
+
+    def _bare_off_marked(self, features: FloatArray, seen: NDArray[np.bool_],
+                         readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+        """The mandala tiles are drawn onto the marked squares at the start and never
+        move (RULINGS): any other square is bare stone. One whose tile, in view, is
+        left unread is read bare unless its colour is nearest an intact mandala (a tile
+        put there by mistake, which the referee should hear of; a faded one under
+        glare would pass for the stone, as an unread one would be taken for it)."""
+        c = self.config
+        for square in self._squares:
+            tile = f"{square} tile"
+            if square in self._marked or readings[tile].known \
+                    or reasons.get(tile) in UNSEEN_REASONS:
+                continue
+            i = self._index[tile]
+            ranked = self._ranked_classes(features[i][seen[i]], self.elements[i])
+            if ranked and ranked[0] != "intact":
+                readings[tile] = Reading(NONE, c.bare_off_marked_confidence)
+                reasons.pop(tile, None)
+
+    def _intact_by_pattern(self, features: FloatArray, seen: NDArray[np.bool_],
+                           readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+        """Under the warm lamp an intact mandala's red edge and yellow corners look like
+        skin, and its tile is taken for a hand (or for none of its pieces). A hand, the
+        stone and a faded mandala are alike at the band's corners and in the middles
+        of its edges; an intact mandala is not: a tile left unread, with no cushion on
+        it, whose corners are clearly nearer the print's yellow than its red and whose
+        edges' middles clearly nearer its red than its yellow is intact."""
+        c = self.config
+        corner, middle = self._tile_corners
+        red, yellow = self._intact_colours
+        w = c.brightness_weight
+        for square in self._squares:
+            tile = f"{square} tile"
+            if readings[tile].known or readings[f"{square} cushion"].value != NONE:
+                continue
+            i = self._index[tile]
+            corners, middles = seen[i] & corner, seen[i] & middle
+            if corners.sum() < 3 or middles.sum() < 3:
+                continue
+            at = np.vstack([np.median(features[i][corners], axis=0),
+                            np.median(features[i][middles], axis=0)])
+            d = colour_distance(at, np.vstack([red, yellow]), w)  # (corners, middles) x
+            if d[0, 0] - d[0, 1] >= c.intact_pattern_margin \
+                    and d[1, 1] - d[1, 0] >= c.intact_pattern_margin:
+                readings[tile] = Reading("intact", c.intact_pattern_confidence)
+                reasons.pop(tile, None)
+
+    def _faded_on_marked(self, features: FloatArray, seen: NDArray[np.bool_],
+                         readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+        """A marked square's own stone is sand-coloured, unlike a faded mandala (the
+        light stone of the other squares is as grey): a marked square's tile left
+        unread, in view, with no cushion on it, whose colour is near a faded
+        mandala's and clearly nearer it than the stone, is faded, whether its printed
+        corners show or not (glare hides them)."""
+        c = self.config
+        for square in self._marked:
+            tile = f"{square} tile"
+            if readings[tile].known or reasons.get(tile) in UNSEEN_REASONS \
+                    or readings[f"{square} cushion"].value != NONE:
+                continue
+            i = self._index[tile]
+            d = self._class_distances(features[i][seen[i]], self.elements[i])
+            if d and d["faded"] <= c.faded_marked_distance \
+                    and d[NONE] - d["faded"] >= c.faded_marked_margin \
+                    and d["intact"] - d["faded"] >= c.faded_marked_margin:
+                readings[tile] = Reading("faded", c.faded_marked_confidence)
                 reasons.pop(tile, None)
 
     def _check_marked_cushions(self, features: FloatArray, seen: NDArray[np.bool_],
@@ -247,7 +263,7 @@ class ShenshiReader(BoardReader):
             tile, cushion = f"{square} tile", f"{square} cushion"
             value = readings[cushion].value
             under = readings[tile].value
-            if not (under in (_NONE, None) and value in (_NONE, "blond")):
+            if not (under in (NONE, None) and value in (NONE, "blond")):
                 continue
             t, k = self._index[tile], self._index[cushion]
             if seen[t].sum() < 3 or seen[k].sum() < 3:
@@ -257,11 +273,11 @@ class ShenshiReader(BoardReader):
             # over a tile not read, the band may show a tile, and a cushion's place
             # looks unlike it either way: only a far brighter place counts against
             # "none" there, or a brighter one where the band looks like the stone
-            least = bare if under == _NONE else c.blond_over_unread_brighter
+            least = bare if under == NONE else c.blond_over_unread_brighter
             if under is None and self._ranked_classes(features[t][seen[t]],
-                                                      self.elements[t])[:1] == [_NONE]:
+                                                      self.elements[t])[:1] == [NONE]:
                 least = c.blond_over_stone_brighter
-            if (value == "blond" and brighter < blond) or (value == _NONE and brighter > least):
+            if (value == "blond" and brighter < blond) or (value == NONE and brighter > least):
                 readings[cushion] = UNKNOWN
                 reasons[cushion] = "a blond cushion or the marked stone: too close to tell"
 
@@ -289,486 +305,17 @@ class ShenshiReader(BoardReader):
     def _ranked_classes(self, features: FloatArray, element: Element) -> list[str]:
         """A tile's classes, nearest its samples' median colour first (none without
         samples)."""
+        distances = self._class_distances(features, element)
+        return sorted(distances, key=distances.__getitem__)
+
+    def _class_distances(self, features: FloatArray, element: Element) -> dict[str, float]:
+        """How far a tile's samples' median colour is from each class (empty without
+        samples)."""
         kind = self.kinds["tile"]
         if len(features) == 0:
-            return []
+            return {}
         distances = colour_distance(np.median(features, axis=0)[None], kind.prototypes,
                                     self.config.brightness_weight)[0]
         distances[~self._allowed(element, kind)] = np.inf
-        per_class = [distances[kind.owner == k].min() for k in range(len(kind.names))]
-        return [kind.names[int(k)] for k in np.argsort(per_class)]
-
-    def _extra_points(self, view: BoardView) -> FloatArray:
-        """Per square and seat height: the robe's points, the legs' points and the
-        points where only a Grand Master's head is."""
-        c = self.config
-        robe = _disc(_ROBE_POINTS, c.monk_robe_mm)
-        head = _disc(_HEAD_POINTS, c.monk_head_mm)
-        camera = None if view.projection is None else \
-            -np.linalg.solve(view.projection[:, :3], view.projection[:, 3])
-        above = self.model.pieces["grand_height_mm"] - self.model.pieces["master_height_mm"]
-        blocks, head_cue, tuft_seen, robe_heights = [], [], [], []
-        for square in self._squares:
-            centre = np.array(self._tiles[square].centre_mm)
-            legs = _facing_arc(centre, camera, c.monk_arm_mm)
-            # the head tells only where a ray past a master's head misses it
-            slant = math.inf if camera is None or camera[2] <= 0 else \
-                float(np.linalg.norm(camera[:2] - centre)) / camera[2]
-            head_cue.append(camera is not None and above / 2 * slant > c.monk_head_miss_mm)
-            robe_height = _robe_height(slant, c)
-            robe_heights.append(robe_height)
-            # without a monk, the robe's rays meet the cushion this far beyond them
-            tuft_seen.append(robe_height * slant < c.cushion_tuft_mm + c.monk_robe_mm)
-            across = _across(centre, camera, c.monk_across_mm)
-            for seat in self._seats:
-                for points, z in ((robe, robe_height), (legs - centre, c.monk_leg_height_mm),
-                                  (head, c.monk_head_height_mm),
-                                  (across, c.monk_across_height_mm)):
-                    blocks.append(np.column_stack([points + centre,
-                                                   np.full(len(points), seat + z)]))
-        self._head_cue = np.array(head_cue)
-        self._tuft_seen = np.array(tuft_seen)
-        self._occluders = self._neighbours_in_front(camera, robe, robe_heights)
-        return np.vstack(blocks)
-
-    def _neighbours_in_front(self, camera: FloatArray | None, robe: FloatArray,
-                             robe_heights: list[float]) -> list[list[int]]:
-        """For each square, the neighbouring squares whose monk, if there is one, could
-        stand between the camera and this square's monk's robe (read ``robe_heights``
-        above the seat)."""
-        if camera is None:
-            return [[] for _ in self._squares]
-        p = self.model.pieces
-        seat = self._seats[-1]
-        tall = (p["grand_base_mm"] / 2.0, True, seat, seat + p["grand_height_mm"])
-        centres = [np.array(self._tiles[s].centre_mm) for s in self._squares]
-        pitch = self.model.pieces["tile_mm"] + 3.0  # the squares are a little wider
-        out = []
-        for q, centre in enumerate(centres):
-            points = np.column_stack([robe + centre, np.full(len(robe), seat + robe_heights[q])])
-            out.append([k for k, other in enumerate(centres) if k != q
-                        and np.linalg.norm(other - centre) < 1.5 * pitch
-                        and _hidden_by(points, camera, other, [tall]).any()])
-        return out
-
-    def _rests_on(self, element: str, why: str | None) -> str | None:
-        """A monk not read because its seat was not: its cushion's abstention."""
-        if why == SEAT_NOT_READ:
-            return element.replace(" monk", " cushion")
-        return super()._rests_on(element, why)
-
-    # --- the monks ---------------------------------------------------------------------------
-
-    def _read_extra(self, linear: FloatArray, hidden: NDArray[np.bool_], light: Light,
-                    classes: dict[int, int], readings: dict[str, Reading],
-                    reasons: dict[str, str]) -> None:
-        per_seat = _PER_SEAT
-        centres = np.array([self._tiles[s].centre_mm for s in self._squares])
-        samples = linear.reshape(len(self._squares), len(self._seats), per_seat, 3)
-        seen = ~hidden.reshape(len(self._squares), len(self._seats), per_seat)
-        seats = {square: self._seats_of(square, readings) for square in self._squares}
-        # every square's samples at its seats, in one pass
-        pairs = [(q, seat) for q, square in enumerate(self._squares) for seat in seats[square]]
-        if pairs:
-            rows, columns = np.array(pairs).T
-            features = self._albedo(samples[rows, columns], centres[rows], light)
-            sample_d, median_d, robe_seen, grey = self._robe_distances(
-                features[:, _PARTS[0]], seen[rows, columns][:, _PARTS[0]])
-        where = {pair: k for k, pair in enumerate(pairs)}
-        for q, square in enumerate(self._squares):
-            name = f"{square} monk"
-            if not seats[square]:
-                readings[name] = UNKNOWN
-                reasons[name] = SEAT_NOT_READ
-                continue
-            beneath = self._beneath(square, readings)
-            allowed = self._seat_allowed(square, readings)
-            parts, colours = [], []
-            for seat in seats[square]:
-                k = where[(q, seat)]
-                here, visible = features[k], seen[q, seat]
-                robe = here[_PARTS[0]][robe_seen[k]]
-                parts.append((here[_PARTS[1]][visible[_PARTS[1]]],
-                              here[_PARTS[2]][visible[_PARTS[2]]],
-                              here[_PARTS[3]], visible[_PARTS[3]],
-                              np.median(robe, axis=0) if len(robe) else None))
-                # read as the frame shows it and with the glare its cushion shows
-                # taken off: where the two disagree, the glare decides, and it is
-                # measured too roughly for that
-                both = []
-                for unglare in (False, True):
-                    robe_d, robe_median_d, here_beneath, tufts, brightness = \
-                        self._with_cushion_seen(square, readings,
-                                                features[k][_PARTS[0]][robe_seen[k]],
-                                                sample_d[k][robe_seen[k]], median_d[k],
-                                                beneath, float(grey[k]), unglare)
-                    both.append(self._colour(robe_d, robe_median_d, here_beneath, tufts,
-                                             allowed, brightness))
-                if both[0][0] != both[1][0]:
-                    both[0] = (None, 0.0, "glare on its cushion: its metal is unsure")
-                colours.append(both[0])
-            value, sureness, why = colours[0]
-            if any(other[0] != value for other in colours[1:]):
-                value, why = None, "a monk or not: its seat's height is unsure"
-            if value is not None and value != _NONE:
-                around = self._beneath(square, readings, middle=False)
-                sizes = [self._size(legs, head, value, around, bool(self._head_cue[q]),
-                                    across, across_seen, robe)
-                         for legs, head, across, across_seen, robe in parts]
-                size, size_sureness, why = sizes[0]
-                if any(other[0] != size for other in sizes[1:]):
-                    size, why = None, "Grand Master or master: its seat's height is unsure"
-                value = None if size is None else f"{value}-{size}"
-                sureness *= size_sureness
-            if value is None:
-                readings[name] = UNKNOWN
-                reasons[name] = why
-            else:
-                readings[name] = Reading(value, round(sureness, 4))
-        # a monk on a square nearer the camera may stand in front of this one's robe
-        for q, square in enumerate(self._squares):
-            name = f"{square} monk"
-            if readings[name].known and any(
-                    readings[f"{self._squares[k]} monk"].value != _NONE
-                    for k in self._occluders[q]):
-                readings[name] = UNKNOWN
-                reasons[name] = MONK_IN_FRONT
-
-    def _looks_like_seat(self, metal: FloatArray, beneath: NDArray[np.bool_]) -> bool:
-        """Whether a metal's colour is near one of the colours beneath it (colour
-        rather than brightness)."""
-        c = self.config
-        return bool(colour_distance(metal[None], self._under_features[beneath],
-                                    c.leg_brightness_weight).min() < c.metal_like_seat)
-
-    def _with_cushion_seen(self, square: str, readings: dict[str, Reading],
-                           robe: FloatArray, sample_d: FloatArray, median_d: FloatArray,
-                           beneath: NDArray[np.bool_], brightness: float,
-                           unglare: bool) -> tuple[
-                               FloatArray, FloatArray, NDArray[np.bool_], NDArray[np.bool_],
-                               float]:
-        """The robe's distances (samples', median's), the masks of what lies beneath
-        and of the cushions' tufts among those colours, and the median's brightness,
-        set by the cushion's top as this frame shows it (``unglare``: with the
-        glare measured on it taken off).
-
-        Glare is measured on the board's margins, and a reflection in the middle of
-        the board is missed there: it lifts black towards grey and an orange
-        cushion's weak blue (which had made its middle look like copper, and black
-        monks like the cushion's dark tuft). White light added shows on the cushion's
-        top as the same excess in every channel over the printed cushion (brighter
-        light, in proportion to each channel): that much is taken off the robe here.
-        The colours an empty cushion would then show (its top as seen, and its middle
-        and tuft at the printed cushion's ratios to it) join what lies beneath."""
-        ring = self._cushion_tops.get(square)
-        cushion = readings[f"{square} cushion"].value
-        if ring is None or len(robe) == 0 or cushion not in ("blond", "orange"):
-            return sample_d, median_d, beneath, self._tufts, brightness
-        c = self.config
-        palette = self._cushion_features[str(cushion)]
-        # seen = k * (printed + glare) per channel: brighter light (k) shows in
-        # proportion to each channel, glare the same in all of them
-        printed = np.exp(palette[0]) - EPS
-        (slope, offset), *_ = np.linalg.lstsq(
-            np.column_stack([printed, np.ones(3)]), (np.exp(ring) - EPS) - printed, rcond=None)
-        glare = max(0.0, float(offset) / max(1.0 + float(slope), 0.1)) if unglare else 0.0
-
-        def unglared(features: FloatArray) -> FloatArray:
-            linear = np.exp(features) - EPS
-            return features_of(np.maximum(linear - glare, c.local_glare_floor * linear))
-
-        robe = unglared(robe)
-        top = unglared(ring)
-        shown = palette if self._tuft_seen[self._squares.index(square)] else palette[:2]
-        colours = np.vstack([self._under_features, top + (shown - palette[0]),
-                             self._metal_colours])
-        median = np.median(robe, axis=0)
-        w = c.brightness_weight
-        return (colour_distance(robe, colours, w), colour_distance(median[None], colours, w)[0],
-                np.concatenate([beneath, np.ones(len(shown), dtype=bool)]),
-                np.concatenate([self._tufts, np.arange(len(shown)) == 2]),
-                float(median.mean()))
-
-    def _robe_distances(self, robes: FloatArray, seen: NDArray[np.bool_]) -> tuple[
-            FloatArray, FloatArray, NDArray[np.bool_], FloatArray]:
-        """For robes' samples (P, K, 3) and which are seen (P, K): every sample's and
-        the median's distances to the colours under a monk and to the metals, the
-        samples that count (seen, and nearer one of those than any skin), and the
-        median's brightness (mean log light, P)."""
-        w = self.config.brightness_weight
-        colours = np.vstack([self._under_features, self._metal_colours])
-        sample_d = colour_distance(robes, colours, w)  # (P, K, U + 4)
-        skin = colour_distance(robes, self._foreign, w).min(axis=2)
-        counted = seen & (skin >= sample_d.min(axis=2))
-        median = np.median(robes, axis=1)
-        partly = ~counted.all(axis=1) & counted.any(axis=1)
-        if partly.any():
-            median[partly] = np.nanmedian(
-                np.where(counted[partly][:, :, None], robes[partly], np.nan), axis=1)
-        return sample_d, colour_distance(median, colours, w), counted, median.mean(axis=1)
-
-    def _seats_of(self, square: str, readings: dict[str, Reading]) -> list[int]:
-        """The seat heights (indices of ``_seats``) a monk on ``square`` may have, from
-        its tile and cushion: one when both are read; over an unread tile, with or
-        without it (what is read must then read alike on both); none when the cushion
-        is unread."""
-        tile, cushion = readings[f"{square} tile"], readings[f"{square} cushion"]
-        if not cushion.known:
-            return []
-        on_cushion = 2 * (cushion.value != _NONE)
-        if not tile.known:
-            return [on_cushion, on_cushion + 1]
-        return [on_cushion + (tile.value != _NONE)]
-
-    def _seat_allowed(self, square: str, readings: dict[str, Reading]) -> bool:
-        """Whether the rules allow a monk here: a cushion, or a faded tile (or a tile
-        not read, which may be one, unless its colour is nearest an intact mandala's:
-        on the bench's sets no faded tile left unread was, 71 intact tiles and bare
-        stones were)."""
-        tile = readings[f"{square} tile"]
-        return readings[f"{square} cushion"].value != _NONE or tile.value == "faded" \
-            or (not tile.known and self._tile_guess.get(square) != "intact")
-
-    def _beneath(self, square: str, readings: dict[str, Reading],
-                 middle: bool = True) -> NDArray[np.bool_]:
-        """What a monk would hide, as a mask over the colours that can lie under one:
-        its cushion, else its tile, else the square's own stone; ``middle``: under its
-        robe (a cushion's tuft, where this view shows it there), not its legs."""
-        cushion = readings[f"{square} cushion"].value
-        tile = readings[f"{square} tile"].value
-        # the dark tuft in a cushion's middle shows past the robe only in steep views
-        middle = middle and bool(self._tuft_seen[self._squares.index(square)])
-        key = (square, cushion, tile, middle)
-        if key not in self._beneath_cache:
-            colours = set(self._beneath_colours(square, cushion, tile, middle))
-            self._beneath_cache[key] = np.array([c in colours for c in self._under])
-        return self._beneath_cache[key]
-
-    def _beneath_colours(self, square: str, cushion: object, tile: object,
-                         middle: bool) -> tuple[tuple[int, int, int], ...]:
-        if cushion in ("blond", "orange"):
-            colours = BLOND_BGR if cushion == "blond" else ORANGE_BGR
-            return colours if middle else colours[:2]  # the dark tuft is in the middle
-        if tile in ("intact", "faded"):
-            return INTACT_BGR if tile == "intact" else FADED_BGR
-        own = 2 if square in self._marked else \
-            (ord(square[0]) - ord("a") + int(square[1:])) % 2
-        if tile is None:  # not read: any tile, or none
-            return (HALL_BGR[own], *INTACT_BGR, *FADED_BGR)
-        return (HALL_BGR[own],)
-
-    def _colour(self, sample_d: FloatArray, median_d: FloatArray, beneath: NDArray[np.bool_],
-                tufts: NDArray[np.bool_], seat_allowed: bool,
-                brightness: float) -> tuple[str | None, float, str]:
-        """(metal or "none", sureness, why not) of a robe: ``sample_d`` (K, U + 4) and
-        ``median_d`` (U + 4,) are its samples' and their median's distances to the
-        colours that can lie under a monk, then to the metals; ``beneath``: the mask of
-        those that lie here; ``tufts``: the cushions' dark tufts among them (small: a
-        few points may fall on one, their median not); ``seat_allowed``: a cushion or
-        a faded tile is there (the only seats the rules allow); ``brightness``: the
-        median's mean log light."""
-        c = self.config
-        if len(sample_d) < _ROBE_POINTS // 2:
-            return None, 0.0, COVERED
-        metals = len(self._metal_names)
-        columns = np.concatenate([beneath, np.ones(metals, dtype=bool)])
-        owner = np.concatenate([np.zeros(int(beneath.sum()), dtype=np.intp),
-                                np.arange(1, metals + 1)])
-        d = np.where(np.concatenate([tufts, np.zeros(metals, dtype=bool)]), np.inf,
-                     median_d)[columns]
-        per_class = np.array([d[owner == k].min() for k in range(metals + 1)])
-        order = np.argsort(per_class)
-        best, margin = int(order[0]), float(per_class[order[1]] - per_class[order[0]])
-        # a printed pattern's median can look like a metal none of its colours is:
-        # most of the points themselves must agree
-        votes = owner[np.argmin(sample_d[:, columns], axis=1)]
-        if best != 0 and float(np.mean(votes == best)) < c.min_agreement:
-            if not seat_allowed:
-                return _NONE, c.unseated_confidence, ""
-            return None, 0.0, "partly covered or mixed"
-        if per_class[best] > c.max_distance:
-            return None, 0.0, "looks like no monk and nothing a monk sits on"
-        if not seat_allowed and per_class[0] - per_class[best] < c.unseated_margin:
-            # the rules seat monks on cushions and faded tiles only: anything short of
-            # a clear metal here is the bare stone or tile (a printed mandala's grey
-            # middle, light stone, look like silver)
-            return _NONE, c.unseated_confidence, ""
-        if margin < c.min_margin:
-            return None, 0.0, "a monk or what it would sit on: too close to tell"
-        if best != 0 and order[1] != 0 and margin < c.metal_margin:
-            return None, 0.0, "between two metals"
-        under = len(self._under)
-        plain = np.flatnonzero(beneath[:under] & ~tufts[:under])
-        if best == 0 and len(plain) and brightness < self._under_brightness[
-                plain[np.argmin(median_d[plain])]] - c.none_darker_max:
-            # far darker than the colour beneath it looks like: a black monk under
-            # glare, grey, is nearer a faded mandala's colours than black
-            return None, 0.0, "darker than what it would sit on: a dark monk?"
-        low, high = c.grey_metal_brightness
-        if best != 0 and self._metal_names[best - 1] in _GREY_METALS \
-                and low < brightness < high:
-            return None, 0.0, "black or silver: its robe is grey (glare or shade)"
-        return (_NONE if best == 0 else self._metal_names[best - 1]), \
-            min(1.0, 0.5 + margin), ""
-
-    def _size(self, legs: FloatArray, head: FloatArray, metal: str,
-              beneath: NDArray[np.bool_], head_cue: bool, across: FloatArray,
-              across_seen: NDArray[np.bool_],
-              robe: FloatArray | None = None) -> tuple[str | None, float, str]:
-        """("grand" or "master", sureness, why not): by the width of its crossed legs
-        across the line of sight (``across``: the line's samples, all of them, and
-        which are seen) where it can be measured; else a Grand Master's legs reach past
-        a master's towards the camera (``legs``) and, in oblique views, its head stands
-        where a ray passes over a master (``head``); ``robe``: the robe's median
-        colour, the metal as this frame shows it."""
-        c = self.config
-        colour = self._metal_colours[self._metal_names.index(metal)][None]
-        if robe is not None:
-            # the metal as this frame shows it on the robe, too: glare lifts black
-            # legs to a grey nearer the cushion's colour than black's
-            colour = np.vstack([colour, robe[None]])
-        # colour rather than brightness: a metal's side facing away from the light is
-        # dark (black, which has no colour, by its darkness)
-        weight = c.brightness_weight if metal == "black" else c.leg_brightness_weight
-
-        def on_metal(points: FloatArray) -> NDArray[np.bool_]:
-            return np.asarray(colour_distance(points, colour, weight).min(axis=1)
-                              < colour_distance(points, self._under_features[beneath],
-                                                weight).min(axis=1))
-
-        step = 2.0 * c.monk_across_mm / (_ACROSS_POINTS - 1)
-        on_line = on_metal(across)
-        # a hand beside the legs would end them early: what looks more like skin than
-        # like the seat is not seen
-        skin = colour_distance(across, self._foreign, c.brightness_weight).min(axis=1) \
-            < colour_distance(across, self._under_features[beneath],
-                              c.brightness_weight).min(axis=1)
-        middle = slice(_ACROSS_POINTS // 2 - 1, _ACROSS_POINTS // 2 + 2)
-        if across_seen[middle].all() and not on_line[middle].any():
-            # the robe's metal is not on the legs beneath it: a hand or a neighbour's
-            # piece in front of the robe, not a monk of that metal
-            return None, 0.0, "its legs are not the metal of its robe"
-        width = _run_width(on_line, across_seen, ~skin, step)
-        by_width: tuple[str | None, float, str] | None = None
-        if width is not None:
-            least, master_most, grand_least = c.monk_width_mm
-            split = (master_most + grand_least) / 2.0
-            sureness = min(1.0, 0.5 + abs(width - split) / c.monk_width_scale_mm)
-            if width >= grand_least:
-                by_width = "grand", sureness, ""
-            elif least <= width <= master_most:
-                by_width = "master", sureness, ""
-            else:
-                return None, 0.0, "Grand Master or master: its width does not tell"
-        votes = []
-        for points, fewest in ((legs, _LEG_POINTS // 2), (head, _HEAD_POINTS // 2)):
-            if len(points) < fewest or (points is head and not head_cue):
-                continue
-            votes.append(float(on_metal(points).mean()))
-        by_votes: tuple[str | None, float, str]
-        if not votes:
-            by_votes = None, 0.0, LEGS_HIDDEN
-        elif any(c.min_size_share > share > 1.0 - c.min_size_share for share in votes) \
-                or len({share >= 0.5 for share in votes}) > 1:
-            by_votes = None, 0.0, "Grand Master or master: its legs and head do not tell"
-        else:
-            share = float(np.mean(votes))
-            by_votes = ("grand" if share >= 0.5 else "master"), max(share, 1.0 - share), ""
-        if by_width is None:
-            return by_votes
-        if by_votes[0] is not None and by_votes[0] != by_width[0] \
-                and self._looks_like_seat(colour[0], beneath):
-            # a metal near the colour of its seat (silver on a faded mandala) is told
-            # from it too roughly for either cue alone
-            return None, 0.0, "Grand Master or master: its width and legs disagree"
-        return by_width
-
-
-def _robe_height(slant: float, c: ReadConfig) -> float:
-    """How high above its seat a monk's robe is read on a square seen at ``slant``
-    (horizontal distance to the camera over its height): at most
-    ``monk_robe_height_mm``, and low enough that, with no monk there, the rays through
-    the robe's points still meet the seat's top within ``monk_robe_reach_mm`` of its
-    middle. Higher in a slanted view, they pass over the seat and meet the square
-    behind it: its light stone looks like a silver monk."""
-    if slant <= 0.0:
-        return c.monk_robe_height_mm
-    return min(c.monk_robe_height_mm, (c.monk_robe_reach_mm - c.monk_robe_mm) / slant)
-
-
-def _run_width(on: NDArray[np.bool_], seen: NDArray[np.bool_], beside: NDArray[np.bool_],
-               step: float) -> float | None:
-    """The width (mm) of the run of ``on`` points through the middle of a line of
-    points ``step`` apart; ``None`` when its middle is not on, when it runs into a
-    point not seen or the line's end before two points in a row are off, or when
-    what lies a little past its end is not what it stands on (``beside`` false: a
-    hand beside the legs would end the run early)."""
-    middle = len(on) // 2
-    if not (seen[middle - 1:middle + 2].all() and on[middle - 1:middle + 2].all()):
-        return None
-    ends = []
-    for direction in (1, -1):
-        i = middle
-        while True:
-            i += direction
-            j = i + direction
-            if not 0 <= j < len(on) or not (seen[i] and seen[j]):
-                return None
-            if not on[i] and not on[j]:
-                # past the blurred edge (a mix of metal and seat can look like skin)
-                past = min(max(j + 2 * direction, 0), len(on) - 1)
-                if not (beside[past] and seen[past]):
-                    return None
-                ends.append(i - direction / 2.0)
-                break
-    return abs(ends[0] - ends[1]) * step
-
-
-def _disc(count: int, radius: float) -> FloatArray:
-    """``count`` points spread over a disc (a sunflower spiral)."""
-    k = np.arange(count) + 0.5
-    r = radius * np.sqrt(k / count)
-    a = k * math.pi * (3.0 - math.sqrt(5.0))
-    return np.column_stack([r * np.cos(a), r * np.sin(a)])
-
-
-def _across(centre: FloatArray, camera: FloatArray | None, reach: float) -> FloatArray:
-    """Offsets (``_ACROSS_POINTS``, 2) from ``centre`` on a line through it square to
-    the direction of the camera (along x when the camera looks straight down on it),
-    ``reach`` to either side: a round piece's width along it shows whatever its
-    height, and does not change as the piece is pushed along it."""
-    if camera is None or np.linalg.norm(camera[:2] - centre) < 1.0:
-        side = np.array([1.0, 0.0])
-    else:
-        towards = (camera[:2] - centre) / np.linalg.norm(camera[:2] - centre)
-        side = np.array([-towards[1], towards[0]])
-    return np.asarray(np.linspace(-reach, reach, _ACROSS_POINTS)[:, None] * side[None])
-
-
-def _facing_arc(centre: FloatArray, camera: FloatArray | None, radius: float) -> FloatArray:
-    """Points at ``radius`` around ``centre`` on the side facing the camera (all round
-    when the camera looks straight down on it)."""
-    if camera is None or np.linalg.norm(camera[:2] - centre) < radius:
-        angles = np.linspace(0.0, 2.0 * math.pi, _LEG_POINTS, endpoint=False)
-    else:
-        towards = math.atan2(camera[1] - centre[1], camera[0] - centre[0])
-        angles = towards + np.linspace(-0.9, 0.9, _LEG_POINTS)
-    return np.column_stack([centre[0] + radius * np.cos(angles),
-                            centre[1] + radius * np.sin(angles)])
-
-
-def _hidden_by(points: FloatArray, camera: FloatArray, centre: FloatArray,
-               solids: list[tuple[float, bool, float, float]]) -> NDArray[np.bool_]:
-    """Which ``points`` (K, 3) the ray to the camera passes through one of ``solids``
-    (standing on ``centre``: a half side or radius, round or square, bottom, top)."""
-    hidden = np.zeros(len(points), dtype=bool)
-    for reach, round_, bottom, top in solids:
-        low = np.maximum(points[:, 2], bottom)
-        for share in np.linspace(0.0, 1.0, _RAY_STEPS):
-            z = low + share * (top - low)
-            t = (z - points[:, 2]) / (camera[2] - points[:, 2])
-            xy = points[:, :2] + t[:, None] * (camera[:2] - points[:, :2]) - centre
-            inside = np.linalg.norm(xy, axis=1) < reach if round_ \
-                else np.all(np.abs(xy) < reach, axis=1)
-            hidden |= inside & (z > points[:, 2] + 0.5) & (top > points[:, 2])
-    return hidden
+        return {name: float(distances[kind.owner == k].min())
+                for k, name in enumerate(kind.names)}

@@ -176,13 +176,13 @@ def test_monk_sizes_are_read_by_the_width_of_their_legs(elevation: float,
     assert read >= 0.75 * (len(SIZES) // 2)
 
 
-# Faded mandalas with nothing on them and empty cushions of both colours, under the
-# hardest light: a faded mandala's printed middle and an orange cushion's middle, its
-# blue lifted by the light, are no monks.
-EMPTY_SEATS = tuple((f"{f}{r} {kind}", value) for k, (f, r) in enumerate(
-    (f, r) for f in "abcdefg" for r in range(1, 8) if f"{f}{r}" not in MARKED)
-    for kind, value in ((("tile", "faded"),), (("cushion", "orange"),),
-                        (("cushion", "blond"),))[k % 3])
+# Faded mandalas with nothing on them (on the marked squares, the only ones the rules
+# put tiles on) and empty cushions of both colours, under the hardest light: a faded
+# mandala's printed middle and an orange cushion's middle, its blue lifted by the
+# light, are no monks.
+EMPTY_SEATS = tuple((f"{square} tile", "faded") for square in MARKED) + tuple(
+    (f"{f}{r} cushion", ("orange", "blond")[k % 2]) for k, (f, r) in enumerate(
+        (f, r) for f in "abcdefg" for r in range(1, 8) if f"{f}{r}" not in MARKED))
 
 
 @pytest.mark.parametrize(("elevation", "rotation"), [(50.0, 40.0), (65.0, 160.0),
