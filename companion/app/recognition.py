@@ -67,13 +67,14 @@ class VisionRecogniser:
         return image
 
 
-def make_recogniser(game: str) -> Recogniser:
-    """The pipeline for ``game`` (the board found by its corner markers);
+def make_recogniser(game: str, rules: Any = None) -> Recogniser:
+    """The pipeline for ``game`` (the board found by its corner markers; ``rules``,
+    when given, tell the reader what is in play, such as ShenShi's metals);
     ``NoRecognition`` with the reason when it cannot be made."""
     from vision.models import ModelError
     from vision.pipeline import Pipeline
 
     try:
-        return VisionRecogniser(Pipeline(game))
+        return VisionRecogniser(Pipeline(game, rules=rules))
     except (ModelError, OSError, ValueError) as error:
         return NoRecognition(str(error))

@@ -151,7 +151,7 @@ class Session:
         if recogniser is None:
             from companion.app.recognition import make_recogniser
 
-            recogniser = make_recogniser(setup.game)
+            recogniser = make_recogniser(setup.game, self.controller.referee.rules)
         if isinstance(recogniser, NoRecognition):
             self._notice("notice.no_recognition", recogniser.message)
         self.feed = LiveFeed(source, recogniser, self.worker.put, self._frame,

@@ -33,7 +33,8 @@ class CameraReader:
         from vision.locate import Locator
 
         game = script.spec.game
-        self.pipeline = Pipeline(game, locator=Locator(game, camera=lens_profile(shot)))
+        self.pipeline = Pipeline(game, locator=Locator(game, camera=lens_profile(shot)),
+                                 rules=script.rules)
         self.last: PipelineResult | None = None
         self.messages: list[str] = []
 
