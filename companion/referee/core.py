@@ -61,9 +61,8 @@ class RefereeConfig:
     confirm_frames: int = 2
     """Frames in a row a table first judged illegal must stay as it is before the flag
     is shown (a source believed after one reading flags at once). A reading wrong
-    three frames in a row, then right again, is no illegal move; at 5% flicker this
-    halves Shendao's false flags (companion bench referee). A player's ``done`` is
-    answered at once."""
+    three frames in a row, then right again, is no illegal move. A player's ``done``
+    is answered at once."""
 
     def frames_for(self, source: str) -> int:
         return self.source_frames.get(source, self.stable_frames)
