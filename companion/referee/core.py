@@ -358,6 +358,7 @@ class Referee:
         self._shorter = None
         self._typed_from = None
         self._done_frames = -1
+        self._held = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         out.extend(self._table_check("To take the move back, change the table:"))
         out.append(self._lights_for(None))
@@ -586,6 +587,7 @@ class Referee:
         self.history.append((self.state.copy(), text))
         self._typed_from = self.history[-1][0] if by == "typed" else None
         self._done_frames = -1  # a done waiting is answered
+        self._held = None  # a flag held for the table before this move is moot
         self.state.play(move)
         self.status = self.WATCHING
         self.candidates = []

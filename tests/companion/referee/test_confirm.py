@@ -120,3 +120,4 @@ def test_an_illegal_table_is_flagged_while_other_readings_change() -> None:
                                 for j, square in enumerate(squares) if j <= frame < j + 4})
         out += referee.handle(Seen(unsure, "camera"))
     assert only(out, "illegal_move").rule == "turn.wrong-player"
+
