@@ -35,7 +35,7 @@ def table_model(game: str) -> ModuleType:
     ``expected(state)``, ``transient(element)``, ``group(element)``,
     ``guess(state, obs, changed)``, ``fix_sentences([(element, seen, wanted)])``,
     ``describe_element(element)``, and optionally ``TURN_IN_PARTS``, ``prefer(moves)``,
-    ``candidates(state, observation, changed)``, ``extends(accepted, move)`` and
+    ``candidates(state, observation, changed, hidden)``, ``extends(accepted, move)`` and
     ``touched(state, move)``."""
     return importlib.import_module(f"engines.{game}.observation")
 
@@ -102,8 +102,12 @@ class Explainer:
         # The changed readings first: most moves fail on one of them at once.
         unchanged = set(sure).difference(changed)
         ordered = changed + [e for e in sure if e in unchanged]
-        for move in self.candidate_moves(state, observation, changed) if moves is None \
-                else moves:
+        # Until the player says done, a move acting under a hand is in progress whatever
+        # it is: the game need not look for such moves (ShenShi's costly search).
+        looked = (self.candidate_moves(state, observation, changed,
+                                       () if turn_done else hidden)
+                  if moves is None else moves)
+        for move in looked:
             token = state.apply(move)
             after = self.expected(state)
             state.undo(token)
@@ -134,14 +138,16 @@ class Explainer:
         return verdict
 
     def candidate_moves(self, state: GameState[Any], observation: Observation,
-                        changed: list[str]) -> list[Any]:
+                        changed: list[str], hidden: Collection[str] = ()) -> list[Any]:
         """The legal moves worth comparing with the table: all of them, unless the game
-        narrows them from what changed (``candidates(state, observation, changed)``;
-        a ShenShi turn of three actions can have a million legal variants)."""
+        narrows them from what changed (``candidates(state, observation, changed,
+        hidden)``; a ShenShi turn of three actions can have a million legal variants).
+        ``hidden``: elements under a hand that the game may leave out of its search
+        (moves acting there are in progress until they are seen)."""
         narrow = getattr(self.model, "candidates", None)
         if narrow is None:
             return state.legal_moves()
-        return list(narrow(state, observation, changed))
+        return list(narrow(state, observation, changed, frozenset(hidden)))
 
     def _prefer(self, moves: list[Any]) -> list[Any]:
         """The game's preference among moves that fit equally well (Shendao: no card

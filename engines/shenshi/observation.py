@@ -51,6 +51,7 @@ from engines.shenshi.moves import (
     format_move,
 )
 from engines.shenshi.options import Lifts
+from engines.shenshi.plan import ENTER, HOVER, SWAP, WALK, Plan, TurnContext, after
 from engines.shenshi.rules import METALS, ShenshiRules
 from engines.shenshi.state import GIVE, ShenshiState
 
@@ -197,6 +198,27 @@ def fix_sentences(changes: list[tuple[str, Value | None, Value]]) -> list[str]:
 # ---------------------------------------------------------------------- candidates
 
 
+ALL_KINDS = frozenset((WALK, HOVER, ENTER, SWAP))
+_KIND = {Walk: WALK, Hover: HOVER, Enter: ENTER, Swap: SWAP}
+
+
+def _allowed(ctx: TurnContext, plan: Plan, monk: int) -> dict[int, Plan]:
+    """The kinds of action the turn so far (``plan``) allows ``monk``, each with the
+    plan after it (which monk acts when, and how often: ``engines.shenshi.plan``)."""
+    out = {}
+    for kind in ALL_KINDS:
+        nxt = after(ctx, plan, monk, kind)
+        if type(nxt) is Plan:
+            out[kind] = nxt
+    return out
+
+
+def _next_plan(state: ShenshiState, plan: Plan) -> Plan:
+    """``plan`` after its last action is played in ``state``: won when the mover now
+    holds the tokens that win."""
+    return plan.winning() if state.tokens[state.turn] >= state.rules.board.goal else plan
+
+
 def _changed_squares(changed: list[str]) -> set[int]:
     return {_SQUARE_OF[e.split(" ", 1)[0]] for e in changed if not e.startswith("tokens ")}
 
@@ -284,7 +306,7 @@ def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
              pending: int | None, free: bool, touched: frozenset[int] = frozenset(),
              roams: dict[int, int] | None = None,
              hovers: dict[tuple[object, ...], list[tuple[int, Lifts]]] | None = None,
-             ) -> list[tuple[Action, int | None]]:
+             kinds: frozenset[int] = ALL_KINDS) -> list[tuple[Action, int | None]]:
     """The actions of ``monk`` that touch only changed squares (``near``), as (action,
     the square it leaves unseen: a square that did not change, where a monk or cushion
     now stands, so a later action must take it away again).
@@ -294,7 +316,8 @@ def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
     ``touched``: squares earlier actions of the turn changed: an orange cushion may lift
     a blond cushion left there. ``roams``: monks seen on a changed square other than
     their own, and that square: only they may stop on a square that did not change,
-    one action away from it (on its row or column, or two steps away)."""
+    one action away from it (on its row or column, or two steps away). ``kinds``: the
+    kinds of action wanted (``engines.shenshi.plan``: the turn so far may forbid some)."""
     start = state.pos[monk]
     out: list[tuple[Action, int | None]] = []
     loose = bool(roams)
@@ -306,7 +329,7 @@ def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
         return target >= 0 and _one_action_apart(end, target), end
 
     if start < 0:
-        if code > 1 or pending is not None:
+        if code > 1 or pending is not None or ENTER not in kinds:
             return out
         for source in options.entry_sources(state):
             if not free and source >= 0 and source not in near:
@@ -319,17 +342,17 @@ def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
     if not free:
         if pending is not None:
             if start != pending:
-                if state.pos[monk ^ 1] == pending and start in near:
+                if state.pos[monk ^ 1] == pending and start in near and SWAP in kinds:
                     out.extend((Swap(code, start, other), pending)
                                for other in options.swap_targets(state, monk))
                 return out
         elif start not in near:
             return out
-    for path in options.walk_paths(state, monk):
+    for path in options.walk_paths(state, monk) if WALK in kinds else ():
         ok, stop = land(path[-1])
         if ok:
             out.append((Walk(code, path), stop))
-    for end, lifts in _hover_ends(state, monk, hovers):
+    for end, lifts in _hover_ends(state, monk, hovers) if HOVER in kinds else ():
         if lifts and not free:
             if len(lifts) == 1:  # the common case, inline: there are many of them
                 a, b = lifts[0]
@@ -342,7 +365,7 @@ def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
         ok, stop = land(end)
         if ok:
             out.append((Hover(code, start, end, lifts), stop))
-    for other in options.swap_targets(state, monk):
+    for other in options.swap_targets(state, monk) if SWAP in kinds else ():
         ok, stop = land(other)
         if ok:
             out.append((Swap(code, start, other), stop))
@@ -355,25 +378,33 @@ _RECENT_SIZE = 256
 while a turn is made shows the same changed squares again and again."""
 
 
-def candidates(state: ShenshiState, observation: Observation,
-               changed: list[str]) -> list[Move]:
+def candidates(state: ShenshiState, observation: Observation, changed: list[str],
+               hidden: frozenset[str] = frozenset()) -> list[Move]:
     """The legal turns that could leave the table as seen (see ``_candidates``),
     remembered for the last few tables: the search depends only on the position, the
-    squares that changed, the squares a hand hides, and what is surely seen on those
-    (elsewhere a sure reading shows the position, and an unsure one is no evidence)."""
+    squares that changed, the squares unread, and what is surely seen on those
+    (elsewhere a sure reading shows the position, and an unsure one is no evidence).
+
+    ``hidden``: elements under a hand. Actions may start or end on a square the reader
+    could not read (anything fits it), but not on one under a hand: a turn changing
+    what a hand hides is in progress until it is seen, so the referee does not need
+    it (and with a hand over the board such turns make most of a large search). The
+    referee passes no ``hidden`` once the player says the turn is done."""
     near = _changed_squares(changed)
-    unknown = frozenset(s for s in range(SIZE * SIZE) if not observation[MONK[s]].known
-                        or not observation[CUSHION[s]].known)
+    covered = frozenset(_SQUARE_OF[e.split(" ", 1)[0]] for e in hidden
+                        if not e.startswith("tokens "))
+    unknown = frozenset(s for s in range(SIZE * SIZE) if s not in covered and (
+        not observation[MONK[s]].known or not observation[CUSHION[s]].known))
     looks = []
     for s in sorted(near | unknown):
         monk_seen, cushion_seen = observation[MONK[s]], observation[CUSHION[s]]
         looks.append((s, monk_seen.value if monk_seen.confidence >= SURE else None,
                       cushion_seen.value if cushion_seen.confidence >= SURE else None))
-    key = (state._key(), tuple(looks), unknown,
+    key = (state._key(), tuple(looks), unknown, covered,
            tuple((e, observation.value(e)) for e in changed if e.startswith("tokens ")))
     found = _RECENT.get(key)
     if found is None:
-        found = _RECENT[key] = tuple(_candidates(state, observation, changed))
+        found = _RECENT[key] = tuple(_candidates(state, observation, changed, unknown))
         if len(_RECENT) > _RECENT_SIZE:
             _RECENT.popitem(last=False)
     else:
@@ -381,19 +412,20 @@ def candidates(state: ShenshiState, observation: Observation,
     return list(found)
 
 
-def _candidates(state: ShenshiState, observation: Observation,
-                changed: list[str]) -> list[Move]:
+def _candidates(state: ShenshiState, observation: Observation, changed: list[str],
+                unknown: frozenset[int]) -> list[Move]:
     """The legal turns that could leave the table as seen, without listing the legal
     turns (a position can have a million).
 
     Depth-first over up to three actions, on a copy of ``state``: each action is one of
     its monk's options (``engines.shenshi.options``) that starts on a square that
-    changed (or a monk off the board entering) and ends on one (walk, hover, entry,
+    changed or is in ``unknown`` (or a monk off the board entering) and ends on one
+    (walk, hover, entry,
     swap; the squares of an orange cushion's lift are both among them, so where the
     lifted cushion went is read off the table). A monk may stop once on a square that
     did not change if it acts again from there (walk, then hover on; tried only when
     no turn without such a stop fits, as they multiply the search). Each sequence
-    that leaves no such stop is a candidate, kept when ``state.check`` accepts it.
+    that leaves no such stop is a candidate, kept when ``state.check_from_options`` accepts it.
     Sequences reaching the same position are the same turn for the game: the first is
     kept (``G`` then ``M`` or ``M`` then ``G``).
 
@@ -418,10 +450,9 @@ def _candidates(state: ShenshiState, observation: Observation,
     near = _changed_squares(changed)
     if not near:  # nothing moved: a pass, when the player can do nothing else
         return [Pass()] if has_turn(state) is None else []
-    # Squares under a hand may have changed too (a monk lifted from a square the hand
-    # still hides): actions may start or end there, and anything fits them.
-    near |= {s for s in range(SIZE * SIZE) if not observation[MONK[s]].known
-             or not observation[CUSHION[s]].known}
+    # Squares unread may have changed too (a monk lifted from a square the camera
+    # cannot read yet): actions may start or end there, and anything fits them.
+    near |= unknown
     rules = state.rules
     p = state.turn
     work = state.copy()
@@ -451,46 +482,66 @@ def _candidates(state: ShenshiState, observation: Observation,
             at = here if here < 0 or here not in near else None
         finals.append((m, at))
 
-    def fits(squares: frozenset[int]) -> int:
-        """2: the squares show the position reached; 1: they show it or are empty for
+    def square_fit(s: int) -> int:
+        """2: square ``s`` shows the position reached; 1: it shows it or is empty for
         now (a monk or cushion in the hand); 0: neither."""
+        monk_seen, cushion_seen = looks[s]
+        occupant = work.occ[s]
+        monk = NONE if occupant < 0 else names[occupant].value
+        cushion = CUSHION_NAMES[work.cushion[s]] or NONE
         best = 2
-        for s in squares:
-            monk_seen, cushion_seen = looks[s]
-            occupant = work.occ[s]
-            monk = NONE if occupant < 0 else names[occupant].value
-            cushion = CUSHION_NAMES[work.cushion[s]] or NONE
-            for seen, value in ((monk_seen, monk), (cushion_seen, cushion)):
-                if seen is None or seen == value:
-                    continue
-                if seen != NONE:
-                    return 0
-                best = 1
+        for seen, value in ((monk_seen, monk), (cushion_seen, cushion)):
+            if seen is None or seen == value:
+                continue
+            if seen != NONE:
+                return 0
+            best = 1
         return best
 
+    def fits(squares: frozenset[int]) -> int:
+        """The least ``square_fit`` of the squares."""
+        best = 2
+        for s in squares:
+            best = min(best, square_fit(s))
+            if not best:
+                return 0
+        return best
+
+    ctx = state.context()
+
     def dfs(prefix: tuple[Action, ...], pending: int | None, touched: frozenset[int],
-            stops: dict[int, int], visited: frozenset[tuple[object, ...]]) -> None:
+            stops: dict[int, int], visited: frozenset[tuple[object, ...]],
+            plan: Plan) -> None:
         if prefix and pending is None:
-            fit = fits(touched | near)
-            if fit:
-                found.append((prefix, fit))
+            found_fit = fits(touched | near)
+            if found_fit:
+                found.append((prefix, found_fit))
         if len(prefix) == 3 or budget[0] <= 0 or sum(
                 1 for m, at in finals if at is not None and work.pos[m] != at
         ) > 4 - len(prefix):
             # more monks away from where they are seen than the actions left can bring
             # there (a swap moves two)
             return
+        # The last action must change every square that does not fit yet (the others
+        # it leaves as they are).
+        wrong = frozenset(s for s in touched | near if not square_fit(s)) if len(prefix) == 2 \
+            else frozenset()
         for code, monk in monks:
+            # only the kinds of action the turn so far allows this monk (which monk acts
+            # when, and how often: engines.shenshi.plan); ``check`` sees to the rest
+            plans = _allowed(ctx, plan, monk)
+            if not plans:
+                continue
             for action, stop in _actions(work, code, monk, near, pending, False, touched,
-                                         stops, hovers):
-                if stop is not None and len(prefix) == 2:
+                                         stops, hovers, frozenset(plans)):
+                if (stop is not None and len(prefix) == 2) or not wrong <= _squares(action):
                     continue
                 budget[0] -= 1
                 undo = _do(work, monk, action)
                 reached = _board(work)
                 if reached not in visited:  # no action undoing earlier ones
                     dfs((*prefix, action), stop, touched | _squares(action), stops,
-                        visited | {reached})
+                        visited | {reached}, _next_plan(work, plans[_KIND[type(action)]]))
                 _undo(work, monk, action, undo)
 
     turns: list[Move] = []
@@ -503,11 +554,11 @@ def _candidates(state: ShenshiState, observation: Observation,
         if stops is roams and whole:
             break
         found.clear()
-        dfs((), None, frozenset(), stops, frozenset({_board(work)}))
+        dfs((), None, frozenset(), stops, frozenset({_board(work)}), Plan())
         for actions, fit in found:
             turn = Turn(actions)
             try:
-                state.check(turn)
+                state.check_from_options(turn)
             except IllegalMoveError as error:
                 if error.rule.startswith(("turn.needs", "turn.swap-alone")):
                     short.append(actions)
@@ -520,14 +571,14 @@ def _candidates(state: ShenshiState, observation: Observation,
                 seen.add(key)
                 turns.append(turn)
     if whole:
-        turns.extend(_third_actions(state, work, turns, seen))
+        turns.extend(_third_actions(state, work, turns, seen, hovers))
     changed_looks = {s: looks[s] for s in near}
     if short and not whole:
-        turns.extend(_completions(state, work, monks, short, changed_looks))
+        turns.extend(_completions(state, work, monks, short, changed_looks, hovers))
     elif not turns and all(observation.value(e) == NONE for e in changed
                            if not e.startswith("tokens ")):
         # only monks or cushions taken up: the turns starting from those squares
-        turns.extend(_completions(state, work, monks, [()], changed_looks))
+        turns.extend(_completions(state, work, monks, [()], changed_looks, hovers))
     return turns
 
 
@@ -553,7 +604,8 @@ def extends(move: Move, bigger: Move) -> bool:
 
 
 def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
-                   seen: set[tuple[object, ...]]) -> list[Move]:
+                   seen: set[tuple[object, ...]],
+                   hovers: dict[tuple[object, ...], list[tuple[int, Lifts]]]) -> list[Move]:
     """The legal turns adding one action to a turn of ``turns`` that has fewer than
     three (by a monk it used: a turn uses one Grand Master and one master), reaching
     a position none of ``turns`` reaches. A two-action turn is also tried in the
@@ -572,18 +624,25 @@ def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
             except IllegalMoveError:
                 continue
             orders.append(swapped)
+    ctx = state.context()
     for turn in orders:
         done = []
         visited = {_board(work)}
+        plan = Plan()
         for action in turn.actions:
             monk = rules.monk_id(state.turn, action.monk)
+            nxt = after(ctx, plan, monk, _KIND[type(action)])
+            assert type(nxt) is Plan  # the turn is legal
             done.append((monk, action, _do(work, monk, action)))
+            plan = _next_plan(work, nxt)
             visited.add(_board(work))
         used = {(action.monk, monk) for monk, action, _ in done}
         for code, monk in sorted(used):
-            if work.pos[monk] < 0:
+            plans = _allowed(ctx, plan, monk)
+            if work.pos[monk] < 0 or not plans:
                 continue
-            for action, _ in _actions(work, code, monk, set(), None, True):
+            for action, _ in _actions(work, code, monk, set(), None, True, hovers=hovers,
+                                      kinds=frozenset(plans)):
                 undo = _do(work, monk, action)
                 back = _board(work) in visited  # the action undoes an earlier one
                 _undo(work, monk, action, undo)
@@ -591,7 +650,7 @@ def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
                     continue
                 longer = Turn((*turn.actions, action))
                 try:
-                    state.check(longer)
+                    state.check_from_options(longer)
                 except IllegalMoveError:
                     continue
                 token = state.apply(longer)
@@ -607,7 +666,8 @@ def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
 
 def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int, int]],
                  short: list[tuple[Action, ...]],
-                 looks: dict[int, tuple[Value | None, Value | None]]) -> list[Move]:
+                 looks: dict[int, tuple[Value | None, Value | None]],
+                 hovers: dict[tuple[object, ...], list[tuple[int, Lifts]]]) -> list[Move]:
     """A few legal turns beginning with each of ``short`` (actions that fit the table
     but are not a legal turn yet) that the table is on the way to (``short == [()]``:
     monks or cushions only taken up so far).
@@ -640,23 +700,27 @@ def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int,
                 return False
         return True
 
-    def options_of(prefix: tuple[Action, ...],
-                   touched: frozenset[int]) -> list[tuple[int, Action]]:
+    def options_of(prefix: tuple[Action, ...], touched: frozenset[int],
+                   plan: Plan) -> list[tuple[int, Action, Plan]]:
         used = {action.monk for action in prefix}
         wanted = unexplained() - touched
         found = []
         for code, monk in monks:
-            for action, _ in _actions(work, code, monk, set(), None, True):
+            plans = _allowed(ctx, plan, monk)
+            if not plans:
+                continue
+            for action, _ in _actions(work, code, monk, set(), None, True, hovers=hovers,
+                                      kinds=frozenset(plans)):
                 found.append((not (_squares(action) & wanted), code in used, code, monk,
-                              action))
+                              action, plans[_KIND[type(action)]]))
         found.sort(key=lambda item: (item[0], item[1]))
-        return [(monk, action) for _, _, _, monk, action in found]
+        return [(monk, action, nxt) for _, _, _, monk, action, nxt in found]
 
     def extend(prefix: tuple[Action, ...], touched: frozenset[int],
-               visited: frozenset[tuple[object, ...]]) -> None:
+               visited: frozenset[tuple[object, ...]], plan: Plan) -> None:
         if len(out) >= IN_PROGRESS_LIMIT or len(prefix) == 3:
             return
-        for monk, action in options_of(prefix, touched):
+        for monk, action, nxt in options_of(prefix, touched, plan):
             if len(out) >= IN_PROGRESS_LIMIT or budget[0] <= 0:
                 return
             budget[0] -= 1
@@ -667,32 +731,40 @@ def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int,
                 continue
             turn = Turn((*prefix, action))
             try:
-                state.check(turn)
+                state.check_from_options(turn)
             except IllegalMoveError as error:
                 if len(prefix) <= 1 and error.rule.startswith(
                         ("turn.needs", "turn.swap-alone")):
                     undo = _do(work, monk, action)
-                    extend((*prefix, action), touched | _squares(action), visited | {reached})
+                    extend((*prefix, action), touched | _squares(action), visited | {reached},
+                           _next_plan(work, nxt))
                     _undo(work, monk, action, undo)
                 continue
             undo = _do(work, monk, action)
             keep = on_the_way(touched | _squares(action))
             if not keep and len(prefix) < 2:  # a whole turn, but the table shows more
-                extend((*prefix, action), touched | _squares(action), visited | {reached})
+                extend((*prefix, action), touched | _squares(action), visited | {reached},
+                       _next_plan(work, nxt))
             _undo(work, monk, action, undo)
             text = format_move(turn)
             if keep and text not in texts:
                 texts.add(text)
                 out.append(turn)
 
+    ctx = state.context()
     for actions in short:
         undos = []
         boards = {_board(work)}
+        plan = Plan()
         for action in actions:
             monk = state.rules.monk_id(state.turn, action.monk)
+            nxt = after(ctx, plan, monk, _KIND[type(action)])
+            assert type(nxt) is Plan  # the actions begin a legal turn
             undos.append((monk, action, _do(work, monk, action)))
+            plan = _next_plan(work, nxt)
             boards.add(_board(work))
-        extend(actions, frozenset(s for a in actions for s in _squares(a)), frozenset(boards))
+        extend(actions, frozenset(s for a in actions for s in _squares(a)), frozenset(boards),
+               plan)
         for monk, action, undo in reversed(undos):
             _undo(work, monk, action, undo)
         if len(out) >= IN_PROGRESS_LIMIT or budget[0] <= 0:

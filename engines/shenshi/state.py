@@ -498,6 +498,15 @@ class ShenshiState(GameState[Move]):
 
         check_move(self, move)
 
+    def check_from_options(self, turn: Turn) -> None:
+        """``check`` for a turn whose every action was taken from its monk's options
+        (``engines.shenshi.options``) in the position the actions before it reach, as a
+        search over them does: only the rules of the turn are checked (which monk acts
+        when and how often, what a turn must hold), not again where each action goes."""
+        from engines.shenshi.validate import check_move
+
+        check_move(self, turn, from_options=True)
+
     # ------------------------------------------------------------------ JSON and text
 
     def to_json(self) -> dict[str, JSON]:

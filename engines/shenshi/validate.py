@@ -10,6 +10,7 @@ reason. The rule ids are listed with their meaning in docs/shenshi.md.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 from engines.errors import IllegalMoveError
@@ -56,9 +57,14 @@ def _illegal(rule: str, message: str) -> NoReturn:
     raise IllegalMoveError(rule, message)
 
 
-def check_move(state: ShenshiState, move: Move) -> None:
+def check_move(state: ShenshiState, move: Move, *, from_options: bool = False) -> None:
     """Raise ``IllegalMoveError`` if ``move`` is illegal in ``state``; the state is left
-    as it was."""
+    as it was.
+
+    ``from_options``: each action of the turn was taken from its monk's options
+    (``engines.shenshi.options``) in the position the actions before it reach, as a
+    search over them does; where each action goes is then not checked again, only the
+    rules of the turn (which monk acts when, how often, what a turn must hold)."""
     from engines.shenshi.state import GIVE
 
     rules = state.rules
@@ -90,7 +96,7 @@ def check_move(state: ShenshiState, move: Move) -> None:
         return
     if type(move) is not Turn:
         raise TypeError(f"not a ShenShi move: {move!r}")
-    _check_turn(state, move)
+    _check_turn(state, move, from_options)
 
 
 def _outcome(state: ShenshiState) -> str:
@@ -102,13 +108,14 @@ def _outcome(state: ShenshiState) -> str:
     return f"{rules.quiet_rounds} rounds went by without a monk removed"
 
 
-def _check_turn(state: ShenshiState, move: Turn) -> None:
+def _check_turn(state: ShenshiState, move: Turn, from_options: bool) -> None:
     ctx = state.context()
     plan = Plan()
     done: list[tuple[Action, int, object]] = []
     try:
         for index, action in enumerate(move.actions):
-            plan = _check_action(state, ctx, plan, move.actions[:index], action, done)
+            plan = _check_action(state, ctx, plan, move.actions[:index], action, done,
+                                 from_options)
         rule = incomplete(ctx, plan)
         if rule is not None:
             _incomplete_turn(state, ctx, plan, rule)
@@ -132,9 +139,10 @@ def _undo(state: ShenshiState, action: Action, monk: int, undo: object) -> None:
 
 def _check_action(state: ShenshiState, ctx: TurnContext, plan: Plan,
                   before: tuple[Action, ...], action: Action,
-                  done: list[tuple[Action, int, object]]) -> Plan:
+                  done: list[tuple[Action, int, object]], from_options: bool) -> Plan:
     """Check one action after ``before``; play it (recorded in ``done``) and return the
-    plan that follows."""
+    plan that follows. ``from_options``: the action is one of its monk's options here
+    (see ``check_move``)."""
     rules = state.rules
     p = state.turn
     who = rules.colour_name(p)
@@ -174,23 +182,24 @@ def _check_action(state: ShenshiState, ctx: TurnContext, plan: Plan,
                  f"{_cap(name)}'s last hover would leave from the cushion of its first hover: "
                  "in hover, walk, hover the walk must end on another cushion.")
     if type(action) is Walk:
-        if action.path not in options.walk_paths(state, monk):
+        if not from_options and action.path not in options.walk_paths(state, monk):
             _diagnose_walk(state, monk, action)
         undo: object = state._do_walk(monk, action.path)
     elif type(action) is Hover:
-        if (action.end, action.lifts) not in options.hover_ends(state, monk):
+        if not from_options and (action.end, action.lifts) not in options.hover_ends(
+                state, monk):
             _diagnose_hover(state, monk, action)
         state._do_hover(monk, action.start, action.end, action.lifts)
         undo = None
     elif type(action) is Swap:
-        if action.other not in options.swap_targets(state, monk):
+        if not from_options and action.other not in options.swap_targets(state, monk):
             _diagnose_swap(state, monk, action)
         state._do_swap(action.start, action.other)
         undo = None
     else:
         assert type(action) is Enter
-        sources = options.entry_sources(state)
-        if (action.cushion not in sources
+        if not from_options and (
+                action.cushion not in options.entry_sources(state)
                 or action.square not in options.entry_squares(state, action.cushion)):
             _diagnose_enter(state, action, who)
         undo = state._do_enter(monk, action.square, action.cushion)
@@ -243,34 +252,41 @@ def _plan_rule(state: ShenshiState, ctx: TurnContext, plan: Plan, monk: int, kin
     who = rules.colour_name(state.turn)
     name = rules.monk_name(monk)
     goal = rules.board.goal
-    messages = {
-        "turn.game-won": f"{who} reached {goal} path tokens with action {index} and won at "
-                         "once: the actions after it cannot be played. End the turn there.",
-        "turn.three-actions": "A turn has at most three actions: leave out the fourth and "
-                              "those after it.",
-        "turn.enter-first": f"{who} has a monk off the board: the turn must begin by "
-                            f"entering it (an action like "
-                            f"{'G' if state.pos[ctx.own[0]] < 0 else 'M'}@"
-                            f"{_example_entry(state)}) before any other action.",
-        "enter.one-per-turn": f"{who} has already entered a monk this turn: one monk enters "
-                              f"per turn; {name} enters on {who}'s next turn.",
-        "monk.finished": f"{_cap(name)} has finished acting this turn: all the actions of "
-                         "one monk come before those of the next. Play them together.",
-        "turn.one-grand-master": f"{who} has already used a Grand Master this turn: a turn "
-                                 "uses one Grand Master and one master, so "
-                                 f"{name} cannot act too.",
-        "turn.one-master": f"{who} has already used a master this turn: a turn uses one "
-                           f"Grand Master and one master, so {name} cannot act too.",
-        "monk.walked-twice": f"{_cap(name)} has already walked this turn (entering and "
-                             "swapping count as its walk): a monk walks at most once a turn.",
-        "monk.hovered-twice": f"{_cap(name)} has already hovered this turn: a monk hovers at "
-                              "most once a turn (in the expert variant, twice only as "
-                              "hover, walk, hover).",
-        "expert.program": f"{_cap(name)} cannot {'hover' if kind == HOVER else 'walk'} "
-                          "again here: one monk's three actions go hover, walk, hover, and "
-                          "a monk otherwise walks once and hovers once.",
+    # The sentences are made only for the rule broken: searches check many turns.
+    messages: dict[str, Callable[[], str]] = {
+        "turn.game-won": lambda: (
+            f"{who} reached {goal} path tokens with action {index} and won at once: the "
+            "actions after it cannot be played. End the turn there."),
+        "turn.three-actions": lambda: (
+            "A turn has at most three actions: leave out the fourth and those after it."),
+        "turn.enter-first": lambda: (
+            f"{who} has a monk off the board: the turn must begin by entering it (an action "
+            f"like {'G' if state.pos[ctx.own[0]] < 0 else 'M'}@{_example_entry(state)}) "
+            "before any other action."),
+        "enter.one-per-turn": lambda: (
+            f"{who} has already entered a monk this turn: one monk enters per turn; {name} "
+            f"enters on {who}'s next turn."),
+        "monk.finished": lambda: (
+            f"{_cap(name)} has finished acting this turn: all the actions of one monk come "
+            "before those of the next. Play them together."),
+        "turn.one-grand-master": lambda: (
+            f"{who} has already used a Grand Master this turn: a turn uses one Grand Master "
+            f"and one master, so {name} cannot act too."),
+        "turn.one-master": lambda: (
+            f"{who} has already used a master this turn: a turn uses one Grand Master and "
+            f"one master, so {name} cannot act too."),
+        "monk.walked-twice": lambda: (
+            f"{_cap(name)} has already walked this turn (entering and swapping count as its "
+            "walk): a monk walks at most once a turn."),
+        "monk.hovered-twice": lambda: (
+            f"{_cap(name)} has already hovered this turn: a monk hovers at most once a turn "
+            "(in the expert variant, twice only as hover, walk, hover)."),
+        "expert.program": lambda: (
+            f"{_cap(name)} cannot {'hover' if kind == HOVER else 'walk'} again here: one "
+            "monk's three actions go hover, walk, hover, and a monk otherwise walks once and "
+            "hovers once."),
     }
-    _illegal(rule, messages[rule])
+    _illegal(rule, messages[rule]())
 
 
 def _incomplete_turn(state: ShenshiState, ctx: TurnContext, plan: Plan, rule: str) -> NoReturn:
