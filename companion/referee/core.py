@@ -160,6 +160,8 @@ class Referee:
         self.candidates: list[str] = []
         self._last: Output | None = None
         self._bigger: list[Any] = []  # see _bigger_moves
+        self._made_seen: list[str] = []
+        """The changes of the move just accepted that the table surely showed then."""
         self._done_frames = -1
         """Frames since a ``done`` that waits for the table to be believed (-1: none)."""
         self._held: tuple[Verdict, int] | None = None
@@ -355,6 +357,7 @@ class Referee:
         self.state = previous
         self.status = self.WATCHING
         self._bigger = []
+        self._made_seen = []
         self._shorter = None
         self._typed_from = None
         self._done_frames = -1
@@ -424,23 +427,35 @@ class Referee:
     def _bigger_moves(self, earlier: GameState[Any], observation: Observation) -> list[Any]:
         """The legal moves in ``earlier`` (before the move just accepted) whose result
         includes every change of the accepted move that ``observation`` can see."""
+        made = self._made_seen = self._made(earlier, observation)
+        if not made:  # accepted on the player's word (done), not on what was seen
+            return []
+        return self._agreeing(earlier, made,
+                              self.explainer.candidate_moves(earlier, observation, made))
+
+    def _made(self, earlier: GameState[Any], observation: Observation) -> list[str]:
+        """The changes of the move just accepted that ``observation`` surely shows."""
         before = self.explainer.expected(earlier)
         accepted = self.explainer.expected(self.state)
         sure = self.config.sure
-        made = [e for e in self.schema.elements if before[e] != accepted[e]
+        return [e for e in self.schema.elements if before[e] != accepted[e]
                 and observation[e].confidence >= sure
                 and observation.value(e) == accepted.value(e)
                 and type(observation.value(e)) is type(accepted.value(e))]
-        if not made:  # accepted on the player's word (done), not on what was seen
-            return []
+
+    def _agreeing(self, earlier: GameState[Any], made: list[str],
+                  moves: list[Any]) -> list[Any]:
+        """Of ``moves`` (legal in ``earlier``), those that go on from the move just
+        accepted, or leave every element of ``made`` as it does."""
+        accepted = self.explainer.expected(self.state)
         text = self.history[-1][1]
         # A game may say which moves extend another (ShenShi: a turn and its third
         # action, which moves a monk off a square the first two changed).
         extends = getattr(self.explainer.model, "extends", None)
         accepted_move = self.rules.parse_move(text) if extends is not None else None
         bigger = []
-        for move in self.explainer.candidate_moves(earlier, observation, made):
-            if extends is not None and extends(accepted_move, move):
+        for move in moves:
+            if extends is not None and extends(earlier, accepted_move, move):
                 bigger.append(move)
                 continue
             token = earlier.apply(move)
@@ -479,6 +494,7 @@ class Referee:
         self.history.pop()
         self.state = earlier
         self._bigger = []
+        self._made_seen = []
         self._last = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         out += self._verdict_handlers[verdict.kind](self, verdict)
@@ -530,6 +546,17 @@ class Referee:
             earlier.undo(token)
             if again:
                 return Verdict("illegal")
+        if verdict.moves and self._made_seen:
+            # not a move the table has shown otherwise: the neutral monk seen where the
+            # accepted turn put it and moved on by the next player is the next
+            # player's turn, not another turn of the player before
+            moves = self._agreeing(earlier, self._made_seen, verdict.moves)
+            if not moves:
+                return Verdict("illegal")
+            if len(moves) < len(verdict.moves):
+                kind = "accepted" if verdict.kind == "ambiguous" and len(moves) == 1 \
+                    else verdict.kind
+                return Verdict(kind, moves)
         return verdict
 
     def _verdict_unchanged(self, verdict: Verdict) -> list[Output]:
@@ -593,6 +620,7 @@ class Referee:
         self.candidates = []
         self._last = None
         self._bigger = []
+        self._made_seen = []
         after = self.explainer.expected(self.state)
         changed = [e for e in self.schema.elements if before[e] != after[e]]
         out: list[Output] = [

@@ -35,8 +35,8 @@ def table_model(game: str) -> ModuleType:
     ``expected(state)``, ``transient(element)``, ``group(element)``,
     ``guess(state, obs, changed)``, ``fix_sentences([(element, seen, wanted)])``,
     ``describe_element(element)``, and optionally ``TURN_IN_PARTS``, ``prefer(moves)``,
-    ``candidates(state, observation, changed, hidden)``, ``extends(accepted, move)`` and
-    ``touched(state, move)``."""
+    ``candidates(state, observation, changed, hidden)``, ``extends(state, accepted,
+    move)`` and ``touched(state, move)``."""
     return importlib.import_module(f"engines.{game}.observation")
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from functools import cache
+from itertools import combinations
 
 from engines import IllegalMoveError
 from engines.observation import Observation, Reading, TableSchema, Value
@@ -591,16 +592,41 @@ def touched(state: ShenshiState, move: Move) -> frozenset[str]:
     return frozenset(SQUARES[s] for action in move.actions for s in _squares(action))
 
 
-def extends(move: Move, bigger: Move) -> bool:
-    """Whether ``bigger`` is ``move`` with more actions after it, in either order: the
-    referee keeps such turns after accepting ``move`` from the table, in case the
+def extends(state: ShenshiState, move: Move, bigger: Move) -> bool:
+    """Whether ``bigger`` is ``move`` with more actions, both played from ``state``:
+    the referee keeps such turns after accepting ``move`` from the table, in case the
     player goes on (a third action moves a monk that already acted, so the table no
-    longer shows ``move``; and as a monk's actions come together, ``NGd1~c1 NMg1~e1``
-    goes on as ``NMg1~e1 NGd1~c1 NGc1-c2``)."""
-    return (type(move) is Turn and type(bigger) is Turn
-            and len(bigger.actions) > len(move.actions)
-            and sorted(map(format_action, bigger.actions[:len(move.actions)]))
-            == sorted(map(format_action, move.actions)))
+    longer shows ``move``). Leaving out its extra actions leaves ``move``'s actions in
+    either order (as a monk's actions come together, ``NGd1~c1 NMg1~e1`` goes on as
+    ``NMg1~e1 NGd1~c1 NGc1-c2``), or actions that reach the same position (the same
+    blond cushions lifted to the same squares, paired otherwise: the table cannot tell
+    which went where)."""
+    if not (type(move) is Turn and type(bigger) is Turn
+            and len(bigger.actions) > len(move.actions)):
+        return False
+    texts = sorted(map(format_action, move.actions))
+    kept = [tuple(a for i, a in enumerate(bigger.actions) if i not in left_out)
+            for left_out in combinations(range(len(bigger.actions)),
+                                         len(bigger.actions) - len(move.actions))]
+    if any(sorted(map(format_action, actions)) == texts for actions in kept):
+        return True
+    reached = _reached(state, move.actions)
+    return reached is not None and any(_reached(state, actions) == reached
+                                       for actions in kept)
+
+
+def _reached(state: ShenshiState, actions: tuple[Action, ...]) -> tuple[object, ...] | None:
+    """The position ``actions`` reach from ``state`` as one turn (None when they are
+    not a legal turn there)."""
+    turn = Turn(actions)
+    try:
+        state.check(turn)
+    except IllegalMoveError:
+        return None
+    token = state.apply(turn)
+    key = state._key()
+    state.undo(token)
+    return key
 
 
 def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],

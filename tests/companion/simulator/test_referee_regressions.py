@@ -8,6 +8,7 @@ from engines.observation import Observation
 from engines.shangrila.observation import from_camera_above
 from engines.shenshi import ShenshiRules, ShenshiState
 from engines.shenshi.observation import expected as shenshi_expected
+from engines.shenshi.observation import extends as shenshi_extends
 from tests.companion.referee.streams import names, only, show
 from tests.engines.shangrila.helpers import position
 from tests.engines.shenshi.positions import position as shenshi_position
@@ -277,3 +278,38 @@ def test_a_neutral_monk_moved_first_by_the_next_player_splits_the_turns_again() 
     referee, made, truth = _made_by_hand(seed=5, players=3, first=59, last=60)
     _feed(referee, made)
     assert len(referee.history) == len(made) and referee.state == truth
+
+
+def test_the_next_player_moving_a_neutral_monk_on_is_not_another_turn_before() -> None:
+    # Seeded game (3 players): silver's turn "NGd3-c3-c4 NMd5-e5" was accepted with the
+    # neutral Grand Master surely seen on c4. The next player walked it on to b3 and
+    # said done with half a turn: the referee took silver's turn back for
+    # "NGd3-b3 NMd5-e5", which would never have shown it on c4, and flagged nothing.
+    referee, made, truth = _made_by_hand(seed=50, players=3, first=41, last=41)
+    _feed(referee, made)
+    assert [text for _, text in referee.history] == ["NGd3-c3-c4 NMd5-e5"]
+    walked = shenshi_expected(truth).replace({"c4 monk": "none", "b3 monk": "black-grand"})
+    show(referee, walked)
+    out = referee.handle(TurnDone())
+    assert "move_taken_back" not in names(out)
+    only(out, "illegal_move")
+    assert [text for _, text in referee.history] == ["NGd3-c3-c4 NMd5-e5"]
+
+
+def test_a_third_action_after_cushions_lifted_in_another_pairing_goes_on() -> None:
+    # Seeded game (2 players): two orange hovers each lifted a blond cushion. Which
+    # went where cannot be seen, so the turn accepted paired them otherwise than the
+    # player did; the player's third action (the Grand Master walking on, its two
+    # actions written together first) was then not taken as going on from it, and
+    # the next player was flagged.
+    referee, _, _ = _made_by_hand(seed=4, players=2, first=34, last=34)
+    state = referee.state
+    parse = state.rules.parse_move
+    accepted = parse("Gc1~e1(a1>d5) Me3~a3(a3>f1)")
+    for goes_on in ("Me3~a3(a3>d5) Gc1~e1(a1>f1) Ge1-f1",
+                    "Gc1~e1(a1>f1) Ge1-f1 Me3~a3(a3>d5)"):
+        state.check(parse(goes_on))
+        assert shenshi_extends(state, accepted, parse(goes_on)), goes_on
+    other = parse("Me3~a3(a3>d5) Gc1~d1(a1>a7)")
+    state.check(other)
+    assert not shenshi_extends(state, other, parse("Me3~a3(a3>d5) Gc1~e1(a1>f1) Ge1-f1"))
