@@ -2,7 +2,8 @@
 with known truth.
 
 For each game with a board model, a fixed-seed held-out set of tables (states after
-random engine play of several lengths) is photographed by the renderer
+random engine play of several lengths, from a setup drawn anew for each table: ShenShi's
+tiles on the marked squares) is photographed by the renderer
 (:mod:`vision.synth`) at three difficulty levels:
 
 - **easy**: camera 70-90 degrees above the table, daylight, little noise;
@@ -45,6 +46,9 @@ from typing import Any
 LEVELS = ("easy", "medium", "hardest")
 # Render set version: bump when the renderer or the sets change, so caches refresh.
 SET_VERSION = 1
+# A game's own set version where its sets changed alone (its pictures refresh, the other
+# games' stay): ShenShi 2, the tiles drawn anew for every table.
+GAME_SET_VERSIONS = {"shenshi": 2}
 FRAME_SIZE = (1920, 1080)
 TIMING_SIZES = ((1280, 720), (1920, 1080))
 TIMING_FRAMES = 3
@@ -179,8 +183,13 @@ class Shot:
 
     @property
     def key(self) -> str:
-        return (f"v{SET_VERSION}-{self.game}-{self.level}-s{self.seed}-{self.index}-"
+        return (f"v{set_version(self.game)}-{self.game}-{self.level}-s{self.seed}-{self.index}-"
                 f"{self.size[0]}x{self.size[1]}" + ("-markers" if self.markers else ""))
+
+
+def set_version(game: str) -> int:
+    """The version of ``game``'s sets (part of its pictures' cache keys)."""
+    return GAME_SET_VERSIONS.get(game, SET_VERSION)
 
 
 def _set_rules(game: str) -> Any:
@@ -191,10 +200,26 @@ def _set_rules(game: str) -> Any:
     return cls(cls.default_players(PLAYERS[game]))
 
 
+def table_rules(game: str, seed: int) -> Any:
+    """The rules of the table dealt with ``seed``: the set's, and for ShenShi the
+    setup's random draw made with ``seed`` (which tiles lie on the marked squares,
+    as the rules option ``seed`` draws them), so that the set shows many layouts
+    rather than the one of seed 0."""
+    if game != "shenshi":
+        return _set_rules(game)
+    from engines import rules_class
+
+    cls = rules_class(game)
+    return cls(cls.default_players(PLAYERS[game]), seed=seed)
+
+
 def _state_observation(game: str, seed: int, depth: int) -> Any:
+    """The observation of a table of ``game`` after ``depth`` random moves (fewer if
+    the game ends first) from the setup of :func:`table_rules`, all drawn with
+    ``seed``."""
     from engines import Dice
 
-    rules = _set_rules(game)
+    rules = table_rules(game, seed)
     state = rules.initial_state()
     dice = Dice(seed)
     for _ in range(depth):
@@ -587,6 +612,8 @@ def report_json(results: list[LevelResult], timings: list[Timing], command: str,
     return {
         "command": command, "machine": platform.machine(), "python": sys.version.split()[0],
         "set_version": SET_VERSION, "frame_size": list(size),
+        "game_set_versions": {r.game: set_version(r.game)
+                              for r in [*results, *(located or [])]},
         "levels": {name: asdict(spec) for name, spec in LEVEL_SPECS.items()},
         "results": [level(r) for r in results],
         "located": [level(r) for r in located or []],

@@ -319,14 +319,17 @@ class ReadConfig:
     bare_under_cushion_confidence: float = 0.6
     """How sure a ShenShi tile is bare stone when a cushion is read on it and its own
     colour is unsure (the rules put cushions on empty squares only)."""
-    intact_pattern_margin: float = 0.6
+    intact_pattern_margin: float = 0.4
     intact_pattern_confidence: float = 0.6
-    """A ShenShi tile left unread with no cushion on it is intact, this sure, when the
-    median colour of its band's corners is this much nearer an intact mandala's
+    """A ShenShi tile left unread with no cushion read on it is intact, this sure, when
+    the median colour of its band's corners is this much nearer an intact mandala's
     yellow than its red, and that of its edges' middles this much nearer its red than
     its yellow. Measured on the bench's sets (seeds 1 to 5 at the hardest level,
     marked squares): bare stone, faded mandalas and hands over them at most 0.28 on
-    the lesser of the two; 74 of the 249 intact mandalas left unread 0.6 or more."""
+    the lesser of the two; 74 of the 249 intact mandalas left unread 0.6 or more. On
+    sets with varied layouts (set version 2, seeds 1, 2, 3, 7, and 1 to 6 of version
+    1): faded mandalas at most 0.13, bare stone 0.18 (0.21 beside a cushion), hands
+    0.08; of the intact mandalas left unread, 32 of 101 reach 0.4, 6 reach 0.6."""
     faded_marked_distance: float = 0.4
     faded_marked_margin: float = 0.12
     faded_marked_confidence: float = 0.6
@@ -356,6 +359,18 @@ class ReadConfig:
     """A ShenShi robe read as what lies beneath (no monk) must not be darker than the
     colour of those it is nearest by more than this (mean log light; shadows darken by
     less): a black monk lifted to grey by glare had been read as a faded mandala."""
+    none_darker_than_seat: float = 0.5
+    """... nor darker than its seat's top as the frame shows it (a cushion's top, a
+    faded mandala's band) by more than this, where the rules allow a monk there. On
+    the bench's hardest sets (12 sets, 2,075 empty cushions and faded mandalas) an
+    empty seat's robe points were at most 0.22 darker than a faded band, 0.02 than
+    an orange cushion's top, and three of 1,286 blond ones more than 0.5; a silver
+    master in shade on a faded mandala, read as no monk, was 0.71 darker."""
+    black_colour_margin: float = 0.7
+    """A robe read black must be this much nearer black than copper by colour rather
+    than brightness (``leg_brightness_weight``): copper in deep shade is as dark as
+    black. On the bench's hardest sets, black monks read black were 1.11 or more
+    nearer black; a copper master in shade read black, 0.33."""
     unseated_margin: float = 0.5
     """Where the rules seat no monk, a metal must be this much nearer than what lies
     beneath to be read as a monk (a player's mistake)."""

@@ -10,17 +10,24 @@ alike):
   cushion's print, the cushion's top as this frame shows it, with and without the
   glare measured on it) and the metals in play;
 - **no monk** where the robe is unsure between a metal and its seat but the line
-  across where its crossed legs would be shows no metal over more than a few mm;
+  across where its crossed legs would be shows no metal over more than a few mm; and
+  a robe like its seat is not taken for no monk where that line shows a metal, or
+  where it is far darker than its seat as the frame shows it;
+- on a faded mandala, a robe unsure between a metal and the print is the **metal
+  whose legs** are as wide as a monk's across that line;
 - its **size** by the width of its crossed legs across the line of sight (a Grand
   Master's are wider), else by the legs' reach towards the camera and, in oblique
   views, its head;
-- a monk read behind another that could stand in front of its robe is not kept.
+- a monk read behind another that could stand in front of its robe is not kept;
+- a **grey robe**, silver or black (glare and shade make both grey), is the one of the
+  two whose monk of its size is not read elsewhere on the table: the set has one monk
+  of each metal and size.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -67,17 +74,23 @@ _PARTS = (slice(0, _ROBE_POINTS), slice(_ROBE_POINTS, _ROBE_POINTS + _LEG_POINTS
           slice(_ROBE_POINTS + _LEG_POINTS, _ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS),
           slice(_ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS, _PER_SEAT))
 _MIXED = "partly covered or mixed"
+_GREY = "black or silver: its robe is grey (glare or shade)"
 _TOO_CLOSE = "a monk or what it would sit on: too close to tell"
 _FAR = "looks like no monk and nothing a monk sits on"
 # Sample heights along a ray when looking for what could hide a point.
 _RAY_STEPS = 12
+_Parts = tuple[FloatArray, FloatArray, FloatArray, NDArray[np.bool_], FloatArray | None]
+"""A monk's samples at one seat: legs, head (both seen only), the line across the legs
+(all of it), which of that line are seen, and the robe's median colour."""
 
 
 class MonkReading(BoardReader):
     """The monks of a ShenShi table (see the module's docstring): the squares, their
     seats and the monks' colours. The tiles and cushions are read first (by the
-    subclass), which leaves ``_tile_guess`` (the nearest colour of each tile left
-    unread) and ``_cushion_tops`` (each read cushion's top as this frame shows it)."""
+    subclass), which leaves ``_tile_guess`` and ``_cushion_guess`` (the nearest
+    colour of each tile left unread, and of each cushion left unread in view),
+    ``_cushion_tops`` (each read cushion's top as this frame shows it) and
+    ``_tile_bands`` (each faded tile's band as this frame shows it)."""
 
     def __init__(self, model: BoardModel | None = None, config: ReadConfig | None = None,
                  metals: Sequence[str] | None = None) -> None:
@@ -102,6 +115,8 @@ class MonkReading(BoardReader):
             name: features_of(np.array([linear_of(c) for c in colours]))
             for name, colours in (("blond", BLOND_BGR), ("orange", ORANGE_BGR))}
         self._cushion_tops: dict[str, FloatArray] = {}
+        self._tile_bands: dict[str, FloatArray] = {}
+        self._cushion_guess: dict[str, str | None] = {}
         self._tile_guess: dict[str, str | None] = {}
         monk = self.kinds["monk"]
         known = [n for n in monk.names if n != NONE]
@@ -203,6 +218,7 @@ class MonkReading(BoardReader):
             sample_d, median_d, robe_seen, grey = self._robe_distances(
                 features[:, _PARTS[0]], seen[rows, columns][:, _PARTS[0]])
         where = {pair: k for k, pair in enumerate(pairs)}
+        grey_robes: dict[int, list[_Parts]] = {}
         for q, square in enumerate(self._squares):
             name = f"{square} monk"
             if not seats[square]:
@@ -235,14 +251,38 @@ class MonkReading(BoardReader):
                 if both[0][0] != both[1][0]:
                     both[0] = (None, 0.0, "glare on its cushion: its metal is unsure")
                 colours.append(both[0])
-            if self._legless(colours, parts, self._beneath(square, readings, middle=False)):
+            # no legs, no monk: not over a cushion not read, whose glare is not
+            # measured (black legs lifted to grey look like no metal in play)
+            if readings[f"{square} cushion"].known and self._legless(
+                    colours, parts, self._beneath(square, readings, middle=False)):
                 colours = [(NONE, self.config.no_legs_confidence, "")]
+            elif allowed and all(value == NONE for value, _, _ in colours):
+                doubt = self._monk_not_ruled_out(square, readings, parts)
+                if doubt is not None:
+                    colours = [(None, 0.0, doubt)]
+            elif readings[f"{square} tile"].value == "faded" \
+                    and readings[f"{square} cushion"].value == NONE \
+                    and colours[0][2] in (_TOO_CLOSE, _MIXED):
+                metal = self._metal_by_legs(parts, self._beneath(square, readings, middle=False))
+                if metal is not None:
+                    colours = [(metal, self.config.no_legs_confidence, "")]
             value, sureness, why = colours[0]
             if any(other[0] != value for other in colours[1:]):
                 value, why = None, "a monk or not: its seat's height is unsure"
+            if all(other[2] == _GREY for other in colours) \
+                    and readings[f"{square} cushion"].known:
+                grey_robes[q] = parts
+            if value == "black" and any(robe is not None and self._copper_in_shade(robe)
+                                        for *_, robe in parts):
+                value, why = None, "black or copper: its robe is dark (shade)"
             if value not in (None, NONE) and not readings[f"{square} cushion"].known:
                 # over a cushion not read, only "no monk" is read: glare on an
                 # unread cushion is not measured, and it turns black robes grey
+                value, why = None, SEAT_NOT_READ
+            elif value == NONE and self._cushion_guess.get(square) in ("blond", "orange"):
+                # ... and only where the colour of its place is not nearest a
+                # cushion's: one there under glare may hold a black monk turned grey,
+                # as dark as the dark stone a "no monk" is read against
                 value, why = None, SEAT_NOT_READ
             if value is not None and value != NONE:
                 around = self._beneath(square, readings, middle=False)
@@ -259,14 +299,59 @@ class MonkReading(BoardReader):
                 reasons[name] = why
             else:
                 readings[name] = Reading(value, round(sureness, 4))
-        # a monk on a square nearer the camera may stand in front of this one's robe
-        for q, square in enumerate(self._squares):
-            name = f"{square} monk"
+        self._hide_behind_monks(readings, reasons, range(len(self._squares)))
+        self._grey_by_elimination(grey_robes, readings, reasons)
+        self._hide_behind_monks(readings, reasons, grey_robes)
+
+    def _hide_behind_monks(self, readings: dict[str, Reading], reasons: dict[str, str],
+                           squares: Iterable[int]) -> None:
+        """A monk on a square nearer the camera may stand in front of the robe of one
+        of ``squares`` (indices): that one is not kept."""
+        for q in squares:
+            name = f"{self._squares[q]} monk"
             if readings[name].known and any(
                     readings[f"{self._squares[k]} monk"].value != NONE
                     for k in self._occluders[q]):
                 readings[name] = UNKNOWN
                 reasons[name] = MONK_IN_FRONT
+
+    def _grey_by_elimination(self, grey: dict[int, list[_Parts]],
+                             readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+        """Read the grey robes (``grey``: square index -> its parts at each seat it may
+        have) by the set's parts: one monk of each metal and size (RULINGS 3.1: each
+        player's Grand Master and master, the two black ones). Where the legs give
+        the same size for silver and for black, at every seat, and the monk of that
+        size of one of the two metals is read elsewhere on the table (not a grey
+        robe), this one is of the other metal, as sure as the least of its size, that
+        other reading and a reading by the rules alone (``unseated_confidence``).
+        Not where one metal and size is read on two squares (no set has two: the
+        readings are not to be trusted that far)."""
+        if not grey or not set(self._metal_names) >= _GREY_METALS:
+            return
+        monks = [readings[f"{s} monk"] for s in self._squares]
+        monks = [m for m in monks if m.known and m.value != NONE]
+        if len({m.value for m in monks}) < len(monks):
+            return  # a monk read twice: the readings are not of one set
+        read_elsewhere = {m.value: m.confidence for m in monks}
+        for q, parts in grey.items():
+            square = self._squares[q]
+            around = self._beneath(square, readings, middle=False)
+            sizes = {self._size(legs, head, metal, around, bool(self._head_cue[q]),
+                                across, across_seen, robe)[:2]
+                     for metal in _GREY_METALS
+                     for legs, head, across, across_seen, robe in parts}
+            names = {size for size, _ in sizes}
+            if len(names) != 1 or None in names:
+                continue
+            size = names.pop()
+            taken = [m for m in sorted(_GREY_METALS) if f"{m}-{size}" in read_elsewhere]
+            if len(taken) != 1:
+                continue
+            metal = next(iter(_GREY_METALS - set(taken)))
+            sureness = min(min(s for _, s in sizes), read_elsewhere[f"{taken[0]}-{size}"],
+                           self.config.unseated_confidence)
+            readings[f"{square} monk"] = Reading(f"{metal}-{size}", round(sureness, 4))
+            reasons.pop(f"{square} monk", None)
 
     def _on_metal(self, points: FloatArray, metal: str, colour: FloatArray,
                   beneath: NDArray[np.bool_]) -> NDArray[np.bool_]:
@@ -295,6 +380,74 @@ class MonkReading(BoardReader):
             return False
         return any(self._no_legs(across, across_seen, robe, beneath)
                    for _, _, across, across_seen, robe in parts)
+
+    def _copper_in_shade(self, robe: FloatArray) -> bool:
+        """Whether a robe read black (``robe``: its median colour) is not clearly
+        nearer black than copper by colour rather than brightness
+        (``black_colour_margin``): copper in deep shade is as dark as black, its
+        colour still apart."""
+        if "copper" not in self._metal_names:
+            return False
+        colours = np.vstack([self._metal_colours[self._metal_names.index(m)]
+                             for m in ("black", "copper")])
+        black, copper = colour_distance(robe[None], colours,
+                                        self.config.leg_brightness_weight)[0]
+        return bool(copper - black < self.config.black_colour_margin)
+
+    def _metal_by_legs(self, parts: list[_Parts], beneath: NDArray[np.bool_]) -> str | None:
+        """The metal of a monk on a faded mandala whose robe is unsure between a metal
+        and the print's middle (silver and the print's light blue are alike): the
+        metal nearest the robe's colour at every seat it may have, where it is the
+        one metal in play whose run across where the legs would be is as wide as a
+        monk's legs (``monk_width_mm``, a master's narrowest at least), else
+        ``None``. The print's petals never read so wide (on the bench's sets, no
+        width at all on the empty faded mandalas, for any metal); dark legs in glare
+        can read silver by colour, so the legs confirm the robe's metal, never
+        choose it (a black master was read silver)."""
+        least = self.config.monk_width_mm[0]
+        nearest = {self._metal_names[int(np.argmin(colour_distance(
+            robe[None], self._metal_colours, self.config.brightness_weight)[0]))]
+            if robe is not None else None for *_, robe in parts}
+        wide = []
+        for k, metal in enumerate(self._metal_names):
+            colour = self._metal_colours[k][None]
+            widths = [self._legs_width(across, across_seen,
+                                       self._on_metal(across, metal, colour, beneath), beneath)
+                      for _, _, across, across_seen, _ in parts]
+            if all(width is not None and width >= least for width in widths):
+                wide.append(metal)
+        return wide[0] if len(wide) == 1 and nearest == {wide[0]} else None
+
+    def _monk_not_ruled_out(self, square: str, readings: dict[str, Reading],
+                            parts: list[_Parts]) -> str | None:
+        """Why a robe read as no monk on a seat the rules allow one is not kept, or
+        ``None``: a monk whose metal the light turns towards its seat's colours
+        (copper or silver in a warm light, black lifted by glare) still shows
+
+        - a robe darker than its seat as this frame shows it (its cushion's top,
+          its faded tile's band: the colours a robe's points see without a monk are
+          no darker than these by more than ``none_darker_than_seat``);
+        - legs: the line across them, all of it seen, shows a metal in play over
+          more than ``no_legs_run_mm`` in a row."""
+        c = self.config
+        seat = self._cushion_tops.get(square) if readings[f"{square} cushion"].value \
+            in ("blond", "orange") else self._tile_bands.get(square)
+        if seat is not None and any(
+                robe is not None
+                and float(robe.mean()) < float(seat.mean()) - c.none_darker_than_seat
+                for *_, robe in parts):
+            return "darker than what it would sit on: a dark monk?"
+        beneath = self._beneath(square, readings, middle=False)
+        step = 2.0 * c.monk_across_mm / (_ACROSS_POINTS - 1)
+        for _, _, across, across_seen, _ in parts:
+            if not across_seen.all():
+                continue
+            runs = [_longest_run(self._on_metal(across, metal, self._metal_colours[k][None],
+                                                beneath))
+                    for k, metal in enumerate(self._metal_names)]
+            if max(runs) * step > c.no_legs_run_mm:
+                return "no monk by its robe, but its legs show"
+        return None
 
     def _no_legs(self, across: FloatArray, across_seen: NDArray[np.bool_],
                  robe: FloatArray | None, beneath: NDArray[np.bool_]) -> bool:
@@ -422,12 +575,14 @@ class MonkReading(BoardReader):
 
     def _seat_allowed(self, square: str, readings: dict[str, Reading]) -> bool:
         """Whether the rules allow a monk here: a cushion, or a faded tile (or a tile
-        not read, which may be one, unless its colour is nearest an intact mandala's:
-        on the bench's sets no faded tile left unread was, 71 intact tiles and bare
-        stones were)."""
+        not read on a marked square, which may be one, unless its colour is nearest an
+        intact mandala's: on the bench's sets no faded tile left unread was, 71 intact
+        tiles and bare stones were; off the marked squares the rules never put a
+        tile, so one not read there, a hand over it, is no seat)."""
         tile = readings[f"{square} tile"]
         return readings[f"{square} cushion"].value != NONE or tile.value == "faded" \
-            or (not tile.known and self._tile_guess.get(square) != "intact")
+            or (not tile.known and square in self._marked
+                and self._tile_guess.get(square) != "intact")
 
     def _beneath(self, square: str, readings: dict[str, Reading],
                  middle: bool = True) -> NDArray[np.bool_]:
@@ -491,6 +646,8 @@ class MonkReading(BoardReader):
                 return NONE, c.unseated_confidence, ""
             return None, 0.0, _MIXED
         if per_class[best] > c.max_distance:
+            if not seat_allowed:
+                return NONE, c.unseated_confidence, ""
             return None, 0.0, _FAR
         if not seat_allowed and per_class[0] - per_class[best] < c.unseated_margin:
             # the rules seat monks on cushions and faded tiles only: anything short of
@@ -511,7 +668,7 @@ class MonkReading(BoardReader):
         low, high = c.grey_metal_brightness
         if best != 0 and self._metal_names[best - 1] in _GREY_METALS \
                 and low < brightness < high:
-            return None, 0.0, "black or silver: its robe is grey (glare or shade)"
+            return None, 0.0, _GREY
         return (NONE if best == 0 else self._metal_names[best - 1]), \
             min(1.0, 0.5 + margin), ""
 

@@ -115,6 +115,7 @@ class ShenshiReader(MonkReading):
         tie between the two whose corners do not look printed is bare stone."""
         c = self.config
         seen = visible & ~blocked
+        self._bare_marked_inside(features, seen, readings, reasons)
         self._check_marked_cushions(features, seen, readings, reasons)
         self._cushion_tops = {}
         for square in self._squares:
@@ -148,14 +149,45 @@ class ShenshiReader(MonkReading):
         self._intact_by_pattern(features, seen, readings, reasons)
         self._bare_off_marked(features, seen, readings, reasons)
         self._faded_on_marked(features, seen, readings, reasons)
-        # the nearest colour of each tile left unread
+        self._no_cushion_on_tiles(readings, reasons)
+        # the nearest colour of each tile and cushion left unread (in view), each
+        # faded tile's band
         self._tile_guess = {}
+        self._cushion_guess = {}
+        self._tile_bands = {}
         for square in self._squares:
-            tile = f"{square} tile"
+            tile, cushion = f"{square} tile", f"{square} cushion"
+            k = self._index[cushion]
+            if not readings[cushion].known and reasons.get(cushion) not in UNSEEN_REASONS:
+                ranked = self._ranked_classes(features[k][seen[k]], self.elements[k])
+                self._cushion_guess[square] = ranked[0] if ranked else None
+            i = self._index[tile]
+            if readings[tile].value == "faded" and seen[i].sum() >= c.min_open_samples:
+                self._tile_bands[square] = np.median(features[i][seen[i]], axis=0)
             if not readings[tile].known:
-                i = self._index[tile]
                 ranked = self._ranked_classes(features[i][seen[i]], self.elements[i])
                 self._tile_guess[square] = ranked[0] if ranked else None
+
+    def _bare_marked_inside(self, features: FloatArray, seen: NDArray[np.bool_],
+                            readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+        """A marked square's tile read bare stone by its band, with no cushion read on
+        it, is checked inside the band, where a cushion's ring would be: bare stone
+        shows the same stone there, a mandala its print. Where that is clearly nearer
+        a faded mandala's colour than the stone's (``faded_marked_margin``), the band
+        is not trusted (a faded mandala's edge in a warm light looks like the sand
+        of the marked stone)."""
+        c = self.config
+        for square in self._marked:
+            tile, cushion = f"{square} tile", f"{square} cushion"
+            if readings[tile].value != NONE or readings[cushion].value not in (NONE, None):
+                continue
+            i, k = self._index[tile], self._index[cushion]
+            if seen[k].sum() < c.min_open_samples:
+                continue
+            inside = self._class_distances(features[k][seen[k]], self.elements[i])
+            if inside[NONE] - inside["faded"] >= c.faded_marked_margin:
+                readings[tile] = UNKNOWN
+                reasons[tile] = "a faded tile or bare stone: too close to tell"
 
     def _bare_under_cushions(self, features: FloatArray, seen: NDArray[np.bool_],
                              readings: dict[str, Reading], reasons: dict[str, str]) -> None:
@@ -186,12 +218,15 @@ class ShenshiReader(MonkReading):
         move (RULINGS): any other square is bare stone. One whose tile, in view, is
         left unread is read bare unless its colour is nearest an intact mandala (a tile
         put there by mistake, which the referee should hear of; a faded one under
-        glare would pass for the stone, as an unread one would be taken for it)."""
+        glare would pass for the stone, as an unread one would be taken for it). So is
+        one read faded: beside a cushion the band catches its colour and its rounded
+        corners, and light stone in a warm light takes a faded mandala's colour, its
+        neighbours' shadows the print's corners."""
         c = self.config
         for square in self._squares:
             tile = f"{square} tile"
-            if square in self._marked or readings[tile].known \
-                    or reasons.get(tile) in UNSEEN_REASONS:
+            if square in self._marked or reasons.get(tile) in UNSEEN_REASONS \
+                    or readings[tile].value in (NONE, "intact"):
                 continue
             i = self._index[tile]
             ranked = self._ranked_classes(features[i][seen[i]], self.elements[i])
@@ -206,14 +241,18 @@ class ShenshiReader(MonkReading):
         stone and a faded mandala are alike at the band's corners and in the middles
         of its edges; an intact mandala is not: a tile left unread, with no cushion on
         it, whose corners are clearly nearer the print's yellow than its red and whose
-        edges' middles clearly nearer its red than its yellow is intact."""
+        edges' middles clearly nearer its red than its yellow is intact. A cushion
+        read there would hide the pattern: one read is left alone, one not read (the
+        band takes an intact mandala's colours for the marked stone's or a cushion's)
+        is not: the band's corners and middles around a cushion or a hand were
+        measured far from the pattern."""
         c = self.config
         corner, middle = self._tile_corners
         red, yellow = self._intact_colours
         w = c.brightness_weight
         for square in self._squares:
             tile = f"{square} tile"
-            if readings[tile].known or readings[f"{square} cushion"].value != NONE:
+            if readings[tile].known or readings[f"{square} cushion"].value not in (NONE, None):
                 continue
             i = self._index[tile]
             corners, middles = seen[i] & corner, seen[i] & middle
@@ -227,13 +266,31 @@ class ShenshiReader(MonkReading):
                 readings[tile] = Reading("intact", c.intact_pattern_confidence)
                 reasons.pop(tile, None)
 
+    def _no_cushion_on_tiles(self, readings: dict[str, Reading],
+                             reasons: dict[str, str]) -> None:
+        """The rules put a cushion only on an empty square, never on a mandala tile
+        (RULINGS: entered, hovering and put down on free squares; the intact mandalas
+        block hovering, the faded ones too): where a tile is read, a cushion left
+        unread in view (its band takes the tile's colours for the marked stone's or
+        a cushion's) is none, as sure as the tile. A cushion read there is kept (a
+        player's mistake the referee should hear of)."""
+        for square in self._squares:
+            tile, cushion = readings[f"{square} tile"], f"{square} cushion"
+            if tile.value in ("intact", "faded") and not readings[cushion].known \
+                    and reasons.get(cushion) not in UNSEEN_REASONS:
+                readings[cushion] = Reading(NONE, tile.confidence)
+                reasons.pop(cushion, None)
+
     def _faded_on_marked(self, features: FloatArray, seen: NDArray[np.bool_],
                          readings: dict[str, Reading], reasons: dict[str, str]) -> None:
         """A marked square's own stone is sand-coloured, unlike a faded mandala (the
         light stone of the other squares is as grey): a marked square's tile left
         unread, in view, with no cushion on it, whose colour is near a faded
         mandala's and clearly nearer it than the stone, is faded, whether its printed
-        corners show or not (glare hides them)."""
+        corners show or not (glare hides them), unless its corners differ in hue from
+        its edges more than a faded print's and are brighter than one's: an intact
+        mandala's yellow corners against its red edge, in a light that makes the two
+        look faded."""
         c = self.config
         for square in self._marked:
             tile = f"{square} tile"
@@ -241,6 +298,10 @@ class ShenshiReader(MonkReading):
                     or readings[f"{square} cushion"].value != NONE:
                 continue
             i = self._index[tile]
+            contrast = self._corner_contrast(features[i], seen[i])
+            if contrast is not None and contrast[0] >= c.faded_corner_hue[1] \
+                    and contrast[1] >= c.faded_corner_brighter:
+                continue
             d = self._class_distances(features[i][seen[i]], self.elements[i])
             if d and d["faded"] <= c.faded_marked_distance \
                     and d[NONE] - d["faded"] >= c.faded_marked_margin \
@@ -256,20 +317,31 @@ class ShenshiReader(MonkReading):
         Where the tile is not read, the band shows the stone (the same colour), a
         faded tile (brighter than blond) or an intact one (far darker): a blond
         reading is held to the same, and "none" is not kept where the cushion's place
-        is far brighter than the band."""
+        is far brighter than the band. Where no tile lies and the cushion's colour
+        ties between blond and the stone, the same test decides where it is clear:
+        blond at least the second number brighter, none at most the first."""
         c = self.config
         bare, blond = c.blond_on_marked_brighter
         for square in self._marked:
             tile, cushion = f"{square} tile", f"{square} cushion"
             value = readings[cushion].value
             under = readings[tile].value
-            if not (under in (NONE, None) and value in (NONE, "blond")):
-                continue
             t, k = self._index[tile], self._index[cushion]
+            tied = value is None and under == NONE and reasons.get(cushion) == TIED \
+                and self._tied_between(features[k][seen[k]], self.elements[k]) == {NONE, "blond"}
+            if not (under in (NONE, None) and value in (NONE, "blond")) and not tied:
+                continue
             if seen[t].sum() < 3 or seen[k].sum() < 3:
                 continue
             brighter = float(np.median(features[k][seen[k]], axis=0).mean()
                              - np.median(features[t][seen[t]], axis=0).mean())
+            if tied:
+                sureness = round(min(1.0, 0.5 + abs(brighter - (bare + blond) / 2.0)), 4)
+                if brighter >= blond or brighter <= bare:
+                    readings[cushion] = Reading("blond" if brighter >= blond else NONE,
+                                                sureness)
+                    del reasons[cushion]
+                continue
             # over a tile not read, the band may show a tile, and a cushion's place
             # looks unlike it either way: only a far brighter place counts against
             # "none" there, or a brighter one where the band looks like the stone
@@ -286,20 +358,29 @@ class ShenshiReader(MonkReading):
         edges (``None``: too few of either seen): their hue apart by a faded print's,
         and not brighter."""
         c = self.config
+        contrast = self._corner_contrast(features, seen)
+        if contrast is None:
+            return None
+        hue, brighter = contrast
+        low, high = c.faded_corner_hue
+        return low < hue < high and brighter < c.faded_corner_brighter
+
+    def _corner_contrast(self, features: FloatArray,
+                         seen: NDArray[np.bool_]) -> tuple[float, float] | None:
+        """How far a tile band's corners are from its edges' middles in hue, and how
+        much brighter they are (``None``: too few of either seen)."""
         corner, middle = self._tile_corners
         corners, middles = seen & corner, seen & middle
         if corners.sum() < 3 or middles.sum() < 3:
             return None
         at_corners = np.median(features[corners], axis=0)
         at_middles = np.median(features[middles], axis=0)
-        brighter = float(at_corners.mean() - at_middles.mean())
-        hue = float(np.linalg.norm((at_corners - at_corners.mean())
-                                   - (at_middles - at_middles.mean())))
-        low, high = c.faded_corner_hue
-        return low < hue < high and brighter < c.faded_corner_brighter
+        return (float(np.linalg.norm((at_corners - at_corners.mean())
+                                     - (at_middles - at_middles.mean()))),
+                float(at_corners.mean() - at_middles.mean()))
 
     def _tied_between(self, features: FloatArray, element: Element) -> set[str]:
-        """The two nearest classes of a tile's colour."""
+        """The two nearest classes of a tile's (or cushion's) colour."""
         return set(self._ranked_classes(features, element)[:2])
 
     def _ranked_classes(self, features: FloatArray, element: Element) -> list[str]:
@@ -309,9 +390,9 @@ class ShenshiReader(MonkReading):
         return sorted(distances, key=distances.__getitem__)
 
     def _class_distances(self, features: FloatArray, element: Element) -> dict[str, float]:
-        """How far a tile's samples' median colour is from each class (empty without
-        samples)."""
-        kind = self.kinds["tile"]
+        """How far a tile's (or cushion's) samples' median colour is from each class of
+        its kind (empty without samples)."""
+        kind = self.kinds[element.kind]
         if len(features) == 0:
             return {}
         distances = colour_distance(np.median(features, axis=0)[None], kind.prototypes,

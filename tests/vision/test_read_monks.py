@@ -1,5 +1,6 @@
 """ShenShi's monks (vision.read_monks) and what the rules tell the reader: the metals in
-play, the tiles that never leave the marked squares, and seats that hold no legs."""
+play, the tiles that never leave the marked squares, seats that hold no legs, legs that
+show a monk, and the set's one monk of each metal and size."""
 
 from __future__ import annotations
 
@@ -7,12 +8,21 @@ from dataclasses import replace
 
 import pytest
 
+from companion.bench_vision import shot_view
+from engines.observation import Observation
 from engines.shenshi.rules import ShenshiRules
 from vision.pipeline import reader_for
 from vision.read_config import ReadConfig
 from vision.read_shenshi import ShenshiReader, metals_in_play
 
-from .test_read_shenshi import EMPTY_SEATS, MARKED, hard_photo, wrong
+from .test_read_shenshi import (
+    EMPTY_SEATS,
+    MARKED,
+    bench_photo,
+    hard_photo,
+    read_bench_photo,
+    wrong,
+)
 
 
 @pytest.mark.parametrize(("players", "metals"), [
@@ -100,3 +110,105 @@ def test_intact_mandalas_are_told_from_hands_by_their_pattern() -> None:
                 read_with += read
                 read_without += wrong(ShenshiReader(config=blind), picture, view, "tile")[1]
     assert read_with > read_without
+
+
+# --- pictures of the bench's hardest level (see test_read_shenshi) -----------------------
+
+def blind_reading(monkeypatch: pytest.MonkeyPatch, check: str, seed: int,
+                  index: int) -> Observation:
+    """What the reader reads in a bench picture with one of its checks turned off."""
+    monkeypatch.setattr(ShenshiReader, check, lambda *_: None)
+    image, truth = bench_photo(seed, index)
+    reader = ShenshiReader(metals=("silver", "copper", "black"))
+    return reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+
+
+def test_a_grey_robe_is_the_grey_metal_not_read_elsewhere(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A silver master in shade, its robe grey like a black one under glare: the black
+    master is read on another square, and the set has one: it is silver."""
+    observation, shown = read_bench_photo(1, 16)
+    assert shown["g3 monk"].value == "silver-master"
+    assert observation["g3 monk"].value == "silver-master"
+    assert observation["g3 monk"].confidence < 0.9  # not sure enough alone for the referee
+    assert sum(observation[e].value == "black-master" for e in observation) == 1
+    assert blind_reading(monkeypatch, "_grey_by_elimination", 1, 16)["g3 monk"].value is None
+
+
+@pytest.mark.parametrize(("seed", "index", "square"),
+                         [(2, 23, "d6"), (7, 2, "e4"), (7, 5, "b2")])
+def test_a_monk_whose_robe_looks_like_its_seat(monkeypatch: pytest.MonkeyPatch, seed: int,
+                                               index: int, square: str) -> None:
+    """A silver Grand Master on a faded mandala beside a hand, a copper master on a
+    blond cushion in a warm light, a black master on a faded mandala in the dark half
+    of the light: each robe's colour is nearer its seat's than any metal. Its legs
+    (the metal across their line) or its darkness keep it from being read as no
+    monk, as it was without the check."""
+    observation, shown = read_bench_photo(seed, index)
+    monk = f"{square} monk"
+    assert shown[monk].value not in ("none", None) and observation[monk].value is None
+    assert blind_reading(monkeypatch, "_monk_not_ruled_out", seed, index)[monk].value == "none"
+
+
+def test_a_silver_monk_on_a_faded_mandala_by_its_legs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its robe is unsure between silver and the print's middle; the metal across its
+    legs is as wide as a monk's: silver (the print's petals never read so wide)."""
+    observation, shown = read_bench_photo(1, 0)
+    assert shown["d2 tile"].value == "faded"
+    assert observation["d2 monk"].value == shown["d2 monk"].value == "silver-grand"
+    assert blind_reading(monkeypatch, "_metal_by_legs", 1, 0)["d2 monk"].value is None
+
+
+def test_the_legs_confirm_the_robe_s_metal_never_choose_it() -> None:
+    """A black master on a faded mandala seen from above, a highlight on its dark
+    legs: they read as wide as a monk's by silver's colour, not by black's darkness.
+    Its robe is nearest black: not read silver (it was, before the legs had to agree
+    with the robe)."""
+    observation, shown = read_bench_photo(10, 10)
+    assert shown["f4 monk"].value == "black-master"
+    assert observation["f4 monk"].value in (None, "black-master")
+
+
+def test_no_legs_read_over_an_unread_cushion_are_no_proof() -> None:
+    """A black master on a blond cushion that glare leaves unread: glare the reader
+    cannot measure there lifts its legs to a grey that is no metal in play. Its
+    robe is left unsure, not read as no monk (it was, by its legs)."""
+    observation, shown = read_bench_photo(11, 24)
+    assert shown["e6 cushion"].value == "blond" and not observation["e6 cushion"].known
+    assert shown["e6 monk"].value == "black-master" and observation["e6 monk"].value is None
+
+
+def test_no_monk_on_an_intact_mandala() -> None:
+    """A robe like nothing a monk or a seat shows, on an intact mandala: no monk (the
+    rules seat monks on cushions and faded mandalas only)."""
+    observation, shown = read_bench_photo(1, 5)
+    assert shown["b4 tile"].value == observation["b4 tile"].value == "intact"
+    assert observation["b4 monk"].value == "none"
+
+
+@pytest.mark.parametrize(("seed", "index", "square"), [(1, 2, "d7"), (3, 20, "e6")])
+def test_no_seat_off_the_marked_squares_without_a_cushion(seed: int, index: int,
+                                                          square: str) -> None:
+    """The tile's band, taken for a hand, is not read; the square is not a marked
+    one, where the rules never put a tile, and no cushion is read on it: no seat,
+    no monk (its robe had been left unsure between silver and a faded mandala)."""
+    observation, shown = read_bench_photo(seed, index)
+    assert square not in MARKED and not observation[f"{square} tile"].known
+    assert observation[f"{square} cushion"].value == "none"
+    assert shown[f"{square} monk"].value == observation[f"{square} monk"].value == "none"
+
+
+@pytest.mark.parametrize(("seed", "index", "square"), [(8, 27, "e2"), (11, 27, "d6")])
+def test_copper_in_deep_shade_is_not_read_black(seed: int, index: int, square: str) -> None:
+    """A copper monk in the dark half of the hardest light is as dark as black; its
+    colour, not its brightness, is still nearer copper than black's is."""
+    observation, shown = read_bench_photo(seed, index)
+    assert shown[f"{square} monk"].value.startswith("copper")
+    assert observation[f"{square} monk"].value is None
+
+
+def test_a_silver_monk_in_shade_on_a_faded_mandala_is_not_read_as_none() -> None:
+    """Its robe's colour is nearer the print's than silver's, but it is far darker
+    than the mandala's band around it, as no empty mandala's middle is."""
+    observation, shown = read_bench_photo(9, 29)
+    assert shown["f4 monk"].value == "silver-master" and observation["f4 monk"].value is None

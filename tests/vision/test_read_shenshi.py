@@ -1,18 +1,23 @@
 """The ShenShi reader's second looks, each on rendered pictures with known truth: an
 empty cushion in a slanted view, black monks under glare, blond cushions on the marked
-squares. What it reads is right; what it cannot tell it leaves unknown."""
+squares, and cases found on the bench's hardest pictures. What it reads is right; what
+it cannot tell it leaves unknown."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import replace
 from functools import cache
+from typing import Any
 
 import pytest
 
+from companion.bench_vision import FRAME_SIZE, Shot, render_shot, shot_view
 from engines.observation import Observation
 from engines.shenshi.board import load_board, square_name
+from engines.shenshi.rules import ShenshiRules
 from vision.models import load_model, referee_schema
+from vision.pipeline import reader_for
 from vision.read_config import ReadConfig
 from vision.read_shenshi import ShenshiReader
 from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
@@ -197,3 +202,111 @@ def test_empty_seats_hold_no_monk(elevation: float, rotation: float) -> None:
     # the rules put cushions on empty squares only: the tile under each is bare stone
     tiles_bad, _ = wrong(reader, picture, view, "tile")
     assert tiles_bad == []
+
+
+# --- pictures of the bench's hardest level -----------------------------------------------
+# Tables dealt by `companion bench vision` (a tile layout drawn anew for each), in the
+# hardest light: each case below was found there, and is read by one of the reader's
+# checks. Each picture is read whole: nothing in it may be read wrong.
+
+@cache
+def bench_photo(seed: int, index: int) -> tuple[Any, dict[str, Any]]:
+    """The bench's picture ``index`` of set ``seed`` at the hardest level: (image,
+    truth)."""
+    return render_shot(Shot("shenshi", "hardest", index, seed, FRAME_SIZE))
+
+
+def read_bench_photo(seed: int, index: int) -> tuple[Observation, Observation]:
+    """(what the bench's reader reads, what the picture shows) of a bench picture;
+    raises AssertionError when anything is read wrong."""
+    image, truth = bench_photo(seed, index)
+    reader = reader_for("shenshi", rules=ShenshiRules(("silver", "copper")))
+    observation = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+    shown = Observation.from_json(reader.schema, {"readings": truth["visible"]})
+    bad = [f"{e}: {shown[e].value!r} read {observation[e].value!r}" for e in shown
+           if e in observation and shown[e].known and observation[e].known
+           and observation[e].value != shown[e].value]
+    assert bad == [], f"set {seed} picture {index}"
+    return observation, shown
+
+
+def read_bench_photo_plainly(seed: int, index: int) -> Observation:
+    """What the reader makes of a bench picture, wrong readings allowed (a check
+    turned off shows what it prevents)."""
+    image, truth = bench_photo(seed, index)
+    reader = ShenshiReader(metals=("silver", "copper", "black"))
+    return reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+
+
+def test_an_intact_mandala_under_a_warm_light_is_not_read_faded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its red edge and yellow corners, in the light there, are near a faded mandala's
+    colour; its corners differ from its edges in hue more than a faded print's and
+    are brighter: not read faded (it was, by colour, before the check)."""
+    observation, shown = read_bench_photo(1, 7)
+    assert shown["d2 tile"].value == "intact" and observation["d2 tile"].value is None
+    monkeypatch.setattr(ShenshiReader, "_corner_contrast", lambda *_: None)
+    assert read_bench_photo_plainly(1, 7)["d2 tile"].value == "faded"
+
+
+def test_a_faded_reading_beside_an_unread_cushion_off_the_marked_squares() -> None:
+    """e3 holds an orange cushion a copper monk stands on, both taken for a hand; the
+    tile's band beside it looked like a faded mandala's print. The rules put tiles on
+    the marked squares only: bare stone."""
+    observation, shown = read_bench_photo(2, 9)
+    assert "e3" not in MARKED
+    assert shown["e3 tile"].value == "none" and observation["e3 tile"].value == "none"
+    assert not observation["e3 cushion"].known
+
+
+def test_a_faded_mandala_whose_edge_looks_like_the_marked_stone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 36 degrees in a warm light the edge of the faded mandala on b2 is nearer the
+    marked stone's sand than the print; inside the band the print shows plainly: not
+    read bare stone (it was before the check)."""
+    observation, shown = read_bench_photo(7, 9)
+    assert shown["b2 tile"].value == "faded" and observation["b2 tile"].value is None
+    monkeypatch.setattr(ShenshiReader, "_bare_marked_inside", lambda *_: None)
+    assert read_bench_photo_plainly(7, 9)["b2 tile"].value == "none"
+
+
+@pytest.mark.parametrize(("seed", "index", "square", "cushion"),
+                         [(1, 13, "d2", "blond"), (1, 18, "f4", "none"),
+                          (2, 3, "d6", "none"), (2, 16, "b6", "blond")])
+def test_a_tie_between_a_blond_cushion_and_the_marked_stone(
+        seed: int, index: int, square: str, cushion: str) -> None:
+    """The colour ties between the two on a marked square without a tile: the
+    cushion's top, brighter than the stone around it or not, decides."""
+    observation, shown = read_bench_photo(seed, index)
+    assert square in MARKED and shown[f"{square} tile"].value == "none"
+    assert shown[f"{square} cushion"].value == cushion
+    assert observation[f"{square} cushion"].value == cushion
+
+
+def test_nothing_stands_on_an_intact_mandala(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cushions go on empty squares only, never on a mandala: on a square read intact
+    (by its pattern where its colour looks like a hand's) a cushion left unread is
+    none."""
+    observation, shown = read_bench_photo(1, 24)
+    for square in ("d6", "f6"):
+        assert shown[f"{square} tile"].value == "intact"
+        assert observation[f"{square} tile"].value == "intact"
+        assert observation[f"{square} cushion"].value == "none"
+    monkeypatch.setattr(ShenshiReader, "_no_cushion_on_tiles", lambda *_: None)
+    image, truth = bench_photo(1, 24)
+    reader = ShenshiReader(metals=("silver", "copper", "black"))
+    blind = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+    assert not blind["d6 cushion"].known or not blind["f6 cushion"].known
+
+
+def test_no_faded_mandala_off_the_marked_squares() -> None:
+    """Light stone in a warm light, its neighbours' shadows at its corners, looks like
+    a faded mandala on e5, where the rules never put a tile: bare stone."""
+    image, truth = bench_photo(9, 29)
+    reader = reader_for("shenshi", rules=ShenshiRules(("silver", "copper")))
+    observation = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+    assert "e5" not in MARKED and truth["visible"]["e5 tile"] == "none"
+    assert observation["e5 tile"].value == "none"
+    misread = [e for e in observation if e.endswith(" tile") and truth["visible"].get(e)
+               and observation[e].known and observation[e].value != truth["visible"][e]]
+    assert misread == []
