@@ -534,7 +534,9 @@ class Referee:
         explains is judged from before the move just accepted, by every move the game
         finds for it: the player may still be making theirs, a piece in the hand (a
         monk entered, then lifted with its cushion to hover on, leaves the table as it
-        was; a swap shows one monk lifted and the other not yet moved)."""
+        was; a swap shows one monk lifted and the other not yet moved). Only moves
+        going on from the accepted one, or leaving what the table surely showed of it
+        as it was, count: another turn of that player would never have shown it."""
         if observation.differences(self.explainer.expected(earlier),
                                    min_confidence=self.config.sure) == []:
             return Verdict("in_progress", self._bigger[:IN_PROGRESS_SHOWN])
@@ -547,9 +549,9 @@ class Referee:
             if again:
                 return Verdict("illegal")
         if verdict.moves and self._made_seen:
-            # not a move the table has shown otherwise: the neutral monk seen where the
-            # accepted turn put it and moved on by the next player is the next
-            # player's turn, not another turn of the player before
+            # a neutral monk seen where the accepted turn put it, then moved on by the
+            # next player, is the next player's turn, not another turn of the player
+            # before that would have put it elsewhere
             moves = self._agreeing(earlier, self._made_seen, verdict.moves)
             if not moves:
                 return Verdict("illegal")

@@ -55,6 +55,7 @@ from engines.shenshi.options import Lifts
 from engines.shenshi.plan import ENTER, HOVER, SWAP, WALK, Plan, TurnContext, after
 from engines.shenshi.rules import METALS, ShenshiRules
 from engines.shenshi.state import GIVE, ShenshiState
+from engines.shenshi.validate import KIND_OF
 
 NONE = "none"
 SIZES = ("grand", "master")
@@ -200,7 +201,6 @@ def fix_sentences(changes: list[tuple[str, Value | None, Value]]) -> list[str]:
 
 
 ALL_KINDS = frozenset((WALK, HOVER, ENTER, SWAP))
-_KIND = {Walk: WALK, Hover: HOVER, Enter: ENTER, Swap: SWAP}
 
 
 def _allowed(ctx: TurnContext, plan: Plan, monk: int) -> dict[int, Plan]:
@@ -421,12 +421,13 @@ def _candidates(state: ShenshiState, observation: Observation, changed: list[str
     Depth-first over up to three actions, on a copy of ``state``: each action is one of
     its monk's options (``engines.shenshi.options``) that starts on a square that
     changed or is in ``unknown`` (or a monk off the board entering) and ends on one
-    (walk, hover, entry,
-    swap; the squares of an orange cushion's lift are both among them, so where the
-    lifted cushion went is read off the table). A monk may stop once on a square that
-    did not change if it acts again from there (walk, then hover on; tried only when
-    no turn without such a stop fits, as they multiply the search). Each sequence
-    that leaves no such stop is a candidate, kept when ``state.check_from_options`` accepts it.
+    (walk, hover, entry, swap; the squares of an orange cushion's lift are both among
+    them, so where the lifted cushion went is read off the table), and that the turn's
+    rules allow after the actions before it (``engines.shenshi.plan``). A monk may stop
+    once on a square that did not change if it acts again from there (walk, then hover
+    on; tried only when no turn without such a stop fits, as they multiply the search).
+    Each sequence that leaves no such stop is a candidate, kept when
+    ``state.check_from_options`` accepts it.
     Sequences reaching the same position are the same turn for the game: the first is
     kept (``G`` then ``M`` or ``M`` then ``G``).
 
@@ -542,7 +543,7 @@ def _candidates(state: ShenshiState, observation: Observation, changed: list[str
                 reached = _board(work)
                 if reached not in visited:  # no action undoing earlier ones
                     dfs((*prefix, action), stop, touched | _squares(action), stops,
-                        visited | {reached}, _next_plan(work, plans[_KIND[type(action)]]))
+                        visited | {reached}, _next_plan(work, plans[KIND_OF[type(action)]]))
                 _undo(work, monk, action, undo)
 
     turns: list[Move] = []
@@ -657,7 +658,7 @@ def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
         plan = Plan()
         for action in turn.actions:
             monk = rules.monk_id(state.turn, action.monk)
-            nxt = after(ctx, plan, monk, _KIND[type(action)])
+            nxt = after(ctx, plan, monk, KIND_OF[type(action)])
             assert type(nxt) is Plan  # the turn is legal
             done.append((monk, action, _do(work, monk, action)))
             plan = _next_plan(work, nxt)
@@ -738,7 +739,7 @@ def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int,
             for action, _ in _actions(work, code, monk, set(), None, True, hovers=hovers,
                                       kinds=frozenset(plans)):
                 found.append((not (_squares(action) & wanted), code in used, code, monk,
-                              action, plans[_KIND[type(action)]]))
+                              action, plans[KIND_OF[type(action)]]))
         found.sort(key=lambda item: (item[0], item[1]))
         return [(monk, action, nxt) for _, _, _, monk, action, nxt in found]
 
@@ -784,7 +785,7 @@ def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int,
         plan = Plan()
         for action in actions:
             monk = state.rules.monk_id(state.turn, action.monk)
-            nxt = after(ctx, plan, monk, _KIND[type(action)])
+            nxt = after(ctx, plan, monk, KIND_OF[type(action)])
             assert type(nxt) is Plan  # the actions begin a legal turn
             undos.append((monk, action, _do(work, monk, action)))
             plan = _next_plan(work, nxt)

@@ -50,7 +50,8 @@ from engines.shenshi.plan import ENTER, HOVER, SWAP, WALK, Plan, TurnContext, af
 if TYPE_CHECKING:
     from engines.shenshi.state import ShenshiState
 
-_KIND = {Walk: WALK, Hover: HOVER, Enter: ENTER, Swap: SWAP}
+KIND_OF = {Walk: WALK, Hover: HOVER, Enter: ENTER, Swap: SWAP}
+"""The kind of each action type (``engines.shenshi.plan``)."""
 
 
 def _illegal(rule: str, message: str) -> NoReturn:
@@ -146,7 +147,7 @@ def _check_action(state: ShenshiState, ctx: TurnContext, plan: Plan,
     rules = state.rules
     p = state.turn
     who = rules.colour_name(p)
-    kind = _KIND.get(type(action))
+    kind = KIND_OF.get(type(action))
     if kind is None:
         raise TypeError(f"not a ShenShi action: {action!r}")
     code = action.monk
