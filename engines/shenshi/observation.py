@@ -310,7 +310,9 @@ def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
              kinds: frozenset[int] = ALL_KINDS) -> list[tuple[Action, int | None]]:
     """The actions of ``monk`` that touch only changed squares (``near``), as (action,
     the square it leaves unseen: a square that did not change, where a monk or cushion
-    now stands, so a later action must take it away again).
+    now stands, so a later action must take it away again). A monk on a square that did
+    not change acts only by a walk there and back over a changed square (taking off
+    the monk it stepped on).
 
     ``pending``: such a square left by the action before: this action must start there
     (or swap with the monk there). ``free``: any action (completions of a turn).
@@ -348,6 +350,11 @@ def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
                                for other in options.swap_targets(state, monk))
                 return out
         elif start not in near:
+            # a walk there and back, removing the monk it stepped on, leaves its own
+            # square as it was: only the square it came back from changed
+            out.extend((Walk(code, path), None)
+                       for path in (options.walk_paths(state, monk) if WALK in kinds else ())
+                       if len(path) == 3 and path[0] == path[2] and path[1] in near)
             return out
     for path in options.walk_paths(state, monk) if WALK in kinds else ():
         ok, stop = land(path[-1])

@@ -313,3 +313,16 @@ def test_a_third_action_after_cushions_lifted_in_another_pairing_goes_on() -> No
     other = parse("Me3~a3(a3>d5) Gc1~d1(a1>a7)")
     state.check(other)
     assert not shenshi_extends(state, other, parse("Me3~a3(a3>d5) Gc1~e1(a1>f1) Ge1-f1"))
+
+
+def test_a_walk_there_and_back_then_a_hover_is_one_turn() -> None:
+    # Seeded game (3 players): copper's master walked a6-a7-a6, taking silver's Grand
+    # Master off a7, then hovered on to a5. Its square a6 looked as before the walk,
+    # so the search never started an action there: "Ga4-b4 Ma6-a7-a6" was found only
+    # as a turn in progress, with no third action kept, and the hover was flagged as
+    # the next player's.
+    referee, made, truth = _made_by_hand(seed=8, players=3, first=8, last=8)
+    assert made[0][0] == "Ga4-b4 Ma6-a7-a6 Ma6~a5"
+    _feed(referee, made)
+    assert [text for _, text in referee.history] == [made[0][0]]
+    assert referee.state == truth
