@@ -554,6 +554,7 @@ def _candidates(state: ShenshiState, observation: Observation, changed: list[str
                 _undo(work, monk, action, undo)
 
     turns: list[Move] = []
+    twins: list[Move] = []  # turns reaching the position of one in ``turns``
     seen: set[tuple[object, ...]] = set()
     short: list[tuple[Action, ...]] = []
     whole = False
@@ -579,8 +580,12 @@ def _candidates(state: ShenshiState, observation: Observation, changed: list[str
             if key not in seen:
                 seen.add(key)
                 turns.append(turn)
+            else:
+                twins.append(turn)
     if whole:
-        turns.extend(_third_actions(state, work, turns, seen, hovers))
+        # the turns reaching a position already found go on in their own ways (a
+        # monk that walked may still hover where one that hovered may not)
+        turns.extend(_third_actions(state, work, turns + twins, seen, hovers))
     changed_looks = {s: looks[s] for s in near}
     if short and not whole:
         turns.extend(_completions(state, work, monks, short, changed_looks, hovers))

@@ -326,3 +326,15 @@ def test_a_walk_there_and_back_then_a_hover_is_one_turn() -> None:
     _feed(referee, made)
     assert [text for _, text in referee.history] == [made[0][0]]
     assert referee.state == truth
+
+
+def test_a_third_action_of_a_turn_found_in_another_form_goes_on() -> None:
+    # Seeded game (3 players): gold's master hovered, lifting a blond cushion onto e4;
+    # the Grand Master walked onto it and hovered on. After two actions the table was
+    # that of "Ge3~e4 Mg4~c4(a4>e3)" (the Grand Master hovering instead), the form the
+    # search kept; the third action, a second hover, could not follow that form, and
+    # was flagged as the next player's.
+    referee, made, truth = _made_by_hand(seed=29, players=3, first=9, last=9)
+    assert made[0][0] == "Mg4~c4(a4>e4) Ge3-e4 Ge4~e6"
+    _feed(referee, made)
+    assert len(referee.history) == 1 and referee.state == truth
