@@ -206,11 +206,8 @@ class ShenshiReader(MonkReading):
                     or readings[tile].value not in (None, "faded") \
                     or reasons.get(tile) in UNSEEN_REASONS:
                 continue
-            i = self._index[tile]
-            ranked = self._ranked_classes(features[i][seen[i]], self.elements[i])
-            if ranked and ranked[0] != "intact":
-                readings[tile] = Reading(NONE, c.bare_under_cushion_confidence)
-                reasons.pop(tile, None)
+            self._bare_unless_intact(tile, features, seen, readings, reasons,
+                                     c.bare_under_cushion_confidence)
 
     def _bare_off_marked(self, features: FloatArray, seen: NDArray[np.bool_],
                          readings: dict[str, Reading], reasons: dict[str, str]) -> None:
@@ -228,11 +225,19 @@ class ShenshiReader(MonkReading):
             if square in self._marked or reasons.get(tile) in UNSEEN_REASONS \
                     or readings[tile].value in (NONE, "intact"):
                 continue
-            i = self._index[tile]
-            ranked = self._ranked_classes(features[i][seen[i]], self.elements[i])
-            if ranked and ranked[0] != "intact":
-                readings[tile] = Reading(NONE, c.bare_off_marked_confidence)
-                reasons.pop(tile, None)
+            self._bare_unless_intact(tile, features, seen, readings, reasons,
+                                     c.bare_off_marked_confidence)
+
+    def _bare_unless_intact(self, tile: str, features: FloatArray, seen: NDArray[np.bool_],
+                            readings: dict[str, Reading], reasons: dict[str, str],
+                            confidence: float) -> None:
+        """Read ``tile`` as bare stone (at ``confidence``) unless its colour is nearest
+        an intact mandala's."""
+        i = self._index[tile]
+        ranked = self._ranked_classes(features[i][seen[i]], self.elements[i])
+        if ranked and ranked[0] != "intact":
+            readings[tile] = Reading(NONE, confidence)
+            reasons.pop(tile, None)
 
     def _intact_by_pattern(self, features: FloatArray, seen: NDArray[np.bool_],
                            readings: dict[str, Reading], reasons: dict[str, str]) -> None:
