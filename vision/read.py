@@ -110,6 +110,7 @@ COLOUR_NOT_READ = "its colour was not read"
 SEAT_NOT_READ = "the tile or cushion it would sit on was not read"
 TIED = "between two readings"
 GLARE = "glare or odd light: its colour is unsure"
+NO_MARK = "looks bare, but what the board shows there when bare does not show"
 
 
 class ReadError(ValueError):
@@ -177,6 +178,9 @@ class BoardReader:
         self._plan_for: tuple[BoardView, _Plan] | None = None
         self._allowed_of: dict[str, NDArray[np.bool_]] = {}
         self._glare_weights: dict[bytes, FloatArray] = {}
+        self._marks = {kind: self._bare_mark(kind, bare, bgr)
+                       for kind, (bare, bgr) in self.config.bare_marks.items()
+                       if kind in self.kinds}
         self.has_heights = any(e.endswith(HEIGHT_SUFFIX) for e in self.schema.elements)
 
     # --- set-up -------------------------------------------------------------------
@@ -192,6 +196,20 @@ class BoardReader:
                 owner.append(index)
         return Kind(tuple(names), tuple(values), np.array(prototypes),
                      np.exp(np.array(prototypes)) - EPS, np.array(owner, dtype=np.intp))
+
+    def _bare_mark(self, kind_name: str, bare: str,
+                   bgr: tuple[int, int, int]) -> tuple[int, FloatArray, NDArray[np.bool_]]:
+        """A kind's bare mark (:attr:`ReadConfig.bare_marks`): the bare class's index,
+        the mark's features, and which of the kind's elements show it when bare (not
+        those whose spot lies on a village's paper)."""
+        index = [e for e in self.elements if e.kind == kind_name]
+        shows = np.ones(len(index), dtype=bool)
+        for village in self.model.villages:
+            centres = np.array([e.centre_mm for e in index])
+            shows &= np.linalg.norm(centres - np.array(village.centre_mm), axis=1) \
+                > village.radius_mm
+        return (self.kinds[kind_name].names.index(bare), features_of(linear_of(bgr)),
+                shows)
 
     def _reference_points(self) -> tuple[FloatArray, FloatArray]:
         """Board points of bare paper and the paper's colour there (linear): inside the
@@ -561,11 +579,20 @@ class BoardReader:
                 channel_difference_distance(plain, kind.linear) + barred, kind)
             glared = (white_blind != best) & (blind_second - blind_best > c.glare_veto_margin) \
                 & glary[index]
+            unmarked = np.zeros(len(index), dtype=bool)
+            if kind_name in self._marks:
+                bare, mark, shows = self._marks[kind_name]
+                on_mark = colour_distance(f, mark[None], c.brightness_weight)[:, :, 0] \
+                    <= d_samples.min(axis=2)
+                unmarked = shows & (best == bare) \
+                    & ((on_mark & seen_here).sum(axis=1) < c.bare_mark_min_samples)
             for r, i in enumerate(index):
                 name = self.elements[i].name
                 why = _colour_doubt(visible[r], d_best[r], d_second[r], agreement[r], c)
                 if why is None and glared[r]:
                     why = GLARE
+                if why is None and unmarked[r]:
+                    why = NO_MARK
                 if why is not None:
                     readings[name] = UNKNOWN
                     reasons[name] = why

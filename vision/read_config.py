@@ -84,6 +84,10 @@ DEFAULT_PALETTES: dict[str, dict[str, Palette]] = {
 DEFAULT_REFERENCE: dict[str, BGR] = {"shangrila": (175, 195, 205), "shendao": (95, 140, 175),
                                      "shenshi": (60, 85, 120)}
 DEFAULT_FIELD: dict[str, BGR] = {"shangrila": (120, 170, 165)}
+# What the drawing shows in the middle of a bare spot: a Shangri-La bridge's spot, the
+# river its road crosses there (the bare class, the mark's colour).
+DEFAULT_BARE_MARKS: dict[str, dict[str, tuple[str, BGR]]] = {
+    "shangrila": {"bridge": ("ground", (150, 110, 60))}}
 # What lies around a Shangri-La tile on the board: its space, the space's outline, the
 # village paper, the tile's own shadow on them (stack heights tell tile from these).
 DEFAULT_SURROUNDINGS: tuple[BGR, ...] = ((215, 232, 240), (70, 80, 90), (175, 195, 205),
@@ -139,6 +143,18 @@ class ReadConfig:
     """Excess light more coloured (channels apart by more than ``glare_tint``) or
     stronger than ``glare_max`` (paper units) is not glare but something in front."""
     glare_radius_mm: float = 25.0
+    bare_marks: dict[str, tuple[str, BGR]] = field(default_factory=dict)
+    """Per kind, what the drawing shows in the middle of a bare spot: (the bare class,
+    the mark's colour). A spot read bare whose samples show too little of its mark is
+    not read: a bridge in a hand's shadow looks like grass, one under strong glare like
+    pale road, but neither shows the river a bare bridge spot shows (measured on the
+    bench's seed 2, hardest level: two bridges read bare with full confidence). Spots
+    the drawing covers with something else (a bridge spot on a village's paper) are
+    not checked."""
+    bare_mark_min_samples: int = 3
+    """... at least this many of an element's samples (49) nearest the mark: at the
+    medium and hardest levels (bench seeds 1 and 2) bare bridge spots showed 7 or more,
+    bridges none."""
     glare_veto_margin: float = 0.05
     """When the channel differences (blind to white glare) clearly prefer another class
     than the colour does, by this much in linear light, the element is not read."""
@@ -386,7 +402,8 @@ class ReadConfig:
         """The default configuration of ``game``. Raises ``KeyError`` for an unknown
         game."""
         return cls(palettes=DEFAULT_PALETTES[game], reference_bgr=DEFAULT_REFERENCE[game],
-                   field_bgr=DEFAULT_FIELD.get(game))
+                   field_bgr=DEFAULT_FIELD.get(game),
+                   bare_marks=DEFAULT_BARE_MARKS.get(game, {}))
 
     @classmethod
     def from_json(cls, game: str, path: Path) -> ReadConfig:
@@ -411,6 +428,9 @@ class ReadConfig:
                 changes[key] = {k: (float(v[0]), float(v[1])) for k, v in value.items()}
             elif key in ("reference_bgr", "field_bgr"):
                 changes[key] = tuple(int(v) for v in value)
+            elif key == "bare_marks":
+                changes[key] = {k: (str(v[0]), tuple(int(x) for x in v[1]))
+                                for k, v in value.items()}
             elif key in ("surroundings_bgr", "foreign_bgr"):
                 changes[key] = tuple(tuple(int(v) for v in c) for c in value)
             else:

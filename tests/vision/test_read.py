@@ -4,8 +4,10 @@ cannot tell it leaves unknown (covered, too steep, a bad frame)."""
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from functools import cache
 
+import cv2
 import numpy as np
 import pytest
 
@@ -13,7 +15,8 @@ from engines import Dice, rules_class
 from engines.observation import Observation
 from vision.models import load_model, referee_schema
 from vision.pipeline import reader_for
-from vision.read import SIDE_TOO_SMALL, BoardReader, FrameReading
+from vision.read import NO_MARK, SIDE_TOO_SMALL, BoardReader, FrameReading
+from vision.read_config import ReadConfig
 from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
 from vision.synth.table import TableOptions, TableRender, render_table
 from vision.view import BoardView, truth_view
@@ -157,6 +160,37 @@ def test_covered_elements_are_unknown() -> None:
         assert not reading.observation[element].known
         assert reading.abstained[element] == "covered by a hand"
         assert element in reading.unseen
+
+
+@pytest.mark.parametrize("check", [True, False])
+def test_a_bridge_spot_without_its_river_is_not_read_bare(check: bool) -> None:
+    """A bare bridge spot shows the river its road crosses; a bridge in a hand's shadow
+    looks like grass. Painted over with the grass beside it, the bridge is unknown, not
+    bare (and without the check it would be read bare)."""
+    picture, view = shot("shangrila", 30, 60.0)
+    model = load_model("shangrila")
+    truth = picture.visible()
+    bridge = model.region("bridge 4-5")
+    assert truth[bridge.name].value is True
+    config = ReadConfig.for_game("shangrila")
+    reader = BoardReader("shangrila", config=config if check else replace(config,
+                                                                          bare_marks={}))
+    assert reader.read(picture.image, view).observation[bridge.name].value is True
+    height = model.pieces["bridge_height_mm"]
+    angle = np.radians(bridge.angle_deg)
+    along = np.array([np.cos(angle), np.sin(angle)])
+    grass_mm = np.array(bridge.centre_mm) + 14.0 * along + 12.0 * along[::-1] * (1, -1)
+    x, y = np.rint(view.to_image(grass_mm[None])[0]).astype(int)
+    grass = picture.image[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3).mean(axis=0)
+    top = view.to_image(np.column_stack([bridge.corners_mm(), np.full(4, height)]))
+    image = picture.image.copy()
+    cv2.fillConvexPoly(image, np.rint(top).astype(np.int32), grass.tolist())
+    reading = reader.read(image, view)
+    if check:
+        assert not reading.observation[bridge.name].known
+        assert reading.abstained[bridge.name] == NO_MARK
+    else:
+        assert reading.observation[bridge.name].value is False
 
 
 @pytest.mark.parametrize("frame, words", [
