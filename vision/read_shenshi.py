@@ -246,7 +246,8 @@ class ShenshiReader(MonkReading):
         stone and a faded mandala are alike at the band's corners and in the middles
         of its edges; an intact mandala is not: a tile left unread, with no cushion on
         it, whose corners are clearly nearer the print's yellow than its red and whose
-        edges' middles clearly nearer its red than its yellow is intact. A cushion
+        edges' middles clearly nearer its red than its yellow (or one clearly, the other
+        only just) is intact. A cushion
         read there would hide the pattern: one read is left alone, one not read (the
         band takes an intact mandala's colours for the marked stone's or a cushion's)
         is not: the band's corners and middles around a cushion or a hand were
@@ -266,8 +267,10 @@ class ShenshiReader(MonkReading):
             at = np.vstack([np.median(features[i][corners], axis=0),
                             np.median(features[i][middles], axis=0)])
             d = colour_distance(at, np.vstack([red, yellow]), w)  # (corners, middles) x
-            if d[0, 0] - d[0, 1] >= c.intact_pattern_margin \
-                    and d[1, 1] - d[1, 0] >= c.intact_pattern_margin:
+            corner_margin, middle_margin = d[0, 0] - d[0, 1], d[1, 1] - d[1, 0]
+            if min(corner_margin, middle_margin) >= c.intact_pattern_margin \
+                    or (min(corner_margin, middle_margin) >= c.intact_pattern_floor
+                        and corner_margin + middle_margin >= c.intact_pattern_sum):
                 readings[tile] = Reading("intact", c.intact_pattern_confidence)
                 reasons.pop(tile, None)
 

@@ -99,7 +99,8 @@ INTACT = tuple((f"{square} tile", "intact") for square in MARKED)
 def test_intact_mandalas_are_told_from_hands_by_their_pattern() -> None:
     """Yellow corners and red edges read an intact mandala the colour of the band
     alone takes for a hand; faded mandalas and bare stone never read intact."""
-    blind = replace(ReadConfig.for_game("shenshi"), intact_pattern_margin=float("inf"))
+    blind = replace(ReadConfig.for_game("shenshi"), intact_pattern_margin=float("inf"),
+                    intact_pattern_sum=float("inf"))
     read_with, read_without = 0, 0
     for view_args in EMPTY_VIEWS:
         for pieces in (INTACT, EMPTY_SEATS):

@@ -310,3 +310,17 @@ def test_no_faded_mandala_off_the_marked_squares() -> None:
     misread = [e for e in observation if e.endswith(" tile") and truth["visible"].get(e)
                and observation[e].known and observation[e].value != truth["visible"][e]]
     assert misread == []
+
+
+def test_an_intact_mandala_whose_corners_are_washed_out_is_read_by_its_edges() -> None:
+    """Its red edges clearly red, its yellow corners only just nearer yellow than red
+    (the lamp washes them out): the two margins together read it intact; the lesser
+    one alone would not."""
+    observation, shown = read_bench_photo(1, 2)
+    assert shown["b2 tile"].value == "intact"
+    assert observation["b2 tile"].value == "intact"
+    image, truth = bench_photo(1, 2)
+    config = replace(ReadConfig.for_game("shenshi"), intact_pattern_sum=float("inf"))
+    reader = ShenshiReader(config=config, metals=("silver", "copper"))
+    blind = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+    assert blind["b2 tile"].value is None
