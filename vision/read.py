@@ -110,6 +110,7 @@ COLOUR_NOT_READ = "its colour was not read"
 SEAT_NOT_READ = "the tile or cushion it would sit on was not read"
 TIED = "between two readings"
 GLARE = "glare or odd light: its colour is unsure"
+LIKE_NONE = "looks like none of its possible pieces (a hand, or something else on it)"
 NO_MARK = "looks bare, but what the board shows there when bare does not show"
 
 
@@ -579,6 +580,10 @@ class BoardReader:
                 channel_difference_distance(plain, kind.linear) + barred, kind)
             glared = (white_blind != best) & (blind_second - blind_best > c.glare_veto_margin) \
                 & glary[index]
+            # a colour glare has washed out beyond any piece's, whose channel
+            # differences clearly show one
+            washed_out = glary[index] & (blind_best <= c.washed_out_distance) \
+                & (blind_second - blind_best >= c.washed_out_margin)
             unmarked = np.zeros(len(index), dtype=bool)
             if kind_name in self._marks:
                 bare, mark, shows = self._marks[kind_name]
@@ -591,6 +596,11 @@ class BoardReader:
                 why = _colour_doubt(visible[r], d_best[r], d_second[r], agreement[r], c)
                 if why is None and glared[r]:
                     why = GLARE
+                if why == LIKE_NONE and washed_out[r]:
+                    readings[name] = Reading(kind.values[white_blind[r]],
+                                             c.washed_out_confidence)
+                    classes[i] = int(white_blind[r])
+                    continue
                 if why is None and unmarked[r]:
                     why = NO_MARK
                 if why is not None:
@@ -703,7 +713,7 @@ def _colour_doubt(visible: float, best: float, second: float, agreement: float,
     if visible < c.min_visible_share:
         return COVERED
     if best > c.max_distance:
-        return "looks like none of its possible pieces (a hand, or something else on it)"
+        return LIKE_NONE
     if second - best < c.min_margin:
         return TIED
     if agreement < c.min_agreement:

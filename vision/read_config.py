@@ -143,6 +143,14 @@ class ReadConfig:
     """Excess light more coloured (channels apart by more than ``glare_tint``) or
     stronger than ``glare_max`` (paper units) is not glare but something in front."""
     glare_radius_mm: float = 25.0
+    washed_out_distance: float = 0.15
+    washed_out_margin: float = 0.1
+    washed_out_confidence: float = 0.6
+    """An element whose colour looks like none of its pieces, where the paper nearby
+    shows glare, is read by its channel differences (blind to white light added)
+    when they are this near one piece's (linear light) and this much nearer it than
+    any other's, this sure: glare stronger than the paper around shows washes a blue
+    tile to a greyish blue no piece is, its channel differences still blue's."""
     bare_marks: dict[str, tuple[str, BGR]] = field(default_factory=dict)
     """Per kind, what the drawing shows in the middle of a bare spot: (the bare class,
     the mark's colour). A spot read bare whose samples show too little of its mark is
@@ -366,6 +374,13 @@ class ReadConfig:
     """How sure a ShenShi tile off the marked squares is bare stone when its own colour
     is unsure (the rules draw the tiles onto the marked squares, and never move them)."""
     no_legs_run_mm: float = 5.0
+    no_legs_gap_mm: float = 5.0
+    """... or no metal on the line's middle over this width: a monk's legs, 12.5 mm
+    wide at least, cross the middle of their square even placed 6 mm off it. On set
+    version 2 (seeds 1 to 3 and 7 to 13, 300 pictures), robes so left unsure: on 86
+    monks the widest such gap was 2.5 mm (a silver Grand Master whose legs' middle
+    was in shade), on 448 empty seats 4 mm or more, 9 mm for most (the faded
+    mandala's petals and ring run long either side of its middle)."""
     no_legs_confidence: float = 0.6
     """A ShenShi robe left unsure between a metal and its seat (or mixed, or like
     neither) is no monk, this sure, when the line across its crossed legs, all seen,

@@ -455,22 +455,26 @@ class MonkReading(BoardReader):
         all of it seen, and neither skin (a hand over the legs) nor a metal in play
         (its own colour or the robe's as this frame shows it: glare and a seat near
         the metal's colour move both alike) on more than ``no_legs_run_mm`` of it in a
-        row. A master's legs are 15 mm wide; a printed mandala's middle, which a
-        robe's points can take for silver, shows only short runs of anything
-        metal-like."""
+        row, or on none of the middle ``no_legs_gap_mm`` of it. A master's legs are
+        15 mm wide; a printed mandala's middle, which a robe's points can take for
+        silver, shows only short runs of anything metal-like, and a faded mandala's
+        petals and ring, which can run long, lie either side of its middle."""
         c = self.config
         step = 2.0 * c.monk_across_mm / (_ACROSS_POINTS - 1)
         if not across_seen.all() \
                 or _longest_run(self._skin_on(across, beneath)) * step > c.no_legs_run_mm:
             return False
+        metal_like = np.zeros(len(across), dtype=bool)
+        longest = 0
         for k, metal in enumerate(self._metal_names):
             colour = self._metal_colours[k][None]
             if robe is not None:
                 colour = np.vstack([colour, robe[None]])
-            if _longest_run(self._on_metal(across, metal, colour, beneath)) * step \
-                    > c.no_legs_run_mm:
-                return False
-        return True
+            on = self._on_metal(across, metal, colour, beneath)
+            metal_like |= on
+            longest = max(longest, _longest_run(on))
+        return longest * step <= c.no_legs_run_mm \
+            or _middle_gap(metal_like) * step >= c.no_legs_gap_mm
 
     def _skin_on(self, points: FloatArray, beneath: NDArray[np.bool_]) -> NDArray[np.bool_]:
         """Which ``points`` look more like skin than like any colour ``beneath``."""
@@ -772,6 +776,19 @@ def _run_width(on: NDArray[np.bool_], seen: NDArray[np.bool_], beside: NDArray[n
                 ends.append(i - direction / 2.0)
                 break
     return abs(ends[0] - ends[1]) * step
+
+
+def _middle_gap(on: NDArray[np.bool_]) -> int:
+    """How many points in a row around the middle of a line are not ``on`` (0 when
+    its middle point is)."""
+    middle = len(on) // 2
+    if on[middle]:
+        return 0
+    ons = np.flatnonzero(on)
+    before, after = ons[ons < middle], ons[ons > middle]
+    first = before[-1] + 1 if len(before) else 0
+    last = after[0] - 1 if len(after) else len(on) - 1
+    return int(last - first + 1)
 
 
 def _longest_run(on: NDArray[np.bool_]) -> int:

@@ -237,3 +237,20 @@ def test_a_calibration_colour_model_sets_the_piece_colours() -> None:
     assert all(abs(a - b) <= 2 for a, b in zip(light, (160, 230, 180), strict=True))
     assert config.palettes["square"]["dark"] == ReadConfig.for_game("shendao") \
         .palettes["square"]["dark"]
+
+
+def test_a_tile_washed_out_by_glare_is_read_by_its_channel_differences() -> None:
+    """Glare stronger than the paper around it shows washes a blue tile to a greyish
+    blue no piece is; its channel differences, blind to white light added, are still
+    clearly blue's: read blue, not sure enough for the referee alone."""
+    from companion.bench_vision import FRAME_SIZE, Shot, render_shot, shot_view
+
+    image, truth = render_shot(Shot("shangrila", "hardest", 24, 4, FRAME_SIZE))
+    view = shot_view(truth, load_model("shangrila").size_mm)
+    assert truth["visible"]["8Y"] == "blue"
+    reading = BoardReader("shangrila").read(image, view)
+    assert reading.observation["8Y"].value == "blue"
+    assert reading.observation["8Y"].confidence < 0.9
+    config = replace(ReadConfig.for_game("shangrila"), washed_out_margin=float("inf"))
+    blind = BoardReader("shangrila", config=config).read(image, view)
+    assert not blind.observation["8Y"].known

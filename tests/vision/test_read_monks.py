@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from companion.bench_vision import shot_view
@@ -13,6 +14,7 @@ from engines.observation import Observation
 from engines.shenshi.rules import ShenshiRules
 from vision.pipeline import reader_for
 from vision.read_config import ReadConfig
+from vision.read_monks import _middle_gap
 from vision.read_shenshi import ShenshiReader, metals_in_play
 
 from .test_read_shenshi import (
@@ -213,3 +215,30 @@ def test_a_silver_monk_in_shade_on_a_faded_mandala_is_not_read_as_none() -> None
     than the mandala's band around it, as no empty mandala's middle is."""
     observation, shown = read_bench_photo(9, 29)
     assert shown["f4 monk"].value == "silver-master" and observation["f4 monk"].value is None
+
+
+def test_an_empty_faded_mandala_whose_print_runs_long_either_side() -> None:
+    """The line across where a monk's legs would be shows the faded print's petals and
+    ring, silver-like, over 7 mm on both sides but nothing on its middle, which legs
+    would cross: no monk (without that gap it was left unsure)."""
+    observation, shown = read_bench_photo(1, 6)
+    assert shown["d6 monk"].value == "none" and observation["d6 monk"].value == "none"
+    image, truth = bench_photo(1, 6)
+    config = replace(ReadConfig.for_game("shenshi"), no_legs_gap_mm=float("inf"))
+    reader = ShenshiReader(config=config, metals=("silver", "copper"))
+    blind = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+    assert blind["d6 monk"].value is None
+
+
+def test_a_silver_grand_master_with_its_legs_in_shade_is_not_read_gone() -> None:
+    """Its legs' middle is in shade, metal-like only either side of a 2.5 mm gap:
+    narrower than the gap that tells an empty seat."""
+    observation, shown = read_bench_photo(7, 21)
+    assert shown["d6 monk"].value == "silver-grand" and observation["d6 monk"].value is None
+
+
+@pytest.mark.parametrize(("line", "gap"), [
+    ("..####.........####..", 9), ("...#######...........", 11), ("##########.##########", 1),
+    ("......#########......", 0), (".....................", 21)])
+def test_the_gap_around_a_line_s_middle(line: str, gap: int) -> None:
+    assert _middle_gap(np.array([c == "#" for c in line])) == gap
