@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -215,7 +216,8 @@ class BoardReader:
     def _reference_points(self) -> tuple[FloatArray, FloatArray]:
         """Board points of bare paper and the paper's colour there (linear): inside the
         village discs away from spaces and stones, and the fields between villages away
-        from roads and rivers (Shangri-La); the margin outside the gates (Shendao)."""
+        from roads and rivers (Shangri-La); the margin around the squares, between and
+        beside the gates too (Shendao)."""
         c = self.config
         step, clear = c.reference_step_mm, c.reference_clearance_mm
         w, h = self.model.size_mm
@@ -236,7 +238,13 @@ class BoardReader:
             if field_bgr is None:
                 field[:] = False
         else:
-            occupied = np.array([e.corners_mm() for e in self.elements]).reshape(-1, 2)
+            # the margin around the grid of the most numerous kind (squares), also
+            # between the elements of the others there (Shendao's gate slots: the
+            # paper right beside a slot measures the light and glare on its stick)
+            counts = Counter(e.kind for e in self.elements)
+            grid_kind = max(counts, key=lambda k: counts[k])
+            occupied = np.array([e.corners_mm() for e in self.elements
+                                 if e.kind == grid_kind]).reshape(-1, 2)
             lo, hi = occupied.min(axis=0), occupied.max(axis=0)
             disc = inside & np.any((grid < lo - 2 * clear) | (grid > hi + 2 * clear), axis=1)
             field = np.zeros(len(grid), bool)
