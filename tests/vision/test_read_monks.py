@@ -237,6 +237,14 @@ def test_a_silver_grand_master_with_its_legs_in_shade_is_not_read_gone() -> None
     assert shown["d6 monk"].value == "silver-grand" and observation["d6 monk"].value is None
 
 
+def test_a_silver_master_s_width_over_the_faded_print_is_not_its_size() -> None:
+    """Seen from above, the run of silver across its legs goes on over the faded
+    print's petals: 18.5 mm, a Grand Master's width. Its legs and head do not say,
+    so its size is not read (it was read Grand Master)."""
+    observation, shown = read_bench_photo(14, 19)
+    assert shown["b6 monk"].value == "silver-master" and observation["b6 monk"].value is None
+
+
 @pytest.mark.parametrize(("line", "gap"), [
     ("..####.........####..", 9), ("...#######...........", 11), ("##########.##########", 1),
     ("......#########......", 0), (".....................", 21)])
