@@ -38,7 +38,7 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,22 @@ class LevelResult:
     """Why elements were not read: reason -> count, for the unsure abstentions."""
     unseen_reasons: dict[str, int] = field(default_factory=dict)
     """The same for the elements the view cannot show."""
+    by_seed: list[tuple[int, LevelResult]] = field(default_factory=list)
+    """Each set's own figures, when several sets were pooled."""
+
+    def add(self, other: LevelResult) -> None:
+        """Pool ``other`` (the same game and level, another set) into this one."""
+        self.boards += other.boards
+        self.perfect += other.perfect
+        self.complete += other.complete
+        self.located += other.located
+        for kind, tally in other.kinds.items():
+            self.kinds.setdefault(kind, Tally()).add(tally)
+        self.errors.extend(other.errors[:max(0, 40 - len(self.errors))])
+        for mine, theirs in ((self.reasons, other.reasons),
+                             (self.unseen_reasons, other.unseen_reasons)):
+            for why, n in theirs.items():
+                mine[why] = mine.get(why, 0) + n
 
     def total(self) -> Tally:
         out = Tally()
@@ -461,17 +477,36 @@ def time_reading(game: str, seed: int, cache: Path | None,
 
 # --- the command -------------------------------------------------------------------------------
 
-def run_bench(games: list[str], levels: list[str], frames: int, seed: int,
+def parse_seeds(text: str) -> list[int]:
+    """Set seeds from ``"1"``, ``"1,2,7-13"``; raises ``ValueError`` naming the fault."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        try:
+            low, high = int(first), int(last or first)
+        except ValueError:
+            raise ValueError(f"{part.strip()!r} is not a seed or a range of seeds "
+                             "(1, 2,5 or 7-13)") from None
+        if low < 0 or high < low:
+            raise ValueError(f"{part.strip()!r} is not a range of seeds from low to high")
+        seeds += [s for s in range(low, high + 1) if s not in seeds]
+    return seeds
+
+
+def run_bench(games: list[str], levels: list[str], frames: int, seed: int | Sequence[int],
               cache: Path | None, timing: bool, progress: Callable[[str], None],
               size: tuple[int, int] = FRAME_SIZE,
               located_frames: int = 0) -> tuple[list[LevelResult], list[Timing],
                                                 list[LevelResult]]:
-    """The figures: per game and level with the exact view, the timings, and per game
-    at the hardest level (when among ``levels``) through localisation
-    (``located_frames`` pictures with corner markers, numbered apart from the
-    others)."""
+    """The figures: per game and level with the exact view (``frames`` pictures of each
+    set ``seed``, pooled, with each set's own kept in ``by_seed`` when there are
+    several), the timings, and per game at the hardest level (when among ``levels``)
+    through localisation (``located_frames`` pictures with corner markers, numbered
+    apart from the others); the timings and localisation use the first set."""
     from vision.pipeline import reader_for
 
+    seeds = [seed] if isinstance(seed, int) else list(seed)
+    seed = seeds[0]
     results = []
     located = []
     timings: list[Timing] = []
@@ -479,10 +514,18 @@ def run_bench(games: list[str], levels: list[str], frames: int, seed: int,
         reader = reader_for(game, rules=_set_rules(game))
         for level in levels:
             result = LevelResult(game, level, 0)
-            for index in range(frames):
-                shot = Shot(game, level, index, seed, size)
-                image, truth = load_shot(shot, cache, progress)
-                score(result, reader, image, truth, f"{level} #{index}")
+            for set_seed in seeds:
+                part = LevelResult(game, level, 0)
+                for index in range(frames):
+                    shot = Shot(game, level, index, set_seed, size)
+                    image, truth = load_shot(shot, cache, progress)
+                    label = f"{level} #{index}" if len(seeds) == 1 \
+                        else f"{level} set {set_seed} #{index}"
+                    score(part, reader, image, truth, label)
+                result.add(part)
+                if len(seeds) > 1:
+                    result.by_seed.append((set_seed, part))
+                    progress(f"set {set_seed}: {_summary_line(part)}")
             results.append(result)
             progress(_summary_line(result))
         if located_frames and "hardest" in levels:
@@ -541,6 +584,16 @@ def report_markdown(results: list[LevelResult], timings: list[Timing],
                          f"{_percent(t.accuracy(), 3)} | {t.wrong} | "
                          f"{_percent(t.abstention())} | {_percent(t.unseen_share())} | "
                          f"{_percent(t.unsure_share())} |")
+    if any(r.by_seed for r in results):
+        lines += ["", "By set (each its own seed; the tables above pool them):", "",
+                  "| game | level | set | boards | wrong | perfect boards | unsure |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in results:
+            for set_seed, part in r.by_seed:
+                t = part.total()
+                lines.append(f"| {r.game} | {r.level} | {set_seed} | {part.boards} | "
+                             f"{t.wrong} | {part.perfect}/{part.boards} | "
+                             f"{_percent(t.unsure_share())} |")
     if located:
         lines += ["", "Through localisation: other boards at the hardest level, "
                   "photographed with the printed corner markers; each picture read once "
@@ -607,7 +660,8 @@ def report_json(results: list[LevelResult], timings: list[Timing], command: str,
                 "perfect": r.perfect, "complete": r.complete, "total": tally(r.total()),
                 "kinds": {k: tally(t) for k, t in r.kinds.items()},
                 "reasons": r.reasons, "unseen_reasons": r.unseen_reasons,
-                "errors": r.errors}
+                "errors": r.errors,
+                "by_seed": [{"seed": seed, **level(part)} for seed, part in r.by_seed]}
 
     return {
         "command": command, "machine": platform.machine(), "python": sys.version.split()[0],
@@ -633,6 +687,10 @@ def vision_command(args: argparse.Namespace) -> int:
     if args.frames < 1:
         raise UsageError("--frames must be at least 1")
     levels = args.level or list(LEVELS)
+    try:
+        seeds = parse_seeds(args.seed)
+    except ValueError as error:
+        raise UsageError(f"--seed: {error}") from None
     cache = None if args.no_cache else _cache_dir(args.cache)
     command = " ".join(["companion bench vision", *(f"--game {g}" for g in args.game or ()),
                         *(f"--level {v}" for v in args.level or ()),
@@ -653,7 +711,7 @@ def vision_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--size {args.size!r} is out of range")
     if args.located_frames < 0:
         raise UsageError("--located-frames must be 0 or more")
-    results, timings, located = run_bench(games, levels, args.frames, args.seed, cache,
+    results, timings, located = run_bench(games, levels, args.frames, seeds, cache,
                                           not args.no_timing, progress, (width, height),
                                           args.located_frames)
     markdown = report_markdown(results, timings, command, (width, height), located)
@@ -685,7 +743,9 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
                         help="only this level (repeatable; default all three)")
     parser.add_argument("--frames", type=int, default=30,
                         help="pictures per game and level (default 30)")
-    parser.add_argument("--seed", type=int, default=1, help="set seed (default 1)")
+    parser.add_argument("--seed", default="1", metavar="SEEDS",
+                        help="set seed (default 1), or several pooled: 1,2,7-13 (the "
+                        "timings and the run through localisation use the first)")
     parser.add_argument("--size", default="1920x1080", metavar="WxH",
                         help="picture size of the sets (default 1920x1080)")
     parser.add_argument("--located-frames", type=int, default=LOCATED_FRAMES, metavar="N",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.bench_vision import Tally
+from companion.bench_vision import LevelResult, Tally, parse_seeds
 from companion.cli import main
 
 
@@ -62,6 +62,46 @@ def test_tally_keeps_abstentions_apart() -> None:
     assert tally.unsure == 4
     assert tally.unseen_share() == pytest.approx(6 / 1010)
     assert tally.unsure_share() == pytest.approx(4 / 1010)
+
+
+def test_several_sets_are_pooled_and_kept_apart(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "bench.md"
+    assert main(["bench", "vision", "--game", "shendao", "--level", "easy", "--frames", "1",
+                 "--seed", "1,2", "--size", "640x360", "--cache", str(tmp_path / "cache"),
+                 "--no-timing", "--quiet", "--out", str(out)]) == 0
+    capsys.readouterr()
+    figures = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    result = figures["results"][0]
+    assert result["boards"] == 2
+    assert [part["seed"] for part in result["by_seed"]] == [1, 2]
+    assert sum(part["total"]["right"] for part in result["by_seed"]) \
+        == result["total"]["right"]
+    table = out.read_text(encoding="utf-8")
+    assert "--seed 1,2" in table and "| shendao | easy | 2 | 1 |" in table
+
+
+@pytest.mark.parametrize(("text", "seeds"), [("1", [1]), ("1,2,7-9", [1, 2, 7, 8, 9]),
+                                              (" 3 , 3-4", [3, 4])])
+def test_set_seeds_are_read_from_a_list_of_ranges(text: str, seeds: list[int]) -> None:
+    assert parse_seeds(text) == seeds
+
+
+@pytest.mark.parametrize("text", ["", "a", "5-2", "1,,2", "-3"])
+def test_a_bad_list_of_seeds_is_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_seeds(text)
+
+
+def test_pooled_results_add_up() -> None:
+    one = LevelResult("shendao", "hardest", 2, perfect=2, reasons={"glare": 1})
+    one.kinds["square"] = Tally(right=90, abstained=2)
+    two = LevelResult("shendao", "hardest", 3, perfect=2, errors=["x"], reasons={"glare": 2})
+    two.kinds["square"] = Tally(right=80, wrong=1)
+    one.add(two)
+    assert (one.boards, one.perfect, one.errors) == (5, 4, ["x"])
+    assert one.kinds["square"] == Tally(right=170, wrong=1, abstained=2)
+    assert one.reasons == {"glare": 3}
 
 
 def test_bench_vision_refuses_a_bad_size(capsys: pytest.CaptureFixture[str]) -> None:
