@@ -374,6 +374,10 @@ class ReadConfig:
     """How sure a ShenShi tile off the marked squares is bare stone when its own colour
     is unsure (the rules draw the tiles onto the marked squares, and never move them)."""
     no_legs_run_mm: float = 5.0
+    none_min_margin: float = 0.2
+    """A robe on a seat the rules allow is no monk only this much nearer the colours
+    beneath it than any metal (else the legs decide, :attr:`no_legs_run_mm`): silver
+    Grand Masters on faded mandalas, in shade, measured 0.16 nearer the print."""
     no_legs_gap_mm: float = 5.0
     """... or no metal on the line's middle over this width: a monk's legs, 12.5 mm
     wide at least, cross the middle of their square even placed 6 mm off it. On set
@@ -381,6 +385,12 @@ class ReadConfig:
     monks the widest such gap was 2.5 mm (a silver Grand Master whose legs' middle
     was in shade), on 448 empty seats 4 mm or more, 9 mm for most (the faded
     mandala's petals and ring run long either side of its middle)."""
+    legs_shade: float = 0.1
+    """... but not where, at any seat it may have, the line's middle is darker than
+    the line as a whole by more than this (mean log light): legs in shade, which no
+    metal's colour matches. Empty seats so read measured 0.005 brighter or more in
+    the middle (a faded mandala's pale heart), a silver Grand Master on one 0.29
+    darker (set version 2, seeds 1 to 3 and 7 to 15 and set 1's first 100 pictures)."""
     no_legs_confidence: float = 0.6
     """A ShenShi robe left unsure between a metal and its seat (or mixed, or like
     neither) is no monk, this sure, when the line across its crossed legs, all seen,

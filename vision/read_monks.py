@@ -372,11 +372,14 @@ class MonkReading(BoardReader):
         mixed, or like neither) at one of its possible seats at least, and "none" at
         the others, shows no legs at one of them (:meth:`_no_legs`): the seats differ
         by a tile's 2 mm, and a monk's legs at either would cross the line of the
-        other."""
+        other; not where the line's middle is darker than the rest of it at any seat
+        (legs in shade: ``legs_shade``)."""
         unsure = [value is None and why in (_MIXED, _TOO_CLOSE, _FAR)
                   for value, _, why in colours]
         if not any(unsure) or not all(u or value == NONE
                                       for (value, _, _), u in zip(colours, unsure, strict=True)):
+            return False
+        if any(_shaded_middle(across, self.config.legs_shade) for _, _, across, _, _ in parts):
             return False
         return any(self._no_legs(across, across_seen, robe, beneath)
                    for _, _, across, across_seen, robe in parts)
@@ -658,7 +661,7 @@ class MonkReading(BoardReader):
             # a clear metal here is the bare stone or tile (a printed mandala's grey
             # middle, light stone, look like silver)
             return NONE, c.unseated_confidence, ""
-        if margin < c.min_margin:
+        if margin < (c.none_min_margin if best == 0 else c.min_margin):
             return None, 0.0, _TOO_CLOSE
         if best != 0 and order[1] != 0 and margin < c.metal_margin:
             return None, 0.0, "between two metals"
@@ -776,6 +779,16 @@ def _run_width(on: NDArray[np.bool_], seen: NDArray[np.bool_], beside: NDArray[n
                 ends.append(i - direction / 2.0)
                 break
     return abs(ends[0] - ends[1]) * step
+
+
+def _shaded_middle(line: FloatArray, shade: float) -> bool:
+    """Whether the middle of a line of samples (log colours, the middle eighth or so
+    each side) is darker than the whole line's median by more than ``shade``."""
+    brightness = line.mean(axis=1)
+    middle = len(brightness) // 2
+    reach = max(1, len(brightness) // 8)
+    return bool(np.median(brightness[middle - reach:middle + reach + 1])
+                < np.median(brightness) - shade)
 
 
 def _middle_gap(on: NDArray[np.bool_]) -> int:

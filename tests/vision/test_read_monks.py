@@ -14,7 +14,7 @@ from engines.observation import Observation
 from engines.shenshi.rules import ShenshiRules
 from vision.pipeline import reader_for
 from vision.read_config import ReadConfig
-from vision.read_monks import _middle_gap
+from vision.read_monks import _middle_gap, _shaded_middle
 from vision.read_shenshi import ShenshiReader, metals_in_play
 
 from .test_read_shenshi import (
@@ -243,6 +243,35 @@ def test_a_silver_master_s_width_over_the_faded_print_is_not_its_size() -> None:
     so its size is not read (it was read Grand Master)."""
     observation, shown = read_bench_photo(14, 19)
     assert shown["b6 monk"].value == "silver-master" and observation["b6 monk"].value is None
+
+
+@pytest.mark.parametrize(("index", "square", "check"),
+                         [(62, "d6", "none_min_margin"), (76, "f6", "legs_shade")])
+def test_a_silver_grand_master_in_shade_on_a_faded_mandala_is_not_read_gone(
+        index: int, square: str, check: str) -> None:
+    """Its robe only just nearer the print than silver (d6), its legs in shade darker
+    than the rest of the line across them, which no metal's colour matches (f6): left
+    unread, where each was read as no monk without its check."""
+    observation, shown = read_bench_photo(1, index)
+    assert shown[f"{square} monk"].value == "silver-grand"
+    assert observation[f"{square} monk"].value is None
+    image, truth = bench_photo(1, index)
+    off = {"none_min_margin": ReadConfig.for_game("shenshi").min_margin,
+           "legs_shade": float("inf")}[check]
+    config = replace(ReadConfig.for_game("shenshi"), **{check: off})
+    reader = ShenshiReader(config=config, metals=("silver", "copper"))
+    blind = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+    assert blind[f"{square} monk"].value == "none"
+
+
+def test_a_line_whose_middle_is_in_shade() -> None:
+    line = np.zeros((49, 3))
+    assert not _shaded_middle(line, 0.1)
+    line[20:29] = -0.3
+    assert _shaded_middle(line, 0.1)
+    line[:] = -0.3
+    line[22:27] = 0.0  # a pale middle: a faded mandala's heart
+    assert not _shaded_middle(line, 0.1)
 
 
 @pytest.mark.parametrize(("line", "gap"), [
