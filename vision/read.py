@@ -101,11 +101,12 @@ SIDE_TOO_SMALL = "the side of the tiles spans too few pixels in this picture"
 NO_HEIGHTS = "the view knows no heights"
 STACK_OUT = "part of the stack is hidden or out of the picture"
 MONK_IN_FRONT = "a monk in front of it may hide it"
+CUSHION_IN_FRONT = "a cushion in front of it hides part of it"
 NEIGHBOUR_IN_LINE = "a neighbouring stack in front of it or behind it hides an edge"
 LEGS_HIDDEN = "its legs are hidden: its size cannot be told"
 UNSEEN_REASONS = frozenset({COVERED, COVERED_BY_HAND, TOO_STEEP, TOO_STEEP_HERE,
                             SIDE_TOO_SMALL, NO_HEIGHTS, STACK_OUT, MONK_IN_FRONT, LEGS_HIDDEN,
-                            NEIGHBOUR_IN_LINE})
+                            NEIGHBOUR_IN_LINE, CUSHION_IN_FRONT})
 # Reasons that only pass on another element's: unseen when that one is unseen.
 COLOUR_NOT_READ = "its colour was not read"
 SEAT_NOT_READ = "the tile or cushion it would sit on was not read"

@@ -331,6 +331,11 @@ class ReadConfig:
     the stone around it, one read absent at most the first. Measured on the bench's
     sets (seeds 1 to 3): blond cushions 0.22 to 1.04 brighter, bare stone -0.83 to
     0.12; the colour alone read four of them wrong on seed 3."""
+    blond_tie_bare: float = 0.0
+    """... and a colour tie between blond and the stone is none only where the
+    cushion's place is no brighter than the stone around it: tied, bare stone measured
+    -0.21 to 0.11, blond cushions 0.09 (half under an arm) and 0.18 or more (set
+    version 2, the first 100 pictures of set 1 and 30 of sets 2 to 15)."""
     blond_over_unread_brighter: float = 0.5
     blond_over_stone_brighter: float = 0.25
     """... and where the tile is not read (its band may show a mandala), a cushion
@@ -419,6 +424,15 @@ class ReadConfig:
     than brightness (``leg_brightness_weight``): copper in deep shade is as dark as
     black. On the bench's hardest sets, black monks read black were 1.11 or more
     nearer black; a copper master in shade read black, 0.33."""
+    cushion_front_samples: int = 3
+    """A marked square's tile read bare is not kept where a cushion on a neighbouring
+    square stands in front of this many of its band's samples in view."""
+    grey_copper_margin: float = 1.0
+    """A grey robe is read by elimination (silver or black) only when this much
+    nearer one of the two than copper by colour: grey robes of silver and black monks
+    measured 0.72, then 1.08 or more, two copper ones in a dim light 0.80 and 0.96
+    (set version 2, the first 100 pictures of set 1 and 30 of sets 2 to 15: 192
+    grey robes)."""
     unseated_margin: float = 0.5
     """Where the rules seat no monk, a metal must be this much nearer than what lies
     beneath to be read as a monk (a player's mistake)."""

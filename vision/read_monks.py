@@ -270,7 +270,9 @@ class MonkReading(BoardReader):
             if any(other[0] != value for other in colours[1:]):
                 value, why = None, "a monk or not: its seat's height is unsure"
             if all(other[2] == _GREY for other in colours) \
-                    and readings[f"{square} cushion"].known:
+                    and readings[f"{square} cushion"].known \
+                    and not any(robe is not None and self._copper_like(robe)
+                                for *_, robe in parts):
                 grey_robes[q] = parts
             if value == "black" and any(robe is not None and self._copper_in_shade(robe)
                                         for *_, robe in parts):
@@ -383,6 +385,17 @@ class MonkReading(BoardReader):
             return False
         return any(self._no_legs(across, across_seen, robe, beneath)
                    for _, _, across, across_seen, robe in parts)
+
+    def _copper_like(self, robe: FloatArray) -> bool:
+        """Whether a grey robe (``robe``: its median colour) is not clearly nearer
+        silver or black than copper by colour (``grey_copper_margin``): copper in a
+        dim light is a brownish grey."""
+        if "copper" not in self._metal_names:
+            return False
+        names = ("copper", *sorted(_GREY_METALS & set(self._metal_names)))
+        colours = np.vstack([self._metal_colours[self._metal_names.index(m)] for m in names])
+        d = colour_distance(robe[None], colours, self.config.leg_brightness_weight)[0]
+        return bool(d[0] - d[1:].min() < self.config.grey_copper_margin)
 
     def _copper_in_shade(self, robe: FloatArray) -> bool:
         """Whether a robe read black (``robe``: its median colour) is not clearly

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from engines.observation import UNKNOWN, Reading
 from vision.models import BoardModel, Element
-from vision.read import TIED, UNSEEN_REASONS, place_points, square_ring
+from vision.read import CUSHION_IN_FRONT, TIED, UNSEEN_REASONS, place_points, square_ring
 from vision.read_colour import FloatArray, Kind, colour_distance, features_of, linear_of
 from vision.read_config import INTACT_BGR, ReadConfig
 from vision.read_monks import NONE, MonkReading, hidden_by
@@ -117,6 +117,7 @@ class ShenshiReader(MonkReading):
         seen = visible & ~blocked
         self._bare_marked_inside(features, seen, readings, reasons)
         self._check_marked_cushions(features, seen, readings, reasons)
+        self._bare_behind_cushions(features, seen, readings, reasons)
         self._cushion_tops = {}
         for square in self._squares:
             k = self._index[f"{square} cushion"]
@@ -188,6 +189,37 @@ class ShenshiReader(MonkReading):
             if inside[NONE] - inside["faded"] >= c.faded_marked_margin:
                 readings[tile] = UNKNOWN
                 reasons[tile] = "a faded tile or bare stone: too close to tell"
+
+    def _bare_behind_cushions(self, features: FloatArray, seen: NDArray[np.bool_],
+                              readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+        """A marked square's tile read bare stone, part of whose band a cushion on a
+        neighbouring square stands in front of (in a slanted view): the cushion's
+        blond is the marked stone's colour: not read where it hides a few of the
+        band's samples (an intact mandala behind a blond cushion was read bare; the
+        rest of its band, red and yellow in a warm light, was nearest the stone too).
+        The tile is then looked at again by its pattern (:meth:`_intact_by_pattern`)."""
+        c = self.config
+        view = self._plan_for[0] if self._plan_for is not None else None
+        if view is None or view.projection is None:
+            return
+        camera = -np.linalg.solve(view.projection[:, :3], view.projection[:, 3])
+        half = self.model.pieces["cushion_mm"] / 2.0
+        for square in self._marked:
+            tile = f"{square} tile"
+            if readings[tile].value != NONE:
+                continue
+            i = self._index[tile]
+            spot, z = self._window(self.elements[i])
+            points = np.column_stack([spot, np.broadcast_to(z, len(spot))])
+            hidden = np.zeros(len(points), dtype=bool)
+            for other in _neighbours(square):
+                if readings.get(f"{other} cushion", UNKNOWN).value in ("blond", "orange"):
+                    centre = np.array(self.elements[self._index[f"{other} cushion"]].centre_mm)
+                    hidden |= hidden_by(points, camera, centre,
+                                        [(half, False, 0.0, self._cushion_z)])
+            if (hidden & seen[i]).sum() >= c.cushion_front_samples:
+                readings[tile] = UNKNOWN
+                reasons[tile] = CUSHION_IN_FRONT
 
     def _bare_under_cushions(self, features: FloatArray, seen: NDArray[np.bool_],
                              readings: dict[str, Reading], reasons: dict[str, str]) -> None:
@@ -327,7 +359,8 @@ class ShenshiReader(MonkReading):
         reading is held to the same, and "none" is not kept where the cushion's place
         is far brighter than the band. Where no tile lies and the cushion's colour
         ties between blond and the stone, the same test decides where it is clear:
-        blond at least the second number brighter, none at most the first."""
+        blond at least the second number brighter, none no brighter than
+        ``blond_tie_bare``."""
         c = self.config
         bare, blond = c.blond_on_marked_brighter
         for square in self._marked:
@@ -345,7 +378,7 @@ class ShenshiReader(MonkReading):
                              - np.median(features[t][seen[t]], axis=0).mean())
             if tied:
                 sureness = round(min(1.0, 0.5 + abs(brighter - (bare + blond) / 2.0)), 4)
-                if brighter >= blond or brighter <= bare:
+                if brighter >= blond or brighter <= c.blond_tie_bare:
                     readings[cushion] = Reading("blond" if brighter >= blond else NONE,
                                                 sureness)
                     del reasons[cushion]
@@ -408,3 +441,11 @@ class ShenshiReader(MonkReading):
         distances[~self._allowed(element, kind)] = np.inf
         return {name: float(distances[kind.owner == k].min())
                 for k, name in enumerate(kind.names)}
+
+
+def _neighbours(square: str) -> list[str]:
+    """The squares around ``square`` (file letter, rank number) on a 7 by 7 board."""
+    file, rank = ord(square[0]) - ord("a"), int(square[1:])
+    return [f"{chr(ord('a') + f)}{r}" for f in range(file - 1, file + 2)
+            for r in range(rank - 1, rank + 2)
+            if (f, r) != (file, rank) and 0 <= f < 7 and 1 <= r <= 7]

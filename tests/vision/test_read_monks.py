@@ -279,6 +279,15 @@ def test_a_line_whose_middle_is_in_shade() -> None:
     assert not _shaded_middle(line, 0.1)
 
 
+def test_copper_in_a_dim_light_is_not_a_grey_robe_to_eliminate() -> None:
+    """A copper Grand Master in a dim light looks brownish grey: it is not read by
+    elimination as the grey metal whose Grand Master is not read elsewhere (it was
+    read silver)."""
+    observation, shown = read_bench_photo(6, 20)
+    assert shown["e1 monk"].value == "copper-grand"
+    assert observation["e1 monk"].value in (None, "copper-grand")
+
+
 @pytest.mark.parametrize(("line", "gap"), [
     ("..####.........####..", 9), ("...#######...........", 11), ("##########.##########", 1),
     ("......#########......", 0), (".....................", 21)])
