@@ -65,6 +65,7 @@ from vision.read_colour import (
     colour_distance,
     features_of,
     fit_light,
+    hue_angle,
     linear_of,
     log_residual,
     nearest_class,
@@ -213,6 +214,25 @@ class BoardReader:
                 > village.radius_mm
         return (self.kinds[kind_name].names.index(bare), features_of(linear_of(bgr)),
                 shows)
+
+    def _hue_vetoed(self, kind_name: str, kind: Kind, plain: FloatArray,
+                    best: NDArray[np.intp]) -> NDArray[np.bool_]:
+        """Which readings ``best`` of a kind's elements (``plain``: their median colour,
+        divided by the light, glare left in) the hue of their channel differences
+        contradicts (:attr:`ReadConfig.hue_veto_kinds`): clearly nearer another
+        class's hue than the one read, where the colour shows a hue at all."""
+        c = self.config
+        hue = hue_angle(plain)  # (E,)
+        apart = np.abs(hue[:, None] - hue_angle(kind.linear)[None])  # (E, P)
+        apart = np.minimum(apart, 360.0 - apart)
+        per_class = np.stack([apart[:, kind.owner == k].min(axis=1)
+                              for k in range(len(kind.names))], axis=1)  # (E, C)
+        own = per_class[np.arange(len(best)), best]
+        per_class[np.arange(len(best)), best] = np.inf
+        chroma = np.hypot(plain[:, 1] - plain[:, 0], plain[:, 2] - plain[:, 1]) \
+            / np.maximum(plain.sum(axis=1), 1e-6)
+        return np.asarray((own - per_class.min(axis=1) >= c.hue_veto_margin_deg)
+                          & (chroma >= c.hue_min_chroma))
 
     def _reference_points(self) -> tuple[FloatArray, FloatArray]:
         """Board points of bare paper and the paper's colour there (linear): inside the
@@ -593,6 +613,8 @@ class BoardReader:
             # differences clearly show one
             washed_out = glary[index] & (blind_best <= c.washed_out_distance) \
                 & (blind_second - blind_best >= c.washed_out_margin)
+            hue_vetoed = self._hue_vetoed(kind_name, kind, plain, best) \
+                if kind_name in c.hue_veto_kinds else np.zeros(len(index), dtype=bool)
             unmarked = np.zeros(len(index), dtype=bool)
             if kind_name in self._marks:
                 bare, mark, shows = self._marks[kind_name]
@@ -603,7 +625,7 @@ class BoardReader:
             for r, i in enumerate(index):
                 name = self.elements[i].name
                 why = _colour_doubt(visible[r], d_best[r], d_second[r], agreement[r], c)
-                if why is None and glared[r]:
+                if why is None and (glared[r] or hue_vetoed[r]):
                     why = GLARE
                 if why == LIKE_NONE and washed_out[r]:
                     readings[name] = Reading(kind.values[white_blind[r]],

@@ -73,6 +73,14 @@ def nearest_class(distances: FloatArray, kind: Kind) -> tuple[
     return order[:, 0], per_class[rows, order[:, 0]], per_class[rows, order[:, 1]]
 
 
+def hue_angle(linear: FloatArray) -> FloatArray:
+    """The direction (degrees) of colours' channel differences (green - blue, red -
+    green) in linear light: neither white light added nor the light's strength
+    changes it."""
+    return np.asarray(np.degrees(np.arctan2(linear[..., 2] - linear[..., 1],
+                                            linear[..., 1] - linear[..., 0])))
+
+
 def channel_difference_distance(linear: FloatArray, prototypes: FloatArray) -> FloatArray:
     """Distances (E, P) between colours in linear light by their channel differences
     (green - blue, red - green): white light added to a colour leaves them as they are."""

@@ -84,6 +84,8 @@ DEFAULT_PALETTES: dict[str, dict[str, Palette]] = {
 DEFAULT_REFERENCE: dict[str, BGR] = {"shangrila": (175, 195, 205), "shendao": (95, 140, 175),
                                      "shenshi": (60, 85, 120)}
 DEFAULT_FIELD: dict[str, BGR] = {"shangrila": (120, 170, 165)}
+# Kinds read also by the hue of their channel differences (ReadConfig.hue_veto_kinds).
+DEFAULT_HUE_VETO: dict[str, tuple[str, ...]] = {"shendao": ("gate",)}
 # What the drawing shows in the middle of a bare spot: a Shangri-La bridge's spot, the
 # river its road crosses there (the bare class, the mark's colour).
 DEFAULT_BARE_MARKS: dict[str, dict[str, tuple[str, BGR]]] = {
@@ -143,6 +145,16 @@ class ReadConfig:
     """Excess light more coloured (channels apart by more than ``glare_tint``) or
     stronger than ``glare_max`` (paper units) is not glare but something in front."""
     glare_radius_mm: float = 25.0
+    hue_veto_kinds: tuple[str, ...] = ()
+    hue_veto_margin_deg: float = 10.0
+    hue_min_chroma: float = 0.1
+    """Kinds whose reading is not kept where the hue of the colour's channel
+    differences (their direction: neither glare, white light added, nor the light's
+    strength turns it) is this many degrees nearer another class's than the one
+    read, the differences at least ``hue_min_chroma`` of the colour's sum. Shendao's
+    gates: under glare stronger than the paper around shows, a red stick's colour
+    was nearest the slot's, with full confidence (4 of 9 sets at the hardest level),
+    its hue still a stick's (84 degrees; sticks 85 to 90, slots 66 or less)."""
     washed_out_distance: float = 0.15
     washed_out_margin: float = 0.1
     washed_out_confidence: float = 0.6
@@ -449,7 +461,8 @@ class ReadConfig:
         game."""
         return cls(palettes=DEFAULT_PALETTES[game], reference_bgr=DEFAULT_REFERENCE[game],
                    field_bgr=DEFAULT_FIELD.get(game),
-                   bare_marks=DEFAULT_BARE_MARKS.get(game, {}))
+                   bare_marks=DEFAULT_BARE_MARKS.get(game, {}),
+                   hue_veto_kinds=DEFAULT_HUE_VETO.get(game, ()))
 
     @classmethod
     def from_json(cls, game: str, path: Path) -> ReadConfig:
@@ -474,6 +487,8 @@ class ReadConfig:
                 changes[key] = {k: (float(v[0]), float(v[1])) for k, v in value.items()}
             elif key in ("reference_bgr", "field_bgr"):
                 changes[key] = tuple(int(v) for v in value)
+            elif key == "hue_veto_kinds":
+                changes[key] = tuple(str(v) for v in value)
             elif key == "bare_marks":
                 changes[key] = {k: (str(v[0]), tuple(int(x) for x in v[1]))
                                 for k, v in value.items()}

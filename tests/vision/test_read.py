@@ -254,3 +254,28 @@ def test_a_tile_washed_out_by_glare_is_read_by_its_channel_differences() -> None
     config = replace(ReadConfig.for_game("shangrila"), washed_out_margin=float("inf"))
     blind = BoardReader("shangrila", config=config).read(image, view)
     assert not blind.observation["8Y"].known
+
+
+def test_hue_is_blind_to_glare_and_to_the_light_s_strength() -> None:
+    from vision.read_colour import hue_angle, linear_of
+
+    stick = linear_of((40, 40, 180))
+    for seen in (stick * 0.3, stick + 0.4, 0.5 * stick + 0.2):
+        assert hue_angle(seen) == pytest.approx(hue_angle(stick))
+    assert abs(hue_angle(linear_of((80, 110, 140))) - hue_angle(stick)) > 25
+
+
+def test_a_gate_stick_under_glare_is_not_read_open() -> None:
+    """Glare stronger than the paper around it shows lifts a red stick's dark channels
+    until its colour is nearest an open slot's; the hue of its channel differences is
+    still a stick's: not read open (it was, with full confidence)."""
+    from companion.bench_vision import FRAME_SIZE, Shot, render_shot, shot_view
+    from vision.read_shendao import ShendaoReader
+
+    image, truth = render_shot(Shot("shendao", "hardest", 13, 5, FRAME_SIZE))
+    view = shot_view(truth, load_model("shendao").size_mm)
+    assert truth["visible"]["gate W6"] == "closed"
+    assert ShendaoReader().read(image, view).observation["gate W6"].value != "open"
+    config = replace(ReadConfig.for_game("shendao"), hue_veto_kinds=())
+    assert ShendaoReader(config=config).read(image, view).observation["gate W6"].value \
+        == "open"
