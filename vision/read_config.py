@@ -85,7 +85,7 @@ DEFAULT_REFERENCE: dict[str, BGR] = {"shangrila": (175, 195, 205), "shendao": (9
                                      "shenshi": (60, 85, 120)}
 DEFAULT_FIELD: dict[str, BGR] = {"shangrila": (120, 170, 165)}
 # Kinds read also by the hue of their channel differences (ReadConfig.hue_veto_kinds).
-DEFAULT_HUE_VETO: dict[str, tuple[str, ...]] = {"shendao": ("gate",)}
+DEFAULT_HUE_VETO: dict[str, tuple[str, ...]] = {"shangrila": ("space",), "shendao": ("gate",)}
 # What the drawing shows in the middle of a bare spot: a Shangri-La bridge's spot, the
 # river its road crosses there (the bare class, the mark's colour).
 DEFAULT_BARE_MARKS: dict[str, dict[str, tuple[str, BGR]]] = {
@@ -147,14 +147,18 @@ class ReadConfig:
     glare_radius_mm: float = 25.0
     hue_veto_kinds: tuple[str, ...] = ()
     hue_veto_margin_deg: float = 10.0
-    hue_min_chroma: float = 0.1
+    hue_min_chroma: float = 0.05
     """Kinds whose reading is not kept where the hue of the colour's channel
     differences (their direction: neither glare, white light added, nor the light's
     strength turns it) is this many degrees nearer another class's than the one
     read, the differences at least ``hue_min_chroma`` of the colour's sum. Shendao's
     gates: under glare stronger than the paper around shows, a red stick's colour
     was nearest the slot's, with full confidence (4 of 9 sets at the hardest level),
-    its hue still a stick's (84 degrees; sticks 85 to 90, slots 66 or less)."""
+    its hue still a stick's (84 degrees; sticks 85 to 90, slots 66 or less).
+    Shangri-La's spaces: a blue tile far off, its ring of samples blurred with the
+    paper around and the glyph, read empty with full confidence; its hue 167 degrees
+    from the paper's (chroma 0.086), where no space read empty right had a hue over
+    90 degrees from it with a chroma of 0.04 or more (sets 1 to 9, hardest level)."""
     washed_out_distance: float = 0.15
     washed_out_margin: float = 0.1
     washed_out_confidence: float = 0.6

@@ -279,3 +279,19 @@ def test_a_gate_stick_under_glare_is_not_read_open() -> None:
     config = replace(ReadConfig.for_game("shendao"), hue_veto_kinds=())
     assert ShendaoReader(config=config).read(image, view).observation["gate W6"].value \
         == "open"
+
+
+def test_a_far_blue_tile_blurred_pale_is_not_read_empty() -> None:
+    """A blue tile at the far corner of a slanted view: its ring of samples, a few
+    pixels from its edge and its glyph, blurs to a grey nearest the paper; its hue is
+    still blue's, half a turn from the paper's: not read empty (it was, with full
+    confidence)."""
+    from companion.bench_vision import FRAME_SIZE, Shot, render_shot, shot_view
+
+    image, truth = render_shot(Shot("shangrila", "hardest", 20, 9, FRAME_SIZE))
+    view = shot_view(truth, load_model("shangrila").size_mm)
+    assert truth["visible"]["0P"] == "blue"
+    assert BoardReader("shangrila").read(image, view).observation["0P"].value != "empty"
+    config = replace(ReadConfig.for_game("shangrila"), hue_veto_kinds=())
+    assert BoardReader("shangrila", config=config).read(image, view).observation["0P"].value \
+        == "empty"
