@@ -376,8 +376,8 @@ class BoardReader:
     def _height_plan(self, view: BoardView) -> tuple[FloatArray, HeightPlan] | None:
         """Sample lines over each space, along the direction away from the camera, on
         the board plane; ``None`` when the view is too steep everywhere."""
-        assert view.projection is not None
-        camera = -np.linalg.solve(view.projection[:, :3], view.projection[:, 3])
+        camera = view.camera_mm()
+        assert camera is not None
         thickness = self.model.pieces["tile_thickness_mm"]
         tile = self.model.pieces["tile_mm"]
         spaces = [i for i, e in enumerate(self.elements) if e.kind == "space"]

@@ -146,8 +146,7 @@ class MonkReading(BoardReader):
         c = self.config
         robe = _disc(_ROBE_POINTS, c.monk_robe_mm)
         head = _disc(_HEAD_POINTS, c.monk_head_mm)
-        camera = None if view.projection is None else \
-            -np.linalg.solve(view.projection[:, :3], view.projection[:, 3])
+        camera = view.camera_mm()
         above = self.model.pieces["grand_height_mm"] - self.model.pieces["master_height_mm"]
         blocks, head_cue, tuft_seen, robe_heights = [], [], [], []
         for square in self._squares:

@@ -91,9 +91,9 @@ class ShenshiReader(MonkReading):
                  points: FloatArray) -> NDArray[np.bool_]:
         """Points of the tile band behind a cushion or a Grand Master, of the cushion
         ring behind a Grand Master, on the element's own square."""
-        if view.projection is None or element.kind == "monk":
+        camera = view.camera_mm()
+        if camera is None or element.kind == "monk":
             return np.zeros(len(points), dtype=bool)
-        camera = -np.linalg.solve(view.projection[:, :3], view.projection[:, 3])
         p = self.model.pieces
         centre = np.array(element.centre_mm)
         seat = self._tile_z + self._cushion_z
@@ -199,10 +199,9 @@ class ShenshiReader(MonkReading):
         rest of its band, red and yellow in a warm light, was nearest the stone too).
         The tile is then looked at again by its pattern (:meth:`_intact_by_pattern`)."""
         c = self.config
-        view = self._plan_for[0] if self._plan_for is not None else None
-        if view is None or view.projection is None:
+        camera = self._plan_for[0].camera_mm() if self._plan_for is not None else None
+        if camera is None:
             return
-        camera = -np.linalg.solve(view.projection[:, :3], view.projection[:, 3])
         half = self.model.pieces["cushion_mm"] / 2.0
         for square in self._marked:
             tile = f"{square} tile"

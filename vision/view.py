@@ -113,6 +113,13 @@ class BoardView:
         ideal = homogeneous[:, :2] / homogeneous[:, 2:3]
         return ideal if self.lens is None else self.lens.distort(ideal)
 
+    def camera_mm(self) -> FloatArray | None:
+        """Where the camera is, in board millimetres (x, y, height above the board),
+        or ``None`` when the view knows the board plane only."""
+        if self.projection is None:
+            return None
+        return np.asarray(-np.linalg.solve(self.projection[:, :3], self.projection[:, 3]))
+
     def to_board(self, pixels: FloatArray) -> FloatArray:
         """Board millimetres of frame pixels, (N, 2), on the board plane."""
         points = np.asarray(pixels, dtype=np.float64).reshape(-1, 2)

@@ -11,12 +11,15 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.bench_vision import FRAME_SIZE, Shot, render_shot, shot_view
 from engines import Dice, rules_class
 from engines.observation import Observation
 from vision.models import load_model, referee_schema
 from vision.pipeline import reader_for
 from vision.read import NO_MARK, SIDE_TOO_SMALL, BoardReader, FrameReading
+from vision.read_colour import hue_angle, linear_of
 from vision.read_config import ReadConfig
+from vision.read_shendao import ShendaoReader
 from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
 from vision.synth.table import TableOptions, TableRender, render_table
 from vision.view import BoardView, truth_view
@@ -243,8 +246,6 @@ def test_a_tile_washed_out_by_glare_is_read_by_its_channel_differences() -> None
     """Glare stronger than the paper around it shows washes a blue tile to a greyish
     blue no piece is; its channel differences, blind to white light added, are still
     clearly blue's: read blue, not sure enough for the referee alone."""
-    from companion.bench_vision import FRAME_SIZE, Shot, render_shot, shot_view
-
     image, truth = render_shot(Shot("shangrila", "hardest", 24, 4, FRAME_SIZE))
     view = shot_view(truth, load_model("shangrila").size_mm)
     assert truth["visible"]["8Y"] == "blue"
@@ -257,8 +258,6 @@ def test_a_tile_washed_out_by_glare_is_read_by_its_channel_differences() -> None
 
 
 def test_hue_is_blind_to_glare_and_to_the_light_s_strength() -> None:
-    from vision.read_colour import hue_angle, linear_of
-
     stick = linear_of((40, 40, 180))
     for seen in (stick * 0.3, stick + 0.4, 0.5 * stick + 0.2):
         assert hue_angle(seen) == pytest.approx(hue_angle(stick))
@@ -269,9 +268,6 @@ def test_a_gate_stick_under_glare_is_not_read_open() -> None:
     """Glare stronger than the paper around it shows lifts a red stick's dark channels
     until its colour is nearest an open slot's; the hue of its channel differences is
     still a stick's: not read open (it was, with full confidence)."""
-    from companion.bench_vision import FRAME_SIZE, Shot, render_shot, shot_view
-    from vision.read_shendao import ShendaoReader
-
     image, truth = render_shot(Shot("shendao", "hardest", 13, 5, FRAME_SIZE))
     view = shot_view(truth, load_model("shendao").size_mm)
     assert truth["visible"]["gate W6"] == "closed"
@@ -286,8 +282,6 @@ def test_a_far_blue_tile_blurred_pale_is_not_read_empty() -> None:
     pixels from its edge and its glyph, blurs to a grey nearest the paper; its hue is
     still blue's, half a turn from the paper's: not read empty (it was, with full
     confidence)."""
-    from companion.bench_vision import FRAME_SIZE, Shot, render_shot, shot_view
-
     image, truth = render_shot(Shot("shangrila", "hardest", 20, 9, FRAME_SIZE))
     view = shot_view(truth, load_model("shangrila").size_mm)
     assert truth["visible"]["0P"] == "blue"

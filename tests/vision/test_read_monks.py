@@ -23,6 +23,7 @@ from .test_read_shenshi import (
     bench_photo,
     hard_photo,
     read_bench_photo,
+    read_bench_photo_changed,
     wrong,
 )
 
@@ -228,10 +229,7 @@ def test_an_empty_faded_mandala_whose_print_runs_long_either_side() -> None:
     would cross: no monk (without that gap it was left unsure)."""
     observation, shown = read_bench_photo(1, 6)
     assert shown["d6 monk"].value == "none" and observation["d6 monk"].value == "none"
-    image, truth = bench_photo(1, 6)
-    config = replace(ReadConfig.for_game("shenshi"), no_legs_gap_mm=float("inf"))
-    reader = ShenshiReader(config=config, metals=("silver", "copper"))
-    blind = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+    blind = read_bench_photo_changed(1, 6, no_legs_gap_mm=float("inf"))
     assert blind["d6 monk"].value is None
 
 
@@ -260,13 +258,10 @@ def test_a_silver_grand_master_in_shade_on_a_faded_mandala_is_not_read_gone(
     observation, shown = read_bench_photo(1, index)
     assert shown[f"{square} monk"].value == "silver-grand"
     assert observation[f"{square} monk"].value is None
-    image, truth = bench_photo(1, index)
     off = {"none_min_margin": ReadConfig.for_game("shenshi").min_margin,
            "legs_shade": float("inf")}[check]
-    config = replace(ReadConfig.for_game("shenshi"), **{check: off})
-    reader = ShenshiReader(config=config, metals=("silver", "copper"))
-    blind = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
-    assert blind[f"{square} monk"].value == "none"
+    assert read_bench_photo_changed(1, index, **{check: off})[f"{square} monk"].value \
+        == "none"
 
 
 def test_a_line_whose_middle_is_in_shade() -> None:

@@ -230,6 +230,15 @@ def read_bench_photo(seed: int, index: int) -> tuple[Observation, Observation]:
     return observation, shown
 
 
+def read_bench_photo_changed(seed: int, index: int, **changes: Any) -> Observation:
+    """What the reader (two players' metals) makes of a bench picture with some of its
+    settings changed (a check turned off shows what it prevents)."""
+    image, truth = bench_photo(seed, index)
+    config = replace(ReadConfig.for_game("shenshi"), **changes)
+    reader = ShenshiReader(config=config, metals=("silver", "copper"))
+    return reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+
+
 def read_bench_photo_plainly(seed: int, index: int) -> Observation:
     """What the reader makes of a bench picture, wrong readings allowed (a check
     turned off shows what it prevents)."""
@@ -322,10 +331,7 @@ def test_an_intact_mandala_whose_corners_are_washed_out_is_read_by_its_edges() -
     observation, shown = read_bench_photo(1, 2)
     assert shown["b2 tile"].value == "intact"
     assert observation["b2 tile"].value == "intact"
-    image, truth = bench_photo(1, 2)
-    config = replace(ReadConfig.for_game("shenshi"), intact_pattern_sum=float("inf"))
-    reader = ShenshiReader(config=config, metals=("silver", "copper"))
-    blind = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
+    blind = read_bench_photo_changed(1, 2, intact_pattern_sum=float("inf"))
     assert blind["b2 tile"].value is None
 
 

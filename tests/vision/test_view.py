@@ -4,6 +4,7 @@ the rectified board, and the pose recovered from a homography."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from vision.synth.camera import Camera, PlanarTexture, Pose, project_points
 from vision.view import BoardView, Lens, pose_from_homography, truth_view
@@ -27,6 +28,19 @@ def test_truth_view_puts_board_points_where_the_renderer_does() -> None:
     above = project_points(CAMERA, POSE, np.column_stack([table, np.full(4, -10.0)]))
     lifted = _view().to_image(np.column_stack([POINTS, np.full(4, 10.0)]))
     assert np.abs(lifted - above).max() < 1e-6
+
+
+def test_the_view_knows_where_the_camera_is() -> None:
+    camera = _view().camera_mm()
+    assert camera is not None
+    # the camera's height above the board, and a board point below it seen straight
+    # along the ray from it
+    assert camera[2] == pytest.approx(800.0 * np.sin(np.radians(45.0)), rel=1e-6)
+    point = np.array([250.0, 250.0])
+    ray = np.array([*(point + 0.5 * (camera[:2] - point)), 0.5 * camera[2]])
+    assert np.abs(_view().to_image(ray[None]) - _view().to_image(point[None])).max() < 1e-6
+    plane_only = BoardView(_view().homography, (1280, 720))
+    assert plane_only.camera_mm() is None
 
 
 def test_to_board_inverts_to_image() -> None:
