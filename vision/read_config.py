@@ -443,6 +443,10 @@ class ReadConfig:
     cushion_front_samples: int = 3
     """A marked square's tile read bare is not kept where a cushion on a neighbouring
     square stands in front of this many of its band's samples in view."""
+    duplicate_margin: float = 0.2
+    """One ShenShi monk (metal and size) read on two squares: the surer reading is
+    kept where it is this much surer than the other (a black Grand Master in glare
+    read silver at 0.45, the silver one elsewhere at 0.95), else neither."""
     grey_copper_margin: float = 1.0
     """A grey robe is read by elimination (silver or black) only when this much
     nearer one of the two than copper by colour: grey robes of silver and black monks

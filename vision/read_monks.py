@@ -301,6 +301,7 @@ class MonkReading(BoardReader):
             else:
                 readings[name] = Reading(value, round(sureness, 4))
         self._hide_behind_monks(readings, reasons, range(len(self._squares)))
+        self._one_of_each(readings, reasons)
         self._grey_by_elimination(grey_robes, readings, reasons)
         self._hide_behind_monks(readings, reasons, grey_robes)
 
@@ -315,6 +316,25 @@ class MonkReading(BoardReader):
                     for k in self._occluders[q]):
                 readings[name] = UNKNOWN
                 reasons[name] = MONK_IN_FRONT
+
+    def _one_of_each(self, readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+        """The set has one monk of each metal and size (RULINGS 3.1): where one is read
+        on two squares, only the clearly surer reading (by ``duplicate_margin``) is
+        kept, else neither."""
+        by_value: dict[object, list[str]] = {}
+        for square in self._squares:
+            reading = readings[f"{square} monk"]
+            if reading.known and reading.value != NONE:
+                by_value.setdefault(reading.value, []).append(f"{square} monk")
+        for names in by_value.values():
+            if len(names) < 2:
+                continue
+            names.sort(key=lambda n: -readings[n].confidence)
+            sure = readings[names[0]].confidence - readings[names[1]].confidence \
+                >= self.config.duplicate_margin
+            for name in names[1:] if sure else names:
+                readings[name] = UNKNOWN
+                reasons[name] = "read on another square too: the set has one of each monk"
 
     def _grey_by_elimination(self, grey: dict[int, list[_Parts]],
                              readings: dict[str, Reading], reasons: dict[str, str]) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from companion.bench_vision import shot_view
-from engines.observation import Observation
+from engines.observation import Observation, Reading
 from engines.shenshi.rules import ShenshiRules
 from vision.pipeline import reader_for
 from vision.read_config import ReadConfig
@@ -281,6 +281,33 @@ def test_copper_in_a_dim_light_is_not_a_grey_robe_to_eliminate() -> None:
     observation, shown = read_bench_photo(6, 20)
     assert shown["e1 monk"].value == "copper-grand"
     assert observation["e1 monk"].value in (None, "copper-grand")
+
+
+def test_one_monk_read_on_two_squares() -> None:
+    """The set has one monk of each metal and size: read twice, the clearly surer
+    reading stays, else neither."""
+    reader = ShenshiReader(metals=("silver", "copper", "black"))
+    readings = {f"{square} monk": Reading("none", 1.0) for square in reader._squares}
+    readings |= {"a3 monk": Reading("silver-grand", 0.95),
+                 "d2 monk": Reading("silver-grand", 0.45),
+                 "b1 monk": Reading("copper-master", 0.7),
+                 "g7 monk": Reading("copper-master", 0.6),
+                 "c5 monk": Reading("black-master", 1.0)}
+    reasons: dict[str, str] = {}
+    reader._one_of_each(readings, reasons)
+    assert readings["a3 monk"].value == "silver-grand" and not readings["d2 monk"].known
+    assert not readings["b1 monk"].known and not readings["g7 monk"].known
+    assert readings["c5 monk"].value == "black-master"
+    assert set(reasons) == {"d2 monk", "b1 monk", "g7 monk"}
+
+
+def test_a_black_grand_master_read_as_the_silver_one_read_elsewhere() -> None:
+    """A black Grand Master under glare, grey, read silver at 0.45, where the silver
+    Grand Master is read at 0.95 on another square: not kept."""
+    observation, shown = read_bench_photo(18, 4)
+    assert shown["d2 monk"].value == "black-grand"
+    assert observation["d2 monk"].value is None
+    assert observation["a3 monk"].value == "silver-grand"
 
 
 @pytest.mark.parametrize(("line", "gap"), [
