@@ -443,6 +443,9 @@ class ReadConfig:
     cushion_front_samples: int = 3
     """A marked square's tile read bare is not kept where a cushion on a neighbouring
     square stands in front of this many of its band's samples in view."""
+    one_monk_each: bool = True
+    """Whether the table holds one ShenShi set (one monk of each metal and size); test
+    boards with a monk of one kind on every square turn it off."""
     duplicate_margin: float = 0.2
     """One ShenShi monk (metal and size) read on two squares: the surer reading is
     kept where it is this much surer than the other (a black Grand Master in glare

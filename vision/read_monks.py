@@ -301,7 +301,8 @@ class MonkReading(BoardReader):
             else:
                 readings[name] = Reading(value, round(sureness, 4))
         self._hide_behind_monks(readings, reasons, range(len(self._squares)))
-        self._one_of_each(readings, reasons)
+        if self.config.one_monk_each:
+            self._one_of_each(readings, reasons)
         self._grey_by_elimination(grey_robes, readings, reasons)
         self._hide_behind_monks(readings, reasons, grey_robes)
 
