@@ -29,7 +29,14 @@ from engines.observation import UNKNOWN, Reading
 from vision.models import BoardModel, Element
 from vision.read import CUSHION_IN_FRONT, TIED, UNSEEN_REASONS, place_points, square_ring
 from vision.read_colour import FloatArray, Kind, colour_distance, features_of, linear_of
-from vision.read_config import INTACT_BGR, ReadConfig
+from vision.read_config import (
+    BLOND_BGR,
+    FADED_BGR,
+    HALL_BGR,
+    INTACT_BGR,
+    ORANGE_BGR,
+    ReadConfig,
+)
 from vision.read_monks import NONE, MonkReading, hidden_by
 from vision.view import BoardView
 
@@ -59,6 +66,10 @@ class ShenshiReader(MonkReading):
         self._tile_corners = (nearest_axis > 0.32, nearest_axis < 0.15)
         # an intact mandala's red edge and yellow corner triangles
         self._intact_colours = features_of(np.array([linear_of(c) for c in INTACT_BGR[:2]]))
+        # an intact mandala's blue petals, and what else a marked square may show
+        self._petal = features_of(linear_of(INTACT_BGR[2]))
+        self._not_petal = features_of(np.array([linear_of(c) for c in (
+            *HALL_BGR, *FADED_BGR, *BLOND_BGR, *ORANGE_BGR, *INTACT_BGR[:2], INTACT_BGR[3])]))
 
     # --- where to look -------------------------------------------------------------------
 
@@ -373,6 +384,12 @@ class ShenshiReader(MonkReading):
                 continue
             if seen[t].sum() < 3 or seen[k].sum() < 3:
                 continue
+            if value in (NONE, None) and self._petals_seen(features[k][seen[k]]):
+                # a cushion's top shows no blue: the petals of a mandala's middle
+                if value is None:
+                    readings[cushion] = Reading(NONE, c.petal_confidence)
+                    del reasons[cushion]
+                continue
             brighter = float(np.median(features[k][seen[k]], axis=0).mean()
                              - np.median(features[t][seen[t]], axis=0).mean())
             if tied:
@@ -392,6 +409,15 @@ class ShenshiReader(MonkReading):
             if (value == "blond" and brighter < blond) or (value == NONE and brighter > least):
                 readings[cushion] = UNKNOWN
                 reasons[cushion] = "a blond cushion or the marked stone: too close to tell"
+
+    def _petals_seen(self, features: FloatArray) -> bool:
+        """Whether at least ``petal_min_samples`` of a cushion's place's samples are
+        nearer an intact mandala's blue petals than any other colour a marked square
+        may show."""
+        w = self.config.brightness_weight
+        petal = colour_distance(features, self._petal[None], w)[:, 0]
+        return int((petal < colour_distance(features, self._not_petal, w).min(axis=1)).sum()) \
+            >= self.config.petal_min_samples
 
     def _printed_corners(self, features: FloatArray, seen: NDArray[np.bool_]) -> bool | None:
         """Whether a tile band's corners look like a faded tile's print against its

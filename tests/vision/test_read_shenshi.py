@@ -355,3 +355,15 @@ def test_a_blond_cushion_half_under_an_arm_is_not_read_gone() -> None:
     observation, shown = read_bench_photo(6, 27)
     assert shown["f2 cushion"].value == "blond"
     assert observation["f2 cushion"].value in (None, "blond")
+
+
+def test_no_cushion_where_an_intact_mandala_s_blue_petals_show() -> None:
+    """An intact mandala taken for a hand, its square's cushion unsure between blond
+    and the marked stone: the cushion's place shows the print's blue petals, which no
+    cushion's top does, so no cushion, and no monk on it (both had been left unsure)."""
+    observation, shown = read_bench_photo(7, 1)
+    assert shown["b2 tile"].value == "intact" and shown["b2 cushion"].value == "none"
+    assert observation["b2 cushion"].value == "none"
+    assert observation["b2 monk"].value == "none"
+    blind = read_bench_photo_changed(7, 1, petal_min_samples=10 ** 6)
+    assert blind["b2 cushion"].value is None
