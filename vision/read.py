@@ -206,16 +206,15 @@ class BoardReader:
         """A kind's bare mark (:attr:`ReadConfig.bare_marks`): the bare class's index,
         the mark's features, and which of the kind's elements show it when bare (not
         those whose spot lies on a village's paper)."""
-        index = [e for e in self.elements if e.kind == kind_name]
-        shows = np.ones(len(index), dtype=bool)
+        centres = np.array([e.centre_mm for e in self.elements if e.kind == kind_name])
+        shows = np.ones(len(centres), dtype=bool)
         for village in self.model.villages:
-            centres = np.array([e.centre_mm for e in index])
             shows &= np.linalg.norm(centres - np.array(village.centre_mm), axis=1) \
                 > village.radius_mm
         return (self.kinds[kind_name].names.index(bare), features_of(linear_of(bgr)),
                 shows)
 
-    def _hue_vetoed(self, kind_name: str, kind: Kind, plain: FloatArray,
+    def _hue_vetoed(self, kind: Kind, plain: FloatArray,
                     best: NDArray[np.intp]) -> NDArray[np.bool_]:
         """Which readings ``best`` of a kind's elements (``plain``: their median colour,
         divided by the light, glare left in) the hue of their channel differences
@@ -613,7 +612,7 @@ class BoardReader:
             # differences clearly show one
             washed_out = glary[index] & (blind_best <= c.washed_out_distance) \
                 & (blind_second - blind_best >= c.washed_out_margin)
-            hue_vetoed = self._hue_vetoed(kind_name, kind, plain, best) \
+            hue_vetoed = self._hue_vetoed(kind, plain, best) \
                 if kind_name in c.hue_veto_kinds else np.zeros(len(index), dtype=bool)
             unmarked = np.zeros(len(index), dtype=bool)
             if kind_name in self._marks:
