@@ -11,8 +11,8 @@ the line, so a caller shows it unchanged.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 MAX_DEPTH = 64

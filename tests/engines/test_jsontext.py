@@ -27,5 +27,5 @@ def test_ordinary_documents_read_as_json() -> None:
 
 
 def test_missing_file_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(JSONTextError, match="profile .*missing.json"):
+    with pytest.raises(JSONTextError, match=r"profile .*missing\.json"):
         read_json_file(tmp_path / "missing.json", "profile")
