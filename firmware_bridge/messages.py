@@ -43,6 +43,10 @@ DEBOUNCE_SCANS = 3
 """A position's new reading is reported once it read the same this many scans in a row."""
 LINK_SILENCE_HEARTBEATS = 4
 """The host declares the link lost after this many heartbeat periods without a frame."""
+SNAPSHOT_REFRESH_MS = 2000
+"""The host asks for a fresh snapshot this often. A scrambled frame that passes the
+CRC (about one in 65536) can leave a wrong reading in the host's copy; the next
+snapshot corrects it, so no wrong reading lives longer than this and a round trip."""
 
 
 class MessageType(IntEnum):
@@ -236,11 +240,19 @@ def wire_bytes(frame_size: int) -> int:
     return frame_size + frame_size // 254 + 1 + 1
 
 
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
 SINGLE_EVENT_WIRE_BYTES = wire_bytes(HEADER_SIZE + 1 + 2 + CRC_SIZE)
 """A one-change ``Event`` on the wire: 10 bytes."""
 HEARTBEAT_WIRE_BYTES = wire_bytes(HEADER_SIZE + 8 + CRC_SIZE)
 """A heartbeat on the wire: 15 bytes, four times a second."""
-MAX_EVENT_RATE = (BAUD // 10 - HEARTBEAT_WIRE_BYTES * 1000 // HEARTBEAT_MS) \
+REFRESH_WIRE_BYTES = wire_bytes(HEADER_SIZE + 2 + CRC_SIZE) \
+    + wire_bytes(HEADER_SIZE + 1 + MAX_POSITIONS + CRC_SIZE)
+"""The device's answer to a refresh: an ``ACK`` and the largest snapshot, 273 bytes."""
+MAX_EVENT_RATE = (BAUD // 10 - HEARTBEAT_WIRE_BYTES * 1000 // HEARTBEAT_MS
+                  - _ceil_div(REFRESH_WIRE_BYTES * 1000, SNAPSHOT_REFRESH_MS)) \
     // SINGLE_EVENT_WIRE_BYTES
-"""One-change events a second that a 115200-baud link carries beside the heartbeats:
-(11520 - 60) // 10 = 1146, the protocol's ceiling."""
+"""One-change events a second that a 115200-baud link carries beside the heartbeats and
+the refresh snapshots: (11520 - 60 - 137) // 10 = 1132, the protocol's ceiling."""

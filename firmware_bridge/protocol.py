@@ -3,10 +3,13 @@
 ``BoardLink`` owns one open transport: it shakes hands, keeps a mirror of the board's
 readings, checks the device's sequence numbers (a gap means a frame was lost: it asks
 for a snapshot and reports nothing until the snapshot arrives, so a table it reports is
-never a wrong one), resends unacknowledged commands, sends heartbeats and notices a
-board that fell silent. It never sleeps: every call returns after at most one
-``Transport.read``. ``open_board`` and ``find_board`` connect by path or by asking
-each serial port for the handshake.
+never a wrong one), asks for a fresh snapshot every ``SNAPSHOT_REFRESH_MS`` (so a wrong
+reading from a scrambled frame that passed the CRC does not stay), resends
+unacknowledged commands, sends heartbeats and notices a board that fell silent. A
+message that does not fit the board announced at the handshake is a ``ProtocolError``.
+It never sleeps: every call returns after at most one ``Transport.read``.
+``open_board`` and ``find_board`` connect by path or by asking each serial port for the
+handshake.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from firmware_bridge.messages import (
     LINK_SILENCE_HEARTBEATS,
     PROTOCOL_VERSION,
     SEQ_MODULO,
+    SNAPSHOT_REFRESH_MS,
     Ack,
     DeviceInfo,
     ErrorCode,
@@ -145,6 +149,7 @@ class BoardLink:
         now = clock()
         self._last_rx = now
         self._last_tx = now
+        self._refreshed = now
 
     # ------------------------------------------------------------------ sending
 
@@ -163,6 +168,7 @@ class BoardLink:
     def request_snapshot(self) -> None:
         if not self._snapshot_asked:
             self._snapshot_asked = True
+            self._refreshed = self.clock()
             self.send(GetSnapshot())
 
     def set_leds(self, leds: Iterable[Led]) -> None:
@@ -263,8 +269,21 @@ class BoardLink:
                 self.request_snapshot()
                 return DeviceRestarted()
         elif isinstance(message, DeviceInfo):
-            self.info = message
+            self._on_info(message)
         return None
+
+    def _on_info(self, info: DeviceInfo) -> None:
+        """An ``INFO`` after the handshake: a repeat is harmless, another board is not
+        (its readings would not fit the mirror nor the layout)."""
+        if self.info is None:
+            if self.layout is not None:
+                self.layout.check_info(info)
+            self.info = info
+        elif info != self.info:
+            raise ProtocolError(f"{self.transport.name}: the board announced game "
+                                f"{info.game} layout {info.layout} with {info.positions} "
+                                f"positions mid-stream; it was game {self.info.game} "
+                                f"layout {self.info.layout} with {self.info.positions}")
 
     def _on_ack(self, acked: int) -> None:
         message = self._pending.pop(acked, None)
@@ -287,19 +306,32 @@ class BoardLink:
         return TableUpdate(bytes(self.readings), tuple(i for i, _ in event.changes),
                            "event", seq)
 
-    def _on_snapshot(self, snapshot: Snapshot, seq: int) -> TableUpdate:
+    def _on_snapshot(self, snapshot: Snapshot, seq: int) -> TableUpdate | None:
+        """The new table; ``None`` for a refresh that changed nothing."""
         self.stats.snapshots += 1
         self._snapshot_asked = False
-        expected = self.info.positions if self.info is not None else None
+        self._refreshed = self.clock()
+        expected = self._positions()
         if expected is not None and len(snapshot.readings) != expected:
             raise ProtocolError(f"snapshot of {len(snapshot.readings)} readings from a "
                                 f"{expected}-position board")
-        before = self.readings
+        before, was_synced = self.readings, self.synced
         self.readings = bytearray(snapshot.readings)
         self.synced = True
-        changed = tuple(i for i, r in enumerate(snapshot.readings)
-                        if before is None or before[i] != r)
+        if before is None or len(before) != len(snapshot.readings):
+            changed = tuple(range(len(snapshot.readings)))
+        else:
+            changed = tuple(i for i, (old, new) in enumerate(
+                zip(before, snapshot.readings, strict=True)) if old != new)
+        if was_synced and not changed:
+            return None
         return TableUpdate(bytes(snapshot.readings), changed, "snapshot", seq)
+
+    def _positions(self) -> int | None:
+        """How many readings the board has, as the layout or the handshake says."""
+        if self.layout is not None:
+            return self.layout.positions
+        return self.info.positions if self.info is not None else None
 
     def _timers(self, now: float) -> None:
         heartbeat_ms = self.info.heartbeat_ms if self.info is not None else HEARTBEAT_MS
@@ -316,6 +348,8 @@ class BoardLink:
                     self.request_snapshot()
                 else:
                     self.send(message)
+        if self.info is not None and now - self._refreshed > SNAPSHOT_REFRESH_MS / 1000:
+            self.request_snapshot()
         if now - self._last_tx > HOST_HEARTBEAT_MS / 1000:
             self.send(HostHeartbeat())
 

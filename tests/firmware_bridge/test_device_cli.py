@@ -87,5 +87,5 @@ def test_a_short_bench(capsys: pytest.CaptureFixture[str]) -> None:
     figures = json.loads(capsys.readouterr().out)
     throughput = figures["throughput"]
     assert throughput["events_lost"] == throughput["events_wrong"] == 0
-    assert throughput["events_received"] == throughput["events_expected"] == 573
+    assert throughput["events_received"] == throughput["events_expected"] == 566
     assert figures["latency"]["accepted"] == 2

@@ -10,6 +10,7 @@ from firmware_bridge.device import DeviceCore
 from firmware_bridge.errors import LinkLost, ProtocolError
 from firmware_bridge.layouts import layout_for
 from firmware_bridge.messages import (
+    SNAPSHOT_REFRESH_MS,
     Ack,
     Capability,
     Colour,
@@ -254,3 +255,59 @@ def test_a_board_that_restarts_behind_a_live_link() -> None:
     assert DeviceRestarted() in updates and link.stats.restarts == 1
     tables = [u for u in updates if isinstance(u, TableUpdate)]
     assert tables[-1].cause == "snapshot" and tables[-1].readings[7] == RED
+
+
+@pytest.mark.parametrize("positions", [49, 200])
+def test_another_board_announced_mid_stream_breaks_the_protocol(positions: int) -> None:
+    # A CRC-valid INFO of another board after the handshake, then a snapshot of that
+    # size: the mirror and the layout hold 127 readings.
+    clock = FakeClock()
+    other = DeviceInfo(1, 1, 1, positions, Capability.HEIGHTS | Capability.LEDS, 250, "x")
+    frames = [encode_frame(0, INFO), encode_frame(1, Snapshot(bytes(127))),
+              encode_frame(2, other) + encode_frame(3, Snapshot(bytes(positions)))]
+    link = BoardLink(ScriptedTransport(frames, clock, 0.01), LAYOUT, clock)
+    link.handshake()
+    link.poll()
+    with pytest.raises(ProtocolError, match=f"{positions} positions mid-stream"):
+        link.poll()
+
+
+def test_a_repeated_handshake_answer_is_harmless() -> None:
+    clock = FakeClock()
+    frames = [encode_frame(0, INFO), encode_frame(1, Snapshot(bytes(127))),
+              encode_frame(2, INFO) + encode_frame(3, Event(((5, RED),)))]
+    link = BoardLink(ScriptedTransport(frames, clock, 0.01), LAYOUT, clock)
+    link.handshake()
+    link.poll()
+    (update,) = link.poll()
+    assert isinstance(update, TableUpdate) and update.changed == (5,)
+
+
+def test_a_snapshot_of_another_size_than_the_layout_breaks_the_protocol() -> None:
+    clock = FakeClock()
+    frames = [encode_frame(0, INFO), encode_frame(1, Snapshot(bytes(49)))]
+    link = BoardLink(ScriptedTransport(frames, clock, 0.01), LAYOUT, clock)
+    link.handshake()
+    with pytest.raises(ProtocolError, match="snapshot of 49 readings"):
+        link.poll()
+
+
+def test_a_wrong_reading_lives_no_longer_than_a_refresh() -> None:
+    # A scrambled event that passed the CRC: position 9 reads red on the host, not on
+    # the board. The periodic snapshot puts it right; a refresh that changes nothing
+    # reports nothing.
+    link, board, clock = _board(step=0.05)
+    link.handshake()
+    link.request_snapshot()
+    _poll(link, 2)
+    assert link.readings is not None
+    link.readings[9] = RED
+    started = clock.now
+    updates: list[TableUpdate | DeviceFault] = []
+    while link.readings[9] == RED:
+        assert clock.now - started < SNAPSHOT_REFRESH_MS / 1000 + 0.2
+        updates += link.poll()
+    assert updates == [TableUpdate(bytes(127), (9,), "snapshot", updates[0].seq)]  # type: ignore[union-attr]
+    asked = sum(isinstance(m, GetSnapshot) for m in _host_messages(board))
+    assert _poll(link, int(SNAPSHOT_REFRESH_MS / 50) + 5) == []
+    assert sum(isinstance(m, GetSnapshot) for m in _host_messages(board)) == asked + 1
