@@ -9,7 +9,6 @@ measures the printed boards; ``boards.json`` says so.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -21,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.errors import ConfigError
+from engines.jsontext import JSONTextError, parse_json
 
 FloatArray = NDArray[np.float64]
 BOARDS_VERSION = 1
@@ -232,16 +232,17 @@ def load_boards(path: str | Path | None = None) -> dict[str, BoardGeometry]:
     source = "the packaged boards.json" if path is None else str(path)
     try:
         if path is None:
-            text = resources.files("calibration").joinpath("boards.json").read_text("utf-8")
+            text: str | bytes = resources.files("calibration").joinpath(
+                "boards.json").read_text("utf-8")
         else:
-            text = Path(path).read_text(encoding="utf-8")
-        data = json.loads(text)
+            text = Path(path).read_bytes()
     except OSError as error:
         raise ConfigError(f"cannot read the board data {source}: {error.strerror or error}") \
             from None
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"the board data {source} is not valid JSON: {error.msg} at line "
-                          f"{error.lineno}") from None
+    try:
+        data = parse_json(text, f"the board data {source}")
+    except JSONTextError as error:
+        raise ConfigError(str(error)) from None
     if not isinstance(data, dict) or data.get("version") != BOARDS_VERSION \
             or not isinstance(data.get("boards"), dict):
         raise ConfigError(f"the board data {source} is not a version {BOARDS_VERSION} "

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import ConfigError
+from engines.jsontext import JSONTextError, parse_json
 
 CONFIG_VERSION = 1
 
@@ -120,16 +121,17 @@ def load_config(path: str | Path | None = None) -> CalibrationConfig:
     source = "the packaged config.json" if path is None else str(path)
     try:
         if path is None:
-            text = resources.files("calibration").joinpath("config.json").read_text("utf-8")
+            text: str | bytes = resources.files("calibration").joinpath(
+                "config.json").read_text("utf-8")
         else:
-            text = Path(path).read_text(encoding="utf-8")
-        data = json.loads(text)
+            text = Path(path).read_bytes()
     except OSError as error:
         raise ConfigError(f"cannot read the calibration config {source}: "
                           f"{error.strerror or error}") from None
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"the calibration config {source} is not valid JSON: {error.msg} "
-                          f"at line {error.lineno}") from None
+    try:
+        data = parse_json(text, f"the calibration config {source}")
+    except JSONTextError as error:
+        raise ConfigError(str(error)) from None
     return config_from_json(data, source)
 
 

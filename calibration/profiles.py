@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import ProfileError
+from engines.jsontext import JSONTextError, parse_json
 
 PROFILE_VERSION = 1
 DATA_DIR_ENV = "COMPANION_DATA_DIR"
@@ -136,16 +137,17 @@ def read_document(path: Path, kind: str) -> dict[str, Any]:
     """
     what = KIND_NAMES.get(kind, kind)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise ProfileError(f"no {what} at {path}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ProfileError(f"cannot read the {what} {path}: {error}") from None
+    except OSError as error:
+        raise ProfileError(f"cannot read the {what} {path}: {error.strerror or error}") \
+            from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ProfileError(f"the {what} {path} is damaged (not valid JSON: {error.msg} at "
-                           f"line {error.lineno}); make it again") from None
+        data = parse_json(raw, "its text")
+    except JSONTextError as error:
+        raise ProfileError(f"the {what} {path} is damaged ({error}); make it again") \
+            from None
     if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
         raise ProfileError(f"{path} is not a companion profile (no 'kind' field); "
                            f"refusing to use it as a {what}")

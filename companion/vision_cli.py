@@ -164,12 +164,12 @@ def render_command(args: argparse.Namespace) -> int:
 
 
 def _load_truth(path: Path) -> dict[str, Any]:
+    from engines.jsontext import JSONTextError, read_json_file
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    except json.JSONDecodeError as error:
-        raise UsageError(f"{path} is not JSON: {error.msg} at line {error.lineno}") from None
+        data = read_json_file(path, "the truth file")
+    except JSONTextError as error:
+        raise UsageError(str(error)) from None
     if not isinstance(data, dict) or not isinstance(data.get("observation"), dict):
         raise UsageError(f"{path} is not a truth file of 'companion vision render --truth'")
     return data

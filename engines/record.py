@@ -18,6 +18,7 @@ from typing import Any
 
 from engines.base import JSON, GameState, Rules
 from engines.errors import EngineError, IllegalMoveError, NotationError, RecordError
+from engines.jsontext import JSONTextError, parse_json, read_json_file
 from engines.registry import rules_class
 
 _KEYS = {"game", "options", "players", "moves", "start"}
@@ -60,22 +61,23 @@ class GameRecord:
                    dict(start) if start is not None else None)
 
     @classmethod
-    def loads(cls, text: str) -> GameRecord:
-        """Parse record text. Raises ``RecordError``."""
+    def loads(cls, text: str | bytes, source: str = "the game record") -> GameRecord:
+        """Parse record text. Raises ``RecordError``, also for text that is not JSON,
+        nested too deep or holding numbers too long (see ``engines.jsontext``)."""
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"not valid JSON: {error}") from None
+            data = parse_json(text, source)
+        except JSONTextError as error:
+            raise RecordError(str(error)) from None
         return cls.from_json(data)
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
         """Read a record file. Raises ``RecordError`` (also for unreadable files)."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise RecordError(f"cannot read {path}: {error}") from None
-        return cls.loads(text)
+            data = read_json_file(path, "the game record")
+        except JSONTextError as error:
+            raise RecordError(str(error)) from None
+        return cls.from_json(data)
 
     def to_json(self) -> dict[str, JSON]:
         data: dict[str, JSON] = {"game": self.game, "options": dict(self.options),

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.errors import RecordError
+from engines.jsontext import JSONTextError, parse_json
 from engines.observation import UNKNOWN, Observation, Reading, TableSchema, Value
 from firmware_bridge.errors import LayoutError, ProtocolError
 from firmware_bridge.messages import (
@@ -289,7 +290,7 @@ def _layout(game: str, data: Any) -> Layout:
             position_kinds += [kind] * len(group["names"])
         layout = Layout(game, int(data["game_id"]), int(data["layout"]), tuple(names),
                         tuple(position_kinds))
-    except (KeyError, TypeError, ValueError) as error:
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
         raise LayoutError(f"{game} layout is malformed: {error!r}") from None
     if not 0 < layout.positions <= MAX_POSITIONS:
         raise LayoutError(f"{game} layout has {layout.positions} positions "
@@ -300,17 +301,22 @@ def _layout(game: str, data: Any) -> Layout:
 def load_layouts(path: str | Path | None = None) -> dict[str, Layout]:
     """Every game's layout, from ``path`` or the packaged ``layouts.json``. Raises
     ``LayoutError`` when the file cannot be read or is inconsistent."""
+    source = f"the layouts {path or 'layouts.json'}"
     try:
         if path is None:
-            text = resources.files("firmware_bridge").joinpath("layouts.json").read_text(
-                "utf-8")
+            text: str | bytes = resources.files("firmware_bridge").joinpath(
+                "layouts.json").read_text("utf-8")
         else:
-            text = Path(path).read_text(encoding="utf-8")
-        data = json.loads(text)
-        games = data["layouts"]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
-        raise LayoutError(f"cannot read the layouts {path or 'layouts.json'}: "
-                          f"{error}") from None
+            text = Path(path).read_bytes()
+    except OSError as error:
+        raise LayoutError(f"cannot read {source}: {error.strerror or error}") from None
+    try:
+        data = parse_json(text, source)
+    except JSONTextError as error:
+        raise LayoutError(str(error)) from None
+    games = data.get("layouts") if isinstance(data, dict) else None
+    if not isinstance(games, dict):
+        raise LayoutError(f"{source} has no \"layouts\" object")
     layouts = {game: _layout(game, spec) for game, spec in games.items()}
     ids = [(layout.game_id, layout.layout) for layout in layouts.values()]
     if len(set(ids)) != len(ids):

@@ -73,7 +73,7 @@ def saved(tmp_path: Path) -> tuple[Path, dict[str, object]]:
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ('{"kind": "companion.camera", "version": 1, "image_si', "damaged \\(not valid JSON"),
+    ('{"kind": "companion.camera", "version": 1, "image_si', "damaged \\(its text is not"),
     ("[1, 2, 3]", "not a companion profile"),
     ('{"kind": "companion.board", "version": 1}', "is a board profile, not a camera profile"),
     ('{"kind": "someone.else", "version": 1}', "is a 'someone.else', not a camera profile"),
@@ -91,7 +91,7 @@ def test_damaged_or_foreign_files_are_refused(tmp_path: Path, text: str, message
     ("camera_matrix", [[1, 0, 0], [0, 1, 0]], "3x3 matrix"),
     ("distortion", [0.1, 0.2], "5 numbers"),
     ("rms_px", "small", "not a finite number"),
-    ("rms_px", float("nan"), "not a finite number"),
+    ("rms_px", float("nan"), "NaN is not a number JSON allows"),
     ("image_size", [1280, 0], "whole pixels"),
     ("views", [{"label": "a", "error_px": 0.1}], "views\\[0\\].points"),
     ("target", None, "'target' is not text"),
