@@ -95,6 +95,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       help="use the default colours, not a calibration colour model")
     read.set_defaults(handler=read_command)
 
+    from companion.bench_appearance import add_fit_command
+
+    add_fit_command(commands)
+
 
 def _size(text: str) -> tuple[int, int]:
     try:

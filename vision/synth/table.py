@@ -22,6 +22,7 @@ from the board's top-left corner. The board lies on the table centred at
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -360,9 +361,14 @@ def _rectangle(centre: tuple[float, float], size: tuple[float, float],
     return Element("", "", centre, size, angle_deg).corners_mm()
 
 
-def _pieces(model: BoardModel, observation: Observation) -> list[tuple[str, _Solid]]:
+def _pieces(model: BoardModel, observation: Observation,
+            colours: Mapping[str, tuple[int, int, int]] | None = None
+            ) -> list[tuple[str, _Solid]]:
     """The solids standing on the board, in board millimetres, with the element each
-    belongs to."""
+    belongs to. ``colours`` overrides the set's colours (player names, ``wood``,
+    ``stone``, ``stick``)."""
+    colour_of = {**PLAYER_BGR, "wood": WOOD_BGR, "stone": STONE_BGR, "stick": STICK_BGR,
+                 **(colours or {})}
     out: list[tuple[str, _Solid]] = []
     p = model.pieces
     if model.game == "shangrila":
@@ -378,17 +384,18 @@ def _pieces(model: BoardModel, observation: Observation) -> list[tuple[str, _Sol
             for level in range(tiles):
                 out.append((space.name, _Solid(
                     _rectangle(space.centre_mm, (tile, tile), space.angle_deg), level * thick,
-                    (level + 1) * thick, PLAYER_BGR[str(colour)], tuple(glyph),
+                    (level + 1) * thick, colour_of[str(colour)], tuple(glyph),
                     (235, 240, 240))))
         for bridge in model.of_kind("bridge"):
             if observation.value(bridge.name) is True:
                 out.append((bridge.name, _Solid(bridge.corners_mm(), 0.0,
-                                                p["bridge_height_mm"], WOOD_BGR, wood=True)))
+                                                p["bridge_height_mm"], colour_of["wood"],
+                                                wood=True)))
         for stone in model.of_kind("stone"):
             if observation.value(stone.name) is True:
                 out.append((stone.name, _Solid(
                     _circle(_CYLINDER_SIDES, stone.size_mm[0] / 2.0, *stone.centre_mm)[:-1],
-                    0.0, p["stone_height_mm"], STONE_BGR, highlight=True)))
+                    0.0, p["stone_height_mm"], colour_of["stone"], highlight=True)))
     elif model.game == "shenshi":
         out.extend(_shenshi_pieces(model, observation))
     else:
@@ -399,11 +406,11 @@ def _pieces(model: BoardModel, observation: Observation) -> list[tuple[str, _Sol
                 continue
             out.append((square.name, _Solid(_rectangle(square.centre_mm, (tile, tile),
                                                        square.angle_deg),
-                                            0.0, thick, PLAYER_BGR[str(colour)])))
+                                            0.0, thick, colour_of[str(colour)])))
         for gate in model.of_kind("gate"):
             if observation.value(gate.name) == "closed":
                 out.append((gate.name, _Solid(gate.corners_mm(), 0.0, p["stick_height_mm"],
-                                              STICK_BGR, wood=True)))
+                                              colour_of["stick"], wood=True)))
     return out
 
 
@@ -803,20 +810,26 @@ def _paint_arms(albedo: NDArray[np.float32], arms: list[_Arm], scale: float,
 def render_table(observation: Observation, camera: Camera, pose: Pose, *,
                  light: Light | None = None, imaging: Imaging | None = None,
                  options: TableOptions | None = None, seed: int = 0,
-                 model: BoardModel | None = None) -> TableRender:
+                 model: BoardModel | None = None, art: NDArray[np.uint8] | None = None,
+                 colours: Mapping[str, tuple[int, int, int]] | None = None) -> TableRender:
     """Photograph a table showing ``observation`` (unknown elements are drawn empty or
     absent) with ``camera`` at ``pose``. Everything random (table grain, clutter, hands,
-    glare, sensor noise) follows ``seed``."""
+    glare, sensor noise) follows ``seed``.
+
+    ``art`` (the board's printed top, BGR at ``options.px_per_mm``) and ``colours``
+    (see :func:`_pieces`) replace the project's own drawing and set: another world's
+    board and pieces (:mod:`vision.synth.world`)."""
     light = light or Light()
     options = options or TableOptions()
     model = model or load_model(observation.schema.game)
     rng = np.random.default_rng(seed)
     a = math.radians(light.direction_deg)
     light_dir = np.array([math.cos(a), math.sin(a)])
-    art = board_art(model.game, options.px_per_mm)
+    if art is None:
+        art = board_art(model.game, options.px_per_mm)
     if options.markers:
         art = with_markers(art, model.game, options.px_per_mm)
-    pieces = _placed(_pieces(model, observation), model, rng, options)
+    pieces = _placed(_pieces(model, observation, colours), model, rng, options)
     board_turn = math.radians(options.board_angle_deg)
     # the light's direction in board coordinates, for the shadows drawn on the board
     rot = np.array([[math.cos(-board_turn), -math.sin(-board_turn)],

@@ -1,0 +1,570 @@
+"""Reading the table by what the player's own set looks like: likelihoods from a fitted
+model, with nothing taken from the project's drawing of the board.
+
+At calibration the player shows the camera the **empty board** and a picture with
+**pieces of every colour on known places** (every bridge and stone in place, a few tiles
+of each colour). :func:`calibrate` keeps the empty board as seen from above (its *bare
+appearance*, element by element and everywhere between) and each piece colour's
+appearance under the light of that moment (:class:`SetAppearance`).
+
+Reading a frame (:class:`AppearanceReader`):
+
+1. **Sample points, once per view.** Each element is looked at where its piece's top
+   would stand (a ring around a tile's glyph, the bridge's deck, the stone's dome);
+   for every sample pixel the board point it shows when nothing stands there is kept,
+   so the bare appearance is compared at the very point the camera sees.
+2. **The light, every frame**, relative to the calibration: the frame seen from above is
+   divided by the bare board, and a smooth field (quadratic in board position, per
+   channel, in log linear light) is fitted robustly to the ratio. Pieces, hands and
+   shadows are outliers; the board's own print, whatever it is, is the reference.
+3. **Features** per element: how far the element is from its bare appearance (median
+   distance of its points, share of points that changed), and how far from each piece
+   colour of the set (median distance, share of points near it, margin to the next).
+   Distances are in log linear light, brightness counting half (shadows darken).
+4. **Likelihoods.** A conditional logit over the element's values and *something else*
+   (a hand, an object, a piece of the wrong kind) turns the features into a probability
+   per value. Its few weights per kind are fitted from rendered tables of many worlds
+   (:func:`fit`, ``companion vision fit``) and shipped as a versioned file
+   (``vision/fitted/appearance-<game>.json``).
+
+The reader knows the board's layout and the pieces' sizes, never the rules: it reports
+each element's probabilities and lets the referee weigh them against the legal moves.
+Stack heights are not read here (they are left unknown, *not shown*): a sensor board
+gives them, or the referee.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from engines.jsontext import read_json_file
+from engines.observation import Observation, Reading, TableSchema, Value
+from vision.models import HEIGHT_SUFFIX, BoardModel, referee_schema
+from vision.view import BoardView
+
+FloatArray = NDArray[np.float64]
+Image = NDArray[np.uint8]
+
+FORMAT_VERSION = 1
+BARE_PX_PER_MM = 2.0
+_LIGHT_PX_PER_MM = 0.5
+_EPS = 1e-2
+_SRGB_TO_LINEAR = np.array(
+    [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+     for c in (np.arange(256) / 255.0)], dtype=np.float32)
+BRIGHTNESS_WEIGHT = 0.5
+"""How much a change of brightness counts against a change of colour (shadows darken)."""
+NEAR = 0.3
+"""A point is *near* a colour within this distance (log linear light)."""
+OTHER = "other"
+"""The value standing for something else on an element: a hand, an object."""
+SHOWN_AT = 0.6
+"""Below this probability an element is left unknown (*unsure*)."""
+
+# Where each kind of element is looked at: sample grid (along, across), its half-extent
+# as a share of the piece's size, the hole left around a glyph, and the height of the
+# piece's top (a key of the model's pieces, and a share of it).
+_SAMPLING: dict[str, tuple[int, float, float, str, float]] = {
+    "space": (6, 0.40, 0.22, "tile_thickness_mm", 1.5),
+    "bridge": (5, 0.38, 0.0, "bridge_height_mm", 1.0),
+    "stone": (3, 0.28, 0.0, "stone_height_mm", 1.0),
+}
+_PIECE_SIZE = {"space": "tile_mm"}
+
+# Features of each alternative: the bare value, a piece value, something else.
+FEATURES = ("bare", "bare_change", "bare_changed_share",
+            "piece", "piece_distance", "piece_near_share", "piece_margin", "piece_change",
+            "other", "other_distance")
+
+
+class AppearanceError(ValueError):
+    """A calibration or a parameter file that cannot be used; the message says why."""
+
+
+def linear(image: Image) -> NDArray[np.float32]:
+    """sRGB 8-bit BGR to linear light."""
+    return np.asarray(_SRGB_TO_LINEAR[image])
+
+
+def log_colour(lin: NDArray[np.floating[Any]]) -> FloatArray:
+    """Log linear light as (brightness, red-green, blue-green): shadows move the first."""
+    logs = np.log(np.maximum(lin, 0.0) + _EPS).astype(np.float64)
+    b, g, r = logs[..., 0], logs[..., 1], logs[..., 2]
+    return np.stack([(b + g + r) / 3.0, r - g, b - g], axis=-1)
+
+
+def distance(a: FloatArray, b: FloatArray) -> FloatArray:
+    d = a - b
+    return np.asarray(np.sqrt((BRIGHTNESS_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2
+                              + d[..., 2] ** 2))
+
+
+# --- the sample points -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Sampling:
+    """Every sample point of every element for one view."""
+
+    elements: tuple[str, ...]
+    kinds: tuple[str, ...]
+    owner: NDArray[np.intp]  # element index of each point
+    pixels: NDArray[np.float32]  # (P, 2) frame pixels
+    ground_mm: FloatArray  # (P, 2) board point each pixel shows when bare
+    inside: NDArray[np.bool_]  # pixel inside the frame
+
+
+def element_offsets(kind: str, element_size: tuple[float, float],
+                    pieces: Mapping[str, float]) -> tuple[FloatArray, float]:
+    """Sample offsets (element frame, mm) and their height above the board."""
+    grid, half, hole, height_key, share = _SAMPLING[kind]
+    size = element_size
+    if kind in _PIECE_SIZE:
+        side = pieces[_PIECE_SIZE[kind]]
+        size = (side, side)
+    steps = np.linspace(-1.0, 1.0, grid)
+    u, v = np.meshgrid(steps, steps)
+    keep = (np.abs(u) > hole / half) | (np.abs(v) > hole / half) if hole else \
+        np.ones_like(u, dtype=bool)
+    offsets = np.column_stack([u[keep] * half * size[0], v[keep] * half * size[1]])
+    return offsets, pieces.get(height_key, 0.0) * share
+
+
+def plan(model: BoardModel, view: BoardView, elements: Sequence[str]) -> Sampling:
+    """The sample points of ``elements`` (board elements, no stack heights) in ``view``."""
+    owners, pixels, kinds = [], [], []
+    for index, name in enumerate(elements):
+        element = model.elements[name]
+        kinds.append(element.kind)
+        offsets, height = element_offsets(element.kind, element.size_mm, model.pieces)
+        a = math.radians(element.angle_deg)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        points = offsets @ rot.T + np.array(element.centre_mm)
+        if view.projection is not None:
+            points = np.column_stack([points, np.full(len(points), height)])
+        pixels.append(view.to_image(points))
+        owners.append(np.full(len(offsets), index))
+    pixel_array = np.vstack(pixels)
+    w, h = view.image_size
+    inside = (pixel_array[:, 0] >= 0) & (pixel_array[:, 0] <= w - 1) \
+        & (pixel_array[:, 1] >= 0) & (pixel_array[:, 1] <= h - 1)
+    return Sampling(tuple(elements), tuple(kinds), np.concatenate(owners).astype(np.intp),
+                    pixel_array.astype(np.float32), view.to_board(pixel_array), inside)
+
+
+def sample(image: NDArray[Any], pixels: NDArray[np.float32]) -> NDArray[Any]:
+    """``image`` at sub-pixel ``pixels`` (bilinear), (P, channels)."""
+    map_x = np.ascontiguousarray(pixels[:, 0].reshape(1, -1))
+    map_y = np.ascontiguousarray(pixels[:, 1].reshape(1, -1))
+    out = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out).reshape(len(pixels), -1)
+
+
+# --- what the player's set looks like --------------------------------------------------------
+
+@dataclass
+class SetAppearance:
+    """The player's board and pieces as the camera saw them at calibration.
+
+    ``bare``: the empty board from above (linear light, ``BARE_PX_PER_MM``), ``colours``:
+    per element kind, each piece value's appearance (log colour, see :func:`log_colour`),
+    with the light of the calibration taken off."""
+
+    game: str
+    bare: NDArray[np.float32]
+    colours: dict[str, dict[Value, FloatArray]]
+    _bare_log: FloatArray | None = field(default=None, repr=False)
+    _light_bare: FloatArray | None = field(default=None, repr=False)
+
+    def bare_log(self, ground_mm: FloatArray) -> FloatArray:
+        """The bare board's log colour at board points."""
+        if self._bare_log is None:
+            self._bare_log = log_colour(self.bare)
+        px = (ground_mm * BARE_PX_PER_MM - 0.5).astype(np.float32)
+        return np.asarray(sample(self._bare_log.astype(np.float32), px), dtype=np.float64)
+
+    def light_reference(self) -> FloatArray:
+        """The bare board's log colour, shrunk for the light fit."""
+        if self._light_bare is None:
+            h, w = self.bare.shape[:2]
+            scale = _LIGHT_PX_PER_MM / BARE_PX_PER_MM
+            small = cv2.resize(self.bare, (max(1, round(w * scale)), max(1, round(h * scale))),
+                               interpolation=cv2.INTER_AREA)
+            self._light_bare = log_colour(small)
+        return self._light_bare
+
+    def save(self, folder: str | Path) -> None:
+        """Write ``bare.png`` (sRGB) and ``colours.json`` into ``folder``."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        srgb = np.where(self.bare <= 0.0031308, self.bare * 12.92,
+                        1.055 * np.power(np.maximum(self.bare, 0.0031308), 1 / 2.4) - 0.055)
+        cv2.imwrite(str(folder / "bare.png"),
+                    np.clip(np.rint(srgb * 255), 0, 255).astype(np.uint8))
+        colours = {kind: [{"value": value, "colour": [round(float(c), 5) for c in col]}
+                          for value, col in values.items()]
+                   for kind, values in self.colours.items()}
+        (folder / "colours.json").write_text(json.dumps(
+            {"version": FORMAT_VERSION, "game": self.game, "colours": colours}, indent=1),
+            encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: str | Path) -> SetAppearance:
+        """Read what :meth:`save` wrote. Raises ``AppearanceError``."""
+        folder = Path(folder)
+        try:
+            data = read_json_file(folder / "colours.json", "set appearance")
+            bare = cv2.imread(str(folder / "bare.png"), cv2.IMREAD_COLOR)
+            if bare is None:
+                raise AppearanceError(f"{folder / 'bare.png'} is missing or not a picture")
+            colours = {kind: {item["value"]: np.array(item["colour"], dtype=np.float64)
+                              for item in values}
+                       for kind, values in data["colours"].items()}
+            return cls(str(data["game"]), linear(bare), colours)
+        except (KeyError, TypeError, ValueError) as error:
+            raise AppearanceError(f"the set appearance in {folder} cannot be used: "
+                                  f"{error}") from None
+
+
+def _light_design(points_mm: FloatArray, size_mm: tuple[float, float]) -> FloatArray:
+    x = points_mm[:, 0] / size_mm[0] - 0.5
+    y = points_mm[:, 1] / size_mm[1] - 0.5
+    return np.column_stack([np.ones_like(x), x, y, x * x, x * y, y * y])
+
+
+def fit_light(frame: Image, view: BoardView, appearance: SetAppearance,
+              size_mm: tuple[float, float]) -> FloatArray:
+    """The light of ``frame`` against the calibration: (6, 3) quadratic coefficients of
+    the log-colour difference over the board, fitted with outliers (pieces, hands,
+    shadows) trimmed."""
+    reference = appearance.light_reference()
+    h, w = reference.shape[:2]
+    seen = view.rectify(frame, size_mm, _LIGHT_PX_PER_MM)
+    if seen.shape[:2] != (h, w):
+        seen = cv2.resize(seen, (w, h), interpolation=cv2.INTER_AREA)
+    valid = (seen.max(axis=2) > 0).reshape(-1)
+    diff = (log_colour(linear(seen)) - reference).reshape(-1, 3)
+    ys, xs = np.mgrid[0:h, 0:w]
+    points = np.column_stack([(xs.ravel() + 0.5) / _LIGHT_PX_PER_MM,
+                              (ys.ravel() + 0.5) / _LIGHT_PX_PER_MM])
+    design = _light_design(points, size_mm)
+    keep = valid.copy()
+    coefficients = np.zeros((6, 3))
+    for _ in range(4):
+        if keep.sum() < 12:
+            break
+        coefficients, *_ = np.linalg.lstsq(design[keep], diff[keep], rcond=None)
+        residual = distance(diff, design @ coefficients)
+        scale = float(np.median(residual[keep])) + 1e-3
+        keep = valid & (residual < 2.5 * scale)
+    return np.asarray(coefficients)
+
+
+# --- features and the model ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ElementFeatures:
+    """One element's alternatives (values, then ``OTHER``) and their feature rows."""
+
+    element: str
+    kind: str
+    values: tuple[Value | str, ...]
+    rows: FloatArray  # (alternatives, len(FEATURES))
+    seen_share: float
+
+
+def features(frame: Image, view: BoardView, appearance: SetAppearance, model: BoardModel,
+             sampling: Sampling, schema: TableSchema) -> list[ElementFeatures]:
+    """Every element's feature rows in ``frame``."""
+    light = fit_light(frame, view, appearance, model.size_mm)
+    seen = log_colour(linear(np.asarray(sample(frame, sampling.pixels), dtype=np.uint8)))
+    seen = seen - _light_design(sampling.ground_mm, model.size_mm) @ light
+    bare = appearance.bare_log(sampling.ground_mm)
+    to_bare = distance(seen, bare)
+    out = []
+    for index, name in enumerate(sampling.elements):
+        mask = sampling.owner == index
+        inside = mask & sampling.inside
+        share = float(inside.sum()) / max(1, int(mask.sum()))
+        kind = sampling.kinds[index]
+        colours = appearance.colours.get(kind, {})
+        values = sorted(schema.values[name], key=repr)
+        bare_value = _bare_value(values)
+        points = seen[inside] if inside.any() else seen[mask]
+        change = to_bare[inside] if inside.any() else to_bare[mask]
+        piece_values = [v for v in values if v != bare_value and v in colours]
+        piece_d = {v: distance(points, colours[v][None, :]) for v in piece_values}
+        medians = {v: float(np.median(d)) for v, d in piece_d.items()}
+        rows = []
+        alternatives: list[Value | str] = []
+        bare_change = float(np.median(change))
+        changed_share = float(np.mean(change > NEAR))
+        for value in [bare_value, *piece_values]:
+            row = np.zeros(len(FEATURES))
+            if value == bare_value:
+                row[0:3] = (1.0, bare_change, changed_share)
+            else:
+                others = [m for v, m in medians.items() if v != value]
+                margin = (min(others) - medians[value]) if others else 1.0
+                row[3:8] = (1.0, medians[value], float(np.mean(piece_d[value] < NEAR)),
+                            min(margin, 1.0), bare_change)
+            rows.append(row)
+            alternatives.append(value)
+        row = np.zeros(len(FEATURES))
+        row[8:10] = (1.0, min([bare_change, *medians.values()]))
+        rows.append(row)
+        alternatives.append(OTHER)
+        out.append(ElementFeatures(name, kind, tuple(alternatives), np.array(rows), share))
+    return out
+
+
+def _bare_value(values: Iterable[Value]) -> Value:
+    values = list(values)
+    if "empty" in values:
+        return "empty"
+    if False in values and all(isinstance(v, bool) for v in values):
+        return False
+    raise AppearanceError(f"no bare value among {values!r}")
+
+
+def probabilities(weights: FloatArray, rows: FloatArray) -> FloatArray:
+    logits = rows @ weights
+    logits = logits - logits.max()
+    e = np.exp(logits)
+    return np.asarray(e / e.sum())
+
+
+@dataclass(frozen=True)
+class FittedModel:
+    """The conditional logit's weights per element kind, with how they were made."""
+
+    game: str
+    weights: dict[str, FloatArray]
+    provenance: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": FORMAT_VERSION, "game": self.game, "features": list(FEATURES),
+                "weights": {k: [round(float(x), 6) for x in w] for k, w in
+                            self.weights.items()},
+                "provenance": self.provenance}
+
+    @classmethod
+    def from_json(cls, data: Any, source: str) -> FittedModel:
+        try:
+            if data["version"] != FORMAT_VERSION or list(data["features"]) != list(FEATURES):
+                raise AppearanceError(f"{source} was fitted for another reader version")
+            weights = {str(k): np.array([float(x) for x in w]) for k, w in
+                       data["weights"].items()}
+            if any(len(w) != len(FEATURES) for w in weights.values()):
+                raise AppearanceError(f"{source}: a kind has the wrong number of weights")
+            return cls(str(data["game"]), weights, dict(data.get("provenance", {})))
+        except (KeyError, TypeError, ValueError) as error:
+            if isinstance(error, AppearanceError):
+                raise
+            raise AppearanceError(f"{source} cannot be used: {error}") from None
+
+
+def fitted_path(game: str) -> Path:
+    return Path(str(resources.files("vision").joinpath("fitted"))) / f"appearance-{game}.json"
+
+
+def load_fitted(game: str, path: str | Path | None = None) -> FittedModel:
+    """The fitted weights shipped with the package (or at ``path``).
+    Raises ``AppearanceError``."""
+    where = Path(path) if path is not None else fitted_path(game)
+    try:
+        data = read_json_file(where, "fitted reader")
+    except ValueError as error:
+        raise AppearanceError(str(error)) from None
+    return FittedModel.from_json(data, str(where))
+
+
+# --- calibration -----------------------------------------------------------------------------
+
+def calibrate(game: str, model: BoardModel, empty: Image, empty_view: BoardView,
+              pieces: Sequence[tuple[Image, BoardView, Observation]]) -> SetAppearance:
+    """The set's appearance from a picture of the empty board and pictures of pieces on
+    known places (each with the observation it shows). Raises ``AppearanceError`` when
+    a kind's piece values are not all shown."""
+    bare = linear(empty_view.rectify(empty, model.size_mm, BARE_PX_PER_MM))
+    appearance = SetAppearance(game, bare, {})
+    samples: dict[str, dict[Value, list[FloatArray]]] = {}
+    for frame, view, observation in pieces:
+        names = [e for e in observation.schema.elements
+                 if e in model.elements and observation[e].known]
+        sampling = plan(model, view, names)
+        light = fit_light(frame, view, appearance, model.size_mm)
+        seen = log_colour(linear(np.asarray(sample(frame, sampling.pixels), dtype=np.uint8)))
+        seen = seen - _light_design(sampling.ground_mm, model.size_mm) @ light
+        for index, name in enumerate(names):
+            value = observation[name].value
+            if value in ("empty", False) or value is None:
+                continue
+            mask = (sampling.owner == index) & sampling.inside
+            samples.setdefault(sampling.kinds[index], {}).setdefault(value, []).append(
+                seen[mask])
+    for kind, values in samples.items():
+        appearance.colours[kind] = {value: np.median(np.vstack(parts), axis=0)
+                                    for value, parts in values.items()}
+    return appearance
+
+
+def calibration_layout(schema: TableSchema, model: BoardModel,
+                       colours: Sequence[str], per_colour: int = 3) -> Observation:
+    """The calibration position: every bridge and stone in place, and ``per_colour``
+    tiles of each colour on spaces spread over the board (which spaces is shown to the
+    player, and the same for a given board)."""
+    spaces = [e.name for e in model.of_kind("space")]
+    step = max(1, len(spaces) // (len(colours) * per_colour))
+    readings: dict[str, Reading | Value | None] = {}
+    for i, colour in enumerate(c for c in colours for _ in range(per_colour)):
+        space = spaces[(i * step + i // len(colours)) % len(spaces)]
+        readings[space] = colour
+        readings[space + HEIGHT_SUFFIX] = 1
+    for name in schema.elements:
+        element = model.elements.get(name)
+        if element is None:
+            continue
+        if element.kind in ("bridge", "stone"):
+            readings[name] = True
+        elif element.kind == "space" and name not in readings:
+            readings[name] = "empty"
+            readings[name + HEIGHT_SUFFIX] = 0
+    return Observation(schema, readings)
+
+
+# --- the reader ------------------------------------------------------------------------------
+
+@dataclass
+class AppearanceReading:
+    """What :meth:`AppearanceReader.read` saw: the observation, each element's
+    probabilities, and why elements were left unknown."""
+
+    observation: Observation
+    probabilities: dict[str, dict[str, float]]
+    abstained: dict[str, str]
+    unseen: frozenset[str]
+
+
+NOT_IN_VIEW = "out of the picture"
+SOMETHING_ELSE = "something else is on it (a hand?)"
+UNSURE = "unsure between its values"
+HEIGHTS_ELSEWHERE = "stack heights are read by the sensor board or settled by the referee"
+
+
+class AppearanceReader:
+    """Reads a game's table from a frame and its view, by the player's set's appearance
+    (:class:`SetAppearance`) and fitted weights (:class:`FittedModel`)."""
+
+    def __init__(self, game: str, model: BoardModel, appearance: SetAppearance,
+                 fitted: FittedModel | None = None, schema: TableSchema | None = None) -> None:
+        self.game = game
+        self.model = model
+        self.appearance = appearance
+        self.fitted = fitted or load_fitted(game)
+        self.schema = schema or referee_schema(game)
+        self.elements = tuple(e for e in self.schema.elements if e in model.elements
+                              and model.elements[e].kind in _SAMPLING)
+        self._plans: dict[int, tuple[BoardView, Sampling]] = {}
+
+    def sampling(self, view: BoardView) -> Sampling:
+        cached = self._plans.get(id(view))
+        if cached is None or cached[0] is not view:
+            cached = (view, plan(self.model, view, self.elements))
+            self._plans = {id(view): cached}
+        return cached[1]
+
+    def element_features(self, frame: Image, view: BoardView) -> list[ElementFeatures]:
+        return features(frame, view, self.appearance, self.model, self.sampling(view),
+                        self.schema)
+
+    def read(self, frame: Image, view: BoardView) -> AppearanceReading:
+        readings: dict[str, Reading | Value | None] = {}
+        probs: dict[str, dict[str, float]] = {}
+        abstained: dict[str, str] = {}
+        unseen: set[str] = set()
+        for item in self.element_features(frame, view):
+            if item.seen_share < 0.5:
+                abstained[item.element] = NOT_IN_VIEW
+                unseen.add(item.element)
+                continue
+            p = probabilities(self.fitted.weights[item.kind], item.rows)
+            probs[item.element] = {str(v): round(float(x), 4) for v, x in zip(item.values, p,
+                                                                              strict=True)}
+            best = int(np.argmax(p))
+            if item.values[best] == OTHER:
+                abstained[item.element] = SOMETHING_ELSE
+                unseen.add(item.element)
+            elif p[best] < SHOWN_AT:
+                abstained[item.element] = UNSURE
+            else:
+                readings[item.element] = Reading(item.values[best], float(p[best]))
+        for name in self.schema.elements:
+            if name.endswith(HEIGHT_SUFFIX) and name.removesuffix(HEIGHT_SUFFIX) in \
+                    self.model.elements:
+                abstained[name] = HEIGHTS_ELSEWHERE
+                unseen.add(name)
+        return AppearanceReading(Observation(self.schema, readings), probs, abstained,
+                                 frozenset(unseen))
+
+
+# --- fitting ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Example:
+    """One element's feature rows and the index of its true alternative."""
+
+    kind: str
+    rows: FloatArray
+    truth: int
+
+
+def examples(items: Iterable[ElementFeatures], truth: Mapping[str, Value | None]
+             ) -> list[Example]:
+    """Labelled examples: an element the truth leaves unknown (hidden) is ``OTHER``."""
+    out = []
+    for item in items:
+        if item.seen_share < 0.5 or item.element not in truth:
+            continue
+        value = truth[item.element]
+        label: Value | str = OTHER if value is None else value
+        matches = [i for i, v in enumerate(item.values)
+                   if v == label and type(v) is type(label)]
+        if matches:
+            out.append(Example(item.kind, item.rows, matches[0]))
+    return out
+
+
+def fit_weights(data: Sequence[Example], l2: float = 1e-3, iterations: int = 60) -> FloatArray:
+    """Weights of the conditional logit by Newton's method with a small ridge."""
+    w = np.zeros(len(FEATURES))
+    for _ in range(iterations):
+        gradient = l2 * w
+        hessian = l2 * np.eye(len(FEATURES))
+        for example in data:
+            p = probabilities(w, example.rows)
+            mean = p @ example.rows
+            gradient += mean - example.rows[example.truth]
+            centred = example.rows - mean
+            hessian += (centred * p[:, None]).T @ centred
+        step = np.linalg.solve(hessian + 1e-9 * np.eye(len(FEATURES)), gradient)
+        w -= step
+        if float(np.abs(step).max()) < 1e-7:
+            break
+    return w
+
+
+def fit(game: str, data: Sequence[Example], provenance: Mapping[str, Any]) -> FittedModel:
+    """Fit every kind's weights from labelled examples."""
+    kinds = sorted({e.kind for e in data})
+    weights = {kind: fit_weights([e for e in data if e.kind == kind]) for kind in kinds}
+    return FittedModel(game, weights, dict(provenance))
