@@ -84,7 +84,8 @@ def _add_bench(
 PLUGINS = ("companion.referee_cli", "companion.analyse_cli", "companion.calibrate_cli",
            "companion.device_cli",
            "companion.bench_referee", "companion.bench_players", "companion.vision_cli",
-           "companion.bench_vision", "companion.bench_appearance", "companion.app_cli",
+           "companion.bench_vision", "companion.bench_appearance", "companion.bench_layout",
+           "companion.app_cli",
            "companion.demo")
 
 
