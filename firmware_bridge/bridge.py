@@ -5,7 +5,10 @@ handshake), asks for a snapshot, and turns every snapshot and event into a
 ``TableChanged`` carrying an ``Observation`` of the game's table. When the cable is
 pulled it reports ``Disconnected``, retries with exponential back-off (reporting each
 failed attempt as ``ConnectFailed``), and after reconnecting asks for a fresh snapshot
-and shows the lights again. Nothing here blocks the caller: events go to an unbounded
+and shows the lights again. A board that breaks the protocol, or any other fault while
+serving it, is a ``Disconnected`` too, and the bridge connects again: the reader thread
+never dies of an exception. Should it stop all the same (``on_event`` itself failing),
+it says so with ``BridgeStopped``. Nothing here blocks the caller: events go to an unbounded
 queue (``events``) or to an ``on_event`` callback run in the reader thread (which must
 return quickly and not raise), light commands are handed to the reader thread, and
 ``close`` returns within a poll interval.
@@ -104,8 +107,16 @@ class BoardError:
     name: str
 
 
+@dataclass(frozen=True)
+class BridgeStopped:
+    """The reader thread stopped for good (the board is no longer read): ``reason``
+    says why. Never sent after ``close``."""
+
+    reason: str
+
+
 BridgeEvent = (Connected | TableChanged | Disconnected | ConnectFailed | BoardError
-               | BoardRestarted)
+               | BoardRestarted | BridgeStopped)
 
 
 class SensorBridge:
@@ -141,6 +152,8 @@ class SensorBridge:
         self._last_readings: bytes | None = None
         self.connects = 0
         self.disconnects = 0
+        self.stopped: str | None = None
+        """Why the reader thread stopped for good (``BridgeStopped``), else ``None``."""
 
     # ------------------------------------------------------------------ caller's side
 
@@ -215,14 +228,27 @@ class SensorBridge:
         return find_board(candidates, self.layout, self._opener, cancelled=cancelled)
 
     def _run(self) -> None:
+        try:
+            self._keep_connected()
+        except Exception as error:  # the app must hear why the board went quiet
+            self.stopped = _describe(error)
+            stopped = BridgeStopped(f"the sensor bridge stopped: {self.stopped}")
+            try:
+                self._deliver(stopped)
+            except Exception:  # on_event is what failed: the queue still hears
+                self.events.put(stopped)
+
+    def _keep_connected(self) -> None:
         delay = self.first_retry
         while not self._stop.is_set():
             try:
                 link = self._connect()
-            except (LinkLost, ProtocolError) as error:
+            except Exception as error:  # any failure to connect is retried
                 if self._stop.is_set():
                     break
-                self._deliver(ConnectFailed(self.target or "any serial port", str(error),
+                reason = str(error) if isinstance(error, LinkLost | ProtocolError) \
+                    else _describe(error)
+                self._deliver(ConnectFailed(self.target or "any serial port", reason,
                                             delay))
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.last_retry)
@@ -236,9 +262,9 @@ class SensorBridge:
             self._link = link
             self._leds_changed = True  # a board that (re)starts has its LEDs off
         self.connects += 1
-        self._deliver(Connected(link.transport.name, link.info))
         lost: Exception | None = None
         try:
+            self._deliver(Connected(link.transport.name, link.info))
             link.request_snapshot()
             while not self._stop.is_set():
                 if self._leds_changed:
@@ -249,6 +275,8 @@ class SensorBridge:
                     self._on_update(update)
         except (LinkLost, ProtocolError) as error:
             lost = error
+        except Exception as error:  # a fault here must not end the reader
+            lost = ProtocolError(f"{link.transport.name}: {_describe(error)}")
         finally:
             link.close()
             with self._lock:
@@ -277,3 +305,7 @@ class SensorBridge:
                        if self.converter is not None else None)
         self._deliver(TableChanged(observation, update.readings, changed, update.cause,
                                    time.monotonic()))
+
+
+def _describe(error: Exception) -> str:
+    return f"{type(error).__name__}: {error}"

@@ -16,7 +16,8 @@ from engines.observation import Observation, TableSchema
 class SensorLink:
     """Keeps the board connected; its tables go to ``on_input`` as ``Seen`` from
     ``sensors``; connection changes to ``notice(key, detail)``. Raises ``FeedError``
-    when the board cannot be set up (no layout for the game, simulator not starting)."""
+    when the board cannot be set up (no layout for the game, simulator not starting).
+    Should the bridge stop reading the board for good, the notice says so."""
 
     def __init__(self, setup: GameSetup, schema: TableSchema,
                  on_input: Callable[[Input], None],
@@ -44,7 +45,13 @@ class SensorLink:
         self.bridge.start()
 
     def _event(self, event: Any) -> None:
-        from firmware_bridge.bridge import Connected, ConnectFailed, Disconnected, TableChanged
+        from firmware_bridge.bridge import (
+            BridgeStopped,
+            Connected,
+            ConnectFailed,
+            Disconnected,
+            TableChanged,
+        )
 
         if isinstance(event, TableChanged) and event.observation is not None:
             self.on_input(Seen(event.observation, "sensors"))
@@ -54,6 +61,8 @@ class SensorLink:
             self.notice("notice.sensors_lost", event.reason)
         elif isinstance(event, ConnectFailed) and event.retry_in >= 1.0:
             self.notice("notice.sensors_retry", event.reason)
+        elif isinstance(event, BridgeStopped):
+            self.notice("notice.sensors_failed", event.reason)
 
     def show(self, lights: Iterable[Light]) -> None:
         """The referee's lights on the board (never blocks)."""
