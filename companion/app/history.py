@@ -4,7 +4,6 @@ game reopened to go on playing (the journal resumed), and a game replayed move b
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ from typing import Any
 
 from companion.app.controller import read_seats
 from companion.app.gamesetup import Seat
-from companion.referee.journal import JournalError, Resumed, resume
+from companion.referee.journal import JournalError, Resumed, resume, summary
 from engines import GameRecord, GameState
 
 
@@ -40,28 +39,10 @@ def list_games(folder: Path) -> list[PastGame]:
 def _summary(path: Path) -> PastGame:
     when = _when(path)
     try:
-        with path.open(encoding="utf-8") as stream:
-            header = json.loads(stream.readline())
-            moves = sum(_accepted(line) for line in stream)
-        if not isinstance(header, dict) or header.get("journal") != 1:
-            raise ValueError("not a referee journal")
-        players = tuple(str(p) for p in header.get("players", []))
-        return PastGame(path, str(header.get("game")), players, moves, when)
-    except (OSError, ValueError, UnicodeDecodeError) as error:
+        found = summary(path)
+    except JournalError as error:
         return PastGame(path, "?", (), 0, when, str(error))
-
-
-def _accepted(line: str) -> int:
-    """+1 per accepted move on a verdict line, -1 per move taken back."""
-    if '"out"' not in line:
-        return 0
-    try:
-        outputs = json.loads(line).get("out", [])
-    except (ValueError, AttributeError):
-        return 0
-    return sum(1 if o.get("event") == "move_accepted" else
-               -1 if o.get("event") == "move_taken_back" else 0
-               for o in outputs if isinstance(o, dict))
+    return PastGame(path, found.game, found.players, found.moves, when)
 
 
 def _when(path: Path) -> str:
