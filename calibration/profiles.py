@@ -7,7 +7,9 @@ folder ``<data dir>/profiles/<name>/`` holding:
 - ``board-<game>.json`` (+ ``board-<game>-reference.png`` without markers): where the
   board lies in the image (kind ``companion.board``);
 - ``colours-<game>.json``: what each player's colour looks like (kind
-  ``companion.colours``).
+  ``companion.colours``);
+- ``layout-<game>.json``: where each element lies on this board (kind
+  ``companion.layout``).
 
 Every file is JSON with ``kind`` and ``version`` fields. Files are written atomically
 (a temporary file renamed over the old one), so a crash never leaves half a profile;
@@ -41,8 +43,9 @@ DEFAULT_PROFILE = "default"
 KIND_CAMERA = "companion.camera"
 KIND_BOARD = "companion.board"
 KIND_COLOURS = "companion.colours"
+KIND_LAYOUT = "companion.layout"
 KIND_NAMES = {KIND_CAMERA: "camera profile", KIND_BOARD: "board profile",
-              KIND_COLOURS: "colour model"}
+              KIND_COLOURS: "colour model", KIND_LAYOUT: "board layout"}
 # Profiles and sheets are ordinary user files: readable by others, like any saved file.
 _FILE_MODE = 0o644
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -84,6 +87,10 @@ def reference_image_path(game: str, name: str = DEFAULT_PROFILE) -> Path:
 
 def colours_path(game: str, name: str = DEFAULT_PROFILE) -> Path:
     return profile_dir(name) / f"colours-{game}.json"
+
+
+def layout_path(game: str, name: str = DEFAULT_PROFILE) -> Path:
+    return profile_dir(name) / f"layout-{game}.json"
 
 
 def list_profiles() -> list[str]:
