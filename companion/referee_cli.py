@@ -15,7 +15,6 @@ Input lines (one per line on standard input):
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -24,7 +23,9 @@ from companion.referee.core import Referee
 from companion.referee.events import Answer, Input, Seen, Takeback, TurnDone, TypedMove
 from companion.referee.journal import Journal, JournaledReferee, resume
 from companion.referee.words import say
-from engines import GameRecord, rules_class
+from engines import GameRecord, RecordError, rules_class
+from engines.jsontext import JSONTextError, parse_json
+from engines.observation import Observation
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,11 +68,10 @@ def parse_line(line: str, referee: Referee) -> Input | str | None:
         return None
     if word == "seen":
         try:
-            readings: Any = json.loads(rest)
-        except json.JSONDecodeError as error:
-            raise UsageError(f"seen: not JSON: {error}") from None
-        from engines.observation import Observation
-        observation = Observation.from_json(referee.schema, {"readings": readings})
+            readings: Any = parse_json(rest, "the reading")
+            observation = Observation.from_json(referee.schema, {"readings": readings})
+        except (JSONTextError, RecordError) as error:
+            raise UsageError(f"seen: {error}") from None
         return Seen(observation, "typed")
     if word == "done":
         return TurnDone()
@@ -117,8 +117,13 @@ def referee_command(args: argparse.Namespace) -> int:
             if not path:
                 print("companion: record needs a file name", file=sys.stderr)
                 continue
-            with open(path, "w", encoding="utf-8") as out:
-                out.write(referee.record().dumps() + "\n")
+            try:
+                with open(path, "w", encoding="utf-8") as out:
+                    out.write(referee.record().dumps() + "\n")
+            except OSError as error:
+                print(f"companion: cannot write {path}: {error.strerror or error}",
+                      file=sys.stderr)
+                continue
             print(f"record written to {path}")
             continue
         outputs = runner.handle(event) if runner is not None else referee.handle(event)

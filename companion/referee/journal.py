@@ -148,6 +148,7 @@ class Journal:
         self.path = Path(path)
         self._stream = stream
         self.frames = Frames(schema)
+        self._failed = ""
 
     @classmethod
     def create(cls, path: str | Path, referee: Referee) -> Journal:
@@ -167,11 +168,21 @@ class Journal:
         return journal
 
     def write(self, line: dict[str, Any], durable: bool = True) -> None:
-        """Append one line; with ``durable``, it is on disk before this returns."""
-        self._stream.write(encode_line(line))
-        self._stream.flush()
-        if durable:
-            os.fsync(self._stream.fileno())
+        """Append one line; with ``durable``, it is on disk before this returns. Raises
+        ``JournalError`` when the file cannot be written (a full disk): the journal then
+        takes nothing more, since its last line may be cut short."""
+        if self._failed:
+            raise JournalError(self._failed)
+        try:
+            self._stream.write(encode_line(line))
+            self._stream.flush()
+            if durable:
+                os.fsync(self._stream.fileno())
+        except OSError as error:
+            self._failed = (f"cannot write the journal {self.path}: "
+                            f"{error.strerror or error}; the game is kept in it up to the "
+                            "last verdict shown: make room, then resume it")
+            raise JournalError(self._failed) from None
 
     def close(self) -> None:
         self._stream.close()
