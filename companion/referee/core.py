@@ -176,6 +176,9 @@ class Referee:
         self._shorter: tuple[int, str] | None = None
         """After ``_revise`` took a move back for a bigger one: the index in the
         history where the bigger move goes, and the shorter move (``_split_again``)."""
+        self._gap_question = False
+        """The open question asks which of several moves made unseen came next: once
+        it is answered, the rest of the table is explained again."""
         self._handlers: dict[type, Callable[[Any], list[Output]]] = {
             Seen: self._on_seen,
             TurnDone: self._on_turn_done,
@@ -281,7 +284,9 @@ class Referee:
         readings seen ``read`` (2) times running is the flag, on the pieces as last read
         (otherwise the believed table is: one frame's misreading must not change the
         rule named). None: no such reading (a reading going back to the position before
-        may be a flicker hiding the illegal move: no reason to wait)."""
+        may be a flicker hiding the illegal move: no reason to wait). ``in_progress``:
+        no move fits those readings, but a sequence of moves made unseen does
+        (``Explainer.explain_gap``): the done waits as well."""
         if frames > DONE_WAIT * self.config.stable_frames or not self.sources:
             return None
         before = self.expected_table()
@@ -293,8 +298,14 @@ class Referee:
         believed = self.believed_table()
         settled = Observation.trusted(self.schema, {
             e: fresh.get(e, believed[e]) for e in self.schema.elements})
-        return self.explainer.explain(self.state, settled, turn_done=True,
-                                      hidden=self._hidden())
+        verdict = self.explainer.explain(self.state, settled, turn_done=True,
+                                         hidden=self._hidden())
+        if verdict.kind == "illegal" and read == 1:
+            # several moves made unseen, the last piece read a frame ago: wait as well
+            gap = self.explainer.explain_gap(self.state, settled)
+            if gap.sequences:
+                return Verdict("in_progress", gap.next_moves(0))
+        return verdict
 
     def _on_answer(self, event: Answer) -> list[Output]:
         if self.status != self.QUESTION:
@@ -307,7 +318,12 @@ class Referee:
         if text not in self.candidates:
             return [InputRejected(event.move, "not one of the moves offered: "
                                   + ", ".join(self.candidates))]
-        return self._accept(move, "answer", [])
+        out = self._accept(move, "answer", [])
+        if self._gap_question and self.status == self.WATCHING:
+            self._gap_question = False
+            self._confirming = 0  # the table has been still since the question
+            out += self._evaluate(turn_done=False)
+        return out
 
     def _on_typed(self, event: TypedMove) -> list[Output]:
         try:
@@ -321,6 +337,7 @@ class Referee:
         except EngineError as error:
             return [InputRejected(event.move, str(error))]
         self._shorter = None
+        self._gap_question = False
         out = self._accept(move, "typed", [])
         out.extend(self._table_check("After the typed move the table should change:"))
         return out
@@ -359,6 +376,7 @@ class Referee:
         self._bigger = []
         self._made_seen = []
         self._shorter = None
+        self._gap_question = False
         self._typed_from = None
         self._done_frames = -1
         self._held = None
@@ -392,7 +410,7 @@ class Referee:
             return self._emit([MoveInProgress(self._typed_from.to_move, [text])])
         if turn_done and verdict.kind == "illegal":
             look = self._done_look(max(waited, 0))
-            if look is not None and look.kind in ("accepted", "ambiguous"):
+            if look is not None and look.kind in ("accepted", "ambiguous", "in_progress"):
                 self._done_frames = max(waited, 0)
                 return []
             if look is not None and look.kind == "illegal" and not observation.differences(
@@ -587,6 +605,10 @@ class Referee:
         return self._emit([MoveInProgress(self.state.to_move, candidates)])
 
     def _verdict_illegal(self, verdict: Verdict) -> list[Output]:
+        if self.status == self.WATCHING:
+            explained = self._explain_gap()
+            if explained is not None:
+                return explained
         self.status = self.ILLEGAL
         flag = IllegalMove(self.state.to_move, verdict.attempt, verdict.rule,
                            verdict.message, verdict.fix, verdict.fix_elements)
@@ -599,6 +621,38 @@ class Referee:
         "in_progress": _verdict_in_progress,
         "illegal": _verdict_illegal,
     }
+
+    def _explain_gap(self) -> list[Output] | None:
+        """Before a table is called illegal: the moves made while nobody saw the table
+        (a cable pulled, a paused camera, a hand over the board), when a sequence of
+        legal moves explains it (``Explainer.explain_gap``). One sequence: each of its
+        moves is accepted in turn. Several: the moves they all begin with are, and the
+        players are asked which came next (the rest of the table is then explained
+        again). None when no sequence explains the table."""
+        gap = self.explainer.explain_gap(self.state, self.believed_table())
+        if not gap.sequences:
+            return None
+        sure = len(gap.sequences) == 1 and gap.complete
+        # unsure of the whole: the last move is asked about, at least
+        made = gap.sequences[0] if sure else gap.common()[:len(gap.sequences[0]) - 1]
+        out: list[Output] = []
+        lights: list[Light] = []
+        for i, move in enumerate(made):
+            accepted = self._accept(move, "table", gap.corrected if i == len(made) - 1
+                                    and sure else [])
+            lights += [light for o in accepted if isinstance(o, Indicators)
+                       for light in o.lights]
+            out += [o for o in accepted if not isinstance(o, Indicators)]
+        if made:
+            out.append(Indicators(lights))
+        if sure or self.status == self.OVER:
+            return out
+        self.status = self.QUESTION
+        self._gap_question = True
+        self.candidates = [self.rules.format_move(m) for m in gap.next_moves(len(made))]
+        reason = ("Several moves were made while the table was not seen, and it fits "
+                  "more than one way of playing them: which move came next?")
+        return out + self._emit([Question(self.state.to_move, self.candidates, reason)])
 
     # ------------------------------------------------------------------ helpers
 

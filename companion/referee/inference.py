@@ -13,12 +13,17 @@ Verdicts:
     a time); never an illegal verdict, until the player says the move is done;
   * ``illegal`` — nothing legal explains it: what the player seems to have tried, the
     rule it breaks, and what to put back where.
+
+``explain_gap`` is asked before a table is called illegal: the table may have changed by
+several moves while nobody could see it (a cable pulled, a paused camera, a hand or a
+cloth over the board through two turns). It finds the shortest sequences of legal moves,
+each leaving a trace the table surely shows, that explain the table (see ``Gap``).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -27,6 +32,11 @@ from engines import GameState, IllegalMoveError
 from engines.observation import Observation, TableSchema, Value
 
 UNEXPLAINED = "table.unexplained"
+GAP_MOVES = 3
+"""The longest sequence of moves ``explain_gap`` looks for."""
+GAP_BUDGET = 20_000
+"""Positions ``explain_gap`` may compare with the table (each one a move applied and
+the table it leaves built): about half a second for Shangri-La on a slow machine."""
 WRONG_PLAYER = "turn.wrong-player"
 
 
@@ -55,6 +65,41 @@ class Verdict:
     unexplained: bool = False
     """In progress only because the game's turns are made in parts (``in_parts``): no
     legal move explains the table yet, and the player has not said they are done."""
+
+
+@dataclass
+class Gap:
+    """The shortest sequences of legal moves that explain a table (``explain_gap``):
+    each sequence is as long as the others, fits every sure reading, and no other
+    sequence of that length agrees with more unsure readings. Empty when none does
+    within the search's bounds."""
+
+    sequences: list[list[Any]] = field(default_factory=list)
+    corrected: list[str] = field(default_factory=list)
+    """Unsure readings the sequences overrule (for a single sequence)."""
+    complete: bool = True
+    """False when the search ran out of its budget: a sequence found may not be the
+    only one, and one not found may exist."""
+
+    def common(self) -> list[Any]:
+        """The moves every sequence begins with."""
+        if not self.sequences:
+            return []
+        first, prefix = self.sequences[0], []
+        for i, move in enumerate(first):
+            if any(other[i] != move for other in self.sequences[1:]):
+                break
+            prefix.append(move)
+        return prefix
+
+    def next_moves(self, i: int) -> list[Any]:
+        """The different moves at step ``i`` (from 0) of the sequences, in the order
+        found."""
+        out: list[Any] = []
+        for sequence in self.sequences:
+            if i < len(sequence) and sequence[i] not in out:
+                out.append(sequence[i])
+        return out
 
 
 class Explainer:
@@ -136,6 +181,59 @@ class Explainer:
         if not turn_done and self.in_parts and moves is None and verdict.rule != WRONG_PLAYER:
             return Verdict("in_progress", unexplained=True)
         return verdict
+
+    def explain_gap(self, state: GameState[Any], observation: Observation, *,
+                    longest: int = GAP_MOVES, budget: int = GAP_BUDGET) -> Gap:
+        """The shortest sequences of two to ``longest`` legal moves from ``state`` that
+        leave the table as ``observation`` surely shows it (see ``Gap``), comparing at
+        most ``budget`` positions with the table.
+
+        Each move of a sequence must put at least one element the table surely shows
+        into the state it shows, one still unlike it before that move: a move nobody
+        could see (a recruit under a camera above) is never guessed, the players say
+        it, and a move undone by a later one is none that can be told. This also keeps
+        the search small: at each step only the moves bringing the table closer are
+        followed. The game's candidate search (``candidates``) narrows each step when
+        it has one, from the elements still unlike the table; moves a game prefers
+        (``prefer``) are kept at each step among sequences alike before it."""
+        sure = [e for e in observation if observation[e].known
+                and observation[e].confidence >= self.sure]
+        unsure = [e for e in observation if observation[e].known
+                  and observation[e].confidence < self.sure]
+        search = _GapSearch(self, observation, sure, budget)
+        for length in range(2, longest + 1):
+            fits: list[tuple[int, list[Any], list[str]]] = []
+            work = state.copy()
+            for path, after in search.paths(work, length):
+                misses = [e for e in unsure
+                          if not _same(observation.value(e), after.value(e))]
+                fits.append((len(misses), path, misses))
+            if fits:
+                best = min(f[0] for f in fits)
+                top = self._prefer_sequences(state, [f[1] for f in fits if f[0] == best])
+                corrected = next(f[2] for f in fits if f[1] == top[0])
+                return Gap(top, corrected if len(top) == 1 else [], not search.spent)
+            if search.spent:
+                return Gap([], [], False)
+        return Gap()
+
+    def _prefer_sequences(self, state: GameState[Any],
+                          sequences: list[list[Any]]) -> list[list[Any]]:
+        """``sequences`` (of one length) less those whose move at some step the game
+        does not prefer among the moves of the sequences alike up to that step."""
+        if getattr(self.model, "prefer", None) is None:
+            return sequences
+        kept = sequences
+        for i in range(len(sequences[0])):
+            groups: dict[str, list[list[Any]]] = {}
+            for sequence in kept:
+                key = " ".join(state.rules.format_move(m) for m in sequence[:i])
+                groups.setdefault(key, []).append(sequence)
+            kept = []
+            for group in groups.values():
+                preferred = self._prefer([s[i] for s in group])
+                kept += [s for s in group if s[i] in preferred]
+        return kept
 
     def candidate_moves(self, state: GameState[Any], observation: Observation,
                         changed: list[str], hidden: Collection[str] = ()) -> list[Any]:
@@ -259,6 +357,56 @@ class Explainer:
                 elements[e] = wanted
         sentences: list[str] = self.model.fix_sentences(changes)
         return sentences, elements
+
+
+class _GapSearch:
+    """The depth-first walk of ``Explainer.explain_gap`` for one table."""
+
+    def __init__(self, explainer: Explainer, observation: Observation, sure: list[str],
+                 budget: int) -> None:
+        self.explainer = explainer
+        self.observation = observation
+        self.sure = sure
+        self.left = budget
+        self.spent = False
+
+    def unlike(self, table: Observation) -> list[str]:
+        """The sure readings ``table`` does not show."""
+        seen = self.observation
+        return [e for e in self.sure if not _same(seen.value(e), table.value(e))]
+
+    def paths(self, state: GameState[Any], length: int,
+              ) -> Iterator[tuple[list[Any], Observation]]:
+        """Sequences of exactly ``length`` moves from ``state`` (which is changed on
+        the way and restored) that explain the table, with the table each leaves."""
+        todo = self.unlike(self.explainer.expected(state))
+        if todo:
+            yield from self._walk(state, length, todo, [])
+
+    def _walk(self, state: GameState[Any], length: int, todo: list[str],
+              path: list[Any]) -> Iterator[tuple[list[Any], Observation]]:
+        seen = self.observation
+        moves = self.explainer.candidate_moves(state, seen, todo)
+        for move in moves:
+            if self.left <= 0:
+                self.spent = True
+                return
+            self.left -= 1
+            token = state.apply(move)
+            try:
+                after = self.explainer.expected(state)
+                if not any(_same(seen.value(e), after.value(e)) for e in todo):
+                    continue  # brings nothing the table shows: not seen, or not made
+                path.append(move)
+                still = self.unlike(after)
+                if len(path) == length:
+                    if not still:
+                        yield list(path), after
+                elif still and not state.is_over():
+                    yield from self._walk(state, length, still, path)
+                path.pop()
+            finally:
+                state.undo(token)
 
 
 def _same(a: Value | None, b: Value | None) -> bool:
