@@ -252,7 +252,8 @@ def decode_frame(stuffed: bytes | bytearray, accept: Direction | None = None) ->
 class FrameParser:
     """Bytes in, frames out. Partial frames are buffered across ``feed`` calls; a frame
     that fails to decode is dropped, counted in ``dropped`` and kept as ``last_error``
-    (with its sequence number when the CRC matched, so a device can answer an error)."""
+    (with its sequence number when the CRC matched, so a device can answer an error;
+    ``feed_all`` gives each such error in its place among the frames)."""
 
     def __init__(self, accept: Direction) -> None:
         self.accept = accept
@@ -260,13 +261,16 @@ class FrameParser:
         self._overlong = False
         self.frames = 0
         self.dropped = 0
-        self.errors: list[FrameError] = []
-        """Errors since the caller last cleared the list (a device answers each)."""
         self.last_error: FrameError | None = None
 
     def feed(self, data: bytes | bytearray) -> list[Frame]:
         """The frames completed by ``data``, in order."""
-        out: list[Frame] = []
+        return [item for item in self.feed_all(data) if isinstance(item, Frame)]
+
+    def feed_all(self, data: bytes | bytearray) -> list[Frame | FrameError]:
+        """Every frame completed by ``data``, in order: the decoded ones, and a
+        ``FrameError`` for each one dropped (a device answers each in turn)."""
+        out: list[Frame | FrameError] = []
         start = 0
         while True:
             end = data.find(cobs.DELIMITER, start)
@@ -275,14 +279,15 @@ class FrameParser:
                 return out
             self._take(data[start:end])
             if self._overlong:
-                self._reject(FrameError(f"frame longer than {MAX_STUFFED} stuffed bytes",
-                                        ErrorCode.MALFORMED_FRAME))
+                out.append(self._reject(FrameError(
+                    f"frame longer than {MAX_STUFFED} stuffed bytes",
+                    ErrorCode.MALFORMED_FRAME)))
             elif self._buffer:
                 try:
                     out.append(decode_frame(self._buffer, self.accept))
                     self.frames += 1
                 except FrameError as error:
-                    self._reject(error)
+                    out.append(self._reject(error))
             self._buffer.clear()
             self._overlong = False
             start = end + 1
@@ -296,12 +301,10 @@ class FrameParser:
             return
         self._buffer += chunk
 
-    def _reject(self, error: FrameError) -> None:
+    def _reject(self, error: FrameError) -> FrameError:
         self.dropped += 1
         self.last_error = error
-        self.errors.append(error)
-        if len(self.errors) > 64:
-            del self.errors[:-64]
+        return error
 
     @property
     def pending(self) -> int:

@@ -35,6 +35,7 @@ from firmware_bridge.messages import (
     Heartbeat,
     Hello,
     HostHeartbeat,
+    Message,
     Pattern,
     SetLeds,
     Snapshot,
@@ -42,6 +43,12 @@ from firmware_bridge.messages import (
 
 QUEUE_LIMIT = 64
 """Frames the device holds for sending before it overflows."""
+MAX_ANSWERS = 8
+"""Commands answered per ``receive`` (the firmware's answer queue, ``DEVICE_MAX_ANSWERS``):
+the host never has that many waiting; beyond it a command is still carried out but goes
+unanswered, and the host sends it again."""
+GARBLED = frozenset({ErrorCode.CRC_MISMATCH, ErrorCode.MALFORMED_FRAME})
+"""Frame errors counted as rejected in the heartbeat: the frame could not be read."""
 FIRMWARE_NAME = "companion-sim 1"
 
 
@@ -74,6 +81,8 @@ class DeviceCore:
         self.parser = FrameParser(Direction.FROM_HOST)
         self.queue_limit = queue_limit
         self.overflows = 0
+        self.rejected = 0
+        """Host frames that could not be read at all (``GARBLED``)."""
         self.scans = 0
         self._out: deque[DeviceMessage] = deque()
         self._seq = 0
@@ -121,45 +130,56 @@ class DeviceCore:
     # ------------------------------------------------------------------ host
 
     def receive(self, data: bytes | bytearray, now_ms: float) -> None:
-        """Bytes from the host: answer every command (ACK or ERROR, then the reply)."""
-        for frame in self.parser.feed(data):
-            self._host_seen = now_ms
-            message, seq = frame.message, frame.seq
-            if isinstance(message, Hello):
-                if message.protocol != PROTOCOL_VERSION:
-                    self._queue(ErrorReport(seq, ErrorCode.UNSUPPORTED_VERSION))
-                else:
-                    self._queue(Ack(seq))
-                self._queue(self.info)
-            elif isinstance(message, GetSnapshot):
-                self._queue(Ack(seq))
-                self._queue(Snapshot(bytes(self.reported)))
-            elif isinstance(message, SetLeds):
-                self._set_leds(message, seq)
-            elif not isinstance(message, HostHeartbeat):
-                self._queue(ErrorReport(seq, ErrorCode.UNKNOWN_TYPE))
-        for error in self.parser.errors:
-            self._queue(frame_error_answer(error))
-        self.parser.errors.clear()
+        """Bytes from the host: answer each command in turn (``ACK`` or ``ERROR``, then
+        the reply), at most ``MAX_ANSWERS`` of them. Any frame with a right CRC shows
+        that the host is there; one that could not be read at all counts as rejected."""
+        answered = 0
+        replies: list[DeviceMessage]
+        for item in self.parser.feed_all(data):
+            if isinstance(item, FrameError):
+                if item.seq is not None:
+                    self._host_seen = now_ms
+                if item.code in GARBLED:
+                    self.rejected += 1
+                replies = [frame_error_answer(item)]
+            else:
+                self._host_seen = now_ms
+                replies = self._obey(item.message, item.seq)
+            if replies and answered < MAX_ANSWERS:
+                answered += 1
+                self._out.extend(replies)
 
-    def _set_leds(self, message: SetLeds, seq: int) -> None:
+    def _obey(self, message: Message, seq: int) -> list[DeviceMessage]:
+        """Carry out one command; the frames that answer it."""
+        if isinstance(message, Hello):
+            if message.protocol != PROTOCOL_VERSION:
+                return [ErrorReport(seq, ErrorCode.UNSUPPORTED_VERSION), self.info]
+            return [Ack(seq), self.info]
+        if isinstance(message, GetSnapshot):
+            return [Ack(seq), Snapshot(bytes(self.reported))]
+        if isinstance(message, SetLeds):
+            return [self._set_leds(message, seq)]
+        if isinstance(message, HostHeartbeat):
+            return []
+        return [ErrorReport(seq, ErrorCode.UNKNOWN_TYPE)]
+
+    def _set_leds(self, message: SetLeds, seq: int) -> Ack | ErrorReport:
         if any(led.index >= len(self.leds) for led in message.leds):
-            self._queue(ErrorReport(seq, ErrorCode.POSITION_OUT_OF_RANGE))
-            return
+            return ErrorReport(seq, ErrorCode.POSITION_OUT_OF_RANGE)
         if message.clear_others:
             self.leds = [(Colour.OFF, Pattern.STEADY)] * len(self.leds)
         for led in message.leds:
             self.leds[led.index] = (led.colour, led.pattern)
-        self._queue(Ack(seq))
+        return Ack(seq)
 
     def tick(self, now_ms: float) -> None:
         """Heartbeats, and the LEDs off when the host has been silent too long."""
         if now_ms - self._last_heartbeat >= self.info.heartbeat_ms:
             self._last_heartbeat = now_ms
-            self._queue(Heartbeat(int(now_ms), self.parser.dropped, self.overflows))
-        if now_ms - self._host_seen > HOST_SILENCE_MS and any(
-                colour != Colour.OFF for colour, _ in self.leds):
-            self.leds = [(Colour.OFF, Pattern.STEADY)] * len(self.leds)
+            self._queue(Heartbeat(int(now_ms), self.rejected, self.overflows))
+        dark = (Colour.OFF, Pattern.STEADY)
+        if now_ms - self._host_seen > HOST_SILENCE_MS and any(led != dark for led in self.leds):
+            self.leds = [dark] * len(self.leds)
 
     # ------------------------------------------------------------------ output
 

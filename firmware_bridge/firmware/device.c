@@ -107,35 +107,50 @@ static void all_leds_off(struct device *d)
     }
 }
 
-static void set_leds(struct device *d, const struct frame *f)
+/* The checks in the protocol's order (docs/protocol.md): the length, the flags, every
+ * colour and pattern, no position named twice, then every position on the board. */
+static uint8_t set_leds_error(const struct device *d, const struct frame *f,
+                              uint8_t *seen)
 {
     size_t i, count;
-    uint8_t seen[(DEVICE_MAX_POSITIONS + 7) / 8] = {0};
     if (f->length < 2 || f->length != 2 + 3 * (size_t)f->payload[1]) {
-        answer(d, MSG_ERROR, f->seq, ERR_BAD_LENGTH, 0);
-        return;
+        return ERR_BAD_LENGTH;
     }
     if (f->payload[0] & (uint8_t)~LED_CLEAR_OTHERS) {
-        answer(d, MSG_ERROR, f->seq, ERR_BAD_VALUE, 0);
-        return;
+        return ERR_BAD_VALUE;
     }
     count = f->payload[1];
     for (i = 0; i < count; i++) {
         const uint8_t *led = f->payload + 2 + 3 * i;
         if (led[1] > COLOUR_LAST || led[2] > PATTERN_LAST) {
-            answer(d, MSG_ERROR, f->seq, ERR_BAD_VALUE, 0);
-            return;
+            return ERR_BAD_VALUE;
         }
-        if (led[0] >= d->layout->positions) {
-            answer(d, MSG_ERROR, f->seq, ERR_POSITION_OUT_OF_RANGE, 0);
-            return;
-        }
+    }
+    for (i = 0; i < count; i++) {
+        const uint8_t *led = f->payload + 2 + 3 * i;
         if (seen[led[0] / 8] & (1u << (led[0] % 8))) {
-            answer(d, MSG_ERROR, f->seq, ERR_BAD_VALUE, 0);
-            return;
+            return ERR_BAD_VALUE;
         }
         seen[led[0] / 8] |= (uint8_t)(1u << (led[0] % 8));
     }
+    for (i = 0; i < count; i++) {
+        if (f->payload[2 + 3 * i] >= d->layout->positions) {
+            return ERR_POSITION_OUT_OF_RANGE;
+        }
+    }
+    return 0;
+}
+
+static void set_leds(struct device *d, const struct frame *f)
+{
+    size_t i, count;
+    uint8_t seen[256 / 8] = {0}; /* one bit per position a byte can name */
+    uint8_t error = set_leds_error(d, f, seen);
+    if (error) {
+        answer(d, MSG_ERROR, f->seq, error, 0);
+        return;
+    }
+    count = f->payload[1];
     for (i = 0; i < d->layout->positions; i++) {
         uint8_t want = d->led[i];
         if (seen[i / 8] & (1u << (i % 8))) {
@@ -190,6 +205,9 @@ static void on_frame(struct device *d, uint8_t *data, size_t length, uint32_t no
         set_leds(d, &f);
         break;
     case MSG_HOST_HEARTBEAT:
+        if (f.length != 0) {
+            answer(d, MSG_ERROR, f.seq, ERR_BAD_LENGTH, 0);
+        }
         break;
     default:
         answer(d, MSG_ERROR, f.seq, ERR_UNKNOWN_TYPE, 0);

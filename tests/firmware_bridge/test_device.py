@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from firmware_bridge.codec import Direction, FrameParser, encode_frame
-from firmware_bridge.device import DeviceCore
+from firmware_bridge.device import MAX_ANSWERS, DeviceCore
 from firmware_bridge.layouts import layout_for
 from firmware_bridge.messages import (
     HOST_SILENCE_MS,
@@ -18,13 +18,16 @@ from firmware_bridge.messages import (
     GetSnapshot,
     Heartbeat,
     Hello,
+    HostHeartbeat,
     Led,
     Message,
+    MessageType,
     Pattern,
     SetLeds,
     Snapshot,
     reading_byte,
 )
+from tests.firmware_bridge.fuzz import raw_frame
 
 RED_MASTER = reading_byte(1, 1)
 
@@ -152,3 +155,42 @@ def test_a_full_queue_turns_its_events_into_one_snapshot() -> None:
                 table[index] = reading
     assert bytes(table) == bytes(core.reported)
     assert core.overflows == 1
+
+
+def test_commands_are_answered_in_the_order_they_came() -> None:
+    core = _core()
+    refused = encode_frame(4, SetLeds((Led(200, Colour.RED),)))
+    garbled = bytearray(encode_frame(5, GetSnapshot()))
+    garbled[1] ^= 0x40
+    core.receive(encode_frame(3, HostHeartbeat()) + refused + bytes(garbled)
+                 + encode_frame(6, SetLeds(())), 0)
+    assert _sent(core) == [ErrorReport(4, ErrorCode.POSITION_OUT_OF_RANGE),
+                           ErrorReport(NO_SEQ, ErrorCode.CRC_MISMATCH), Ack(6)]
+
+
+def test_a_heartbeat_from_the_host_carries_nothing() -> None:
+    core = _core()
+    core.receive(raw_frame(MessageType.HOST_HEARTBEAT, 8, b"\x01"), 0)
+    assert _sent(core) == [ErrorReport(8, ErrorCode.BAD_LENGTH)]
+
+
+def test_only_frames_that_cannot_be_read_count_as_rejected() -> None:
+    # A refused command was read (its CRC matched): the host is there, and the
+    # heartbeat's rejected count is about the line, not about commands.
+    core = _core(heartbeat_ms=250)
+    core.receive(encode_frame(0, SetLeds((Led(1, Colour.AMBER),))), 0)
+    core.receive(raw_frame(MessageType.GET_SNAPSHOT, 1, b"\x00"), 2500)  # bad length
+    core.receive(b"\x05\x01\x00", 2500)  # garbled
+    _sent(core)
+    core.tick(HOST_SILENCE_MS + 100)
+    assert _sent(core) == [Heartbeat(HOST_SILENCE_MS + 100, 1, 0)]
+    assert core.leds[1] == (Colour.AMBER, Pattern.STEADY)
+
+
+def test_at_most_eight_commands_are_answered_at_once() -> None:
+    core = _core()
+    burst = b"".join(encode_frame(seq, SetLeds((Led(seq, Colour.RED),), False))
+                     for seq in range(MAX_ANSWERS + 2))
+    core.receive(burst, 0)
+    assert _sent(core) == [Ack(seq) for seq in range(MAX_ANSWERS)]
+    assert all(core.leds[seq][0] == Colour.RED for seq in range(MAX_ANSWERS + 2))
