@@ -257,7 +257,9 @@ class BoardLink:
             self._on_ack(message.acked)
         elif isinstance(message, ErrorReport):
             self.stats.device_errors += 1
-            self._pending.pop(message.acked, None)
+            refused = self._pending.pop(message.acked, None)
+            if refused is not None and isinstance(refused[0], GetSnapshot):
+                self._snapshot_asked = False  # the refresh timer asks again
             return DeviceFault(message.code, message.name, message.acked)
         elif isinstance(message, Heartbeat):
             self.stats.device_rejected = message.rejected
@@ -287,7 +289,7 @@ class BoardLink:
 
     def _on_ack(self, acked: int) -> None:
         message = self._pending.pop(acked, None)
-        if isinstance(message, tuple) and isinstance(message[0], GetSnapshot):
+        if message is not None and isinstance(message[0], GetSnapshot):
             # The snapshot follows its ACK at once: a gap from here on may have lost it.
             self._snapshot_asked = False
 

@@ -77,10 +77,11 @@ def device_payload(rng: np.random.Generator, kind: int) -> bytes:
     if kind == MessageType.HEARTBEAT:
         return struct.pack("<IHH", int(rng.integers(0, 1 << 32)), int(rng.integers(0, 1 << 16)),
                            int(rng.integers(0, 1 << 16)))
-    if kind in (MessageType.ACK,):
-        return _bytes(rng, 2)
-    if kind == MessageType.ERROR:
-        return _bytes(rng, 2) + bytes([int(rng.integers(0, 12))])
+    if kind in (MessageType.ACK, MessageType.ERROR):
+        # often one of the host's first sequence numbers: a command it is waiting on
+        acked = int(rng.integers(0, 8)) if rng.random() < 0.5 else int(rng.integers(0, 1 << 16))
+        code = bytes([int(rng.integers(0, 12))]) if kind == MessageType.ERROR else b""
+        return struct.pack("<H", acked) + code
     return _bytes(rng, int(rng.integers(0, 20)))
 
 

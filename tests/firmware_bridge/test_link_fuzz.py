@@ -30,14 +30,16 @@ from firmware_bridge.device import DeviceCore
 from firmware_bridge.errors import LinkLost, ProtocolError
 from firmware_bridge.layouts import layout_for
 from firmware_bridge.messages import (
+    SNAPSHOT_REFRESH_MS,
     Capability,
     DeviceInfo,
     Event,
     GetSnapshot,
+    Heartbeat,
     Message,
     Snapshot,
 )
-from firmware_bridge.protocol import BoardLink, TableUpdate, Transport
+from firmware_bridge.protocol import ACK_TIMEOUT, BoardLink, TableUpdate, Transport
 from tests.firmware_bridge.boards import next_event
 from tests.firmware_bridge.fakes import FakeClock, ScriptedTransport
 from tests.firmware_bridge.fuzz import (
@@ -91,6 +93,29 @@ def _synced_link(clock: FakeClock) -> tuple[BoardLink, ScriptedTransport]:
     return link, transport
 
 
+def _asks_for_a_snapshot(link: BoardLink, transport: ScriptedTransport,
+                         clock: FakeClock) -> bool:
+    """Whether the host asks for a snapshot within a refresh period and a resend, the
+    board only sending heartbeats meanwhile (nothing the host received may keep it
+    from reading the table again)."""
+    asked = len(_host_messages(transport, GetSnapshot))
+    uptime = link._uptime or 0
+    for _ in range(int((SNAPSHOT_REFRESH_MS / 1000 + ACK_TIMEOUT) / transport.step) + 20):
+        uptime = min(uptime + 10, 0xFFFFFFFF)
+        seq = link._expect if link._expect is not None else 0
+        transport.chunks.append(encode_frame(seq, Heartbeat(uptime, 0, 0)))
+        link.poll()
+        if len(_host_messages(transport, GetSnapshot)) > asked:
+            return True
+    return False
+
+
+def _host_messages(transport: ScriptedTransport, kind: type) -> list[object]:
+    parser = FrameParser(Direction.FROM_HOST)
+    return [f.message for f in parser.feed(b"".join(transport.written))
+            if isinstance(f.message, kind)]
+
+
 def link_fuzz(seed: int, count: int) -> dict[str, int]:
     """Each hostile frame (ended by an extra delimiter) through a synced ``BoardLink``;
     a fresh link after each protocol error. Fails at the first frame whose outcome is
@@ -115,6 +140,9 @@ def link_fuzz(seed: int, count: int) -> dict[str, int]:
         except LinkLost as error:
             raise AssertionError(f"frame {i}: the link was lost ({error})") from None
         assert misfit is None, f"frame {i} ({chunk.hex()}): {misfit} was taken"
+        if i % 50 == 0:
+            assert _asks_for_a_snapshot(link, transport, clock), \
+                f"frame {i} ({chunk.hex()}): the host stopped asking for snapshots"
         figures["fitting"] += len(decoded)
         figures["dropped"] += not decoded
         assert link.readings is not None and len(link.readings) == LAYOUT.positions

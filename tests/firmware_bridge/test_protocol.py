@@ -19,6 +19,7 @@ from firmware_bridge.messages import (
     ErrorReport,
     Event,
     GetSnapshot,
+    Heartbeat,
     HostHeartbeat,
     Led,
     SetLeds,
@@ -311,3 +312,20 @@ def test_a_wrong_reading_lives_no_longer_than_a_refresh() -> None:
     asked = sum(isinstance(m, GetSnapshot) for m in _host_messages(board))
     assert _poll(link, int(SNAPSHOT_REFRESH_MS / 50) + 5) == []
     assert sum(isinstance(m, GetSnapshot) for m in _host_messages(board)) == asked + 1
+
+
+def test_a_refused_snapshot_request_is_made_again() -> None:
+    # An ERROR naming the pending GET_SNAPSHOT (a board's refusal, or a scrambled frame
+    # that passed the CRC) must not leave the host waiting for a snapshot for ever.
+    clock = FakeClock()
+    transport = ScriptedTransport([encode_frame(0, INFO)], clock, step=0.05)
+    link = BoardLink(transport, LAYOUT, clock)
+    link.handshake()
+    link.request_snapshot()
+    (asked,) = [seq for seq, (m, _) in link._pending.items() if isinstance(m, GetSnapshot)]
+    transport.chunks.append(encode_frame(1, ErrorReport(asked, ErrorCode.BAD_LENGTH)))
+    link.poll()
+    for seq in range(2, 2 + int(SNAPSHOT_REFRESH_MS / 50) + 2):
+        transport.chunks.append(encode_frame(seq, Heartbeat(seq * 50, 0, 0)))
+        link.poll()
+    assert sum(isinstance(m, GetSnapshot) for m in _host_messages(transport)) == 2
