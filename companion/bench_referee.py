@@ -66,6 +66,15 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
                         help="how verdict times are measured: wall (default) or cpu, the "
                         "processor time of this process alone (a shared machine's waiting "
                         "for a core left out)")
+    parser.add_argument("--gap", type=float, default=0.0, metavar="RATE",
+                        help="share of moves after which the table goes unseen for a few "
+                        "moves (a cable pulled, a paused camera; default 0)")
+    parser.add_argument("--gap-moves", type=int, nargs=2, default=[2, 2],
+                        metavar=("LOW", "HIGH"),
+                        help="how many moves a gap lasts (default 2 2)")
+    parser.add_argument("--gap-hidden", action="store_true",
+                        help="during a gap the readers see a hand over the whole table "
+                        "rather than nothing")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=referee_command)
 
@@ -132,6 +141,9 @@ def figures(scores: list[GameScore], flicker: float, seconds: float) -> dict[str
         "illegal_right_rule_pct": share(right, attempts),
         "table_restored_pct": share(restored, repaired),
         "questions_per_game": round(sums["questions"] / games, 2) if games else None,
+        "gaps": sums["gaps"],
+        "gaps_recognised_pct": share(sums["gaps_recognised"], sums["gaps"]),
+        "flags_after_a_gap": sums["gap_flags"],
         "verdict_ms": {
             "verdicts": len(ms),
             "median": round(statistics.median(ms), 2) if ms else None,
@@ -157,7 +169,12 @@ def referee_command(args: argparse.Namespace) -> int:
                          f"(available: {', '.join(PLAYER_COUNTS)})")
     if args.stable_frames < 1:
         raise UsageError("--stable-frames must be at least 1")
-    table = replace(BENCH_TABLE, sources=tuple(args.sources))
+    if not 0.0 <= args.gap <= 1.0:
+        raise UsageError("--gap must be within 0 and 1")
+    if not 2 <= args.gap_moves[0] <= args.gap_moves[1]:
+        raise UsageError("--gap-moves must be LOW HIGH with 2 <= LOW <= HIGH")
+    table = replace(BENCH_TABLE, sources=tuple(args.sources), gap=args.gap,
+                    gap_moves=tuple(args.gap_moves), gap_hidden=args.gap_hidden)
     referee = RefereeConfig(stable_frames=args.stable_frames)
     runs = [run(args.game, args.games, f, args.seed, table, referee, progress=True,
                 clock=args.clock) for f in args.flicker]
@@ -188,6 +205,12 @@ _ROWS = (
     ("games needing no correction", "games_without_correction", "{}"),
     ("time (s)", "seconds", "{}"),
 )
+_GAP_ROWS = (
+    ("gaps (moves made unseen)", "gaps", "{}"),
+    ("  every move of the gap recognised", "gaps_recognised_pct", "{}%"),
+    ("  illegal-move flags after a gap", "flags_after_a_gap", "{}"),
+)
+"""Rows shown when the table has gaps (``--gap``)."""
 
 
 def report(game: str, seed: int, table: TableConfig, referee: RefereeConfig,
@@ -202,12 +225,16 @@ def report(game: str, seed: int, table: TableConfig, referee: RefereeConfig,
         f"hands on {table.hands:.0%} of touches, pauses on {table.pause:.0%}; changes of "
         f"mind on {table.change_of_mind:.0%} of moves, illegal attempts on "
         f"{table.illegal:.0%}; {table.flicker_sure:.0%} of wrong readings look sure; as "
-        "many right readings as wrong ones are unsure",
+        "many right readings as wrong ones are unsure" + (
+            f"; gaps of {table.gap_moves[0]}-{table.gap_moves[1]} moves unseen after "
+            f"{table.gap:.0%} of moves"
+            f"{' (a hand over the table)' if table.gap_hidden else ''}"
+            if table.gap else ""),
         "",
         f"{'':<40}" + "".join(f"{'flicker ' + format(r['flicker'], '.0%'):>22}"
                               for r in runs),
     ]
-    for label, key, fmt in _ROWS:
+    for label, key, fmt in _ROWS + (_GAP_ROWS if table.gap else ()):
         lines.append(f"{label:<40}" + "".join(f"{fmt.format(r[key]):>22}" for r in runs))
     lines.append(f"{f'verdict time ({clock}) median / p90 / p95 (ms)':<40}" + "".join(
         f"{'{median} / {p90} / {p95}'.format(**r['verdict_ms']):>22}" for r in runs))

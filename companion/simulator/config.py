@@ -63,6 +63,18 @@ class TableConfig:
     illegal_rules: tuple[str, ...] | None = None
     """Only stage these rule ids (None: every rule the table can show)."""
 
+    gap: float = 0.0
+    """Per move: the readers stop seeing the table for the next ``gap_moves`` moves (a
+    cable pulled, a paused camera, a hand or a cloth over the board) and see it again
+    once the last of them is made. Only moves that leave something to see and that
+    nobody types in are made unseen, and none is tried illegally or changed."""
+    gap_moves: tuple[int, int] = (2, 2)
+    """How many moves a gap lasts (inclusive range)."""
+    gap_hidden: bool = False
+    """During a gap the readers go on sending frames with the whole table hidden (a
+    hand or a cloth over it; a sensor board under the table still reads), rather than
+    none (a cable pulled, a paused camera)."""
+
     def __post_init__(self) -> None:
         unknown = [s for s in self.sources if s not in SOURCES]
         if unknown or not self.sources:
@@ -70,14 +82,14 @@ class TableConfig:
                              f"{list(self.sources)}")
         for name in ("flicker", "flicker_sure", "unsure", "hands", "pause", "bridge_first",
                      "change_of_mind", "illegal", "confidence", "unsure_confidence",
-                     "sensor_colour_confidence"):
+                     "sensor_colour_confidence", "gap"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within 0 and 1, not {value}")
         if self.frames_per_step < 1 or self.settle_frames < 0 or self.reach_frames < 0:
             raise ValueError("frames_per_step must be at least 1, settle_frames and "
                              "reach_frames at least 0")
-        for name in ("hand_frames", "pause_frames"):
+        for name in ("hand_frames", "pause_frames", "gap_moves"):
             low, high = getattr(self, name)
             if not 1 <= low <= high:
                 raise ValueError(f"{name} must be a range (low, high) with 1 <= low <= high")

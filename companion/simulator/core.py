@@ -8,6 +8,10 @@ nothing. Each step carries its ground truth (``Truth``): which move is being mad
 which phase (an illegal attempt, its repair, a change of mind, the move itself), and on
 the last step of a phase the referee output it should lead to.
 
+A gap (``config.gap``) makes a few moves in a row unseen: their touches give no frames
+(or frames with the whole table hidden), and the table is seen again as the last of them
+settles; the gap's steps carry that last move's truth, naming the moves before it.
+
 Per move, in order: perhaps an illegal attempt (``config.illegal``) and its repair,
 perhaps a change of mind (``config.change_of_mind``), then the move. Every touch is
 followed by ``frames_per_step`` frames (more on a pause), after a few frames with a hand
@@ -56,6 +60,10 @@ class Truth:
     expect: str = ""
     """On the last step of a phase: the referee output it should lead to
     (``move_accepted``, ``illegal_move``, ``table_restored``), or empty."""
+    unseen: tuple[str, ...] = ()
+    """The moves made before this one while no reader saw the table (a gap): the
+    steps of the gap carry this move's truth, and the table is seen again once it is
+    made (``TableConfig.gap``)."""
 
 
 @dataclass(frozen=True)
@@ -134,8 +142,34 @@ class TableSimulator:
         config, handling, rules = self.config, self.handling, self.rules
         state = self.start.copy()
         table = handling.table(state)
+        gap: list[str] = []  # the moves of the gap under way, made so far
+        gap_end, gap_player = 0, 0  # the number of the gap's last move, and its player
         for number, move in enumerate(self.moves, start=1):
             state.check(move)
+            if config.gap and number > gap_end and rng.random() < config.gap:
+                low, high = config.gap_moves
+                gap_end, gap_player = self._gap(state, number,
+                                                int(rng.integers(low, high + 1)))
+            if number <= gap_end:
+                base = Truth(gap_end, rules.format_move(self.moves[gap_end - 1]),
+                             gap_player, MOVE, unseen=tuple(gap))
+                touches = handling.steps(state, move, rng, config)
+                gap.append(rules.format_move(move))
+                state.apply(move)
+                steps = self._unseen(table, touches, base, rng)
+                if number < gap_end:
+                    yield from steps
+                    continue
+                if table != handling.table(state):
+                    raise SimulatorError(f"the {rules.game} handling of {base.move} leaves "
+                                         "the table unlike the engine's position")
+                # seen again as the last piece goes down, then while the player waits
+                steps += [step for _ in range(config.frames_per_step)
+                          for step in self._frame(table, (), base, rng)]
+                yield from _mark_last(steps + self._settle(table, base, rng),
+                                      "move_accepted")
+                gap = []
+                continue
             base = Truth(number, rules.format_move(move), state.to_move, MOVE)
             if rng.random() < config.illegal:
                 attempt = self._pick_attempt(state, rng)
@@ -157,6 +191,36 @@ class TableSimulator:
             if self._view(table) == before:  # nothing to see: the player says done
                 steps.append(Step(TurnDone(), base))
             yield from _mark_last(steps, "move_accepted")
+
+    def _gap(self, state: GameState[Any], number: int, length: int) -> tuple[int, int]:
+        """A gap of ``length`` moves from move ``number`` (made next from ``state``):
+        (the number of its last move, that move's player), or (0, 0) when one of them
+        would not be seen at all or is typed in, or the game ends first."""
+        if length < 2 or number - 1 + length > len(self.moves):
+            return 0, 0
+        work = state.copy()
+        player = work.to_move
+        for move in self.moves[number - 1:number - 1 + length]:
+            if self.handling.announced(work, move):
+                return 0, 0
+            before = self._view(self.handling.table(work))
+            player = work.to_move
+            work.apply(move)
+            if self._view(self.handling.table(work)) == before:
+                return 0, 0
+        return number - 1 + length, player
+
+    def _unseen(self, table: Table, touches: list[Touch], truth: Truth,
+                rng: np.random.Generator) -> list[Step]:
+        """Make ``touches`` on ``table`` during a gap: no frames, or frames with the
+        whole table hidden (``config.gap_hidden``)."""
+        steps: list[Step] = []
+        for touch in touches:
+            touch.apply(table)
+            if self.config.gap_hidden:
+                for _ in range(self.config.frames_per_step):
+                    steps.extend(self._frame(table, self.visible, truth, rng))
+        return steps
 
     def _attempt(self, table: Table, attempt: Attempt, base: Truth,
                  rng: np.random.Generator) -> Iterator[Step]:

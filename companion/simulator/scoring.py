@@ -3,7 +3,8 @@
 ``referee_game(simulator)`` feeds the simulator's stream to a fresh ``Referee`` and plays
 the people at the table as well:
 
-* a question is answered at once with the true move, when it is among the choices;
+* a question is answered at once with the true move, when it is among the choices (after
+  a gap, the true move the referee is to take next);
 * when a move (or an illegal attempt) is finished and the referee has said nothing
   about it, the player says done (``TurnDone``), as the app asks them to;
 * when the referee ends up with another move than the one played, a person puts it
@@ -79,6 +80,14 @@ class GameScore:
     flags_in_change_of_mind: int = 0
     changes_of_mind: int = 0
     questions: int = 0
+    gaps: int = 0
+    """Gaps: moves made in a row while no reader saw the table."""
+    gaps_recognised: int = 0
+    """Gaps after which the referee had every move of the gap, with nobody correcting
+    it (questions answered with the truth count)."""
+    gap_flags: int = 0
+    """Illegal-move flags on the table seen again after a gap (counted in
+    ``false_flags`` too)."""
     rules: dict[str, RuleScore] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
     """Seconds ``Referee.handle`` took on each table input that produced a verdict."""
@@ -132,13 +141,19 @@ class RefereedGame:
         score = self.score
         if isinstance(output, Question):
             score.questions += 1
-            if truth.phase == MOVE and truth.move in output.candidates:
-                self.handle(Answer(truth.move), truth, timed=False)
+            true = truth.move
+            if truth.unseen:  # the gap's move the referee is to take next
+                coming = [*truth.unseen, truth.move]
+                index = len(self.referee.history) - len(self.played)
+                true = coming[index] if 0 <= index < len(coming) else ""
+            if truth.phase == MOVE and true in output.candidates:
+                self.handle(Answer(true), truth, timed=False)
         elif isinstance(output, IllegalMove):
             if self.attempt is not None:
                 self.attempt.flags.append(output)
             else:
                 score.false_flags += 1
+                score.gap_flags += bool(truth.unseen)
                 score.flags_in_change_of_mind += truth.phase == CHANGE_OF_MIND
         elif isinstance(output, TableRestored) and truth.phase == REPAIR \
                 and self.attempt is not None:
@@ -186,6 +201,12 @@ class RefereedGame:
 
     def _end_move(self, truth: Truth) -> None:
         referee, score = self.referee, self.score
+        for text in truth.unseen:  # the moves of a gap before this one
+            score.moves += 1
+            self.truth_state.apply(self.truth_state.rules.parse_move(text))
+            self.played.append(text)
+            self.positions.append(self.truth_state.copy())
+        score.gaps += bool(truth.unseen)
         score.moves += 1
         # The player says done unless the referee accepted a move of theirs (taking the
         # move before theirs for a bigger one is no answer to their move).
@@ -198,7 +219,8 @@ class RefereedGame:
         self.positions.append(self.truth_state.copy())
         score.revised += sum(isinstance(o, MoveTakenBack) for o in self.move_outputs)
         if referee.state == self.truth_state and len(referee.history) == truth.number:
-            score.exact += 1
+            score.exact += 1 + len(truth.unseen)
+            score.gaps_recognised += bool(truth.unseen)
             score.asked += any(isinstance(o, MoveAccepted) and o.by == "answer"
                                for o in self.move_outputs)
             return
@@ -247,7 +269,8 @@ def totals(scores: list[GameScore]) -> dict[str, Any]:
             for name in ("tried", "caught", "right_rule", "repaired", "restored"):
                 setattr(total, name, getattr(total, name) + getattr(r, name))
     keys = ("moves", "exact", "asked", "done_presses", "revised", "corrected",
-            "false_flags", "flags_in_change_of_mind", "changes_of_mind", "questions")
+            "false_flags", "flags_in_change_of_mind", "changes_of_mind", "questions",
+            "gaps", "gaps_recognised", "gap_flags")
     out: dict[str, Any] = {k: sum(getattr(s, k) for s in scores) for k in keys}
     out["games"] = len(scores)
     out["final_states_right"] = sum(s.final_state_right for s in scores)
