@@ -45,8 +45,9 @@ def table_model(game: str) -> ModuleType:
     ``expected(state)``, ``transient(element)``, ``group(element)``,
     ``guess(state, obs, changed)``, ``fix_sentences([(element, seen, wanted)])``,
     ``describe_element(element)``, and optionally ``TURN_IN_PARTS``, ``prefer(moves)``,
-    ``candidates(state, observation, changed, hidden)``, ``extends(state, accepted,
-    move)`` and ``touched(state, move)``."""
+    ``candidates(state, observation, changed, hidden)``, ``first_candidates(state,
+    observation, changed)``, ``extends(state, accepted, move)`` and ``touched(state,
+    move)``."""
     return importlib.import_module(f"engines.{game}.observation")
 
 
@@ -247,6 +248,16 @@ class Explainer:
             return state.legal_moves()
         return list(narrow(state, observation, changed, frozenset(hidden)))
 
+    def first_moves(self, state: GameState[Any], observation: Observation,
+                    changed: list[str]) -> list[Any]:
+        """The legal moves worth trying as a move of a gap that others follow: the
+        game's ``first_candidates`` (ShenShi: turns that leave only the squares they
+        touch as the table shows them), else those of ``candidate_moves``."""
+        first = getattr(self.model, "first_candidates", None)
+        if first is None:
+            return self.candidate_moves(state, observation, changed)
+        return list(first(state, observation, changed))
+
     def _prefer(self, moves: list[Any]) -> list[Any]:
         """The game's preference among moves that fit equally well (Shendao: no card
         spent when a plain entry leaves the same table); by default, all of them."""
@@ -386,7 +397,8 @@ class _GapSearch:
     def _walk(self, state: GameState[Any], length: int, todo: list[str],
               path: list[Any]) -> Iterator[tuple[list[Any], Observation]]:
         seen = self.observation
-        moves = self.explainer.candidate_moves(state, seen, todo)
+        moves = (self.explainer.candidate_moves(state, seen, todo)
+                 if len(path) + 1 == length else self.explainer.first_moves(state, seen, todo))
         for move in moves:
             if self.left <= 0:
                 self.spent = True

@@ -420,8 +420,18 @@ def candidates(state: ShenshiState, observation: Observation, changed: list[str]
     return list(found)
 
 
+def first_candidates(state: ShenshiState, observation: Observation,
+                     changed: list[str]) -> list[Move]:
+    """The legal turns that could be the first of several made while nobody saw the
+    table (the referee's search for a gap): like ``candidates``, but a turn need only
+    leave the squares it touches as the table shows them (or empty), not explain every
+    changed square — a later turn explains the rest. A square a later turn changes
+    again is no help here, so such a turn is not found."""
+    return _candidates(state, observation, changed, frozenset(), partial=True)
+
+
 def _candidates(state: ShenshiState, observation: Observation, changed: list[str],
-                unknown: frozenset[int]) -> list[Move]:
+                unknown: frozenset[int], partial: bool = False) -> list[Move]:
     """The legal turns that could leave the table as seen, without listing the legal
     turns (a position can have a million).
 
@@ -522,19 +532,19 @@ def _candidates(state: ShenshiState, observation: Observation, changed: list[str
             stops: dict[int, int], visited: frozenset[tuple[object, ...]],
             plan: Plan) -> None:
         if prefix and pending is None:
-            found_fit = fits(touched | near)
+            found_fit = fits(touched if partial else touched | near)
             if found_fit:
                 found.append((prefix, found_fit))
-        if len(prefix) == 3 or budget[0] <= 0 or sum(
+        if len(prefix) == 3 or budget[0] <= 0 or (not partial and sum(
                 1 for m, at in finals if at is not None and work.pos[m] != at
-        ) > 4 - len(prefix):
+        ) > 4 - len(prefix)):
             # more monks away from where they are seen than the actions left can bring
             # there (a swap moves two)
             return
         # The last action must change every square that does not fit yet (the others
         # it leaves as they are).
-        wrong = frozenset(s for s in touched | near if not square_fit(s)) if len(prefix) == 2 \
-            else frozenset()
+        wrong = frozenset(s for s in touched | near if not square_fit(s)) \
+            if len(prefix) == 2 and not partial else frozenset()
         for code, monk in monks:
             # only the kinds of action the turn so far allows this monk (which monk acts
             # when, and how often: engines.shenshi.plan); ``check`` sees to the rest
@@ -582,6 +592,8 @@ def _candidates(state: ShenshiState, observation: Observation, changed: list[str
                 turns.append(turn)
             else:
                 twins.append(turn)
+    if partial:
+        return turns
     if whole:
         # the turns reaching a position already found go on in their own ways (a
         # monk that walked may still hover where one that hovered may not)

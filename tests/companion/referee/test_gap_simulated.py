@@ -14,6 +14,7 @@ from companion.referee.events import Seen
 from companion.simulator import TableConfig, TableSimulator, random_game, referee_game
 from engines.shangrila import ShangrilaRules
 from engines.shendao import ShendaoRules
+from engines.shenshi import ShenshiRules
 
 OPENING = 24
 """Moves of a random Shangri-La game played here (placements, then a few recruits)."""
@@ -64,6 +65,17 @@ def test_shendao_gaps_are_recognised() -> None:
     config = replace(BENCH_TABLE, gap=0.5, flicker=0.01, unsure=0.01, illegal=0.0)
     score = referee_game(TableSimulator(rules, random_game(rules, 2)[:16], config, 2))
     assert score.gaps >= 1 and score.gaps_recognised == score.gaps
+    assert score.false_flags == 0
+
+
+def test_shenshi_gaps_are_recognised_where_the_turns_touch_other_squares() -> None:
+    # The first turn of a gap is looked for among the turns that leave the squares they
+    # touch as the table shows them; on this opening no turn moves a monk the next
+    # one moves again.
+    rules = ShenshiRules(("silver", "copper"), seed=3)
+    config = replace(BENCH_TABLE, gap=0.5, flicker=0.01, unsure=0.01, illegal=0.0)
+    score = referee_game(TableSimulator(rules, random_game(rules, 3)[:14], config, 3))
+    assert score.gaps == score.gaps_recognised == 5
     assert score.false_flags == 0
 
 
