@@ -13,7 +13,7 @@ from __future__ import annotations
 WALK, HOVER, ENTER, SWAP = 0, 1, 2, 3
 """Kinds of action. An entry and a swap count as the monk's walk."""
 
-KIND_LETTERS = "WHWS"  # how a kind is written in ``Plan.block`` (entries are walks)
+KIND_LETTERS = "WHWW"  # how a kind is written in ``Plan.block``: entries and swaps are walks
 
 
 class TurnContext:

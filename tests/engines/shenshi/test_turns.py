@@ -130,6 +130,16 @@ def test_expert_one_monk_may_act_alone_or_go_hover_walk_hover() -> None:
     assert rule_of(hwh, "Gc4~c6 Gc6-d6 Gd6~e6 Mg7~g6") == "turn.three-actions"
 
 
+def test_expert_a_swap_is_the_walk_of_hover_walk_hover() -> None:
+    # "Permuter les moines compte comme l'action « déplacer »": hover, swap, hover.
+    state = EXPERT.initial_state()
+    for text in ("M@a7:b Ma7~g4 NGc5~b3", "G@c7:o NMe3~d3 NMd3-d4", "G@c4:o",
+                 "M@d1:b Gc7~c6 Gc6-b6"):
+        state.play(EXPERT.parse_move(text))
+    assert is_legal(state, "Mg4~c5 Mc5=c4 Mc4~c2")
+    assert rule_of(state, "Mg4~c5 Mc5=c4 Mc4-c3") == "expert.program"
+
+
 def test_expert_the_last_hover_leaves_from_another_cushion() -> None:
     state = position(EXPERT, blond="c4 d6 g7 a1 a7", monks={
         "silver": ("c4", "g7"), "copper": (None, "d6"), "neutral": ("a1", "a7")})
