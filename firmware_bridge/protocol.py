@@ -295,13 +295,14 @@ class BoardLink:
 
     def _on_event(self, event: Event, seq: int) -> TableUpdate | None:
         self.stats.events += 1
-        if self.readings is None:
-            return None
-        positions = len(self.readings)
-        for index, reading in event.changes:
-            if index >= positions:
+        positions = self._positions()
+        for index, _ in event.changes:
+            if positions is not None and index >= positions:
                 raise ProtocolError(f"event for position {index} of a {positions}-position "
                                     "board")
+        if self.readings is None:
+            return None
+        for index, reading in event.changes:
             self.readings[index] = reading
         if not self.synced:
             return None

@@ -329,3 +329,12 @@ def test_a_refused_snapshot_request_is_made_again() -> None:
         transport.chunks.append(encode_frame(seq, Heartbeat(seq * 50, 0, 0)))
         link.poll()
     assert sum(isinstance(m, GetSnapshot) for m in _host_messages(transport)) == 2
+
+
+def test_an_event_beyond_the_board_before_any_snapshot_breaks_the_protocol() -> None:
+    clock = FakeClock()
+    frames = [encode_frame(0, INFO), encode_frame(1, Event(((200, RED),)))]
+    link = BoardLink(ScriptedTransport(frames, clock, 0.01), LAYOUT, clock)
+    link.handshake()
+    with pytest.raises(ProtocolError, match="position 200 of a 127-position board"):
+        link.poll()
