@@ -74,14 +74,17 @@ def walk_paths(state: ShenshiState, monk: int) -> list[tuple[int, ...]]:
     return out
 
 
-def hover_ends(state: ShenshiState, monk: int) -> list[tuple[int, Lifts]]:
+def hover_ends(state: ShenshiState, monk: int,
+               lift_put_down: str | None = None) -> list[tuple[int, Lifts]]:
     """(end, lifts) of every hover of ``monk``, or [] when it is not on a cushion.
 
     A blond cushion goes straight over empty squares and stops on any of them before an
     obstacle (in the expert variant it may turn 90 degrees once). An orange cushion also
     crosses the edge to the opposite side, and may lift free blond cushions on its way
-    (``orange_lifts`` at most per hover), each put down at once on any empty square; a
-    cushion put down is an obstacle for the rest of the hover."""
+    (``orange_lifts`` at most per hover), each put down at once on an empty square (not
+    the one the orange cushion stands on as it lifts it, unless ``lift_put_down``, by
+    default the rules' option, says so); a cushion put down is an obstacle for the rest
+    of the hover."""
     start = state.pos[monk]
     cushion = state.cushion
     colour = cushion[start]
@@ -91,7 +94,9 @@ def hover_ends(state: ShenshiState, monk: int) -> list[tuple[int, Lifts]]:
     try:
         if colour == BLOND:
             return _blond_ends(state, start)
-        return _orange_ends(state, start)
+        if lift_put_down is None:
+            lift_put_down = state.rules.lift_put_down
+        return _orange_ends(state, start, lift_put_down == "also-orange-square")
     finally:
         cushion[start] = colour
 
@@ -114,19 +119,22 @@ def _blond_ends(state: ShenshiState, start: int) -> list[tuple[int, Lifts]]:
     return [(end, ()) for end in seen]
 
 
-def _orange_ends(state: ShenshiState, start: int) -> list[tuple[int, Lifts]]:
+def _orange_ends(state: ShenshiState, start: int,
+                 onto_orange: bool) -> list[tuple[int, Lifts]]:
     found: dict[tuple[int, Lifts], None] = {}
     limit = state.rules.orange_lifts
     for d in range(4):
-        _orange_run(state, start, CYCLES[start][d], 0, 6, (), limit, found)
+        _orange_run(state, start, CYCLES[start][d], 0, 6, (), limit, onto_orange, found)
     return list(found)
 
 
 def _orange_run(state: ShenshiState, start: int, line: tuple[int, ...], k: int, steps: int,
-                lifts: Lifts, limit: int,
+                lifts: Lifts, limit: int, onto_orange: bool,
                 found: dict[tuple[int, Lifts], None]) -> None:
-    """Go on along ``line`` (7 squares, cyclic) from index ``k`` for ``steps`` squares:
-    after that many the cushion would only come back over squares already reached."""
+    """Go on along ``line`` (7 squares, cyclic, ``start`` last) from index ``k`` for
+    ``steps`` squares: after that many the cushion would only come back over squares
+    already reached. ``onto_orange``: a lifted cushion may be put down on the square
+    the orange cushion stands on as it lifts it (the one before it on the line)."""
     cushion, tile, occ = state.cushion, state.tile, state.occ
     put_down = {put for _, put in lifts}
     for i in range(k, k + steps):
@@ -142,13 +150,15 @@ def _orange_run(state: ShenshiState, start: int, line: tuple[int, ...], k: int, 
             return
         # Lift the free blond cushion on s; the orange cushion is now over s.
         cushion[s] = NO_CUSHION
-        empties = [t for t in range(49) if not cushion[t] and not tile[t] and t != s]
+        under = -1 if onto_orange else line[(i - 1) % 7]
+        empties = [t for t in range(49)
+                   if not cushion[t] and not tile[t] and t != s and t != under]
         if len(lifts) + 1 < limit:
             for t in empties:
                 cushion[t] = BLOND
                 more = (*lifts, (s, t))
                 found[(s, more)] = None
-                _orange_run(state, start, line, i + 1, 6, more, limit, found)
+                _orange_run(state, start, line, i + 1, 6, more, limit, onto_orange, found)
                 cushion[t] = NO_CUSHION
         else:
             # The last lift allowed: the way on is the same wherever the cushion is put

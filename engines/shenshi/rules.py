@@ -24,6 +24,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "walk": ("may-turn", "straight"),
     "neutral_return": ("action", "turn"),
     "black_start": ("reserve", "board"),
+    "lift_put_down": ("free", "also-orange-square"),
 }
 """The options whose value is a word: allowed values, the default first."""
 
@@ -56,6 +57,10 @@ class ShenshiRules(Rules[moves.Move, "ShenshiState"]):
         may turn or come back, pictures 3 and 10) or ``straight``.
       * ``orange_lifts`` — how many free blond cushions one orange hover may lift
         (default 1, RULINGS' "a free blond cushion"; 0 to the 14 blond cushions).
+      * ``lift_put_down`` — where a blond cushion lifted by an orange hover may be put
+        down: on an empty square ``free`` at that moment (default: not the square the
+        orange cushion stands on as it lifts it, "aussitôt replacé sur une case libre"),
+        or ``also-orange-square``, that square too.
       * ``neutral_return`` — the next player may not put a neutral monk back on the square
         it came from: at the end of any ``action`` (default) or only at the end of the
         ``turn``.
@@ -81,6 +86,7 @@ class ShenshiRules(Rules[moves.Move, "ShenshiState"]):
         orange_lifts: int = 1,
         neutral_return: str = "action",
         black_start: str = "reserve",
+        lift_put_down: str = "free",
         quiet_rounds: int = 10,
         board: Board | None = None,
     ) -> None:
@@ -96,7 +102,8 @@ class ShenshiRules(Rules[moves.Move, "ShenshiState"]):
                 "black plays only in a 4-player game: with 2 or 3 players its monks are "
                 "neutral (players: silver, copper, gold)")
         words = {"variant": variant, "monks_per_turn": monks_per_turn, "walk": walk,
-                 "neutral_return": neutral_return, "black_start": black_start}
+                 "neutral_return": neutral_return, "black_start": black_start,
+                 "lift_put_down": lift_put_down}
         for name, value in words.items():
             if value not in CHOICES[name]:
                 allowed = " or ".join(repr(v) for v in CHOICES[name])
@@ -136,6 +143,7 @@ class ShenshiRules(Rules[moves.Move, "ShenshiState"]):
         self.orange_lifts: int = orange_lifts
         self.neutral_return: str = neutral_return
         self.black_start: str = black_start
+        self.lift_put_down: str = lift_put_down
         self.quiet_rounds: int = quiet_rounds
 
         self.expert: bool = variant == "expert"
@@ -161,7 +169,8 @@ class ShenshiRules(Rules[moves.Move, "ShenshiState"]):
         return {"seed": self.seed, "layout": self.layout, "variant": self.variant,
                 "monks_per_turn": self.monks_per_turn, "walk": self.walk,
                 "orange_lifts": self.orange_lifts, "neutral_return": self.neutral_return,
-                "black_start": self.black_start, "quiet_rounds": self.quiet_rounds}
+                "black_start": self.black_start, "lift_put_down": self.lift_put_down,
+                "quiet_rounds": self.quiet_rounds}
 
     def initial_state(self) -> ShenshiState:
         from engines.shenshi.state import ShenshiState

@@ -407,6 +407,13 @@ def _diagnose_hover(state: ShenshiState, monk: int, action: Hover) -> NoReturn:
             _illegal("hover.put-down", f"{text}: the lifted cushion cannot go on "
                      f"{square_name(put)}, which holds {_holds(state, put)}; put it on an "
                      "empty square.")
+    if (lifts and rules.lift_put_down == "free"
+            and (end, lifts) in options.hover_ends(state, monk, "also-orange-square")):
+        lifted, put = next((q, t) for q, t in lifts if t in _line_neighbours(q, start))
+        _illegal("hover.put-down", f"{text}: as it lifts the cushion of "
+                 f"{square_name(lifted)}, the orange cushion still stands on "
+                 f"{square_name(put)}, so the lifted cushion cannot go there; put it down on "
+                 "another empty square (option lift_put_down).")
     if between(start, end) is None and not (rules.expert and colour == BLOND):
         _illegal("hover.not-straight", f"{text}: {square_name(end)} is not on the row or "
                  f"column of {square_name(start)}; a hover goes up, down, left or right "
@@ -430,6 +437,13 @@ def _diagnose_hover(state: ShenshiState, monk: int, action: Hover) -> NoReturn:
     _illegal("hover.unreachable", f"{text}: {name} cannot get to {square_name(end)} over "
              "empty squares" + (" with at most one 90-degree turn." if rules.expert and
                                 colour == BLOND else " in a straight line."))
+
+
+def _line_neighbours(square: int, start: int) -> tuple[int, ...]:
+    """The squares beside ``square`` on its row or column through ``start``, across the
+    edge too (where an orange cushion stands as it reaches ``square``)."""
+    return tuple(line[(line.index(square) + step) % 7]
+                 for line in CYCLES[start] if square in line for step in (-1, 1))
 
 
 def _first_obstacle(state: ShenshiState, start: int, end: int, colour: int) -> int | None:

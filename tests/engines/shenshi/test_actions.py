@@ -258,3 +258,27 @@ def test_an_empty_turn_and_a_choice_out_of_time_are_refused() -> None:
         state.validate(Turn(()))
     assert error.value.rule == "turn.empty"
     assert rule_of(state, "give d5") == "give.not-now"
+
+
+def test_a_lifted_cushion_is_not_put_down_where_the_orange_cushion_stands() -> None:
+    # "aussitôt replacé sur une case libre": as the orange cushion leaving c4 lifts d4's
+    # cushion, c4 is still under it.
+    start = ShenshiRules(["silver", "copper"], seed=0).initial_state()
+    assert rule_of(start, "G@c4:o Gc4~d4(d4>c4) NMe3~e2") == "hover.put-down"
+    assert is_legal(start, "G@c4:o Gc4~d4(d4>c3) NMe3~e2")
+    # Further along, the square just before the lifted cushion is the one under it;
+    # squares the orange cushion has left behind are free.
+    state = position(TWO, orange="a4", blond="d4 g7 a1 a3", monks={
+        "silver": ("a4", "g7"), "neutral": ("a1", "a3")})
+    assert rule_of(state, "Ga4~e4(d4>c4)" + PARK) == "hover.put-down"
+    assert is_legal(state, "Ga4~e4(d4>b4)" + PARK)
+    assert is_legal(state, "Ga4~e4(d4>a4)" + PARK)
+
+
+def test_with_lift_put_down_also_orange_square_it_may_go_there() -> None:
+    rules = ShenshiRules(["silver", "copper"], seed=0, lift_put_down="also-orange-square")
+    assert rules.options_json()["lift_put_down"] == "also-orange-square"
+    assert is_legal(rules.initial_state(), "G@c4:o Gc4~d4(d4>c4) NMe3~e2")
+    state = position(rules, orange="a4", blond="d4 g7 a1 a3", monks={
+        "silver": ("a4", "g7"), "neutral": ("a1", "a3")})
+    assert is_legal(state, "Ga4~e4(d4>c4)" + PARK)

@@ -114,6 +114,7 @@ def test_options_have_defaults_and_round_trip_through_records() -> None:
     ({"walk": "diagonal"}, "walk"),
     ({"neutral_return": "never"}, "neutral_return"),
     ({"black_start": "box"}, "black_start"),
+    ({"lift_put_down": "anywhere"}, "lift_put_down"),
     ({"orange_lifts": -1}, "orange_lifts"),
     ({"orange_lifts": True}, "orange_lifts"),
     ({"orange_lifts": 15}, "orange_lifts"),
