@@ -411,7 +411,9 @@ class ShangrilaState(GameState[Move]):
         else:
             self.passes = 0
         self._to_move = (p + 1) % self.rules.n_players
-        if self.phase == SETUP and not self._setup_goes_on():
+        # The placement phase ends with the round in which nobody can place any more:
+        # those after the last placement in that round pass, as any player who cannot act.
+        if self.phase == SETUP and self._to_move == 0 and not self._setup_goes_on():
             self.phase = PLAY
             self._to_move = 0
             self.passes = 0

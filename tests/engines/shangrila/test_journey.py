@@ -159,6 +159,7 @@ def test_the_last_stone_is_capped_at_the_count() -> None:
     state.play_text("0>1")
     assert state.nstones == 12 and state.is_over()
     assert len(state.to_json()["stones"]) == 12
+    assert state.stones[0] and not state.stones[1]  # on the village the journey left
 
 
 def test_three_players_the_red_village_stone_counts() -> None:

@@ -99,3 +99,32 @@ def test_a_player_who_cannot_place_in_the_placement_phase_passes() -> None:
     state.play_text("pass")
     assert state.to_move == 2
     assert state.to_json()["phase"] == "setup"
+
+
+# Three players; blue places the last master anyone can place, with yellow still to come
+# in that round and unable to place (it has placed six and its Yeti-whisperer's villages
+# are full or hold a yellow master already).
+LAST_ROUND = ("P@0 R@8 D@11 H@9 H@10 A@3 F@5 P@5 R@4 Y@10 F@7 Y@8 R@1 A@1 H@6 A@7 D@9 "
+              "P@12 D@6 Y@0").split()
+
+
+def test_the_round_of_placements_ends_with_the_passes_of_those_who_cannot_place() -> None:
+    rules = ShangrilaRules(THREE)
+    state = rules.initial_state()
+    for text in LAST_ROUND:
+        state.play_text(text)
+    assert state.to_json()["phase"] == "setup"
+    assert state.to_move == 2
+    assert state.legal_texts() == ["pass"]
+    token = state.apply(rules.parse_move("pass"))
+    assert state.to_json()["phase"] == "play"
+    assert state.to_move == 0
+    state.undo(token)
+    assert state.to_json()["phase"] == "setup" and state.to_move == 2
+    # A record with that pass replays, as one from any tool that writes it.
+    state.play_text("pass")
+    replayed = rules.initial_state()
+    for text in [*LAST_ROUND, "pass"]:
+        replayed.play_text(text)
+    assert replayed.to_json() == state.to_json()
+    assert replayed.to_json()["phase"] == "play" and replayed.to_move == 0
