@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from companion.referee.events import (
+    OUTPUTS,
     Answer,
     BoardMismatch,
     GameOver,
@@ -130,6 +131,27 @@ class Debouncer:
     def observation(self) -> Observation:
         return Observation.trusted(self.schema, dict(self.stable))
 
+    def snapshot(self) -> dict[str, Any]:
+        """This source's state as JSON (``restore`` takes it back)."""
+        def pair(reading: Reading) -> list[Any]:
+            return [reading.value, reading.confidence]
+        return {"frames": self.frames, "read": sorted(self.read),
+                "elements": {e: [pair(self.stable[e]), pair(self._candidate[e]),
+                                 self._count[e], self._confidences[e]]
+                             for e in self.schema.elements}}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Take back ``snapshot``'s state. Raises ``ValueError`` / ``KeyError`` /
+        ``TypeError`` for one that is not."""
+        if data["frames"] != self.frames or set(data["elements"]) != set(self.stable):
+            raise ValueError("a source snapshot of other settings or elements")
+        for e, (stable, candidate, count, confidences) in data["elements"].items():
+            self.stable[e] = Reading(stable[0], float(stable[1]))
+            self._candidate[e] = Reading(candidate[0], float(candidate[1]))
+            self._count[e] = int(count)
+            self._confidences[e] = [float(c) for c in confidences]
+        self.read = set(data["read"]) & set(self.stable)
+
     def latest_changes(self, frames: int = 1) -> dict[str, Reading]:
         """The elements last read otherwise than believed (a change not believed yet,
         or a reading disturbed once), with that reading; only those read so at least
@@ -202,6 +224,58 @@ class Referee:
             else self.start.to_json()
         return GameRecord(self.rules.game, list(self.rules.players),
                           self.rules.options_json(), [m for _, m in self.history], start)
+
+    SNAPSHOT_FIELDS = frozenset({
+        "history", "state", "sources", "status", "candidates", "_last", "_bigger",
+        "_made_seen", "_done_frames", "_held", "_confirming", "_held_again",
+        "_typed_from", "_shorter", "_gap_question"})
+    """The fields ``snapshot`` covers; the others are fixed by the game, its start and
+    the settings. A new field that changes as the game goes is added here and there."""
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """The referee's state as JSON, for a journal to resume from without feeding it
+        every input again (``restore``); None while a verdict is held or waited for,
+        or a question about a gap is open (the journal takes a later one)."""
+        typed = [i for i, (state, _) in enumerate(self.history) if state is self._typed_from]
+        if self._held is not None or self._done_frames != -1 or self._gap_question or (
+                self._typed_from is not None and not typed):
+            return None
+        return {"moves": [text for _, text in self.history], "status": self.status,
+                "candidates": list(self.candidates),
+                "last": self._last.to_json() if self._last is not None else None,
+                "bigger": [self.rules.format_move(m) for m in self._bigger],
+                "made_seen": list(self._made_seen), "confirming": self._confirming,
+                "held_again": self._held_again, "typed_from": typed[0] if typed else None,
+                "shorter": list(self._shorter) if self._shorter is not None else None,
+                "sources": {name: d.snapshot() for name, d in self.sources.items()}}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Put this referee, fresh from its game, start and settings, in the state of
+        ``snapshot``. Raises ``EngineError``, ``ValueError``, ``KeyError`` or
+        ``TypeError`` for a snapshot that does not fit."""
+        if self.history or self.sources:
+            raise ValueError("only a fresh referee takes a snapshot")
+        for text in data["moves"]:
+            self.history.append((self.state.copy(), text))
+            self.state.play(self.rules.parse_move(text))
+        if data["status"] not in (self.WATCHING, self.ILLEGAL, self.QUESTION, self.OVER):
+            raise ValueError(f"unknown referee status {data['status']!r}")
+        self.status = data["status"]
+        self.candidates = [str(c) for c in data["candidates"]]
+        last = data["last"]
+        self._last = None if last is None else _output_from_json(last)
+        self._bigger = [self.rules.parse_move(text) for text in data["bigger"]]
+        self._made_seen = [str(e) for e in data["made_seen"]]
+        self._confirming = int(data["confirming"])
+        self._held_again = bool(data["held_again"])
+        typed = data["typed_from"]
+        self._typed_from = None if typed is None else self.history[int(typed)][0]
+        shorter = data["shorter"]
+        self._shorter = None if shorter is None else (int(shorter[0]), str(shorter[1]))
+        for name, source in data["sources"].items():
+            debouncer = self.sources[name] = Debouncer(
+                self.schema, self.config.frames_for(name), self.explainer.expected(self.state))
+            debouncer.restore(source)
 
     def expected_table(self) -> Observation:
         return self.explainer.expected(self.state)
@@ -717,3 +791,12 @@ class Referee:
         if flag is None:
             return Indicators([])
         return Indicators([Light(e, "red", "blink") for e in flag.elements])
+
+
+def _output_from_json(data: dict[str, Any]) -> Output:
+    """An output from its ``to_json`` form. Raises ``KeyError`` / ``TypeError``."""
+    fields = {k: v for k, v in data.items() if k != "event"}
+    cls = OUTPUTS[data["event"]]
+    if cls is Indicators:
+        return Indicators([Light(**light) for light in fields["lights"]])
+    return cls(**fields)

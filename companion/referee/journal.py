@@ -41,6 +41,10 @@ OLD_VERSION = 1
 _CRC_HEAD = b',"crc":"'
 _CRC_TAIL = len(_CRC_HEAD) + 8 + len(b'"}')
 """The bytes the checksum adds at the end of a line: ``,"crc":"89abcdef"}``."""
+CHECKPOINT_EVERY = 300
+"""Inputs between checkpoints: a resume feeds the referee at most about this many
+(a few tenths of a second), however long the game; a checkpoint of a camera-read
+Shangri-La table is some 10 KB."""
 HEADER_KEYS = frozenset({"journal", "game", "players", "options", "start", "config"})
 
 
@@ -134,6 +138,18 @@ class Frames:
             readings = last
         return _Frame(line, Seen(observation, source), source, readings)
 
+    def snapshot(self) -> dict[str, dict[str, Any]]:
+        """The last reading of each source, as written (``restore`` takes it back)."""
+        return {source: dict(readings) for source, readings in self._readings.items()}
+
+    def restore(self, data: Any) -> None:
+        """Take back ``snapshot``'s readings. Raises ``ValueError``."""
+        if not isinstance(data, dict) or not all(
+                isinstance(r, dict) for r in data.values()):
+            raise ValueError("the readings of a checkpoint are not objects")
+        self._readings = {str(source): dict(r) for source, r in data.items()}
+        self._observations = {}
+
     def commit(self, frame: _Frame) -> None:
         """Take ``frame`` as written: the next reading of its source is against it."""
         if isinstance(frame.event, Seen):
@@ -196,18 +212,34 @@ def _header(referee: Referee) -> dict[str, Any]:
 
 
 class JournaledReferee:
-    """A referee whose every input and verdict goes to a journal before it is shown."""
+    """A referee whose every input and verdict goes to a journal before it is shown.
 
-    def __init__(self, referee: Referee, journal: Journal) -> None:
+    After every ``CHECKPOINT_EVERY`` inputs, at the first one after which the referee
+    can say its whole state (``Referee.snapshot``), the journal takes a checkpoint
+    line, ``{"checkpoint": {"referee": ..., "readings": ...}}``: a resume starts from
+    the last one and feeds the referee only the inputs after it."""
+
+    def __init__(self, referee: Referee, journal: Journal, since: int = 0) -> None:
         self.referee = referee
         self.journal = journal
+        self._since = since
+        """Inputs journaled since the last checkpoint."""
 
     def handle(self, event: Input) -> list[Output]:
-        frame = self.journal.frames.encode(event)
+        journal = self.journal
+        frame = journal.frames.encode(event)
         outputs = self.referee.handle(frame.event)
-        self.journal.write({"in": frame.line, "out": [o.to_json() for o in outputs]},
-                           durable=bool(outputs))
-        self.journal.frames.commit(frame)
+        journal.write({"in": frame.line, "out": [o.to_json() for o in outputs]},
+                      durable=bool(outputs))
+        journal.frames.commit(frame)
+        self._since += 1
+        if self._since >= CHECKPOINT_EVERY:
+            snapshot = self.referee.snapshot()
+            if snapshot is not None:
+                journal.write({"checkpoint": {"referee": snapshot,
+                                              "readings": journal.frames.snapshot()}},
+                              durable=False)
+                self._since = 0
         return outputs
 
 
@@ -272,7 +304,8 @@ LINE_ERRORS = (ValueError, EngineError, TypeError, KeyError, IndexError, Attribu
 """What reading a damaged line can raise, down to the referee given a garbled input."""
 
 
-def _load_header(path: Path, lines: list[bytes]) -> tuple[Referee, int]:
+def _load_header(path: Path, lines: list[bytes]) -> tuple[dict[str, Any], Referee, int]:
+    """The header of a journal, a fresh referee for it, and the journal's version."""
     if not lines or not lines[0]:
         raise JournalError(f"{path}: line 1, the header, is missing; no game to resume")
     try:
@@ -282,10 +315,38 @@ def _load_header(path: Path, lines: list[bytes]) -> tuple[Referee, int]:
             header = parse_json(lines[0], "the line")  # version 1 had no checksums
             if not isinstance(header, dict) or header.get("journal") != OLD_VERSION:
                 raise
-        return _referee_from_header(header)
+        return (header, *_referee_from_header(header))
     except LINE_ERRORS as error:
         raise JournalError(f"{path}: line 1, the header, is damaged ({error}); no game "
                            "to resume, and the file is left as it is") from None
+
+
+def _checkpoint(lines: list[bytes], header: dict[str, Any]
+                ) -> tuple[int, Referee, Frames] | None:
+    """The last checkpoint among ``lines`` that comes before any damaged line and
+    restores: its index, and the referee and readings restored from it."""
+    checkpoints = []
+    for index, line in enumerate(lines[1:], start=1):
+        if not _checksum_holds(line):
+            break
+        if line.startswith(b'{"checkpoint":'):
+            checkpoints.append(index)
+    for index in reversed(checkpoints):
+        try:
+            data = decode_line(lines[index])["checkpoint"]
+            referee, _ = _referee_from_header(header)
+            referee.restore(data["referee"])
+            frames = Frames(referee.schema)
+            frames.restore(data["readings"])
+        except LINE_ERRORS:
+            continue
+        return index, referee, frames
+    return None
+
+
+def _checksum_holds(line: bytes) -> bool:
+    return len(line) > _CRC_TAIL and line[-_CRC_TAIL:-10] == _CRC_HEAD and \
+        b"%08x" % zlib.crc32(line[:-_CRC_TAIL] + b"}") == line[-10:-2]
 
 
 def resume(path: str | Path) -> Resumed:
@@ -307,14 +368,21 @@ def resume(path: str | Path) -> Resumed:
     ends_clean = lines[-1] == b""
     if ends_clean:
         lines.pop()
-    referee, version = _load_header(path, lines)
+    header, referee, version = _load_header(path, lines)
     frames = Frames(referee.schema)
     kept: list[bytes] = [lines[0] if version == VERSION else
                          encode_line(_header(referee))[:-1]]
+    start = 1
+    found = _checkpoint(lines, header) if version == VERSION else None
+    if found is not None:
+        start, referee, frames = found
+        kept += lines[1:start + 1]
+        start += 1
     warnings: list[str] = []
     damaged: tuple[int, str] | None = None
-    replay = _replay_old if version == OLD_VERSION else _replay
-    for number, error in replay(lines, referee, frames, kept):
+    replay = (_replay_old(lines, referee, frames, kept) if version == OLD_VERSION else
+              _replay(lines, start, referee, frames, kept))
+    for number, error in replay:
         if error == "pending":
             warnings.append("the last input's verdict was not journaled; it is recomputed")
         elif number == len(lines) and not ends_clean:
@@ -322,7 +390,9 @@ def resume(path: str | Path) -> Resumed:
                             "shown; it is dropped")
         else:
             damaged = (number, error)
-    inputs = len(kept) - 1
+    is_input = [not line.startswith(b'{"checkpoint":') for line in kept[1:]]
+    inputs = sum(is_input)
+    since = is_input[::-1].index(False) if False in is_input else len(is_input)
     good = b"".join(line + b"\n" for line in kept)
     if damaged is not None:
         backup = _keep_aside(path, raw)
@@ -338,16 +408,20 @@ def resume(path: str | Path) -> Resumed:
         raise JournalError(f"cannot append to {path}: {error.strerror or error}") from None
     journal = Journal(path, stream, referee.schema)
     journal.frames = frames
-    return Resumed(JournaledReferee(referee, journal), inputs, warnings)
+    return Resumed(JournaledReferee(referee, journal, since), inputs, warnings)
 
 
-def _replay(lines: list[bytes], referee: Referee, frames: Frames, kept: list[bytes]
-            ) -> Iterator[tuple[int, str]]:
-    """Feed version 2 lines to ``referee``, adding each to ``kept``; at the first line
-    that does not replay, yield its number and why, and stop."""
-    for number, line in enumerate(lines[1:], start=2):
+def _replay(lines: list[bytes], start: int, referee: Referee, frames: Frames,
+            kept: list[bytes]) -> Iterator[tuple[int, str]]:
+    """Feed version 2 lines from ``lines[start]`` on to ``referee``, adding each to
+    ``kept``; at the first line that does not replay, yield its number and why, and
+    stop. Checkpoints on the way are only checked to be whole."""
+    for number, line in enumerate(lines[start:], start=start + 1):
         try:
             data = decode_line(line)
+            if set(data) == {"checkpoint"}:
+                kept.append(line)
+                continue
             if set(data) != {"in", "out"}:
                 raise DamagedLine("not an input and its verdicts")
             frame = frames.decode(data["in"])
@@ -460,7 +534,7 @@ def summary(path: str | Path) -> Summary:
     except OSError as error:
         raise JournalError(f"cannot read {path}: {error.strerror or error}") from None
     lines = raw.split(b"\n")
-    referee, version = _load_header(path, lines)
+    _, referee, version = _load_header(path, lines)
     moves = 0
     for line in lines[1:]:
         if b'"move_' not in line:  # no move accepted nor taken back: no need to read it

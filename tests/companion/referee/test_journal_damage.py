@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from companion.app.history import list_games
+from companion.referee import journal as journal_module
 from companion.referee.core import Referee, RefereeConfig
 from companion.referee.events import Seen, TurnDone
 from companion.referee.journal import (
@@ -30,6 +31,13 @@ from engines.shangrila.observation import expected, from_camera_above
 from tests.companion.referee.test_journal import game_inputs, run
 
 CONFIG = RefereeConfig(stable_frames=3, confirm_frames=2)
+EVERY = journal_module.CHECKPOINT_EVERY
+
+
+@pytest.fixture(autouse=True)
+def checkpoints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checkpoints every few inputs, so that damage reaches them too."""
+    monkeypatch.setattr(journal_module, "CHECKPOINT_EVERY", 12)
 
 
 def journal(path: Path, moves: int = 8, seed: int = 11) -> tuple[bytes, list[str]]:
@@ -80,13 +88,14 @@ def damaged_copies(raw: bytes, folder: Path, cuts: list[int], flips: list[int]
 
 def sweep(tmp_path: Path, cuts: int, flips: int, seed: int) -> dict[str, int]:
     raw, moves = journal(tmp_path / "game.jsonl")
+    assert raw.count(b'{"checkpoint":') >= 2
     rng = np.random.default_rng(seed)
     header = raw.index(b"\n") + 1
     ends = [i + 1 for i, b in enumerate(raw) if b == ord("\n")]
     cut_at = sorted(set(ends) | {int(c) for c in rng.integers(0, len(raw), cuts)}
                     | set(range(0, header + 1, 7)))
     flip_at = sorted({int(b) for b in rng.integers(header * 8, len(raw) * 8, flips)}
-                     | set(range(0, header * 8, 3)))
+                     | set(range(0, header * 8, 5)))
     outcomes = {"error": 0, "resumed": 0}
     for path, damaged in damaged_copies(raw, tmp_path, cut_at, flip_at):
         outcomes[check_outcome(path, moves, damaged)] += 1
@@ -95,7 +104,7 @@ def sweep(tmp_path: Path, cuts: int, flips: int, seed: int) -> dict[str, int]:
 
 
 def test_cuts_and_bit_flips_never_change_the_game(tmp_path: Path) -> None:
-    outcomes = sweep(tmp_path, cuts=40, flips=40, seed=1)
+    outcomes = sweep(tmp_path, cuts=30, flips=30, seed=1)
     assert outcomes["error"] > 0 and outcomes["resumed"] > 0
 
 
@@ -254,6 +263,7 @@ def test_a_crash_at_any_step_of_a_repair_loses_nothing(
 
 def test_a_still_table_adds_little_and_forces_nothing_to_disk(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(journal_module, "CHECKPOINT_EVERY", EVERY)
     path = tmp_path / "game.jsonl"
     referee = Referee(ShangrilaRules(), config=CONFIG)
     runner = JournaledReferee(referee, Journal.create(path, referee))
