@@ -23,9 +23,10 @@ machine's.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -35,7 +36,7 @@ from calibration.intrinsics import CameraProfile
 from engines.observation import Observation
 from vision.locate import BoardReference, Locator
 from vision.models import load_model
-from vision.synth.camera import Camera, Imaging, Pose
+from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
 from vision.synth.table import TableOptions, render_table
 from vision.view import BoardView, Lens, truth_view
 
@@ -242,3 +243,291 @@ def format_figures(figures: Sequence[LocateFigure]) -> str:
             f"{f.error_max_mm:5.2f}      {f.height_error_max_px:6.2f}   {f.full_ms:6.1f}  "
             f"{f.tracked_ms:8.1f}")
     return "\n".join(lines)
+
+
+# --- small markers ----------------------------------------------------------------------
+
+# Imaging of the small-marker bench, by level: the blur, noise, vignetting and JPEG of
+# ``companion bench vision``'s levels (its "hardest" is the renderer's hardest setting
+# the project uses), and "beyond", harsher than any level there.
+MARKER_LEVELS: dict[str, Imaging] = {
+    "easy": Imaging(blur_sigma=0.3, noise_sigma=1.0, shot_noise=0.3, vignetting=0.15),
+    "medium": Imaging(blur_sigma=0.6, noise_sigma=3.0, shot_noise=0.3, vignetting=0.15,
+                      jpeg_quality=92),
+    "hardest": Imaging(blur_sigma=0.9, noise_sigma=4.0, shot_noise=0.3, vignetting=0.15,
+                       jpeg_quality=85),
+    "beyond": Imaging(blur_sigma=1.2, noise_sigma=5.0, shot_noise=0.5, vignetting=0.15,
+                      jpeg_quality=75),
+}
+MARKER_SIDES_PX = (12.0, 15.0, 20.0, 25.0, 35.0)
+# Seeds of the pictures the detector's settings were chosen on; the figures are measured
+# on seeds from ``MARKER_TEST_FIRST`` on, which took no part in any choice.
+MARKER_TUNING_SEEDS = range(0, 40)
+MARKER_TEST_FIRST = 1000
+
+
+@dataclass(frozen=True)
+class MarkerShot:
+    """One rendered picture of the small-marker bench: ``game``'s empty board with its
+    corner markers, at ``size``, the camera standing where the markers' mean side in
+    the picture is ``side_px`` (the square root of each marker's area in the picture,
+    so a marker seen at a slant counts by its area)."""
+
+    game: str
+    size: tuple[int, int]
+    side_px: float
+    level: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class MarkerPicture:
+    image: NDArray[np.uint8]
+    camera: Camera
+    pose: Pose
+    truth: BoardView
+    sides_px: dict[int, float]
+    """Each marker's side in the picture (square root of its area)."""
+    covered: dict[int, float]
+    """The share of each marker (its white card) behind clutter standing in front."""
+
+
+def marker_sides_px(view: BoardView, game: str) -> dict[int, float]:
+    """Each of ``game``'s markers' side in the picture of ``view``: the square root of
+    the area it covers, in pixels."""
+    from calibration.boards import board_geometry
+
+    geometry = board_geometry(game)
+    return {i: math.sqrt(abs(cv2.contourArea(
+        view.to_image(geometry.marker_corners_mm(i)).astype(np.float32))))
+        for i in geometry.marker_ids}
+
+
+def render_marker_shot(shot: MarkerShot) -> MarkerPicture:
+    """Render ``shot``: a 55 to 70 degree lens with slight barrel distortion, 35 to 90
+    degrees above the table, all round it, the board anywhere in the picture, the
+    "hardest" light (warm lamp one side, cold window the other) turned any way, glare
+    and clutter, and the level's blur, noise and JPEG. Everything follows the shot."""
+    rng = np.random.default_rng([shot.seed, GAMES.index(shot.game), shot.size[0],
+                                 round(shot.side_px * 10), list(MARKER_LEVELS).index(shot.level)])
+    camera = Camera.from_fov(shot.size[0], shot.size[1], float(rng.uniform(55.0, 70.0)),
+                             k1=float(rng.uniform(-0.08, 0.0)))
+    model = load_model(shot.game)
+    elevation = float(rng.uniform(35.0, 90.0))
+    rotation = float(rng.uniform(0.0, 360.0))
+    outline = np.array([[0.0, 0.0], [model.size_mm[0], 0.0], list(model.size_mm),
+                        [0.0, model.size_mm[1]]])
+    # the board anywhere in the picture, all of it in view: the look-at point is moved
+    # off the board's centre by a random share of what the picture allows
+    reach = float(rng.uniform(0.0, 1.0))
+    angle = float(rng.uniform(0.0, 2.0 * math.pi))
+    for _ in range(12):
+        distance = camera.fx * 30.0 / shot.side_px
+        offset = reach * 0.5 * distance * math.tan(math.radians(25.0))
+        look = (offset * math.cos(angle), offset * math.sin(angle))
+        for _ in range(5):
+            view = truth_view(camera, Pose(elevation, rotation, distance, look), model.size_mm)
+            distance *= float(np.mean(list(marker_sides_px(view, shot.game).values()))) \
+                / shot.side_px
+        view = truth_view(camera, Pose(elevation, rotation, distance, look), model.size_mm)
+        if view.visible(outline, 0.02 * shot.size[1]).all() or reach == 0.0:
+            break
+        reach = 0.0 if reach < 0.05 else reach * 0.6
+    pose = Pose(elevation, rotation, distance, look)
+    light = replace(LIGHTS["hardest"], direction_deg=float(rng.uniform(0.0, 360.0)),
+                    key_level=float(rng.uniform(0.45, 0.7)))
+    options = TableOptions(markers=True, glare=0.3, clutter=3)
+    render = render_table(_observation(shot.game), camera, pose, light=light,
+                          imaging=MARKER_LEVELS[shot.level], options=options,
+                          seed=int(rng.integers(2 ** 31)), model=model)
+    truth = truth_view(camera, pose, model.size_mm)
+    return MarkerPicture(render.image, camera, pose, truth, marker_sides_px(truth, shot.game),
+                         _covered(truth, shot.game, render.occluded))
+
+
+def _covered(view: BoardView, game: str, occluded: NDArray[np.bool_]) -> dict[int, float]:
+    from calibration.boards import board_geometry
+
+    geometry = board_geometry(game)
+    shares = {}
+    for marker_id in geometry.marker_ids:
+        card = geometry.card_mm(marker_id) / geometry.marker_mm
+        corners = geometry.marker_corners_mm(marker_id)
+        centre = corners.mean(axis=0)
+        outline = view.to_image(centre + (corners - centre) * card)
+        mask = np.zeros(occluded.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.rint(outline).astype(np.int32), 1)
+        inside = mask.astype(bool)
+        shares[marker_id] = float(occluded[inside].mean()) if inside.any() else 1.0
+    return shares
+
+
+@dataclass(frozen=True)
+class MarkerFigure:
+    """Small markers at one frame size, level and marker side, over ``pictures``
+    rendered pictures of the boards (the games pooled)."""
+
+    size: tuple[int, int]
+    level: str
+    side_px: float
+    pictures: int
+    markers: int
+    """Markers in view and uncovered (clutter standing in front of one is left out)."""
+    read: int
+    """Of those, read with the right id and every corner within 1.5 px of the truth."""
+    misplaced: int
+    """Read with a right id but a corner farther than 1.5 px, or with a wrong id."""
+    located: int
+    """Pictures where the board was located from its markers (a fresh locator)."""
+    corner_error_median_mm: float
+    corner_error_max_mm: float
+    """The board's corners where the located view puts them, against the truth (mm on
+    the board), over the pictures located."""
+    ms_median: float
+    ms_max: float
+    """Processor time to locate the board in the whole picture (one core)."""
+
+    @property
+    def rate(self) -> float:
+        return self.read / self.markers if self.markers else float("nan")
+
+
+def bench_small_markers(games: Sequence[str] = GAMES,
+                        sizes: Sequence[tuple[int, int]] = SIZES,
+                        sides_px: Sequence[float] = MARKER_SIDES_PX,
+                        levels: Sequence[str] = ("hardest",), pictures: int = 20,
+                        first_seed: int = MARKER_TEST_FIRST,
+                        lens_profile: bool = False) -> list[MarkerFigure]:
+    """Find the markers and locate the board in ``pictures`` rendered pictures per
+    game, size, level and marker side (seeds ``first_seed`` on; the detector's settings
+    were chosen on ``MARKER_TUNING_SEEDS``, never on these), as a fresh
+    :class:`~vision.locate.Locator` does on a first frame. A row per size, level and
+    side, the games pooled."""
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        figures = []
+        for size in sizes:
+            for level in levels:
+                for side in sides_px:
+                    shots = [MarkerShot(game, size, side, level, first_seed + index)
+                             for game in games for index in range(pictures)]
+                    figures.append(_marker_figure(shots, lens_profile))
+        return figures
+    finally:
+        cv2.setNumThreads(threads)
+
+
+def _marker_figure(shots: Sequence[MarkerShot], lens_profile: bool) -> MarkerFigure:
+    from calibration.boards import board_geometry
+
+    markers = read = misplaced = located = 0
+    errors: list[float] = []
+    times: list[float] = []
+    for shot in shots:
+        picture = render_marker_shot(shot)
+        geometry = board_geometry(shot.game)
+        profile = synthetic_profile(picture.camera) if lens_profile else None
+        locator = Locator(shot.game, camera=profile)
+        start = time.thread_time()
+        location = locator.locate(picture.image)
+        times.append((time.thread_time() - start) * 1000.0)
+        found = locator.find_markers(picture.image)
+        for marker_id in geometry.marker_ids:
+            if picture.covered[marker_id] > 0.0:
+                continue
+            markers += 1
+            truth = picture.truth.to_image(geometry.marker_corners_mm(marker_id))
+            if profile is not None:
+                truth = Lens.of(picture.camera).undistort(truth)
+            if marker_id not in found:
+                continue
+            if float(np.linalg.norm(found[marker_id] - truth, axis=1).max()) <= 1.5:
+                read += 1
+            else:
+                misplaced += 1
+        misplaced += sum(1 for i in found if i not in geometry.marker_ids
+                         and i in _all_game_markers())
+        if location.view is not None:
+            located += 1
+            outline = geometry.outline_mm()
+            where = location.view.to_board(picture.truth.to_image(outline))
+            errors.append(float(np.linalg.norm(where - outline, axis=1).max()))
+    first = shots[0]
+    return MarkerFigure(
+        first.size, first.level, first.side_px, len(shots), markers, read, misplaced,
+        located, round(float(np.median(errors)), 2) if errors else float("nan"),
+        round(float(np.max(errors)), 2) if errors else float("nan"),
+        round(float(np.median(times)), 1), round(float(np.max(times)), 1))
+
+
+def _all_game_markers() -> set[int]:
+    from calibration.boards import load_boards
+
+    return {i for board in load_boards().values() for i in board.marker_ids}
+
+
+def format_marker_figures(figures: Sequence[MarkerFigure]) -> str:
+    """The small-marker figures as a plain-text table."""
+    lines = ["size       level    side px  pictures  markers read        misplaced  "
+             "boards located  corner mm (median/max)  ms (median/max)"]
+    for f in figures:
+        lines.append(
+            f"{f.size[0]}x{f.size[1]:<5} {f.level:<8} {f.side_px:>5.0f}   {f.pictures:>6}    "
+            f"{f.read:>4}/{f.markers:<4} {100 * f.rate:5.1f}%  {f.misplaced:>5}      "
+            f"{f.located:>4}/{f.pictures:<4}      {f.corner_error_median_mm:5.2f} / "
+            f"{f.corner_error_max_mm:5.2f}        {f.ms_median:5.0f} / {f.ms_max:4.0f}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m vision.bench_locate``: the small-marker figures (default) or the
+    localisation figures (``--poses``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.bench_locate",
+        description="How small the board's corner markers may be: the share read and "
+        "the boards located against the markers' side in the picture and the blur, "
+        "noise and JPEG level, on rendered pictures (seeds never used to choose the "
+        "detector's settings). With --poses: localisation error and time from fixed "
+        "camera poses instead.")
+    parser.add_argument("--game", action="append", choices=GAMES,
+                        help="only this game (repeatable; default all three)")
+    parser.add_argument("--size", action="append", metavar="WxH",
+                        help="picture size (repeatable; default 1280x720 and 1920x1080)")
+    parser.add_argument("--side", action="append", type=float, metavar="PX",
+                        help="marker side in the picture (repeatable; default "
+                        f"{', '.join(f'{s:.0f}' for s in MARKER_SIDES_PX)})")
+    parser.add_argument("--level", action="append", choices=list(MARKER_LEVELS),
+                        help="blur, noise and JPEG level (repeatable; default hardest)")
+    parser.add_argument("--pictures", type=int, default=20,
+                        help="pictures per game, size, level and side (default 20)")
+    parser.add_argument("--seed", type=int, default=MARKER_TEST_FIRST,
+                        help=f"first picture seed (default {MARKER_TEST_FIRST}; seeds "
+                        f"{MARKER_TUNING_SEEDS.start}-{MARKER_TUNING_SEEDS.stop - 1} chose "
+                        "the settings)")
+    parser.add_argument("--lens-profile", action="store_true",
+                        help="give the locator the camera's exact lens profile")
+    parser.add_argument("--poses", action="store_true",
+                        help="the localisation figures from fixed poses instead")
+    args = parser.parse_args(argv)
+    games = tuple(args.game or GAMES)
+    sizes = tuple(_size(s) for s in args.size) if args.size else SIZES
+    if args.poses:
+        print(format_figures(bench_locate(games, sizes)))
+        return 0
+    figures = bench_small_markers(games, sizes, tuple(args.side or MARKER_SIDES_PX),
+                                  tuple(args.level or ("hardest",)), args.pictures, args.seed,
+                                  args.lens_profile)
+    print(format_marker_figures(figures))
+    return 0
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    return int(width), int(height)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

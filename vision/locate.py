@@ -39,7 +39,7 @@ field of view is assumed (:func:`focal_from_homography`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -49,6 +49,7 @@ from calibration.boards import BoardGeometry, board_geometry, load_boards
 from calibration.config import RegistrationConfig, load_config
 from calibration.intrinsics import CameraProfile
 from calibration.registration import BoardProfile, detect_markers
+from vision.markers import SmallMarkerConfig, find_small_markers, reread_markers
 from vision.sources import blank_frame
 from vision.view import BoardView, Lens, pose_from_homography
 
@@ -124,6 +125,11 @@ class LocateConfig:
     # One marker alone places the others within a few centimetres (its corners are
     # close together): they are sought up to 60 mm away.
     missing_reach_one_mm: float = 60.0
+    # Markers under 20 px a side are read less reliably (under the hardest blur, noise
+    # and JPEG the companion renders, 99% are read from 20 px up): the player is told to
+    # bring the camera closer.
+    reliable_side_px: float = 20.0
+    small_markers: SmallMarkerConfig = field(default_factory=SmallMarkerConfig)
     # A tracked patch farther than 1.5 px from the fitted homography is an outlier.
     patch_ransac_px: float = 1.5
     # The reference picture is matched with its features inside the board's outline
@@ -218,6 +224,8 @@ class Locator:
         self.lens = None if camera is None else Lens.of(camera)
         self.reference = reference
         self._features = None if reference is None else self._reference_features(reference)
+        self._card_ratios = tuple(sorted({self.geometry.card_mm(i) / self.geometry.marker_mm
+                                          for i in self.geometry.marker_ids}))
         self._track = _Track()
         self._frame_size = (0, 0)
         w, h = self.geometry.size_mm
@@ -255,15 +263,36 @@ class Locator:
 
     # --- markers ----------------------------------------------------------------------
 
-    def _locate_markers(self, frame: Image) -> Location:
+    def find_markers(self, frame: Image) -> dict[int, FloatArray]:
+        """Every marker of the board's dictionary seen in ``frame``: id -> the corners
+        of its black square (ideal pixels when there is a lens profile). Markers
+        OpenCV reads (those under ``small_markers.max_side_px`` measured again, more
+        exactly); then, when some of the board's are missing, small ones read again
+        from every square OpenCV considered (:mod:`vision.markers`); then those still
+        missing sought where the others put them."""
         found = detect_markers(self.registration, self.geometry.dictionary, frame, self.camera)
+        small = {i: self._raw(corners) for i, corners in found.items()
+                 if _side_px(corners) <= self.config.small_markers.max_side_px}
+        for marker_id, marker in reread_markers(frame, self.geometry.dictionary, small,
+                                                config=self.config.small_markers).items():
+            found[marker_id] = self._ideal(marker.corners)
+        if not set(self.geometry.marker_ids) <= set(found):
+            for marker_id, marker in find_small_markers(
+                    frame, self.geometry.dictionary, card_ratios=self._card_ratios,
+                    config=self.config.small_markers).items():
+                if marker_id not in found:
+                    found[marker_id] = self._ideal(marker.corners)
         ids = sorted(i for i in found if i in self.geometry.marker_ids)
         if 0 < len(ids) < len(self.geometry.markers):
             found.update(self._find_missing(frame, ids, found))
-            ids = sorted(i for i in found if i in self.geometry.marker_ids)
+        return found
+
+    def _locate_markers(self, frame: Image) -> Location:
+        found = self.find_markers(frame)
+        ids = sorted(i for i in found if i in self.geometry.marker_ids)
         if not ids:
             return Location(NO_MARKERS, "board not found: no markers seen"
-                            + self._foreign_markers(found))
+                            + self._foreign_markers(found) + self._closer(found, ids))
         board, pixels = self._marker_points(ids, found)
         previous = self._track.view
         if len(ids) < self.registration.min_markers:
@@ -274,8 +303,12 @@ class Locator:
             count = f"{len(ids)} marker" + ("s" if len(ids) > 1 else "")
             return Location(TOO_FEW_MARKERS, f"board not found: only {count} seen (need "
                             f"{self.registration.min_markers}); uncover the board's corners"
-                            + self._foreign_markers(found), markers=tuple(ids))
+                            + self._foreign_markers(found) + self._closer(found, ids),
+                            markers=tuple(ids))
         location = self._conclude(board, pixels, tuple(ids), "markers", tracking=False)
+        closer = self._closer(found, ids)
+        if closer and location.status in (FOUND, MOVED):
+            location = replace(location, message=location.message + closer)
         if location.view is not None:
             corners = location.view.to_image(board)
             self._keep_patches(_grey(frame), location.view,
@@ -309,6 +342,14 @@ class Locator:
             x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
             if x1 - x0 < side or y1 - y0 < side:
                 continue
+            # read where the others put it; else enlarged, round that place
+            again = reread_markers(frame, self.geometry.dictionary, {marker_id: predicted},
+                                   config=self.config.small_markers)
+            if marker_id in again:
+                ideal = self._ideal(again[marker_id].corners)
+                if _residual_mm(homography, corners_mm, ideal).max() <= reach:
+                    extra[marker_id] = ideal
+                    continue
             for zoom in self.config.missing_zooms:
                 window = cv2.resize(frame[y0:y1, x0:x1], None, fx=zoom, fy=zoom,
                                     interpolation=cv2.INTER_CUBIC)
@@ -323,6 +364,20 @@ class Locator:
                     extra[marker_id] = ideal
                     break
         return extra
+
+    def _closer(self, found: dict[int, FloatArray], ids: list[int]) -> str:
+        """Advice when the markers are too small to be read reliably: with none seen,
+        how large they must be; with some, how large they are (their mean side)."""
+        reliable = self.config.reliable_side_px
+        if not ids:
+            return ("; if the board is in the picture, bring the camera closer or focus "
+                    f"it: each corner marker must be at least {reliable:.0f} px wide in the "
+                    "picture")
+        side = float(np.mean([_side_px(found[i]) for i in ids]))
+        if side >= reliable:
+            return ""
+        return (f"; the markers are only {side:.0f} px wide in the picture: bring the "
+                f"camera closer (from {reliable:.0f} px they are read reliably)")
 
     def _marker_points(self, ids: list[int], found: dict[int, FloatArray],
                        ) -> tuple[FloatArray, FloatArray]:
@@ -562,6 +617,9 @@ class Locator:
     def _ideal(self, pixels: FloatArray) -> FloatArray:
         return pixels if self.lens is None else self.lens.undistort(pixels)
 
+    def _raw(self, ideal: FloatArray) -> FloatArray:
+        return ideal if self.lens is None else self.lens.distort(ideal)
+
 
 def focal_from_homography(homography: FloatArray, image_size: tuple[int, int],
                           config: LocateConfig) -> float | None:
@@ -599,6 +657,11 @@ def _marker_ids(keys: list[tuple[int, int]], reference: BoardReference | None,
     """The markers whose patches (keyed marker id, corner) were seen; none for a
     reference picture's patches (keyed by grid cell)."""
     return () if reference is not None else tuple(sorted({key[0] for key in keys}))
+
+
+def _side_px(corners: FloatArray) -> float:
+    """A marker's side in the picture: the square root of its area."""
+    return math.sqrt(abs(float(cv2.contourArea(np.asarray(corners, np.float32)))))
 
 
 def _found_message(status: str, method: str, ids: tuple[int, ...]) -> str:
