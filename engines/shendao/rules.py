@@ -32,6 +32,9 @@ OPTIONS: dict[str, tuple[Any, ...]] = {
     "variant": ("tigre-blanc", "tigre", "chaton"),
     "walls_cut_connections": (False, True),
     "brigand_passes_walls": (True, False),
+    "card_without_effect": ("spent", "refused"),
+    "tigre_across_wall": ("first-tile", "next-square"),
+    "yinyang_across_wall": ("first-tile", "next-square"),
 }
 """Each option's allowed values, the default first."""
 
@@ -48,6 +51,14 @@ class ShendaoRules(Rules[moves.Move, "ShendaoState"]):
       * ``brigand_passes_walls`` — ``true`` (default): the Brigand's tile passes the
         central walls as it passes closed gates (the rule book calls the walls gates
         that are always closed); ``false``: the walls stop it as they stop any tile.
+      * ``card_without_effect`` — ``spent`` (default): a card that changes nothing a
+        plain entry through the same gate would not (a Tigre Blanc with nothing to
+        destroy, ...) is still legal and spent (the rule book is silent); ``refused``:
+        such a move is illegal.
+      * ``tigre_across_wall`` / ``yinyang_across_wall`` — when a central wall stops the
+        tile: ``first-tile`` (default) reaches the first tile past the wall on the line,
+        even past empty squares; ``next-square``: only a tile on the square right past
+        the wall.
 
     Besides the options, the rules hold tables worked out once from the board for the
     state's fast paths: each gate's line and reach, and the moves, built once and shared.
@@ -64,6 +75,9 @@ class ShendaoRules(Rules[moves.Move, "ShendaoState"]):
         variant: str = "tigre-blanc",
         walls_cut_connections: bool = False,
         brigand_passes_walls: bool = True,
+        card_without_effect: str = "spent",
+        tigre_across_wall: str = "first-tile",
+        yinyang_across_wall: str = "first-tile",
         board: Board | None = None,
     ) -> None:
         super().__init__(players)
@@ -74,7 +88,10 @@ class ShendaoRules(Rules[moves.Move, "ShendaoState"]):
                     f"unknown player {player!r}: Shendao players are light and dark, "
                     "named after their tiles (the first one begins)")
         values = {"variant": variant, "walls_cut_connections": walls_cut_connections,
-                  "brigand_passes_walls": brigand_passes_walls}
+                  "brigand_passes_walls": brigand_passes_walls,
+                  "card_without_effect": card_without_effect,
+                  "tigre_across_wall": tigre_across_wall,
+                  "yinyang_across_wall": yinyang_across_wall}
         for name, value in values.items():
             allowed_values = OPTIONS[name]
             if value not in allowed_values or type(value) is not type(allowed_values[0]):
@@ -83,6 +100,10 @@ class ShendaoRules(Rules[moves.Move, "ShendaoState"]):
         self.variant: str = variant
         self.walls_cut_connections: bool = walls_cut_connections
         self.brigand_passes_walls: bool = brigand_passes_walls
+        self.card_without_effect: str = card_without_effect
+        self.tigre_across_wall: str = tigre_across_wall
+        self.yinyang_across_wall: str = yinyang_across_wall
+        self.refuse_idle_cards: bool = card_without_effect == "refused"
         self.board = board if board is not None else _default_board()
         self.cards: tuple[str, ...] = VARIANTS[variant]
         self.card_mask: int = sum(CARD_BIT[c] for c in self.cards)
@@ -129,7 +150,10 @@ class ShendaoRules(Rules[moves.Move, "ShendaoState"]):
 
     def options_json(self) -> dict[str, JSON]:
         return {"variant": self.variant, "walls_cut_connections": self.walls_cut_connections,
-                "brigand_passes_walls": self.brigand_passes_walls}
+                "brigand_passes_walls": self.brigand_passes_walls,
+                "card_without_effect": self.card_without_effect,
+                "tigre_across_wall": self.tigre_across_wall,
+                "yinyang_across_wall": self.yinyang_across_wall}
 
     def initial_state(self) -> ShendaoState:
         from engines.shendao.state import ShendaoState

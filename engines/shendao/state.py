@@ -161,17 +161,41 @@ class ShendaoState(GameState[Move]):
                 return i - 1
         return reach - 1 if reach < len(line) else LEAVES
 
-    def _beyond(self, g: int, stop: int) -> int:
-        """The first tile on gate ``g``'s line past index ``stop``, walls or not: its
-        square, or -1."""
+    def _beyond(self, g: int, stop: int, card: str) -> int:
+        """The tile that the Tigre Blanc or the Yin-Yang (``card``) reaches from index
+        ``stop`` of gate ``g``'s line: the first tile past it, walls or not; or, with
+        the card's ``*_across_wall`` option ``next-square``, only a tile on the very next
+        square. Its square, or -1."""
         if stop == LEAVES:
             return -1
         cell = self.cell
         line = self.rules.line[g]
-        for i in range(stop + 1, len(line)):
+        rules = self.rules
+        across = rules.tigre_across_wall if card == "tigre" else rules.yinyang_across_wall
+        end = min(stop + 2, len(line)) if across == "next-square" else len(line)
+        for i in range(stop + 1, end):
             if cell[line[i]] >= 0:
                 return line[i]
         return -1
+
+    def _card_acts(self, g: int, card: str, target: str | None) -> bool:
+        """Whether ``card`` played through open gate ``g`` (entry square free) leaves the
+        board otherwise than a plain entry through that gate would."""
+        if card == "loung":
+            return True  # it always removes a tile
+        stop = self._stop(g)
+        if card == "brigand":
+            return self._brigand_stop(g) != stop
+        if card == "nugua":
+            return stop == LEAVES or SQUARE_INDEX[cast(str, target)] != self.rules.line[g][stop]
+        if stop == LEAVES:
+            return False
+        p = self._to_move
+        if card == "pretresse":
+            return (stop + 1 < self.rules.reach[g]
+                    and self.cell[self.rules.line[g][stop + 1]] == 1 - p)
+        beyond = self._beyond(g, stop, card)
+        return beyond >= 0 and (card == "tigre" or self.cell[beyond] != p)
 
     def path(self, g: int) -> list[int]:
         """The squares a tile entering through gate ``g`` passes without a card, up to
@@ -276,8 +300,9 @@ class ShendaoState(GameState[Move]):
         """The moves with a card through open gate ``g`` (entry square free)."""
         rules = self.rules
         with_card = rules.with_card
+        idle = not rules.refuse_idle_cards  # a card without effect is legal
         out: list[Move] = []
-        if cards & BRIGAND:
+        if cards & BRIGAND and (idle or self._card_acts(g, "brigand", None)):
             out.append(with_card["brigand"][g])
         if cards & (LOUNG | NUGUA):
             cell = self.cell
@@ -286,15 +311,24 @@ class ShendaoState(GameState[Move]):
                 loung = rules.loung[g]
                 out.extend(loung[i] for i in range(1, len(line)) if cell[line[i]] >= 0)
             if cards & NUGUA:
-                stop = self._stop(g)
-                out.extend(rules.nugua[g][:len(line) if stop == LEAVES else stop + 1])
-        if cards & PRETRESSE and self.supply[p] >= 2:
+                out.extend(rules.nugua[g][:self._nugua_count(g)])
+        if cards & PRETRESSE and self.supply[p] >= 2 and (
+                idle or self._card_acts(g, "pretresse", None)):
             out.append(with_card["pretresse"][g])
-        if cards & TIGRE:
+        if cards & TIGRE and (idle or self._card_acts(g, "tigre", None)):
             out.append(with_card["tigre"][g])
-        if cards & YINYANG:
+        if cards & YINYANG and (idle or self._card_acts(g, "yinyang", None)):
             out.append(with_card["yinyang"][g])
         return out
+
+    def _nugua_count(self, g: int) -> int:
+        """How many of ``rules.nugua[g]`` (in line order) are legal: the squares of the
+        way, less the square a plain entry stops on when cards without effect are
+        refused."""
+        stop = self._stop(g)
+        if stop == LEAVES:
+            return len(self.rules.line[g])
+        return stop if self.rules.refuse_idle_cards else stop + 1
 
     def _gate_move(self, g: int, k: int) -> Move | None:
         """The ``k``-th legal move through gate ``g`` in ``legal_moves`` order, or None
@@ -309,7 +343,8 @@ class ShendaoState(GameState[Move]):
         if k == 0:
             return rules.plain[g]
         k -= 1
-        if cards & BRIGAND:
+        idle = not rules.refuse_idle_cards
+        if cards & BRIGAND and (idle or self._card_acts(g, "brigand", None)):
             if k == 0:
                 return rules.with_card["brigand"][g]
             k -= 1
@@ -323,20 +358,20 @@ class ShendaoState(GameState[Move]):
                             return rules.loung[g][i]
                         k -= 1
             if cards & NUGUA:
-                stop = self._stop(g)
-                n = len(line) if stop == LEAVES else stop + 1
+                n = self._nugua_count(g)
                 if k < n:
                     return rules.nugua[g][k]
                 k -= n
-        if cards & PRETRESSE and self.supply[p] >= 2:
+        if cards & PRETRESSE and self.supply[p] >= 2 and (
+                idle or self._card_acts(g, "pretresse", None)):
             if k == 0:
                 return rules.with_card["pretresse"][g]
             k -= 1
-        if cards & TIGRE:
+        if cards & TIGRE and (idle or self._card_acts(g, "tigre", None)):
             if k == 0:
                 return rules.with_card["tigre"][g]
             k -= 1
-        if cards & YINYANG and k == 0:
+        if cards & YINYANG and k == 0 and (idle or self._card_acts(g, "yinyang", None)):
             return rules.with_card["yinyang"][g]
         return None
 
@@ -429,7 +464,7 @@ class ShendaoState(GameState[Move]):
         if stop == LEAVES:
             return  # the tile slid off the board, back to its owner; the card is spent
         here = line[stop]
-        beyond = self._beyond(g, stop) if card in ("tigre", "yinyang") else -1
+        beyond = self._beyond(g, stop, card) if card in ("tigre", "yinyang") else -1
         self._set(here, p, changes)
         supply[p] -= 1
         if card == "loung":
@@ -512,6 +547,14 @@ class ShendaoState(GameState[Move]):
                 "pretresse.no-tile",
                 f"{self._who()} has only one tile left: the {CARD_NAMES[card]} needs a "
                 "second one to replace the tile it takes. Play another card or none.")
+        if (card is not None and self.gate_open[g] and rules.refuse_idle_cards
+                and not self._card_acts(g, card, move.target)):
+            raise IllegalMoveError(
+                "card.no-effect",
+                f"The {CARD_NAMES[card]} would change nothing through gate {move.gate}: "
+                "the board would be the same as after a plain entry, and with the option "
+                "card_without_effect = refused a card is played only where it acts. Enter "
+                "the tile without it, or play it elsewhere.")
 
     def _check_card(self, card: str) -> None:
         rules = self.rules

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engines import NotationError
+from engines import Dice, NotationError
 from engines.shendao import ShendaoRules
+from engines.shendao.moves import CARD_NAMES
 from tests.engines.shendao.helpers import board, closed, illegal, played, position
 
 # ---------------------------------------------------------------- Brigand
@@ -212,3 +213,53 @@ def test_a_card_with_no_effect_is_legal_and_spent() -> None:
         state = played(position(), f"W3 {card}")
         assert board(state) == {}
         assert card not in state.cards_left(0)
+
+# ---------------------------------------------------------------- uncertain readings
+
+
+def test_tigre_blanc_across_a_wall_and_an_empty_square_by_option() -> None:
+    # "Votre pavé détruit le pavé contre lequel il s'arrête ... même s'il y a une porte
+    # entre les pavés": W4 stops on d4 at the wall; e4 is empty, g4 dark.
+    state = played(position(dark="g4"), "W4 tigre")
+    assert board(state) == {"d4": "light"}, "first-tile: past the empty square"
+    state = played(position(dark="g4", tigre_across_wall="next-square"), "W4 tigre")
+    assert board(state) == {"d4": "light", "g4": "dark"}, "next-square: only e4"
+    state = played(position(dark="e4 g4", tigre_across_wall="next-square"), "W4 tigre")
+    assert board(state) == {"d4": "light", "g4": "dark"}
+
+
+def test_yin_yang_across_a_wall_and_an_empty_square_by_option() -> None:
+    # "Votre pavé échange sa position avec le premier pavé rencontré sur sa ligne.
+    # L'échange se fait même s'il y a une porte entre les pavés."
+    state = played(position(dark="g4"), "W4 yinyang")
+    assert board(state) == {"d4": "dark", "g4": "light"}
+    state = played(position(dark="g4", yinyang_across_wall="next-square"), "W4 yinyang")
+    assert board(state) == {"d4": "light", "g4": "dark"}
+    state = played(position(dark="e4 g4", yinyang_across_wall="next-square"), "W4 yinyang")
+    assert board(state) == {"d4": "dark", "e4": "light", "g4": "dark"}
+
+
+def test_a_card_without_effect_can_be_refused_by_option() -> None:
+    refused = {"card_without_effect": "refused"}
+    for card in ("brigand", "pretresse", "tigre", "yinyang"):
+        error = illegal(position(**refused), f"W3 {card}")
+        assert error.rule == "card.no-effect"
+        assert error.message.startswith(f"The {CARD_NAMES[card]} would change nothing")
+    error = illegal(position(closed="E3", **refused), "W3 nugua h3")  # the plain stop
+    assert error.rule == "card.no-effect"
+    assert illegal(position("f3", **refused), "W3 yinyang").rule == "card.no-effect"
+    assert illegal(position("f3", **refused), "W3 pretresse").rule == "card.no-effect"
+    # Where the card acts it stays legal.
+    played(position(closed="E3", **refused), "W3 nugua g3")
+    played(position(closed="E3", **refused), "W3 brigand")  # passes the closed gate
+    played(position(dark="f3", **refused), "W3 pretresse")
+    played(position(dark="f3", **refused), "W3 tigre")
+    played(position(dark="f3", **refused), "W3 yinyang")
+    played(position(dark="f3", **refused), "W3 loung f3")
+    # The uniform draw only draws legal moves.
+    state = position(dark="f3 c6", closed="E3 E5", **refused)
+    legal = set(state.legal_texts())
+    dice = Dice(3)
+    drawn = {state.rules.format_move(state.random_move(dice)) for _ in range(3000)}
+    assert drawn == legal
+    assert position(**refused).rules.options_json()["card_without_effect"] == "refused"
