@@ -45,6 +45,8 @@ class CaptureSource:
     def __init__(self, target: int | str) -> None:
         self.target = target
         self.live = isinstance(target, int)
+        if self.live and int(target) < 0:  # VideoCapture(-1) can crash the process
+            raise FeedError(f"{target} is not a camera number (0 is the first camera)")
         self._capture = cv2.VideoCapture(target)
         if not self._capture.isOpened():
             self._capture.release()

@@ -114,11 +114,13 @@ class Session:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> Session:
+        # The first view goes out before the feeds start: a feed's failure notice,
+        # posted as it starts, must come after it and stay on the screen.
+        self.post(lambda: self.listener.show_view(self.controller.view(), []))
         self.worker.start()
         self._start_camera()
         self._start_sensors()
         self._start_demo()
-        self.post(lambda: self.listener.show_view(self.controller.view(), []))
         self.maybe_engine()
         return self
 
@@ -155,8 +157,16 @@ class Session:
         if isinstance(recogniser, NoRecognition):
             self._notice("notice.no_recognition", recogniser.message)
         self.feed = LiveFeed(source, recogniser, self.worker.put, self._frame,
-                             on_end=lambda: self._notice("notice.video_ended"),
-                             paced=self.paced).start()
+                             on_end=self._video_ended, paced=self.paced)
+        self.feed.start()  # after self.feed is set: a short video may end at once
+
+    def _video_ended(self) -> None:
+        """The end of a video; one that gave no picture at all could not be read."""
+        if self.feed is not None and self.feed.frames == 0:
+            self._notice("notice.camera_failed",
+                         f"no picture can be read from the video {self.setup.video}")
+        else:
+            self._notice("notice.video_ended")
 
     def _start_sensors(self) -> None:
         if self.setup.sensors == "none":

@@ -157,6 +157,9 @@ class PlayScreen(Screen):
 
     def show_notice(self, key: str, detail: str) -> None:
         self.status = _app().t(key, detail=detail)
+        if key == "notice.camera_failed" and not self.ids.camera.has_frame:
+            # The picture's place says it too: it would say "starting" for ever.
+            self.ids.camera.message = self.status
 
     def refresh(self) -> None:
         """Draw again (the language changed)."""
