@@ -94,6 +94,9 @@ def video_frames(path: Path, step: int) -> Iterator[tuple[str, Image]]:
 
 
 def _open_camera(index: int, factory: CaptureFactory) -> Capture:
+    # OpenCV's VideoCapture(-1) ("any camera") can crash the process on some systems.
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise SourceError(f"{index!r} is not a camera number (0 is the first camera)")
     capture = factory(index)
     if not capture.isOpened():
         capture.release()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from companion.app import run_app
-from companion.cli import UsageError
+from companion.cli import UsageError, camera_index
 from engines import GAMES
 
 __all__ = ["app_command", "bench_command", "register", "register_bench", "run_app"]
@@ -24,7 +24,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="the game (default shangrila)")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--video", metavar="FILE", help="read the table from a video file")
-    source.add_argument("--camera", type=int, metavar="N", help="read the table from camera N")
+    source.add_argument("--camera", type=camera_index, metavar="N",
+                        help="read the table from camera N")
     source.add_argument("--demo", action="store_true",
                         help="no camera: the table simulator plays a game on the table")
     parser.add_argument("--sensor-sim", action="store_true",
@@ -40,8 +41,13 @@ def app_command(args: argparse.Namespace) -> int:
 
     if args.video is not None and not Path(args.video).is_file():
         raise UsageError(f"--video {args.video}: no such file")
-    if args.camera is not None and args.camera < 0:
-        raise UsageError("--camera must be 0 or more")
+    if args.players is not None:
+        from engines import rules_class
+
+        cls = rules_class(args.game)
+        if not cls.min_players <= args.players <= cls.max_players:
+            raise UsageError(f"--players {args.players}: {args.game} is played by "
+                             f"{cls.min_players} to {cls.max_players} players")
     if _no_display():
         raise UsageError("there is no display to open the app on: run 'companion demo' "
                          "for the headless demo, or set SDL_VIDEODRIVER=offscreen to draw "

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.cli import UsageError
+from companion.cli import UsageError, camera_index
 
 if TYPE_CHECKING:
 
@@ -113,7 +113,7 @@ def _common(parser: argparse.ArgumentParser, profile: bool = True, config: bool 
 def _source(parser: argparse.ArgumentParser, what: str) -> None:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--image", type=Path, metavar="FILE", help=f"a photograph of {what}")
-    group.add_argument("--camera", type=int, metavar="N",
+    group.add_argument("--camera", type=camera_index, metavar="N",
                        help=f"take the picture of {what} from camera N (0 is the first)")
 
 
@@ -156,7 +156,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     group = camera.add_mutually_exclusive_group(required=True)
     group.add_argument("--images", type=Path, metavar="DIR", help="a folder of photographs")
     group.add_argument("--video", type=Path, metavar="FILE", help="a video of the target")
-    group.add_argument("--camera", type=int, metavar="N", help="live camera N (0 is the first)")
+    group.add_argument("--camera", type=camera_index, metavar="N",
+                       help="live camera N (0 is the first)")
     camera.add_argument("--target", choices=("charuco", "chessboard"), default="charuco",
                         help="the printed target (default charuco)")
     camera.add_argument("--squares", type=_grid, metavar="COLSxROWS",
@@ -241,7 +242,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     colours.add_argument("--empty", type=Path, metavar="FILE", help="picture of the empty board")
     colours.add_argument("--pieces", type=_piece, action="append", metavar="COLOUR=FILE",
                          help="picture of one colour's pieces on the board (repeat per colour)")
-    colours.add_argument("--camera", type=int, metavar="N",
+    colours.add_argument("--camera", type=camera_index, metavar="N",
                          help="take the pictures from camera N, prompting for each")
     colours.add_argument("--colours", metavar="NAMES",
                          help="with --camera: comma-separated colours (default: the game's)")

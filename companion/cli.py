@@ -20,6 +20,20 @@ class UsageError(Exception):
     """A problem with the command's input that the user can fix; exit status 2."""
 
 
+def camera_index(text: str) -> int:
+    """An argparse type: a camera number, 0 for the first. Negative numbers are refused
+    here, before they reach OpenCV (whose ``VideoCapture(-1)`` can crash the process)."""
+    try:
+        index = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a camera number (0 is the "
+                                         "first camera)") from None
+    if index < 0:
+        raise argparse.ArgumentTypeError(f"{index} is not a camera number (0 is the first "
+                                         "camera)")
+    return index
+
+
 def _add_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from companion import rules_cli
 
@@ -133,6 +147,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as error:
+        # A file or folder the user named that cannot be used (missing folder, a
+        # folder where a file is wanted, no permission, disk full).
+        where = f" {error.filename}" if error.filename else ""
+        print(f"companion: cannot use{where}: {error.strerror or error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

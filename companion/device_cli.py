@@ -91,7 +91,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "show), then reads observations as JSON lines (Observation.to_json) and the "
         "commands unplug [SECONDS], plug, churn N and quit.")
     add_arguments(sim)
-    sim.set_defaults(handler=simulate)
+    sim.set_defaults(handler=simulate_command)
 
 
 def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -176,6 +176,9 @@ def _print_readings(layout: Layout, event: TableChanged, raw: bool, first: bool)
 
 
 def show_command(args: argparse.Namespace) -> int:
+    if args.seconds is not None and not args.seconds > 0:
+        raise UsageError(f"--seconds {args.seconds:g}: give a positive time, or leave it "
+                         "out to run until Ctrl-C")
     layout = _layout(args)
     referee: Referee | None = None
     schema = None
@@ -243,6 +246,34 @@ def _referee(referee: Referee, bridge: SensorBridge, seen: Seen) -> list[Output]
         if text:
             print(text, flush=True)
     return outputs
+
+
+# ----------------------------------------------------------------------------- simulate
+
+
+def simulate_command(args: argparse.Namespace) -> int:
+    """``device simulate``, once its options are known to be usable: a game with a
+    sensor layout, a positive scan rate, a debounce of at least one scan, a baud rate
+    of 0 (unpaced) or more, and a control file that can be opened."""
+    try:
+        layout_for(args.game)
+    except BridgeError as error:
+        raise UsageError(str(error)) from None
+    if not args.scan_hz > 0:
+        raise UsageError(f"--scan-hz {args.scan_hz:g}: the board must scan a positive "
+                         "number of times a second")
+    if args.debounce < 1:
+        raise UsageError(f"--debounce {args.debounce}: a change must hold for at least "
+                         "one scan")
+    if args.baud < 0:
+        raise UsageError(f"--baud {args.baud}: 0 (unpaced) or a positive rate")
+    if args.table != "-":
+        try:
+            with open(args.table, encoding="utf-8"):
+                pass
+        except OSError as error:
+            raise UsageError(f"--table {args.table}: {error.strerror or error}") from None
+    return simulate(args)
 
 
 # ----------------------------------------------------------------------------- bench

@@ -126,9 +126,15 @@ def render_command(args: argparse.Namespace) -> int:
         raise UsageError("--jpeg must be in 1..100")
     if args.out.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         raise UsageError("--out must end in .png or .jpg")
+    if not 1.0 <= args.fov <= 179.0:
+        raise UsageError(f"--fov {args.fov:g} is not in 1..179 degrees")
     width, height = _size(args.size)
     rules_type = rules_class(args.game)
-    players = rules_type.default_players(args.players or MOST_PLAYERS[args.game])
+    count = MOST_PLAYERS[args.game] if args.players is None else args.players
+    if not rules_type.min_players <= count <= rules_type.max_players:
+        raise UsageError(f"--players {count}: {args.game} is played by "
+                         f"{rules_type.min_players} to {rules_type.max_players} players")
+    players = rules_type.default_players(count)
     rules = rules_type(players)
     state = rules.initial_state()
     dice = Dice(args.seed)
@@ -197,8 +203,9 @@ def _truth_view(truth: dict[str, Any], path: Path, size_mm: tuple[float, float])
 def read_command(args: argparse.Namespace) -> int:
     from engines.observation import Observation
     from vision.models import ModelError, load_model
-    from vision.pipeline import draw_recognised, profile_colours, reader_for
+    from vision.pipeline import draw_recognised, reader_for
 
+    colours = None if args.no_profile else _profile_colours(args.game, args.profile)
     image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
     if image is None:
         raise UsageError(f"cannot read {args.image} as a picture (missing, or not PNG/JPEG)")
@@ -222,7 +229,6 @@ def read_command(args: argparse.Namespace) -> int:
             print(f"{args.image}: {location.message}")
             return 1
         view = location.view
-    colours = None if args.no_profile else profile_colours(args.game, args.profile)
     if colours is not None:
         print(f"colours: the calibration colour model of profile "
               f"{args.profile or 'default'}")
@@ -243,6 +249,25 @@ def read_command(args: argparse.Namespace) -> int:
         wanted = Observation.from_json(observation.schema, {"readings": truth["observation"]})
         return _compare(observation, wanted, truth.get("elements", {}))
     return 0
+
+
+def _profile_colours(game: str, profile: str | None) -> Any:
+    """The colour model of ``profile`` (the default one's, when there is one, for
+    None). A profile named on the command line must have a name the data folder allows
+    and, where it holds a colour model for ``game``, a readable one."""
+    from calibration.errors import ProfileError
+    from vision.pipeline import profile_colours
+
+    if profile is None:
+        return profile_colours(game, None)
+    from calibration.colours import load_colour_model
+    from calibration.profiles import colours_path
+
+    try:
+        path = colours_path(game, profile)
+        return load_colour_model(path, game) if path.exists() else None
+    except ProfileError as error:
+        raise UsageError(f"--profile {profile}: {error}") from None
 
 
 def _print_observation(observation: Any, abstained: dict[str, str], everything: bool) -> None:

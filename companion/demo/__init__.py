@@ -16,9 +16,16 @@ import sys
 import time
 from pathlib import Path
 
+from companion.cli import UsageError
+
 GAMES = ("shangrila", "shendao", "shenshi")
 NAMES = {"shangrila": "The Bridges of Shangri-La", "shendao": "Shendao",
          "shenshi": "ShenShi"}
+
+
+class DemoError(UsageError):
+    """The demo cannot be made as asked (a film too short to show what it must, no
+    game among the seeds tried that shows it); the message says what to change."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,9 +55,16 @@ def has_display() -> bool:
 
 
 def demo_command(args: argparse.Namespace) -> int:
+    from companion.demo.film import QUIET_END
     from companion.demo.run import DemoOptions, run_demo
 
+    if args.moves is not None and args.moves <= QUIET_END:
+        raise UsageError(f"--moves {args.moves}: the film shows at least {QUIET_END + 1} "
+                         f"moves (an illegal move is tried, then put right, before its "
+                         f"last {QUIET_END})")
     out = args.out or Path(f"companion-demo-{args.game}")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file: the report needs a folder")
     options = DemoOptions(game=args.game, seed=args.seed, out=out, sensor=args.sensor_sim,
                           moves=args.moves, level=args.level)
     if has_display() and not args.headless:

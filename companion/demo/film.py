@@ -17,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.demo import DemoError
 from companion.demo.script import Script
 from companion.referee.events import TurnDone
 from companion.simulator import Step, TableConfig, TableSimulator, Truth
@@ -106,7 +107,10 @@ def moments(script: Script, shot: Shot, seed: int) -> list[Moment]:
         if fallback is None and attempts and min(attempts) <= last:
             fallback = film
     if fallback is None:
-        raise ValueError(f"no simulator seed from {seed} stages one illegal move")
+        raise DemoError(f"no table simulator seed from {seed} to {seed + TRIED_SEEDS - 1} "
+                        f"tries one illegal move in the film of "
+                        f"{len(script.filmed_moves)} moves: film more moves (--moves) or "
+                        "try another --seed")
     return fallback
 
 

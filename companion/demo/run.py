@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from companion.demo import DemoError
 from companion.demo.chain import ChainResult, referee_film
-from companion.demo.film import Shot, frames, moments, shoot
+from companion.demo.film import QUIET_END, Shot, frames, moments, shoot
 from companion.demo.recognise import CameraReader
 from companion.demo.report import Timings, strength_table, write_report
 from companion.demo.script import SPECS, Script, make_script
@@ -65,8 +66,9 @@ def prepare(options: DemoOptions, out: TextIO) -> tuple[Script, list[Any], Path,
 
     spec = SPECS[options.game]
     if options.moves is not None:
-        if options.moves < 1:
-            raise ValueError("--moves must be at least 1")
+        if options.moves <= QUIET_END:
+            raise DemoError(f"the film shows at least {QUIET_END + 1} moves, not "
+                            f"{options.moves}")
         # a shorter film cannot promise all the default one shows
         features = spec.features if options.moves >= spec.filmed else ()
         spec = dataclasses.replace(spec, filmed=options.moves, features=features)

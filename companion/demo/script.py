@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from companion.demo import DemoError
 from engines import GameRecord, GameState, Rules
 from engines.registry import rules_class
 from engines.search.players import SearchPlayer
@@ -92,7 +93,7 @@ def make_script(spec: DemoSpec, seed: int, progress: Callable[[str], None] | Non
                 ) -> Script:
     """Play the demo's game (engine players at ``spec.levels``) from ``seed``, trying
     the following seeds until the filmed moves show every feature. Raises
-    ``ValueError`` when none of ``SEARCHED_SEEDS`` seeds does."""
+    ``DemoError`` when none of ``SEARCHED_SEEDS`` seeds does."""
     game = spec.game
     rules = rules_class(game)(list(spec.players))
     for tried in range(seed, seed + SEARCHED_SEEDS):
@@ -104,7 +105,7 @@ def make_script(spec: DemoSpec, seed: int, progress: Callable[[str], None] | Non
         if all(sum(f.test(m) for m in filmed) >= f.at_least for f in spec.features):
             return Script(spec, tried, rules, moves, joined_at)
     wanted = ", ".join(f.what for f in spec.features)
-    raise ValueError(f"no game from seeds {seed}..{seed + SEARCHED_SEEDS - 1} ends with "
+    raise DemoError(f"no game from seeds {seed}..{seed + SEARCHED_SEEDS - 1} ends with "
                      f"{wanted} in its last {spec.filmed} moves")
 
 
