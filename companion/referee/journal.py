@@ -22,6 +22,7 @@ checksums) are still resumed; resuming one rewrites it in version 2.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import zlib
@@ -164,6 +165,8 @@ class Journal:
         self.path = Path(path)
         self._stream = stream
         self.frames = Frames(schema)
+        self.since = 0
+        """Inputs written since the last checkpoint."""
         self._failed = ""
 
     @classmethod
@@ -181,6 +184,11 @@ class Journal:
                                f"{error.strerror or error}") from None
         journal = cls(path, stream, referee.schema)
         journal.write(_header(referee))
+        try:
+            _sync_folder(path)
+        except OSError as error:
+            raise JournalError(f"cannot create the journal {path}: "
+                               f"{error.strerror or error}") from None
         return journal
 
     def write(self, line: dict[str, Any], durable: bool = True) -> None:
@@ -219,11 +227,9 @@ class JournaledReferee:
     line, ``{"checkpoint": {"referee": ..., "readings": ...}}``: a resume starts from
     the last one and feeds the referee only the inputs after it."""
 
-    def __init__(self, referee: Referee, journal: Journal, since: int = 0) -> None:
+    def __init__(self, referee: Referee, journal: Journal) -> None:
         self.referee = referee
         self.journal = journal
-        self._since = since
-        """Inputs journaled since the last checkpoint."""
 
     def handle(self, event: Input) -> list[Output]:
         journal = self.journal
@@ -232,14 +238,14 @@ class JournaledReferee:
         journal.write({"in": frame.line, "out": [o.to_json() for o in outputs]},
                       durable=bool(outputs))
         journal.frames.commit(frame)
-        self._since += 1
-        if self._since >= CHECKPOINT_EVERY:
+        journal.since += 1
+        if journal.since >= CHECKPOINT_EVERY:
             snapshot = self.referee.snapshot()
             if snapshot is not None:
                 journal.write({"checkpoint": {"referee": snapshot,
                                               "readings": journal.frames.snapshot()}},
                               durable=False)
-                self._since = 0
+                journal.since = 0
         return outputs
 
 
@@ -402,13 +408,17 @@ def resume(path: str | Path) -> Resumed:
                         f"{backup.name}")
     if good != raw:
         _replace(path, good)
+    else:
+        with contextlib.suppress(OSError):  # a repair a crash interrupted: not needed
+            path.with_name(path.name + ".repair").unlink(missing_ok=True)
     try:
         stream = path.open("ab")
     except OSError as error:
         raise JournalError(f"cannot append to {path}: {error.strerror or error}") from None
     journal = Journal(path, stream, referee.schema)
     journal.frames = frames
-    return Resumed(JournaledReferee(referee, journal, since), inputs, warnings)
+    journal.since = since
+    return Resumed(JournaledReferee(referee, journal), inputs, warnings)
 
 
 def _replay(lines: list[bytes], start: int, referee: Referee, frames: Frames,
@@ -505,11 +515,7 @@ def _replace(path: Path, content: bytes) -> None:
             out.flush()
             os.fsync(out.fileno())
         os.replace(aside, path)
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        _sync_folder(path)
     except OSError as error:
         raise JournalError(f"cannot repair {path}: {error.strerror or error}; the "
                            "journal is left as it was") from None
@@ -548,3 +554,13 @@ def summary(path: str | Path) -> Summary:
             event = output.get("event") if isinstance(output, dict) else None
             moves += (event == "move_accepted") - (event == "move_taken_back")
     return Summary(referee.rules.game, tuple(referee.rules.players), moves)
+
+
+def _sync_folder(path: Path) -> None:
+    """Force the folder's list of names to disk, so ``path`` is found after a power
+    failure under the name it has now."""
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)

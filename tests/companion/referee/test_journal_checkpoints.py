@@ -76,11 +76,13 @@ def test_a_resume_from_a_checkpoint_goes_on_as_the_game_never_stopped(
         journal_of(path, inputs[:cut]).journal.close()
         resumed = resume(path)
         assert resumed.warnings == [] and resumed.inputs == cut
+        # as the app does: a referee of its own around the resumed journal
+        runner = JournaledReferee(resumed.referee.referee, resumed.referee.journal)
         for event in inputs[cut:]:
-            resumed.referee.handle(event)
-        resumed.referee.journal.close()
+            runner.handle(event)
+        runner.journal.close()
         assert path.read_bytes() == text
-        assert resumed.referee.referee.snapshot() == whole.referee.snapshot()
+        assert runner.referee.snapshot() == whole.referee.snapshot()
 
 
 def test_a_checkpoint_restores_what_feeding_every_input_does(

@@ -86,17 +86,21 @@ def damaged_copies(raw: bytes, folder: Path, cuts: list[int], flips: list[int]
         yield path, True
 
 
-def sweep(tmp_path: Path, cuts: int, flips: int, seed: int) -> dict[str, int]:
+def sweep(tmp_path: Path, cuts: int, flips: int, seed: int, header_step: int
+          ) -> dict[str, int]:
+    """Resume copies of a journal cut at every line end, at ``cuts`` random bytes and
+    every ``header_step``-th byte of the header, and with ``flips`` random bits flipped
+    and every ``header_step``-th bit of the header; the outcomes, counted."""
     raw, moves = journal(tmp_path / "game.jsonl")
     assert raw.count(b'{"checkpoint":') >= 2
     rng = np.random.default_rng(seed)
     header = raw.index(b"\n") + 1
     ends = [i + 1 for i, b in enumerate(raw) if b == ord("\n")]
     cut_at = sorted(set(ends) | {int(c) for c in rng.integers(0, len(raw), cuts)}
-                    | set(range(0, header + 1, 7)))
+                    | set(range(0, header + 1, header_step)))
     flip_at = sorted({int(b) for b in rng.integers(header * 8, len(raw) * 8, flips)}
-                     | set(range(0, header * 8, 5)))
-    outcomes = {"error": 0, "resumed": 0}
+                     | set(range(0, header * 8, header_step)))
+    outcomes = {"cuts": len(cut_at), "flips": len(flip_at), "error": 0, "resumed": 0}
     for path, damaged in damaged_copies(raw, tmp_path, cut_at, flip_at):
         outcomes[check_outcome(path, moves, damaged)] += 1
     assert len(list_games(tmp_path)) == len(cut_at) + len(flip_at) + 1  # none raises
@@ -104,16 +108,20 @@ def sweep(tmp_path: Path, cuts: int, flips: int, seed: int) -> dict[str, int]:
 
 
 def test_cuts_and_bit_flips_never_change_the_game(tmp_path: Path) -> None:
-    outcomes = sweep(tmp_path, cuts=30, flips=30, seed=1)
+    outcomes = sweep(tmp_path, cuts=30, flips=30, seed=1, header_step=5)
     assert outcomes["error"] > 0 and outcomes["resumed"] > 0
 
 
 @pytest.mark.slow
 def test_cuts_and_bit_flips_never_change_the_game_wider(tmp_path: Path) -> None:
-    for seed in range(2, 6):
+    totals: dict[str, int] = {}
+    for seed in (2, 3):
         folder = tmp_path / str(seed)
         folder.mkdir()
-        sweep(folder, cuts=400, flips=400, seed=seed)
+        for key, count in sweep(folder, cuts=300, flips=300, seed=seed,
+                                header_step=1).items():
+            totals[key] = totals.get(key, 0) + count
+    print(f"journal damage: {totals}")
 
 
 def test_a_changed_setting_in_the_header_is_named_not_played(tmp_path: Path) -> None:
