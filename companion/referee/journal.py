@@ -6,15 +6,19 @@ verdicts it gave: ``{"in": {...}, "out": [...]}``. A table reading is written as
 changed since the last reading of the same source (``null``: no longer read), so a
 camera watching a still table adds a few bytes a frame, not the whole table.
 
+Every ``CHECKPOINT_EVERY`` inputs or so, a ``{"checkpoint": ...}`` line holds the
+referee's whole state, so a resume starts from the last one instead of the first input.
+
 Every line ends with ``"crc"``, the CRC-32 of the line without it, so a damaged line,
 the header included, is found and named instead of being read as something else.
 
 A line whose input gave verdicts is forced to disk (fsync) before its verdicts are
 shown; a line without verdicts is only written, since nothing depended on it yet (the
-next forced line takes it to disk too). ``resume`` feeds the journaled inputs to a fresh
-referee and checks that it reaches the journaled verdicts. It never cuts or rewrites the
-journal in place: a repaired journal is written beside it, forced to disk, then put in
-its place, so a crash at any moment leaves either the old file or the new one whole.
+next forced line takes it to disk too). ``resume`` feeds the inputs journaled after the
+last checkpoint to a referee restored from it, and checks that it reaches the journaled
+verdicts. It never cuts or rewrites the journal in place: a repaired journal is written
+beside it, forced to disk, then put in its place, so a crash at any moment leaves either
+the old file or the new one whole.
 
 Journals of version 1 (an ``{"in"}`` line and an ``{"out"}`` line per input, no
 checksums) are still resumed; resuming one rewrites it in version 2.
