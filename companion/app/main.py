@@ -7,6 +7,7 @@ forward to the pure layer.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -18,6 +19,7 @@ from kivy.app import App
 from kivy.core.window import Window
 from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
+from kivy.utils import platform
 
 from companion.app.controller import PlayController
 from companion.app.gamesetup import GameSetup, Seat
@@ -133,6 +135,16 @@ class CompanionApp(App):
         ids.end.refresh()
 
     # ------------------------------------------------------------------ places
+
+    @property
+    def user_data_dir(self) -> str:
+        """Kivy's data folder for the app. Kivy makes only its last level; on Linux
+        its parent (``$XDG_CONFIG_HOME``, or ``~/.config``) may not exist yet on a
+        fresh account, so it is made here first."""
+        if platform not in ("android", "ios", "win", "macosx"):
+            parent = os.environ.get("XDG_CONFIG_HOME") or "~/.config"
+            Path(parent).expanduser().mkdir(parents=True, exist_ok=True)
+        return str(super().user_data_dir)
 
     @property
     def data_path(self) -> Path:
