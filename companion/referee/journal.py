@@ -323,7 +323,9 @@ def _load_header(path: Path, lines: list[bytes]) -> tuple[dict[str, Any], Refere
             header = decode_line(lines[0])
         except DamagedLine:
             header = parse_json(lines[0], "the line")  # version 1 had no checksums
-            if not isinstance(header, dict) or header.get("journal") != OLD_VERSION:
+            if not isinstance(header, dict) or "journal" not in header:
+                raise ValueError("not a companion referee journal") from None
+            if header.get("journal") != OLD_VERSION:
                 raise
         return (header, *_referee_from_header(header))
     except LINE_ERRORS as error:
