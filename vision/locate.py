@@ -7,14 +7,17 @@ or a status and a message in plain words saying why not (an empty or black frame
 marker seen, too few, the board out of the picture, the reference not matched).
 
 - **markers**: the ArUco markers stuck at the board's corners (``calibration/boards.json``)
-  are found with calibration's sub-pixel detector. Markers the whole-frame search
-  misses (small, far, blurred) are sought again, enlarged, where the others put them.
-  Four markers fix the board's homography. A hand often covers one or two corners:
-  with two or three markers the clusters of corners leave a homography's perspective
-  poorly fixed, so the camera's pose (six unknowns, not eight) is solved with the
-  focal length (the lens profile's, or estimated from earlier frames); from two
-  markers the far side of the board may still be a few mm off, and the message says
-  so. One marker alone never places the board.
+  are found with calibration's sub-pixel detector; those under 60 px are measured again
+  more exactly, and small, blurred ones OpenCV does not read are read from its
+  candidate squares (:mod:`vision.markers`). Markers still missing are sought where the
+  others put them, first read in place, then enlarged. A marker that disagrees with
+  the others (a stray copy on the table) is left out. Markers under 20 px bring a
+  message to bring the camera closer. Four markers fix the board's homography. A hand
+  often covers one or two corners: with two or three markers the clusters of corners
+  leave a homography's perspective poorly fixed, so the camera's pose (six unknowns,
+  not eight) is solved with the focal length (the lens profile's, or estimated from
+  earlier frames); from two markers the far side of the board may still be a few mm
+  off, and the message says so. One marker alone never places the board.
 - **reference**: without markers, features (ORB) of a stored picture of the empty board
   with a known homography (``companion calibrate board --method reference``) are
   matched against the frame, and a homography is fitted with RANSAC.
@@ -289,7 +292,7 @@ class Locator:
 
     def _locate_markers(self, frame: Image) -> Location:
         found = self.find_markers(frame)
-        ids = sorted(i for i in found if i in self.geometry.marker_ids)
+        ids = self._consistent(found, sorted(i for i in found if i in self.geometry.marker_ids))
         if not ids:
             return Location(NO_MARKERS, "board not found: no markers seen"
                             + self._foreign_markers(found) + self._closer(found, ids))
@@ -364,6 +367,26 @@ class Locator:
                     extra[marker_id] = ideal
                     break
         return extra
+
+    def _consistent(self, found: dict[int, FloatArray], ids: list[int]) -> list[int]:
+        """The markers that agree with one position of the board: while the board
+        fitted to them all leaves one farther than ``missing_reach_mm`` from its
+        place, the marker without which the others agree best is left out (a stray
+        copy of a marker lying on the table, or a misread one). Two markers cannot be
+        checked against each other."""
+        keep = list(ids)
+        while len(keep) >= 3 and self._disagreement_mm(found, keep) \
+                > self.config.missing_reach_mm:
+            keep = min(([j for j in keep if j != i] for i in keep),
+                       key=lambda rest: self._disagreement_mm(found, rest))
+        return keep
+
+    def _disagreement_mm(self, found: dict[int, FloatArray], ids: list[int]) -> float:
+        board, pixels = self._marker_points(ids, found)
+        homography = self._fit(board, pixels, len(ids))
+        if homography is None:
+            return math.inf
+        return float(_residual_mm(homography, board, pixels).max())
 
     def _closer(self, found: dict[int, FloatArray], ids: list[int]) -> str:
         """Advice when the markers are too small to be read reliably: with none seen,

@@ -170,3 +170,35 @@ def test_bench_small_markers_reports_rates_and_errors() -> None:
     assert len(figures) == 1 and figures[0].pictures == 1
     assert figures[0].read == figures[0].markers > 0 and figures[0].located == 1
     assert "boards located" in format_marker_figures(figures)
+
+
+def test_a_stray_marker_on_the_table_is_left_out() -> None:
+    """A spare copy of a corner marker lying on the table, its own corner covered:
+    the three others agree on the board's place, the stray one is left out."""
+    picture = render_marker_shot(MarkerShot("shenshi", (1280, 720), 30.0, "easy",
+                                            MARKER_TUNING_SEEDS.start + 1))
+    geometry = board_geometry("shenshi")
+    image = picture.image.copy()
+    corners = {i: picture.truth.to_image(geometry.marker_corners_mm(i))
+               for i in geometry.marker_ids}
+    # copy marker 10 with its card to the table beside the board, then cover it
+    centre = corners[10].mean(axis=0)
+    half = int(_side(corners[10]))
+    patch = image[int(centre[1]) - half:int(centre[1]) + half,
+                  int(centre[0]) - half:int(centre[0]) + half].copy()
+    outline = picture.truth.to_image(geometry.outline_mm())
+    away = np.array([outline[:, 0].max() + 2 * half, outline[:, 1].mean()]).astype(int)
+    if away[0] + half >= image.shape[1]:
+        away[0] = int(outline[:, 0].min()) - 2 * half
+    image[away[1] - half:away[1] + half, away[0] - half:away[0] + half] = patch
+    image[int(centre[1]) - half:int(centre[1]) + half,
+          int(centre[0]) - half:int(centre[0]) + half] = (90, 120, 150)
+    location = Locator("shenshi").locate(image)
+    assert location.status == FOUND and location.markers == (8, 9, 11)
+    error = np.linalg.norm(location.view.to_board(picture.truth.to_image(
+        geometry.outline_mm())) - geometry.outline_mm(), axis=1)
+    assert error.max() < 3.0
+
+
+def _side(corners: np.ndarray) -> float:
+    return math.sqrt(abs(cv2.contourArea(corners.astype(np.float32))))
