@@ -467,17 +467,21 @@ def _all_game_markers() -> set[int]:
     return {i for board in load_boards().values() for i in board.marker_ids}
 
 
+MARKER_HEADER = ("size       level    side px  pictures  markers read        misplaced  "
+                 "boards located  corner mm (median/max)  ms (median/max)")
+
+
 def format_marker_figures(figures: Sequence[MarkerFigure]) -> str:
     """The small-marker figures as a plain-text table."""
-    lines = ["size       level    side px  pictures  markers read        misplaced  "
-             "boards located  corner mm (median/max)  ms (median/max)"]
-    for f in figures:
-        lines.append(
-            f"{f.size[0]}x{f.size[1]:<5} {f.level:<8} {f.side_px:>5.0f}   {f.pictures:>6}    "
+    return "\n".join([MARKER_HEADER, *(format_marker_row(f) for f in figures)])
+
+
+def format_marker_row(f: MarkerFigure) -> str:
+    """One row of :func:`format_marker_figures`."""
+    return (f"{f.size[0]}x{f.size[1]:<5} {f.level:<8} {f.side_px:>5.0f}   {f.pictures:>6}    "
             f"{f.read:>4}/{f.markers:<4} {100 * f.rate:5.1f}%  {f.misplaced:>5}      "
             f"{f.located:>4}/{f.pictures:<4}      {f.corner_error_median_mm:5.2f} / "
             f"{f.corner_error_max_mm:5.2f}        {f.ms_median:5.0f} / {f.ms_max:4.0f}")
-    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -517,10 +521,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.poses:
         print(format_figures(bench_locate(games, sizes)))
         return 0
-    figures = bench_small_markers(games, sizes, tuple(args.side or MARKER_SIDES_PX),
-                                  tuple(args.level or ("hardest",)), args.pictures, args.seed,
-                                  args.lens_profile)
-    print(format_marker_figures(figures))
+    # a row printed as soon as it is measured: a full run takes an hour or more
+    print(MARKER_HEADER, flush=True)
+    for size in sizes:
+        for level in tuple(args.level or ("hardest",)):
+            for side in tuple(args.side or MARKER_SIDES_PX):
+                for figure in bench_small_markers(games, (size,), (side,), (level,),
+                                                  args.pictures, args.seed, args.lens_profile):
+                    print(format_marker_row(figure), flush=True)
     return 0
 
 
