@@ -133,7 +133,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+QUIET_OPENCV = {"OPENCV_LOG_LEVEL": "ERROR", "OPENCV_FFMPEG_LOGLEVEL": "-8"}
+"""OpenCV's own warnings ("can't open camera by index", a video decoder's complaints)
+would come before the companion's one line on standard error: they are turned off,
+before OpenCV is imported, unless the user has set them."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import os
+
+    for variable, value in QUIET_OPENCV.items():
+        os.environ.setdefault(variable, value)
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.handler
@@ -156,4 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as ``python -m companion.cli``, this file is ``__main__``: the commands raise
+    # ``companion.cli.UsageError``, which only the imported module's ``main`` catches.
+    from companion.cli import main as imported_main
+
+    sys.exit(imported_main())

@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import traceback
@@ -162,6 +163,8 @@ CASES: list[tuple[str, Case]] = [
     ("calibrate board --camera -1", Case("calibrate board --game shangrila --camera -1",
                                          subprocess=True)),
     ("calibrate board --camera 99", Case("calibrate board --game shangrila --camera 99999")),
+    ("calibrate board --camera 9, as a process",
+     Case("calibrate board --game shangrila --camera 9", subprocess=True)),
     ("calibrate board --corners bad", Case("calibrate board --game shangrila --method "
                                            "reference --image {d}/blank.png --corners 1,2")),
     ("calibrate board --damaged profile", Case("calibrate board --game shangrila "
@@ -211,6 +214,8 @@ CASES: list[tuple[str, Case]] = [
     ("vision render --jpeg 0", Case("vision render --game shangrila --jpeg 0 "
                                     "--out {d}/out/t.jpg")),
     ("vision read missing", Case("vision read --game shangrila {d}/missing.png")),
+    ("vision read missing, as a process", Case("vision read --game shangrila "
+                                               "{d}/missing.png", subprocess=True)),
     ("vision read text", Case("vision read --game shangrila {d}/text.png")),
     ("vision read corrupt", Case("vision read --game shangrila {d}/corrupt.png")),
     ("vision read a folder", Case("vision read --game shangrila {d}/folder")),
@@ -336,11 +341,25 @@ class Outcome:
     traceback: str = ""
 
 
+ROW_SECONDS = 60
+"""A row still running after this long hangs (every row fails within a few seconds)."""
+
+
+class Hung(BaseException):
+    """Raised in a row that runs past ``ROW_SECONDS``."""
+
+
+def _hung(signum: int, frame: object) -> None:
+    raise Hung(f"still running after {ROW_SECONDS} s")
+
+
 def _in_process(argv: list[str], stdin: str, capsys: pytest.CaptureFixture[str],
                 monkeypatch: pytest.MonkeyPatch) -> Outcome:
     from companion.cli import main
 
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(ROW_SECONDS)
     try:
         code: int | None = main(argv)
     except SystemExit as exit_:
@@ -348,13 +367,20 @@ def _in_process(argv: list[str], stdin: str, capsys: pytest.CaptureFixture[str],
     except BaseException:  # anything else is a traceback the user would see
         captured = capsys.readouterr()
         return Outcome(None, captured.out, captured.err, traceback.format_exc())
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
     captured = capsys.readouterr()
     return Outcome(code, captured.out, captured.err)
 
 
 def _child(argv: list[str], stdin: str, env: dict[str, str]) -> Outcome:
-    result = subprocess.run([sys.executable, "-m", "companion.cli", *argv], input=stdin,
-                            capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    try:
+        result = subprocess.run([sys.executable, "-m", "companion.cli", *argv], input=stdin,
+                                capture_output=True, text=True, timeout=ROW_SECONDS, env=env,
+                                cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return Outcome(None, "", "", f"still running after {ROW_SECONDS} s")
     code = result.returncode
     if code < 0:
         return Outcome(code, result.stdout, result.stderr, f"killed by signal {-code}")
