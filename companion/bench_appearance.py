@@ -204,13 +204,65 @@ def _untrained_or(load: Callable[[str], Any]) -> Any:
                                   ("space", "bridge", "stone")}, {})
 
 
-def iter_examples(pictures: Pictures) -> Iterator[Any]:
+FOREIGN_PER_FRAME = 8
+"""Foreign objects laid over each training picture (see :func:`with_foreign_objects`)."""
+
+
+def with_foreign_objects(image: Any, reader: Any, view: Any, seed: int,
+                         count: int = FOREIGN_PER_FRAME) -> tuple[Any, set[str]]:
+    """A copy of ``image`` with ``count`` opaque blobs of random colour and grain laid
+    over random elements (a hand, a phone, a cup: *something else*), and the elements
+    they cover. Colours near one of the set's piece colours are not used, so that the
+    label "something else" is never a piece's colour."""
+    import cv2
+
+    from vision.appearance import distance, linear, log_colour, sample
+
+    rng = np.random.default_rng(seed)
+    out = image.copy()
+    sampling = reader.sampling(view)
+    covered: set[str] = set()
+    prototypes = [c for values in reader.appearance.colours.values() for c in values.values()]
+    for _ in range(count):
+        for _attempt in range(20):
+            bgr = rng.integers(0, 256, 3)
+            colour = log_colour(linear(bgr.astype(np.uint8)[None, :]))[0]
+            if all(float(distance(colour, p)) > 0.8 for p in prototypes):
+                break
+        target = int(rng.integers(len(sampling.elements)))
+        points = sampling.pixels[sampling.owner == target]
+        centre = points.mean(axis=0)
+        radius = float(np.linalg.norm(points - centre, axis=1).max()) * rng.uniform(1.1, 2.5)
+        mask = np.zeros(out.shape[:2], np.uint8)
+        axes = (max(2, int(radius)), max(2, int(radius * rng.uniform(0.6, 1.0))))
+        cv2.ellipse(mask, (int(centre[0]), int(centre[1])), axes, float(rng.uniform(0, 180)),
+                    0, 360, 255, -1)
+        grain = rng.normal(0, 12, out.shape).astype(np.float32)
+        blob = np.clip(bgr[None, None, :].astype(np.float32) + grain, 0, 255).astype(np.uint8)
+        out[mask > 0] = blob[mask > 0]
+        inside = sample(mask, sampling.pixels)[:, 0] > 127
+        for index, name in enumerate(sampling.elements):
+            if inside[sampling.owner == index].mean() >= 0.6:
+                covered.add(name)
+    return out, covered
+
+
+def iter_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
+    """The labelled examples of a setup's play pictures; with ``foreign``, also of each
+    picture with foreign objects laid over it (the elements they cover labelled
+    *something else*)."""
     from vision.appearance import examples
 
     reader, view = calibrated_reader(pictures)
-    for image, truth in pictures.plays:
-        items = reader.element_features(image, view)
-        yield from examples(items, truth["visible"])
+    for number, (image, truth) in enumerate(pictures.plays):
+        # an element the picture hides (a hand over more than half of it) is "something else"
+        labels = {k: truth["visible"].get(k) for k in truth["observation"]}
+        yield from examples(reader.element_features(image, view), labels)
+        if foreign:
+            changed, covered = with_foreign_objects(image, reader, view,
+                                                    pictures.setup.seed * 100 + number)
+            labels = {k: (None if k in covered else v) for k, v in labels.items()}
+            yield from examples(reader.element_features(changed, view), labels)
 
 
 def fit_command(args: argparse.Namespace) -> int:
@@ -220,13 +272,13 @@ def fit_command(args: argparse.Namespace) -> int:
     cache = Path(args.cache).expanduser() if args.cache else _default_cache()
     started = time.time()
     data = []
-    chosen = setups("train", args.setups)
+    chosen = setups("train", args.setups, size=_size(args.size))
     for i, setup in enumerate(chosen, 1):
         pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
-        data.extend(iter_examples(pictures))
+        data.extend(iter_examples(pictures, foreign=True))
         print(f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} ({setup.level}): "
               f"{len(data)} examples", flush=True)
-    provenance = {"command": f"companion vision fit --setups {args.setups}",
+    provenance = {"command": f"companion vision fit --setups {args.setups} --size {args.size}",
                   "set": "train", "kinds": list(SETS["train"][0]),
                   "setup_seeds": [s.seed for s in chosen], "examples": len(data),
                   "size": list(chosen[0].size)}
@@ -236,6 +288,17 @@ def fit_command(args: argparse.Namespace) -> int:
     out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out} from {len(data)} examples in {time.time() - started:.0f} s")
     return 0
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise SystemExit(f"companion: --size must be WIDTHxHEIGHT, like 1280x720, "
+                         f"not {text!r}") from None
+    if not (160 <= width <= 8000 and 120 <= height <= 8000):
+        raise SystemExit(f"companion: --size {text} is out of range")
+    return width, height
 
 
 def _default_cache() -> Path:
@@ -300,16 +363,15 @@ def score_reading(score: Score, reading: Any, visible: dict[str, Any], schema: A
 def bench_command(args: argparse.Namespace) -> int:
     """``companion bench appearance``: the appearance reader, and the colour reader for
     comparison, on a set's pictures."""
-    from vision.read import reader_for
+    from vision.pipeline import reader_for
 
     cache = Path(args.cache).expanduser() if args.cache else _default_cache()
     results: dict[str, dict[str, Score]] = {}
-    for setup in setups(args.set, args.setups, args.level or LEVELS,
-                        tuple(int(x) for x in args.size.split("x"))):  # type: ignore[arg-type]
+    for setup in setups(args.set, args.setups, args.level or LEVELS, _size(args.size)):
         pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
         reader, view = calibrated_reader(pictures)
         elements = [e for e in reader.elements]
-        colour_reader = reader_for(GAME)
+        colour_reader = reader_for(GAME, reader.model)
         for image, truth in pictures.plays:
             for name, read in (("appearance", reader.read(image, view)),
                                ("colour", colour_reader.read(image, view))):
@@ -332,6 +394,7 @@ def bench_command(args: argparse.Namespace) -> int:
 def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--setups", type=int, default=24,
                         help="training setups (world, camera, level) to fit on")
+    parser.add_argument("--size", default="1280x720", help="picture size (default 1280x720)")
     parser.add_argument("--output", help="where to write the fitted weights "
                         "(default: the file shipped in the package)")
     parser.add_argument("--cache", help="folder of rendered pictures "

@@ -57,7 +57,7 @@ Image = NDArray[np.uint8]
 
 FORMAT_VERSION = 1
 BARE_PX_PER_MM = 2.0
-_LIGHT_PX_PER_MM = 0.5
+_LIGHT_PX_PER_MM = 0.2
 _EPS = 1e-2
 _SRGB_TO_LINEAR = np.array(
     [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
@@ -82,9 +82,9 @@ _SAMPLING: dict[str, tuple[int, float, float, str, float]] = {
 _PIECE_SIZE = {"space": "tile_mm"}
 
 # Features of each alternative: the bare value, a piece value, something else.
-FEATURES = ("bare", "bare_change", "bare_changed_share",
-            "piece", "piece_distance", "piece_near_share", "piece_margin", "piece_change",
-            "other", "other_distance")
+FEATURES = ("bare", "bare_change", "bare_changed_share", "bare_wins_share",
+            "piece", "piece_distance", "piece_wins_share", "piece_margin", "piece_change",
+            "other", "other_distance", "other_change")
 
 
 class AppearanceError(ValueError):
@@ -241,32 +241,64 @@ def _light_design(points_mm: FloatArray, size_mm: tuple[float, float]) -> FloatA
     return np.column_stack([np.ones_like(x), x, y, x * x, x * y, y * y])
 
 
+@dataclass(frozen=True)
+class LightField:
+    """The light of a frame against the calibration, in log colour: a quadratic over
+    the board plus a smooth local correction (a lamp's pool, a shadow's edge)."""
+
+    coefficients: FloatArray  # (6, 3)
+    local: NDArray[np.float32]  # (h, w, 3) at _LIGHT_PX_PER_MM
+    size_mm: tuple[float, float]
+
+    def at(self, points_mm: FloatArray) -> FloatArray:
+        px = (points_mm * _LIGHT_PX_PER_MM - 0.5).astype(np.float32)
+        local = np.asarray(sample(self.local, px), dtype=np.float64)
+        return np.asarray(_light_design(points_mm, self.size_mm) @ self.coefficients + local)
+
+
+LOCAL_LIGHT_MM = 25.0
+"""How far the local light correction reaches (its blur's sigma on the board)."""
+
+
 def fit_light(frame: Image, view: BoardView, appearance: SetAppearance,
-              size_mm: tuple[float, float]) -> FloatArray:
-    """The light of ``frame`` against the calibration: (6, 3) quadratic coefficients of
-    the log-colour difference over the board, fitted with outliers (pieces, hands,
-    shadows) trimmed."""
+              size_mm: tuple[float, float]) -> LightField:
+    """The light of ``frame`` against the calibration: the log-colour difference over
+    the board, fitted by a quadratic with outliers (pieces, hands, shadows) trimmed,
+    then what the quadratic leaves on the board's own print, smoothed."""
     reference = appearance.light_reference()
     h, w = reference.shape[:2]
-    seen = view.rectify(frame, size_mm, _LIGHT_PX_PER_MM)
-    if seen.shape[:2] != (h, w):
-        seen = cv2.resize(seen, (w, h), interpolation=cv2.INTER_AREA)
-    valid = (seen.max(axis=2) > 0).reshape(-1)
+    seen = view.rectify(frame, size_mm, 2.5 * _LIGHT_PX_PER_MM)
+    valid = cv2.resize((seen.max(axis=2) > 0).astype(np.uint8), (w, h),
+                       interpolation=cv2.INTER_NEAREST).reshape(-1) > 0
+    seen = cv2.resize(seen, (w, h), interpolation=cv2.INTER_AREA)
     diff = (log_colour(linear(seen)) - reference).reshape(-1, 3)
-    ys, xs = np.mgrid[0:h, 0:w]
-    points = np.column_stack([(xs.ravel() + 0.5) / _LIGHT_PX_PER_MM,
-                              (ys.ravel() + 0.5) / _LIGHT_PX_PER_MM])
-    design = _light_design(points, size_mm)
+    design = _light_design_grid(h, w, size_mm)
     keep = valid.copy()
     coefficients = np.zeros((6, 3))
+    residual = np.zeros(len(diff))
+    scale = 1.0
     for _ in range(4):
         if keep.sum() < 12:
             break
-        coefficients, *_ = np.linalg.lstsq(design[keep], diff[keep], rcond=None)
+        used = design[keep]
+        coefficients = np.linalg.solve(used.T @ used + 1e-6 * np.eye(6), used.T @ diff[keep])
         residual = distance(diff, design @ coefficients)
         scale = float(np.median(residual[keep])) + 1e-3
         keep = valid & (residual < 2.5 * scale)
-    return np.asarray(coefficients)
+    rest = (diff - design @ coefficients) * keep[:, None]
+    sigma = LOCAL_LIGHT_MM * _LIGHT_PX_PER_MM
+    weight = cv2.GaussianBlur(keep.reshape(h, w).astype(np.float32), (0, 0), sigma)
+    local = cv2.GaussianBlur(rest.reshape(h, w, 3).astype(np.float32), (0, 0), sigma)
+    local = local / np.maximum(weight, 0.05)[:, :, None] * np.minimum(weight / 0.05, 1.0)[
+        :, :, None]
+    return LightField(np.asarray(coefficients), np.asarray(local, dtype=np.float32), size_mm)
+
+
+def _light_design_grid(h: int, w: int, size_mm: tuple[float, float]) -> FloatArray:
+    ys, xs = np.mgrid[0:h, 0:w]
+    points = np.column_stack([(xs.ravel() + 0.5) / _LIGHT_PX_PER_MM,
+                              (ys.ravel() + 0.5) / _LIGHT_PX_PER_MM])
+    return _light_design(points, size_mm)
 
 
 # --- features and the model ------------------------------------------------------------------
@@ -284,47 +316,63 @@ class ElementFeatures:
 
 def features(frame: Image, view: BoardView, appearance: SetAppearance, model: BoardModel,
              sampling: Sampling, schema: TableSchema) -> list[ElementFeatures]:
-    """Every element's feature rows in ``frame``."""
+    """Every element's feature rows in ``frame``, computed kind by kind over arrays of
+    (elements, points)."""
     light = fit_light(frame, view, appearance, model.size_mm)
     seen = log_colour(linear(np.asarray(sample(frame, sampling.pixels), dtype=np.uint8)))
-    seen = seen - _light_design(sampling.ground_mm, model.size_mm) @ light
-    bare = appearance.bare_log(sampling.ground_mm)
-    to_bare = distance(seen, bare)
-    out = []
-    for index, name in enumerate(sampling.elements):
-        mask = sampling.owner == index
-        inside = mask & sampling.inside
-        share = float(inside.sum()) / max(1, int(mask.sum()))
-        kind = sampling.kinds[index]
-        colours = appearance.colours.get(kind, {})
-        values = sorted(schema.values[name], key=repr)
+    seen = seen - light.at(sampling.ground_mm)
+    to_bare = distance(seen, appearance.bare_log(sampling.ground_mm))
+    starts = np.searchsorted(sampling.owner, np.arange(len(sampling.elements)))
+    out: dict[int, ElementFeatures] = {}
+    for kind in dict.fromkeys(sampling.kinds):
+        members = np.array([i for i, k in enumerate(sampling.kinds) if k == kind])
+        count = int(np.sum(sampling.owner == members[0]))
+        index = starts[members][:, None] + np.arange(count)[None, :]
+        inside = sampling.inside[index]
+        share = inside.mean(axis=1)
+        # points out of the picture count as missing; an element wholly out keeps them
+        use = inside | ~inside.any(axis=1, keepdims=True)
+        values = sorted(schema.values[sampling.elements[members[0]]], key=repr)
         bare_value = _bare_value(values)
-        points = seen[inside] if inside.any() else seen[mask]
-        change = to_bare[inside] if inside.any() else to_bare[mask]
+        colours = appearance.colours.get(kind, {})
         piece_values = [v for v in values if v != bare_value and v in colours]
-        piece_d = {v: distance(points, colours[v][None, :]) for v in piece_values}
-        medians = {v: float(np.median(d)) for v, d in piece_d.items()}
-        rows = []
-        alternatives: list[Value | str] = []
-        bare_change = float(np.median(change))
-        changed_share = float(np.mean(change > NEAR))
-        for value in [bare_value, *piece_values]:
-            row = np.zeros(len(FEATURES))
-            if value == bare_value:
-                row[0:3] = (1.0, bare_change, changed_share)
-            else:
-                others = [m for v, m in medians.items() if v != value]
-                margin = (min(others) - medians[value]) if others else 1.0
-                row[3:8] = (1.0, medians[value], float(np.mean(piece_d[value] < NEAR)),
-                            min(margin, 1.0), bare_change)
-            rows.append(row)
-            alternatives.append(value)
-        row = np.zeros(len(FEATURES))
-        row[8:10] = (1.0, min([bare_change, *medians.values()]))
-        rows.append(row)
-        alternatives.append(OTHER)
-        out.append(ElementFeatures(name, kind, tuple(alternatives), np.array(rows), share))
-    return out
+        change = np.where(use, to_bare[index], np.nan)
+        bare_change = _median(change)
+        changed_share = np.nansum(change > NEAR, axis=1) / use.sum(axis=1)
+        points = seen[index]
+        piece_d = np.stack([np.where(use, distance(points, colours[v]), np.nan)
+                            for v in piece_values]) if piece_values else \
+            np.full((1, len(members), count), np.inf)
+        medians = _median(piece_d) if piece_values else np.zeros((0, len(members)))
+        closest_piece = np.min(piece_d, axis=0)
+        counted = use.sum(axis=1)
+        bare_wins = np.sum(use & (change < closest_piece), axis=1) / counted
+        alternatives = (bare_value, *piece_values, OTHER)
+        rows = np.zeros((len(members), len(alternatives), len(FEATURES)))
+        rows[:, 0, 0:4] = np.column_stack([np.ones(len(members)), bare_change, changed_share,
+                                           bare_wins])
+        for j in range(len(piece_values)):
+            others = np.delete(piece_d, j, axis=0)
+            rival = np.minimum(change, others.min(axis=0)) if len(others) else change
+            wins = np.sum(use & (piece_d[j] < rival), axis=1) / counted
+            other_medians = np.delete(medians, j, axis=0)
+            margin = np.minimum(other_medians.min(axis=0) - medians[j], 1.0) \
+                if len(other_medians) else np.ones(len(members))
+            rows[:, 1 + j, 4:9] = np.column_stack([np.ones(len(members)), medians[j], wins,
+                                                   margin, bare_change])
+        closest = np.vstack([bare_change[None, :], medians]).min(axis=0)
+        rows[:, -1, 9:12] = np.column_stack([np.ones(len(members)), closest, bare_change])
+        for row, member in enumerate(members):
+            out[int(member)] = ElementFeatures(sampling.elements[member], kind, alternatives,
+                                               rows[row], float(share[row]))
+    return [out[i] for i in range(len(sampling.elements))]
+
+
+def _median(values: FloatArray) -> FloatArray:
+    """Median along the last axis, leaving out NaN (points out of the picture)."""
+    if not np.isnan(values).any():
+        return np.asarray(np.median(values, axis=-1))
+    return np.asarray(np.nanmedian(values, axis=-1))
 
 
 def _bare_value(values: Iterable[Value]) -> Value:
@@ -404,7 +452,7 @@ def calibrate(game: str, model: BoardModel, empty: Image, empty_view: BoardView,
         sampling = plan(model, view, names)
         light = fit_light(frame, view, appearance, model.size_mm)
         seen = log_colour(linear(np.asarray(sample(frame, sampling.pixels), dtype=np.uint8)))
-        seen = seen - _light_design(sampling.ground_mm, model.size_mm) @ light
+        seen = seen - light.at(sampling.ground_mm)
         for index, name in enumerate(names):
             value = observation[name].value
             if value in ("empty", False) or value is None:
@@ -544,7 +592,12 @@ def examples(items: Iterable[ElementFeatures], truth: Mapping[str, Value | None]
     return out
 
 
-def fit_weights(data: Sequence[Example], l2: float = 1e-3, iterations: int = 60) -> FloatArray:
+RIDGE = 3.0
+"""The fit's ridge penalty (chosen on the validation set)."""
+
+
+def fit_weights(data: Sequence[Example], l2: float = RIDGE, iterations: int = 60
+                ) -> FloatArray:
     """Weights of the conditional logit by Newton's method with a small ridge."""
     w = np.zeros(len(FEATURES))
     for _ in range(iterations):
@@ -563,8 +616,9 @@ def fit_weights(data: Sequence[Example], l2: float = 1e-3, iterations: int = 60)
     return w
 
 
-def fit(game: str, data: Sequence[Example], provenance: Mapping[str, Any]) -> FittedModel:
+def fit(game: str, data: Sequence[Example], provenance: Mapping[str, Any],
+        l2: float = RIDGE) -> FittedModel:
     """Fit every kind's weights from labelled examples."""
     kinds = sorted({e.kind for e in data})
-    weights = {kind: fit_weights([e for e in data if e.kind == kind]) for kind in kinds}
+    weights = {kind: fit_weights([e for e in data if e.kind == kind], l2) for kind in kinds}
     return FittedModel(game, weights, dict(provenance))
