@@ -110,6 +110,8 @@ CASES: list[tuple[str, Case]] = [
     # ---- referee
     ("referee --game chess", Case("referee --game chess")),
     ("referee --players one", Case("referee --players red")),
+    ("referee two players", Case("referee --players red blue")),
+    ("referee --game shendao three players", Case("referee --game shendao --players a b c")),
     ("referee --start missing", Case("referee --start {d}/missing.json")),
     ("referee --start deep", Case("referee --start {d}/deep.json")),
     ("referee --start not UTF-8", Case("referee --start {d}/not-utf8.json")),
@@ -187,6 +189,10 @@ CASES: list[tuple[str, Case]] = [
     ("device show --game chess", Case("device show --game chess --seconds 0.1")),
     ("device show --seconds -1", Case("device show --seconds -1 loop://")),
     *_bad_json_rows("device show --seconds 0.1 --layouts {f}"),
+    ("device show --referee one player", Case("device show loop:// --referee --players red "
+                                              "--seconds 0.2")),
+    ("device show --game shendao --referee", Case("device show loop:// --game shendao "
+                                                  "--referee --players a b c --seconds 0.2")),
     ("device show no such port", Case("device show {d}/no-such-port --seconds 0.3", code=1)),
     ("device show a file", Case("device show {d}/text.png --seconds 0.3", code=1)),
     ("device simulate --game chess", Case("device simulate --game chess")),
@@ -206,6 +212,12 @@ CASES: list[tuple[str, Case]] = [
                                        "--out {d}/out/t.png")),
     ("vision render --players 0", Case("vision render --game shendao --players 0 "
                                        "--out {d}/out/t.png")),
+    ("vision render --elevation 10", Case("vision render --game shangrila --elevation 10 "
+                                          "--out {d}/out/t.png")),
+    ("vision render --distance 0", Case("vision render --game shangrila --distance 0 "
+                                        "--out {d}/out/t.png")),
+    ("vision render --placement -1", Case("vision render --game shangrila --placement -1 "
+                                          "--moves 0 --size 64x48 --out {d}/out/t.png")),
     ("vision render --light", Case("vision render --game shangrila --light disco "
                                    "--out {d}/out/t.png")),
     ("vision render --out .txt", Case("vision render --game shangrila --out {d}/out/t.txt")),
@@ -445,5 +457,8 @@ def test_every_bad_input_gets_one_line_and_its_exit_status(
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.chdir(corpus / "out")
     failures = list(run_corpus(corpus, capsys, monkeypatch))
-    print(f"{len(CASES)} bad inputs, {len(failures)} failures", file=sys.__stderr__)
+    tracebacks = sum(problem.startswith("traceback") for _, problem in failures)
+    with capsys.disabled():  # the figure, shown with pytest -s
+        print(f"\n{len(CASES)} bad inputs: {tracebacks} tracebacks, hangs or crashes; "
+              f"{len(failures)} checks failed")
     assert not failures, "\n".join(f"{name}: {problem}" for name, problem in failures)
