@@ -1,0 +1,239 @@
+"""``companion bench layout``: how well the layout fit (:mod:`calibration.layout`) finds
+where each element lies on boards whose layout is not the model's.
+
+A setup is one board, one camera and one difficulty level
+(:data:`companion.bench_vision.LEVEL_SPECS`), photographed twice as a player calibrates:
+the empty board, and the calibration position (for Shangri-La every bridge and stone
+in place and three tiles of each colour, :func:`vision.appearance.calibration_layout`;
+for Shendao every gate closed; ShenShi needs only the empty board).
+
+- Shangri-La: boards of other editions (:mod:`vision.synth.world`): ``painted`` worlds
+  (seeds from 1, the worlds the fit was developed on) and ``landscape`` worlds (seeds
+  from 2000, a kind never used to choose anything). Their villages are shifted and
+  enlarged, their bridge spots moved along and across their paths; the fit starts from
+  the packaged model and is scored against the edition's true layout.
+- Shendao and ShenShi (only the project's own drawing so far): the board as drawn,
+  and the fit started from a model shifted by up to 6 mm and scaled by up to 3%.
+
+The camera's view is the renderer's own (as in ``bench vision --locate truth``), so the
+figures are the layout fit's alone. Errors are the distance in mm on the board from each
+element's fitted centre to its true one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from companion.bench_vision import LEVEL_SPECS, LEVELS, Shot, _camera_and_pose
+
+KINDS = {"shangrila": ("painted", "landscape"), "shendao": ("project",),
+         "shenshi": ("project",)}
+FIRST_SEED = {"painted": 1, "landscape": 2000, "project": 1}
+WITHIN_MM = 2.0
+
+
+@dataclass(frozen=True)
+class LayoutSetup:
+    game: str
+    kind: str
+    seed: int
+    level: str
+    size: tuple[int, int]
+
+
+@dataclass
+class LayoutPictures:
+    """A setup's calibration pictures, the view, the model the fit starts from and the
+    board's true layout."""
+
+    truth: Any
+    nominal: Any
+    empty: Any
+    calibration: list[tuple[Any, Any, Any]]
+    view: Any
+
+
+def _empty_observation(schema: Any) -> Any:
+    from engines.observation import Observation
+
+    readings: dict[str, Any] = {}
+    for element in schema.elements:
+        values = schema.values[element]
+        readings[element] = next((v for v in ("empty", "none", "open") if v in values), None)
+        if readings[element] is None:
+            readings[element] = 0 if any(type(v) is int for v in values) else False
+    return Observation(schema, readings)
+
+
+def _moved_model(model: Any, rng: np.random.Generator) -> Any:
+    """``model`` shifted by up to 6 mm and scaled by up to 3% about its middle."""
+    centre = np.mean([e.centre_mm for e in model.elements.values()], axis=0)
+    shift = rng.uniform(-6.0, 6.0, 2)
+    scale = float(rng.uniform(0.97, 1.03))
+
+    def moved(point: tuple[float, float]) -> tuple[float, float]:
+        p = centre + (np.array(point) - centre) * scale + shift
+        return float(p[0]), float(p[1])
+
+    return replace(model, elements={name: replace(e, centre_mm=moved(e.centre_mm))
+                                    for name, e in model.elements.items()})
+
+
+def render_setup(setup: LayoutSetup) -> LayoutPictures:
+    """The setup's pictures (deterministic in the setup)."""
+    from engines.observation import Observation
+    from vision.appearance import calibration_layout
+    from vision.models import load_model, referee_schema
+    from vision.synth.camera import LIGHTS, Imaging
+    from vision.synth.table import TableOptions, render_table
+    from vision.synth.world import make_world
+    from vision.view import truth_view
+
+    spec = LEVEL_SPECS[setup.level]
+    rng = np.random.default_rng([setup.seed, LEVELS.index(setup.level), 43])
+    world = make_world(setup.game, setup.kind, setup.seed)
+    truth = world.model
+    nominal = load_model(setup.game) if setup.kind != "project" else _moved_model(truth, rng)
+    camera, pose = _camera_and_pose(Shot(setup.game, setup.level, 0, setup.seed, setup.size),
+                                    rng, truth.size_mm)
+    imaging = Imaging(blur_sigma=spec.blur, noise_sigma=spec.noise, shot_noise=0.3,
+                      vignetting=0.15, jpeg_quality=spec.jpeg)
+    light = LIGHTS[spec.lights[int(rng.integers(len(spec.lights)))]]
+    if setup.level == "hardest":
+        light = replace(light, direction_deg=float(rng.uniform(0, 360)),
+                        key_level=float(rng.uniform(0.45, 0.7)))
+    schema = referee_schema(setup.game)
+
+    def photograph(observation: Any, seed: int, placement: float) -> Any:
+        return render_table(observation, camera, pose, light=light, imaging=imaging,
+                            options=TableOptions(clutter=spec.clutter, placement_mm=placement,
+                                                 placement_deg=3.0 * placement),
+                            seed=seed, model=truth, art=world.art(),
+                            colours=world.colours).image
+
+    empty_observation = _empty_observation(schema)
+    empty = photograph(empty_observation, setup.seed, 0.0)
+    view = truth_view(camera, pose, truth.size_mm)
+    calibration = []
+    position = None
+    if setup.game == "shangrila":
+        position = calibration_layout(schema, truth, ["red", "blue", "yellow", "violet"])
+    elif setup.game == "shendao":
+        readings = empty_observation.to_json()["readings"]
+        readings.update({e: "closed" for e in schema.elements if e.startswith("gate ")})
+        position = Observation.from_json(schema, {"readings": readings})
+    if position is not None:
+        calibration.append((photograph(position, setup.seed + 1, spec.placement_mm), view,
+                            position))
+    return LayoutPictures(truth, nominal, empty, calibration, view)
+
+
+@dataclass
+class Errors:
+    """Distances (mm) of one group of elements, and the fits that failed."""
+
+    distances: list[float] = field(default_factory=list)
+    failed: int = 0
+    seconds: list[float] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        d = np.array(self.distances) if self.distances else np.zeros(0)
+        return {"elements": len(d), "median_mm": float(np.median(d)) if len(d) else None,
+                "p95_mm": float(np.percentile(d, 95)) if len(d) else None,
+                "max_mm": float(d.max()) if len(d) else None,
+                "within_2mm": int((d <= WITHIN_MM).sum()), "failed_fits": self.failed}
+
+    def line(self) -> str:
+        s = self.summary()
+        if not s["elements"]:
+            return f"no elements ({self.failed} fits failed)"
+        return (f"{s['elements']:5d} elements: median {s['median_mm']:.2f} mm, 95% "
+                f"{s['p95_mm']:.2f} mm, max {s['max_mm']:.2f} mm, within {WITHIN_MM:g} mm "
+                f"{s['within_2mm']}/{s['elements']} ({100 * s['within_2mm'] / s['elements']:.1f}%)"
+                + (f", {self.failed} fits failed" if self.failed else ""))
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    from calibration.layout import LayoutError, fit_layout
+
+    games = args.game or ["shangrila"]
+    levels = args.level or list(LEVELS)
+    size = tuple(int(x) for x in args.size.split("x"))
+    results: dict[str, Errors] = {}
+    timing: dict[str, list[float]] = {}
+    for game in games:
+        kinds = args.kind or KINDS[game]
+        for kind in kinds:
+            if kind not in KINDS[game]:
+                continue
+            for level in levels:
+                for i in range(args.setups):
+                    setup = LayoutSetup(game, kind, FIRST_SEED[kind] + i, level,
+                                        (size[0], size[1]))
+                    pictures = render_setup(setup)
+                    started = time.perf_counter()
+                    try:
+                        fit = fit_layout(game, pictures.nominal, pictures.empty, pictures.view,
+                                         pictures.calibration)
+                    except LayoutError as error:
+                        print(f"{game} {kind} {setup.seed} {level}: {error}", flush=True)
+                        for element_kind in {e.kind for e in pictures.truth.elements.values()}:
+                            results.setdefault(f"{game} {kind} {level} {element_kind}",
+                                               Errors()).failed += 1
+                        continue
+                    seconds = time.perf_counter() - started
+                    timing.setdefault(f"{game} {kind} {level}", []).append(seconds)
+                    worst = 0.0
+                    for name, element in pictures.truth.elements.items():
+                        got = np.array(fit.elements[name].centre_mm)
+                        distance = float(np.linalg.norm(got - np.array(element.centre_mm)))
+                        worst = max(worst, distance)
+                        results.setdefault(f"{game} {kind} {level} {element.kind}",
+                                           Errors()).distances.append(distance)
+                    print(f"{game} {kind} world {setup.seed} ({level}): fitted in "
+                          f"{seconds:.1f} s, worst element {worst:.2f} mm", flush=True)
+    command = (f"companion bench layout --setups {args.setups} --size {args.size}"
+               + "".join(f" --game {g}" for g in games)
+               + "".join(f" --kind {k}" for k in args.kind or [])
+               + "".join(f" --level {lv}" for lv in args.level or []))
+    print(command)
+    for key in sorted(results):
+        print(f"{key:40s} {results[key].line()}")
+    for key in sorted(timing):
+        print(f"{key:40s} fit time median {np.median(timing[key]):.1f} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps(
+            {"command": command, "errors": {k: v.summary() for k, v in results.items()},
+             "fit_seconds_median": {k: float(np.median(v)) for k, v in timing.items()}},
+            indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``companion bench layout``."""
+    bench = bench_sub.add_parser(
+        "layout", help="the layout fit on boards whose layout is not the model's",
+        description="Render calibration pictures (empty board, calibration position) of "
+        "boards whose elements lie elsewhere than the model says - Shangri-La editions "
+        "with villages shifted and enlarged and bridges moved along their paths; Shendao "
+        "and ShenShi with the model shifted and scaled - fit the layout and print, per "
+        "kind of element, the median, 95th percentile and largest error in mm and how "
+        "many lie within 2 mm.")
+    bench.add_argument("--game", action="append", choices=sorted(KINDS),
+                       help="game (repeatable; default shangrila)")
+    bench.add_argument("--kind", action="append", choices=("painted", "landscape", "project"),
+                       help="kind of board (repeatable; default: every kind of the game)")
+    bench.add_argument("--level", action="append", choices=LEVELS,
+                       help="difficulty level (repeatable; default: every level)")
+    bench.add_argument("--setups", type=int, default=4,
+                       help="boards per game, kind and level (default 4)")
+    bench.add_argument("--size", default="1280x720", help="picture size (default 1280x720)")
+    bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    bench.set_defaults(handler=bench_command)
