@@ -900,10 +900,26 @@ def load_layout(path: Path, nominal: BoardModel) -> LayoutFit:
     return LayoutFit(model, fits, fields.string("created"))
 
 
+def describe_layout(path: Path) -> str:
+    """One line on a stored layout, after reading and checking all of it. Raises
+    ``ProfileError``."""
+    from vision.models import ModelError, load_model
+
+    game = Fields(read_document(path, KIND_LAYOUT), path, "board layout").string("game")
+    try:
+        model = load_model(game)
+    except ModelError:
+        raise ProfileError(f"{path} is the layout of an unknown game {game!r}") from None
+    fit = load_layout(path, model)
+    furthest = max(fit.elements.values(), key=lambda f: f.moved_mm)
+    return (f"{game} layout of {len(fit.elements)} elements, the furthest moved "
+            f"{furthest.moved_mm:.1f} mm ({furthest.name}), made {fit.created}")
+
+
 def draw_layout(fit: LayoutFit, view: BoardView, image: Image) -> Image:
     """``image`` with every fitted element outlined where the fit puts it: green when
     its own evidence is clear, orange when it is doubtful, blue when it only follows
-    its group; the model's place of each element that moved is marked with a dot."""
+    its group."""
     out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     thickness = max(1, round(out.shape[1] / 900))
     doubtful = set(fit.doubtful())

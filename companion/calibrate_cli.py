@@ -263,6 +263,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show.add_argument("--profile", metavar="NAME", help="only this profile")
     show.set_defaults(handler=show_command)
 
+    from companion.calibrate_layout_cli import add_layout_command
+
+    add_layout_command(commands)
+
 
 def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``companion bench calibration``."""
@@ -679,6 +683,10 @@ def _describe(path: Path) -> str:
     if path.name.startswith("colours-"):
         c = load_colour_model(path)
         return f"{c.game} colours {', '.join(c.names)}, made {c.created}"
+    if path.name.startswith("layout-"):
+        from calibration.layout import describe_layout
+
+        return describe_layout(path)
     raise ProfileError(f"{path} is not a file the companion writes")
 
 

@@ -1,0 +1,157 @@
+"""``companion calibrate layout``: find where each element lies on the player's board.
+
+Takes a picture of the empty board and, for Shangri-La and Shendao, a picture of the
+calibration position (Shangri-La: every bridge and stone in place and three tiles of each
+colour on the spaces ``--print-position`` lists; Shendao: every gate closed), both from
+the camera in its playing position after ``companion calibrate board``. Fits the layout
+(:mod:`calibration.layout`), stores it in the profile (``layout-<game>.json``) and writes
+the picture with the fitted layout drawn over it for the player to check.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from companion.cli import UsageError
+
+GAMES = ("shangrila", "shendao", "shenshi")
+NEEDS_POSITION = ("shangrila", "shendao")
+
+
+def add_layout_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``companion calibrate layout``."""
+    from companion.calibrate_cli import user_errors
+
+    layout = commands.add_parser(
+        "layout", help="find where each space, square, bridge and stone lies on your board",
+        description="Find where each element really lies on your board, from a picture "
+        "of the empty board and a picture of the calibration position (Shangri-La: every "
+        "bridge and stone in place and three tiles of each colour, on the spaces "
+        "--print-position lists; Shendao: every gate closed; ShenShi: the empty board is "
+        "enough). Register the board first ('calibrate board'). Stores the layout with the "
+        "profile and writes the picture with the layout drawn on it: green where the "
+        "element was found clearly, orange where it is doubtful, blue where it only "
+        "follows its neighbours.")
+    layout.add_argument("--game", choices=GAMES, required=True)
+    layout.add_argument("--empty", type=Path, metavar="FILE",
+                        help="picture of the empty board")
+    layout.add_argument("--position", type=Path, metavar="FILE",
+                        help="picture of the calibration position (Shangri-La, Shendao)")
+    layout.add_argument("--overlay", type=Path, metavar="FILE.png",
+                        help="where to write the picture with the layout drawn on it "
+                        "(default: layout-GAME.png beside the profile's files)")
+    layout.add_argument("--print-position", action="store_true",
+                        help="print the calibration position (what goes where) and stop")
+    layout.add_argument("--profile", default="default", metavar="NAME",
+                        help="the table set-up to use (default: 'default')")
+    layout.set_defaults(handler=user_errors(layout_command))
+
+
+def _position(game: str, model: Any, colours: tuple[str, ...]) -> Any:
+    """The calibration position of ``game`` on the packaged layout's names, or ``None``
+    when the game needs none."""
+    from engines.observation import Observation
+    from vision.appearance import calibration_layout
+    from vision.models import referee_schema
+
+    schema = referee_schema(game)
+    if game == "shangrila":
+        return calibration_layout(schema, model, list(colours))
+    if game == "shendao":
+        readings: dict[str, Any] = {}
+        for element in schema.elements:
+            values = schema.values[element]
+            readings[element] = "closed" if element.startswith("gate ") else \
+                "empty" if "empty" in values else None
+        return Observation(schema, readings)
+    return None
+
+
+def _describe_position(game: str, position: Any) -> list[str]:
+    if game == "shendao":
+        return ["every gate closed (a stick in each gate); no tiles"]
+    tiles = [f"{name}: {position.value(name)}" for name in position.schema.elements
+             if not name.endswith("^") and position.value(name) not in (None, "empty", True,
+                                                                           False)]
+    return ["every bridge and every stone in place", "one tile on each of these spaces:",
+            *(f"  {line}" for line in tiles)]
+
+
+def _view(profile: Any, camera: Any) -> Any:
+    """The board's view from a stored registration (and camera profile: then the lens
+    is corrected and heights above the board are known)."""
+    from vision.view import BoardView, Lens, pose_from_homography
+
+    if camera is None:
+        return BoardView(profile.matrix, profile.image_size, None, None, profile.method)
+    lens = Lens.of(camera)
+    return BoardView(profile.matrix, profile.image_size, lens if lens.distorts else None,
+                     pose_from_homography(profile.matrix, lens.matrix), profile.method)
+
+
+def _picture(path: Path, size: tuple[int, int], what: str) -> Any:
+    from calibration.sources import read_image
+
+    image = read_image(path)
+    height, width = image.shape[:2]
+    if (width, height) != tuple(size):
+        raise UsageError(f"{path} is {width}x{height}; the board was registered on "
+                         f"{size[0]}x{size[1]} pictures: take {what} with the camera in "
+                         "its playing position")
+    return image
+
+
+def layout_command(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration.errors import SourceError
+    from calibration.intrinsics import load_camera_profile
+    from calibration.layout import draw_layout, fit_layout, save_layout
+    from calibration.profiles import board_path, camera_path, layout_path
+    from calibration.registration import load_board_profile
+    from vision.models import load_model
+
+    model = load_model(args.game)
+    if args.print_position:
+        from calibration.boards import board_geometry
+
+        position = _position(args.game, model, board_geometry(args.game).player_colours)
+        if position is None:
+            print(f"{args.game}: no calibration position; the empty board is enough")
+        else:
+            print("\n".join(_describe_position(args.game, position)))
+        return 0
+    if args.empty is None:
+        raise UsageError("give --empty FILE (a picture of the empty board)")
+    profile = load_board_profile(board_path(args.game, args.profile), args.game)
+    camera = load_camera_profile(camera_path(args.profile)) if profile.camera else None
+    view = _view(profile, camera)
+    empty = _picture(args.empty, profile.image_size, "the empty board")
+    position = _position(args.game, model, profile.geometry.player_colours)
+    calibration = []
+    if position is not None:
+        if args.position is None:
+            raise UsageError(f"give --position FILE: a picture of the {args.game} "
+                             "calibration position (see --print-position)")
+        calibration.append((_picture(args.position, profile.image_size,
+                                     "the calibration position"), view, position))
+    elif args.position is not None:
+        raise UsageError(f"{args.game} needs only the empty board; leave out --position")
+    fit = fit_layout(args.game, model, empty, view, calibration)
+    path = layout_path(args.game, args.profile)
+    save_layout(fit, path)
+    print(f"board layout saved to {path}")
+    moved = sorted(fit.elements.values(), key=lambda f: -f.moved_mm)
+    print(f"  {len(fit.elements)} elements; the furthest from the printed model moved "
+          f"{moved[0].moved_mm:.1f} mm ({moved[0].name})")
+    doubtful = fit.doubtful()
+    if doubtful:
+        print(f"  check these on the picture (orange): {', '.join(doubtful[:12])}"
+              + (" ..." if len(doubtful) > 12 else ""))
+    overlay = args.overlay or path.with_suffix(".png")
+    if not cv2.imwrite(str(overlay), draw_layout(fit, view, empty)):
+        raise SourceError(f"cannot write {overlay} (is the folder there and the suffix .png?)")
+    print(f"wrote {overlay}: every outline should sit on its printed place")
+    return 0
