@@ -89,10 +89,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       help="where to draw what was read (default IMAGE-read.png)")
     read.add_argument("--all", action="store_true",
                       help="print every element, not only what is on the board")
-    read.add_argument("--profile", help="calibration profile whose colour model to use "
-                      "(default: the default profile's, when it has one)")
+    read.add_argument("--profile", help="calibration profile to use: its lens, board "
+                      "reference, layout, set appearance or colour model (default: the "
+                      "default profile, when there is one)")
     read.add_argument("--no-profile", action="store_true",
-                      help="use the default colours, not a calibration colour model")
+                      help="use no calibration profile: the board model and default colours")
     read.set_defaults(handler=read_command)
 
     from companion.bench_appearance import add_fit_command
@@ -202,15 +203,17 @@ def _truth_view(truth: dict[str, Any], path: Path, size_mm: tuple[float, float])
 
 def read_command(args: argparse.Namespace) -> int:
     from engines.observation import Observation
-    from vision.models import ModelError, load_model
-    from vision.pipeline import draw_recognised, reader_for
+    from vision.models import ModelError
+    from vision.pipeline import draw_recognised
 
-    colours = None if args.no_profile else _profile_colours(args.game, args.profile)
+    table = _table_profile(args.game, None if args.no_profile else args.profile,
+                           args.no_profile)
     image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
     if image is None:
         raise UsageError(f"cannot read {args.image} as a picture (missing, or not PNG/JPEG)")
     try:
-        model = load_model(args.game)
+        model = table.model
+        reader = table.reader()
     except ModelError as error:
         raise UsageError(str(error)) from None
     truth = _load_truth(args.truth) if args.truth is not None else None
@@ -222,17 +225,13 @@ def read_command(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.image} is {image.shape[1]}x{image.shape[0]}, the truth's "
                              f"camera {view.image_size[0]}x{view.image_size[1]}")
     else:
-        from vision.locate import Locator
-
-        location = Locator(args.game).locate(image)
+        location = table.locator().locate(image)
         if location.view is None:
             print(f"{args.image}: {location.message}")
             return 1
         view = location.view
-    if colours is not None:
-        print(f"colours: the calibration colour model of profile "
-              f"{args.profile or 'default'}")
-    reader = reader_for(args.game, model, colours)
+    for line in table.describe():
+        print(line)
     reading = reader.read(image, view)
     if reading.problem is not None:
         print(f"{args.image}: cannot read the board: {reading.problem}")
@@ -251,21 +250,18 @@ def read_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _profile_colours(game: str, profile: str | None) -> Any:
-    """The colour model of ``profile`` (the default one's, when there is one, for
-    None). A profile named on the command line must have a name the data folder allows
-    and, where it holds a colour model for ``game``, a readable one."""
+def _table_profile(game: str, profile: str | None, none: bool) -> Any:
+    """What the calibration ``profile`` (the default one for None) gives the camera for
+    ``game``: nothing with ``none``. A profile named on the command line must exist and
+    be readable."""
     from calibration.errors import ProfileError
-    from vision.pipeline import profile_colours
+    from vision.table_profile import TableProfile, load_table_profile
 
-    if profile is None:
-        return profile_colours(game, None)
-    from calibration.colours import load_colour_model
-    from calibration.profiles import colours_path
-
+    if none:
+        return TableProfile(game, None, notes=["no profile used: the camera reads with its "
+                                               "default colours"])
     try:
-        path = colours_path(game, profile)
-        return load_colour_model(path, game) if path.exists() else None
+        return load_table_profile(game, profile)
     except ProfileError as error:
         raise UsageError(f"--profile {profile}: {error}") from None
 

@@ -35,9 +35,9 @@ gives them, or the referee.
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -202,37 +202,82 @@ class SetAppearance:
             self._light_bare = log_colour(small)
         return self._light_bare
 
-    def save(self, folder: str | Path) -> None:
-        """Write ``bare.png`` (sRGB) and ``colours.json`` into ``folder``."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        srgb = np.where(self.bare <= 0.0031308, self.bare * 12.92,
-                        1.055 * np.power(np.maximum(self.bare, 0.0031308), 1 / 2.4) - 0.055)
-        cv2.imwrite(str(folder / "bare.png"),
-                    np.clip(np.rint(srgb * 255), 0, 255).astype(np.uint8))
-        colours = {kind: [{"value": value, "colour": [round(float(c), 5) for c in col]}
-                          for value, col in values.items()]
-                   for kind, values in self.colours.items()}
-        (folder / "colours.json").write_text(json.dumps(
-            {"version": FORMAT_VERSION, "game": self.game, "colours": colours}, indent=1),
-            encoding="utf-8")
 
-    @classmethod
-    def load(cls, folder: str | Path) -> SetAppearance:
-        """Read what :meth:`save` wrote. Raises ``AppearanceError``."""
-        folder = Path(folder)
-        try:
-            data = read_json_file(folder / "colours.json", "set appearance")
-            bare = cv2.imread(str(folder / "bare.png"), cv2.IMREAD_COLOR)
-            if bare is None:
-                raise AppearanceError(f"{folder / 'bare.png'} is missing or not a picture")
-            colours = {kind: {item["value"]: np.array(item["colour"], dtype=np.float64)
-                              for item in values}
-                       for kind, values in data["colours"].items()}
-            return cls(str(data["game"]), linear(bare), colours)
-        except (KeyError, TypeError, ValueError) as error:
-            raise AppearanceError(f"the set appearance in {folder} cannot be used: "
-                                  f"{error}") from None
+KIND_APPEARANCE = "companion.appearance"
+
+
+def appearance_paths(game: str, profile: str | None = None) -> tuple[Path, Path]:
+    """Where ``profile`` keeps ``game``'s set appearance: the document and the picture
+    of the empty board."""
+    from calibration.profiles import DEFAULT_PROFILE, profile_dir
+
+    folder = profile_dir(profile or DEFAULT_PROFILE)
+    return folder / f"appearance-{game}.json", folder / f"appearance-{game}-bare.png"
+
+
+def save_appearance(appearance: SetAppearance, profile: str | None = None) -> Path:
+    """Keep ``appearance`` in the calibration ``profile`` (atomically, the picture first).
+    Raises ``calibration.errors.ProfileError`` when it cannot be written."""
+    import hashlib
+
+    from calibration.profiles import now_iso, save_document, write_atomic
+
+    document, picture = appearance_paths(appearance.game, profile)
+    srgb = np.where(appearance.bare <= 0.0031308, appearance.bare * 12.92,
+                    1.055 * np.power(np.maximum(appearance.bare, 0.0031308), 1 / 2.4) - 0.055)
+    ok, encoded = cv2.imencode(".png", np.clip(np.rint(srgb * 255), 0, 255).astype(np.uint8))
+    if not ok:
+        raise AppearanceError("the empty board's picture could not be encoded")
+    data = encoded.tobytes()
+    write_atomic(picture, data)
+    colours = {kind: [{"value": value, "colour": [round(float(c), 5) for c in col]}
+                      for value, col in values.items()]
+               for kind, values in appearance.colours.items()}
+    save_document(document, KIND_APPEARANCE, {
+        "game": appearance.game, "created": now_iso(), "px_per_mm": BARE_PX_PER_MM,
+        "bare_picture": picture.name, "bare_sha256": hashlib.sha256(data).hexdigest(),
+        "colours": colours})
+    return document
+
+
+def load_appearance(game: str, profile: str | None = None) -> SetAppearance | None:
+    """``game``'s set appearance in ``profile``, or ``None`` when it has none. Raises
+    ``calibration.errors.ProfileError`` for a damaged or foreign file."""
+    import hashlib
+
+    from calibration.errors import ProfileError
+    from calibration.profiles import read_document
+
+    document, picture = appearance_paths(game, profile)
+    if not document.exists():
+        return None
+    data = read_document(document, KIND_APPEARANCE)
+    try:
+        raw = picture.read_bytes()
+    except OSError as error:
+        raise ProfileError(f"cannot read {picture}: {error.strerror or error}; calibrate "
+                           f"the set again") from None
+    if hashlib.sha256(raw).hexdigest() != data.get("bare_sha256"):
+        raise ProfileError(f"{picture} is not the picture {document} was made with; "
+                           f"calibrate the set again")
+    bare = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_COLOR)
+    try:
+        if bare is None or data.get("game") != game or data.get("px_per_mm") != BARE_PX_PER_MM:
+            raise ValueError("not this game's, or not this version's")
+        colours: dict[str, dict[Value, FloatArray]] = {}
+        for kind, values in data["colours"].items():
+            colours[str(kind)] = {}
+            for item in values:
+                value = item["value"]
+                colour = np.array([float(c) for c in item["colour"]])
+                if colour.shape != (3,) or not np.isfinite(colour).all() or \
+                        not isinstance(value, str | bool):
+                    raise ValueError(f"a colour of {kind} is malformed")
+                colours[str(kind)][value] = colour
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ProfileError(f"the set appearance {document} cannot be used ({error}); "
+                           f"calibrate the set again") from None
+    return SetAppearance(game, linear(bare), colours)
 
 
 def _light_design(points_mm: FloatArray, size_mm: tuple[float, float]) -> FloatArray:
@@ -501,12 +546,20 @@ class AppearanceReading:
     probabilities: dict[str, dict[str, float]]
     abstained: dict[str, str]
     unseen: frozenset[str]
+    problem: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def read(self) -> int:
+        """How many elements were read."""
+        return sum(1 for e in self.observation if self.observation[e].known)
 
 
 NOT_IN_VIEW = "out of the picture"
 SOMETHING_ELSE = "something else is on it (a hand?)"
 UNSURE = "unsure between its values"
 HEIGHTS_ELSEWHERE = "stack heights are read by the sensor board or settled by the referee"
+COVERED_BY_HAND = "covered by a hand"
 
 
 class AppearanceReader:
@@ -535,12 +588,20 @@ class AppearanceReader:
         return features(frame, view, self.appearance, self.model, self.sampling(view),
                         self.schema)
 
-    def read(self, frame: Image, view: BoardView) -> AppearanceReading:
+    def read(self, frame: Image, view: BoardView,
+             covered: Collection[str] = ()) -> AppearanceReading:
+        """Read every element of ``frame`` seen through ``view``; ``covered``: elements
+        a hand is known to cover (left unknown, *not shown*)."""
+        started = time.perf_counter()
         readings: dict[str, Reading | Value | None] = {}
         probs: dict[str, dict[str, float]] = {}
         abstained: dict[str, str] = {}
         unseen: set[str] = set()
         for item in self.element_features(frame, view):
+            if item.element in covered:
+                abstained[item.element] = COVERED_BY_HAND
+                unseen.add(item.element)
+                continue
             if item.seen_share < 0.5:
                 abstained[item.element] = NOT_IN_VIEW
                 unseen.add(item.element)
@@ -557,12 +618,18 @@ class AppearanceReader:
             else:
                 readings[item.element] = Reading(item.values[best], float(p[best]))
         for name in self.schema.elements:
-            if name.endswith(HEIGHT_SUFFIX) and name.removesuffix(HEIGHT_SUFFIX) in \
-                    self.model.elements:
+            base = name.removesuffix(HEIGHT_SUFFIX)
+            if name == base or base not in self.model.elements:
+                continue
+            below = readings.get(base)
+            if isinstance(below, Reading) and below.value == "empty":
+                # no tile, no stack: what the space shows, not a rule of the game
+                readings[name] = Reading(0, below.confidence)
+            else:
                 abstained[name] = HEIGHTS_ELSEWHERE
                 unseen.add(name)
         return AppearanceReading(Observation(self.schema, readings), probs, abstained,
-                                 frozenset(unseen))
+                                 frozenset(unseen), None, time.perf_counter() - started)
 
 
 # --- fitting ---------------------------------------------------------------------------------

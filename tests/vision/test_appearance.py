@@ -30,10 +30,12 @@ from vision.appearance import (
     AppearanceError,
     Example,
     FittedModel,
-    SetAppearance,
+    appearance_paths,
     fit_weights,
+    load_appearance,
     load_fitted,
     probabilities,
+    save_appearance,
 )
 from vision.models import load_model
 from vision.synth.table import board_art
@@ -136,15 +138,25 @@ def test_a_hand_is_something_else_not_a_colour(held_out_setup) -> None:  # type:
         (OTHER, "empty", "red", "yellow") and reading.abstained["4H"]
 
 
-def test_the_set_appearance_round_trips(tmp_path: Path, held_out_setup) -> None:  # type: ignore[no-untyped-def]
+def test_the_set_appearance_round_trips_through_a_profile(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held_out_setup) -> None:  # type: ignore[no-untyped-def]
+    from calibration.errors import ProfileError
+
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path))
+    assert load_appearance("shangrila", "table") is None
     reader, _ = calibrated_reader(held_out_setup, load_fitted("shangrila"))
-    reader.appearance.save(tmp_path)
-    again = SetAppearance.load(tmp_path)
+    document = save_appearance(reader.appearance, "table")
+    again = load_appearance("shangrila", "table")
+    assert again is not None
     assert again.colours.keys() == reader.appearance.colours.keys()
     assert np.abs(again.bare - reader.appearance.bare).max() < 0.01
-    (tmp_path / "colours.json").write_text("{", encoding="utf-8")
-    with pytest.raises(AppearanceError, match="cannot be used"):
-        SetAppearance.load(tmp_path)
+    _, picture = appearance_paths("shangrila", "table")
+    picture.write_bytes(picture.read_bytes()[:-10])
+    with pytest.raises(ProfileError, match="calibrate the set again"):
+        load_appearance("shangrila", "table")
+    document.write_text("{", encoding="utf-8")
+    with pytest.raises(ProfileError, match="damaged"):
+        load_appearance("shangrila", "table")
 
 
 def test_a_damaged_weights_file_is_refused(tmp_path: Path) -> None:
