@@ -616,6 +616,41 @@ def _mask_polygons(difference: NDArray[np.float32], polygons: Iterable[FloatArra
                            0.0, cv2.LINE_8, 3)
 
 
+# --- the view of a registered board ----------------------------------------------------------
+
+def registered_view(homography: FloatArray, image_size: tuple[int, int],
+                    camera: Any = None) -> BoardView:
+    """The view of a board registered by ``homography`` (board mm to ideal pixels, as
+    ``companion calibrate board`` stores it) in pictures of ``image_size``, with heights
+    above the board known so that a piece's silhouette can be predicted.
+
+    With the lens profile (``camera``) the lens is corrected and the camera's place
+    follows from it. Without one, the focal length is estimated from the homography
+    alone (square pixels, principal point in the middle of the picture: the board's
+    two axes must be at right angles, Zhang's constraint), and the lens is not
+    corrected."""
+    from vision.view import Lens, pose_from_homography
+
+    h = np.asarray(homography, np.float64)
+    if camera is not None:
+        lens = Lens.of(camera)
+        return BoardView(h, image_size, lens if lens.distorts else None,
+                         pose_from_homography(h, lens.matrix), "markers")
+    w, ht = image_size
+    centred = np.array([[1.0, 0.0, -w / 2.0], [0.0, 1.0, -ht / 2.0], [0.0, 0.0, 1.0]]) @ h
+    h1, h2 = centred[:, 0], centred[:, 1]
+    estimates = []
+    if abs(h1[2] * h2[2]) > 1e-12:
+        estimates.append(-(h1[0] * h2[0] + h1[1] * h2[1]) / (h1[2] * h2[2]))
+    if abs(h2[2] ** 2 - h1[2] ** 2) > 1e-12:
+        estimates.append((h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2)
+                         / (h2[2] ** 2 - h1[2] ** 2))
+    good = [f2 for f2 in estimates if (0.2 * w) ** 2 < f2 < (10.0 * w) ** 2]
+    focal = math.sqrt(float(np.median(good))) if good else float(w)
+    matrix = np.array([[focal, 0.0, w / 2.0], [0.0, focal, ht / 2.0], [0.0, 0.0, 1.0]])
+    return BoardView(h, image_size, None, pose_from_homography(h, matrix), "markers")
+
+
 # --- the fit -------------------------------------------------------------------------------
 
 def fit_layout(game: str, nominal: BoardModel, empty_frame: Image, view: BoardView,

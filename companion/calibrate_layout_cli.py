@@ -79,18 +79,6 @@ def _describe_position(game: str, position: Any) -> list[str]:
             *(f"  {line}" for line in tiles)]
 
 
-def _view(profile: Any, camera: Any) -> Any:
-    """The board's view from a stored registration (and camera profile: then the lens
-    is corrected and heights above the board are known)."""
-    from vision.view import BoardView, Lens, pose_from_homography
-
-    if camera is None:
-        return BoardView(profile.matrix, profile.image_size, None, None, profile.method)
-    lens = Lens.of(camera)
-    return BoardView(profile.matrix, profile.image_size, lens if lens.distorts else None,
-                     pose_from_homography(profile.matrix, lens.matrix), profile.method)
-
-
 def _picture(path: Path, size: tuple[int, int], what: str) -> Any:
     from calibration.sources import read_image
 
@@ -108,7 +96,7 @@ def layout_command(args: argparse.Namespace) -> int:
 
     from calibration.errors import SourceError
     from calibration.intrinsics import load_camera_profile
-    from calibration.layout import draw_layout, fit_layout, save_layout
+    from calibration.layout import draw_layout, fit_layout, registered_view, save_layout
     from calibration.profiles import board_path, camera_path, layout_path
     from calibration.registration import load_board_profile
     from vision.models import load_model
@@ -127,7 +115,7 @@ def layout_command(args: argparse.Namespace) -> int:
         raise UsageError("give --empty FILE (a picture of the empty board)")
     profile = load_board_profile(board_path(args.game, args.profile), args.game)
     camera = load_camera_profile(camera_path(args.profile)) if profile.camera else None
-    view = _view(profile, camera)
+    view = registered_view(profile.matrix, profile.image_size, camera)
     empty = _picture(args.empty, profile.image_size, "the empty board")
     position = _position(args.game, model, profile.geometry.player_colours)
     calibration = []

@@ -1,0 +1,202 @@
+"""The board's layout fitted to the player's board (``calibration.layout``) on rendered
+boards whose layout is not the model's, stored in the profile, and
+``companion calibrate layout`` end to end."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.errors import ProfileError
+from calibration.layout import (
+    LayoutError,
+    LayoutSettings,
+    fit_layout,
+    load_layout,
+    save_layout,
+)
+from companion.bench_layout import _empty_observation
+from companion.cli import main
+from engines.observation import Observation
+from vision.appearance import calibration_layout
+from vision.models import BoardModel, load_model, referee_schema
+from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
+from vision.synth.table import TableOptions, render_table
+from vision.synth.world import make_world
+from vision.view import BoardView, truth_view
+
+# Coarser than the command's default, so the tests stay quick; the accuracy asked of
+# the player's command is measured by ``companion bench layout``.
+QUICK = LayoutSettings(px_per_mm=2.0)
+IMAGING = Imaging(blur_sigma=0.4, noise_sigma=1.5, supersample=1)
+
+
+@dataclass
+class Board:
+    truth: BoardModel
+    empty: Any
+    position_picture: Any
+    position: Observation
+    view: BoardView
+
+
+def _shoot(game: str, truth: BoardModel, world: Any, observation: Observation, seed: int,
+           placement: float = 0.0) -> tuple[Any, BoardView]:
+    camera = Camera.from_fov(800, 800, 50.0)
+    pose = Pose(72.0, 30.0, 720.0, (0.0, 0.0))
+    picture = render_table(observation, camera, pose, light=LIGHTS["daylight"],
+                           imaging=IMAGING, options=TableOptions(placement_mm=placement),
+                           seed=seed, model=truth, art=world.art(), colours=world.colours)
+    return picture.image, truth_view(camera, pose, truth.size_mm)
+
+
+@pytest.fixture(scope="module")
+def board() -> Board:
+    """An edition of Shangri-La whose villages and bridges lie elsewhere than the
+    model's: the empty board and the calibration position."""
+    world = make_world("shangrila", "painted", 41)
+    schema = referee_schema("shangrila")
+    position = calibration_layout(schema, world.model, ["red", "blue", "yellow", "violet"])
+    empty, view = _shoot("shangrila", world.model, world, _empty_observation(schema), 1)
+    picture, _ = _shoot("shangrila", world.model, world, position, 2, placement=0.5)
+    return Board(world.model, empty, picture, position, view)
+
+
+def _errors(fit_model: BoardModel, truth: BoardModel) -> dict[str, float]:
+    return {name: float(np.linalg.norm(np.array(fit_model.elements[name].centre_mm)
+                                       - np.array(element.centre_mm)))
+            for name, element in truth.elements.items()}
+
+
+def test_a_moved_board_is_found_within_2_mm(board: Board) -> None:
+    nominal = load_model("shangrila")
+    before = _errors(nominal, board.truth)
+    assert max(before.values()) > 8.0  # the edition really differs from the model
+    fit = fit_layout("shangrila", nominal, board.empty, board.view,
+                     [(board.position_picture, board.view, board.position)], QUICK)
+    errors = _errors(fit.model, board.truth)
+    worst = max(errors, key=lambda n: errors[n])
+    assert errors[worst] <= 2.0, (worst, errors[worst])
+    for kind in ("space", "bridge", "stone"):
+        assert any(board.truth.elements[n].kind == kind for n in errors)
+    # bridges are found by their pieces; every space agrees with its village
+    assert {fit.elements[n].source for n in fit.elements if n.startswith("bridge")} \
+        == {"piece"}
+    assert all(fit.elements[e.name].residual_mm <= 2.0 for e in board.truth.of_kind("space"))
+    assert fit.model.villages[0].centre_mm != nominal.villages[0].centre_mm
+
+
+def test_a_grid_game_with_a_moved_model() -> None:
+    """Shendao's squares and gates when the model is off by a shift and a scale."""
+    world = make_world("shendao", "project", 0)
+    schema = referee_schema("shendao")
+    empty, view = _shoot("shendao", world.model, world, _empty_observation(schema), 3)
+    centre = np.array([240.0, 240.0])
+
+    def moved(point: tuple[float, float]) -> tuple[float, float]:
+        p = centre + (np.array(point) - centre) * 1.025 + np.array([4.0, -3.0])
+        return float(p[0]), float(p[1])
+
+    nominal = replace(world.model, elements={n: replace(e, centre_mm=moved(e.centre_mm))
+                                             for n, e in world.model.elements.items()})
+    assert max(_errors(nominal, world.model).values()) > 6.0
+    fit = fit_layout("shendao", nominal, empty, view, [], QUICK)
+    errors = _errors(fit.model, world.model)
+    assert max(errors.values()) <= 2.0
+    assert {fit.elements[n].source for n in errors if n.startswith("gate")} == {"group"}
+
+
+def test_a_board_that_does_not_match_is_refused(board: Board) -> None:
+    with pytest.raises(LayoutError, match="does not show the shendao board's printed squares"):
+        fit_layout("shendao", load_model("shendao"), board.empty, board.view, [], QUICK)
+    # the calibration position without its pieces: the bridges are not there
+    with pytest.raises(LayoutError, match=r"^36 piece\(s\) .* not seen near their place"):
+        fit_layout("shangrila", load_model("shangrila"), board.empty, board.view,
+                   [(board.empty, board.view, board.position)], QUICK)
+    with pytest.raises(LayoutError, match="model is of shendao"):
+        fit_layout("shangrila", load_model("shendao"), board.empty, board.view, [], QUICK)
+
+
+def test_the_layout_is_stored_and_refused_when_damaged(board: Board, tmp_path: Path) -> None:
+    nominal = load_model("shangrila")
+    fit = fit_layout("shangrila", nominal, board.empty, board.view, [], QUICK)
+    path = tmp_path / "layout-shangrila.json"
+    save_layout(fit, path)
+    back = load_layout(path, nominal)
+    assert back.model.elements == fit.model.elements
+    assert back.model.villages == fit.model.villages
+    assert back.elements == fit.elements
+    with pytest.raises(ProfileError, match="layout of the shangrila board, not shendao"):
+        load_layout(path, load_model("shendao"))
+    data = json.loads(path.read_text("utf-8"))
+    del data["elements"]["bridge 0-1"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ProfileError, match=r"'elements\.bridge 0-1' is missing"):
+        load_layout(path, nominal)
+    data["elements"]["bridge 0-1"] = dict(data["elements"]["0R"],
+                                          centre_mm=[900.0, 10.0])
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ProfileError, match="lies off the 500 x 500 mm board"):
+        load_layout(path, nominal)
+
+
+def test_calibrate_layout_command(board: Board, data_dir: Path, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from calibration.boards import board_geometry
+    from calibration.profiles import board_path, layout_path, now_iso
+    from calibration.registration import BoardProfile, save_board_profile
+
+    empty, position = tmp_path / "empty.png", tmp_path / "position.png"
+    cv2.imwrite(str(empty), board.empty)
+    cv2.imwrite(str(position), board.position_picture)
+    status = main(["calibrate", "layout", "--game", "shangrila", "--empty", str(empty),
+                   "--position", str(position)])
+    out, err = capsys.readouterr()
+    assert status == 2 and "no board profile" in err and err.count("\n") == 1
+
+    homography = board.view.homography
+    save_board_profile(BoardProfile(
+        "shangrila", "markers", board.view.image_size,
+        tuple(tuple(float(v) for v in row) for row in homography), None, 0.1,
+        (0, 1, 2, 3), board_geometry("shangrila"), None, now_iso()),
+        board_path("shangrila"))
+    status = main(["calibrate", "layout", "--game", "shangrila", "--empty", str(empty)])
+    out, err = capsys.readouterr()
+    assert status == 2 and "give --position FILE" in err
+
+    overlay = tmp_path / "check.png"
+    status = main(["calibrate", "layout", "--game", "shangrila", "--empty", str(empty),
+                   "--position", str(position), "--overlay", str(overlay)])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "board layout saved to" in out and f"wrote {overlay}" in out
+    drawn = cv2.imread(str(overlay))
+    assert drawn is not None and drawn.shape == board.empty.shape
+    assert np.count_nonzero(np.any(drawn != board.empty, axis=2)) > 10_000
+    stored = load_layout(layout_path("shangrila"), load_model("shangrila"))
+    errors = _errors(stored.model, board.truth)
+    assert max(errors.values()) <= 2.0
+
+    status = main(["calibrate", "show"])
+    out, _ = capsys.readouterr()
+    assert status == 0 and "layout-shangrila.json: shangrila layout of 127 elements" in out
+
+
+@pytest.mark.parametrize("elevation", [35.0, 60.0, 85.0])
+def test_the_camera_is_placed_from_the_registration_alone(elevation: float) -> None:
+    """Without a lens profile the camera's place (for the pieces' silhouettes) comes
+    from the board's homography alone."""
+    from calibration.layout import registered_view
+
+    camera = Camera.from_fov(1280, 720, 60.0)
+    view = truth_view(camera, Pose(elevation, 30.0, 900.0, (10.0, -5.0)), (500.0, 500.0))
+    placed = registered_view(view.homography, view.image_size)
+    truth, found = view.camera_mm(), placed.camera_mm()
+    assert truth is not None and found is not None
+    assert np.linalg.norm(found - truth) < 5.0
