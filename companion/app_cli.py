@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from companion.app import run_app
-from companion.cli import UsageError, camera_index
+from companion.cli import UsageError, camera_index, check_players
 from engines import GAMES
 
 __all__ = ["app_command", "bench_command", "register", "register_bench", "run_app"]
@@ -42,12 +42,7 @@ def app_command(args: argparse.Namespace) -> int:
     if args.video is not None and not Path(args.video).is_file():
         raise UsageError(f"--video {args.video}: no such file")
     if args.players is not None:
-        from engines import rules_class
-
-        cls = rules_class(args.game)
-        if not cls.min_players <= args.players <= cls.max_players:
-            raise UsageError(f"--players {args.players}: {args.game} is played by "
-                             f"{cls.min_players} to {cls.max_players} players")
+        check_players(args.game, args.players)
     if _no_display():
         raise UsageError("there is no display to open the app on: run 'companion demo' "
                          "for the headless demo, or set SDL_VIDEODRIVER=offscreen to draw "

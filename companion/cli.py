@@ -20,6 +20,17 @@ class UsageError(Exception):
     """A problem with the command's input that the user can fix; exit status 2."""
 
 
+def check_players(game: str, count: int) -> None:
+    """Raise ``UsageError`` unless ``game`` is played by ``count`` players."""
+    from engines import rules_class
+
+    cls = rules_class(game)
+    if not cls.min_players <= count <= cls.max_players:
+        allowed = (f"{cls.min_players}" if cls.min_players == cls.max_players
+                   else f"{cls.min_players} to {cls.max_players}")
+        raise UsageError(f"--players {count}: {game} is played by {allowed} players")
+
+
 def camera_index(text: str) -> int:
     """An argparse type: a camera number, 0 for the first. Negative numbers are refused
     here, before they reach OpenCV (whose ``VideoCapture(-1)`` can crash the process)."""

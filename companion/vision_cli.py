@@ -15,7 +15,7 @@ from typing import Any
 
 import cv2
 
-from companion.cli import UsageError
+from companion.cli import UsageError, check_players
 from engines import Dice, rules_class
 
 RENDERABLE = ("shangrila", "shendao", "shenshi")
@@ -132,9 +132,7 @@ def render_command(args: argparse.Namespace) -> int:
     width, height = _size(args.size)
     rules_type = rules_class(args.game)
     count = MOST_PLAYERS[args.game] if args.players is None else args.players
-    if not rules_type.min_players <= count <= rules_type.max_players:
-        raise UsageError(f"--players {count}: {args.game} is played by "
-                         f"{rules_type.min_players} to {rules_type.max_players} players")
+    check_players(args.game, count)
     players = rules_type.default_players(count)
     rules = rules_type(players)
     state = rules.initial_state()
