@@ -57,8 +57,9 @@ def test_a_journal_written_before_the_setting_resumes_flagging_at_once(
     journal = Journal.create(path, referee)
     journal.close()
     lines = path.read_text().splitlines()
-    header = json.loads(lines[0])
-    del header["config"]["confirm_frames"]
+    header = json.loads(lines[0])  # as version 1 wrote it: no checksum, no setting
+    del header["config"]["confirm_frames"], header["crc"]
+    header["journal"] = 1
     path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     resumed = resume(path).referee
     resumed.journal.close()
