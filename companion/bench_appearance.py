@@ -366,20 +366,34 @@ def bench_command(args: argparse.Namespace) -> int:
     from vision.pipeline import reader_for
 
     cache = Path(args.cache).expanduser() if args.cache else _default_cache()
+    import cv2
+
+    cv2.setNumThreads(1)  # the figures are for one core
     results: dict[str, dict[str, Score]] = {}
+    times: list[float] = []
     for setup in setups(args.set, args.setups, args.level or LEVELS, _size(args.size)):
         pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
         reader, view = calibrated_reader(pictures)
-        elements = [e for e in reader.elements]
+        # every element on the board, stack heights included
+        elements = [e for e in reader.schema.elements
+                    if e.removesuffix("^") in reader.model.elements]
         colour_reader = reader_for(GAME, reader.model)
         for image, truth in pictures.plays:
-            for name, read in (("appearance", reader.read(image, view)),
+            started = time.process_time()
+            appearance_read = reader.read(image, view)
+            times.append(time.process_time() - started)
+            for name, read in (("appearance", appearance_read),
                                ("colour", colour_reader.read(image, view))):
                 key = f"{setup.kind} {setup.level}"
                 score_reading(results.setdefault(name, {}).setdefault(key, Score()), read,
                               truth["visible"], reader.schema, elements)
         print(f"{setup.kind} world {setup.seed} ({setup.level}) read", flush=True)
-    lines = [f"companion bench appearance --set {args.set} --setups {args.setups}"]
+    lines = [f"companion bench appearance --set {args.set} --setups {args.setups} "
+             f"--size {args.size}"]
+    if times:
+        lines.append(f"appearance reader: {1000 * float(np.median(times)):.1f} ms a frame "
+                     f"(median, processor time, first frame of each view included: "
+                     f"{1000 * max(times):.0f} ms at most)")
     for name, by_key in results.items():
         for key, score in sorted(by_key.items()):
             lines.append(f"{name:10s} {key:20s} {score.line()}")

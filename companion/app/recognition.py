@@ -67,14 +67,17 @@ class VisionRecogniser:
         return image
 
 
-def make_recogniser(game: str, rules: Any = None) -> Recogniser:
-    """The pipeline for ``game`` (the board found by its corner markers; ``rules``,
-    when given, tell the reader what is in play, such as ShenShi's metals);
+def make_recogniser(game: str, rules: Any = None, profile: str | None = None) -> Recogniser:
+    """The pipeline for ``game`` with what the calibration ``profile`` (the default one
+    for ``None``) holds for it: the lens, the board's reference picture, its fitted
+    layout, and the set's appearance or colour model (``vision.table_profile``);
+    ``rules``, when given, tell the reader what is in play (ShenShi's metals).
     ``NoRecognition`` with the reason when it cannot be made."""
+    from calibration.errors import ProfileError
     from vision.models import ModelError
-    from vision.pipeline import Pipeline
+    from vision.table_profile import load_table_profile
 
     try:
-        return VisionRecogniser(Pipeline(game, rules=rules))
-    except (ModelError, OSError, ValueError) as error:
+        return VisionRecogniser(load_table_profile(game, profile).pipeline(rules=rules))
+    except (ModelError, ProfileError, OSError, ValueError) as error:
         return NoRecognition(str(error))
