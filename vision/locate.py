@@ -279,10 +279,12 @@ class Locator:
         for marker_id, marker in reread_markers(frame, self.geometry.dictionary, small,
                                                 config=self.config.small_markers).items():
             found[marker_id] = self._ideal(marker.corners)
-        if not set(self.geometry.marker_ids) <= set(found):
+        missing = set(self.geometry.marker_ids) - set(found)
+        if missing:
             for marker_id, marker in find_small_markers(
                     frame, self.geometry.dictionary, card_ratios=self._card_ratios,
-                    config=self.config.small_markers).items():
+                    config=self.config.small_markers, wanted=missing,
+                    known=[self._raw(corners) for corners in found.values()]).items():
                 if marker_id not in found:
                     found[marker_id] = self._ideal(marker.corners)
         ids = sorted(i for i in found if i in self.geometry.marker_ids)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -93,22 +93,33 @@ class SmallMarker:
 def find_small_markers(image: Image, dictionary: str, *, card_ratios: Sequence[float] = (),
                        config: SmallMarkerConfig | None = None,
                        candidates: Sequence[FloatArray] | None = None,
+                       wanted: Collection[int] = (), known: Sequence[FloatArray] = (),
                        ) -> dict[int, SmallMarker]:
     """Markers of ``dictionary`` in ``image`` (BGR or grey) read from OpenCV's
     candidate squares (or the given ``candidates``, (4, 2) pixel quads), as the module
     docstring says. ``card_ratios``: the sides of the white cards the markers are
     printed on, over the marker's side (a candidate may be the card). A marker read
-    from several candidates keeps the reading with the fewest bit errors."""
+    from several candidates keeps the reading with the fewest bit errors. The search
+    stops once every id in ``wanted`` is read; candidates inside the cards of
+    ``known`` markers (corners, pixels: read already) are passed over."""
     config = config or SmallMarkerConfig()
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     codes = _codes(dictionary)
     modules = codes.modules
     if candidates is None:
         candidates = candidate_squares(grey, dictionary, config)
+    widest = max((1.0, *card_ratios))
+    cards = [_shrink(np.asarray(k, np.float64), widest).astype(np.float32) for k in known]
     found: dict[int, SmallMarker] = {}
     for quad in candidates:
+        if wanted and set(wanted) <= set(found):
+            break
         side = _side(quad)
-        if not config.min_side_px <= side <= config.max_side_px * max((1.0, *card_ratios)):
+        if not config.min_side_px <= side <= config.max_side_px * widest:
+            continue
+        centre = quad.mean(axis=0)
+        if any(cv2.pointPolygonTest(card, (float(centre[0]), float(centre[1])), False) >= 0
+               for card in cards):
             continue
         for ratio in (1.0, *card_ratios):
             square = _shrink(quad, 1.0 / ratio)
@@ -270,38 +281,33 @@ def _measure_square(linear: NDArray[np.float32], quad: FloatArray, modules: int,
     step = min(config.max_step_modules, config.step_px * modules / max(_side(quad), 1.0))
     offsets = np.arange(-reach, reach + 1e-9, step) * module
     # a profile per pixel of side (at least 9), away from the corners, where the
-    # neighbouring side's blur bends the edge
+    # neighbouring side's blur bends the edge; the four sides at once
     count = max(9, round(_side(quad)))
     along = np.linspace(0.15, 0.85, count)
+    ones, zeros = np.ones(count), np.zeros(count)
+    base = np.stack([np.column_stack([along, zeros]), np.column_stack([ones, along]),
+                     np.column_stack([along[::-1], ones]),
+                     np.column_stack([zeros, along[::-1]])])
+    outward = np.array([[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    samples = base[:, :, None, :] + offsets[None, None, :, None] * outward[:, None, None, :]
+    pixels = _map(homography, samples.reshape(-1, 2)).reshape(4 * count, len(offsets), 2)
+    profiles = _bilinear(linear, pixels.reshape(-1, 2)).reshape(4 * count, len(offsets))
+    dark = profiles[:, offsets <= 0].min(axis=1)
+    outer = np.where(offsets >= 0, profiles, -1.0)
+    brightest = outer.argmax(axis=1)
+    light = outer.max(axis=1)
+    level = (dark + light) / 2.0
+    # from the card's brightest point inwards, the first sample below half-way ends the
+    # step (beyond the card the board may be dark too)
+    before = np.arange(len(offsets))[None, :] < brightest[:, None]
+    below = (profiles < level[:, None]) & before
+    usable = (light > 0.0) & (light - dark >= config.min_edge_contrast * light) \
+        & below.any(axis=1)
     lines = []
     for side in range(4):
-        # unit-square points along the side and the outward direction
-        if side == 0:
-            base, outward = np.column_stack([along, np.zeros(count)]), np.array([0.0, -1.0])
-        elif side == 1:
-            base, outward = np.column_stack([np.ones(count), along]), np.array([1.0, 0.0])
-        elif side == 2:
-            base, outward = np.column_stack([along[::-1], np.ones(count)]), np.array([0.0, 1.0])
-        else:
-            base, outward = np.column_stack([np.zeros(count), along[::-1]]), np.array([-1.0, 0.0])
-        samples = base[:, None, :] + offsets[None, :, None] * outward
-        pixels = _map(homography, samples.reshape(-1, 2))
-        profiles = _bilinear(linear, pixels).reshape(len(along), len(offsets))
-        pixels = pixels.reshape(len(along), len(offsets), 2)
-        dark = profiles[:, offsets <= 0].min(axis=1)
-        outer = np.where(offsets >= 0, profiles, -1.0)
-        brightest = outer.argmax(axis=1)
-        light = outer.max(axis=1)
-        level = (dark + light) / 2.0
-        # from the card's brightest point inwards, the first sample below half-way ends
-        # the step (beyond the card the board may be dark too)
-        before = np.arange(len(offsets))[None, :] < brightest[:, None]
-        below = (profiles < level[:, None]) & before
-        usable = (light > 0.0) & (light - dark >= config.min_edge_contrast * light) \
-            & below.any(axis=1)
-        if usable.sum() < 4:
+        rows = side * count + np.nonzero(usable[side * count:(side + 1) * count])[0]
+        if len(rows) < 4:
             return None
-        rows = np.nonzero(usable)[0]
         k = len(offsets) - 1 - below[rows, ::-1].argmax(axis=1)
         low, high = profiles[rows, k], profiles[rows, k + 1]
         fraction = ((level[rows] - low) / np.maximum(high - low, 1e-9))[:, None]
