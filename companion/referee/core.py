@@ -132,24 +132,38 @@ class Debouncer:
         return Observation.trusted(self.schema, dict(self.stable))
 
     def snapshot(self) -> dict[str, Any]:
-        """This source's state as JSON (``restore`` takes it back)."""
-        def pair(reading: Reading) -> list[Any]:
-            return [reading.value, reading.confidence]
-        return {"frames": self.frames, "read": sorted(self.read),
-                "elements": {e: [pair(self.stable[e]), pair(self._candidate[e]),
-                                 self._count[e], self._confidences[e]]
-                             for e in self.schema.elements}}
+        """This source's state as JSON (``restore`` takes it back). An element read
+        steadily, as believed, is ``[value, confidence, count, readings]``; any other
+        ``[[believed value, confidence], [candidate value, confidence], count,
+        [confidences]]``."""
+        elements: dict[str, list[Any]] = {}
+        for e in self.schema.elements:
+            stable, candidate = self.stable[e], self._candidate[e]
+            confidences = self._confidences[e]
+            if stable == candidate and type(stable.value) is type(candidate.value) and \
+                    all(c == stable.confidence for c in confidences):
+                elements[e] = [stable.value, stable.confidence, self._count[e],
+                               len(confidences)]
+            else:
+                elements[e] = [[stable.value, stable.confidence],
+                               [candidate.value, candidate.confidence], self._count[e],
+                               confidences]
+        return {"frames": self.frames, "read": sorted(self.read), "elements": elements}
 
     def restore(self, data: dict[str, Any]) -> None:
         """Take back ``snapshot``'s state. Raises ``ValueError`` / ``KeyError`` /
         ``TypeError`` for one that is not."""
         if data["frames"] != self.frames or set(data["elements"]) != set(self.stable):
             raise ValueError("a source snapshot of other settings or elements")
-        for e, (stable, candidate, count, confidences) in data["elements"].items():
-            self.stable[e] = Reading(stable[0], float(stable[1]))
-            self._candidate[e] = Reading(candidate[0], float(candidate[1]))
+        for e, (first, second, count, confidences) in data["elements"].items():
+            if isinstance(first, list):
+                self.stable[e] = Reading(first[0], float(first[1]))
+                self._candidate[e] = Reading(second[0], float(second[1]))
+                self._confidences[e] = [float(c) for c in confidences]
+            else:
+                self.stable[e] = self._candidate[e] = Reading(first, float(second))
+                self._confidences[e] = [float(second)] * int(confidences)
             self._count[e] = int(count)
-            self._confidences[e] = [float(c) for c in confidences]
         self.read = set(data["read"]) & set(self.stable)
 
     def latest_changes(self, frames: int = 1) -> dict[str, Reading]:
