@@ -4,11 +4,13 @@ before calling anything illegal."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from companion.referee.core import Referee
 from companion.referee.events import Answer, Seen, TurnDone
 from companion.referee.inference import Explainer
+from companion.referee.journal import Journal, JournaledReferee, resume
 from companion.simulator import random_game
 from engines import GameState
 from engines.observation import Reading
@@ -97,6 +99,22 @@ class TestShangrila:
         out = show(referee, after, times=2)
         assert accepted(out) == [(1, 0, "Y@4", "table"), (2, 1, "H@7", "table")]
         assert "illegal_move" not in names(out)
+
+
+    def test_the_moves_of_a_gap_are_journaled_and_resumed(self, tmp_path: Path) -> None:
+        state = shangrila_position({4: {"A": "red"}, 7: {"Y": "blue"}})
+        path = tmp_path / "game.jsonl"
+        referee = Referee(state.rules, state)
+        runner = JournaledReferee(referee, Journal.create(path, referee))
+        table = from_camera_above(shangrila_table(played(state, "Y@4", "H@7")))
+        for _ in range(5):
+            runner.handle(Seen(table))
+        runner.journal.close()
+        assert referee.record().moves == ["Y@4", "H@7"]
+        resumed = resume(path)
+        assert resumed.warnings == []
+        assert resumed.referee.referee.record().moves == ["Y@4", "H@7"]
+        resumed.referee.journal.close()
 
 
 class TestShendao:
