@@ -8,6 +8,7 @@ tests can pass a scripted fake.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,14 +40,64 @@ class Capture(Protocol):
 CaptureFactory = Callable[[int], Capture]
 
 
+def shown(path: Path | str) -> str:
+    """``path`` as it can be printed, whatever bytes its name holds."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def opencv_path(path: Path | str) -> str:
+    """``path`` as OpenCV's file functions take it. Raises ``SourceError`` for a name
+    that is not UTF-8 text: OpenCV crashes the whole process on one."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SourceError(f"the file name {shown(text)} is not UTF-8 text: rename it") \
+            from None
+    return text
+
+
+def decode_image(path: Path) -> Image | None:
+    """The picture in the file at ``path`` (BGR), or None when it holds none. The file
+    is read here and decoded from memory, so any name Python can open will do.
+    Raises ``OSError`` when the file cannot be read."""
+    data = np.fromfile(path, np.uint8)
+    if data.size == 0:
+        return None
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return None if image is None else np.asarray(image)
+
+
 def read_image(path: Path) -> Image:
     """The image at ``path`` (BGR). Raises ``SourceError`` when it cannot be read."""
     if not path.is_file():
-        raise SourceError(f"no image file at {path}")
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        raise SourceError(f"no image file at {shown(path)}")
+    try:
+        image = decode_image(path)
+    except OSError as error:
+        raise SourceError(f"cannot read {shown(path)}: {error.strerror or error}") from None
     if image is None:
-        raise SourceError(f"{path} cannot be read as an image")
-    return np.asarray(image)
+        raise SourceError(f"{shown(path)} cannot be read as an image")
+    return image
+
+
+def write_image(path: Path, image: Image) -> None:
+    """Write ``image`` in the format its suffix names (``.png``, ``.jpg``...), making
+    its folder if need be. Encoded here and written by Python, so any name will do.
+    Raises ``SourceError``."""
+    try:
+        ok, encoded = cv2.imencode(path.suffix.lower() or ".none", image)
+    except cv2.error:
+        ok = False
+    if not ok:
+        raise SourceError(f"cannot write {shown(path)}: give it a picture's suffix "
+                          "(.png or .jpg)")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(encoded.tobytes())
+    except OSError as error:
+        raise SourceError(f"cannot write {shown(path)}: {error.strerror or error}") \
+            from None
 
 
 def image_files(folder: Path) -> list[Path]:
@@ -64,16 +115,19 @@ def folder_frames(folder: Path) -> Iterator[tuple[str, Image | None]]:
     """Every image of ``folder``; ``None`` for a file that cannot be decoded, so the
     caller can report it and go on."""
     for path in image_files(folder):
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        yield path.name, None if image is None else np.asarray(image)
+        try:
+            image = decode_image(path)
+        except OSError:
+            image = None
+        yield shown(path.name), image
 
 
 def video_frames(path: Path, step: int) -> Iterator[tuple[str, Image]]:
     """Every ``step``-th frame of the video at ``path``. Raises ``SourceError`` when it
     cannot be opened or holds no frame."""
     if not path.is_file():
-        raise SourceError(f"no video file at {path}")
-    capture = cv2.VideoCapture(str(path))
+        raise SourceError(f"no video file at {shown(path)}")
+    capture = cv2.VideoCapture(opencv_path(path))
     if not capture.isOpened():
         raise SourceError(f"{path} cannot be opened as a video")
     try:

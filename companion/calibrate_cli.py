@@ -455,11 +455,9 @@ def camera_command(args: argparse.Namespace) -> int:
 
 @user_errors
 def undistort_command(args: argparse.Namespace) -> int:
-    import cv2
-
     from calibration.errors import SourceError
     from calibration.intrinsics import undistort_image
-    from calibration.sources import read_image
+    from calibration.sources import read_image, shown, write_image
 
     profile = _required_camera_profile(args.profile)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -467,10 +465,10 @@ def undistort_command(args: argparse.Namespace) -> int:
         image = read_image(path)
         out = args.out / path.name
         if out.resolve() == path.resolve():
-            raise SourceError(f"{out} would overwrite its own input; choose another --out")
-        if not cv2.imwrite(str(out), undistort_image(profile, image)):
-            raise SourceError(f"cannot write {out}")
-        print(f"wrote {out}")
+            raise SourceError(f"{shown(out)} would overwrite its own input; choose another "
+                              "--out")
+        write_image(out, undistort_image(profile, image))
+        print(f"wrote {shown(out)}")
     return 0
 
 
@@ -527,12 +525,9 @@ def board_command(args: argparse.Namespace) -> int:
 
 
 def _write_image(path: Path, image: Any) -> None:
-    import cv2
+    from calibration.sources import write_image
 
-    from calibration.errors import SourceError
-
-    if not cv2.imwrite(str(path), image):
-        raise SourceError(f"cannot write {path} (is the folder there and the suffix .png?)")
+    write_image(path, image)
 
 
 @user_errors

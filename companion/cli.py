@@ -161,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (UsageError, EngineError) as error:
-        print(f"companion: {error}", file=sys.stderr)
+        _complain(str(error))
         return 2
     except KeyboardInterrupt:
         print("companion: interrupted", file=sys.stderr)
@@ -172,8 +172,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A file or folder the user named that cannot be used (missing folder, a
         # folder where a file is wanted, no permission, disk full).
         where = f" {error.filename}" if error.filename else ""
-        print(f"companion: cannot use{where}: {error.strerror or error}", file=sys.stderr)
+        _complain(f"cannot use{where}: {error.strerror or error}")
         return 2
+
+
+def _complain(message: str) -> None:
+    """The one line on standard error; a file name that is not UTF-8 text is shown
+    with escapes rather than failing to print."""
+    line = f"companion: {message}".encode("utf-8", "backslashreplace").decode("utf-8")
+    print(line, file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import cv2
-
+from calibration.sources import decode_image, shown
 from companion.cli import UsageError, check_players
 from engines import Dice, rules_class
 
@@ -153,9 +152,8 @@ def render_command(args: argparse.Namespace) -> int:
                            markers=args.markers)
     result = render_table(observation, camera, pose, light=LIGHTS[args.light],
                           imaging=imaging, options=options, seed=args.seed)
-    if not cv2.imwrite(str(args.out), result.image):
-        raise UsageError(f"cannot write {args.out}")
-    print(f"{args.out}: {args.game} after {played} moves, seen from {args.elevation:g} "
+    _write(args.out, result.image)
+    print(f"{shown(args.out)}: {args.game} after {played} moves, seen from {args.elevation:g} "
           f"degrees")
     if args.truth is not None:
         truth = {
@@ -168,8 +166,18 @@ def render_command(args: argparse.Namespace) -> int:
                          for name, t in result.truth.items()},
         }
         args.truth.write_text(json.dumps(truth), encoding="utf-8")
-        print(f"{args.truth}: ground truth of {len(truth['elements'])} elements")
+        print(f"{shown(args.truth)}: ground truth of {len(truth['elements'])} elements")
     return 0
+
+
+def _write(path: Path, image: Any) -> None:
+    from calibration.errors import SourceError
+    from calibration.sources import write_image
+
+    try:
+        write_image(path, image)
+    except SourceError as error:
+        raise UsageError(str(error)) from None
 
 
 def _load_truth(path: Path) -> dict[str, Any]:
@@ -206,9 +214,13 @@ def read_command(args: argparse.Namespace) -> int:
 
     table = _table_profile(args.game, None if args.no_profile else args.profile,
                            args.no_profile)
-    image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    try:
+        image = decode_image(args.image)
+    except OSError:
+        image = None
     if image is None:
-        raise UsageError(f"cannot read {args.image} as a picture (missing, or not PNG/JPEG)")
+        raise UsageError(f"cannot read {shown(args.image)} as a picture (missing, or not "
+                         "PNG/JPEG)")
     try:
         model = table.model
         reader = table.reader()
@@ -225,23 +237,22 @@ def read_command(args: argparse.Namespace) -> int:
     else:
         location = table.locator().locate(image)
         if location.view is None:
-            print(f"{args.image}: {location.message}")
+            print(f"{shown(args.image)}: {location.message}")
             return 1
         view = location.view
     for line in table.describe():
         print(line)
     reading = reader.read(image, view)
     if reading.problem is not None:
-        print(f"{args.image}: cannot read the board: {reading.problem}")
+        print(f"{shown(args.image)}: cannot read the board: {reading.problem}")
         return 1
     observation = reading.observation
     _print_observation(observation, reading.abstained, args.all)
     overlay = args.overlay or args.image.with_name(args.image.stem + "-read.png")
-    if not cv2.imwrite(str(overlay), draw_recognised(image, view, observation, model)):
-        raise UsageError(f"cannot write {overlay}")
+    _write(overlay, draw_recognised(image, view, observation, model))
     known = reading.read
     print(f"read {known} of {len(observation)} elements in {reading.seconds * 1000:.1f} ms; "
-          f"overlay: {overlay}")
+          f"overlay: {shown(overlay)}")
     if truth is not None:
         wanted = Observation.from_json(observation.schema, {"readings": truth["observation"]})
         return _compare(observation, wanted, truth.get("elements", {}))

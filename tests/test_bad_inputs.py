@@ -246,6 +246,18 @@ CASES: list[tuple[str, Case]] = [
     ("vision read truth bad elements", Case("vision read --game shangrila --locate truth "
                                             "--truth {d}/truth-elements.json "
                                             "--overlay {d}/out/o.png {d}/blank.png")),
+    # ---- file names that are not UTF-8 (OpenCV crashed the process on them)
+    ("vision read a name not UTF-8", Case("vision read --game shangrila --overlay "
+                                          "{d}/out/o.png {d}/\udcff.png", code=1,
+                                          subprocess=True)),
+    ("calibrate camera --video a name not UTF-8",
+     Case("calibrate camera --video {d}/\udcff.avi", subprocess=True)),
+    ("calibrate camera --images with a name not UTF-8",
+     Case("calibrate camera --images {d}/odd", subprocess=True)),
+    ("calibrate board --image a name not UTF-8", Case("calibrate board --game shangrila "
+                                                      "--image {d}/\udcff.png")),
+    ("rules replay a name not UTF-8", Case("rules replay {d}/\udcfe.json")),
+    ("demo --out a name not UTF-8", Case("demo --headless --out {d}/out/\udcff")),
     # ---- demo
     ("demo --game chess", Case("demo --game chess")),
     ("demo --moves 2", Case("demo --headless --moves 2 --out {d}/out/demo")),
@@ -311,7 +323,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _picture(d / "blank.png", "blank")
     _picture(d / "corrupt.png", "corrupt")
     _picture(d / "text.png", "text")
+    (d / "\udcff.png").write_bytes((d / "blank.png").read_bytes())
+    (d / "odd").mkdir()
+    (d / "odd" / "\udcff.png").write_bytes((d / "blank.png").read_bytes())
     (d / "corrupt.avi").write_bytes(b"RIFF\x00\x00\x00\x00AVI LIST" + bytes(range(256)) * 8)
+    (d / "\udcff.avi").write_bytes((d / "corrupt.avi").read_bytes())
     (d / "truth-wrong.json").write_text(json.dumps({"observation": {}, "camera": 3}),
                                         encoding="utf-8")
     truth = {"game": "shangrila", "observation": {},

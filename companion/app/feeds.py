@@ -47,6 +47,14 @@ class CaptureSource:
         self.live = isinstance(target, int)
         if self.live and int(target) < 0:  # VideoCapture(-1) can crash the process
             raise FeedError(f"{target} is not a camera number (0 is the first camera)")
+        if not self.live:
+            from calibration.errors import SourceError
+            from calibration.sources import opencv_path
+
+            try:
+                target = opencv_path(target)
+            except SourceError as error:
+                raise FeedError(str(error)) from None
         self._capture = cv2.VideoCapture(target)
         if not self._capture.isOpened():
             self._capture.release()

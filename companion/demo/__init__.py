@@ -65,6 +65,13 @@ def demo_command(args: argparse.Namespace) -> int:
     out = args.out or Path(f"companion-demo-{args.game}")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file: the report needs a folder")
+    from calibration.errors import SourceError
+    from calibration.sources import opencv_path
+
+    try:
+        opencv_path(out)  # the film is written there by OpenCV
+    except SourceError as error:
+        raise UsageError(f"--out: {error}") from None
     options = DemoOptions(game=args.game, seed=args.seed, out=out, sensor=args.sensor_sim,
                           moves=args.moves, level=args.level)
     if has_display() and not args.headless:
