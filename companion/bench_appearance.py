@@ -31,7 +31,9 @@ import numpy as np
 
 from companion.bench_vision import LEVEL_SPECS, LEVELS, Shot, _camera_and_pose, _state_observation
 
-GAME = "shangrila"
+GAMES = ("shangrila", "shendao")
+"""Games the appearance reader reads (those with worlds other than the project's)."""
+KINDS_OF = {"shangrila": ("space", "bridge", "stone"), "shendao": ("square", "gate")}
 SETS = {
     "train": (("project", "painted"), 1),
     "validation": (("painted",), 1000),
@@ -50,19 +52,20 @@ class Setup:
     seed: int
     level: str
     size: tuple[int, int]
+    game: str = "shangrila"
 
     @property
     def key(self) -> str:
-        return f"a{CACHE_VERSION}-{GAME}-{self.kind}-{self.seed}-{self.level}-" \
+        return f"a{CACHE_VERSION}-{self.game}-{self.kind}-{self.seed}-{self.level}-" \
                f"{self.size[0]}x{self.size[1]}"
 
 
 def setups(name: str, count: int, levels: Sequence[str] = LEVELS,
-           size: tuple[int, int] = (1280, 720)) -> list[Setup]:
+           size: tuple[int, int] = (1280, 720), game: str = "shangrila") -> list[Setup]:
     """``count`` setups of set ``name``, spread over its kinds of world and ``levels``."""
     kinds, first = SETS[name]
     return [Setup(kinds[i % len(kinds)], first + i, levels[(i // len(kinds)) % len(levels)],
-                  size) for i in range(count)]
+                  size, game) for i in range(count)]
 
 
 @dataclass
@@ -79,8 +82,9 @@ class Pictures:
 
 
 def render_setup(setup: Setup) -> Pictures:
+    from calibration.boards import board_geometry
     from engines.observation import Observation
-    from vision.appearance import calibration_layout
+    from vision.appearance import bare_value, calibration_layout
     from vision.models import referee_schema
     from vision.synth.camera import LIGHTS, Imaging
     from vision.synth.table import TableOptions, render_table
@@ -88,9 +92,10 @@ def render_setup(setup: Setup) -> Pictures:
 
     spec = LEVEL_SPECS[setup.level]
     rng = np.random.default_rng([setup.seed, LEVELS.index(setup.level), 41])
-    world = make_world(GAME, setup.kind, setup.seed)
+    game = setup.game
+    world = make_world(game, setup.kind, setup.seed)
     model = world.model
-    shot = Shot(GAME, setup.level, 0, setup.seed, setup.size)
+    shot = Shot(game, setup.level, 0, setup.seed, setup.size)
     camera, pose = _camera_and_pose(shot, rng, model.size_mm)
     imaging = Imaging(blur_sigma=spec.blur, noise_sigma=spec.noise, shot_noise=0.3,
                       vignetting=0.15, jpeg_quality=spec.jpeg)
@@ -111,11 +116,10 @@ def render_setup(setup: Setup) -> Pictures:
                             options=options, seed=int(rng.integers(2 ** 31)), model=model,
                             art=world.art(), colours=world.colours)
 
-    schema = referee_schema(GAME)
-    empty_obs = Observation(schema, {e: ("empty" if schema.values[e] >= {"empty"} else
-                                         0 if e.endswith("^") else False)
+    schema = referee_schema(game)
+    empty_obs = Observation(schema, {e: (0 if e.endswith("^") else bare_value(schema.values[e]))
                                      for e in schema.elements})
-    layout = calibration_layout(schema, model, ["red", "blue", "yellow", "violet"])
+    layout = calibration_layout(schema, model, board_geometry(game).player_colours)
     # calibration happens once, under one light, with the camera in place
     calm_light = light()
     empty = render_table(empty_obs, camera, pose, light=calm_light, imaging=imaging,
@@ -130,7 +134,7 @@ def render_setup(setup: Setup) -> Pictures:
                         camera=asdict(camera), pose=asdict(pose))
     for index in range(PLAYS_PER_SETUP):
         depth = DEPTHS[(setup.seed + index) % len(DEPTHS)] + int(rng.integers(0, 4))
-        observation = _state_observation(GAME, int(rng.integers(2 ** 31)), depth)
+        observation = _state_observation(game, int(rng.integers(2 ** 31)), depth)
         hands = 1 if rng.random() < spec.hand_share else 0
         picture = photograph(observation, hands, calm=False)
         pictures.plays.append((picture.image, {
@@ -183,25 +187,28 @@ def calibrated_reader(pictures: Pictures, fitted: Any = None) -> Any:
     from vision.models import referee_schema
     from vision.synth.world import make_world
 
-    world = make_world(GAME, pictures.setup.kind, pictures.setup.seed)
+    game = pictures.setup.game
+    world = make_world(game, pictures.setup.kind, pictures.setup.seed)
     model = world.model
-    schema = referee_schema(GAME)
+    schema = referee_schema(game)
     view = _view(pictures, model.size_mm)
     layout = Observation.from_json(schema, {"readings": pictures.calibration_truth})
-    appearance = calibrate(GAME, model, pictures.empty, view,
+    appearance = calibrate(game, model, pictures.empty, view,
                            [(pictures.calibration, view, layout)])
-    fitted = fitted if fitted is not None else _untrained_or(load_fitted)
-    return AppearanceReader(GAME, model, appearance, fitted, schema), view
+    fitted = fitted if fitted is not None else _untrained_or(load_fitted, game)
+    return AppearanceReader(game, model, appearance, fitted, schema), view
 
 
-def _untrained_or(load: Callable[[str], Any]) -> Any:
+def _untrained_or(load: Callable[[str], Any], game: str) -> Any:
+    """The shipped weights of ``game``; untrained ones (every weight 0) before the first
+    fit, which the fit's own examples are computed with (the weights play no part in
+    the features)."""
     from vision.appearance import FEATURES, AppearanceError, FittedModel
 
     try:
-        return load(GAME)
+        return load(game)
     except AppearanceError:
-        return FittedModel(GAME, {k: np.zeros(len(FEATURES)) for k in
-                                  ("space", "bridge", "stone")}, {})
+        return FittedModel(game, {k: np.zeros(len(FEATURES)) for k in KINDS_OF[game]}, {})
 
 
 FOREIGN_PER_FRAME = 8
@@ -272,18 +279,19 @@ def fit_command(args: argparse.Namespace) -> int:
     cache = Path(args.cache).expanduser() if args.cache else _default_cache()
     started = time.time()
     data = []
-    chosen = setups("train", args.setups, size=_size(args.size))
+    chosen = setups("train", args.setups, size=_size(args.size), game=args.game)
     for i, setup in enumerate(chosen, 1):
         pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
         data.extend(iter_examples(pictures, foreign=True))
         print(f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} ({setup.level}): "
               f"{len(data)} examples", flush=True)
-    provenance = {"command": f"companion vision fit --setups {args.setups} --size {args.size}",
+    provenance = {"command": f"companion vision fit --game {args.game} --setups {args.setups} "
+                             f"--size {args.size}",
                   "set": "train", "kinds": list(SETS["train"][0]),
                   "setup_seeds": [s.seed for s in chosen], "examples": len(data),
                   "size": list(chosen[0].size)}
-    model = fit(GAME, data, provenance)
-    out = Path(args.output) if args.output else fitted_path(GAME)
+    model = fit(args.game, data, provenance)
+    out = Path(args.output) if args.output else fitted_path(args.game)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out} from {len(data)} examples in {time.time() - started:.0f} s")
@@ -371,13 +379,14 @@ def bench_command(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)  # the figures are for one core
     results: dict[str, dict[str, Score]] = {}
     times: list[float] = []
-    for setup in setups(args.set, args.setups, args.level or LEVELS, _size(args.size)):
+    for setup in setups(args.set, args.setups, args.level or LEVELS, _size(args.size),
+                        args.game):
         pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
         reader, view = calibrated_reader(pictures)
         # every element on the board, stack heights included
         elements = [e for e in reader.schema.elements
                     if e.removesuffix("^") in reader.model.elements]
-        colour_reader = reader_for(GAME, reader.model)
+        colour_reader = reader_for(args.game, reader.model)
         for image, truth in pictures.plays:
             started = time.process_time()
             appearance_read = reader.read(image, view)
@@ -388,7 +397,8 @@ def bench_command(args: argparse.Namespace) -> int:
                 score_reading(results.setdefault(name, {}).setdefault(key, Score()), read,
                               truth["visible"], reader.schema, elements)
         print(f"{setup.kind} world {setup.seed} ({setup.level}) read", flush=True)
-    lines = [f"companion bench appearance --set {args.set} --setups {args.setups} "
+    lines = [f"companion bench appearance --game {args.game} --set {args.set} "
+             f"--setups {args.setups} "
              f"--size {args.size}"]
     if times:
         lines.append(f"appearance reader: {1000 * float(np.median(times)):.1f} ms a frame "
@@ -406,6 +416,7 @@ def bench_command(args: argparse.Namespace) -> int:
 
 
 def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", choices=GAMES, default="shangrila")
     parser.add_argument("--setups", type=int, default=24,
                         help="training setups (world, camera, level) to fit on")
     parser.add_argument("--size", default="1280x720", help="picture size (default 1280x720)")
@@ -416,6 +427,7 @@ def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", choices=GAMES, default="shangrila")
     parser.add_argument("--set", choices=sorted(SETS), default="test")
     parser.add_argument("--setups", type=int, default=12)
     parser.add_argument("--level", action="append", choices=LEVELS)

@@ -78,8 +78,11 @@ _SAMPLING: dict[str, tuple[int, float, float, str, float]] = {
     "space": (6, 0.40, 0.22, "tile_thickness_mm", 1.5),
     "bridge": (5, 0.38, 0.0, "bridge_height_mm", 1.0),
     "stone": (3, 0.28, 0.0, "stone_height_mm", 1.0),
+    "square": (6, 0.40, 0.15, "tile_thickness_mm", 1.0),
+    "gate": (5, 0.38, 0.0, "stick_height_mm", 1.0),
 }
-_PIECE_SIZE = {"space": "tile_mm"}
+_PIECE_SIZE = {"space": "tile_mm", "square": "tile_mm"}
+_BARE_VALUES = ("empty", "open", False)
 
 # Features of each alternative: the bare value, a piece value, something else.
 FEATURES = ("bare", "bare_change", "bare_changed_share", "bare_wins_share",
@@ -378,9 +381,9 @@ def features(frame: Image, view: BoardView, appearance: SetAppearance, model: Bo
         # points out of the picture count as missing; an element wholly out keeps them
         use = inside | ~inside.any(axis=1, keepdims=True)
         values = sorted(schema.values[sampling.elements[members[0]]], key=repr)
-        bare_value = _bare_value(values)
+        bare = bare_value(values)
         colours = appearance.colours.get(kind, {})
-        piece_values = [v for v in values if v != bare_value and v in colours]
+        piece_values = [v for v in values if v != bare and v in colours]
         change = np.where(use, to_bare[index], np.nan)
         bare_change = _median(change)
         changed_share = np.nansum(change > NEAR, axis=1) / use.sum(axis=1)
@@ -392,7 +395,7 @@ def features(frame: Image, view: BoardView, appearance: SetAppearance, model: Bo
         closest_piece = np.min(piece_d, axis=0)
         counted = use.sum(axis=1)
         bare_wins = np.sum(use & (change < closest_piece), axis=1) / counted
-        alternatives = (bare_value, *piece_values, OTHER)
+        alternatives = (bare, *piece_values, OTHER)
         rows = np.zeros((len(members), len(alternatives), len(FEATURES)))
         rows[:, 0, 0:4] = np.column_stack([np.ones(len(members)), bare_change, changed_share,
                                            bare_wins])
@@ -420,12 +423,12 @@ def _median(values: FloatArray) -> FloatArray:
     return np.asarray(np.nanmedian(values, axis=-1))
 
 
-def _bare_value(values: Iterable[Value]) -> Value:
+def bare_value(values: Iterable[Value]) -> Value:
+    """The value an element shows when nothing stands on it."""
     values = list(values)
-    if "empty" in values:
-        return "empty"
-    if False in values and all(isinstance(v, bool) for v in values):
-        return False
+    for bare in _BARE_VALUES:
+        if any(v == bare and type(v) is type(bare) for v in values):
+            return bare
     raise AppearanceError(f"no bare value among {values!r}")
 
 
@@ -500,7 +503,7 @@ def calibrate(game: str, model: BoardModel, empty: Image, empty_view: BoardView,
         seen = seen - light.at(sampling.ground_mm)
         for index, name in enumerate(names):
             value = observation[name].value
-            if value in ("empty", False) or value is None:
+            if value in _BARE_VALUES or value is None:
                 continue
             mask = (sampling.owner == index) & sampling.inside
             samples.setdefault(sampling.kinds[index], {}).setdefault(value, []).append(
@@ -511,27 +514,34 @@ def calibrate(game: str, model: BoardModel, empty: Image, empty_view: BoardView,
     return appearance
 
 
+_PRESENT = {"bridge": True, "stone": True, "gate": "closed"}
+"""What the calibration position puts on every element of these kinds."""
+
+
 def calibration_layout(schema: TableSchema, model: BoardModel,
                        colours: Sequence[str], per_colour: int = 3) -> Observation:
-    """The calibration position: every bridge and stone in place, and ``per_colour``
-    tiles of each colour on spaces spread over the board (which spaces is shown to the
-    player, and the same for a given board)."""
-    spaces = [e.name for e in model.of_kind("space")]
-    step = max(1, len(spaces) // (len(colours) * per_colour))
+    """The calibration position: every bridge, stone (Shangri-La) and stick (Shendao)
+    in place, and ``per_colour`` tiles of each colour on places spread over the board
+    (which places is shown to the player, and the same for a given board)."""
+    places = [e.name for e in model.elements.values() if e.kind in ("space", "square")]
+    step = max(1, len(places) // (len(colours) * per_colour))
     readings: dict[str, Reading | Value | None] = {}
+    heights = any(name.endswith(HEIGHT_SUFFIX) for name in schema.elements)
     for i, colour in enumerate(c for c in colours for _ in range(per_colour)):
-        space = spaces[(i * step + i // len(colours)) % len(spaces)]
-        readings[space] = colour
-        readings[space + HEIGHT_SUFFIX] = 1
+        place = places[(i * step + i // len(colours)) % len(places)]
+        readings[place] = colour
+        if heights:
+            readings[place + HEIGHT_SUFFIX] = 1
     for name in schema.elements:
         element = model.elements.get(name)
         if element is None:
             continue
-        if element.kind in ("bridge", "stone"):
-            readings[name] = True
-        elif element.kind == "space" and name not in readings:
+        if element.kind in _PRESENT:
+            readings[name] = _PRESENT[element.kind]
+        elif element.kind in ("space", "square") and name not in readings:
             readings[name] = "empty"
-            readings[name + HEIGHT_SUFFIX] = 0
+            if heights:
+                readings[name + HEIGHT_SUFFIX] = 0
     return Observation(schema, readings)
 
 

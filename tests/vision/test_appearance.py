@@ -58,6 +58,15 @@ def test_worlds_are_drawn_from_their_seed_alone() -> None:
     assert make_world("shangrila").art() is board_art("shangrila", 3.0)
 
 
+def test_a_shendao_world_moves_its_grid_as_one() -> None:
+    nominal = load_model("shendao")
+    world = make_world("shendao", "painted", 5)
+    a1, h8 = (np.subtract(world.model.elements[n].centre_mm, nominal.elements[n].centre_mm)
+              for n in ("a1", "h8"))
+    assert 0.1 < np.hypot(*a1) < 20.0 and 0.1 < np.hypot(*h8) < 20.0
+    assert world.colours["light"] != make_world("shendao", "painted", 6).colours["light"]
+
+
 def test_a_world_moves_its_layout_within_the_set_limits() -> None:
     nominal = load_model("shangrila")
     world = make_world("shangrila", "landscape", 7)
@@ -77,9 +86,9 @@ def test_the_held_out_kind_is_never_in_the_training_or_validation_sets() -> None
     assert not seeds["train"] & seeds["validation"] and not seeds["train"] & seeds["test"]
 
 
-def test_other_worlds_are_shangrila_only_for_now() -> None:
+def test_shenshi_has_only_the_project_world_so_far() -> None:
     with pytest.raises(ValueError, match="only the project's own world"):
-        make_world("shendao", "painted", 1)
+        make_world("shenshi", "painted", 1)
     with pytest.raises(ValueError, match="unknown kind"):
         make_world("shangrila", "cubist", 1)
 
@@ -175,7 +184,7 @@ def test_the_fit_command_writes_the_same_file_from_the_same_setups(tmp_path: Pat
 
     outputs = []
     for name in ("a.json", "b.json"):
-        args = argparse.Namespace(setups=1, output=str(tmp_path / name),
+        args = argparse.Namespace(game="shangrila", setups=1, output=str(tmp_path / name),
                                   cache=str(tmp_path / "cache"), size="640x360")
         assert fit_command(args) == 0
         outputs.append((tmp_path / name).read_text(encoding="utf-8"))

@@ -32,12 +32,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.models import BoardModel, Element, load_model
-from vision.synth.table import PLAYER_BGR, STONE_BGR, WOOD_BGR, board_art
+from vision.synth.table import PLAYER_BGR, STICK_BGR, STONE_BGR, WOOD_BGR, board_art
 
 Image = NDArray[np.uint8]
 FloatArray = NDArray[np.float64]
 
 KINDS = ("project", "painted", "landscape")
+WORLD_GAMES = ("shangrila", "shendao")
+"""Games with worlds other than the project's own."""
 HELD_OUT_KINDS = frozenset({"landscape"})
 """Kinds of world never used to fit or tune a reader: figures on them are test figures."""
 
@@ -61,6 +63,8 @@ class World:
         if not self._art:
             if self.kind == "project":
                 self._art.append(board_art(self.game, self.px_per_mm))
+            elif self.game == "shendao":
+                self._art.append(_shendao_painting(self, self.px_per_mm))
             else:
                 self._art.append(_shangrila_painting(self, self.px_per_mm))
         return self._art[0]
@@ -75,10 +79,11 @@ def make_world(game: str, kind: str = "project", seed: int = 0,
     model = load_model(game)
     if kind == "project":
         return World(game, kind, seed, model, {}, px_per_mm)
-    if game != "shangrila":
+    if game not in WORLD_GAMES:
         raise ValueError(f"{game} has only the project's own world so far")
-    rng = np.random.default_rng([seed, KINDS.index(kind), 17])
-    return World(game, kind, seed, _moved_layout(model, rng), _set_colours(rng), px_per_mm)
+    rng = np.random.default_rng([seed, KINDS.index(kind), 17, *([1] if game == "shendao" else [])])
+    layout = _moved_layout(model, rng) if game == "shangrila" else _moved_grid(model, rng)
+    return World(game, kind, seed, layout, _set_colours(rng), px_per_mm)
 
 
 # --- the set ---------------------------------------------------------------------------------
@@ -100,7 +105,31 @@ def _set_colours(rng: np.random.Generator) -> dict[str, tuple[int, int, int]]:
     colours = {name: _vary(bgr, rng, 10.0, 0.18) for name, bgr in PLAYER_BGR.items()}
     colours["wood"] = _vary(WOOD_BGR, rng, 12.0, 0.25)
     colours["stone"] = _vary(STONE_BGR, rng, 25.0, 0.25)
+    colours["stick"] = _vary(STICK_BGR, rng, 15.0, 0.25)
     return colours
+
+
+def _moved_grid(model: BoardModel, rng: np.random.Generator) -> BoardModel:
+    """``model`` (a grid of squares with gates round it) shifted by up to 5 mm, scaled
+    by up to 3% about the board's centre and turned by up to 0.6 degree; the walls and
+    the pieces' sizes (within tolerance) with it."""
+    centre = np.array(model.size_mm) / 2.0
+    shift = rng.uniform(-5.0, 5.0, 2)
+    scale = float(rng.uniform(0.97, 1.03))
+    turn = math.radians(float(rng.uniform(-0.6, 0.6)))
+    rot = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
+
+    def move(point: tuple[float, float]) -> tuple[float, float]:
+        p = centre + shift + rot @ ((np.array(point) - centre) * scale)
+        return float(p[0]), float(p[1])
+
+    elements = {name: replace(e, centre_mm=move(e.centre_mm),
+                              size_mm=(e.size_mm[0] * scale, e.size_mm[1] * scale),
+                              angle_deg=e.angle_deg + math.degrees(turn))
+                for name, e in model.elements.items()}
+    walls = tuple((move(a), move(b)) for a, b in model.walls)
+    pieces = {key: value * float(rng.uniform(0.97, 1.03)) for key, value in model.pieces.items()}
+    return replace(model, elements=elements, walls=walls, pieces=pieces)
 
 
 def _moved_layout(model: BoardModel, rng: np.random.Generator) -> BoardModel:
@@ -175,10 +204,11 @@ def _symbols(rng: np.random.Generator) -> dict[str, list[FloatArray]]:
     return out
 
 
-def _shangrila_painting(world: World, s: float) -> Image:
-    """A procedural painting of a Shangri-La board of ``world``'s kind and layout."""
+def _base_painting(world: World, rng: np.random.Generator, s: float
+                   ) -> tuple[Image, bool, tuple[float, float]]:
+    """The painted ground of a board: blended colour regions with brush-like grain
+    (and, for a landscape, brush strokes); whether it is dark, and its value range."""
     model = world.model
-    rng = np.random.default_rng([world.seed, KINDS.index(world.kind), 29])
     w, h = round(model.size_mm[0] * s), round(model.size_mm[1] * s)
     dark = world.kind == "landscape" or rng.random() < 0.5
     value = (0.12, 0.45) if dark else (0.55, 0.9)
@@ -199,6 +229,59 @@ def _shangrila_painting(world: World, s: float) -> Image:
             cv2.ellipse(image, (int(centre[0] * s), int(centre[1] * s)),
                         (int(axes[0] * s), int(axes[1] * s)), float(rng.uniform(0, 180)),
                         0, 360, colour, -1, aa)
+    return image, dark, value
+
+
+def _shendao_painting(world: World, s: float) -> Image:
+    """A procedural painting of a Shendao board: its ground, a grid of printed squares
+    in two shades of this edition (or one, with a pattern), gate slots and walls."""
+    model = world.model
+    rng = np.random.default_rng([world.seed, KINDS.index(world.kind), 31])
+    image, _, _ = _base_painting(world, rng, s)
+    aa = cv2.LINE_AA
+    shades = [_random_bgr(rng, (0.35, 0.95), (0.05, 0.6)) for _ in range(2)]
+    if rng.random() < 0.3:
+        shades[1] = shades[0]
+    ink = _random_bgr(rng, (0.05, 0.35), (0.1, 0.7))
+    opacity = float(rng.uniform(0.75, 1.0))
+    painted = image.copy()
+    for square in model.of_kind("square"):
+        file, rank = ord(square.name[0]) - ord("a"), int(square.name[1:])
+        cv2.fillPoly(painted, [_pts(square.corners_mm(), s)], shades[(file + rank) % 2], aa,
+                     _SHIFT)
+    image = cv2.addWeighted(painted, opacity, image, 1.0 - opacity, 0.0)
+    for square in model.of_kind("square"):
+        cv2.polylines(image, [_pts(square.corners_mm(), s)], True, ink,
+                      max(1, round(rng.uniform(0.5, 1.5) * s)), aa, _SHIFT)
+        if rng.random() < 0.15:  # an ornament printed on some squares
+            centre = np.array(square.centre_mm)
+            for _ in range(2):
+                stroke = centre + rng.uniform(-10, 10, (3, 2))
+                cv2.polylines(image, [_pts(stroke, s)], False, ink, max(1, round(0.8 * s)),
+                              aa, _SHIFT)
+    slot = _random_bgr(rng, (0.15, 0.6), (0.1, 0.6))
+    for gate in model.of_kind("gate"):
+        grown = Element(gate.name, gate.kind, gate.centre_mm,
+                        (gate.size_mm[0] + 4, gate.size_mm[1] + 4), gate.angle_deg)
+        cv2.fillPoly(image, [_pts(grown.corners_mm(), s)], slot, aa, _SHIFT)
+    wall = _random_bgr(rng, (0.2, 0.8), (0.3, 0.9))
+    for a, b in model.walls:
+        cv2.polylines(image, [_pts(np.array([a, b]), s)], False, wall,
+                      max(1, round(5 * s)), aa, _SHIFT)
+    w, h = image.shape[1], image.shape[0]
+    cv2.rectangle(image, (0, 0), (w - 1, h - 1), _random_bgr(rng, (0.1, 0.4)),
+                  max(1, round(4 * s)))
+    image.setflags(write=False)
+    return image
+
+
+def _shangrila_painting(world: World, s: float) -> Image:
+    """A procedural painting of a Shangri-La board of ``world``'s kind and layout."""
+    model = world.model
+    rng = np.random.default_rng([world.seed, KINDS.index(world.kind), 29])
+    image, dark, value = _base_painting(world, rng, s)
+    w, h = image.shape[1], image.shape[0]
+    aa = cv2.LINE_AA
     centres = {v.id: np.array(v.centre_mm) for v in model.villages}
     path_colour = _random_bgr(rng, (0.5, 0.85) if dark else (0.3, 0.6), (0.1, 0.5))
     path_width = float(rng.uniform(5, 10))
