@@ -548,14 +548,13 @@ def _top(footprint: FloatArray, height_mm: float, at_mm: FloatArray,
 
 def _find_piece(element: Element, height_mm: float, guess_mm: FloatArray,
                 difference: NDArray[np.float32], camera_mm: FloatArray | None,
-                settings: LayoutSettings, search_mm: float, top_only: bool = False,
+                settings: LayoutSettings, search_mm: float,
                 turn_deg: float | None = None) -> tuple[FloatArray, float, float]:
     """Where the piece on ``element`` stands near ``guess_mm``: centre, axis and the
-    contrast of its silhouette (or, with ``top_only``, of its top face) against its
-    surroundings (share of its own difference). ``turn_deg``: how far its axis may
-    turn from the model's."""
+    contrast of its silhouette against its surroundings (share of its own difference).
+    ``turn_deg``: how far its axis may turn from the model's."""
     s = settings.px_per_mm
-    shape = _top if top_only else _silhouette
+    shape = _silhouette
     limit = settings.turn_deg if turn_deg is None else turn_deg
     turns = [0.0] if element.kind == "stone" else list(
         np.arange(-limit, limit + 1e-9, 2.0))
@@ -773,11 +772,12 @@ def _by_piece_colour(model: BoardModel, seen: Image, covered: Sequence[FloatArra
                      first: Mapping[str, tuple[FloatArray, float, float]],
                      camera: FloatArray | None,
                      settings: LayoutSettings) -> dict[str, tuple[FloatArray, float, float]]:
-    """Each piece found again by its top face, on a map of how like the set's own
+    """Each piece found again by its silhouette, on a map of how like the set's own
     pieces of its kind each point looks. A piece's shadow changes the board around it
     (its brightness, and its hue under coloured light), but it is not the colour of
     the pieces; all the pieces of a kind are of one colour, learnt here from the top
-    faces the first search found."""
+    faces the first search found (the whole silhouette is matched: the side facing
+    the camera shows the piece's colour too)."""
     s = settings.px_per_mm
     image = np.log(cv2.GaussianBlur(_float_image(seen), (0, 0), 1.0) + _LOG_FLOOR)
     out: dict[str, tuple[FloatArray, float, float]] = {}
@@ -804,7 +804,7 @@ def _by_piece_colour(model: BoardModel, seen: Image, covered: Sequence[FloatArra
             at, angle, _ = first[name]
             element = replace(model.elements[name], angle_deg=angle)
             found = _find_piece(element, height, at, likeness, camera, settings,
-                                settings.agree_mm * 2.0, top_only=True, turn_deg=4.0)
+                                settings.agree_mm * 2.0, turn_deg=4.0)
             if found[2] >= settings.min_contrast:
                 out[name] = found
     return out
