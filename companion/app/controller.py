@@ -386,8 +386,10 @@ def write_seats(journal: Path, seats: Sequence[Seat]) -> None:
 def read_seats(journal: Path, colours: Sequence[str]) -> tuple[Seat, ...]:
     """The seats written beside ``journal``; plain colours when the file is missing or
     unreadable (the game itself is in the journal)."""
+    from engines.jsontext import read_json_file
+
     try:
-        data = json.loads(Path(str(journal) + SEATS_SUFFIX).read_text(encoding="utf-8"))
+        data = read_json_file(Path(str(journal) + SEATS_SUFFIX), "the seats file")
         seats = tuple(Seat(str(d["colour"]), str(d.get("name", "")), bool(d.get("engine")),
                            int(d.get("level", HINT_LEVEL))) for d in data)
         if [s.colour for s in seats] == list(colours):
