@@ -709,7 +709,7 @@ def fit_layout(game: str, nominal: BoardModel, empty_frame: Image, view: BoardVi
             f"should be (only {agreeing} of {total} found in place): is the whole board in "
             f"the picture, is it the {game} board, and was the board registered first?")
     _follow_groups(nominal, fits, similarity_of)
-    _fit_pieces(nominal, fits, villages, board, calibration, settings)
+    _fit_pieces(nominal, fits, board, calibration, settings)
     elements = {name: replace(e, centre_mm=fits[name].centre_mm,
                               angle_deg=fits[name].angle_deg)
                 for name, e in nominal.elements.items()}
@@ -810,7 +810,7 @@ def _by_piece_colour(model: BoardModel, seen: Image, covered: Sequence[FloatArra
     return out
 
 
-def _fit_pieces(model: BoardModel, fits: dict[str, ElementFit], villages: list[Village],
+def _fit_pieces(model: BoardModel, fits: dict[str, ElementFit],
                 board: Image, calibration: Sequence[Frame], settings: LayoutSettings) -> None:
     """Bridges, stones and gates where a calibration picture shows their piece."""
     s = settings.px_per_mm
