@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import pty
 import select
@@ -31,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from engines.jsontext import parse_json
 from engines.observation import Observation
 from firmware_bridge.codec import encode_frame
 from firmware_bridge.device import DeviceCore
@@ -325,7 +325,7 @@ def _control(simulator: BoardSimulator, line: str) -> bool:
     if not text:
         return True
     if text.startswith("{"):
-        data: Any = json.loads(text)
+        data: Any = parse_json(text, "the observation")
         schema = table_schema(simulator.layout.game)
         simulator.show(Observation.from_json(schema, data))
         return True
