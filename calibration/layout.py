@@ -15,7 +15,10 @@ where each element really is, in board millimetres, from
   a few tiles; for Shendao closed gates): where such a picture differs from the empty
   board, a piece stands. Each piece's silhouette, its top lifted by its height and
   seen from the camera's place, is matched against that difference in a window around
-  where the model and the fitted villages put it: centre and axis.
+  where the model and the fitted villages put it: centre and axis. The colour of the
+  set's pieces of each kind is then learnt from what was found, and each piece is
+  matched again on a map of that colour (a shadow changes the board, but is not the
+  pieces' colour).
 
 Elements without evidence of their own follow their group (Shendao's gates the grid,
 ShenShi's cushions and monks their square, a stone spot its village when no picture
@@ -87,7 +90,9 @@ class ElementFit:
     """One element's fitted place: ``moved_mm`` from the model's place; ``confidence``
     in [0, 1] (how clearly its own evidence stands out; 0 when it has none and follows
     its group); ``residual_mm`` between its own evidence and its group's fit (0 without
-    evidence of its own); ``source``: ``outline``, ``piece`` or ``group``."""
+    evidence of its own); ``source``: ``outline`` (found by its printed outline),
+    ``piece`` (by its piece in a calibration picture) or ``group`` (it follows its
+    group; a stone spot's confidence and residual then come from its stone)."""
 
     name: str
     centre_mm: tuple[float, float]
