@@ -132,6 +132,14 @@ class LocateConfig:
     # and JPEG the companion renders, 99% are read from 20 px up): the player is told to
     # bring the camera closer.
     reliable_side_px: float = 20.0
+    # Marker corners are found to about 0.3 px (0.24 median, 0.4 at the 95th
+    # percentile on markers of 12 to 25 px under the hardest imaging); a board whose
+    # corners that noise could put more than 10 mm off (twice their spread) is not
+    # used: that is a quarter of a Shendao or ShenShi square, and readings would fall
+    # between squares. (Two markers of 25 px or more leave 1 to 8 mm: used, with a
+    # message.)
+    corner_noise_px: float = 0.3
+    max_uncertain_mm: float = 10.0
     small_markers: SmallMarkerConfig = field(default_factory=SmallMarkerConfig)
     # A tracked patch farther than 1.5 px from the fitted homography is an outlier.
     patch_ransac_px: float = 1.5
@@ -310,6 +318,15 @@ class Locator:
                             f"{self.registration.min_markers}); uncover the board's corners"
                             + self._foreign_markers(found) + self._closer(found, ids),
                             markers=tuple(ids))
+        explained = previous is not None and self._explains(previous, board, pixels)
+        if not explained:
+            uncertain = self._uncertainty_mm(board, pixels, ids, found)
+            if uncertain > self.config.max_uncertain_mm:
+                seen = ", ".join(map(str, ids))
+                return Location(TOO_FEW_MARKERS, f"board not found: markers {seen} are too "
+                                "small or too few to place the board (its corners could be "
+                                f"{uncertain:.0f} mm off); bring the camera closer and uncover "
+                                "the board's corners", markers=tuple(ids))
         location = self._conclude(board, pixels, tuple(ids), "markers", tracking=False)
         closer = self._closer(found, ids)
         if closer and location.status in (FOUND, MOVED):
@@ -389,6 +406,56 @@ class Locator:
         if homography is None:
             return math.inf
         return float(_residual_mm(homography, board, pixels).max())
+
+    def _uncertainty_mm(self, board: FloatArray, pixels: FloatArray, ids: list[int],
+                        found: dict[int, FloatArray]) -> float:
+        """How far the board's corners could be off, twice the spread that a noise of
+        ``corner_noise_px`` on every marker corner gives them (through the derivatives
+        of :meth:`_fit_plain`, by central differences). Every marker seen and none
+        under ``reliable_side_px``: the markers span the board, and 0 is returned."""
+        small = np.mean([_side_px(found[i]) for i in ids]) < self.config.reliable_side_px
+        if len(ids) == len(self.geometry.markers) and not small:
+            return 0.0
+        every = len(ids) == len(self.geometry.markers)
+        homography = self._fit_plain(board, pixels, every)
+        if homography is None:
+            return math.inf
+        outline = self.geometry.outline_mm()
+        at = _apply(homography, outline)
+        step = self.config.corner_noise_px
+        flat = pixels.reshape(-1)
+        columns = []
+        for k in range(len(flat)):
+            moved = []
+            for sign in (1.0, -1.0):
+                shifted = flat.copy()
+                shifted[k] += sign * step
+                fitted = self._fit_plain(board, shifted.reshape(-1, 2), every)
+                if fitted is None:
+                    return math.inf
+                moved.append(_apply(np.linalg.inv(fitted), at).reshape(-1))
+            columns.append((moved[0] - moved[1]) / 2.0)
+        # each column: the outline's move (mm) for a corner coordinate off by the noise
+        spread = np.sqrt((np.array(columns) ** 2).sum(axis=0).reshape(-1, 2).sum(axis=1))
+        return 2.0 * float(spread.max())
+
+    def _fit_plain(self, board: FloatArray, pixels: FloatArray, every: bool,
+                   ) -> FloatArray | None:
+        """The fit of :meth:`_fit` without its choice between a homography and a pose
+        (which a small change of the corners may flip): a homography from every
+        marker, else the camera's pose with the focal length known so far."""
+        if every:
+            found, _ = cv2.findHomography(board, pixels, 0)
+            return None if found is None else np.asarray(found, np.float64)
+        matrix = self._matrix()
+        points = np.column_stack([board, np.zeros(len(board))])
+        ok, rvec, tvec = cv2.solvePnP(points, pixels, matrix, None, flags=cv2.SOLVEPNP_SQPNP)
+        if not ok:
+            return None
+        rvec, tvec = cv2.solvePnPRefineLM(points, pixels, matrix, None, rvec, tvec)
+        rotation, _ = cv2.Rodrigues(rvec)
+        return np.asarray(matrix @ np.column_stack([rotation[:, 0], rotation[:, 1],
+                                                     tvec.reshape(3)]))
 
     def _closer(self, found: dict[int, FloatArray], ids: list[int]) -> str:
         """Advice when the markers are too small to be read reliably: with none seen,

@@ -202,3 +202,17 @@ def test_a_stray_marker_on_the_table_is_left_out() -> None:
 
 def _side(corners: np.ndarray) -> float:
     return math.sqrt(abs(cv2.contourArea(corners.astype(np.float32))))
+
+
+def test_two_tiny_markers_do_not_place_the_board() -> None:
+    """Two markers of 12 px under the hardest imaging could put the board's corners
+    tens of mm off: the board is not placed, and the player is told why."""
+    picture = render_marker_shot(MarkerShot("shangrila", (1280, 720), 12.0, "hardest",
+                                            MARKER_TUNING_SEEDS.start + 1))
+    location = Locator("shangrila").locate(picture.image)
+    assert location.status == TOO_FEW_MARKERS and location.view is None
+    assert len(location.markers) == 2
+    assert "are too small or too few to place the board (its corners could be" \
+        in location.message
+    assert location.message.endswith("mm off); bring the camera closer and uncover the "
+                                     "board's corners")
