@@ -114,7 +114,13 @@ class LayoutFit:
     def doubtful(self, below: float = 0.5) -> list[str]:
         """Elements whose own evidence is weak or disagrees with their group."""
         return [f.name for f in self.elements.values()
-                if f.source != "group" and f.confidence < below]
+                if self.has_evidence(f.name) and f.confidence < below]
+
+    def has_evidence(self, name: str) -> bool:
+        """Whether ``name`` was seen itself (its outline, or a piece on it), rather than
+        only following its group."""
+        fit = self.elements[name]
+        return fit.source != "group" or fit.confidence > 0.0
 
 
 # --- groups --------------------------------------------------------------------------------
@@ -866,8 +872,10 @@ def _fit_pieces(model: BoardModel, fits: dict[str, ElementFit],
             if element.kind == "stone" and fits[element.name].source == "group":
                 # a stone spot is printed in its village: it moves with the village's
                 # spaces; the stone in the picture confirms it
+                # (a stone seen well off its spot makes the spot doubtful)
+                agreement = min(1.0, 1.5 * settings.agree_mm / max(residual, 1e-6))
                 fits[element.name] = _element_fit(element, guess, element.angle_deg,
-                                                  contrast, residual, "group")
+                                                  min(contrast, agreement), residual, "group")
             else:
                 fits[element.name] = _element_fit(element, at, angle, contrast, residual,
                                                   "piece")
@@ -964,10 +972,9 @@ def draw_layout(fit: LayoutFit, view: BoardView, image: Image) -> Image:
     thickness = max(1, round(out.shape[1] / 900))
     doubtful = set(fit.doubtful())
     for name, element in fit.model.elements.items():
-        f = fit.elements[name]
         if element.kind in ("cushion", "monk"):
             continue
-        colour = (255, 140, 40) if f.source == "group" else \
+        colour = (255, 140, 40) if not fit.has_evidence(name) else \
             (0, 150, 255) if name in doubtful else (60, 220, 60)
         corners = element.corners_mm() if element.kind != "stone" else \
             _footprint(element, 0.0) + np.array(element.centre_mm)

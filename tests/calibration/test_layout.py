@@ -16,6 +16,7 @@ import pytest
 from calibration.errors import ProfileError
 from calibration.layout import (
     LayoutError,
+    LayoutFit,
     LayoutSettings,
     fit_layout,
     load_layout,
@@ -68,18 +69,31 @@ def board() -> Board:
     return Board(world.model, empty, picture, position, view)
 
 
+@pytest.fixture(scope="module")
+def fitted(board: Board) -> LayoutFit:
+    """The layout fitted from both pictures."""
+    return fit_layout("shangrila", load_model("shangrila"), board.empty, board.view,
+                      [(board.position_picture, board.view, board.position)], QUICK)
+
+
+@pytest.fixture(scope="module")
+def bare(board: Board) -> LayoutFit:
+    """The layout fitted from the empty board alone."""
+    return fit_layout("shangrila", load_model("shangrila"), board.empty, board.view, [],
+                      QUICK)
+
+
 def _errors(fit_model: BoardModel, truth: BoardModel) -> dict[str, float]:
     return {name: float(np.linalg.norm(np.array(fit_model.elements[name].centre_mm)
                                        - np.array(element.centre_mm)))
             for name, element in truth.elements.items()}
 
 
-def test_a_moved_board_is_found_within_2_mm(board: Board) -> None:
+def test_a_moved_board_is_found_within_2_mm(board: Board, fitted: LayoutFit) -> None:
     nominal = load_model("shangrila")
     before = _errors(nominal, board.truth)
     assert max(before.values()) > 8.0  # the edition really differs from the model
-    fit = fit_layout("shangrila", nominal, board.empty, board.view,
-                     [(board.position_picture, board.view, board.position)], QUICK)
+    fit = fitted
     errors = _errors(fit.model, board.truth)
     worst = max(errors, key=lambda n: errors[n])
     assert errors[worst] <= 2.0, (worst, errors[worst])
@@ -123,9 +137,10 @@ def test_a_board_that_does_not_match_is_refused(board: Board) -> None:
         fit_layout("shangrila", load_model("shendao"), board.empty, board.view, [], QUICK)
 
 
-def test_the_layout_is_stored_and_refused_when_damaged(board: Board, tmp_path: Path) -> None:
+def test_the_layout_is_stored_and_refused_when_damaged(bare: LayoutFit,
+                                                      tmp_path: Path) -> None:
     nominal = load_model("shangrila")
-    fit = fit_layout("shangrila", nominal, board.empty, board.view, [], QUICK)
+    fit = bare
     path = tmp_path / "layout-shangrila.json"
     save_layout(fit, path)
     back = load_layout(path, nominal)
@@ -200,3 +215,14 @@ def test_the_camera_is_placed_from_the_registration_alone(elevation: float) -> N
     truth, found = view.camera_mm(), placed.camera_mm()
     assert truth is not None and found is not None
     assert np.linalg.norm(found - truth) < 5.0
+
+
+def test_a_stone_spot_follows_its_village_and_its_stone_vouches_for_it(
+        fitted: LayoutFit, bare: LayoutFit) -> None:
+    stone = fitted.elements["stone 3"]
+    assert stone.source == "group" and fitted.has_evidence("stone 3")
+    assert stone.confidence > 0.5 and stone.residual_mm < 3.0
+    assert "stone 3" not in fitted.doubtful()
+    # without the calibration picture the spot only follows its village
+    assert not bare.has_evidence("stone 3") and not bare.has_evidence("bridge 0-1")
+    assert bare.has_evidence("3R")
