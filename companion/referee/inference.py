@@ -34,9 +34,11 @@ from engines.observation import Observation, TableSchema, Value
 UNEXPLAINED = "table.unexplained"
 GAP_MOVES = 3
 """The longest sequence of moves ``explain_gap`` looks for."""
-GAP_BUDGET = 20_000
+GAP_BUDGET = 10_000
 """Positions ``explain_gap`` may compare with the table (each one a move applied and
-the table it leaves built): about half a second for Shangri-La on a slow machine."""
+the table it leaves built): at most about 0.2 s of one core for Shendao, whose early
+positions have 400 moves with their cards (a two-move gap there took up to 6,810 on
+simulated games); a Shangri-La search took at most 280."""
 WRONG_PLAYER = "turn.wrong-player"
 
 
@@ -396,22 +398,13 @@ class _GapSearch:
 
     def _walk(self, state: GameState[Any], length: int, todo: list[str],
               path: list[Any]) -> Iterator[tuple[list[Any], Observation]]:
-        seen = self.observation
-        moves = (self.explainer.candidate_moves(state, seen, todo)
-                 if len(path) + 1 == length else self.explainer.first_moves(state, seen, todo))
-        for move in moves:
-            if self.left <= 0:
-                self.spent = True
-                return
-            self.left -= 1
+        last = len(path) + 1 == length
+        for move, after in self._steps(state, todo, last):
             token = state.apply(move)
             try:
-                after = self.explainer.expected(state)
-                if not any(_same(seen.value(e), after.value(e)) for e in todo):
-                    continue  # brings nothing the table shows: not seen, or not made
                 path.append(move)
                 still = self.unlike(after)
-                if len(path) == length:
+                if last:
                     if not still:
                         yield list(path), after
                 elif still and not state.is_over():
@@ -419,6 +412,27 @@ class _GapSearch:
                 path.pop()
             finally:
                 state.undo(token)
+
+    def _steps(self, state: GameState[Any], todo: list[str],
+               last: bool) -> list[tuple[Any, Observation]]:
+        """The moves worth following from ``state``, with the table each leaves: those
+        putting at least one element of ``todo`` into the state the table shows it in
+        (else the move is not seen, or not made)."""
+        seen, explainer = self.observation, self.explainer
+        moves = (explainer.candidate_moves(state, seen, todo) if last
+                 else explainer.first_moves(state, seen, todo))
+        steps: list[tuple[Any, Observation]] = []
+        for move in moves:
+            if self.left <= 0:
+                self.spent = True
+                break
+            self.left -= 1
+            token = state.apply(move)
+            after = explainer.expected(state)
+            state.undo(token)
+            if any(_same(seen.value(e), after.value(e)) for e in todo):
+                steps.append((move, after))
+        return steps
 
 
 def _same(a: Value | None, b: Value | None) -> bool:
