@@ -319,7 +319,9 @@ class Locator:
                             + self._foreign_markers(found) + self._closer(found, ids),
                             markers=tuple(ids))
         explained = previous is not None and self._explains(previous, board, pixels)
-        if not explained:
+        # a board mostly out of the picture is said to be so (below), whatever its markers
+        if not explained and self._in_view_share(board, pixels, len(ids)) \
+                >= self.config.min_in_view:
             uncertain = self._uncertainty_mm(board, pixels, ids, found)
             if uncertain > self.config.max_uncertain_mm:
                 seen = ", ".join(map(str, ids))
@@ -438,6 +440,14 @@ class Locator:
         # each column: the outline's move (mm) for a corner coordinate off by the noise
         spread = np.sqrt((np.array(columns) ** 2).sum(axis=0).reshape(-1, 2).sum(axis=1))
         return 2.0 * float(spread.max())
+
+    def _in_view_share(self, board: FloatArray, pixels: FloatArray, markers: int) -> float:
+        """The share of the board in the picture, where the markers put it."""
+        homography = self._fit(board, pixels, markers)
+        if homography is None:
+            return 0.0
+        view = BoardView(homography, self._frame_size, self.lens)
+        return float(np.mean(view.visible(self._coverage_points)))
 
     def _fit_plain(self, board: FloatArray, pixels: FloatArray, every: bool,
                    ) -> FloatArray | None:
