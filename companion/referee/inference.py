@@ -37,8 +37,8 @@ GAP_MOVES = 3
 GAP_BUDGET = 10_000
 """Positions ``explain_gap`` may compare with the table (each one a move applied and
 the table it leaves built): at most about 0.2 s of one core for Shendao, whose early
-positions have 400 moves with their cards (a two-move gap there took up to 6,810 on
-simulated games); a Shangri-La search took at most 280."""
+positions have 400 moves with their cards. The gaps of simulated games needed far
+fewer (``companion bench referee --gap``)."""
 WRONG_PLAYER = "turn.wrong-player"
 
 
@@ -382,6 +382,8 @@ class _GapSearch:
         self.sure = sure
         self.left = budget
         self.spent = False
+        self.steady: list[str] = []
+        """The sure readings that show the table as it was before the gap."""
 
     def unlike(self, table: Observation) -> list[str]:
         """The sure readings ``table`` does not show."""
@@ -392,7 +394,9 @@ class _GapSearch:
               ) -> Iterator[tuple[list[Any], Observation]]:
         """Sequences of exactly ``length`` moves from ``state`` (which is changed on
         the way and restored) that explain the table, with the table each leaves."""
-        todo = self.unlike(self.explainer.expected(state))
+        before = self.explainer.expected(state)
+        todo = self.unlike(before)
+        self.steady = [e for e in self.sure if e not in set(todo)]
         if todo:
             yield from self._walk(state, length, todo, [])
 
@@ -417,7 +421,10 @@ class _GapSearch:
                last: bool) -> list[tuple[Any, Observation]]:
         """The moves worth following from ``state``, with the table each leaves: those
         putting at least one element of ``todo`` into the state the table shows it in
-        (else the move is not seen, or not made)."""
+        (else the move is not seen, or not made), and changing nothing the table shows
+        as it was before the gap (a later move putting it back as it was is too rare to
+        search for: a Shendao entry through a gate the table shows open, a tile put on a
+        space it shows empty)."""
         seen, explainer = self.observation, self.explainer
         moves = (explainer.candidate_moves(state, seen, todo) if last
                  else explainer.first_moves(state, seen, todo))
@@ -430,7 +437,8 @@ class _GapSearch:
             token = state.apply(move)
             after = explainer.expected(state)
             state.undo(token)
-            if any(_same(seen.value(e), after.value(e)) for e in todo):
+            if any(_same(seen.value(e), after.value(e)) for e in todo) and all(
+                    _same(seen.value(e), after.value(e)) for e in self.steady):
                 steps.append((move, after))
         return steps
 

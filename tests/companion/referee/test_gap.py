@@ -18,6 +18,7 @@ from engines.shangrila import ShangrilaRules
 from engines.shangrila.moves import Journey, Place
 from engines.shangrila.observation import expected as shangrila_table
 from engines.shangrila.observation import from_camera_above
+from engines.shendao import ShendaoRules
 from engines.shendao.observation import expected as shendao_table
 from tests.companion.referee.streams import names, only, show
 from tests.engines.shangrila.helpers import position as shangrila_position
@@ -174,6 +175,19 @@ class TestSearch:
         assert explainer.explain_gap(state, explainer.expected(state)).sequences == []
         one = from_camera_above(shangrila_table(played(state, "Y@4")))
         assert explainer.explain_gap(state, one).sequences == []
+
+    def test_moves_changing_what_the_table_shows_as_it_was_are_not_followed(
+            self) -> None:
+        # Shendao's first position has 420 moves with the cards; only entries through
+        # the two gates the table shows closed are followed, so the search is whole
+        # well within its budget.
+        rules = ShendaoRules(("light", "dark"))
+        state = rules.initial_state()
+        table = shendao_table(played(state, "W3", "Na"))
+        gap = Explainer("shendao").explain_gap(state, table, budget=8000)
+        assert gap.complete
+        found = [[rules.format_move(m) for m in s] for s in gap.sequences]
+        assert found == [["W3", "Na"], ["Na", "W3"]]
 
     def test_an_unsure_reading_does_not_rule_a_sequence_out(self) -> None:
         state = shangrila_position({4: {"A": "red"}, 7: {"Y": "blue"}})
