@@ -83,10 +83,14 @@ CENTRED_SHARE = 0.1
 """A line counts as seen where its response peaks within this share of a cell of where
 the grid puts it."""
 REFINEMENTS = 3
+MIN_LINE_POINTS = 6
+"""A line seen at fewer of its samples keeps the position the rest of the grid gives it."""
 SAMPLE_RADIUS = 0.3
 """Sample points of an intersection lie within this share of a cell of it: inside a stone
 standing there, on the board's print when none does."""
 SAMPLE_STEPS = 7
+TURN_PX_PER_UNIT = 0.5
+"""The board is compared with its calibration at this scale to find how it was turned."""
 SMOOTHING = 0.1
 """Photos and the bare board are compared after a blur of this share of a cell, so that
 a grid fitted a pixel or two off (a folded board is not quite flat) still puts a photo's
@@ -245,13 +249,15 @@ def _comb(profile: FloatArray) -> tuple[float, float]:
     positions = np.arange(n, dtype=np.float64)
     best = (-np.inf, 0.0, rough)
     for spacing in np.linspace(rough * 0.9, rough * 1.1, 41):
-        span = spacing * (LINES - 1)
-        for offset in np.arange(0.0, n - span - 1, 0.5):
-            on = np.interp(offset + teeth * spacing, positions, profile)
-            off = np.interp(offset + (teeth[:-1] + 0.5) * spacing, positions, profile)
-            score = on.sum() - off.sum() * LINES / (LINES - 1)
-            if score > best[0]:
-                best = (score, float(offset), float(spacing))
+        offsets = np.arange(0.0, n - spacing * (LINES - 1) - 1, 0.5)
+        if len(offsets) == 0:
+            continue
+        on = np.interp(offsets[:, None] + teeth * spacing, positions, profile)
+        off = np.interp(offsets[:, None] + (teeth[:-1] + 0.5) * spacing, positions, profile)
+        scores = on.sum(axis=1) - off.sum(axis=1) * LINES / (LINES - 1)
+        k = int(np.argmax(scores))
+        if scores[k] > best[0]:
+            best = (float(scores[k]), float(offsets[k]), float(spacing))
     if not np.isfinite(best[0]):
         raise GridNotFound("no room for 19 lines in the photo")
     return best[1], best[2]
@@ -305,8 +311,8 @@ def _line_profile(response: Image, homography: FloatArray, direction: int, posit
     return across, np.where(inside, values, 0.0), pixels
 
 
-def _line_evidence(response: Image, homography: FloatArray, direction: int, index: int,
-                   threshold: float) -> float:
+def _line_evidence(response: Image, homography: FloatArray, direction: int,
+                   index: float, threshold: float) -> float:
     """The share of a line's length where a printed line is seen right where the grid
     puts line ``index`` (rows or columns; indices outside 0-18 look beyond the grid)."""
     across, values, _ = _line_profile(response, homography, direction,
@@ -335,6 +341,18 @@ def _shift_to_lines(response: Image, homography: FloatArray, threshold: float
     return np.asarray(homography @ move), True
 
 
+def _nearest_peak(across: FloatArray, values: FloatArray, threshold: float
+                  ) -> NDArray[np.intp]:
+    """Per sample along a line, the index across it of the response's peak nearest to
+    where the line is expected (a border line printed beside the grid can be darker than
+    the grid's own outer line); the strongest value where no peak passes ``threshold``."""
+    inner = values[1:-1]
+    peaks = (inner >= values[:-2]) & (inner >= values[2:]) & (inner > threshold)
+    distance_to = np.where(peaks, np.abs(across[1:-1])[:, None], np.inf)
+    nearest = distance_to.argmin(axis=0) + 1
+    return np.asarray(np.where(peaks.any(axis=0), nearest, values.argmax(axis=0)))
+
+
 def _refit(response: Image, homography: FloatArray, threshold: float
            ) -> tuple[FloatArray, float, float]:
     """Refit every line of the grid to the printed line seen along it; return the
@@ -346,18 +364,19 @@ def _refit(response: Image, homography: FloatArray, threshold: float
     total = 0
     for direction in (0, 1):  # 0: rows (lines of constant y), 1: columns
         for index in range(LINES):
-            _, values, pixels = _line_profile(response, homography, direction,
-                                              MARGIN + CELL * index)
+            across, values, pixels = _line_profile(response, homography, direction,
+                                                   MARGIN + CELL * index)
             along = np.arange(values.shape[1])
-            best = values.argmax(axis=0)
+            best = _nearest_peak(across, values, threshold)
             peak = values[best, along]
             good = peak > threshold
             total += len(along)
             seen_count += int(good.sum())
-            if good.sum() < 6:
-                raise GridNotFound(f"{'row' if direction == 0 else 'column'} line {index + 1} "
-                                   "of the grid is not seen")
-            chosen = pixels[best[good], along[good]]
+            if good.sum() < MIN_LINE_POINTS:
+                # Hidden (stones, glare): the line stays where its neighbours put it.
+                chosen = pixels[len(values) // 2]
+            else:
+                chosen = pixels[best[good], along[good]]
             line = cv2.fitLine(chosen.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
             vx, vy, x0, y0 = (float(v) for v in np.asarray(line).ravel())
             fitted[(direction, index)] = np.cross([x0, y0, 1.0], [x0 + vx, y0 + vy, 1.0])
@@ -386,6 +405,31 @@ def _refit(response: Image, homography: FloatArray, threshold: float
     return np.asarray(new), seen_count / max(total, 1), rms
 
 
+SIGN_TEST_LEVEL = 1e-3
+"""A grid is accepted when its lines beat the middles between them more often than chance
+would allow at this level (a sign test over the 38 lines)."""
+
+
+def _check_printed(response: Image, homography: FloatArray, threshold: float) -> None:
+    """Raise ``GridNotFound`` unless the fitted lines show a printed line more often than
+    the middles half a cell beside them: a sign test over the 38 lines, so that a photo
+    with no grid (where any comb fits noise) is refused."""
+    wins = 0
+    for direction in (0, 1):
+        for index in range(LINES):
+            on = _line_evidence(response, homography, direction, index, threshold)
+            side = index + (0.5 if index < LINES - 1 else -0.5)
+            off = _line_evidence(response, homography, direction, side, threshold)
+            wins += on > off
+    lines = 2 * LINES
+    needed = next(k for k in range(lines + 1)
+                  if sum(math.comb(lines, j) for j in range(k, lines + 1)) / 2 ** lines
+                  < SIGN_TEST_LEVEL)
+    if wins < needed:
+        raise GridNotFound(f"no printed grid: its lines show more than the middles beside "
+                           f"them on only {wins} of {lines} lines")
+
+
 def find_grid(image: Image) -> GridFit:
     """Locate the 19x19 grid of a photo, with no corners given. Raises ``GridNotFound``
     when the photo shows no such grid."""
@@ -403,6 +447,7 @@ def find_grid(image: Image) -> GridFit:
         homography, moved = _shift_to_lines(response, homography, float(threshold))
         if moved:
             homography, support, rms = _refit(response, homography, float(threshold))
+    _check_printed(response, homography, float(threshold))
     to_photo = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     full = np.asarray(to_photo @ homography)
     full = full / full[2, 2]
@@ -524,10 +569,13 @@ def best_turn(frame: Image, fit: GridFit, bare: NDArray[np.float32]) -> int:
     """How many quarter turns the board in ``frame`` lies from the calibration's: the
     turn under which the frame seen from above looks most like the bare board (the
     board's seam, grain and marks; stones are outliers of the median)."""
-    reference = log_colour(bare)
+    size = bare.shape[1], bare.shape[0]
+    small = (round(size[0] * TURN_PX_PER_UNIT / BARE_PX_PER_MM),
+             round(size[1] * TURN_PX_PER_UNIT / BARE_PX_PER_MM))
+    reference = log_colour(cv2.resize(bare, small, interpolation=cv2.INTER_AREA))
     scores = []
     for turn in range(4):
-        seen = fit.view(turn).rectify(frame, BOARD_UNITS, BARE_PX_PER_MM)
+        seen = fit.view(turn).rectify(frame, BOARD_UNITS, TURN_PX_PER_UNIT)
         difference = log_colour(linear(seen)) - reference
         difference -= np.median(difference.reshape(-1, 3), axis=0)
         scores.append(float(np.median(distance(difference, np.zeros(3)))))
@@ -644,3 +692,48 @@ def reading_of(features: BoardFeatures, weights: FloatArray) -> BoardReading:
 
 def _rows_of(items: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
     return tuple(tuple(items[r * LINES:(r + 1) * LINES]) for r in range(LINES))
+
+
+# --- checking the grid -----------------------------------------------------------------------
+
+CHECK_HALF_CELL = 0.3
+"""How far either side of an intersection its printed lines are looked for when the grid
+is checked."""
+
+
+def crossing_offsets(image: Image, fit: GridFit, labels: Sequence[Sequence[str]]
+                     ) -> FloatArray:
+    """How far (pixels of the photo) each printed crossing lies from where the grid puts
+    it, for every intersection that the labels leave empty with all its neighbours empty
+    (stones hide lines): rows of (row, column, error). Each line through the
+    intersection is found on its own, as the darkest line across a short stretch of the
+    photo (sub-pixel), so the check does not reuse the fit's line points."""
+    gray = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), dtype=np.float32)
+    steps = np.linspace(-CHECK_HALF_CELL, CHECK_HALF_CELL, 25) * CELL
+    across, along = np.meshgrid(steps, steps, indexing="ij")  # (across, along)
+    units = intersection_units()
+    out = []
+    for row in range(LINES):
+        for column in range(LINES):
+            neighbours = [labels[r][c] for r in range(max(0, row - 1), min(LINES, row + 2))
+                          for c in range(max(0, column - 1), min(LINES, column + 2))]
+            if any(v != "empty" for v in neighbours):
+                continue
+            centre = units[row, column]
+            found = []
+            for direction in (0, 1):  # 0: the column line (x across), 1: the row line
+                offsets = np.stack([across, along], axis=-1) if direction == 0 else \
+                    np.stack([along, across], axis=-1)
+                pixels = project(fit.homography, (centre + offsets).reshape(-1, 2))
+                values = sample(gray, pixels.astype(np.float32)).reshape(across.shape)
+                profile = values.mean(axis=1)
+                k = int(np.argmin(profile))
+                shift = 0.0
+                if 0 < k < len(profile) - 1:
+                    a, b, c = profile[k - 1], profile[k], profile[k + 1]
+                    bend = a - 2 * b + c
+                    shift = 0.5 * (a - c) / bend if bend > 0 else 0.0
+                found.append(steps[k] + shift * (steps[1] - steps[0]))
+            seen = project(fit.homography, np.array([centre + np.array(found), centre]))
+            out.append((row, column, float(np.linalg.norm(seen[0] - seen[1]))))
+    return np.array(out, dtype=np.float64).reshape(-1, 3)
