@@ -457,15 +457,7 @@ class Locator:
         if every:
             found, _ = cv2.findHomography(board, pixels, 0)
             return None if found is None else np.asarray(found, np.float64)
-        matrix = self._matrix()
-        points = np.column_stack([board, np.zeros(len(board))])
-        ok, rvec, tvec = cv2.solvePnP(points, pixels, matrix, None, flags=cv2.SOLVEPNP_SQPNP)
-        if not ok:
-            return None
-        rvec, tvec = cv2.solvePnPRefineLM(points, pixels, matrix, None, rvec, tvec)
-        rotation, _ = cv2.Rodrigues(rvec)
-        return np.asarray(matrix @ np.column_stack([rotation[:, 0], rotation[:, 1],
-                                                     tvec.reshape(3)]))
+        return self._pose_homography(board, pixels)
 
     def _closer(self, found: dict[int, FloatArray], ids: list[int]) -> str:
         """Advice when the markers are too small to be read reliably: with none seen,
@@ -685,16 +677,23 @@ class Locator:
                 and focal_from_homography(homography, self._frame_size, self.config) is not None:
             partial = False
         if partial:
-            matrix = self._matrix()
-            points = np.column_stack([board, np.zeros(len(board))])
-            ok, rvec, tvec = cv2.solvePnP(points, pixels, matrix, None,
-                                          flags=cv2.SOLVEPNP_SQPNP)
-            if ok:
-                rvec, tvec = cv2.solvePnPRefineLM(points, pixels, matrix, None, rvec, tvec)
-                rotation, _ = cv2.Rodrigues(rvec)
-                homography = matrix @ np.column_stack([rotation[:, 0], rotation[:, 1],
-                                                       tvec.reshape(3)])
+            posed = self._pose_homography(board, pixels)
+            if posed is not None:
+                homography = posed
         return None if homography is None else np.asarray(homography / homography[2, 2])
+
+    def _pose_homography(self, board: FloatArray, pixels: FloatArray) -> FloatArray | None:
+        """The board's homography from the camera's pose solved with the focal length
+        known so far (:meth:`_matrix`); ``None`` when the pose cannot be solved."""
+        matrix = self._matrix()
+        points = np.column_stack([board, np.zeros(len(board))])
+        ok, rvec, tvec = cv2.solvePnP(points, pixels, matrix, None, flags=cv2.SOLVEPNP_SQPNP)
+        if not ok:
+            return None
+        rvec, tvec = cv2.solvePnPRefineLM(points, pixels, matrix, None, rvec, tvec)
+        rotation, _ = cv2.Rodrigues(rvec)
+        return np.asarray(matrix @ np.column_stack([rotation[:, 0], rotation[:, 1],
+                                                     tvec.reshape(3)]))
 
     def _projection(self, homography: FloatArray) -> FloatArray:
         if self.camera is None:
