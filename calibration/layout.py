@@ -501,10 +501,13 @@ def _silhouette(footprint: FloatArray, height_mm: float, at_mm: FloatArray,
     return np.asarray(hull.reshape(-1, 2), np.float64) - at_mm
 
 
-def _template(outline_mm: FloatArray, ring_mm: float, px_per_mm: float) -> tuple[
+def _template(outline_mm: FloatArray, ring_mm: float, px_per_mm: float,
+              core_mm: FloatArray | None = None, rim_weight: float = 1.0) -> tuple[
         NDArray[np.float32], FloatArray]:
-    """A zero-sum template: +1/area inside ``outline_mm``, -1/area on a ring
-    ``ring_mm`` wide around it; and the template pixel of the outline's origin."""
+    """A zero-sum template: positive inside ``outline_mm`` (summing to 1), -1/area on a
+    ring ``ring_mm`` wide around it; and the template pixel of the outline's origin.
+    With ``core_mm`` (a polygon inside the outline), the outline's points outside the
+    core weigh ``rim_weight`` against the core's 1."""
     lo = outline_mm.min(axis=0) - ring_mm
     hi = outline_mm.max(axis=0) + ring_mm
     size = np.ceil((hi - lo) * px_per_mm).astype(int) + 1
@@ -515,8 +518,13 @@ def _template(outline_mm: FloatArray, ring_mm: float, px_per_mm: float) -> tuple
     grown = inside.copy()
     cv2.polylines(grown, [points.reshape(-1, 1, 2)], True, 255,
                   max(1, int(2 * ring_mm * px_per_mm * scale)), cv2.LINE_8)
-    inside_f = cv2.resize(inside.astype(np.float32) / 255.0, (int(size[0]), int(size[1])),
-                          interpolation=cv2.INTER_AREA)
+    weights = inside.astype(np.float32) / 255.0
+    if core_mm is not None:
+        core = np.zeros_like(inside)
+        cv2.fillConvexPoly(core, np.rint((core_mm - lo) * px_per_mm * scale - 0.5)
+                           .astype(np.int32), 255)
+        weights = weights * rim_weight + core.astype(np.float32) / 255.0 * (1.0 - rim_weight)
+    inside_f = cv2.resize(weights, (int(size[0]), int(size[1])), interpolation=cv2.INTER_AREA)
     ring_f = cv2.resize((grown.astype(np.float32) - inside.astype(np.float32)) / 255.0,
                         (int(size[0]), int(size[1])), interpolation=cv2.INTER_AREA)
     template = inside_f / max(inside_f.sum(), 1e-9) - ring_f / max(ring_f.sum(), 1e-9)
@@ -560,10 +568,13 @@ def _top(footprint: FloatArray, height_mm: float, at_mm: FloatArray,
 def _find_piece(element: Element, height_mm: float, guess_mm: FloatArray,
                 difference: NDArray[np.float32], camera_mm: FloatArray | None,
                 settings: LayoutSettings, search_mm: float,
-                turn_deg: float | None = None) -> tuple[FloatArray, float, float]:
+                turn_deg: float | None = None,
+                rim_weight: float | None = None) -> tuple[FloatArray, float, float]:
     """Where the piece on ``element`` stands near ``guess_mm``: centre, axis and the
     contrast of its silhouette against its surroundings (share of its own difference).
-    ``turn_deg``: how far its axis may turn from the model's."""
+    ``turn_deg``: how far its axis may turn from the model's. ``rim_weight``: how much
+    the silhouette outside the piece's top face counts against the top face (1 when
+    not given)."""
     s = settings.px_per_mm
     shape = _silhouette
     limit = settings.turn_deg if turn_deg is None else turn_deg
@@ -579,8 +590,14 @@ def _find_piece(element: Element, height_mm: float, guess_mm: FloatArray,
             turns = [best[2] - element.angle_deg + d for d in (-1.0, -0.5, 0.5, 1.0)]
         for turn in turns:
             angle = element.angle_deg + float(turn)
-            outline = shape(_footprint(element, angle), height_mm, guess_mm, camera_mm)
-            template, origin = _template(outline, ring, s)
+            footprint = _footprint(element, angle)
+            outline = shape(footprint, height_mm, guess_mm, camera_mm)
+            if rim_weight is None:
+                template, origin = _template(outline, ring, s)
+            else:
+                template, origin = _template(outline, ring, s,
+                                             _top(footprint, height_mm, guess_mm, camera_mm),
+                                             rim_weight)
             th, tw = template.shape
             centre_px = guess_mm * s - 0.5
             x0 = math.floor(centre_px[0] - search_mm * s - origin[0])
@@ -811,11 +828,29 @@ def _by_piece_colour(model: BoardModel, seen: Image, covered: Sequence[FloatArra
         distance = np.linalg.norm(image - centre.reshape(1, 1, -1), axis=2) / spread
         likeness = np.asarray(np.exp(-0.5 * (distance / 2.0) ** 2), np.float32)
         _mask_polygons(likeness, covered, s)
+        # the sides the camera sees are the pieces' colour in another light: as like
+        # it, against the tops, as the first search's pieces show
+        tops, rims = [], []
+        for name in names:
+            at, angle, _ = first[name]
+            footprint = _footprint(model.elements[name], angle)
+            top = _top(footprint, height, at, camera) + at
+            hull = _silhouette(footprint, height, at, camera) + at
+            in_top = _inside_mean(likeness, top, s)
+            in_hull = _inside_mean(likeness, hull, s)
+            top_area = cv2.contourArea(top.astype(np.float32))
+            hull_area = cv2.contourArea(hull.astype(np.float32))
+            if hull_area > top_area * 1.05:
+                tops.append(in_top)
+                rims.append((in_hull * hull_area - in_top * top_area) / (hull_area - top_area))
+        rim_weight = float(np.clip(np.median(rims) / max(np.median(tops), 1e-6), 0.0, 1.0)) \
+            if rims else 1.0
         for name in names:
             at, angle, _ = first[name]
             element = replace(model.elements[name], angle_deg=angle)
             found = _find_piece(element, height, at, likeness, camera, settings,
-                                settings.agree_mm * 2.0, turn_deg=4.0)
+                                settings.agree_mm * 2.0, turn_deg=4.0,
+                                rim_weight=rim_weight)
             if found[2] >= settings.min_contrast:
                 out[name] = found
     return out
