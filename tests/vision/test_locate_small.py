@@ -106,12 +106,12 @@ def test_a_square_with_a_code_two_bits_off_is_not_read() -> None:
 
 @pytest.fixture(scope="module")
 def small_pictures() -> list:
-    """One picture per game and size at the hardest blur, noise and JPEG, markers of
-    20 px, from the seeds the settings were chosen on."""
+    """A picture per game at the hardest blur, noise and JPEG, markers of 20 px, from
+    the seeds the settings were chosen on, at both frame sizes."""
     seed = MARKER_TUNING_SEEDS.start + 2
     return [render_marker_shot(MarkerShot(game, size, 20.0, "hardest", seed))
-            for game in ("shangrila", "shendao", "shenshi")
-            for size in ((1280, 720), (1920, 1080))]
+            for game, size in (("shangrila", (1280, 720)), ("shendao", (1920, 1080)),
+                               ("shenshi", (1280, 720)))]
 
 
 def test_markers_of_20_px_under_the_hardest_imaging_are_found_in_place(small_pictures) -> None:
