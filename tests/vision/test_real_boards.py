@@ -142,8 +142,8 @@ def test_a_photo_is_read_as_stored_whatever_its_exif_orientation(tmp_path: Path)
 needs_photos = pytest.mark.skipif(
     not IMAGO.is_dir(), reason=f"the real photographs are not here ({IMAGO} is absent)")
 
-# The outer crossings of two photos, read by eye from crops enlarged ten times (to about a
-# pixel): top-left, top-right, bottom-right, bottom-left of the stored pixels.
+# The outer crossings of two photos, read by eye from crops enlarged ten times (to a pixel or
+# two): top-left, top-right, bottom-right, bottom-left of the stored pixels.
 HAND_CHECKED = {
     "t2/t2_101": [(118.5, 55.0), (520.3, 41.8), (618.0, 449.0), (17.0, 451.0)],
     "t3/t3_051": [(141.4, 28.3), (550.4, 22.4), (626.5, 444.0), (28.0, 411.7)],
