@@ -289,7 +289,8 @@ class MarkerPicture:
     sides_px: dict[int, float]
     """Each marker's side in the picture (square root of its area)."""
     covered: dict[int, float]
-    """The share of each marker (its white card) behind clutter standing in front."""
+    """The share of each marker (its white card) hidden: behind clutter standing in
+    front, or (all of it) when part of it lies outside the picture."""
 
 
 def marker_sides_px(view: BoardView, game: str) -> dict[int, float]:
@@ -355,6 +356,10 @@ def _covered(view: BoardView, game: str, occluded: NDArray[np.bool_]) -> dict[in
         corners = geometry.marker_corners_mm(marker_id)
         centre = corners.mean(axis=0)
         outline = view.to_image(centre + (corners - centre) * card)
+        height, width = occluded.shape
+        if not ((outline >= 0.0) & (outline <= [width - 1.0, height - 1.0])).all():
+            shares[marker_id] = 1.0
+            continue
         mask = np.zeros(occluded.shape, np.uint8)
         cv2.fillConvexPoly(mask, np.rint(outline).astype(np.int32), 1)
         inside = mask.astype(bool)
@@ -372,7 +377,8 @@ class MarkerFigure:
     side_px: float
     pictures: int
     markers: int
-    """Markers in view and uncovered (clutter standing in front of one is left out)."""
+    """Markers in the picture and uncovered (one with clutter standing in front of it,
+    or partly outside the picture, is left out)."""
     read: int
     """Of those, read with the right id and every corner within 1.5 px of the truth."""
     misplaced: int
