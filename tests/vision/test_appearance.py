@@ -132,6 +132,23 @@ def test_shipped_weights_read_a_held_out_world(held_out_setup) -> None:  # type:
     assert score.wrong_sure <= 0.005 * score.elements
 
 
+def test_shipped_shendao_weights_read_a_held_out_world(tmp_path: Path) -> None:
+    fitted = load_fitted("shendao")
+    assert fitted.provenance["set"] == "train"
+    assert not set(fitted.provenance["kinds"]) & HELD_OUT_KINDS
+    pictures = load_setup(Setup("landscape", 2903, "medium", SMALL, "shendao"), tmp_path,
+                          lambda _: None)
+    reader, view = calibrated_reader(pictures, fitted)
+    score = Score()
+    for image, truth in pictures.plays:
+        score_reading(score, reader.read(image, view), truth["visible"], reader.schema,
+                      reader.elements)
+    shown = score.right + score.wrong
+    assert shown >= 0.9 * score.elements
+    assert score.right >= 0.98 * shown
+    assert score.wrong_sure <= 0.005 * score.elements
+
+
 def test_a_hand_is_something_else_not_a_colour(held_out_setup) -> None:  # type: ignore[no-untyped-def]
     reader, view = calibrated_reader(held_out_setup, load_fitted("shangrila"))
     image, _ = held_out_setup.plays[0]
