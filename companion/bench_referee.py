@@ -75,6 +75,13 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--gap-hidden", action="store_true",
                         help="during a gap the readers see a hand over the whole table "
                         "rather than nothing")
+    parser.add_argument("--unsure", type=float, metavar="RATE",
+                        help="share of right readings the camera marks unsure (default: "
+                        "the flicker rate); with --flicker-sure, the error rates a reader "
+                        "was measured at (companion bench appearance)")
+    parser.add_argument("--flicker-sure", type=float, metavar="SHARE",
+                        help=f"share of wrong readings given with a sure confidence "
+                        f"(default {BENCH_TABLE.flicker_sure})")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=referee_command)
 
@@ -86,12 +93,13 @@ CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter,
 
 def run(game: str, games: int, flicker: float, seed: int, table: TableConfig,
         referee: RefereeConfig | None = None, progress: bool = False,
-        clock: str = "wall") -> dict[str, Any]:
+        clock: str = "wall", unsure: float | None = None) -> dict[str, Any]:
     """Referee ``games`` simulated games at ``flicker``; the figures (verdict times by
-    ``clock``, a key of ``CLOCKS``)."""
+    ``clock``, a key of ``CLOCKS``). ``unsure``: the share of right readings marked
+    unsure (default: as many as ``flicker``)."""
     cls = rules_class(game)
     counts = PLAYER_COUNTS.get(game, (cls.min_players,))
-    config = replace(table, flicker=flicker, unsure=flicker)
+    config = replace(table, flicker=flicker, unsure=flicker if unsure is None else unsure)
     scores: list[GameScore] = []
     start = time.perf_counter()
     for i in range(games):
@@ -173,11 +181,17 @@ def referee_command(args: argparse.Namespace) -> int:
         raise UsageError("--gap must be within 0 and 1")
     if not 2 <= args.gap_moves[0] <= args.gap_moves[1]:
         raise UsageError("--gap-moves must be LOW HIGH with 2 <= LOW <= HIGH")
+    for name in ("unsure", "flicker_sure"):
+        value = getattr(args, name, None)
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise UsageError(f"--{name.replace('_', '-')} must be within 0 and 1")
     table = replace(BENCH_TABLE, sources=tuple(args.sources), gap=args.gap,
                     gap_moves=tuple(args.gap_moves), gap_hidden=args.gap_hidden)
+    if getattr(args, "flicker_sure", None) is not None:
+        table = replace(table, flicker_sure=args.flicker_sure)
     referee = RefereeConfig(stable_frames=args.stable_frames)
     runs = [run(args.game, args.games, f, args.seed, table, referee, progress=True,
-                clock=args.clock) for f in args.flicker]
+                clock=args.clock, unsure=getattr(args, "unsure", None)) for f in args.flicker]
     if args.json:
         print(json.dumps({"game": args.game, "seed": args.seed, "python":
                           platform.python_version(), "table": table.to_json(),
