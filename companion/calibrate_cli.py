@@ -682,6 +682,16 @@ def _describe(path: Path) -> str:
         from calibration.layout import describe_layout
 
         return describe_layout(path)
+    if path.name.startswith("appearance-"):
+        from vision.appearance import load_appearance
+
+        game = path.stem.removeprefix("appearance-")
+        appearance = load_appearance(game, path.parent.name)
+        if appearance is None:
+            raise ProfileError(f"{path} cannot be read")
+        kinds = ", ".join(f"{kind}: {', '.join(str(v) for v in values)}"
+                          for kind, values in sorted(appearance.colours.items()))
+        return f"{game} set appearance: the empty board and {kinds}"
     raise ProfileError(f"{path} is not a file the companion writes")
 
 

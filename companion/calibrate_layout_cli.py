@@ -18,6 +18,8 @@ from companion.cli import UsageError
 
 GAMES = ("shangrila", "shendao", "shenshi")
 NEEDS_POSITION = ("shangrila", "shendao")
+APPEARANCE_GAMES = ("shangrila", "shendao")
+"""Games whose set appearance the calibration position teaches the camera."""
 
 
 def add_layout_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,31 +54,23 @@ def add_layout_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
 def _position(game: str, model: Any, colours: tuple[str, ...]) -> Any:
     """The calibration position of ``game`` on the packaged layout's names, or ``None``
     when the game needs none."""
-    from engines.observation import Observation
     from vision.appearance import calibration_layout
     from vision.models import referee_schema
 
     schema = referee_schema(game)
-    if game == "shangrila":
+    if game in NEEDS_POSITION:
         return calibration_layout(schema, model, list(colours))
-    if game == "shendao":
-        readings: dict[str, Any] = {}
-        for element in schema.elements:
-            values = schema.values[element]
-            readings[element] = "closed" if element.startswith("gate ") else \
-                "empty" if "empty" in values else None
-        return Observation(schema, readings)
     return None
 
 
 def _describe_position(game: str, position: Any) -> list[str]:
-    if game == "shendao":
-        return ["every gate closed (a stick in each gate); no tiles"]
     tiles = [f"{name}: {position.value(name)}" for name in position.schema.elements
              if not name.endswith("^") and position.value(name) not in (None, "empty", True,
                                                                            False)]
-    return ["every bridge and every stone in place", "one tile on each of these spaces:",
-            *(f"  {line}" for line in tiles)]
+    first = "every gate closed (a stick in each gate)" if game == "shendao" else \
+        "every bridge and every stone in place"
+    places = "squares" if game == "shendao" else "spaces"
+    return [first, f"one tile on each of these {places}:", *(f"  {line}" for line in tiles)]
 
 
 def _picture(path: Path, size: tuple[int, int], what: str) -> Any:
@@ -142,4 +136,13 @@ def layout_command(args: argparse.Namespace) -> int:
     if not cv2.imwrite(str(overlay), draw_layout(fit, view, empty)):
         raise SourceError(f"cannot write {overlay} (is the folder there and the suffix .png?)")
     print(f"wrote {overlay}: every outline should sit on its printed place")
+    if calibration and args.game in APPEARANCE_GAMES:
+        from vision.appearance import calibrate, save_appearance
+
+        appearance = calibrate(args.game, fit.model, empty, view, calibration)
+        document = save_appearance(appearance, args.profile)
+        learned = ", ".join(f"{len(values)} {kind} look{'s' if len(values) == 1 else ''}"
+                            for kind, values in sorted(appearance.colours.items()))
+        print(f"set appearance saved to {document}: the empty board and {learned}; "
+              f"the camera now reads this set by its own look")
     return 0

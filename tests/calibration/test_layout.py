@@ -191,6 +191,7 @@ def test_calibrate_layout_command(board: Board, data_dir: Path, tmp_path: Path,
     out, err = capsys.readouterr()
     assert status == 0, err
     assert "board layout saved to" in out and f"wrote {overlay}" in out
+    assert "set appearance saved to" in out
     drawn = cv2.imread(str(overlay))
     assert drawn is not None and drawn.shape == board.empty.shape
     assert np.count_nonzero(np.any(drawn != board.empty, axis=2)) > 10_000
@@ -201,6 +202,8 @@ def test_calibrate_layout_command(board: Board, data_dir: Path, tmp_path: Path,
     status = main(["calibrate", "show"])
     out, _ = capsys.readouterr()
     assert status == 0 and "layout-shangrila.json: shangrila layout of 127 elements" in out
+    assert "appearance-shangrila.json: shangrila set appearance: the empty board and " \
+        "bridge: True" in out
 
 
 @pytest.mark.parametrize("elevation", [35.0, 60.0, 85.0])
