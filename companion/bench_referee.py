@@ -198,7 +198,8 @@ def referee_command(args: argparse.Namespace) -> int:
                           "referee": referee.to_json(), "clock": args.clock,
                           "runs": runs}))
     else:
-        print(report(args.game, args.seed, table, referee, runs, args.clock))
+        print(report(args.game, args.seed, table, referee, runs, args.clock,
+                     getattr(args, "unsure", None)))
     return 0
 
 
@@ -227,8 +228,14 @@ _GAP_ROWS = (
 """Rows shown when the table has gaps (``--gap``)."""
 
 
+def _rate(rate: float) -> str:
+    """A rate as a percentage, with decimals where it is under 1%."""
+    return f"{rate:.0%}" if rate == 0 or rate >= 0.01 else f"{rate:.2%}"
+
+
 def report(game: str, seed: int, table: TableConfig, referee: RefereeConfig,
-           runs: list[dict[str, Any]], clock: str = "wall") -> str:
+           runs: list[dict[str, Any]], clock: str = "wall", unsure: float | None = None
+           ) -> str:
     """The figures as a readable table, one column per flicker rate."""
     games = runs[0]["games"] if runs else 0
     lines = [
@@ -238,15 +245,15 @@ def report(game: str, seed: int, table: TableConfig, referee: RefereeConfig,
         f"table: {' + '.join(table.sources)}; {table.frames_per_step} frames per touch; "
         f"hands on {table.hands:.0%} of touches, pauses on {table.pause:.0%}; changes of "
         f"mind on {table.change_of_mind:.0%} of moves, illegal attempts on "
-        f"{table.illegal:.0%}; {table.flicker_sure:.0%} of wrong readings look sure; as "
-        "many right readings as wrong ones are unsure" + (
+        f"{table.illegal:.0%}; {table.flicker_sure:.0%} of wrong readings look sure; " + (
+            f"{unsure:.2%} of right readings are unsure" if unsure is not None else
+            "as many right readings as wrong ones are unsure") + (
             f"; gaps of {table.gap_moves[0]}-{table.gap_moves[1]} moves unseen after "
             f"{table.gap:.0%} of moves"
             f"{' (a hand over the table)' if table.gap_hidden else ''}"
             if table.gap else ""),
         "",
-        f"{'':<40}" + "".join(f"{'flicker ' + format(r['flicker'], '.0%'):>22}"
-                              for r in runs),
+        f"{'':<40}" + "".join(f"{'flicker ' + _rate(r['flicker']):>22}" for r in runs),
     ]
     for label, key, fmt in _ROWS + (_GAP_ROWS if table.gap else ()):
         lines.append(f"{label:<40}" + "".join(f"{fmt.format(r[key]):>22}" for r in runs))
