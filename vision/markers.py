@@ -49,15 +49,15 @@ class SmallMarkerConfig:
 
     # OpenCV's adaptive threshold windows (first, last, step; pixels): small ones keep
     # a marker of 10 to 20 px apart from the board round it (OpenCV's default, up to
-    # 23 px, merges them); 3 and 7 found as many as 3, 5, 7 and 9 on the tuning
+    # 23 px, merges them); 3 and 7 found about as many as 3, 5, 7 and 9 on the tuning
     # pictures, in less time.
     threshold_windows: tuple[int, int, int] = (3, 7, 4)
     # Squares smaller than this (side, px) hold modules under 1.2 px: not readable.
     min_side_px: float = 7.0
     # Larger squares are read by OpenCV itself.
     max_side_px: float = 60.0
-    # At most this many candidates are examined, largest first (a busy table gives a
-    # few dozen; the board's four markers are among the clearest squares).
+    # At most this many candidates are examined, largest first (a busy, sharp picture
+    # gives about this many; the board's markers are among the larger squares).
     max_candidates: int = 80
     # Edge profiles run this many modules either side of a side, then (second pass)
     # this many: the first catches a side a module off, the second keeps the interior
@@ -109,7 +109,7 @@ def find_small_markers(image: Image, dictionary: str, *, card_ratios: Sequence[f
     if candidates is None:
         candidates = candidate_squares(grey, dictionary, config)
     widest = max((1.0, *card_ratios))
-    cards = [_shrink(np.asarray(k, np.float64), widest).astype(np.float32) for k in known]
+    cards = [_scaled(np.asarray(k, np.float64), widest).astype(np.float32) for k in known]
     found: dict[int, SmallMarker] = {}
     for quad in candidates:
         if wanted and set(wanted) <= set(found):
@@ -122,7 +122,7 @@ def find_small_markers(image: Image, dictionary: str, *, card_ratios: Sequence[f
                for card in cards):
             continue
         for ratio in (1.0, *card_ratios):
-            square = _shrink(quad, 1.0 / ratio)
+            square = _scaled(quad, 1.0 / ratio)
             if _side(square) < config.min_side_px:
                 continue
             marker = _read(grey, square, modules, codes, config)
@@ -212,7 +212,7 @@ def _clockwise(quad: FloatArray) -> FloatArray:
     return quad if twice_area > 0 else quad[[0, 3, 2, 1]]
 
 
-def _shrink(quad: FloatArray, factor: float) -> FloatArray:
+def _scaled(quad: FloatArray, factor: float) -> FloatArray:
     """The quad scaled by ``factor`` about its centre, in perspective (through the
     homography of the unit square to it)."""
     if factor == 1.0:
