@@ -32,7 +32,7 @@ DEFAULTS: dict[str, JSON] = {
     "seed": 0,
     "layout": None,
     **{name: values[0] for name, values in CHOICES.items()},
-    "orange_lifts": 1,
+    "orange_lifts": 2,
     "quiet_rounds": 10,
 }
 """Every option with its default (``layout`` None: drawn with ``seed``)."""
@@ -56,7 +56,8 @@ class ShenshiRules(Rules[moves.Move, "ShenshiState"]):
       * ``walk`` — ``may-turn`` (default: each of the two steps is orthogonal, the second
         may turn or come back, pictures 3 and 10) or ``straight``.
       * ``orange_lifts`` — how many free blond cushions one orange hover may lift
-        (default 1, RULINGS' "a free blond cushion"; 0 to the 14 blond cushions).
+        (default 2: picture 6 of the rule book lifts one and "Il lui serait possible de
+        retirer le coussin n°2 et de refaire une boucle"; 0 to the 14 blond cushions).
       * ``lift_put_down`` — where a blond cushion lifted by an orange hover may be put
         down: on an empty square ``free`` at that moment (default: not the square the
         orange cushion stands on as it lifts it, "aussitôt replacé sur une case libre"),
@@ -83,7 +84,7 @@ class ShenshiRules(Rules[moves.Move, "ShenshiState"]):
         variant: str = "basic",
         monks_per_turn: str = "one-of-each",
         walk: str = "may-turn",
-        orange_lifts: int = 1,
+        orange_lifts: int = 2,
         neutral_return: str = "action",
         black_start: str = "reserve",
         lift_put_down: str = "free",

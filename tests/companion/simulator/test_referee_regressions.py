@@ -224,7 +224,10 @@ def _made_by_hand(seed: int, players: int, first: int, last: int) -> tuple[
     from engines.observation import Reading
     from engines.shenshi.observation import schema
 
-    rules = ShenshiRules.from_record(ShenshiRules.default_players(players), {"seed": seed})
+    # The games are replayed with the lift options they were played with: one lift a
+    # hover, put down on any empty square.
+    rules = ShenshiRules.from_record(ShenshiRules.default_players(players), {
+        "seed": seed, "orange_lifts": 1, "lift_put_down": "also-orange-square"})
     assert len(random_game(rules, seed)) >= last
     handling = handling_for(rules)
     moves = random_game(rules, seed)

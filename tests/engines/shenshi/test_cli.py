@@ -64,6 +64,7 @@ def test_an_unreadable_turn_exits_2(tmp_path: Path,
     assert "move 0" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a whole game of uniform draws over up to millions of turns a move
 def test_demo_plays_a_whole_game_and_writes_a_record_that_replays(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "demo.json"
@@ -75,4 +76,4 @@ def test_demo_plays_a_whole_game_and_writes_a_record_that_replays(
     record = GameRecord.load(path)
     result = replay(record)
     assert result.error is None and result.state.is_over()
-    assert max(result.state.scores()) >= 8
+    assert result.state.winners()
