@@ -8,18 +8,22 @@ is fixed: monks by notation code (G, M, NG, NM), then kind (entry, walk, hover, 
 then the order of each option function; a turn comes before its longer continuations.
 
 The turns found go to a sink: ``legal_turns`` builds them, ``count_turns`` only counts,
-``nth_turn`` builds only one (so ``random_move`` needs no list).
+``nth_turn`` builds only one; ``random_move`` counts the turns of each first action and
+builds one turn, so it needs no list. A search that only counts counts the hovers that
+end a turn without listing them (``_Search._hover_count``).
 """
 
 from __future__ import annotations
 
+import bisect
 import gc
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from engines.dice import Dice
+from engines.shenshi.board import BLOND, N_SQUARES, NO_CUSHION, SIZE
 from engines.shenshi.moves import (
     Action,
     Enter,
@@ -31,7 +35,6 @@ from engines.shenshi.moves import (
     Walk,
 )
 from engines.shenshi.options import (
-    Lifts,
     entry_sources,
     entry_squares,
     hover_ends,
@@ -45,6 +48,12 @@ if TYPE_CHECKING:
     from engines.shenshi.state import ShenshiState
 
 T = TypeVar("T")
+
+_CROSS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted({sq // SIZE * SIZE + c for c in range(SIZE)}
+                 | {r * SIZE + sq % SIZE for r in range(SIZE)}))
+    for sq in range(N_SQUARES))
+"""``_CROSS[square]``: the squares of its row and its column (13, itself included)."""
 
 
 # ---------------------------------------------------------------------- whole turns
@@ -117,11 +126,28 @@ def has_turn(state: ShenshiState) -> Turn | None:
 
 def random_move(state: ShenshiState, dice: Dice) -> Move:
     """``dice.choice(legal_moves)`` in a turn, without building the legal moves: count
-    the turns, draw an index as ``Dice.choice`` does, and build that one turn (``pass``,
-    the only move, when there is none)."""
-    count = count_turns(state)
-    index = int(dice.random() * max(count, 1))
-    return nth_turn(state, index) if count else Pass()
+    the turns that begin with each first action, draw an index as ``Dice.choice``
+    does, and build that one turn, searching again only the turns of its first action
+    (``pass``, the only move, when there is none)."""
+    sink = _Count()
+    search = _Search(state, sink)
+    search.root_ends = []
+    with _collector_paused():
+        search.run()
+    if not sink.count:
+        return Pass()
+    index = int(dice.random() * sink.count)
+    first = bisect.bisect_right(search.root_ends, index)
+    before = search.root_ends[first - 1] if first else 0
+    select = _Select(index - before)
+    again = _Search(state.copy(), select)  # stopped in the middle: work on a copy
+    again.only_root = first
+    try:
+        with _collector_paused():
+            again.run()
+    except _Found as found:
+        return found.turn
+    raise AssertionError("the turns of a first action changed between two searches")
 
 
 def playout_move(state: ShenshiState, dice: Dice, stop: float = 0.5) -> Move:
@@ -243,6 +269,16 @@ class _Search:
         nf = state.neutral_from
         self.guard = neutral >= 0 and (nf[0] >= 0 or nf[1] >= 0)
         self.guard_each_action = rules.neutral_return == "action"
+        # First actions: the count of turns after each one's (when a list), and the only
+        # one to search (when >= 0), by their place in the search order.
+        self.root_ends: list[int] | None = None
+        self.only_root = -1
+        self.roots = 0
+        # How many hovers end a turn, by what they depend on (see _hover_count).
+        self.hover_counts: dict[tuple[object, ...], int] = {}
+        self.tiles = sum(1 for t in state.tile if t)
+        self.turning = rules.expert  # blond hovers may turn: they depend on every square
+        self.listing = isinstance(sink, _Collect)
 
     def run(self) -> None:
         self._extend(Plan(), ())
@@ -288,7 +324,7 @@ class _Search:
                 if hover.third_hover and _walked_back(prefix[-1]):
                     pass  # expert: the closing hover would leave from the first cushion
                 elif last:
-                    self._last_hovers(hover, prefix, code, monk, here, hover_ends(state, monk))
+                    self._last_hovers(hover, prefix, code, monk, here)
                 else:
                     for end, lifts in self._order(hover_ends(state, monk)):
                         state._do_hover(monk, here, end, lifts)
@@ -318,12 +354,18 @@ class _Search:
                     state._undo_enter(monk, square, source, colour)
 
     def _child(self, nxt: Plan, prefix: tuple[Action, ...], action: Action) -> None:
+        if not prefix:
+            first = self.roots
+            self.roots += 1
+            if self.only_root >= 0 and first != self.only_root:
+                return
         state = self.state
-        if self.guard and self.guard_each_action and self._neutral_back():
-            return
-        if state.tokens[self.p] >= self.goal:
-            nxt = nxt.winning()
-        self._extend(nxt, (*prefix, action))
+        if not (self.guard and self.guard_each_action and self._neutral_back()):
+            if state.tokens[self.p] >= self.goal:
+                nxt = nxt.winning()
+            self._extend(nxt, (*prefix, action))
+        if not prefix and self.root_ends is not None:
+            self.root_ends.append(cast(_Count, self.sink).count)
 
     def _lands_back(self, moved: tuple[tuple[int, int], ...]) -> bool:
         """Whether, once the (monk, square) pairs of ``moved`` are played, a neutral
@@ -354,16 +396,53 @@ class _Search:
         return None
 
     def _last_hovers(self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int,
-                     here: int, ends: list[tuple[int, Lifts]]) -> None:
-        if incomplete(self.ctx, nxt) is not None or not ends:
+                     here: int) -> None:
+        if incomplete(self.ctx, nxt) is not None:
             return
         banned = self._back_filter(monk)
         if banned == -2:
             return
-        if banned is not None:
-            ends = [e for e in ends if e[0] != banned]
-        self.sink.many(prefix, len(ends),
-                       lambda: [Hover(code, here, end, lifts) for end, lifts in ends])
+        state = self.state
+
+        def build() -> list[Action]:
+            return [Hover(code, here, end, lifts) for end, lifts in hover_ends(state, monk)
+                    if end != banned]
+
+        if self.listing:  # every turn is built: no need to count them first
+            hovers = build()
+            self.sink.many(prefix, len(hovers), lambda: hovers)
+            return
+        n = self._hover_count(monk, here, -1 if banned is None else banned)
+        if n:
+            self.sink.many(prefix, n, build)
+
+    def _hover_count(self, monk: int, here: int, banned: int) -> int:
+        """How many hovers ``monk`` (on ``here``) has that do not end on ``banned``,
+        remembered. A hover (without a 90-degree turn) looks only at the squares of its
+        row and column; elsewhere it only counts the empty squares where a lifted cushion
+        may go. So equal rows and columns and an equal number of empty squares give
+        equal counts, and the last action of most turns of a search is counted once for
+        many positions that differ elsewhere (orange lifts make the listing costly)."""
+        state = self.state
+        cushion = state.cushion
+        colour = cushion[here]
+        if colour == NO_CUSHION:
+            return 0
+        if colour == BLOND and self.turning:
+            return self._count_hovers(monk, banned)
+        occ = state.occ
+        cross = _CROSS[here]
+        key = (here, tuple([cushion[s] + 4 * (occ[s] >= 0) for s in cross]),
+               cushion.count(NO_CUSHION) - self.tiles, banned if banned in cross else -1)
+        found = self.hover_counts.get(key)
+        if found is None:
+            found = self.hover_counts[key] = self._count_hovers(monk, banned)
+        return found
+
+    def _count_hovers(self, monk: int, banned: int) -> int:
+        ends = hover_ends(self.state, monk)
+        return len(ends) - sum(1 for end, _ in ends if end == banned) if banned >= 0 \
+            else len(ends)
 
     def _last_swap(self, nxt: Plan, prefix: tuple[Action, ...], swap: Swap, monk: int,
                    other: int) -> None:
