@@ -5,7 +5,8 @@ A setup is one board, one camera and one difficulty level
 (:data:`companion.bench_vision.LEVEL_SPECS`), photographed twice as a player calibrates:
 the empty board, and the calibration position (for Shangri-La every bridge and stone
 in place and three tiles of each colour, :func:`vision.appearance.calibration_layout`;
-for Shendao every gate closed; ShenShi needs only the empty board).
+for Shendao every gate closed and three tiles of each colour; ShenShi needs only the
+empty board).
 
 - Shangri-La: boards of other editions (:mod:`vision.synth.world`): ``painted`` worlds
   (seeds from 1, the worlds the fit was developed on) and ``landscape`` worlds (seeds
@@ -88,7 +89,6 @@ def _moved_model(model: Any, rng: np.random.Generator) -> Any:
 
 def render_setup(setup: LayoutSetup) -> LayoutPictures:
     """The setup's pictures (deterministic in the setup)."""
-    from engines.observation import Observation
     from vision.appearance import calibration_layout
     from vision.models import load_model, referee_schema
     from vision.synth.camera import LIGHTS, Imaging
@@ -123,12 +123,11 @@ def render_setup(setup: LayoutSetup) -> LayoutPictures:
     view = truth_view(camera, pose, truth.size_mm)
     calibration = []
     position = None
-    if setup.game == "shangrila":
-        position = calibration_layout(schema, truth, ["red", "blue", "yellow", "violet"])
-    elif setup.game == "shendao":
-        readings = empty_observation.to_json()["readings"]
-        readings.update({e: "closed" for e in schema.elements if e.startswith("gate ")})
-        position = Observation.from_json(schema, {"readings": readings})
+    if setup.game in ("shangrila", "shendao"):
+        from calibration.boards import board_geometry
+
+        position = calibration_layout(schema, truth,
+                                      list(board_geometry(setup.game).player_colours))
     if position is not None:
         calibration.append((photograph(position, setup.seed + 1, spec.placement_mm), view,
                             position))
