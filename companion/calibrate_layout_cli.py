@@ -85,6 +85,20 @@ def _picture(path: Path, size: tuple[int, int], what: str) -> Any:
     return image
 
 
+_PIECE_NAMES = {"bridge": "bridges", "stone": "stones", "gate": "sticks"}
+
+
+def _pieces_learned(colours: dict[str, Any]) -> str:
+    """What the calibration position taught, in words: "red, blue tiles, bridges"."""
+    parts = []
+    for kind, values in sorted(colours.items()):
+        if kind in _PIECE_NAMES:
+            parts.append(_PIECE_NAMES[kind])
+        else:
+            parts.append(", ".join(str(v) for v in values) + " tiles")
+    return ", ".join(parts)
+
+
 def layout_command(args: argparse.Namespace) -> int:
     import cv2
 
@@ -141,8 +155,7 @@ def layout_command(args: argparse.Namespace) -> int:
 
         appearance = calibrate(args.game, fit.model, empty, view, calibration)
         document = save_appearance(appearance, args.profile)
-        learned = ", ".join(f"{len(values)} {kind} look{'s' if len(values) == 1 else ''}"
-                            for kind, values in sorted(appearance.colours.items()))
-        print(f"set appearance saved to {document}: the empty board and {learned}; "
-              f"the camera now reads this set by its own look")
+        print(f"set appearance saved to {document}: the empty board and "
+              f"{_pieces_learned(appearance.colours)}; the camera now reads this set by "
+              f"its own look")
     return 0
