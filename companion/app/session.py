@@ -31,6 +31,7 @@ from companion.app.feeds import (
 )
 from companion.app.gamesetup import GameSetup
 from companion.referee.events import Input, Output, Seen
+from companion.referee.journal import JournalError
 
 Post = Callable[[Callable[[], None]], None]
 
@@ -54,9 +55,15 @@ class RefereeWorker:
     """Feeds the controller from a queue on one thread; posts each view that changed."""
 
     def __init__(self, controller: PlayController, deliver: Callable[[PlayView, list[Output],
-                                                                      Input], None]) -> None:
+                                                                      Input], None],
+                 on_failure: Callable[[str], None] | None = None) -> None:
+        """``on_failure``: told, in words, why the worker stopped judging (the journal
+        could not be written: a full disk, a removed card); the game's inputs since are
+        not judged, so nothing unsaved is ever shown."""
         self.controller = controller
         self.deliver = deliver
+        self.on_failure = on_failure
+        self.failed = ""
         self.inputs: queue.SimpleQueue[Input | None] = queue.SimpleQueue()
         self.handled = 0
         self._stopping = threading.Event()
@@ -81,7 +88,14 @@ class RefereeWorker:
             event = self.inputs.get()
             if event is None or self._stopping.is_set():
                 return
-            outputs = self.controller.handle(event)
+            try:
+                outputs = self.controller.handle(event)
+            except (JournalError, OSError) as error:
+                # a verdict that cannot be journaled is not shown; say why and stop
+                self.failed = str(error)
+                if self.on_failure is not None:
+                    self.on_failure(self.failed)
+                return
             if outputs or not isinstance(event, Seen):
                 self.deliver(self.controller.view(), outputs, event)
             self.handled += 1  # after delivering: once counted, the view is on its way
@@ -101,7 +115,8 @@ class Session:
         self.recogniser = recogniser
         self.simulator_interval = simulator_interval
         self.paced = paced
-        self.worker = RefereeWorker(controller, self._deliver)
+        self.worker = RefereeWorker(controller, self._deliver,
+                                    lambda why: self._notice("notice.journal_failed", why))
         self.feed: LiveFeed | None = None
         self.table: SimulatedTable | None = None
         self.sensors: Any = None

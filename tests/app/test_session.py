@@ -173,3 +173,27 @@ def test_a_black_picture_is_said_and_never_read() -> None:
     feed.stop()
     assert inputs == [] and feed.recognised >= 1 and feed.frames == 3
     assert "blank" in messages  # the frames after the first say why nothing is read
+
+
+def test_a_journal_that_cannot_be_written_stops_the_referee_with_a_notice() -> None:
+    from companion.referee.journal import JournalError
+
+    listener = Recorder()
+    setup = GameSetup("shangrila", seats=(Seat("red"), Seat("blue"), Seat("yellow")))
+    session = _session(setup, listener)
+
+    def full_disk(event: Any) -> list[Output]:
+        raise JournalError("cannot write the journal: No space left on device")
+
+    session.controller.handle = full_disk  # type: ignore[method-assign]
+    session.start()
+    try:
+        session.worker.put(TypedMove("H@1"))
+        assert _wait(lambda: listener.notices)
+        key, detail = listener.notices[-1]
+        assert key == "notice.journal_failed" and "No space left" in detail
+        assert not session.worker._thread.is_alive()
+        text = Translator().text(key, detail=detail)
+        assert "No space left" in text and "every move shown" in text
+    finally:
+        session.stop()
