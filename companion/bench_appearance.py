@@ -53,19 +53,22 @@ class Setup:
     level: str
     size: tuple[int, int]
     game: str = "shangrila"
+    markers: bool = False
+    """The printed corner markers stuck on the board (to find it in every picture)."""
 
     @property
     def key(self) -> str:
         return f"a{CACHE_VERSION}-{self.game}-{self.kind}-{self.seed}-{self.level}-" \
-               f"{self.size[0]}x{self.size[1]}"
+               f"{self.size[0]}x{self.size[1]}" + ("-markers" if self.markers else "")
 
 
 def setups(name: str, count: int, levels: Sequence[str] = LEVELS,
-           size: tuple[int, int] = (1280, 720), game: str = "shangrila") -> list[Setup]:
+           size: tuple[int, int] = (1280, 720), game: str = "shangrila",
+           markers: bool = False) -> list[Setup]:
     """``count`` setups of set ``name``, spread over its kinds of world and ``levels``."""
     kinds, first = SETS[name]
     return [Setup(kinds[i % len(kinds)], first + i, levels[(i // len(kinds)) % len(levels)],
-                  size, game) for i in range(count)]
+                  size, game, markers) for i in range(count)]
 
 
 @dataclass
@@ -108,7 +111,7 @@ def render_setup(setup: Setup) -> Pictures:
         return chosen
 
     def photograph(observation: Any, hands: int, calm: bool) -> Any:
-        options = TableOptions(hands=hands, clutter=spec.clutter,
+        options = TableOptions(hands=hands, clutter=spec.clutter, markers=setup.markers,
                                glare=0.0 if calm else spec.glare,
                                placement_mm=spec.placement_mm,
                                placement_deg=3.0 * spec.placement_mm)
@@ -123,11 +126,13 @@ def render_setup(setup: Setup) -> Pictures:
     # calibration happens once, under one light, with the camera in place
     calm_light = light()
     empty = render_table(empty_obs, camera, pose, light=calm_light, imaging=imaging,
-                         options=TableOptions(clutter=spec.clutter), seed=setup.seed,
+                         options=TableOptions(clutter=spec.clutter, markers=setup.markers),
+                         seed=setup.seed,
                          model=model, art=world.art(), colours=world.colours)
     calibration = render_table(layout, camera, pose, light=calm_light, imaging=imaging,
                                options=TableOptions(clutter=spec.clutter,
-                                                    placement_mm=spec.placement_mm),
+                                                    placement_mm=spec.placement_mm,
+                                                    markers=setup.markers),
                                seed=setup.seed + 1, model=model, art=world.art(),
                                colours=world.colours)
     pictures = Pictures(setup, empty.image, calibration.image, layout.to_json()["readings"],
@@ -379,8 +384,9 @@ def bench_command(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)  # the figures are for one core
     results: dict[str, dict[str, Score]] = {}
     times: list[float] = []
+    located = found = 0
     for setup in setups(args.set, args.setups, args.level or LEVELS, _size(args.size),
-                        args.game):
+                        args.game, args.locate == "markers"):
         pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
         reader, view = calibrated_reader(pictures)
         # every element on the board, stack heights included
@@ -388,11 +394,35 @@ def bench_command(args: argparse.Namespace) -> int:
                     if e.removesuffix("^") in reader.model.elements]
         colour_reader = reader_for(args.game, reader.model)
         for image, truth in pictures.plays:
+            seen_view = view
+            if args.locate == "markers":
+                from companion.bench_vision import lens_profile
+                from vision.locate import Locator
+
+                located += 1
+                location = Locator(args.game, camera=lens_profile(
+                    {"camera": pictures.camera})).locate(image)
+                if location.view is None:
+                    # every element the picture shows counts as not read (unsure)
+                    from types import SimpleNamespace
+
+                    from engines.observation import Observation
+
+                    print(f"  board not found: {location.message}", flush=True)
+                    nothing = SimpleNamespace(observation=Observation(reader.schema, {}),
+                                              unseen=frozenset())
+                    for name in ("appearance", "colour"):
+                        score_reading(results.setdefault(name, {}).setdefault(
+                            f"{setup.kind} {setup.level}", Score()), nothing,
+                            truth["visible"], reader.schema, elements)
+                    continue
+                found += 1
+                seen_view = location.view
             started = time.process_time()
-            appearance_read = reader.read(image, view)
+            appearance_read = reader.read(image, seen_view)
             times.append(time.process_time() - started)
             for name, read in (("appearance", appearance_read),
-                               ("colour", colour_reader.read(image, view))):
+                               ("colour", colour_reader.read(image, seen_view))):
                 key = f"{setup.kind} {setup.level}"
                 score_reading(results.setdefault(name, {}).setdefault(key, Score()), read,
                               truth["visible"], reader.schema, elements)
@@ -400,6 +430,8 @@ def bench_command(args: argparse.Namespace) -> int:
     lines = [f"companion bench appearance --game {args.game} --set {args.set} "
              f"--setups {args.setups} "
              f"--size {args.size}"]
+    if located:
+        lines.append(f"boards located by their markers: {found} of {located}")
     if times:
         lines.append(f"appearance reader: {1000 * float(np.median(times)):.1f} ms a frame "
                      f"(median, processor time, first frame of each view included: "
@@ -432,6 +464,9 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--setups", type=int, default=12)
     parser.add_argument("--level", action="append", choices=LEVELS)
     parser.add_argument("--size", default="1280x720")
+    parser.add_argument("--locate", choices=("truth", "markers"), default="truth",
+                        help="where the board is: the picture's exact view (default), or "
+                        "found by the corner markers stuck on it")
     parser.add_argument("--cache")
     parser.add_argument("--json")
 
