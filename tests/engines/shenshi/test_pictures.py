@@ -75,12 +75,14 @@ def test_image_6_an_orange_cushion_lifts_a_free_blond_cushion_and_loops() -> Non
     assert is_legal(state, "Mc7~a7(d7>d1) Gg1~g2")
     assert not is_legal(state, "Mc7~a7 Gg1~g2")  # without the lift, d7 stops it
     assert rule_of(state, "Mc7~c7 Gg1~g2") == "hover.no-move"
-    # It may lift n°2 as well and loop again when the rules allow two lifts a hover.
-    assert rule_of(state, "Mc7~a7(d7>d1,b7>e1) Gg1~g2") == "hover.lift-limit"
-    two_lifts = ShenshiRules(["silver", "copper"], orange_lifts=2)
-    state = position(two_lifts, orange="c7", blond="d7 b7 g1 e3 a3",
-                     monks={"silver": ("g1", "c7"), "neutral": ("e3", "a3")})
+    # "Il lui serait possible de retirer le coussin n°2 et de refaire une boucle": by
+    # default it may lift n°2 as well and loop again.
     assert is_legal(state, "Mc7~a7(d7>d1,b7>e1) Gg1~g2")  # twice round the edge
+    one_lift = ShenshiRules(["silver", "copper"], orange_lifts=1)
+    state = position(one_lift, orange="c7", blond="d7 b7 g1 e3 a3",
+                     monks={"silver": ("g1", "c7"), "neutral": ("e3", "a3")})
+    assert rule_of(state, "Mc7~a7(d7>d1,b7>e1) Gg1~g2") == "hover.lift-limit"
+    assert is_legal(state, "Mc7~a7(d7>d1) Gg1~g2")
     # A blond cushion lifts nothing.
     assert rule_of(state, "Gg1~g3(g2>a1) Mc7~a7(d7>d1)") == "hover.lift-blond"
 
