@@ -17,6 +17,13 @@ def _read_record(path: str) -> GameRecord:
     return GameRecord.load(path)
 
 
+LEGAL_SHOWN = 200
+"""Legal moves listed after a replay (the count is always given)."""
+LEGAL_IN_JSON = 10_000
+"""Legal moves listed by ``replay --json``: all of them, unless there are more
+(``legal_count`` says how many there are)."""
+
+
 def summary(state: GameState[Any]) -> dict[str, Any]:
     """The figures ``replay --json`` reports for a position."""
     return {
@@ -26,7 +33,8 @@ def summary(state: GameState[Any]) -> dict[str, Any]:
         "scores": state.scores(),
         "tiebreak": state.tiebreak(),
         "winners": state.winners(),
-        "legal_moves": state.legal_texts(),
+        **dict(zip(("legal_moves", "legal_count"), state.legal_preview(LEGAL_IN_JSON),
+                   strict=True)),
     }
 
 
@@ -61,8 +69,9 @@ def replay_command(args: argparse.Namespace) -> int:
     print(f"tie-break: {state.tiebreak()}")
     leaders = ", ".join(players[i] for i in state.winners())
     print(("winners: " if state.is_over() else "leading: ") + leaders)
-    legal = state.legal_texts()
-    print(f"legal moves ({len(legal)}): {' '.join(legal)}")
+    shown, count = state.legal_preview(LEGAL_SHOWN)
+    more = f" ... and {count - len(shown):,} more" if count > len(shown) else ""
+    print(f"legal moves ({count:,}): {' '.join(shown)}{more}")
     return 0
 
 

@@ -182,6 +182,13 @@ class GameState(ABC, Generic[M]):
         fmt = self.rules.format_move
         return [fmt(m) for m in self.legal_moves()]
 
+    def legal_preview(self, limit: int) -> tuple[list[str], int]:
+        """The first ``limit`` of ``legal_texts()`` and how many legal moves there are in
+        all. Games whose positions can have millions of moves override it so as not to
+        build them all."""
+        legal = self.legal_texts()
+        return legal[:limit], len(legal)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
             return NotImplemented

@@ -103,6 +103,18 @@ def count_turns(state: ShenshiState, limit: int | None = None) -> int:
     return sink.count
 
 
+def first_turns(state: ShenshiState, limit: int) -> list[Turn]:
+    """``legal_turns(state)[:limit]``, building only those turns."""
+    sink = _CollectFirst(limit)
+    try:
+        with _collector_paused():
+            # The search stops in the middle of its actions: let it work on a copy.
+            _Search(state.copy(), sink).run()
+    except _Enough:
+        pass
+    return sink.turns[:limit]
+
+
 def nth_turn(state: ShenshiState, index: int) -> Turn:
     """``legal_turns(state)[index]``, building only that turn.
     Raises IndexError when there are not that many."""
@@ -194,6 +206,27 @@ class _Collect(_Sink):
     def many(self, prefix: tuple[Action, ...], n: int,
              build: Callable[[], list[Action]]) -> None:
         self.turns.extend([Turn((*prefix, action)) for action in build()])
+
+
+class _Enough(Exception):
+    """Raised by ``_CollectFirst`` once it holds what was asked for."""
+
+
+class _CollectFirst(_Collect):
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def one(self, prefix: tuple[Action, ...]) -> None:
+        super().one(prefix)
+        if len(self.turns) >= self.limit:
+            raise _Enough
+
+    def many(self, prefix: tuple[Action, ...], n: int,
+             build: Callable[[], list[Action]]) -> None:
+        super().many(prefix, n, build)
+        if len(self.turns) >= self.limit:
+            raise _Enough
 
 
 class _Count(_Sink):

@@ -261,6 +261,17 @@ class ShenshiState(GameState[Move]):
             return dice.choice(self._legal_list())
         return movegen.playout_move(self, dice)
 
+    def legal_preview(self, limit: int) -> tuple[list[str], int]:
+        """The first ``limit`` legal moves in notation and how many there are, counted
+        without building the turns (a position can have tens of millions)."""
+        if self._legal is not None or self.over or self.phase == GIVE:
+            return super().legal_preview(limit)
+        count = movegen.count_turns(self)
+        if count == 0:
+            return super().legal_preview(limit)
+        fmt = self.rules.format_move
+        return [fmt(t) for t in movegen.first_turns(self, limit)], count
+
     def random_move(self, dice: Dice) -> Move:
         """A move drawn uniformly from ``legal_moves()``: the same draw as
         ``dice.choice(self.legal_moves())``, without building the list of turns when it

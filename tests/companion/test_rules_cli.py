@@ -38,7 +38,8 @@ def test_replay_json_reports_the_final_position(tmp_path: Path,
     assert main(["rules", "replay", write(tmp_path, RECORD), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"ok", "over", "to_move", "scores", "tiebreak", "winners",
-                        "legal_moves"}
+                        "legal_moves", "legal_count"}
+    assert out["legal_count"] == len(out["legal_moves"])
     assert out["ok"] is True and out["over"] is False
     assert out["to_move"] == 0
     assert out["scores"] == [2, 2, 1]  # red: H in 4 and 7; blue: R and P in 4
