@@ -60,6 +60,8 @@ LOCATED_FRAMES = 10
 # Random moves played before a picture: several depths of the game.
 DEPTHS = (4, 12, 25, 45, 80)
 PLAYERS = {"shangrila": 4, "shendao": 2, "shenshi": 2}
+SHENSHI_SET_OPTIONS = {"orange_lifts": 1, "lift_put_down": "also-orange-square"}
+"""The ShenShi rule options the bench's tables are played by."""
 
 
 @dataclass(frozen=True)
@@ -226,7 +228,9 @@ def table_rules(game: str, seed: int) -> Any:
     from engines import rules_class
 
     cls = rules_class(game)
-    return cls(cls.default_players(PLAYERS[game]), seed=seed)
+    # The sets are fixed data: dealt by the rules they were made with, whatever the
+    # game's defaults become (one lift per orange hover, put down anywhere free).
+    return cls(cls.default_players(PLAYERS[game]), seed=seed, **SHENSHI_SET_OPTIONS)
 
 
 def _state_observation(game: str, seed: int, depth: int) -> Any:
