@@ -34,7 +34,7 @@ def test_replay_json_reports_path_tokens_as_scores(tmp_path: Path,
     assert main(["rules", "replay", write(tmp_path, RECORD), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"ok", "over", "to_move", "scores", "tiebreak", "winners",
-                        "legal_moves"}
+                        "legal_moves", "legal_count"}
     assert out["ok"] and not out["over"] and out["to_move"] == 0
     assert out["scores"] == [1, 1] and out["tiebreak"] is None and out["winners"] == [0, 1]
     assert "Gd5~e5 Mg7~g6" in out["legal_moves"]
