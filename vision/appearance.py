@@ -572,6 +572,20 @@ HEIGHTS_ELSEWHERE = "stack heights are read by the sensor board or settled by th
 COVERED_BY_HAND = "covered by a hand"
 
 
+SAME_VIEW_PX = 0.25
+"""Two views that put every board corner within this many pixels read the same points."""
+
+
+def _same_view(a: BoardView, b: BoardView, size_mm: tuple[float, float]) -> bool:
+    if a is b:
+        return True
+    if a.image_size != b.image_size or (a.projection is None) != (b.projection is None):
+        return False
+    w, h = size_mm
+    corners = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h], [w / 2, h / 2]])
+    return bool(np.abs(a.to_image(corners) - b.to_image(corners)).max() <= SAME_VIEW_PX)
+
+
 class AppearanceReader:
     """Reads a game's table from a frame and its view, by the player's set's appearance
     (:class:`SetAppearance`) and fitted weights (:class:`FittedModel`)."""
@@ -585,14 +599,15 @@ class AppearanceReader:
         self.schema = schema or referee_schema(game)
         self.elements = tuple(e for e in self.schema.elements if e in model.elements
                               and model.elements[e].kind in _SAMPLING)
-        self._plans: dict[int, tuple[BoardView, Sampling]] = {}
+        self._plan: tuple[BoardView, Sampling] | None = None
 
     def sampling(self, view: BoardView) -> Sampling:
-        cached = self._plans.get(id(view))
-        if cached is None or cached[0] is not view:
-            cached = (view, plan(self.model, view, self.elements))
-            self._plans = {id(view): cached}
-        return cached[1]
+        """The sample plan of ``view``: made again only when the view has moved the
+        board by more than ``SAME_VIEW_PX`` in the picture (a tracked board found again
+        each frame keeps its plan)."""
+        if self._plan is None or not _same_view(self._plan[0], view, self.model.size_mm):
+            self._plan = (view, plan(self.model, view, self.elements))
+        return self._plan[1]
 
     def element_features(self, frame: Image, view: BoardView) -> list[ElementFeatures]:
         return features(frame, view, self.appearance, self.model, self.sampling(view),

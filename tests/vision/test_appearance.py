@@ -214,3 +214,20 @@ def test_the_fit_command_writes_the_same_file_from_the_same_setups(tmp_path: Pat
 def test_examples_label_hidden_elements_as_something_else(held_out_setup) -> None:  # type: ignore[no-untyped-def]
     examples = list(iter_examples(held_out_setup))
     assert examples and all(0 <= e.truth < len(e.rows) for e in examples)
+
+
+def test_a_board_found_again_in_place_keeps_its_sample_plan(held_out_setup) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    reader, view = calibrated_reader(held_out_setup, load_fitted("shangrila"))
+    first = reader.sampling(view)
+    nudge = np.eye(3)
+    nudge[0, 2] = 0.05  # a twentieth of a pixel: the same place, found again
+    again = replace(view, homography=nudge @ view.homography, _maps={})
+    assert reader.sampling(again) is first
+    moved = np.eye(3)
+    moved[0, 2] = 3.0
+    elsewhere = replace(view, homography=moved @ view.homography,
+                        projection=None if view.projection is None else moved @ view.projection,
+                        _maps={})
+    assert reader.sampling(elsewhere) is not first
