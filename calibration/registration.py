@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -252,9 +253,16 @@ def _refine_square(linear: NDArray[np.float32], coarse: FloatArray, modules: int
         vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_L2, 0, 0.001,
                                      0.001).reshape(-1)
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    return square_corners(lines)
+
+
+def square_corners(sides: Sequence[tuple[FloatArray, FloatArray]]) -> FloatArray | None:
+    """The corners of a quadrilateral from its four sides in order, each a line (a
+    point, a direction): corner ``i`` where side ``i - 1`` meets side ``i``. ``None``
+    when two neighbouring sides are parallel."""
     corners = []
     for i in range(4):
-        (p, u), (q, v) = lines[i - 1], lines[i]
+        (p, u), (q, v) = sides[i - 1], sides[i]
         matrix = np.column_stack([u, -v])
         if abs(np.linalg.det(matrix)) < 1e-6:
             return None

@@ -176,13 +176,9 @@ def load_setup(setup: Setup, cache: Path | None,
 
 
 def _view(pictures: Pictures, size_mm: tuple[float, float]) -> Any:
-    from vision.synth.camera import Camera, Pose
-    from vision.view import truth_view
+    from companion.bench_vision import shot_view
 
-    pose = pictures.pose
-    return truth_view(Camera(**pictures.camera),
-                      Pose(pose["elevation_deg"], pose["rotation_deg"], pose["distance_mm"],
-                           tuple(pose["look_at_mm"]), pose["roll_deg"]), size_mm)
+    return shot_view({"camera": pictures.camera, "pose": pictures.pose}, size_mm)
 
 
 def calibrated_reader(pictures: Pictures, fitted: Any = None) -> Any:
@@ -304,14 +300,9 @@ def fit_command(args: argparse.Namespace) -> int:
 
 
 def _size(text: str) -> tuple[int, int]:
-    try:
-        width, height = (int(x) for x in text.lower().split("x"))
-    except ValueError:
-        raise SystemExit(f"companion: --size must be WIDTHxHEIGHT, like 1280x720, "
-                         f"not {text!r}") from None
-    if not (160 <= width <= 8000 and 120 <= height <= 8000):
-        raise SystemExit(f"companion: --size {text} is out of range")
-    return width, height
+    from companion.vision_cli import _size as picture_size
+
+    return picture_size(text)
 
 
 def _default_cache() -> Path:

@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.registration import square_corners
 from calibration.srgb import linear_light
 from calibration.targets import aruco_dictionary
 
@@ -315,15 +316,9 @@ def _measure_square(linear: NDArray[np.float32], quad: FloatArray, modules: int,
         vx, vy, x0, y0 = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
                                      0.01).reshape(-1)
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
-    corners = []
-    for i in range(4):
-        (p, u), (q, v) = lines[i - 1], lines[i]
-        matrix = np.column_stack([u, -v])
-        if abs(np.linalg.det(matrix)) < 1e-6:
-            return None
-        t = np.linalg.solve(matrix, q - p)
-        corners.append(p + t[0] * u)
-    square = np.array(corners)
+    square = square_corners(lines)
+    if square is None:
+        return None
     if not 0.5 < _side(square) / max(_side(quad), 1e-9) < 2.0:
         return None
     return square
