@@ -1,4 +1,4 @@
-"""``companion bench calibration``: the calibration figures of issue 7, measured on
+"""``companion bench calibration``: the calibration figures (lens, board, colours), measured on
 rendered views (``vision.synth``) and on real photographs. The tests check the same
 functions at smaller sizes."""
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from vision.synth import Camera
 
 
-# Tolerances set by issue 7.
+# The tolerances the calibration must meet.
 FOCAL_TOLERANCE_PCT = 0.5
 REAL_RMS_TOLERANCE_PX = 0.05
 REAL_INTRINSICS_TOLERANCE_PCT = 1.0
