@@ -1,5 +1,5 @@
 """What the readers of :mod:`vision.read` assume and how sure they must be: every
-threshold and default colour in one place (STYLE: no threshold inline).
+threshold and default colour in one place, so none hides inline in a reader.
 
 Colours are 8-bit sRGB as BGR, the way a picture stores them. The default palette is
 the project's own print of the boards and pieces (the colours the renderer of
