@@ -2,18 +2,24 @@
 
 An ``Observation`` maps each element of a game's table (a Shangri-La space, a bridge,
 a Shendao gate, ...) to a ``Reading``: a value, or ``None`` when the element cannot be
-seen (a hand over it, out of view), with a confidence in [0, 1]. The camera, the sensor
-board and a person typing all produce observations of the same shape, so the referee
-need not know where one came from, and two sources of one moment can be ``merge``d (a
-sensor board sees stack heights that a camera above the table cannot).
+seen (a hand over it, out of view), with a confidence in [0, 1]. A reader that weighs
+every value an element may take (the camera's appearance reader) also gives the
+reading's ``chances``: the probability of each value, best first; a reading too unsure
+to show a value may still carry them. The camera, the sensor board and a person typing
+all produce observations of the same shape, so the referee need not know where one
+came from, and two sources of one moment can be ``merge``d (a sensor board sees stack
+heights that a camera above the table cannot).
 
 Each game defines its ``TableSchema`` (element names, in a fixed order, and the values
-each may take) and the observation a state should produce (``expected``), beside its
-engine; see ``engines.shangrila.observation``.
+each may take) and its table model (``engines.table_model.TableModel``: the
+observation a state should produce, and more), beside its engine; see
+``engines.shangrila.observation``.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,16 +30,83 @@ Value = str | int | bool
 """A reading's value: a colour or state name, a count, a presence flag."""
 
 
+Chances = tuple[tuple[Value, float], ...]
+"""The probability of each value an element may take, best first; values left out
+share what the listed ones leave (nothing, when they sum to 1)."""
+
+LEAST_CHANCE = 1e-3
+"""No value is ever taken as impossible: a reading's chance of any value is at least
+this (a reader can be wrong in ways its own probabilities do not know)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """One element's reading: ``value`` (``None``: unknown) and its confidence."""
+    """One element's reading: ``value`` (``None``: unknown) and its confidence, and,
+    from a reader that weighs every value, ``chances`` (see ``Chances``). With chances,
+    ``confidence`` is the chance of ``value`` (0 when ``value`` is ``None``); build
+    such a reading with ``Reading.weighed``."""
 
     value: Value | None
     confidence: float = 1.0
+    chances: Chances | None = None
 
     @property
     def known(self) -> bool:
         return self.value is not None
+
+    @property
+    def evidence(self) -> bool:
+        """Whether the reading tells anything about its element (a value or chances)."""
+        return self.value is not None or self.chances is not None
+
+    @classmethod
+    def weighed(cls, chances: Mapping[Value, float] | Iterable[tuple[Value, float]], *,
+                shown: bool = True, scaled: bool = True) -> Reading:
+        """The reading of an element whose values have these probabilities (sorted
+        best first, ties in their order; ``scaled`` to sum to 1, else kept as they
+        are when they sum to at most 1): showing the likeliest value, or no value when
+        not ``shown`` (too unsure to show one). Raises ``ValueError`` for no positive
+        probability, a negative or repeated one."""
+        pairs = list(chances.items() if isinstance(chances, Mapping) else chances)
+        if any(not p >= 0.0 for _, p in pairs):
+            raise ValueError("a chance must be a number at least 0")
+        if len({_key(v) for v, _ in pairs}) != len(pairs):
+            raise ValueError("a value has two chances")
+        total = math.fsum(p for _, p in pairs)
+        if not total > 0.0 or math.isinf(total):
+            raise ValueError("chances need a positive, finite total")
+        if not scaled and total <= 1.0:
+            total = 1.0
+        ordered = tuple(sorted(((v, p / total) for v, p in pairs if p > 0.0),
+                               key=lambda pair: -pair[1]))
+        best, p = ordered[0]
+        return cls(best, p, ordered) if shown else cls(None, 0.0, ordered)
+
+    def chance(self, value: Value, count: int) -> float:
+        """How likely this reading is if the element truly shows ``value``, one of
+        ``count`` values it may take: its chance when the reading has chances (values
+        left out share what the listed leave); for a plain reading, its confidence
+        for the value read and the rest shared evenly by the others; the same for
+        every value (no evidence) for an unknown reading without chances. Never below
+        ``LEAST_CHANCE``."""
+        if self.chances is not None:
+            listed = 0.0
+            for v, p in self.chances:
+                if v == value and type(v) is type(value):
+                    return max(p, LEAST_CHANCE)
+                listed += p
+            left = count - len(self.chances)
+            return max((1.0 - listed) / left if left > 0 else 0.0, LEAST_CHANCE)
+        if self.value is None:
+            return 1.0
+        if self.value == value and type(self.value) is type(value):
+            return max(self.confidence, LEAST_CHANCE)
+        return max((1.0 - self.confidence) / max(count - 1, 1), LEAST_CHANCE)
+
+
+def _key(value: Value) -> tuple[str, Value]:
+    """A dict key keeping True and 1 apart."""
+    return (type(value).__name__, value)
 
 
 UNKNOWN = Reading(None, 0.0)
@@ -83,6 +156,8 @@ class Observation(Mapping[str, Reading]):
             schema.check(element, reading.value)
             if not 0.0 <= reading.confidence <= 1.0:
                 raise RecordError(f"{element!r}: confidence must be within 0 and 1")
+            if reading.chances is not None:
+                _check_chances(schema, element, reading.chances)
             values[element] = reading
         self._readings = values
 
@@ -121,17 +196,22 @@ class Observation(Mapping[str, Reading]):
     def merge(self, other: Observation) -> Observation:
         """Combine two sources of the same moment, element by element: an unknown reading
         takes the other's; agreeing readings grow more confident; disagreeing ones keep
-        the more confident value, less sure by the other's confidence."""
+        the more confident value, less sure by the other's confidence. When either
+        reading has chances, the two are weighed together: each value's chance is the
+        product of its chances under both readings (``Reading.chance``), scaled to sum
+        to 1; the result shows its likeliest value when either reading showed one."""
         if other.schema.game != self.schema.game:
             raise RecordError(f"cannot merge a {other.schema.game} observation into "
                               f"a {self.schema.game} one")
         out: dict[str, Reading | Value | None] = {}
         for element in self.schema.elements:
             a, b = self[element], other[element]
-            if not b.known:
+            if not b.evidence:
                 out[element] = a
-            elif not a.known:
+            elif not a.evidence:
                 out[element] = b
+            elif a.chances is not None or b.chances is not None:
+                out[element] = _weigh_together(self.schema.values[element], a, b)
             elif a.value == b.value and type(a.value) is type(b.value):
                 out[element] = Reading(a.value, 1 - (1 - a.confidence) * (1 - b.confidence))
             else:
@@ -151,11 +231,21 @@ class Observation(Mapping[str, Reading]):
         return out
 
     def to_json(self) -> dict[str, Any]:
-        """``{"game": ..., "readings": {element: value or [value, confidence]}}``;
-        unknown elements are left out."""
+        """``{"game": ..., "readings": {element: reading}}``, a reading being its value
+        (sure), ``[value, confidence]``, or with chances ``{value: chance, ...}`` (best
+        first; the value shown is the first), or ``[null, {value: chance, ...}]`` when
+        too unsure to show a value. A value that is a count or a flag is written as a
+        JSON number or ``true``/``false``, and as ``"2"`` or ``"true"`` among chances.
+        Unknown elements without chances are left out."""
         readings: dict[str, Any] = {}
         for element, reading in self._readings.items():
-            if reading.known:
+            if reading.chances is not None:
+                chances = {_chance_key(v): round(p, 4) for v, p in reading.chances}
+                best = reading.chances[0][0]
+                readings[element] = (chances if reading.value == best
+                                     and type(reading.value) is type(best)
+                                     else [reading.value, chances])
+            elif reading.known:
                 readings[element] = (reading.value if reading.confidence == 1.0
                                      else [reading.value, round(reading.confidence, 4)])
         return {"game": self.schema.game, "readings": readings}
@@ -170,9 +260,17 @@ class Observation(Mapping[str, Reading]):
                               f"{schema.game!r} was expected")
         readings: dict[str, Reading | Value | None] = {}
         for element, raw in data["readings"].items():
-            if isinstance(raw, list):
-                if len(raw) != 2 or not isinstance(raw[1], int | float):
-                    raise RecordError(f"{element!r}: expected a value or [value, confidence]")
+            if isinstance(raw, Mapping):
+                readings[element] = _weighed_from_json(schema, element, raw, None, True)
+            elif isinstance(raw, list):
+                if len(raw) == 2 and isinstance(raw[1], Mapping):
+                    readings[element] = _weighed_from_json(schema, element, raw[1],
+                                                           raw[0], raw[0] is not None)
+                    continue
+                if (len(raw) != 2 or isinstance(raw[1], bool)
+                        or not isinstance(raw[1], int | float)):
+                    raise RecordError(f"{element!r}: expected a value, [value, confidence] "
+                                      "or {value: chance, ...}")
                 readings[element] = Reading(raw[0], float(raw[1]))
             else:
                 readings[element] = raw
@@ -194,3 +292,71 @@ class Observation(Mapping[str, Reading]):
 def known_elements(observation: Observation, elements: Iterable[str]) -> list[str]:
     """The ``elements`` that ``observation`` can see."""
     return [e for e in elements if observation[e].known]
+
+
+def _check_chances(schema: TableSchema, element: str, chances: Chances) -> None:
+    """Raise ``RecordError`` unless ``chances`` are probabilities of values the
+    element may take, summing to at most 1."""
+    total = 0.0
+    for value, p in chances:
+        schema.check(element, value)
+        if not 0.0 <= p <= 1.0:
+            raise RecordError(f"{element!r}: a chance must be within 0 and 1")
+        total += p
+    if total > 1.0 + 1e-6:
+        raise RecordError(f"{element!r}: chances add up to more than 1")
+
+
+def _weigh_together(values: frozenset[Value], a: Reading, b: Reading) -> Reading:
+    """Two readings of one element with chances (or one plain), combined: the product
+    of each value's chances, scaled to sum to 1."""
+    count = len(values)
+    listed = {_key(v): v for v, _ in (a.chances or ()) + (b.chances or ())}
+    for reading in (a, b):
+        if reading.value is not None:
+            listed.setdefault(_key(reading.value), reading.value)
+    if len(listed) < count:  # every value matters when a reading leaves some out
+        listed.update((_key(v), v) for v in values)
+    products = [(v, a.chance(v, count) * b.chance(v, count)) for v in listed.values()]
+    total = math.fsum(p for _, p in products)
+    kept = [(v, p) for v, p in products if p / total >= LEAST_CHANCE / 10]
+    return Reading.weighed(kept, shown=a.known or b.known)
+
+
+def _chance_key(value: Value) -> str:
+    """A value as a key of a JSON object: a name as it is, a count or flag as JSON
+    writes it (``"2"``, ``"true"``)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _weighed_from_json(schema: TableSchema, element: str, raw: Mapping[Any, Any],
+                       value: Any, shown: bool) -> Reading:
+    """A reading with chances from its JSON object (see ``Observation.to_json``)."""
+    allowed = schema.values.get(element)
+    if allowed is None:
+        raise RecordError(f"{schema.game} has no table element {element!r}")
+    by_key: dict[str, Value] = {}
+    for v in allowed:
+        by_key[_chance_key(v)] = v
+        by_key.setdefault(str(v), v)  # "True", as Python writes it
+    pairs: list[tuple[Value, float]] = []
+    for key, p in raw.items():
+        if key not in by_key:
+            shown_values = ", ".join(sorted(by_key))
+            raise RecordError(f"{element!r} cannot read {key!r} (expected one of "
+                              f"{shown_values})")
+        if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= p <= 1.0:
+            raise RecordError(f"{element!r}: the chance of {key!r} must be a number "
+                              "within 0 and 1")
+        pairs.append((by_key[key], float(p)))
+    if sum(p for _, p in pairs) > 1.01:  # more than rounding to four places can add
+        raise RecordError(f"{element!r}: chances add up to more than 1")
+    try:
+        reading = Reading.weighed(pairs, shown=shown, scaled=False)
+    except ValueError as error:
+        raise RecordError(f"{element!r}: {error}") from None
+    if value is not None:
+        schema.check(element, value)
+        if not (value == reading.value and type(value) is type(reading.value)):
+            return Reading(value, reading.chance(value, len(allowed)), reading.chances)
+    return reading
