@@ -5,12 +5,18 @@
    *finish* fits the lens and saves the camera profile;
 2. ``board`` — register the board from its corner markers in the current frame;
 3. ``check`` — check the registration on the current frame (within 3 mm);
-4. ``colours`` — the empty board, then each colour's pieces; the colour model is fitted
-   and saved after the last.
+4. ``layout`` — the empty board, then (Shangri-La, Shendao) the calibration position;
+   the board's layout is fitted as ``companion calibrate layout`` fits it and stored in
+   the profile with the set's appearance, then shown over the picture for the players
+   to drag what is off back into place (``layout_editor``, :mod:`layout_edit`);
+5. ``colours`` — the empty board, then each colour's pieces; the colour model is fitted
+   and saved after the last (the colour reader's; a board whose set appearance was
+   learnt in step 4 is read by its own look instead).
 
 Every method returns a message for the players; the calibration package's errors
 become messages (``CalibrationError``), never tracebacks. The live preview draws the
-board model where the registration puts it (``overlay``).
+board model where the registration puts it (``overlay``); in the layout step the
+screen draws the layout itself.
 """
 
 from __future__ import annotations
@@ -25,8 +31,11 @@ import numpy as np
 from companion.app.feeds import Image
 from engines.observation import Observation
 
-STEPS = ("lens", "board", "check", "colours")
+STEPS = ("lens", "board", "check", "layout", "colours")
 EMPTY_BOARD = "empty"
+POSITION_GAMES = ("shangrila", "shendao")
+"""Games whose layout step needs a picture of the calibration position; these pictures
+also teach the camera the set's appearance."""
 
 
 @dataclass
@@ -35,6 +44,8 @@ class WizardState:
     lens_views: list[Any] = field(default_factory=list)
     lens_rejected: list[Any] = field(default_factory=list)
     colour_frames: dict[str, Image] = field(default_factory=dict)
+    layout_empty: Image | None = None
+    layout_position: Image | None = None
 
 
 class CalibrationWizard:
@@ -51,6 +62,11 @@ class CalibrationWizard:
         self._board: Any = None
         self._camera: Any = None
         self._loaded = False
+        self.layout_settings: Any = None
+        """How finely the layout is fitted (``LayoutSettings``; None: the command's)."""
+        self.layout_editor: Any = None
+        """The fitted layout being corrected (``layout_edit.LayoutEditor``), once there
+        is one."""
 
     @property
     def step(self) -> str:
@@ -87,7 +103,7 @@ class CalibrationWizard:
 
         if not self._loaded:
             self._load()
-        if self._board is None:
+        if self._board is None or (self.step == "layout" and self.layout_editor is not None):
             return frame
         try:
             return draw_overlay(self.config.registration, self._board, self._camera, frame)
@@ -142,6 +158,7 @@ class CalibrationWizard:
         except CalibrationError as error:
             return str(error)
         self._board = registration.profile
+        self.layout_editor = None  # drawn through the old registration
         lines = [f"board registered from markers "
                  f"{', '.join(map(str, registration.profile.markers_seen))} "
                  f"({registration.profile.fit_rms_mm:.2f} mm RMS)"]
@@ -210,6 +227,199 @@ class CalibrationWizard:
         a, b = separation.closest
         return (f"colour model saved; closest colours {a} and {b}, "
                 f"{separation.distance:.1f} standard deviations apart")
+
+
+    # ------------------------------------------------------------------ the layout step
+
+    def layout_pictures(self) -> tuple[str, ...]:
+        """The pictures the layout step takes: the empty board, then (Shangri-La,
+        Shendao) the calibration position."""
+        return (EMPTY_BOARD, "position") if self.game in POSITION_GAMES else (EMPTY_BOARD,)
+
+    def position_words(self) -> str:
+        """The calibration position in words ("" for a game that needs none)."""
+        position = self._calibration_position()
+        if position is None:
+            return ""
+        by_colour: dict[str, list[str]] = {}
+        for element in self._nominal().elements.values():
+            value = position.value(element.name)
+            if element.kind in ("space", "square") and value not in (None, "empty"):
+                by_colour.setdefault(str(value), []).append(element.name)
+        pieces = "a stick in every gate" if self.game == "shendao" else \
+            "every bridge and every stone in place"
+        tiles = "; ".join(f"{colour} on {', '.join(names)}"
+                          for colour, names in by_colour.items())
+        return f"{pieces}, and one tile each: {tiles}"
+
+    def open_layout(self) -> str:
+        """Show the layout stored in the profile for correcting, when there is one and
+        the board is registered; a message saying what to do otherwise."""
+        from calibration.errors import CalibrationError
+        from calibration.layout import load_layout
+        from calibration.profiles import layout_path
+
+        if not self._loaded:
+            self._load()
+        if self._board is None:
+            return "register the board first (step 2): the layout is found through it"
+        if self.layout_editor is not None:
+            return ""
+        path = layout_path(self.game, self.profile)
+        if not path.exists():
+            return ""
+        try:
+            fit = load_layout(path, self._nominal())
+            self.layout_editor = self._editor(fit)
+        except (CalibrationError, ValueError) as error:
+            return f"{error}; capture the pictures again to fit it anew"
+        return ("the layout stored in the profile is drawn over the picture; drag an "
+                "outline that is off, or capture the pictures again to fit it anew")
+
+    def capture_layout_empty(self, frame: Image) -> str:
+        """Keep ``frame`` as the empty board; a game that needs nothing more is fitted
+        at once."""
+        problem = self._layout_picture_problem(frame, "the empty board")
+        if problem:
+            return problem
+        self.state.layout_empty = frame.copy()
+        self.state.layout_position = None
+        if self.game not in POSITION_GAMES:
+            return self._fit_layout()
+        return (f"empty board captured; now set up the calibration position "
+                f"({self.position_words()}) and tap 'Pieces in place'")
+
+    def capture_layout_position(self, frame: Image) -> str:
+        """Keep ``frame`` as the calibration position, then fit and store the layout
+        and the set's appearance."""
+        if self.game not in POSITION_GAMES:
+            return f"{self.game} needs only the empty board"
+        if self.state.layout_empty is None:
+            return "take the picture of the empty board first ('Empty board')"
+        problem = self._layout_picture_problem(frame, "the calibration position")
+        if problem:
+            return problem
+        self.state.layout_position = frame.copy()
+        return self._fit_layout()
+
+    def undo_layout(self) -> str:
+        editor = self.layout_editor
+        if editor is None or not editor.undo():
+            return "nothing to undo"
+        return "last move undone; tap Save to keep the layout as it is now"
+
+    def save_layout(self) -> str:
+        """Write the corrected layout to the profile (and learn the set's appearance
+        again from the pictures of this session, if it has them, at the corrected
+        places)."""
+        from calibration.errors import CalibrationError
+        from calibration.profiles import layout_path
+        from vision.appearance import AppearanceError
+
+        editor = self.layout_editor
+        if editor is None:
+            return "there is no layout to save yet: capture the pictures first"
+        path = layout_path(self.game, self.profile)
+        try:
+            editor.save(path)
+            learnt = self._learn_appearance(editor.fit.model)
+        except (CalibrationError, AppearanceError) as error:
+            return str(error)
+        moved = len(editor.moved)
+        return (f"board layout saved to {path} ({moved} element{'s' if moved != 1 else ''} "
+                f"placed by hand)" + (f"; {learnt}" if learnt else ""))
+
+    def _layout_picture_problem(self, frame: Image, what: str) -> str:
+        if not self._loaded:
+            self._load()
+        if self._board is None:
+            return "register the board first (step 2): the layout is found through it"
+        height, width = frame.shape[:2]
+        w, h = self._board.image_size
+        if (width, height) != (w, h):
+            return (f"the picture is {width}x{height} but the board was registered on "
+                    f"{w}x{h} pictures: register the board again (step 2), then take "
+                    f"{what}")
+        return ""
+
+    def _nominal(self) -> Any:
+        from vision.models import load_model
+
+        return load_model(self.game)
+
+    def _calibration_position(self) -> Any:
+        from calibration.boards import board_geometry
+        from vision.appearance import calibration_layout
+        from vision.models import referee_schema
+
+        if self.game not in POSITION_GAMES:
+            return None
+        return calibration_layout(referee_schema(self.game), self._nominal(),
+                                  list(board_geometry(self.game, None).player_colours))
+
+    def _view(self) -> Any:
+        from calibration.layout import registered_view
+
+        board = self._board
+        return registered_view(board.matrix, board.image_size,
+                               self._camera if board.camera else None)
+
+    def _editor(self, fit: Any) -> Any:
+        from companion.app.layout_edit import LayoutEditor
+
+        return LayoutEditor(fit, self._view(), self._nominal())
+
+    def _fit_layout(self) -> str:
+        """Fit the layout from the pictures kept, as ``companion calibrate layout``
+        does, store it and the set's appearance, and open it for correcting."""
+        from calibration.errors import CalibrationError
+        from calibration.layout import fit_layout, save_layout
+        from calibration.profiles import layout_path
+        from vision.appearance import AppearanceError
+
+        empty = self.state.layout_empty
+        if empty is None:
+            return "take the picture of the empty board first ('Empty board')"
+        try:
+            view = self._view()
+            calibration = []
+            if self.state.layout_position is not None:
+                calibration.append((self.state.layout_position, view,
+                                    self._calibration_position()))
+            fit = fit_layout(self.game, self._nominal(), empty, view, calibration,
+                             self.layout_settings)
+            path = layout_path(self.game, self.profile)
+            save_layout(fit, path)
+            self.layout_editor = self._editor(fit)
+            learnt = self._learn_appearance(fit.model)
+        except (CalibrationError, AppearanceError) as error:
+            self.state.layout_position = None
+            return f"{error}"
+        furthest = max(fit.elements.values(), key=lambda f: f.moved_mm)
+        doubtful = fit.doubtful()
+        lines = [f"board layout saved: {len(fit.elements)} elements, the furthest from "
+                 f"the plan moved {furthest.moved_mm:.1f} mm ({furthest.name})"]
+        if doubtful:
+            lines.append(f"check these (orange): {', '.join(doubtful[:8])}"
+                         + (" ..." if len(doubtful) > 8 else ""))
+        if learnt:
+            lines.append(learnt)
+        lines.append("drag any outline that is off onto its printed place, then tap Save")
+        return "\n".join(lines)
+
+    def _learn_appearance(self, model: Any) -> str:
+        """Learn and store the set's appearance from this session's pictures (Shangri-La,
+        Shendao); "" when there are none. Raises ``AppearanceError``, ``ProfileError``."""
+        from vision.appearance import calibrate, save_appearance
+
+        empty, position = self.state.layout_empty, self.state.layout_position
+        if empty is None or position is None or self.game not in POSITION_GAMES:
+            return ""
+        view = self._view()
+        appearance = calibrate(self.game, model, empty, view,
+                               [(position, view, self._calibration_position())])
+        save_appearance(appearance, self.profile)
+        return "set appearance saved: the camera now reads your set by its own look"
 
 
 class WizardPreview:
