@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from engines.errors import EngineError
+from engines.registry import GAMES
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -68,8 +69,8 @@ def _add_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "demo", help="play a random legal game and print it move by move",
         description="Play a game of random legal moves and print each move and the final "
         "scores. The same seed always gives the same game.")
-    demo.add_argument("--game", default="shangrila",
-                      help="shangrila (default), shendao or shenshi")
+    demo.add_argument("--game", default="shangrila", choices=GAMES,
+                      help="the game: %(choices)s (default shangrila)")
     demo.add_argument("--players", type=int, default=None,
                       help="number of players (default: 4 for Shangri-La, 2 otherwise)")
     demo.add_argument("--seed", type=int, default=1, help="random seed (default 1)")

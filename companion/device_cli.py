@@ -24,6 +24,7 @@ from companion.cli import UsageError
 from companion.referee.core import Referee, RefereeConfig
 from companion.referee.events import Indicators, MoveAccepted, Output, Seen
 from engines import Dice, rules_class
+from engines.registry import GAMES
 from firmware_bridge.bridge import (
     BoardError,
     BoardRestarted,
@@ -72,7 +73,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "Ctrl-C; reconnects by itself when the cable is pulled.")
     show.add_argument("target", nargs="?",
                       help="device path or pyserial URL (default: search every port)")
-    show.add_argument("--game", default="shangrila", help="the board's game")
+    show.add_argument("--game", default="shangrila", choices=GAMES,
+                      help="the board's game: %(choices)s (default shangrila)")
     show.add_argument("--layouts", metavar="FILE",
                       help="layouts and calibration (default: the packaged layouts.json)")
     show.add_argument("--seconds", type=float, default=None,
@@ -198,6 +200,7 @@ def show_command(args: argparse.Namespace) -> int:
     bridge = SensorBridge(args.target, layout, schema=schema)
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
     connected_once = False
+    last_failure: str | None = None
     first = True
     with bridge:
         while deadline is None or time.monotonic() < deadline:
@@ -207,6 +210,7 @@ def show_command(args: argparse.Namespace) -> int:
                 continue
             if isinstance(event, Connected):
                 connected_once = True
+                last_failure = None
                 first = True
                 info = event.info
                 print(f"Connected to {event.port}: "
@@ -221,8 +225,10 @@ def show_command(args: argparse.Namespace) -> int:
             elif isinstance(event, Disconnected):
                 print(f"Board disconnected ({event.reason}); reconnecting.", flush=True)
             elif isinstance(event, ConnectFailed):
-                print(f"No board on {event.target} ({event.reason}); retrying in "
-                      f"{event.retry_in:.2g} s.", flush=True)
+                if event.reason != last_failure:
+                    last_failure = event.reason
+                    print(f"No board answers on {event.target} ({event.reason}). Still "
+                          "looking: plug the board in, or press Ctrl-C to stop.", flush=True)
             elif isinstance(event, BoardError):
                 print(f"The board reports: {event.name}.", flush=True)
             elif isinstance(event, BoardRestarted):

@@ -26,13 +26,15 @@ from companion.referee.words import say
 from engines import GameRecord, RecordError, rules_class
 from engines.jsontext import JSONTextError, parse_json
 from engines.observation import Observation
+from engines.registry import GAMES
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "referee", help="referee a game from readings of the table, with a journal",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", default="shangrila", help="the game (default shangrila)")
+    parser.add_argument("--game", default="shangrila", choices=GAMES,
+                        help="the game: %(choices)s (default shangrila)")
     parser.add_argument("--players", nargs="+", metavar="NAME",
                         help="players in turn order (default: the game's usual colours)")
     parser.add_argument("--start", metavar="RECORD",
