@@ -38,7 +38,13 @@ from companion.app.screens import (  # noqa: F401  (the kv rules name these clas
     StartScreen,
 )
 from companion.app.sound import alarm_file
-from companion.app.widgets import Alarm, BoardWidget, CameraView, Swatch  # noqa: F401
+from companion.app.widgets import (  # noqa: F401  (the kv rules name these classes)
+    Alarm,
+    BoardWidget,
+    CameraView,
+    LayoutOverlay,
+    Swatch,
+)
 from engines import GameState
 
 KV_FILES = ("common.kv", "start.kv", "play.kv", "end.kv", "history.kv", "calibrate.kv")

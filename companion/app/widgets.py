@@ -1,6 +1,7 @@
-"""The app's own widgets: the digital board, the live camera view and the alarm sound.
-They draw what they are given and forward taps; the shapes come from ``layout.paint``
-and the frames from the session, so no game logic lives here."""
+"""The app's own widgets: the digital board, the live camera view, the board layout
+over it while calibrating, and the alarm sound. They draw what they are given and
+forward taps; the shapes come from ``layout.paint``, the frames from the session and
+the layout's outlines from ``layout_edit``, so no game logic lives here."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from typing import Any
 from kivy.core.audio import SoundLoader
 from kivy.graphics import Color, Ellipse, Line, PopMatrix, PushMatrix, Rectangle, Rotate
 from kivy.graphics.texture import Texture
-from kivy.properties import BooleanProperty, ListProperty, StringProperty
+from kivy.metrics import dp
+from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.image import Image as KivyImage
 from kivy.uix.widget import Widget
 
 from companion.app.layout import Shape
+from companion.app.layout_edit import CLEAR, DOUBTFUL, FOLLOWS, MOVED, Outline, PictureBox
 
 
 class BoardWidget(Widget):
@@ -83,6 +86,87 @@ class CameraView(KivyImage):
         texture.blit_buffer(frame.tobytes(), colorfmt="bgra", bufferfmt="ubyte")
         self.has_frame = True
         self.canvas.ask_update()
+
+
+OUTLINE_RGBA = {CLEAR: (0.30, 0.90, 0.30, 1.0), DOUBTFUL: (1.0, 0.50, 0.0, 1.0),
+                FOLLOWS: (0.35, 0.65, 1.0, 1.0), MOVED: (1.0, 0.35, 1.0, 1.0)}
+"""The layout's outlines: found clearly (green), doubtful (orange, drawn thicker),
+following their neighbours (blue), moved by the player (pink)."""
+
+
+class LayoutOverlay(Widget):
+    """The board layout over the live picture (the same box as the ``CameraView``,
+    whose picture it fits the same way): draws ``editor``'s outlines, and a touch drag
+    on one moves that element, or its whole group with ``group``, through the editor
+    (``layout_edit.LayoutEditor``). Fires ``on_moved(label, shift_mm)`` after each
+    kept drag."""
+
+    editor = ObjectProperty(None, allownone=True)
+    group = BooleanProperty(False)
+    __events__ = ("on_moved",)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.bind(editor=self.redraw, size=self.redraw, pos=self.redraw)
+
+    def box(self) -> PictureBox | None:
+        if self.editor is None:
+            return None
+        return PictureBox.contain(tuple(self.editor.view.image_size), self.pos, self.size)
+
+    def redraw(self, *_: Any) -> None:
+        self._draw(self.editor.outlines() if self.editor is not None else [])
+
+    def _draw(self, outlines: list[Outline]) -> None:
+        self.canvas.clear()
+        box = self.box()
+        if box is None:
+            return
+        with self.canvas:
+            for outline in outlines:
+                Color(*OUTLINE_RGBA[outline.state])
+                points = box.to_widget(outline.points_px).reshape(-1).tolist()
+                thick = outline.state in (DOUBTFUL, MOVED)
+                Line(points=points, close=True, width=dp(2.2) if thick else dp(1.1))
+
+    def on_touch_down(self, touch: Any) -> bool:
+        box = self.box()
+        if box is None or not self.collide_point(*touch.pos):
+            return bool(super().on_touch_down(touch))
+        start = box.to_picture(*touch.pos)
+        target = self.editor.pick(start, self.group, box.picture_px(dp(14)))
+        if target is None:
+            return bool(super().on_touch_down(touch))
+        touch.grab(self)
+        touch.ud[self.uid] = (target, start)
+        return True
+
+    def on_touch_move(self, touch: Any) -> bool:
+        box = self.box()
+        if touch.grab_current is not self or box is None:
+            return bool(super().on_touch_move(touch))
+        target, start = touch.ud[self.uid]
+        editor = self.editor
+        moving = editor.moved_fit(target, editor.shift_mm(start, box.to_picture(*touch.pos)))
+        self._draw(editor.outlines(moving, editor.moved | set(target.names)))
+        return True
+
+    def on_touch_up(self, touch: Any) -> bool:
+        box = self.box()
+        if touch.grab_current is not self:
+            return bool(super().on_touch_up(touch))
+        touch.ungrab(self)
+        if box is None:
+            return True
+        target, start = touch.ud.pop(self.uid)
+        shift = self.editor.drag(target, start, box.to_picture(*touch.pos))
+        self.redraw()
+        if shift != (0.0, 0.0):
+            self.dispatch("on_moved", target.label, shift)
+        return True
+
+    def on_moved(self, label: str, shift_mm: tuple[float, float]) -> None:
+        pass
 
 
 class Alarm:
