@@ -70,10 +70,30 @@ def replay_command(args: argparse.Namespace) -> int:
     print(tiebreak_words(state, players))
     leaders = ", ".join(players[i] for i in state.winners())
     print(("winners: " if state.is_over() else "leading: ") + leaders)
-    shown, count = state.legal_preview(LEGAL_SHOWN)
-    more = f" ... and {count - len(shown):,} more" if count > len(shown) else ""
-    print(f"legal moves ({count:,}): {' '.join(shown)}{more}")
+    for line in legal_lines(state):
+        print(line)
     return 0
+
+
+TURNS_SHOWN = 12
+"""Legal moves listed after a replay when a move is written with spaces (a ShenShi turn
+of several actions, a Shendao move with its card)."""
+
+
+def legal_lines(state: GameState[Any]) -> list[str]:
+    """The legal moves after a replay: counted, and listed on one line; when a move is
+    written with spaces (a ShenShi turn, a Shendao move with its card), a few are
+    listed, one a line, so that no two can be read as one."""
+    shown, count = state.legal_preview(LEGAL_SHOWN)
+    if not any(" " in move for move in shown):
+        more = f" ... and {count - len(shown):,} more" if count > len(shown) else ""
+        return [f"legal moves ({count:,}): {' '.join(shown)}{more}"]
+    lines = [f"legal moves: {count:,}" + (f", the first {TURNS_SHOWN}:"
+                                          if count > TURNS_SHOWN else ":")]
+    lines += [f"  {n:>2}. {move}" for n, move in enumerate(shown[:TURNS_SHOWN], 1)]
+    if count > TURNS_SHOWN:
+        lines.append(f"  ... and {count - TURNS_SHOWN:,} more")
+    return lines
 
 
 def demo_command(args: argparse.Namespace) -> int:

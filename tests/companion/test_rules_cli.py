@@ -110,3 +110,33 @@ def test_the_console_command_is_installed() -> None:
     done = subprocess.run([sys.executable, "-m", "companion.cli", "rules", "--help"],
                           capture_output=True, text=True, check=True)
     assert "replay" in done.stdout and "demo" in done.stdout
+
+
+def test_moves_with_spaces_after_a_replay_are_listed_one_a_line() -> None:
+    from companion.rules_cli import TURNS_SHOWN, legal_lines
+    from engines import Dice, rules_class
+
+    for game, players, plies in (("shenshi", ["silver", "copper"], 4),
+                                 ("shendao", ["light", "dark"], 0)):
+        rules = rules_class(game).from_record(players, {})
+        state = rules.initial_state()
+        dice = Dice(3)
+        for _ in range(plies):
+            state.play(state.random_move(dice))
+        shown, count = state.legal_preview(TURNS_SHOWN)
+        lines = legal_lines(state)
+        assert lines[0] == f"legal moves: {count:,}, the first {TURNS_SHOWN}:"
+        listed = [line.split(". ", 1)[1] for line in lines[1:1 + TURNS_SHOWN]]
+        assert listed == shown[:TURNS_SHOWN] and any(" " in move for move in listed)
+        legal = {rules.format_move(m) for m in state.legal_moves()}
+        assert set(listed) <= legal
+        assert lines[-1] == f"  ... and {count - TURNS_SHOWN:,} more"
+
+
+def test_single_action_games_keep_one_line_of_moves() -> None:
+    from companion.rules_cli import legal_lines
+    from engines import rules_class
+
+    rules = rules_class("shangrila").from_record(["red", "blue", "yellow"], {})
+    (line,) = legal_lines(rules.initial_state())
+    assert line.startswith("legal moves (84): R@0 P@0 ")
