@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engines.base import Rules
 from engines.errors import RecordError
+
+if TYPE_CHECKING:
+    from engines.table_model import TableModel
 
 _GAMES: dict[str, tuple[str, str]] = {
     "shangrila": ("engines.shangrila", "ShangrilaRules"),
@@ -33,6 +36,22 @@ def rules_class(game: str) -> type[Rules[Any, Any]]:
     if cls is None:
         raise RecordError(f"the {game} engine is incomplete in this version")
     return cls
+
+
+def table_model(game: str) -> TableModel[Any, Any, Any]:
+    """The table model of ``game`` (``engines.table_model.TableModel``: what its table
+    shows, for the referee). Raises ``RecordError`` for an unknown game."""
+    from engines.table_model import TableModel
+
+    rules_class(game)  # an unknown or missing game says so the same way
+    try:
+        module = importlib.import_module(f"engines.{game}.observation")
+    except ModuleNotFoundError:
+        raise RecordError(f"the {game} table model is not available in this version") from None
+    model = getattr(module, "TABLE", None)
+    if not isinstance(model, TableModel):
+        raise RecordError(f"the {game} table model is incomplete in this version")
+    return model
 
 
 def available_games() -> list[str]:

@@ -557,7 +557,8 @@ class Referee:
         text = self.history[-1][1]
         # A game may say which moves extend another (ShenShi: a turn and its third
         # action, which moves a monk off a square the first two changed).
-        extends = getattr(self.explainer.model, "extends", None)
+        model = self.explainer.model
+        extends = model.extends if model.MOVES_GO_ON else None
         accepted_move = self.rules.parse_move(text) if extends is not None else None
         bigger = []
         for move in moves:
@@ -591,7 +592,7 @@ class Referee:
         verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
                                          moves=self._bigger, hidden=hidden)
         if now == "illegal" and verdict.kind in ("unchanged", "illegal") and \
-                hasattr(self.explainer.model, "extends"):
+                self.explainer.model.MOVES_GO_ON:
             verdict = self._goes_on(earlier, observation, turn_done, hidden)
         if verdict.kind not in ("accepted", "ambiguous", "in_progress") or (
                 verdict.kind == now == "in_progress") or (

@@ -22,14 +22,14 @@ each leaving a trace the table surely shows, that explain the table (see ``Gap``
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from engines import GameState, IllegalMoveError
 from engines.observation import Observation, TableSchema, Value
+from engines.registry import table_model as _registered_table_model
+from engines.table_model import TableModel
 
 UNEXPLAINED = "table.unexplained"
 GAP_MOVES = 3
@@ -42,15 +42,10 @@ fewer (``companion bench referee --gap``)."""
 WRONG_PLAYER = "turn.wrong-player"
 
 
-def table_model(game: str) -> ModuleType:
-    """The game's table module (``engines.<game>.observation``): ``schema(rules)``,
-    ``expected(state)``, ``transient(element)``, ``group(element)``,
-    ``guess(state, obs, changed)``, ``fix_sentences([(element, seen, wanted)])``,
-    ``describe_element(element)``, and optionally ``TURN_IN_PARTS``, ``prefer(moves)``,
-    ``candidates(state, observation, changed, hidden)``, ``first_candidates(state,
-    observation, changed)``, ``extends(state, accepted, move)`` and ``touched(state,
-    move)``."""
-    return importlib.import_module(f"engines.{game}.observation")
+def table_model(game: str) -> TableModel[Any, Any, Any]:
+    """The game's table model (``engines.table_model.TableModel``). Raises
+    ``engines.RecordError`` for an unknown game."""
+    return _registered_table_model(game)
 
 
 @dataclass
@@ -111,7 +106,7 @@ class Explainer:
     def __init__(self, game: str, sure: float = 0.9) -> None:
         self.model = table_model(game)
         self.sure = sure
-        self.in_parts: bool = getattr(self.model, "TURN_IN_PARTS", False)
+        self.in_parts = self.model.TURN_IN_PARTS
         """A turn is made in parts, in any order (ShenShi: up to three actions, each
         touching several pieces): a table no legal turn explains may be any of a
         million half-made turns, so it is "in progress" until the player says the turn
@@ -119,12 +114,10 @@ class Explainer:
         self._groups: tuple[TableSchema, dict[str, tuple[str, ...]]] | None = None
 
     def schema(self, state: GameState[Any]) -> TableSchema:
-        schema: TableSchema = self.model.schema(state.rules)
-        return schema
+        return self.model.schema(state.rules)
 
     def expected(self, state: GameState[Any]) -> Observation:
-        observation: Observation = self.model.expected(state)
-        return observation
+        return self.model.expected(state)
 
     def explain(self, state: GameState[Any], observation: Observation, *,
                 turn_done: bool = False, moves: Sequence[Any] | None = None,
@@ -222,49 +215,43 @@ class Explainer:
 
     def _prefer_sequences(self, state: GameState[Any],
                           sequences: list[list[Any]]) -> list[list[Any]]:
-        """``sequences`` (of one length) less those whose move at some step the game
-        does not prefer among the moves of the sequences alike up to that step."""
-        if getattr(self.model, "prefer", None) is None:
-            return sequences
+        """``sequences`` (of one length, in their order) less those whose move at some
+        step the game does not prefer among the moves of the sequences alike up to
+        that step."""
         kept = sequences
         for i in range(len(sequences[0])):
             groups: dict[str, list[list[Any]]] = {}
             for sequence in kept:
-                key = " ".join(state.rules.format_move(m) for m in sequence[:i])
-                groups.setdefault(key, []).append(sequence)
-            kept = []
-            for group in groups.values():
-                preferred = self._prefer([s[i] for s in group])
-                kept += [s for s in group if s[i] in preferred]
+                groups.setdefault(self._prefix(state, sequence, i), []).append(sequence)
+            preferred = {key: self.model.prefer([s[i] for s in group])
+                         for key, group in groups.items()}
+            kept = [s for s in kept if s[i] in preferred[self._prefix(state, s, i)]]
         return kept
+
+    @staticmethod
+    def _prefix(state: GameState[Any], sequence: list[Any], i: int) -> str:
+        return " ".join(state.rules.format_move(m) for m in sequence[:i])
 
     def candidate_moves(self, state: GameState[Any], observation: Observation,
                         changed: list[str], hidden: Collection[str] = ()) -> list[Any]:
         """The legal moves worth comparing with the table: all of them, unless the game
-        narrows them from what changed (``candidates(state, observation, changed,
-        hidden)``; a ShenShi turn of three actions can have a million legal variants).
-        ``hidden``: elements under a hand that the game may leave out of its search
-        (moves acting there are in progress until they are seen)."""
-        narrow = getattr(self.model, "candidates", None)
-        if narrow is None:
-            return state.legal_moves()
-        return list(narrow(state, observation, changed, frozenset(hidden)))
+        narrows them from what changed (its ``candidates``; a ShenShi turn of three
+        actions can have a million legal variants). ``hidden``: elements under a hand
+        that the game may leave out of its search (moves acting there are in progress
+        until they are seen)."""
+        return list(self.model.candidates(state, observation, changed, frozenset(hidden)))
 
     def first_moves(self, state: GameState[Any], observation: Observation,
                     changed: list[str]) -> list[Any]:
         """The legal moves worth trying as a move of a gap that others follow: the
         game's ``first_candidates`` (ShenShi: turns that leave only the squares they
-        touch as the table shows them), else those of ``candidate_moves``."""
-        first = getattr(self.model, "first_candidates", None)
-        if first is None:
-            return self.candidate_moves(state, observation, changed)
-        return list(first(state, observation, changed))
+        touch as the table shows them; by default those of ``candidate_moves``)."""
+        return list(self.model.first_candidates(state, observation, changed))
 
     def _prefer(self, moves: list[Any]) -> list[Any]:
         """The game's preference among moves that fit equally well (Shendao: no card
         spent when a plain entry leaves the same table); by default, all of them."""
-        prefer = getattr(self.model, "prefer", None)
-        return list(prefer(moves)) if prefer is not None else moves
+        return list(self.model.prefer(moves))
 
     @staticmethod
     def _unfinished(observation: Observation, before: Observation, after: Observation,
@@ -277,10 +264,9 @@ class Explainer:
 
     def _touched(self, state: GameState[Any], move: Any) -> Collection[str]:
         """The element groups ``move`` handles on the way, beyond those it changes (the
-        game's ``touched(state, move)``; a ShenShi walk that removes a monk and comes
-        back lifts its monk off a square it leaves as it was)."""
-        touched = getattr(self.model, "touched", None)
-        return () if touched is None else touched(state, move)
+        game's ``touched``; a ShenShi walk that removes a monk and comes back lifts its
+        monk off a square it leaves as it was)."""
+        return self.model.touched(state, move)
 
     def _on_the_way(self, observation: Observation, before: Observation,
                     after: Observation, changed: list[str],
@@ -368,8 +354,7 @@ class Explainer:
                     and not _same(reading.value, wanted)):
                 changes.append((e, reading.value, wanted))
                 elements[e] = wanted
-        sentences: list[str] = self.model.fix_sentences(changes)
-        return sentences, elements
+        return self.model.fix_sentences(changes), elements
 
 
 class _GapSearch:

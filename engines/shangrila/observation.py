@@ -21,6 +21,7 @@ from engines.shangrila.board import COLOURS
 from engines.shangrila.moves import LETTERS, NAMES, Journey, Move, Pass, Place, Recruit
 from engines.shangrila.rules import ShangrilaRules
 from engines.shangrila.state import ShangrilaState
+from engines.table_model import Change, TableModel
 
 EMPTY = "empty"
 
@@ -234,3 +235,36 @@ def guess(state: ShangrilaState, observation: Observation,
 
 def _village(element: str) -> int:
     return int(element.rstrip("^")[:-1])
+
+
+class ShangrilaTable(TableModel[ShangrilaRules, ShangrilaState, Move]):
+    """Shangri-La's table for the referee: few enough legal moves to compare each with
+    the table, no preference among them, a move made at once."""
+
+    game = "shangrila"
+
+    def schema(self, rules: ShangrilaRules) -> TableSchema:
+        return schema(rules)
+
+    def expected(self, state: ShangrilaState) -> Observation:
+        return expected(state)
+
+    def transient(self, element: str) -> frozenset[Value]:
+        return transient(element)
+
+    def group(self, element: str) -> str:
+        return group(element)
+
+    def guess(self, state: ShangrilaState, observation: Observation,
+              changed: list[str]) -> tuple[str, Move | None, int | None]:
+        return guess(state, observation, changed)
+
+    def fix_sentences(self, changes: list[Change]) -> list[str]:
+        return fix_sentences(changes)
+
+    def describe_element(self, element: str) -> str:
+        return describe_element(element)
+
+
+TABLE = ShangrilaTable()
+"""Shangri-La's table model (``engines.registry.table_model("shangrila")``)."""

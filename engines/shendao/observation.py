@@ -19,6 +19,7 @@ from engines.observation import Observation, Reading, TableSchema, Value
 from engines.shendao.moves import GATES, SQUARE_INDEX, SQUARES, Enter, Move
 from engines.shendao.rules import PLAYERS, ShendaoRules
 from engines.shendao.state import ShendaoState
+from engines.table_model import Change, TableModel
 
 EMPTY = "empty"
 OPEN, CLOSED = "open", "closed"
@@ -129,3 +130,39 @@ def guess(state: ShendaoState, observation: Observation,
         return ("moving a gate's stick", None, None)
     return ("changing the tiles on the board", None, None)
 
+
+
+class ShendaoTable(TableModel[ShendaoRules, ShendaoState, Move]):
+    """Shendao's table for the referee: every legal move is compared with it, and a
+    plain entry is preferred to a card leaving the same table (``prefer``)."""
+
+    game = "shendao"
+
+    def schema(self, rules: ShendaoRules) -> TableSchema:
+        return schema(rules)
+
+    def expected(self, state: ShendaoState) -> Observation:
+        return expected(state)
+
+    def transient(self, element: str) -> frozenset[Value]:
+        return transient(element)
+
+    def group(self, element: str) -> str:
+        return group(element)
+
+    def guess(self, state: ShendaoState, observation: Observation,
+              changed: list[str]) -> tuple[str, Move | None, int | None]:
+        return guess(state, observation, changed)
+
+    def fix_sentences(self, changes: list[Change]) -> list[str]:
+        return fix_sentences(changes)
+
+    def describe_element(self, element: str) -> str:
+        return describe_element(element)
+
+    def prefer(self, moves: list[Move]) -> list[Move]:
+        return prefer(moves)
+
+
+TABLE = ShendaoTable()
+"""Shendao's table model (``engines.registry.table_model("shendao")``)."""

@@ -56,6 +56,7 @@ from engines.shenshi.plan import ENTER, HOVER, SWAP, WALK, Plan, TurnContext, af
 from engines.shenshi.rules import METALS, ShenshiRules
 from engines.shenshi.state import GIVE, ShenshiState
 from engines.shenshi.validate import KIND_OF
+from engines.table_model import Change, TableModel
 
 NONE = "none"
 SIZES = ("grand", "master")
@@ -923,3 +924,59 @@ def guess(state: ShenshiState, observation: Observation,
     if len(turn.actions) > 1:
         words += f" ({format_move(turn)})"
     return (words, turn, p)
+
+
+class ShenshiTable(TableModel[ShenshiRules, ShenshiState, Move]):
+    """ShenShi's table for the referee: too many turns to list, so they are rebuilt
+    from what changed (``candidates``); a turn is made in parts, and a turn accepted
+    from the table may go on with a third action (``extends``)."""
+
+    game = "shenshi"
+
+    def schema(self, rules: ShenshiRules) -> TableSchema:
+        return schema(rules)
+
+    def expected(self, state: ShenshiState) -> Observation:
+        return expected(state)
+
+    def transient(self, element: str) -> frozenset[Value]:
+        return transient(element)
+
+    def group(self, element: str) -> str:
+        return group(element)
+
+    def guess(self, state: ShenshiState, observation: Observation,
+              changed: list[str]) -> tuple[str, Move | None, int | None]:
+        return guess(state, observation, changed)
+
+    def fix_sentences(self, changes: list[Change]) -> list[str]:
+        return fix_sentences(changes)
+
+    def describe_element(self, element: str) -> str:
+        return describe_element(element)
+
+    @property
+    def TURN_IN_PARTS(self) -> bool:
+        return TURN_IN_PARTS
+
+    @property
+    def MOVES_GO_ON(self) -> bool:
+        return True
+
+    def candidates(self, state: ShenshiState, observation: Observation, changed: list[str],
+                   hidden: frozenset[str] = frozenset()) -> list[Move]:
+        return candidates(state, observation, changed, hidden)
+
+    def first_candidates(self, state: ShenshiState, observation: Observation,
+                         changed: list[str]) -> list[Move]:
+        return first_candidates(state, observation, changed)
+
+    def touched(self, state: ShenshiState, move: Move) -> frozenset[str]:
+        return touched(state, move)
+
+    def extends(self, state: ShenshiState, move: Move, bigger: Move) -> bool:
+        return extends(state, move, bigger)
+
+
+TABLE = ShenshiTable()
+"""ShenShi's table model (``engines.registry.table_model("shenshi")``)."""
