@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import Any
 
+from companion.bench_reader_errors import register_reader_errors
 from companion.cli import UsageError
 from companion.referee.core import Referee, RefereeConfig
 from companion.simulator import TableConfig, TableSimulator, referee_game
@@ -82,9 +83,24 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--flicker-sure", type=float, metavar="SHARE",
                         help=f"share of wrong readings given with a sure confidence "
                         f"(default {BENCH_TABLE.flicker_sure})")
+    parser.add_argument("--readers", default="flicker", choices=READERS,
+                        help="how the camera reads: flicker (default; the flat rates of "
+                        "--flicker, --unsure and --flicker-sure) or fitted (each element "
+                        "read as often right, wrong, unsure or not shown as the game's "
+                        "fitted reader was measured to be, companion bench "
+                        "reader-errors; --flicker is then not used)")
+    parser.add_argument("--chances", default="without", choices=CHANCES,
+                        help="with --readers fitted: whether each camera reading carries "
+                        "the chance of every value (without: the default; with; both: "
+                        "one run each)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=referee_command)
+    # the rates ``--readers fitted`` draws from are measured by their own command
+    register_reader_errors(bench_sub)
 
+
+READERS = ("flicker", "fitted")
+CHANCES = ("without", "with", "both")
 
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter,
                                           "cpu": time.process_time}
@@ -96,10 +112,15 @@ def run(game: str, games: int, flicker: float, seed: int, table: TableConfig,
         clock: str = "wall", unsure: float | None = None) -> dict[str, Any]:
     """Referee ``games`` simulated games at ``flicker``; the figures (verdict times by
     ``clock``, a key of ``CLOCKS``). ``unsure``: the share of right readings marked
-    unsure (default: as many as ``flicker``)."""
+    unsure (default: as many as ``flicker``). A ``table`` whose camera reads by
+    measured errors (``camera_errors``) takes neither: its camera's other elements
+    read without flicker."""
     cls = rules_class(game)
     counts = PLAYER_COUNTS.get(game, (cls.min_players,))
+    if table.camera_errors:
+        flicker, unsure = 0.0, 0.0
     config = replace(table, flicker=flicker, unsure=flicker if unsure is None else unsure)
+    label = readers_label(config)
     scores: list[GameScore] = []
     start = time.perf_counter()
     for i in range(games):
@@ -109,11 +130,21 @@ def run(game: str, games: int, flicker: float, seed: int, table: TableConfig,
         scores.append(referee_game(simulator, Referee(rules, config=referee),
                                    clock=CLOCKS[clock]))
         if progress:
-            print(f"\rflicker {flicker:.0%}: {i + 1}/{games} games", end="",
+            print(f"\r{label}: {i + 1}/{games} games", end="",
                   file=sys.stderr, flush=True)
     if progress:
         print(file=sys.stderr)
-    return figures(scores, flicker, time.perf_counter() - start)
+    out = figures(scores, flicker, time.perf_counter() - start)
+    out["readers"] = label
+    return out
+
+
+def readers_label(table: TableConfig) -> str:
+    """How the camera of ``table`` reads, in a few words (a column of the report)."""
+    if table.camera_errors:
+        where = "fitted" if table.camera_errors == "fitted" else table.camera_errors
+        return f"{where}{', chances' if table.camera_chances else ''}"
+    return f"flicker {_rate(table.flicker)}"
 
 
 def figures(scores: list[GameScore], flicker: float, seconds: float) -> dict[str, Any]:
@@ -157,6 +188,7 @@ def figures(scores: list[GameScore], flicker: float, seconds: float) -> dict[str
             "median": round(statistics.median(ms), 2) if ms else None,
             "p90": round(ms[int(0.90 * (len(ms) - 1))], 2) if ms else None,
             "p95": round(ms[int(0.95 * (len(ms) - 1))], 2) if ms else None,
+            "p99": round(ms[int(0.99 * (len(ms) - 1))], 2) if ms else None,
             "max": round(ms[-1], 2) if ms else None,
         },
         "games_without_correction": sums["games_without_correction"],
@@ -190,17 +222,40 @@ def referee_command(args: argparse.Namespace) -> int:
     if getattr(args, "flicker_sure", None) is not None:
         table = replace(table, flicker_sure=args.flicker_sure)
     referee = RefereeConfig(stable_frames=args.stable_frames)
-    runs = [run(args.game, args.games, f, args.seed, table, referee, progress=True,
-                clock=args.clock, unsure=getattr(args, "unsure", None)) for f in args.flicker]
+    readers = getattr(args, "readers", "flicker")
+    if readers == "fitted":
+        chances = {"without": [False], "with": [True], "both": [False, True]}[
+            getattr(args, "chances", "without")]
+        _check_fitted(args.game, table)
+        runs = [run(args.game, args.games, 0.0, args.seed,
+                    replace(table, camera_errors="fitted", camera_chances=c), referee,
+                    progress=True, clock=args.clock) for c in chances]
+    else:
+        runs = [run(args.game, args.games, f, args.seed, table, referee, progress=True,
+                    clock=args.clock, unsure=getattr(args, "unsure", None))
+                for f in args.flicker]
+    shown = replace(table, camera_errors="fitted") if readers == "fitted" else table
     if args.json:
         print(json.dumps({"game": args.game, "seed": args.seed, "python":
-                          platform.python_version(), "table": table.to_json(),
+                          platform.python_version(), "table": shown.to_json(),
                           "referee": referee.to_json(), "clock": args.clock,
                           "runs": runs}))
     else:
-        print(report(args.game, args.seed, table, referee, runs, args.clock,
+        print(report(args.game, args.seed, shown, referee, runs, args.clock,
                      getattr(args, "unsure", None)))
     return 0
+
+
+def _check_fitted(game: str, table: TableConfig) -> None:
+    """Raise ``UsageError`` unless the camera can read ``game`` by measured errors."""
+    from vision.reader_errors import ReaderErrorsError, load_errors
+
+    if "camera" not in table.sources:
+        raise UsageError("--readers fitted is the camera's: add --sources camera")
+    try:
+        load_errors(game)
+    except ReaderErrorsError as error:
+        raise UsageError(str(error)) from None
 
 
 _ROWS = (
@@ -228,6 +283,19 @@ _GAP_ROWS = (
 """Rows shown when the table has gaps (``--gap``)."""
 
 
+def _readings_line(game: str, table: TableConfig, unsure: float | None) -> str:
+    """How the camera's readings err, in words."""
+    if table.camera_errors:
+        from vision.reader_errors import load_errors
+
+        path = None if table.camera_errors == "fitted" else table.camera_errors
+        made = load_errors(game, path).provenance.get("command", "")
+        return f"readings drawn from the fitted reader's measured errors ({made})"
+    return f"{table.flicker_sure:.0%} of wrong readings look sure; " + (
+        f"{unsure:.2%} of right readings are unsure" if unsure is not None else
+        "as many right readings as wrong ones are unsure")
+
+
 def _rate(rate: float) -> str:
     """A rate as a percentage, with decimals where it is under 1%."""
     return f"{rate:.0%}" if rate == 0 or rate >= 0.01 else f"{rate:.2%}"
@@ -236,29 +304,31 @@ def _rate(rate: float) -> str:
 def report(game: str, seed: int, table: TableConfig, referee: RefereeConfig,
            runs: list[dict[str, Any]], clock: str = "wall", unsure: float | None = None
            ) -> str:
-    """The figures as a readable table, one column per flicker rate."""
+    """The figures as a readable table, one column per flicker rate (or way of
+    reading)."""
     games = runs[0]["games"] if runs else 0
     lines = [
-        f"companion bench referee: {game}, {games} games per flicker rate, seed {seed}; "
+        f"companion bench referee: {game}, {games} games per column, seed {seed}; "
         f"referee: {referee.stable_frames} frames to believe a reading, sure from "
         f"{referee.sure}",
         f"table: {' + '.join(table.sources)}; {table.frames_per_step} frames per touch; "
         f"hands on {table.hands:.0%} of touches, pauses on {table.pause:.0%}; changes of "
         f"mind on {table.change_of_mind:.0%} of moves, illegal attempts on "
-        f"{table.illegal:.0%}; {table.flicker_sure:.0%} of wrong readings look sure; " + (
-            f"{unsure:.2%} of right readings are unsure" if unsure is not None else
-            "as many right readings as wrong ones are unsure") + (
+        f"{table.illegal:.0%}; " + _readings_line(game, table, unsure) + (
             f"; gaps of {table.gap_moves[0]}-{table.gap_moves[1]} moves unseen after "
             f"{table.gap:.0%} of moves"
             f"{' (a hand over the table)' if table.gap_hidden else ''}"
             if table.gap else ""),
         "",
-        f"{'':<40}" + "".join(f"{'flicker ' + _rate(r['flicker']):>22}" for r in runs),
+        f"{'':<40}" + "".join(f"{r.get('readers', 'flicker ' + _rate(r['flicker'])):>22}"
+                              for r in runs),
     ]
     for label, key, fmt in _ROWS + (_GAP_ROWS if table.gap else ()):
         lines.append(f"{label:<40}" + "".join(f"{fmt.format(r[key]):>22}" for r in runs))
     lines.append(f"{f'verdict time ({clock}) median / p90 / p95 (ms)':<40}" + "".join(
         f"{'{median} / {p90} / {p95}'.format(**r['verdict_ms']):>22}" for r in runs))
+    lines.append(f"{f'verdict time ({clock}) p99 (ms)':<40}" + "".join(
+        f"{r['verdict_ms']['p99']:>22}" for r in runs))
     lines.append(f"{f'verdict time ({clock}) max (ms)':<40}" + "".join(
         f"{r['verdict_ms']['max']:>22}" for r in runs))
     lines += ["", "injected illegal moves per rule (tried: caught, with the rule):"]

@@ -44,6 +44,19 @@ class TableConfig:
     unsure: float = 0.0
     """Per reading: a correct reading that the reader marks unsure."""
     unsure_confidence: float = 0.6
+    camera_errors: str = ""
+    """Where the camera's readings come from: empty for the flat rates above
+    (``flicker``, ``unsure``, ``flicker_sure``); ``fitted`` for the rates measured of
+    the game's fitted appearance reader (``vision/fitted/reader-errors-<game>.json``,
+    ``vision.reader_errors``), or the path of such a file: each frame, each element is
+    read right, read as another value, left unsure or not shown as often as measured
+    for its kind and true value, with a confidence drawn from the measured ones.
+    Elements the appearance reader does not read on the board (ShenShi's path tokens)
+    keep the flat rates; other sources too."""
+    camera_chances: bool = False
+    """With ``camera_errors``: each camera reading carries the probability of every
+    value (``Reading.chances``), drawn as ``vision.reader_errors.ReadingSampler``
+    says."""
 
     hands: float = 0.0
     """Per touch: a hand is seen over the piece, hiding the elements near it."""

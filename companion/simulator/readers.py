@@ -1,15 +1,19 @@
 """Readers: one frame of the true table as a camera or a sensor board reports it, with
-wrong readings (flicker), correct-but-unsure readings, and elements hidden by a hand."""
+wrong readings (flicker), correct-but-unsure readings, and elements hidden by a hand;
+or, for a camera given ``TableConfig.camera_errors``, readings drawn from a fitted
+reader's measured errors (``vision.reader_errors``)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from functools import cache
 
 import numpy as np
 
 from companion.simulator.config import TableConfig
 from companion.simulator.handling import Table
 from engines.observation import Observation, Reading, TableSchema, Value
+from vision.reader_errors import ReaderErrors, ReadingSampler, element_kinds, load_errors
 
 
 class Reader:
@@ -27,6 +31,8 @@ class Reader:
         self._values = {e: sorted(schema.values[e], key=repr) for e in elements}
         self._confidence = list(elements.values())
         self._cache: dict[tuple[type, Value, float], Reading] = {}
+        self._sampler = (_sampler(schema, self.elements, config)
+                         if source == "camera" and config.camera_errors else None)
 
     def _reading(self, value: Value, confidence: float) -> Reading:
         key = (type(value), value, confidence)
@@ -41,13 +47,19 @@ class Reader:
         this source). Two draws per element, in element order, so a seed replays."""
         config = self.config
         flicker, unsure = config.flicker, config.unsure
-        draws = rng.random((len(self.elements), 2)).tolist()
+        sampler = self._sampler
+        draws = rng.random((len(self.elements), 2 if sampler is None else 3)).tolist()
         readings: dict[str, Reading] = {}
         for i, element in enumerate(self.elements):
             if self.hidden_by_hands and element in hidden:
                 continue
             value = table[element]
-            chance, other = draws[i]
+            if sampler is not None and element in sampler.kinds:
+                drawn = sampler.draw(element, value, draws[i])
+                if drawn is not None:
+                    readings[element] = drawn
+                continue
+            chance, other = draws[i][:2]
             if chance < flicker:
                 readings[element] = self._misread(element, value, other)
             elif chance < flicker + unsure:
@@ -68,3 +80,18 @@ class Reader:
                   if v != value or type(v) is not type(value)]
         wrong = others[min(int(rest * len(others)), len(others) - 1)]
         return self._reading(wrong, config.confidence if sure else config.unsure_confidence)
+
+
+def _sampler(schema: TableSchema, elements: Collection[str], config: TableConfig
+             ) -> ReadingSampler:
+    """The camera's reading sampler of ``config.camera_errors`` (``fitted`` or a path)."""
+    path = None if config.camera_errors == "fitted" else config.camera_errors
+    errors = _load_errors(schema.game, path)
+    return ReadingSampler(errors, schema, element_kinds(schema.game, elements),
+                          chances=config.camera_chances)
+
+
+@cache
+def _load_errors(game: str, path: str | None) -> ReaderErrors:
+    """A game's reader errors, read once (a benchmark builds a table per game)."""
+    return load_errors(game, path)
