@@ -127,18 +127,24 @@ class LayoutEditor:
 
     def outlines(self, fit: LayoutFit | None = None,
                  moved: frozenset[str] | set[str] | None = None) -> list[Outline]:
-        """Every shown element's outline in the picture (``fit``: another state of the
-        layout, such as a drag in progress)."""
+        """The outline of every shown element wholly inside the picture (one partly
+        out of it cannot be checked there); ``fit``: another state of the layout, such
+        as a drag in progress."""
         fit = fit or self.fit
         moved = self.moved if moved is None else moved
         doubtful = set(fit.doubtful())
+        width, height = self.view.image_size
         out = []
         for name, element in fit.model.elements.items():
             if element.kind in HIDDEN_KINDS:
                 continue
+            points = self.view.to_image(_outline_mm(element))
+            if not (np.all(points >= 0.0) and np.all(points[:, 0] <= width)
+                    and np.all(points[:, 1] <= height)):
+                continue
             state = MOVED if name in moved else DOUBTFUL if name in doubtful else \
                 CLEAR if fit.has_evidence(name) else FOLLOWS
-            out.append(Outline(name, self.view.to_image(_outline_mm(element)), state))
+            out.append(Outline(name, points, state))
         return out
 
     # ------------------------------------------------------------------ picking

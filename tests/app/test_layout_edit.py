@@ -217,3 +217,14 @@ def test_the_picture_box_maps_touches_both_ways() -> None:
     back = [box.to_picture(x, y) for x, y in box.to_widget(points)]
     assert np.array(back) == pytest.approx(points)
     assert box.picture_px(10.0) == pytest.approx(20.0)
+
+
+def test_elements_out_of_the_picture_are_not_drawn() -> None:
+    model = load_model("shendao")
+    editor = LayoutEditor(_fit(model), BoardView(FLAT, (600, 1200)), model)
+    shown = {o.name for o in editor.outlines()}
+    for name, element in model.elements.items():
+        corners = editor.view.to_image(element.corners_mm())
+        inside = bool(np.all(corners[:, 0] <= 600.0))
+        assert (name in shown) == inside, name
+    assert 0 < len(shown) < len(model.elements)
