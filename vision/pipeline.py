@@ -8,7 +8,10 @@ For each frame from any source (a camera, a video, a folder of images: see
    calibrated beforehand, or a rendered picture's own view);
 2. **stillness** — has the board been still for a few frames, and what do hands cover
    (:class:`vision.stillness.StillnessDetector`);
-3. **read** — every element with a confidence, or unknown (:class:`vision.read.BoardReader`).
+3. **read** — every element with a confidence, or unknown (:class:`vision.read.BoardReader`);
+   the appearance reader (:class:`vision.appearance.AppearanceReader`) also weighs every
+   value an element may take, and its probabilities go with the observation as each
+   reading's chances (:func:`weighed_observation`), for the referee to weigh.
 
 An :class:`~engines.observation.Observation` is emitted only when the board is still;
 elements under a hand are unknown. Each stage may be replaced by any object with the
@@ -21,7 +24,8 @@ same method (``locate(frame)`` returning something with ``view`` and ``message``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -29,7 +33,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from engines.observation import Observation
+from engines.observation import Observation, Reading, Value
+from vision.appearance import AppearanceReading
 from vision.models import HEIGHT_SUFFIX, BoardModel, load_model
 from vision.read import BoardReader, FrameReading
 from vision.read_config import ReadConfig, with_colour_model
@@ -111,6 +116,41 @@ def profile_colours(game: str, profile: str | None = None) -> Any:
         return None
 
 
+def weighed_observation(observation: Observation,
+                        probabilities: Mapping[str, Mapping[str, float]]) -> Observation:
+    """``observation`` with each element's ``probabilities`` (element -> {value as
+    text: probability}, as :class:`~vision.appearance.AppearanceReading` gives them)
+    attached as its reading's chances, keyed by the schema's own values (counts and
+    flags, not their text). What is not a value of the element (something else on
+    it) is left out, so the chances may sum to less than 1, and a shown reading keeps
+    the reader's confidence. An element left unknown because something else is on it
+    most likely (a hand) gets no chances; one left unknown because the reader is
+    unsure between its values does."""
+    schema = observation.schema
+    updates: dict[str, Reading | Value | None] = {}
+    for element, chances in probabilities.items():
+        allowed = schema.values.get(element)
+        if allowed is None:
+            continue
+        by_text = {str(v): v for v in allowed}
+        pairs = [(by_text[text], float(p)) for text, p in chances.items()
+                 if text in by_text and p > 0.0]
+        if not pairs:
+            continue
+        reading = observation[element]
+        best = max(p for _, p in pairs)
+        if not reading.known and any(p > best for text, p in chances.items()
+                                     if text not in by_text):
+            continue
+        weighed = Reading.weighed(pairs, shown=reading.known, scaled=False)
+        if reading.known and not (weighed.value == reading.value
+                                  and type(weighed.value) is type(reading.value)):
+            continue  # the reader showed another value than its likeliest: keep it plain
+        updates[element] = (Reading(reading.value, reading.confidence, weighed.chances)
+                            if reading.known else weighed)
+    return observation.replace(updates) if updates else observation
+
+
 class _FixedView:
     """A locator that always answers with one view (a camera that does not move)."""
 
@@ -178,6 +218,9 @@ class Pipeline:
                 return PipelineResult(MOVING, getattr(state, "message", "moving"),
                                       timestamp, label, view, None, covered)
         reading = self.reader.read(frame, view, covered)
+        if isinstance(reading, AppearanceReading) and reading.problem is None:
+            reading = dataclasses.replace(reading, observation=weighed_observation(
+                reading.observation, reading.probabilities))
         if reading.problem is not None:
             self._was_still = False
             return PipelineResult(UNREADABLE, f"cannot read the board: {reading.problem}",
