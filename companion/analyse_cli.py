@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from companion.cli import UsageError
 from engines import GameRecord
-from engines.search.analysis import JUDGEMENTS, Analysis
-from engines.search.players import DEFAULT_LEVEL, LEVELS
+from engines.search.analysis import ANALYSIS_ITERATIONS, JUDGEMENTS, Analysis
+from engines.search.players import LEVELS
 
 # Line colours for the charts, by player name (Shangri-La colours, Shendao, ShenShi).
 PLAYER_COLOURS = {
@@ -30,9 +31,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(best, good, inaccuracy, mistake, blunder); then each player's accuracy and the "
         "engine level they played like, with its range. Thresholds: docs/players.md.")
     parser.add_argument("record", help="the game record (JSON)")
-    parser.add_argument("--level", type=int, default=DEFAULT_LEVEL,
-                        choices=sorted(LEVELS),
-                        help=f"search level (default {DEFAULT_LEVEL})")
+    parser.add_argument("--level", type=int, default=None, choices=sorted(LEVELS),
+                        help=f"search with the budget of this engine level instead of the "
+                        f"analysis' own ({ANALYSIS_ITERATIONS} iterations a position, the "
+                        f"budget the strength model was fitted with)")
     parser.add_argument("--workers", type=int, default=2,
                         help="processes to analyse on (default 2: both cores)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -42,29 +44,37 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(handler=analyse_command)
 
 
-def _bar(done: int, total: int) -> None:
-    width = 30
-    filled = width * done // total
-    sys.stderr.write(f"\ranalysing [{'#' * filled}{'.' * (width - filled)}] "
-                     f"{done}/{total} positions")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
+class ProgressBar:
+    """A progress line on stderr with the time so far."""
+
+    def __init__(self) -> None:
+        self.began = time.perf_counter()
+
+    def __call__(self, done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(1, total)
+        sys.stderr.write(f"\ranalysing [{'#' * filled}{'.' * (width - filled)}] "
+                         f"{done}/{total} positions, {time.perf_counter() - self.began:.0f} s")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
 
 
 def analyse_command(args: argparse.Namespace) -> int:
-    from engines.search.analysis import analyse
-    from engines.search.mcts import SearchConfig
+    from engines.search.analysis import analyse, analysis_config
     from engines.search.strength import CalibrationError
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     record = GameRecord.load(args.record)
-    base = LEVELS[args.level]
-    config = SearchConfig(base.iterations, base.seconds, base.exploration,
-                          base.rollout_moves, args.seed)
+    if args.level is None:
+        config = analysis_config(seed=args.seed)
+    else:
+        base = LEVELS[args.level]
+        config = analysis_config(base.iterations or ANALYSIS_ITERATIONS,
+                                 base.rollout_moves, args.seed)
     try:
-        result = analyse(record, config, workers=args.workers, progress=_bar)
+        result = analyse(record, config, workers=args.workers, progress=ProgressBar())
     except CalibrationError as error:
         raise UsageError(str(error)) from None
     if args.plots is not None:
@@ -93,8 +103,9 @@ def table(result: Analysis) -> str:
     lines.append(head)
     for s in result.summary:
         counts = "  ".join(f"{s.counts.get(j, 0):>{len(j)}}" for j, _ in JUDGEMENTS)
-        lines.append(f"{s.name:<8} {s.moves:>6}  {s.accuracy:>7.1f}%  "
-                     f"{100 * s.mean_loss:>8.1f}%  {counts}")
+        loss = "" if s.mean_loss is None else f"{100 * s.mean_loss:.1f}%"
+        lines.append(f"{s.name:<8} {s.moves:>6}  {s.accuracy_text():>8}  "
+                     f"{loss:>9}  {counts}")
     lines += strength_lines(result)
     lines.append(f"\n(analysed in {result.seconds:.1f} s; win% is the played move's win "
                  "chance, loss the drop from the best move, in points)")
@@ -105,21 +116,20 @@ def strength_lines(result: Analysis) -> list[str]:
     """Each player's estimated level, or why there is none."""
     estimates = [(s.name, s.strength) for s in result.summary if s.strength is not None]
     if not estimates:
-        return ["", "(no strength estimate: no calibration for this game)"]
+        return ["", "(no strength estimate: no model for this game and player count)"]
     coverage = round(100 * estimates[0][1].coverage)
     lines = ["", f"strength on the engine level scale (level 0 is random play; the range "
-             f"holds the level with {coverage} % probability):"]
+             f"holds the level {coverage} % of the time on games the model never saw):"]
     for name, strength in estimates:
-        note = f"  ({strength.note})" if strength.note else ""
-        lines.append(f"{name:<8} {strength.describe()}, expected {strength.expected:.1f}"
-                     f"{note}")
+        note = f"  ({strength.note})" if strength.note and strength.level is not None else ""
+        lines.append(f"{name:<8} {strength.describe()}{note}")
     return lines
 
 
 def _label(result: Analysis, player: int) -> str:
     """The player's name, and the level they played like when it is known."""
     summary = result.summary[player]
-    if summary.strength is None:
+    if summary.strength is None or summary.strength.level is None:
         return summary.name
     strength = summary.strength
     span = (f"{strength.low}" if strength.low == strength.high
@@ -178,9 +188,10 @@ def write_plots(result: Analysis, folder: Path) -> None:
 def _strength_chart(result: Analysis, path: Path, colour: dict[str, Any], plt: Any) -> None:
     """Bars of each player's probability per level, the estimated range shaded."""
     figure, axis = plt.subplots(figsize=(9, 3.5), dpi=110)
-    shown = [s for s in result.summary if s.strength is not None]
+    shown = [s for s in result.summary
+             if s.strength is not None and s.strength.level is not None]
     if not shown:
-        axis.text(0.5, 0.5, "no strength calibration for this game", ha="center",
+        axis.text(0.5, 0.5, "no strength estimate (no model, or too few moves)", ha="center",
                   va="center", transform=axis.transAxes)
         axis.set_axis_off()
     width = 0.8 / max(1, len(shown))

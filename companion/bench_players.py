@@ -16,12 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 import time
 from dataclasses import asdict, dataclass
-from datetime import date
-from pathlib import Path
 from typing import Any
 
 from engines import Dice, rules_class
@@ -33,14 +30,6 @@ from engines.search.players import (
     RandomPlayer,
     SearchPlayer,
     play_match,
-)
-from engines.search.strength import (
-    CALIBRATION_PATH,
-    COVERAGE,
-    PlayerGame,
-    fit_model,
-    fits_to_json,
-    load_models,
 )
 
 PLAYERS = {"shangrila": 4, "shendao": 2, "shenshi": 2}
@@ -160,28 +149,9 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
     search.add_argument("--json", action="store_true", help="print the figures as JSON")
     search.set_defaults(handler=search_command)
 
-    calibrate = bench_sub.add_parser(
-        "calibrate-strength", help="calibrate the strength estimate of game analysis",
-        description="Play games between engine levels (level 0: random play), analyse "
-        "each at --analysis-level, and fit, per game, how accurately each level plays: "
-        "its mean accuracy and the spreads (engines/search/strength.py). Writes the "
-        "calibration file after every game, so a run can be stopped; run again with more "
-        "--games to extend it, or with no more games than it holds to fit it again.")
-    calibrate.add_argument("--game", action="append", choices=sorted(PLAYERS),
-                           help="only this game (repeatable; default all)")
-    calibrate.add_argument("--games", type=int, default=30,
-                           help="calibration games per game (30)")
-    calibrate.add_argument("--levels", type=int, default=5,
-                           help="calibrate levels 0..N (default 5)")
-    calibrate.add_argument("--analysis-level", type=int, default=DEFAULT_LEVEL,
-                           choices=sorted(LEVELS),
-                           help=f"level the games are analysed at (default {DEFAULT_LEVEL})")
-    calibrate.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    calibrate.add_argument("--output", type=Path, default=CALIBRATION_PATH,
-                           help="calibration file (default: the one the analysis reads)")
-    calibrate.add_argument("--fresh", action="store_true",
-                           help="start this game's calibration over instead of extending it")
-    calibrate.set_defaults(handler=calibrate_command)
+    from companion.bench_strength import register as register_strength
+
+    register_strength(bench_sub)
 
 
 def search_command(args: argparse.Namespace) -> int:
@@ -235,141 +205,3 @@ def players_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"figures": [asdict(r) for r in results]}))
     return 0
-
-
-CALIBRATION_ABOUT = (
-    "Strength estimate calibration (engines/search/strength.py). Per game: engine levels "
-    "(0 = random play by the playout draw) played each other, seated as "
-    "engines/search/calibration.py says, and every game was analysed at analysis_level. "
-    "player_games: each player's level and judged move losses (win chance, 0-1). fits: "
-    "per level, the mean accuracy of a player-game, the variance of one move's accuracy "
-    "and the variance between games; move_variance and game_variance: those variances "
-    "pooled over the levels, which the estimate uses. temperature and held_out_coverage: "
-    "the discount fitted so that a player-game left out of the fit has its true level in "
-    "the estimated range at least 'coverage' of the time. Remake with 'command'.")
-
-
-def _read_calibration(path: Path) -> dict[str, Any]:
-    from companion.cli import UsageError
-
-    if not path.exists():
-        return {"games": {}}
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UsageError(f"cannot read the calibration {path}: {error}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("games"), dict):
-        raise UsageError(f"{path} is not a strength calibration (no \"games\" object)")
-    return document
-
-
-def _calibration_entry(game: str, data: list[PlayerGame], levels: list[int],
-                       analysis_level: int, games: int, seed: int, seconds: float,
-                       ) -> dict[str, Any]:
-    iterations = LEVELS[analysis_level].iterations or 0
-    try:
-        model, check = fit_model(game, data, iterations)
-    except ValueError:
-        return {}  # too few games for any level yet: nothing to store
-    return {
-        "command": f"companion bench calibrate-strength --game {game} --games {games} "
-                   f"--levels {max(levels)} --analysis-level {analysis_level} --seed {seed}",
-        "made": date.today().isoformat(),
-        "analysis_level": analysis_level, "analysis_iterations": iterations,
-        "levels": levels, "games": games, "seed": seed, "seconds": round(seconds),
-        "temperature": model.temperature, "held_out_coverage": round(check.coverage, 3),
-        "held_out_within_one": round(check.within_one, 3),
-        "held_out_mean_width": round(check.mean_width, 2), "held_out_tested": check.tested,
-        "move_variance": round(model.move_variance, 3),
-        "game_variance": round(model.game_variance, 3),
-        "fits": fits_to_json(model.fits),
-        "player_games": [pg.to_json() for pg in data],
-    }
-
-
-def _write_calibration(path: Path, document: dict[str, Any]) -> None:
-    document = {"about": CALIBRATION_ABOUT, "coverage": COVERAGE, "games": document["games"]}
-    # one line per list of numbers: the file stays readable with thousands of losses
-    text = re.sub(r"\[\s+([-0-9.,\s]+?)\s+\]",
-                  lambda m: "[" + " ".join(m.group(1).split()) + "]",
-                  json.dumps(document, indent=1))
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(text + "\n", encoding="utf-8")
-    temporary.replace(path)  # never leave a half-written calibration behind
-    load_models.cache_clear()
-
-
-def _store_entry(path: Path, document: dict[str, Any], game: str,
-                 entry: dict[str, Any]) -> None:
-    """Put ``game``'s entry in the calibration (or take it out when it is empty: too few
-    games to fit) and write the file, keeping the other games' entries as the file has
-    them now (another run may be calibrating another game)."""
-    document["games"] = {other: value
-                         for other, value in _read_calibration(path)["games"].items()
-                         if other != game}
-    if entry:
-        document["games"][game] = entry
-    else:
-        document["games"].pop(game, None)
-    _write_calibration(path, document)
-
-
-def calibrate_command(args: argparse.Namespace) -> int:
-    """Play, analyse and fit; the calibration file is rewritten after every game."""
-    from companion.cli import UsageError
-    from engines.search.calibration import calibration_games
-
-    if args.games < 1 or not 1 <= args.levels <= max(LEVELS):
-        raise UsageError(f"--games must be positive and --levels within 1 and {max(LEVELS)}")
-    levels = list(range(0, args.levels + 1))
-    document = _read_calibration(args.output)
-    for game in args.game or sorted(PLAYERS):
-        entry = document["games"].get(game)
-        same = (entry is not None and not args.fresh and entry.get("levels") == levels
-                and entry.get("seed") == args.seed
-                and entry.get("analysis_level") == args.analysis_level)
-        data = [PlayerGame.from_json(row) for row in entry["player_games"]] if same else []
-        done = int(entry["games"]) if same else 0
-        seconds = float(entry["seconds"]) if same else 0.0
-        if done:
-            print(f"{game}: {done} calibration games already stored", file=sys.stderr)
-        for played in calibration_games(game, PLAYERS[game], levels, done, args.games,
-                                        args.seed, args.analysis_level):
-            data += played.player_games
-            seconds += played.seconds
-            done = played.index + 1
-            _store_entry(args.output, document, game, _calibration_entry(
-                game, data, levels, args.analysis_level, done, args.seed, seconds))
-            accuracies = " ".join(f"L{pg.level}:{pg.accuracy:.0f}%"
-                                  for pg in played.player_games)
-            print(f"{game} game {done}/{args.games}: levels {played.levels}, "
-                  f"{played.moves} moves, accuracy {accuracies} ({played.seconds:.0f} s)",
-                  file=sys.stderr, flush=True)
-        # fitted again even when no game was added: a run with --games at most the games
-        # already played refits the stored data (after a change to the model)
-        _store_entry(args.output, document, game, _calibration_entry(
-            game, data, levels, args.analysis_level, done, args.seed, seconds))
-        entry = document["games"].get(game)
-        if entry is not None:
-            print(calibration_summary(game, entry))
-    print(f"written to {args.output}")
-    return 0
-
-
-def calibration_summary(game: str, entry: dict[str, Any]) -> str:
-    """A game's calibration as text: per level, mean accuracy and spreads."""
-    lines = [f"{game}: {entry['games']} games, temperature {entry['temperature']}, "
-             f"held-out coverage {100 * entry['held_out_coverage']:.0f}% "
-             f"(aim {100 * COVERAGE:.0f}%), most likely level within one of the true "
-             f"level {100 * entry['held_out_within_one']:.0f}%, mean range width "
-             f"{entry['held_out_mean_width']:.1f} levels",
-             f"  spread (pooled): one move sd {math.sqrt(entry['move_variance']):.1f}, "
-             f"between games sd {math.sqrt(entry['game_variance']):.1f} (accuracy points)",
-             "  level  player-games  moves  mean accuracy  sd of one move  "
-             "sd between games"]
-    for level, fit in entry["fits"].items():
-        lines.append(f"  {level:>5}  {fit['player_games']:>12}  {fit['moves']:>5}  "
-                     f"{fit['mean']:>12.1f}%  "
-                     f"{math.sqrt(fit['move_variance']):>14.1f}  "
-                     f"{math.sqrt(fit['game_variance']):>16.1f}")
-    return "\n".join(lines)

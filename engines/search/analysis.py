@@ -1,32 +1,36 @@
 """Analysis of a game record: how good was each move, and how well did each player play?
 
-For every position of the game the search (at a level) gives the expected result of the
-best move for the player to move — their win chance, a number in [0, 1] (a shared win
-counts in part) — and of the move played. The **loss** of a move is the best move's win
-chance minus the played move's, never below 0. Judgements (``JUDGEMENTS``):
+For every position of the game the search gives each player's **win chance**: their
+chance of first place (a shared first place counts in part), a number in [0, 1]; with
+four players an even position is about 0.25. For the player to move it gives the win
+chance the best move keeps and the one the played move keeps. The **loss** of a move
+is the first minus the second, never below 0. Judgements (``JUDGEMENTS``):
 
 =============  ==================
 judgement      loss (win chance)
 =============  ==================
-best           the best move, or a loss up to 0.02
+best           the analysis' best move, or a loss up to 0.02
 good           up to 0.05
 inaccuracy     up to 0.10
 mistake        up to 0.20
 blunder        more than 0.20
 =============  ==================
 
-A player's **accuracy** follows Lichess: each move scores
-``103.1668 exp(-0.04354 x) - 3.1669`` (clamped to 0-100) where ``x`` is the loss in
-percentage points, and the accuracy is the mean over the player's moves. A pass that was
-the only legal move is not judged.
+A move that was the only legal one is *forced*: not judged, not counted.
+
+A move's **accuracy** and a player's **game accuracy** follow Lichess
+(``engines.search.accuracy``): each move scores from the win chance before and after
+it, and the game accuracy is the mean of a volatility-weighted mean and a harmonic mean
+of the player's move scores. A player with no judged move has no accuracy (None).
 
 Each player's **strength** on the engine level scale, with a range, comes from their
-judged losses and the calibration of ``engines.search.strength``.
+judged moves and the fitted model of ``engines.search.strength``.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -35,13 +39,14 @@ from typing import Any
 
 from engines.base import GameState
 from engines.record import GameRecord
+from engines.search.accuracy import game_accuracy, move_accuracy, volatility_weight, window_size
+from engines.search.evaluate import outcome
 from engines.search.mcts import MCTS, SearchConfig
 from engines.search.strength import (
-    CALIBRATION_PATH,
+    MODEL_PATH,
     StrengthEstimate,
     estimate,
     model_for,
-    move_accuracy,
 )
 
 JUDGEMENTS: tuple[tuple[str, float], ...] = (
@@ -50,10 +55,22 @@ JUDGEMENTS: tuple[tuple[str, float], ...] = (
 )
 """(judgement, largest loss it covers), in order."""
 
+ANALYSIS_ITERATIONS = 300
+ANALYSIS_ROLLOUT = 20
+"""The analysis' default budget: iterations a position, playout length (the budget of
+engine level 3). The strength model is fitted on analyses of this budget."""
+
 MIN_VISITS = 20
 """A played move explored less than this in the position's search gets a search of its
 own (``PLAYED_SHARE`` of the budget) for its value."""
 PLAYED_SHARE = 0.3
+
+
+def analysis_config(iterations: int = ANALYSIS_ITERATIONS,
+                    rollout_moves: int | None = ANALYSIS_ROLLOUT,
+                    seed: int = 0) -> SearchConfig:
+    """The search budget of an analysis (default: the one the strength model knows)."""
+    return SearchConfig(iterations=iterations, rollout_moves=rollout_moves, seed=seed)
 
 
 def judge(loss: float) -> str:
@@ -73,11 +90,14 @@ class MoveReport:
     best_value: float
     played_value: float
     loss: float
+    accuracy: float | None
+    """The move's accuracy, 0-100 (None: forced)."""
     judgement: str
     forced: bool
     """The only legal move (not judged, not counted in accuracy)."""
     win_chances: list[float]
-    """Every player's expected result before the move, from the search."""
+    """Every player's win chance before the move (a forced move's position is not
+    searched: the point before it, or an even share at the start)."""
 
 
 @dataclass
@@ -85,11 +105,19 @@ class PlayerReport:
     player: int
     name: str
     moves: int
-    accuracy: float
-    mean_loss: float
+    """Judged moves."""
+    accuracy: float | None
+    """Game accuracy, 0-100; None with no judged move."""
+    mean_loss: float | None
+    best_share: float | None
+    """Share of judged moves that were the analysis' best move."""
     counts: dict[str, int] = field(default_factory=dict)
     strength: StrengthEstimate | None = None
-    """The level this player played like; None without a calibration for the game."""
+    """The level this player played like; None without a model for the game."""
+
+    def accuracy_text(self) -> str:
+        """``87.5%``, or ``no moves``."""
+        return "no moves" if self.accuracy is None else f"{self.accuracy:.1f}%"
 
 
 @dataclass
@@ -99,6 +127,9 @@ class Analysis:
     level_config: dict[str, Any]
     moves: list[MoveReport]
     summary: list[PlayerReport]
+    chances: list[list[float]]
+    """Every player's win chance at each position: before each move, and at the end
+    (a finished game's result, else the last point again)."""
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -106,25 +137,26 @@ class Analysis:
 
 
 def _analyse_position(args: tuple[GameState[Any], Any, SearchConfig, bool]) -> tuple[
-        str, str, float, float, list[float]]:
-    """(played text, best text, best value, played value, win chances) at one position."""
+        str, str, float, float, list[float] | None]:
+    """(played text, best text, best value, played value, win chances or None when
+    forced) at one position."""
     state, move, config, forced = args
     fmt = state.rules.format_move
     me = state.to_move
     if forced:
-        return fmt(move), fmt(move), 0.0, 0.0, [0.0] * state.rules.n_players
+        return fmt(move), fmt(move), 0.0, 0.0, None
     result = MCTS(config).search(state)
     best = result.stats[0] if result.stats else None
     best_value = best.value if best is not None else 0.0
-    chances = result.values
     stat = result.stat(move)
-    if stat is not None and stat.visits >= MIN_VISITS:
+    if best is not None and best.move == move:
+        played_value = best_value
+    elif stat is not None and stat.visits >= MIN_VISITS:
         played_value = stat.value
     else:
         after = state.copy()
         after.apply(move)
         if after.is_over():
-            from engines.search.evaluate import outcome
             played_value = outcome(after)[me]
         else:
             budget = max(50, int((config.iterations or 1000) * PLAYED_SHARE))
@@ -132,41 +164,47 @@ def _analyse_position(args: tuple[GameState[Any], Any, SearchConfig, bool]) -> t
                                  config.seed + 1)
             played_value = MCTS(small).search(after).values[me]
     best_text = fmt(best.move) if best is not None else fmt(move)
-    if best is not None and best.move == move:
-        played_value = best_value
-    return fmt(move), best_text, best_value, played_value, chances
+    return fmt(move), best_text, best_value, played_value, result.values
 
 
-def analyse(record: GameRecord, config: SearchConfig, workers: int = 1,
+def _is_forced(state: GameState[Any]) -> bool:
+    if getattr(state, "wide_branching", False):
+        return False  # too many moves to list; a lone move there is rare
+    return len(state.legal_moves()) == 1
+
+
+def analyse(record: GameRecord, config: SearchConfig | None = None, workers: int = 1,
             progress: Callable[[int, int], None] | None = None,
-            calibration: Path | None = CALIBRATION_PATH) -> Analysis:
-    """Analyse every move of ``record`` with a search of ``config``'s budget.
+            calibration: Path | None = MODEL_PATH) -> Analysis:
+    """Analyse every move of ``record`` with a search of ``config``'s budget (default
+    ``analysis_config()``).
 
     ``workers`` > 1 analyses positions on that many processes. ``progress(done, total)``
-    is called as positions finish. Each player's strength is estimated from the
-    ``calibration`` file (None: no estimate). Raises ``RecordError`` / ``NotationError``
-    / ``IllegalMoveError`` for a record that does not replay, ``CalibrationError`` for
-    an unreadable calibration.
+    is called as positions finish. Each player's strength is estimated from the model
+    file ``calibration`` (None: no estimate). The same record and config give the same
+    analysis, whatever ``workers``. Raises ``RecordError`` / ``NotationError`` /
+    ``IllegalMoveError`` for a record that does not replay, ``CalibrationError`` for an
+    unreadable model file.
     """
-    import time
-
+    config = config or analysis_config()
     start = time.perf_counter()
     state = record.starting_state()
     rules = state.rules
+    n = rules.n_players
     jobs = []
     for index, text in enumerate(record.moves):
         move = rules.parse_move(text)
-        forced = len(state.legal_moves()) == 1 if not getattr(
-            state, "wide_branching", False) else False
         position_config = SearchConfig(config.iterations, config.seconds, config.exploration,
                                        config.rollout_moves, config.seed + index)
-        jobs.append((state.copy(), move, position_config, forced))
+        jobs.append((state.copy(), move, position_config, _is_forced(state)))
         state.play(move)
-    results: list[tuple[str, str, float, float, list[float]]] = []
+    results: list[tuple[str, str, float, float, list[float] | None]] = []
     total = len(jobs)
+    if progress is not None:
+        progress(0, total)
     if workers > 1 and total > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for done, item in enumerate(pool.map(_analyse_position, jobs, chunksize=4), 1):
+            for done, item in enumerate(pool.map(_analyse_position, jobs, chunksize=2), 1):
                 results.append(item)
                 if progress is not None:
                     progress(done, total)
@@ -175,28 +213,61 @@ def analyse(record: GameRecord, config: SearchConfig, workers: int = 1,
             results.append(_analyse_position(job))
             if progress is not None:
                 progress(done, total)
+    chances: list[list[float]] = []
     reports = []
-    for index, ((played, best, best_value, played_value, chances), job) in enumerate(
+    for index, ((played, best, best_value, played_value, values), job) in enumerate(
             zip(results, jobs, strict=True)):
         forced = job[3]
+        if values is None:
+            values = chances[-1] if chances else [1.0 / n] * n
+        chances.append([round(v, 4) for v in values])
         loss = 0.0 if forced else max(0.0, best_value - played_value)
+        accuracy = None if forced else round(
+            move_accuracy(100 * best_value, 100 * played_value), 2)
         reports.append(MoveReport(index, job[0].to_move, played, best, round(best_value, 4),
-                                  round(played_value, 4), round(loss, 4),
+                                  round(played_value, 4), round(loss, 4), accuracy,
                                   "forced" if forced else judge(loss), forced,
-                                  [round(c, 4) for c in chances]))
-    model = model_for(rules.game, calibration) if calibration is not None else None
-    summary = []
-    for p, name in enumerate(rules.players):
-        mine = [r for r in reports if r.player == p and not r.forced]
-        counts = {j: sum(1 for r in mine if r.judgement == j) for j, _ in JUDGEMENTS}
-        accuracy = (sum(move_accuracy(r.loss) for r in mine) / len(mine)) if mine else 100.0
-        mean_loss = (sum(r.loss for r in mine) / len(mine)) if mine else 0.0
-        # no judged move, no estimate (the prior alone would read as a level)
-        strength = (estimate(model, [r.loss for r in mine], config.iterations)
-                    if model is not None and mine else None)
-        summary.append(PlayerReport(p, name, len(mine), round(accuracy, 1),
-                                    round(mean_loss, 4), counts, strength))
+                                  chances[-1]))
+    if state.is_over():
+        chances.append([round(v, 4) for v in outcome(state)])
+    else:
+        chances.append(list(chances[-1]) if chances else [1.0 / n] * n)
+    model = model_for(rules.game, n, calibration) if calibration is not None else None
+    summary = [summarise(p, name, reports, chances, model, config)
+               for p, name in enumerate(rules.players)]
     config_json = {"iterations": config.iterations, "seconds": config.seconds,
                    "rollout_moves": config.rollout_moves, "seed": config.seed}
-    return Analysis(rules.game, list(rules.players), config_json, reports, summary,
+    return Analysis(rules.game, list(rules.players), config_json, reports, summary, chances,
                     round(time.perf_counter() - start, 2))
+
+
+def player_game_accuracy(reports: list[MoveReport], chances: list[list[float]],
+                         player: int) -> float | None:
+    """``player``'s game accuracy over ``reports`` (Lichess: volatility windows over
+    their win chance at every position of ``chances``, one point more than moves)."""
+    window = window_size(len(reports))
+    series = [100 * point[player] for point in chances]
+    scores, weights = [], []
+    for k, r in enumerate(reports):
+        if r.player == player and r.accuracy is not None:
+            scores.append(r.accuracy)
+            weights.append(volatility_weight(series, k, window))
+    return game_accuracy(scores, weights)
+
+
+def summarise(player: int, name: str, reports: list[MoveReport], chances: list[list[float]],
+              model: Any, config: SearchConfig) -> PlayerReport:
+    """One player's summary of the analysed ``reports``."""
+    mine = [r for r in reports if r.player == player and not r.forced]
+    counts = {j: sum(1 for r in mine if r.judgement == j) for j, _ in JUDGEMENTS}
+    accuracy = player_game_accuracy(reports, chances, player)
+    mean_loss = sum(r.loss for r in mine) / len(mine) if mine else None
+    best_share = sum(r.played == r.best for r in mine) / len(mine) if mine else None
+    strength = (estimate(model, [r.accuracy or 0.0 for r in mine],
+                         [r.played == r.best for r in mine], config.iterations)
+                if model is not None else None)
+    return PlayerReport(player, name, len(mine),
+                        None if accuracy is None else round(accuracy, 1),
+                        None if mean_loss is None else round(mean_loss, 4),
+                        None if best_share is None else round(best_share, 3),
+                        counts, strength)

@@ -1,95 +1,71 @@
-"""Calibration games for the strength estimate (``engines.search.strength``).
+"""Games for the strength model (``engines.search.strength``): engine players of known
+levels play, the analysis judges every move, and what it found is kept.
 
-Engine levels play each other; every game is analysed at one analysis level, and each
-player's judged moves become a ``PlayerGame`` of that level. Level 0 is random play.
-Seatings mix levels that are close (at most two apart), since a game between a beginner
-and a master is decided early and then every move of both looks harmless to the
-analysis; 4-player games seat two players of each of two adjacent levels.
-Game ``index`` depends only on ``(seed, index)``, so a run stopped early holds the
-same games as a shorter run, and a run can be extended.
+Level 0 is random play: half the level-0 seats draw uniformly among the legal moves,
+half by the game's playout draw (ShenShi: always the playout draw, a uniform draw over
+a million turns takes seconds). Every seat draws its level on its own, so a game mixes
+levels, near and far apart; the first seat cycles through the levels so that each
+level gets its share. Game ``index`` of a run depends only on ``(seed, index)``: runs of
+different seeds hold different games (one run fits the model, another tests it), and
+a run stopped early holds the same games as a longer one.
+
+Each game is also looked at as if the analysis had joined it late (``VIEWS``): from
+its middle, and for its last ``LATE_MOVES`` moves only (as a demo film does), which
+gives player-games of every length for the model and its checks.
+
+A stored game (``StoredGame``) keeps, per move, what the strength model and the game
+accuracy need: the mover, the best move's and the played move's win chance, whether
+the played move was the analysis' best, whether it was forced; and every player's win
+chance at every position.
 """
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from engines.base import Rules
+from engines.dice import Dice
 from engines.record import GameRecord, new_record
 from engines.registry import rules_class
-from engines.search.analysis import Analysis, analyse
-from engines.search.mcts import SearchConfig
-from engines.search.players import LEVELS, Player, PlayoutRandomPlayer, SearchPlayer
-from engines.search.strength import PlayerGame
+from engines.search.accuracy import move_accuracy
+from engines.search.analysis import Analysis, analyse, analysis_config
+from engines.search.players import Player, PlayoutRandomPlayer, RandomPlayer, SearchPlayer
+from engines.search.strength import Evidence, Labelled
 
 RANDOM_LEVEL = 0
 """The level that stands for random play."""
 
+SETS: dict[str, tuple[str, int, tuple[int, ...]]] = {
+    "shangrila-4": ("shangrila", 4, (0, 1, 2, 3, 4, 5)),
+    "shangrila-3": ("shangrila", 3, (0, 1, 2, 3, 4, 5)),
+    "shendao-2": ("shendao", 2, (0, 1, 2, 3, 4, 5, 6)),
+    "shenshi-2": ("shenshi", 2, (0, 1, 2, 3, 4)),
+}
+"""Per game and player count: the game, the players, the levels its games seat."""
 
-def level_player(level: int, seed: int) -> Player:
-    """The engine player of ``level`` (0: random play by the game's playout draw)."""
+
+def level_player(level: int, seed: int, uniform: bool) -> Player:
+    """The engine player of ``level``; level 0 plays at random, drawing uniformly among
+    the legal moves when ``uniform``, else by the game's playout draw."""
     if level == RANDOM_LEVEL:
-        return PlayoutRandomPlayer(seed)
+        return RandomPlayer(seed) if uniform else PlayoutRandomPlayer(seed)
     return SearchPlayer(level, seed=seed)
 
 
-@dataclass(frozen=True)
-class Seating:
-    levels: list[int]
-    """The level at each seat."""
-    seed_index: int
-    """What the game's seeds derive from (with the run's seed)."""
-
-
-def close_pairs(levels: Sequence[int]) -> list[tuple[int, int]]:
-    """Every pair of levels at most two apart, a level against itself too."""
-    ordered = sorted(levels)
-    return [(a, b) for i, a in enumerate(ordered) for b in ordered[i:i + 3]]
-
-
-def pair_order(pairs: Sequence[tuple[int, int]]) -> list[int]:
-    """The order to play ``pairs`` in: each time the pair that brings most levels
-    towards two player-games (first in the list on a tie), so that a short run already
-    covers every level; then the rest in list order."""
-    counts: dict[int, int] = {}
-    left = list(range(len(pairs)))
-    order = []
-    while left:
-        def gain(k: int) -> int:
-            a, b = pairs[k]
-            if a == b:
-                return min(2, max(0, 2 - counts.get(a, 0)))
-            return sum(1 for level in (a, b) if counts.get(level, 0) < 2)
-        best = max(left, key=lambda k: (gain(k), -k))
-        order.append(best)
-        left.remove(best)
-        for level in pairs[best]:
-            counts[level] = counts.get(level, 0) + 1
-    return order
-
-
-def seating(levels: Sequence[int], n_players: int, index: int) -> Seating:
-    """The seats of calibration game ``index``. Two players: each cycle plays every
-    pair of ``close_pairs`` once, in ``pair_order``; a game's seeds and which seat the
-    lower level takes follow the pair's place in ``close_pairs`` (not the order of
-    play), so a full cycle holds the same games whatever the order. More players: two
-    adjacent levels take two seats each, rotating."""
-    ordered = sorted(levels)
-    if n_players == 2:
-        pairs = close_pairs(ordered)
-        cycle, place = divmod(index, len(pairs))
-        k = pair_order(pairs)[place]
-        key = cycle * len(pairs) + k
-        a, b = pairs[k]
-        return Seating([a, b] if key % 2 == 0 else [b, a], key)
-    steps = max(1, len(ordered) - 1)
-    low = ordered[index % steps]
-    high = ordered[min(index % steps + 1, len(ordered) - 1)]
-    seats = ([low, high] * n_players)[:n_players]
-    turn = (index // steps) % n_players
-    return Seating(seats[turn:] + seats[:turn], index)
+def seat_levels(levels: Sequence[int], n_players: int, seed: int, index: int) -> list[int]:
+    """The level at each seat of game ``index``: the first seat cycles through
+    ``levels``, the others draw theirs uniformly; then the seats are rotated so that
+    every seat order occurs."""
+    dice = Dice(seed * 1_000_003 + index)
+    seats = [levels[index % len(levels)]]
+    seats += [levels[dice.below(len(levels))] for _ in range(n_players - 1)]
+    turn = (index // len(levels)) % n_players
+    return seats[turn:] + seats[:turn]
 
 
 def play_recorded(rules: Rules[Any, Any], players: Sequence[Player],
@@ -107,41 +83,127 @@ def play_recorded(rules: Rules[Any, Any], players: Sequence[Player],
     return record
 
 
-def player_games(analysis: Analysis, levels: Sequence[int]) -> list[PlayerGame]:
-    """Each seat's judged moves in an analysed game, labelled with the seat's level."""
+@dataclass(frozen=True)
+class StoredMove:
+    player: int
+    best_value: float
+    played_value: float
+    is_best: bool
+    forced: bool
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """One analysed game between engine players of known levels."""
+
+    game: str
+    players: int
+    seed: int
+    index: int
+    levels: tuple[int, ...]
+    """The level at each seat."""
+    moves: tuple[StoredMove, ...]
+    chances: tuple[tuple[float, ...], ...]
+    """Every player's win chance at each position: before each move, and at the end."""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "players": self.players, "seed": self.seed,
+                "index": self.index, "levels": list(self.levels), "seconds": self.seconds,
+                "moves": [[m.player, round(m.best_value, 4), round(m.played_value, 4),
+                           int(m.is_best), int(m.forced)] for m in self.moves],
+                "chances": [[round(c, 4) for c in point] for point in self.chances]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> StoredGame:
+        """Raises KeyError / TypeError / ValueError on a malformed entry."""
+        moves = tuple(StoredMove(int(p), float(b), float(v), bool(s), bool(f))
+                      for p, b, v, s, f in data["moves"])
+        chances = tuple(tuple(float(c) for c in point) for point in data["chances"])
+        if len(chances) != len(moves) + 1:
+            raise ValueError("a stored game needs one win-chance point more than moves")
+        return cls(str(data["game"]), int(data["players"]), int(data["seed"]),
+                   int(data["index"]), tuple(int(x) for x in data["levels"]), moves,
+                   chances, float(data.get("seconds", 0.0)))
+
+
+def stored_from_analysis(analysis: Analysis, seed: int, index: int,
+                         levels: Sequence[int], seconds: float) -> StoredGame:
+    """What the strength model keeps of an analysed game."""
+    moves = tuple(StoredMove(m.player, m.best_value, m.played_value,
+                             m.played == m.best, m.forced)
+                  for m in analysis.moves)
+    return StoredGame(analysis.game, len(analysis.players), seed, index, tuple(levels),
+                      moves, tuple(tuple(p) for p in analysis.chances), round(seconds, 1))
+
+
+def generate(set_name: str, seed: int, start: int, stop: int) -> Iterator[StoredGame]:
+    """Play and analyse games ``start`` to ``stop - 1`` of ``set_name`` (``SETS``) with
+    ``seed``, on one process, at the analysis' default budget."""
+    game, n, levels = SETS[set_name]
+    cls = rules_class(game)
+    rules = cls.from_record(cls.default_players(n), {})
+    for index in range(start, stop):
+        began = time.perf_counter()
+        seats = seat_levels(levels, n, seed, index)
+        base = seed * 1_000_000 + 1000 * index
+        players = [level_player(level, base + seat, uniform=(index + seat) % 2 == 0
+                                and game != "shenshi")
+                   for seat, level in enumerate(seats)]
+        record = play_recorded(rules, players)
+        analysis = analyse(record, analysis_config(seed=base), calibration=None)
+        yield stored_from_analysis(analysis, seed, index, seats,
+                                   time.perf_counter() - began)
+
+
+def read_games(path: Path) -> list[StoredGame]:
+    """The stored games of a file of one JSON object a line (none if it does not
+    exist). Raises ValueError naming the line for a malformed one."""
+    if not path.exists():
+        return []
     found = []
-    for summary, level in zip(analysis.summary, levels, strict=True):
-        losses = [m.loss for m in analysis.moves if m.player == summary.player and not m.forced]
-        found.append(PlayerGame(level, tuple(losses)))
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            found.append(StoredGame.from_json(json.loads(line)))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{path}:{number}: not a stored game: {error!r}") from None
     return found
 
 
-@dataclass
-class CalibrationGame:
-    index: int
-    levels: list[int]
-    """The level at each seat."""
-    moves: int
-    player_games: list[PlayerGame]
-    seconds: float
+def append_game(path: Path, stored: StoredGame) -> None:
+    """Add one game to a file of stored games."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(stored.to_json(), separators=(",", ":")) + "\n")
 
 
-def calibration_games(game: str, n: int, levels: Sequence[int], start: int, stop: int,
-                      seed: int, analysis_level: int) -> Iterator[CalibrationGame]:
-    """Play and analyse calibration games ``start`` to ``stop - 1`` of ``game`` for ``n``
-    players (default options and names), on one process."""
-    cls = rules_class(game)
-    rules = cls.from_record(cls.default_players(n), {})
-    base = LEVELS[analysis_level]
-    for index in range(start, stop):
-        began = time.perf_counter()
-        seats = seating(levels, n, index)
-        players = [level_player(level, seed + 1000 * seats.seed_index + seat)
-                   for seat, level in enumerate(seats.levels)]
-        record = play_recorded(rules, players)
-        config = SearchConfig(base.iterations, base.seconds, base.exploration,
-                              base.rollout_moves, seed + seats.seed_index)
-        analysis = analyse(record, config, calibration=None)
-        yield CalibrationGame(index, seats.levels, len(record.moves),
-                              player_games(analysis, seats.levels),
-                              round(time.perf_counter() - began, 1))
+LATE_MOVES = 20
+"""Moves of the shortest view of a game: its end, as a film joining late shows it."""
+VIEWS: tuple[str, ...] = ("full", "half", "late")
+
+
+def joined_at(view: str, moves: int) -> int:
+    """The first move a ``view`` of a game of ``moves`` moves holds. Raises KeyError
+    for an unknown view."""
+    return {"full": 0, "half": moves // 2, "late": max(0, moves - LATE_MOVES)}[view]
+
+
+def evidence_of(stored: StoredGame, player: int, start: int = 0) -> Evidence:
+    """``player``'s judged moves in ``stored`` from move ``start`` on."""
+    mine = [m for m in stored.moves[start:] if m.player == player and not m.forced]
+    return Evidence(tuple(move_accuracy(100 * m.best_value, 100 * m.played_value)
+                          for m in mine), tuple(m.is_best for m in mine))
+
+
+def labelled(games: Sequence[StoredGame], views: Sequence[str] = VIEWS) -> list[Labelled]:
+    """Every seat of every game, in each of ``views``, with its level; a game's rows
+    share a group."""
+    rows = []
+    for group, stored in enumerate(games):
+        for view in views:
+            start = joined_at(view, len(stored.moves))
+            for seat, level in enumerate(stored.levels):
+                rows.append(Labelled(level, evidence_of(stored, seat, start), group))
+    return rows

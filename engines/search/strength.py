@@ -1,25 +1,25 @@
-"""How strong did a player play? An estimate on the engine level scale, with its range.
+"""How strong did a player play? A level on the engine scale (0: random play), with a
+range, or "not enough moves".
 
-The analysis of a game gives every judged move an accuracy score (Lichess's formula on
-the move's win-chance loss, ``move_accuracy``); a player's accuracy is the mean of
-theirs. Engine players of each level score in a typical way. The calibration
-(``strength_calibration.json`` beside this module, made by ``companion bench
-calibrate-strength``) holds, per game, the judged move losses of every player of many
-games between engine levels, analysed at one analysis budget; level 0 is random play.
+The evidence is a player's judged moves in one analysed game: each move's accuracy
+(``engines.search.accuracy``, 0-100) and whether it was the analysis' best move. Each
+move gets a **score**, ``weight * accuracy + (1 - weight) * 100 * best``, and the
+evidence is the mean score over the player's ``n`` judged moves.
 
-The model: a player-game's accuracy is normal around its level's mean, with a variance
-in two parts — the spread of single moves divided by the number of moves (a short game
-says little), plus the spread between games that no number of moves removes (a player
-in a lost position scores differently from one in a close game). Both are measured on
-the calibration games, per level, and pooled over the levels: one shared spread keeps
-the estimate monotone (a higher accuracy never points to a lower level, which a level
-with a wide spread of its own could otherwise attract at both ends). The likelihood of
-each level is raised to a power ``temperature`` (at most 1, widening every range
-alike), fitted on the calibration games themselves: the largest at which the range
-estimated for a player-game left out of the fit holds its true level at least
-``COVERAGE`` of the time. A uniform prior over
-the levels then gives a posterior: the most likely level, the expected level, and the
-narrowest run of levels holding ``COVERAGE`` of it.
+The model (one per game and player count, fitted by ``fit_model`` on analysed games
+between engine levels, ``engines.search.calibration``): each level's mean score (forced
+to rise with the level), and a spread in two parts — that of one move, divided by
+``n`` (a short game says little), and that between games, which no number of moves
+removes (a player in a lost position scores differently from one in a close game).
+Both spreads are pooled over the levels, so a higher score never points to a lower
+level. The likelihood of each level, raised to a power ``temperature`` (at most 1,
+widening every range alike), with a uniform prior over the levels, gives a
+posterior: the most likely level, and the narrowest run of levels holding
+``COVERAGE`` of it. ``weight`` and ``temperature`` are chosen on the fitting games by
+cross-validation (folds of whole games): the temperature is the largest whose ranges
+hold the true level ``COVERAGE`` of the time, the weight the one whose most likely
+level is most often within one of the truth. Fewer than ``MIN_MOVES`` judged moves
+give no level at all.
 """
 
 from __future__ import annotations
@@ -34,150 +34,108 @@ from typing import Any
 
 COVERAGE = 0.9
 """Share of the posterior the reported range of levels holds."""
-TEMPERATURES: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(20, 0, -1))
-"""Candidate temperatures, tried from 1 down."""
-MIN_PLAYER_GAMES = 2
-"""A level enters the model with at least this many calibration player-games."""
-MIN_GAME_VARIANCE = 4.0
-"""Floor of the between-games variance (accuracy points squared): a handful of
-calibration games can by chance show almost none."""
+MIN_MOVES = 4
+"""Below this many judged moves there is no estimate ("not enough moves")."""
 FEW_MOVES = 15
 """Below this many judged moves the estimate carries a note that it says little."""
-CALIBRATION_PATH = Path(__file__).with_name("strength_calibration.json")
+MIN_GAME_VARIANCE = 1.0
+"""Floor of the between-games variance (score points squared)."""
+WEIGHTS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""Candidate weights of accuracy against the best-move share in a move's score."""
+TEMPERATURES: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(20, 0, -1))
+"""Candidate temperatures, tried from 1 down."""
+FOLDS = 5
+MODEL_PATH = Path(__file__).with_name("strength_model.json")
 
 
 class CalibrationError(ValueError):
-    """The calibration file is missing, unreadable or malformed (the message says
-    which, with the path)."""
-
-
-def move_accuracy(loss: float) -> float:
-    """Lichess's accuracy (0-100) of one move from its win-chance loss (0-1):
-    ``103.1668 exp(-0.04354 x) - 3.1669`` with ``x`` the loss in points."""
-    value = 103.1668 * math.exp(-0.04354 * (100.0 * loss)) - 3.1669
-    return max(0.0, min(100.0, value))
+    """The model file is missing, unreadable or malformed (the message says which,
+    with the path)."""
 
 
 @dataclass(frozen=True)
-class PlayerGame:
-    """One player's judged moves in one calibration game: what the model is fitted on."""
+class Evidence:
+    """One player's judged moves in one game (or in the part of it analysed)."""
+
+    accuracies: tuple[float, ...]
+    """Each judged move's accuracy, 0-100."""
+    best: tuple[bool, ...]
+    """Whether each judged move was the analysis' best move."""
+
+    @property
+    def moves(self) -> int:
+        return len(self.accuracies)
+
+    def scores(self, weight: float) -> list[float]:
+        return [weight * a + (1.0 - weight) * (100.0 if b else 0.0)
+                for a, b in zip(self.accuracies, self.best, strict=True)]
+
+    def mean_score(self, weight: float) -> float:
+        scores = self.scores(weight)
+        return sum(scores) / len(scores)
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """Evidence of a player whose level is known, and the game it comes from."""
 
     level: int
-    losses: tuple[float, ...]
-
-    @property
-    def scores(self) -> list[float]:
-        return [move_accuracy(loss) for loss in self.losses]
-
-    @property
-    def accuracy(self) -> float:
-        scores = self.scores
-        return sum(scores) / len(scores) if scores else 100.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {"level": self.level, "losses": [round(x, 4) for x in self.losses]}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PlayerGame:
-        """Raises KeyError / TypeError / ValueError on a malformed row."""
-        return cls(int(data["level"]), tuple(float(x) for x in data["losses"]))
-
-
-@dataclass(frozen=True)
-class LevelFit:
-    """What a level's calibration player-games show."""
-
-    mean: float
-    """Mean accuracy of a player-game."""
-    move_variance: float
-    """Variance of one move's accuracy within a game."""
-    game_variance: float
-    """Variance between games beyond what the number of moves explains."""
-    player_games: int
-    moves: int
-
-
-def fit_level(rows: Sequence[PlayerGame]) -> LevelFit:
-    """The fit of one level's player-games (those with at least one judged move)."""
-    rows = [pg for pg in rows if pg.losses]
-    accuracies = [pg.accuracy for pg in rows]
-    mean = sum(accuracies) / len(accuracies)
-    within = []
-    for pg in rows:
-        scores = pg.scores
-        if len(scores) > 1:
-            centre = sum(scores) / len(scores)
-            within.append(sum((s - centre) ** 2 for s in scores) / (len(scores) - 1))
-    move_variance = sum(within) / len(within) if within else 0.0
-    spread = (sum((a - mean) ** 2 for a in accuracies) / (len(accuracies) - 1)
-              if len(accuracies) > 1 else 0.0)
-    explained = sum(move_variance / len(pg.losses) for pg in rows) / len(rows)
-    return LevelFit(mean, move_variance, max(MIN_GAME_VARIANCE, spread - explained),
-                    len(rows), sum(len(pg.losses) for pg in rows))
-
-
-def fit_levels(data: Sequence[PlayerGame]) -> dict[int, LevelFit]:
-    """The fit of every level with at least ``MIN_PLAYER_GAMES`` player-games."""
-    by_level: dict[int, list[PlayerGame]] = {}
-    for pg in data:
-        if pg.losses:
-            by_level.setdefault(pg.level, []).append(pg)
-    return {level: fit_level(rows) for level, rows in sorted(by_level.items())
-            if len(rows) >= MIN_PLAYER_GAMES}
-
-
-def pooled_variances(fits: Mapping[int, LevelFit]) -> tuple[float, float]:
-    """(move variance, between-games variance) over all levels, each level weighted by
-    its player-games."""
-    total = sum(fit.player_games for fit in fits.values())
-    return (sum(fit.move_variance * fit.player_games for fit in fits.values()) / total,
-            sum(fit.game_variance * fit.player_games for fit in fits.values()) / total)
+    evidence: Evidence
+    group: int
+    """Which game (folds of the cross-validation keep a game's players together)."""
 
 
 @dataclass(frozen=True)
 class StrengthModel:
-    """Per level, the fit of its accuracy; the pooled spreads; the temperature."""
+    """Per level, its mean score; the pooled spreads; weight and temperature."""
 
-    game: str
-    fits: dict[int, LevelFit]
+    key: str
+    """Game and player count, ``shangrila-4``."""
+    means: dict[int, float]
+    move_variance: float
+    game_variance: float
+    weight: float
     temperature: float
     analysis_iterations: int
-    """The analysis budget (iterations per position) the calibration games were judged
-    with: losses found with another budget compare only roughly."""
-
-    move_variance: float
-    """Pooled variance of one move's accuracy within a game."""
-    game_variance: float
-    """Pooled variance between games beyond what the number of moves explains."""
-
-    @classmethod
-    def pooled(cls, game: str, fits: dict[int, LevelFit], temperature: float,
-               analysis_iterations: int) -> StrengthModel:
-        """The model with the spreads of ``fits`` pooled."""
-        move_variance, game_variance = pooled_variances(fits)
-        return cls(game, fits, temperature, analysis_iterations, move_variance,
-                   game_variance)
-
-    def variance(self, moves: int) -> float:
-        """Variance of the accuracy of a player-game of ``moves`` judged moves."""
-        return self.move_variance / moves + self.game_variance
+    """The analysis budget (iterations a position) of the fitting games: losses found
+    with another budget compare only roughly."""
 
     @property
     def levels(self) -> list[int]:
-        return sorted(self.fits)
+        return sorted(self.means)
 
-    def posterior(self, accuracy: float, moves: int) -> dict[int, float]:
-        """Probability of each level for a player of this ``accuracy`` over ``moves``
-        judged moves (uniform prior; no moves: uniform)."""
-        if moves < 1:
-            return {level: 1.0 / len(self.fits) for level in self.levels}
-        variance = self.variance(moves)
-        logs = {level: -self.temperature * (accuracy - fit.mean) ** 2 / (2 * variance)
-                for level, fit in self.fits.items()}
+    def posterior(self, evidence: Evidence) -> dict[int, float]:
+        """Probability of each level given ``evidence`` (no moves: uniform)."""
+        if evidence.moves < 1:
+            return {level: 1.0 / len(self.means) for level in self.levels}
+        score = evidence.mean_score(self.weight)
+        variance = self.move_variance / evidence.moves + self.game_variance
+        logs = {level: -self.temperature * (score - mean) ** 2 / (2.0 * variance)
+                for level, mean in self.means.items()}
         top = max(logs.values())
         weights = {level: math.exp(value - top) for level, value in logs.items()}
         total = sum(weights.values())
         return {level: weights[level] / total for level in self.levels}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"means": {str(k): round(v, 3) for k, v in sorted(self.means.items())},
+                "move_variance": round(self.move_variance, 3),
+                "game_variance": round(self.game_variance, 3), "weight": self.weight,
+                "temperature": self.temperature,
+                "analysis_iterations": self.analysis_iterations}
+
+    @classmethod
+    def from_json(cls, key: str, data: Mapping[str, Any]) -> StrengthModel:
+        """Raises KeyError / TypeError / ValueError on a malformed entry."""
+        means = {int(k): float(v) for k, v in data["means"].items()}
+        model = cls(key, means, float(data["move_variance"]), float(data["game_variance"]),
+                    float(data["weight"]), float(data["temperature"]),
+                    int(data["analysis_iterations"]))
+        if not means or model.move_variance < 0 or model.game_variance <= 0:
+            raise ValueError(f"{key}: needs levels and positive spreads")
+        if not 0 < model.temperature <= 1 or not 0 <= model.weight <= 1:
+            raise ValueError(f"{key}: temperature in (0, 1] and weight in [0, 1]")
+        return model
 
 
 def credible_range(posterior: Mapping[int, float],
@@ -199,74 +157,18 @@ def credible_range(posterior: Mapping[int, float],
     return best[2], best[3]
 
 
-@dataclass(frozen=True)
-class HeldOutCheck:
-    """How well the estimate did on calibration player-games left out of its fit."""
-
-    coverage: float
-    """Share whose true level lay in the range."""
-    within_one: float
-    """Share whose most likely level was the true level or next to it."""
-    mean_width: float
-    """Mean of high - low of the ranges, in levels."""
-    tested: int
-
-
-def held_out_check(data: Sequence[PlayerGame], temperature: float,
-                   coverage: float = COVERAGE) -> HeldOutCheck:
-    """Estimate each player-game with a model fitted without it (levels the model has,
-    player-games with judged moves) and compare with its true level."""
-    fits = fit_levels(data)
-    by_level: dict[int, list[PlayerGame]] = {}
-    for pg in data:
-        by_level.setdefault(pg.level, []).append(pg)
-    hits = near = width = tested = 0
-    for level, rows in by_level.items():
-        if level not in fits or len(rows) <= MIN_PLAYER_GAMES:
-            continue  # left out, the level would drop out of the model
-        for i, held in enumerate(rows):
-            if not held.losses:
-                continue
-            rest = fit_level(rows[:i] + rows[i + 1:])
-            model = StrengthModel.pooled("", {**fits, level: rest}, temperature, 0)
-            posterior = model.posterior(held.accuracy, len(held.losses))
-            low, high = credible_range(posterior, coverage)
-            likeliest = max(posterior, key=lambda lv: (posterior[lv], -lv))
-            hits += low <= level <= high
-            near += abs(likeliest - level) <= 1
-            width += high - low
-            tested += 1
-    if not tested:
-        return HeldOutCheck(0.0, 0.0, 0.0, 0)
-    return HeldOutCheck(hits / tested, near / tested, width / tested, tested)
-
-
-def fit_model(game: str, data: Sequence[PlayerGame],
-              analysis_iterations: int) -> tuple[StrengthModel, HeldOutCheck]:
-    """The model for ``data`` and how its estimates did held out: the temperature is the
-    largest candidate whose ranges hold the true level at least ``COVERAGE`` of the
-    time, else the smallest. Raises ValueError when no level has enough data."""
-    fits = fit_levels(data)
-    if not fits:
-        raise ValueError(f"no level has {MIN_PLAYER_GAMES} calibration player-games")
-    for temperature in TEMPERATURES:
-        check = held_out_check(data, temperature)
-        if check.coverage >= COVERAGE:
-            break
-    return StrengthModel.pooled(game, fits, temperature, analysis_iterations), check
-
-
 @dataclass
 class StrengthEstimate:
     """A player's strength on the level scale (level 0: random play)."""
 
-    level: int
-    """The most likely level."""
-    expected: float
+    level: int | None
+    """The most likely level; None with too few judged moves."""
+    expected: float | None
     """The posterior mean level."""
     low: int
     high: int
-    """The range of levels holding ``coverage`` of the posterior."""
+    """The range of levels holding ``coverage`` of the posterior (all levels when there
+    is no estimate)."""
     coverage: float
     moves: int
     """Judged moves the estimate rests on."""
@@ -275,68 +177,198 @@ class StrengthEstimate:
     """Why to take it with care (few moves, another analysis budget), or empty."""
 
     def describe(self) -> str:
-        """``plays like level 3 (range 2-4)``."""
+        """``plays like level 3 (range 2-4)``, or ``not enough moves (3 judged)``."""
+        if self.level is None:
+            return f"not enough moves ({self.moves} judged)"
         span = f"{self.low}" if self.low == self.high else f"{self.low}-{self.high}"
         return f"plays like level {self.level} (range {span})"
 
 
-def estimate(model: StrengthModel, losses: Sequence[float],
+def estimate(model: StrengthModel, accuracies: Sequence[float], best: Sequence[bool],
              analysis_iterations: int | None = None) -> StrengthEstimate:
-    """The strength estimate from a player's judged move ``losses`` (0-1 each), found
-    by an analysis of ``analysis_iterations`` per position when given."""
-    scores = [move_accuracy(loss) for loss in losses]
-    accuracy = sum(scores) / len(scores) if scores else 100.0
-    posterior = model.posterior(accuracy, len(scores))
+    """The strength estimate from a player's judged moves: their accuracies (0-100) and
+    whether each was the best move, found by an analysis of ``analysis_iterations`` a
+    position when given."""
+    evidence = Evidence(tuple(accuracies), tuple(best))
+    levels = model.levels
+    if evidence.moves < MIN_MOVES:
+        return StrengthEstimate(None, None, levels[0], levels[-1], COVERAGE, evidence.moves,
+                                {}, f"fewer than {MIN_MOVES} judged moves")
+    posterior = model.posterior(evidence)
     low, high = credible_range(posterior)
     level = max(posterior, key=lambda lv: (posterior[lv], -lv))
     notes = []
-    if len(losses) < FEW_MOVES:
-        notes.append(f"only {len(losses)} judged moves: a wide range")
+    if evidence.moves < FEW_MOVES:
+        notes.append(f"only {evidence.moves} judged moves: a wide range")
     if analysis_iterations is not None and analysis_iterations != model.analysis_iterations:
-        notes.append(f"calibrated on analyses of {model.analysis_iterations} iterations a "
+        notes.append(f"the model knows analyses of {model.analysis_iterations} iterations a "
                      f"position, this one used {analysis_iterations}: a rough guide")
     return StrengthEstimate(
         level, round(sum(lv * p for lv, p in posterior.items()), 2), low, high, COVERAGE,
-        len(losses), {lv: round(p, 4) for lv, p in posterior.items()}, "; ".join(notes))
+        evidence.moves, {lv: round(p, 4) for lv, p in posterior.items()}, "; ".join(notes))
 
 
-def fits_to_json(fits: Mapping[int, LevelFit]) -> dict[str, dict[str, float]]:
-    return {str(level): {"mean": round(fit.mean, 3), "move_variance": round(fit.move_variance, 3),
-                         "game_variance": round(fit.game_variance, 3),
-                         "player_games": fit.player_games, "moves": fit.moves}
-            for level, fit in fits.items()}
+# ---------------------------------------------------------------------- fitting
 
 
-def model_from_json(game: str, entry: Mapping[str, Any]) -> StrengthModel:
-    """The model stored for ``game`` in a calibration document. Raises ``KeyError`` /
-    ``ValueError`` / ``TypeError`` on a malformed entry."""
-    fits = {int(level): LevelFit(float(f["mean"]), float(f["move_variance"]),
-                                 float(f["game_variance"]), int(f["player_games"]),
-                                 int(f["moves"]))
-            for level, f in entry["fits"].items()}
-    if not fits or any(f.game_variance <= 0 for f in fits.values()):
-        raise ValueError(f"{game}: every level needs a positive game_variance")
-    return StrengthModel.pooled(game, fits, float(entry["temperature"]),
-                                int(entry["analysis_iterations"]))
+def isotonic(values: Mapping[int, float], weights: Mapping[int, float]) -> dict[int, float]:
+    """The non-decreasing sequence (by level) closest to ``values`` in weighted least
+    squares (pool adjacent violators)."""
+    blocks: list[list[Any]] = []  # [mean, weight, levels]
+    for level in sorted(values):
+        blocks.append([values[level], weights[level], [level]])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            v2, w2, l2 = blocks.pop()
+            v1, w1, l1 = blocks.pop()
+            blocks.append([(v1 * w1 + v2 * w2) / (w1 + w2), w1 + w2, l1 + l2])
+    return {level: value for value, _, levels in blocks for level in levels}
+
+
+def fit_spreads(rows: Sequence[Labelled], weight: float,
+                analysis_iterations: int, key: str = "") -> StrengthModel:
+    """Level means and pooled spreads of ``rows`` (player-games with at least two
+    judged moves), at temperature 1. Raises ValueError without data."""
+    by_level: dict[int, list[list[float]]] = {}
+    for row in rows:
+        if row.evidence.moves >= 2:
+            by_level.setdefault(row.level, []).append(row.evidence.scores(weight))
+    if not by_level:
+        raise ValueError("no player-game with two judged moves to fit on")
+    raw_means, counts = {}, {}
+    within_sum = within_df = 0.0
+    for level, games in by_level.items():
+        means = [sum(g) / len(g) for g in games]
+        raw_means[level] = sum(means) / len(means)
+        counts[level] = float(len(games))
+        for g, m in zip(games, means, strict=True):
+            within_sum += sum((s - m) ** 2 for s in g)
+            within_df += len(g) - 1
+    move_variance = within_sum / max(1.0, within_df)
+    means_fit = isotonic(raw_means, counts)
+    between_sum = between_n = 0.0
+    for level, games in by_level.items():
+        for g in games:
+            residual = sum(g) / len(g) - means_fit[level]
+            between_sum += residual ** 2 - move_variance / len(g)
+            between_n += 1
+    game_variance = max(MIN_GAME_VARIANCE, between_sum / max(1.0, between_n))
+    return StrengthModel(key, means_fit, move_variance, game_variance, weight, 1.0,
+                         analysis_iterations)
+
+
+@dataclass(frozen=True)
+class Check:
+    """How estimates did against the true levels."""
+
+    tested: int
+    """Player-games with an estimate."""
+    coverage: float
+    """Share whose range held the true level."""
+    within_one: float
+    """Share whose most likely level was within one of the true level."""
+    exact: float
+    mean_width: float
+    """Mean of high - low, in levels."""
+    refused: int
+    """Player-games with too few moves for an estimate."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tested": self.tested, "coverage": round(self.coverage, 3),
+                "within_one": round(self.within_one, 3), "exact": round(self.exact, 3),
+                "mean_width": round(self.mean_width, 2), "refused": self.refused}
+
+
+def check(model: StrengthModel, rows: Sequence[Labelled]) -> Check:
+    """Estimate every row with ``model`` and compare with its true level."""
+    tested = refused = hits = near = exact = width = 0
+    for row in rows:
+        found = estimate(model, row.evidence.accuracies, row.evidence.best)
+        if found.level is None:
+            refused += 1
+            continue
+        tested += 1
+        hits += found.low <= row.level <= found.high
+        near += abs(found.level - row.level) <= 1
+        exact += found.level == row.level
+        width += found.high - found.low
+    if not tested:
+        return Check(0, 0.0, 0.0, 0.0, 0.0, refused)
+    return Check(tested, hits / tested, near / tested, exact / tested, width / tested,
+                 refused)
+
+
+def _with_temperature(model: StrengthModel, temperature: float) -> StrengthModel:
+    return StrengthModel(model.key, model.means, model.move_variance, model.game_variance,
+                         model.weight, temperature, model.analysis_iterations)
+
+
+def cross_validated(rows: Sequence[Labelled], weight: float,
+                    temperature: float) -> Check:
+    """Pooled check of models fitted on all folds but one, on the fold left out."""
+    folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
+    for row in rows:
+        folds[row.group % FOLDS].append(row)
+    pooled: list[tuple[Check, int]] = []
+    for k in range(FOLDS):
+        train = [r for j, fold in enumerate(folds) if j != k for r in fold]
+        if not folds[k] or not train:
+            continue
+        model = _with_temperature(fit_spreads(train, weight, 0), temperature)
+        pooled.append((check(model, folds[k]), k))
+    tested = sum(c.tested for c, _ in pooled)
+    if not tested:
+        return Check(0, 0.0, 0.0, 0.0, 0.0, sum(c.refused for c, _ in pooled))
+    return Check(tested, sum(c.coverage * c.tested for c, _ in pooled) / tested,
+                 sum(c.within_one * c.tested for c, _ in pooled) / tested,
+                 sum(c.exact * c.tested for c, _ in pooled) / tested,
+                 sum(c.mean_width * c.tested for c, _ in pooled) / tested,
+                 sum(c.refused for c, _ in pooled))
+
+
+def fit_model(key: str, rows: Sequence[Labelled],
+              analysis_iterations: int) -> tuple[StrengthModel, Check]:
+    """The model fitted on ``rows`` and its cross-validated check: for each weight the
+    largest temperature whose ranges hold the true level ``COVERAGE`` of the time (else
+    the smallest); of those, the weight most often within one level. Raises ValueError
+    without data."""
+    best: tuple[float, float, float, Check] | None = None
+    for weight in WEIGHTS:
+        found = None
+        for temperature in TEMPERATURES:
+            found = cross_validated(rows, weight, temperature)
+            if found.coverage >= COVERAGE:
+                break
+        assert found is not None
+        candidate = (found.within_one, weight, temperature, found)
+        if best is None or candidate[0] > best[0] + 1e-9:
+            best = candidate
+    assert best is not None
+    _, weight, temperature, cv = best
+    model = _with_temperature(fit_spreads(rows, weight, analysis_iterations, key),
+                              temperature)
+    return model, cv
+
+
+# ---------------------------------------------------------------------- the file
 
 
 @cache
-def load_models(path: Path = CALIBRATION_PATH) -> dict[str, StrengthModel]:
-    """The calibrated model of every game in the calibration file. Raises
+def load_models(path: Path = MODEL_PATH) -> dict[str, StrengthModel]:
+    """Every model of the model file, by ``game-players`` key. Raises
     ``CalibrationError``."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise CalibrationError(f"cannot read the strength calibration {path}: {error}") from None
+        raise CalibrationError(f"cannot read the strength model {path}: {error}") from None
     try:
-        return {game: model_from_json(game, entry)
-                for game, entry in document["games"].items()}
+        return {key: StrengthModel.from_json(key, entry["model"])
+                for key, entry in document["models"].items()}
     except (KeyError, ValueError, TypeError, AttributeError) as error:
         raise CalibrationError(
-            f"the strength calibration {path} is malformed: {error!r}") from None
+            f"the strength model {path} is malformed: {error!r}") from None
 
 
-def model_for(game: str, path: Path = CALIBRATION_PATH) -> StrengthModel | None:
-    """The calibrated model of ``game``, None when the file has none for it. Raises
-    ``CalibrationError`` for an unreadable file."""
-    return load_models(path).get(game)
+def model_for(game: str, players: int, path: Path = MODEL_PATH) -> StrengthModel | None:
+    """The model of ``game`` for ``players`` players, None when the file has none.
+    Raises ``CalibrationError`` for an unreadable file."""
+    return load_models(path).get(f"{game}-{players}")

@@ -10,7 +10,8 @@ import pytest
 from companion.cli import main
 from engines import GameRecord
 from engines.search import MCTS, SearchConfig
-from engines.search.analysis import analyse, judge, move_accuracy
+from engines.search.accuracy import game_accuracy, move_accuracy, volatility_weight, window_size
+from engines.search.analysis import analyse, judge, player_game_accuracy
 from tests.engines.search.test_mcts import winning_journey_position
 from tests.engines.shendao.helpers import position as shendao_position
 
@@ -42,12 +43,50 @@ def test_the_same_seed_gives_the_same_analysis() -> None:
     assert a == b
 
 
-def test_thresholds_and_accuracy() -> None:
-    assert [judge(x) for x in (0.0, 0.03, 0.08, 0.15, 0.5)] == [
-        "best", "good", "inaccuracy", "mistake", "blunder"]
-    assert move_accuracy(0.0) == pytest.approx(100.0, abs=0.01)
-    assert move_accuracy(1.0) == 0.0
-    assert 40 < move_accuracy(0.15) < 60
+def test_thresholds() -> None:
+    assert [judge(x) for x in (0.0, 0.02, 0.03, 0.05, 0.08, 0.15, 0.2, 0.5)] == [
+        "best", "best", "good", "good", "inaccuracy", "mistake", "mistake", "blunder"]
+
+
+def test_move_accuracy_by_hand() -> None:
+    # 103.1668 * exp(-0.4354) - 3.1669 = 103.1668 * 0.64701 - 3.1669 = 63.583
+    assert move_accuracy(50.0, 40.0) == pytest.approx(63.583, abs=0.01)
+    assert move_accuracy(30.0, 30.0) == 100.0
+    assert move_accuracy(30.0, 45.0) == 100.0  # a gain counts as perfect
+    # 103.1668 * exp(-0.02177) - 3.1669 = 103.1668 * 0.978465 - 3.1669 = 97.778
+    assert move_accuracy(0.5, 0.0) == pytest.approx(97.778, abs=0.01)
+    assert move_accuracy(100.0, 0.0) == 0.0  # 103.1668 * 0.012859 - 3.1669 < 0
+
+
+def test_game_accuracy_by_hand() -> None:
+    # Player 0's win chance (percent) at the five positions of a four-move game: the
+    # window is 2 positions, so each move's weight is the spread of its own two.
+    series = [50.0, 60.0, 40.0, 45.0, 30.0]
+    assert window_size(4) == 2
+    assert [volatility_weight(series, k, 2) for k in range(4)] == [5.0, 10.0, 2.5, 7.5]
+    # weighted (100 * 5 + 50 * 2.5) / 7.5 = 83.333; harmonic 2 / (1/100 + 1/50) = 66.667
+    assert game_accuracy([100.0, 50.0], [5.0, 2.5]) == pytest.approx(75.0)
+    assert game_accuracy([], []) is None
+    # weights are clamped to [0.5, 12], accuracies count as at least 1 in the harmonic
+    assert volatility_weight([50.0, 50.0, 50.0], 0, 2) == 0.5
+    assert volatility_weight([0.0, 100.0], 0, 2) == 12.0
+    assert game_accuracy([0.0, 100.0], [1.0, 1.0]) == pytest.approx(
+        (50.0 + 2 / (1 + 1 / 100)) / 2)
+    # a 30-move game's window is 3 positions; the first two moves share the first one
+    wide = [float(10 * (k % 3)) for k in range(31)]
+    assert window_size(30) == 3
+    assert volatility_weight(wide, 0, 3) == volatility_weight(wide, 1, 3)
+    assert volatility_weight(wide, 2, 3) == pytest.approx(
+        volatility_weight(wide[1:4], 0, 3))
+
+
+def test_a_player_with_no_move_has_no_accuracy() -> None:
+    result = analyse(losing_record(), SearchConfig(iterations=100, seed=1))
+    yellow = result.summary[2]
+    assert yellow.moves == 0 and yellow.accuracy is None
+    assert yellow.accuracy_text() == "no moves"
+    assert player_game_accuracy(result.moves, result.chances, 2) is None
+    assert len(result.chances) == len(result.moves) + 1
 
 
 def test_the_command_prints_a_table_and_draws_charts(
@@ -58,15 +97,16 @@ def test_the_command_prints_a_table_and_draws_charts(
                  "--plots", str(tmp_path / "charts")]) == 0
     out = capsys.readouterr().out
     assert "blunder" in out and "accuracy" in out
-    assert "red      plays like level" in out and "only 1 judged moves" in out
+    assert "red      not enough moves (1 judged)" in out
+    assert "yellow        0  no moves" in out
     for chart in ("win-chance.png", "loss.png", "strength.png"):
         assert (tmp_path / "charts" / chart).stat().st_size > 5000
     assert main(["analyse", str(path), "--level", "1", "--workers", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [m["played"] for m in data["moves"]] == ["+P0", "3>4"]
     strength = data["summary"][0]["strength"]
-    assert strength["low"] <= strength["level"] <= strength["high"]
-    assert sum(strength["posterior"].values()) == pytest.approx(1.0, abs=1e-3)
+    assert strength["level"] is None and strength["moves"] == 1
+    assert data["summary"][2]["accuracy"] is None
 
 
 def test_the_shendao_tile_that_joins_two_groups_is_found() -> None:

@@ -1,5 +1,5 @@
-"""The strength estimate on the level scale: the model, its calibration data, and the
-calibration command."""
+"""The strength estimate: the model, the fitted file, and a small check on the stored
+test games (never used in the fit)."""
 
 from __future__ import annotations
 
@@ -8,34 +8,39 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli import main
-from engines.search.analysis import Analysis, analyse
-from engines.search.assist import level_config
-from engines.search.calibration import close_pairs, play_recorded, seating
-from engines.search.players import DEFAULT_LEVEL, SearchPlayer
+from engines.search.calibration import (
+    joined_at,
+    seat_levels,
+)
 from engines.search.strength import (
-    CALIBRATION_PATH,
-    COVERAGE,
+    MIN_MOVES,
+    MODEL_PATH,
     CalibrationError,
-    PlayerGame,
-    StrengthEstimate,
+    Evidence,
+    Labelled,
     credible_range,
     estimate,
-    fit_levels,
     fit_model,
-    fits_to_json,
+    isotonic,
     load_models,
+    model_for,
 )
-from engines.shendao import ShendaoRules
 
 
-def synthetic_data() -> list[PlayerGame]:
-    """Level 1 often loses 10-30 points, level 2 sometimes, level 3 rarely; games of
-    each level differ a little."""
-    shapes = {1: (0.0, 0.02, 0.1, 0.15, 0.3), 2: (0.0, 0.0, 0.03, 0.08, 0.15),
-              3: (0.0, 0.0, 0.0, 0.01, 0.05)}
-    return [PlayerGame(level, shape * (3 + k % 2) + (0.01 * k,))
-            for level, shape in shapes.items() for k in range(6)]
+def synthetic_rows() -> list[Labelled]:
+    """Level 0 rarely finds the best move and often loses a lot, level 2 mostly finds
+    it; games of a level differ a little."""
+    shapes = {0: ((40.0, False), (70.0, False), (95.0, False), (20.0, False), (100.0, True)),
+              1: ((70.0, False), (90.0, True), (95.0, False), (60.0, False), (100.0, True)),
+              2: ((100.0, True), (95.0, True), (90.0, False), (100.0, True), (85.0, True))}
+    rows = []
+    for level, shape in shapes.items():
+        for k in range(10):
+            moves = shape * (3 + k % 3)
+            accuracies = tuple(min(100.0, a + k % 4) for a, _ in moves)
+            rows.append(Labelled(level, Evidence(accuracies, tuple(b for _, b in moves)),
+                                 group=10 * level + k))
+    return rows
 
 
 def test_the_range_is_the_narrowest_run_holding_the_coverage() -> None:
@@ -44,132 +49,65 @@ def test_the_range_is_the_narrowest_run_holding_the_coverage() -> None:
     assert credible_range({0: 0.25, 1: 0.25, 2: 0.25, 3: 0.25}) == (0, 3)
 
 
-def test_fewer_moves_give_a_wider_range_and_the_right_level() -> None:
-    model, _ = fit_model("test", synthetic_data(), 1000)
-    careless = [0.0, 0.02, 0.1, 0.15, 0.3] * 4
-    full = estimate(model, careless)
-    short = estimate(model, careless[:3])
-    assert full.level == 1 and full.low == 1
-    assert short.high - short.low > full.high - full.low
-    assert "only 3 judged moves" in short.note
-    assert sum(full.posterior.values()) == pytest.approx(1.0, abs=1e-3)
-    assert "iterations" not in full.note
-    assert "1000 iterations" in estimate(model, careless, 300).note
-    nothing = estimate(model, [])
-    assert (nothing.low, nothing.high) == (1, 3) and nothing.moves == 0
+def test_level_means_are_made_to_rise_with_the_level() -> None:
+    means = isotonic({0: 50.0, 1: 60.0, 2: 55.0, 3: 70.0}, {0: 1, 1: 1, 2: 1, 3: 2})
+    assert means == {0: 50.0, 1: 57.5, 2: 57.5, 3: 70.0}
 
 
-def test_a_level_fit_splits_move_noise_from_game_noise() -> None:
-    fits = fit_levels(synthetic_data())
-    assert list(fits) == [1, 2, 3]
-    assert fits[1].mean < fits[2].mean < fits[3].mean
-    assert all(fit.player_games == 6 and fit.game_variance > 0 for fit in fits.values())
-    model, _ = fit_model("test", synthetic_data(), 1000)
-    assert model.variance(5) > model.variance(50) > model.game_variance
+def test_thin_evidence_gives_no_level_or_a_wide_range() -> None:
+    model, check = fit_model("test", synthetic_rows(), 300)
+    assert check.tested > 0 and model.levels == [0, 1, 2]
+    careless = synthetic_rows()[0].evidence
+    full = estimate(model, careless.accuracies * 3, careless.best * 3)
+    assert full.level == 0
+    short = estimate(model, careless.accuracies[:MIN_MOVES], careless.best[:MIN_MOVES])
+    assert short.level is not None and short.high - short.low > full.high - full.low
+    assert "only 4 judged moves" in short.note
+    none = estimate(model, careless.accuracies[:MIN_MOVES - 1],
+                    careless.best[:MIN_MOVES - 1])
+    assert none.level is None and none.describe() == "not enough moves (3 judged)"
+    assert (none.low, none.high) == (0, 2)
+    assert "iterations" in estimate(model, careless.accuracies, careless.best, 1000).note
 
 
-def test_the_temperature_is_fitted_for_the_coverage_on_held_out_games() -> None:
-    model, check = fit_model("test", synthetic_data(), 1000)
-    assert check.coverage >= COVERAGE and check.tested == 18
-    assert check.within_one == 1.0 and 0 <= check.mean_width <= 2
-    assert 0 < model.temperature <= 1
+def test_a_higher_score_never_points_to_a_lower_level() -> None:
+    model, _ = fit_model("test", synthetic_rows(), 300)
+    found = [estimate(model, [a] * 20, [a > 90] * 20).level for a in range(0, 101, 5)]
+    assert found == sorted(found)  # type: ignore[type-var]
 
 
-def test_the_stored_calibration_is_the_fit_of_its_own_data() -> None:
-    document = json.loads(CALIBRATION_PATH.read_text(encoding="utf-8"))
-    assert set(document["games"]) == {"shangrila", "shendao", "shenshi"}
-    for game, entry in document["games"].items():
-        data = [PlayerGame.from_json(row) for row in entry["player_games"]]
-        model, check = fit_model(game, data, entry["analysis_iterations"])
-        assert model.temperature == entry["temperature"], game
-        assert check.coverage == pytest.approx(entry["held_out_coverage"], abs=1e-3), game
-        assert check.within_one == pytest.approx(entry["held_out_within_one"], abs=1e-3)
-        assert fits_to_json(model.fits) == entry["fits"], game
-        assert entry["command"].startswith("companion bench calibrate-strength")
-        assert len(data) == entry["games"] * (4 if game == "shangrila" else 2)
+def test_the_seats_mix_levels_and_the_first_seat_cycles() -> None:
+    levels = (0, 1, 2, 3, 4, 5)
+    seats = [seat_levels(levels, 4, 1, i) for i in range(12)]
+    assert seats == [seat_levels(levels, 4, 1, i) for i in range(12)]
+    assert seats != [seat_levels(levels, 4, 2, i) for i in range(12)]
+    assert {lv for s in seats for lv in s} == set(levels)
+    assert any(max(s) - min(s) >= 3 for s in seats)
 
 
-def test_a_malformed_calibration_is_refused_with_its_path(tmp_path: Path) -> None:
-    path = tmp_path / "broken.json"
-    path.write_text('{"games": {"shendao": {"levels": [1]}}}')
-    with pytest.raises(CalibrationError, match=r"broken\.json"):
-        load_models(path)
+def test_views_join_the_game_late() -> None:
+    assert [joined_at(v, 100) for v in ("full", "half", "late")] == [0, 50, 80]
+    assert joined_at("late", 12) == 0
+
+
+def test_the_model_file_loads_and_knows_every_level_of_its_games() -> None:
+    models = load_models(MODEL_PATH)
+    assert "shangrila-4" in models and "shendao-2" in models
+    for key, model in models.items():
+        assert model.levels[0] == 0, key
+        means = [model.means[lv] for lv in model.levels]
+        assert means == sorted(means)
+        assert model.analysis_iterations == 300
+    document = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    for entry in document["models"].values():
+        assert entry["command"].startswith("companion bench strength-fit")
+
+
+def test_an_unreadable_model_file_is_an_error(tmp_path: Path) -> None:
+    bad = tmp_path / "model.json"
+    bad.write_text('{"models": {"shendao-2": {"model": {"means": {}}}}}')
+    with pytest.raises(CalibrationError, match="malformed"):
+        load_models(bad)
     with pytest.raises(CalibrationError, match="cannot read"):
         load_models(tmp_path / "missing.json")
-
-
-def test_a_short_run_seats_every_level_and_the_order_does_not_change_the_games() -> None:
-    two = [seating(range(6), 2, i) for i in range(30)]
-    assert [s.levels for s in two[:6]] == [[level, level] for level in range(6)]
-    assert all(abs(s.levels[0] - s.levels[1]) <= 2 for s in two)
-    # a full cycle plays every close pair once; its seeds follow the pair, not the order
-    pairs = close_pairs(range(6))
-    assert sorted(s.seed_index for s in two[:15]) == list(range(15))
-    assert all(sorted(pairs[s.seed_index % 15]) == sorted(s.levels) for s in two)
-    assert {s.seed_index for s in two} == set(range(30))
-    mixed = [s.levels for s in two if s.levels[0] != s.levels[1]]
-    assert any(a < b for a, b in mixed) and any(a > b for a, b in mixed)
-    four = [seating(range(6), 4, i).levels for i in range(10)]
-    assert {level for seats in four for level in seats} == set(range(6))
-    assert all(len(set(seats)) == 2 and seats.count(seats[0]) == 2 for seats in four)
-
-
-def test_the_calibration_command_writes_and_extends_a_calibration(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    output = tmp_path / "calibration.json"
-    command = ["bench", "calibrate-strength", "--game", "shendao", "--levels", "1",
-               "--analysis-level", "1", "--output", str(output)]
-    assert main([*command, "--games", "1"]) == 0
-    first = json.loads(output.read_text())["games"]["shendao"]
-    assert first["games"] == 1 and len(first["player_games"]) == 2
-    assert main([*command, "--games", "2"]) == 0
-    second = json.loads(output.read_text())["games"]["shendao"]
-    assert second["games"] == 2 and second["player_games"][:2] == first["player_games"]
-    assert all(len(row["losses"]) > 10 for row in second["player_games"])
-    assert "--games 2" in second["command"]
-    assert set(load_models(output)) == {"shendao"}
-    assert "held-out coverage" in capsys.readouterr().out
-    output.write_text("not json")
-    assert main([*command, "--games", "1"]) == 2
-    assert "cannot read the calibration" in capsys.readouterr().err
-
-
-
-def played_and_analysed(level: int, seed: int) -> Analysis:
-    """A Shendao game between two engines of ``level``, analysed at the calibration's
-    analysis level."""
-    rules = ShendaoRules.from_record(ShendaoRules.default_players(2), {})
-    record = play_recorded(rules, [SearchPlayer(level, seed=seed + seat) for seat in (0, 1)])
-    return analyse(record, level_config(DEFAULT_LEVEL, seed))
-
-
-@pytest.fixture(scope="module")
-def level_one_and_four() -> tuple[Analysis, Analysis]:
-    return played_and_analysed(1, seed=5), played_and_analysed(4, seed=5)
-
-
-def estimates(analysis: Analysis) -> list[StrengthEstimate]:
-    found = [s.strength for s in analysis.summary]
-    assert all(e is not None for e in found)
-    return found  # type: ignore[return-value]
-
-
-def test_level_one_play_estimates_lower_than_level_four_play(
-        level_one_and_four: tuple[Analysis, Analysis]) -> None:
-    weak, strong = (estimates(a) for a in level_one_and_four)
-    assert max(e.expected for e in weak) < min(e.expected for e in strong)
-    assert sum(e.level for e in weak) < sum(e.level for e in strong)
-    assert all(e.low <= e.level <= e.high for e in weak + strong)
-    assert all(not e.note for e in weak + strong)  # enough moves, the calibrated budget
-
-
-def test_the_range_widens_with_fewer_moves_of_a_real_game(
-        level_one_and_four: tuple[Analysis, Analysis]) -> None:
-    model = load_models()["shendao"]
-    for analysis in level_one_and_four:
-        for summary in analysis.summary:
-            # the same accuracy over fewer moves: less evidence, a wider range
-            ranges = [credible_range(model.posterior(summary.accuracy, n))
-                      for n in (summary.moves, 8, 3)]
-            widths = [high - low for low, high in ranges]
-            assert widths[0] <= widths[1] <= widths[2] and widths[0] < widths[2], ranges
+    assert model_for("shendao", 3) is None

@@ -1,0 +1,193 @@
+"""``companion bench strength-games | strength-fit | strength-check``: the games the
+strength model learns from, its fit, and its check on games it never saw.
+
+- ``strength-games --set S --seed N --games K`` plays and analyses games of engine
+  levels (``engines.search.calibration``) and adds them to
+  ``engines/search/strength_games/S-seedN.jsonl`` (a run stopped early keeps what it
+  did; running it again goes on from there).
+- ``strength-fit`` fits each set's model on its fitting games (seed 1) and writes
+  ``engines/search/strength_model.json``.
+- ``strength-check`` estimates every player of the test games (seed 2, never used in
+  the fit) and compares with the level that really played, per view of the game (the
+  whole game, joined at its middle, its last 20 moves) and per level.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from engines.search.analysis import ANALYSIS_ITERATIONS, ANALYSIS_ROLLOUT
+from engines.search.calibration import (
+    SETS,
+    VIEWS,
+    StoredGame,
+    append_game,
+    generate,
+    labelled,
+    read_games,
+)
+from engines.search.strength import (
+    COVERAGE,
+    MODEL_PATH,
+    Labelled,
+    StrengthModel,
+    check,
+    estimate,
+    fit_model,
+    load_models,
+)
+
+GAMES_DIR = Path(__file__).resolve().parent.parent / "engines" / "search" / "strength_games"
+FIT_SEED = 1
+TEST_SEED = 2
+
+
+def games_path(set_name: str, seed: int, folder: Path = GAMES_DIR) -> Path:
+    return folder / f"{set_name}-seed{seed}.jsonl"
+
+
+def register(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    games = bench_sub.add_parser(
+        "strength-games", help="play and analyse games of engine levels for the strength "
+        "model", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    games.add_argument("--set", required=True, choices=sorted(SETS), dest="set_name")
+    games.add_argument("--seed", type=int, default=FIT_SEED,
+                       help=f"{FIT_SEED}: fitting games, {TEST_SEED}: test games")
+    games.add_argument("--games", type=int, required=True,
+                       help="games the file should hold when done")
+    games.add_argument("--folder", type=Path, default=GAMES_DIR)
+    games.set_defaults(handler=games_command)
+
+    fit = bench_sub.add_parser(
+        "strength-fit", help="fit the strength model on the fitting games",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    fit.add_argument("--set", action="append", choices=sorted(SETS), dest="sets",
+                     help="only this set (repeatable; default all with games)")
+    fit.add_argument("--folder", type=Path, default=GAMES_DIR)
+    fit.add_argument("--output", type=Path, default=MODEL_PATH)
+    fit.set_defaults(handler=fit_command)
+
+    test = bench_sub.add_parser(
+        "strength-check", help="check the strength model on test games it never saw",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    test.add_argument("--set", action="append", choices=sorted(SETS), dest="sets",
+                      help="only this set (repeatable; default all in the model)")
+    test.add_argument("--folder", type=Path, default=GAMES_DIR)
+    test.add_argument("--model", type=Path, default=MODEL_PATH)
+    test.add_argument("--json", action="store_true", help="print the figures as JSON")
+    test.set_defaults(handler=check_command)
+
+
+def games_command(args: argparse.Namespace) -> int:
+    path = games_path(args.set_name, args.seed, args.folder)
+    start = len(read_games(path))
+    for stored in generate(args.set_name, args.seed, start, args.games):
+        append_game(path, stored)
+        print(f"{args.set_name} seed {args.seed} game {stored.index + 1}/{args.games}: "
+              f"levels {list(stored.levels)}, {len(stored.moves)} moves "
+              f"({stored.seconds:.0f} s)", file=sys.stderr, flush=True)
+    print(f"{path}: {max(start, args.games)} games")
+    return 0
+
+
+def _sets_with_games(wanted: Sequence[str] | None, folder: Path, seed: int) -> list[str]:
+    return [s for s in (wanted or sorted(SETS)) if read_games(games_path(s, seed, folder))]
+
+
+def fit_command(args: argparse.Namespace) -> int:
+    from companion.cli import UsageError
+
+    sets = _sets_with_games(args.sets, args.folder, FIT_SEED)
+    if not sets:
+        raise UsageError(f"no fitting games in {args.folder}: run strength-games first")
+    document: dict[str, Any] = {"models": {}}
+    if args.output.exists():
+        document = json.loads(args.output.read_text(encoding="utf-8"))
+    for set_name in sets:
+        games = read_games(games_path(set_name, FIT_SEED, args.folder))
+        rows = labelled(games)
+        model, cv = fit_model(set_name, rows, ANALYSIS_ITERATIONS)
+        document["models"][set_name] = {
+            "command": f"companion bench strength-fit --set {set_name}",
+            "made": date.today().isoformat(),
+            "fitting_games": f"{games_path(set_name, FIT_SEED, GAMES_DIR).name} "
+                             f"({len(games)} games)",
+            "analysis": {"iterations": ANALYSIS_ITERATIONS, "rollout_moves": ANALYSIS_ROLLOUT},
+            "cross_validated": cv.to_json(),
+            "model": model.to_json()}
+        print(f"{set_name}: {len(games)} games, weight {model.weight}, temperature "
+              f"{model.temperature}; cross-validated on the fitting games: range holds "
+              f"the level {100 * cv.coverage:.0f}%, within one {100 * cv.within_one:.0f}%")
+    document["about"] = (
+        "Strength model (engines/search/strength.py), one per game and player count, "
+        "fitted by the command given on the games named (engines/search/strength_games). "
+        "means: each level's mean move score; move_variance, game_variance: the spreads; "
+        "weight: accuracy against best-move share in a move's score; temperature: the "
+        "widening that makes the ranges hold the level " f"{100 * COVERAGE:.0f}% of the "
+        "time in cross-validation on the fitting games.")
+    args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n",
+                           encoding="utf-8")
+    load_models.cache_clear()
+    print(f"written to {args.output}")
+    return 0
+
+
+def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tuple[int, int]:
+    """(level-0 seats of whole games estimated at level 0, level-0 seats with an
+    estimate)."""
+    rows = [r for r in labelled(games, ("full",)) if r.level == 0]
+    found = [estimate(model, r.evidence.accuracies, r.evidence.best) for r in rows]
+    judged = [f for f in found if f.level is not None]
+    return sum(f.level == 0 for f in judged), len(judged)
+
+
+def check_set(model: StrengthModel, games: Sequence[StoredGame]) -> dict[str, Any]:
+    """The test figures of one set: per view, per level of whole games, random play."""
+    views = {view: check(model, labelled(games, (view,))).to_json() for view in VIEWS}
+    full = labelled(games, ("full",))
+    per_level = {}
+    for level in model.levels:
+        rows: list[Labelled] = [r for r in full if r.level == level]
+        per_level[str(level)] = check(model, rows).to_json()
+    zero, judged = random_play_share(model, games)
+    return {"test_games": len(games), "views": views, "levels": per_level,
+            "random_play_level_0": [zero, judged]}
+
+
+def check_command(args: argparse.Namespace) -> int:
+    from companion.cli import UsageError
+
+    models = load_models(args.model)
+    sets = [s for s in (args.sets or sorted(models)) if s in models]
+    figures = {}
+    began = time.perf_counter()
+    for set_name in sets:
+        games = read_games(games_path(set_name, TEST_SEED, args.folder))
+        if not games:
+            raise UsageError(f"no test games for {set_name} in {args.folder}")
+        figures[set_name] = check_set(models[set_name], games)
+    if args.json:
+        print(json.dumps({"figures": figures}))
+        return 0
+    for set_name, found in figures.items():
+        zero, judged = found["random_play_level_0"]
+        print(f"{set_name}: {found['test_games']} test games (seed {TEST_SEED}); random "
+              f"play judged level 0 in {zero}/{judged} whole games")
+        print(f"  {'view':<6} {'players':>7} {'in range':>8} {'within 1':>8} "
+              f"{'exact':>6} {'width':>6} {'too few':>7}")
+        for view, c in found["views"].items():
+            print(f"  {view:<6} {c['tested']:>7} {100 * c['coverage']:>7.0f}% "
+                  f"{100 * c['within_one']:>7.0f}% {100 * c['exact']:>5.0f}% "
+                  f"{c['mean_width']:>6.1f} {c['refused']:>7}")
+        for level, c in found["levels"].items():
+            print(f"  level {level} (whole games): {c['tested']} players, in range "
+                  f"{100 * c['coverage']:.0f}%, within one {100 * c['within_one']:.0f}%")
+    print(f"({time.perf_counter() - began:.1f} s)")
+    return 0
