@@ -239,15 +239,8 @@ class Observation(Mapping[str, Reading]):
         Unknown elements without chances are left out."""
         readings: dict[str, Any] = {}
         for element, reading in self._readings.items():
-            if reading.chances is not None:
-                chances = {_chance_key(v): round(p, 4) for v, p in reading.chances}
-                best = reading.chances[0][0]
-                readings[element] = (chances if reading.value == best
-                                     and type(reading.value) is type(best)
-                                     else [reading.value, chances])
-            elif reading.known:
-                readings[element] = (reading.value if reading.confidence == 1.0
-                                     else [reading.value, round(reading.confidence, 4)])
+            if reading.evidence:
+                readings[element] = reading_to_json(reading)
         return {"game": self.schema.game, "readings": readings}
 
     @classmethod
@@ -258,22 +251,9 @@ class Observation(Mapping[str, Reading]):
         if data.get("game", schema.game) != schema.game:
             raise RecordError(f"an observation of {data.get('game')!r} where "
                               f"{schema.game!r} was expected")
-        readings: dict[str, Reading | Value | None] = {}
-        for element, raw in data["readings"].items():
-            if isinstance(raw, Mapping):
-                readings[element] = _weighed_from_json(schema, element, raw, None, True)
-            elif isinstance(raw, list):
-                if len(raw) == 2 and isinstance(raw[1], Mapping):
-                    readings[element] = _weighed_from_json(schema, element, raw[1],
-                                                           raw[0], raw[0] is not None)
-                    continue
-                if (len(raw) != 2 or isinstance(raw[1], bool)
-                        or not isinstance(raw[1], int | float)):
-                    raise RecordError(f"{element!r}: expected a value, [value, confidence] "
-                                      "or {value: chance, ...}")
-                readings[element] = Reading(raw[0], float(raw[1]))
-            else:
-                readings[element] = raw
+        readings: dict[str, Reading | Value | None] = {
+            element: reading_from_json(schema, element, raw)
+            for element, raw in data["readings"].items()}
         return cls(schema, readings)
 
     def __eq__(self, other: object) -> bool:
@@ -292,6 +272,39 @@ class Observation(Mapping[str, Reading]):
 def known_elements(observation: Observation, elements: Iterable[str]) -> list[str]:
     """The ``elements`` that ``observation`` can see."""
     return [e for e in elements if observation[e].known]
+
+
+def reading_to_json(reading: Reading) -> Any:
+    """One reading in ``Observation.to_json``'s form (``null`` for an unknown one
+    without chances)."""
+    if reading.chances is not None:
+        chances = {_chance_key(v): round(p, 4) for v, p in reading.chances}
+        best = reading.chances[0][0]
+        if reading.value == best and type(reading.value) is type(best):
+            return chances
+        return [reading.value, chances]
+    if reading.known and reading.confidence != 1.0:
+        return [reading.value, round(reading.confidence, 4)]
+    return reading.value
+
+
+def reading_from_json(schema: TableSchema, element: str, raw: Any) -> Reading | Value | None:
+    """Read ``reading_to_json``'s form of ``element``'s reading: a ``Reading``, or a
+    bare value (or ``None``) that ``Observation`` takes as a sure reading (or unknown).
+    Raises ``RecordError`` for the wrong shape; ``Observation`` checks the value."""
+    if isinstance(raw, Mapping):
+        return _weighed_from_json(schema, element, raw, None, True)
+    if isinstance(raw, list):
+        if len(raw) == 2 and isinstance(raw[1], Mapping):
+            return _weighed_from_json(schema, element, raw[1], raw[0], raw[0] is not None)
+        if len(raw) != 2 or isinstance(raw[1], bool) or not isinstance(raw[1], int | float):
+            raise RecordError(f"{element!r}: expected a value, [value, confidence] "
+                              "or {value: chance, ...}")
+        return Reading(raw[0], float(raw[1]))
+    if raw is None or isinstance(raw, str | int | float):
+        return raw  # type: ignore[return-value]  # a float is refused by the schema
+    raise RecordError(f"{element!r}: expected a value, [value, confidence] "
+                      "or {value: chance, ...}")
 
 
 def _check_chances(schema: TableSchema, element: str, chances: Chances) -> None:

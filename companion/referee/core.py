@@ -76,6 +76,22 @@ class RefereeConfig:
         return data
 
 
+def _reading_json(reading: Reading) -> list[Any]:
+    """A reading in ``Debouncer.snapshot``'s long form: ``[value, confidence]``, and
+    its chances as ``[[value, chance], ...]`` when it has them."""
+    if reading.chances is None:
+        return [reading.value, reading.confidence]
+    return [reading.value, reading.confidence, [list(pair) for pair in reading.chances]]
+
+
+def _reading_from_json(data: list[Any]) -> Reading:
+    """``_reading_json``'s reading back."""
+    if len(data) == 2:
+        return Reading(data[0], float(data[1]))
+    value, confidence, chances = data
+    return Reading(value, float(confidence), tuple((v, float(p)) for v, p in chances))
+
+
 class Debouncer:
     """Element-wise stability: an element's value is believed once it was read the same
     way ``frames`` times in a row."""
@@ -115,7 +131,7 @@ class Debouncer:
                 middle = sorted(confidences)[len(confidences) // 2]
                 self._candidate[e] = reading if middle == reading.confidence else (
                     candidate if middle == candidate.confidence
-                    else Reading(reading.value, middle))
+                    else Reading(reading.value, middle, reading.chances))
             else:
                 self._candidate[e] = reading
                 self._count[e] = 1
@@ -135,19 +151,20 @@ class Debouncer:
         """This source's state as JSON (``restore`` takes it back). An element read
         steadily, as believed, is ``[value, confidence, count, readings]``; any other
         ``[[believed value, confidence], [candidate value, confidence], count,
-        [confidences]]``."""
+        [confidences]]``, a reading with chances having them third
+        (``[value, confidence, [[value, chance], ...]]``)."""
         elements: dict[str, list[Any]] = {}
         for e in self.schema.elements:
             stable, candidate = self.stable[e], self._candidate[e]
             confidences = self._confidences[e]
-            if stable == candidate and type(stable.value) is type(candidate.value) and \
+            if stable == candidate and stable.chances is None and \
+                    type(stable.value) is type(candidate.value) and \
                     all(c == stable.confidence for c in confidences):
                 elements[e] = [stable.value, stable.confidence, self._count[e],
                                len(confidences)]
             else:
-                elements[e] = [[stable.value, stable.confidence],
-                               [candidate.value, candidate.confidence], self._count[e],
-                               confidences]
+                elements[e] = [_reading_json(stable), _reading_json(candidate),
+                               self._count[e], confidences]
         return {"frames": self.frames, "read": sorted(self.read), "elements": elements}
 
     def restore(self, data: dict[str, Any]) -> None:
@@ -157,8 +174,8 @@ class Debouncer:
             raise ValueError("a source snapshot of other settings or elements")
         for e, (first, second, count, confidences) in data["elements"].items():
             if isinstance(first, list):
-                self.stable[e] = Reading(first[0], float(first[1]))
-                self._candidate[e] = Reading(second[0], float(second[1]))
+                self.stable[e] = _reading_from_json(first)
+                self._candidate[e] = _reading_from_json(second)
                 self._confidences[e] = [float(c) for c in confidences]
             else:
                 self.stable[e] = self._candidate[e] = Reading(first, float(second))

@@ -2,8 +2,12 @@
 
 ``explain`` compares the observation with the table each legal move would leave
 (``expected`` of the state after it). Readings below ``sure`` confidence are "unsure":
-they never rule a move out (the engine's knowledge absorbs a single misread), but among
-the moves that fit every sure reading, those agreeing with more unsure readings win.
+they never rule a move out (the engine's knowledge absorbs a single misread). The moves
+that fit every sure reading are weighed by how likely the readings are if the table is
+as each move leaves it (``Weigher``): a reading's chance of the value the move leaves
+there, its confidence for a reading without chances (the rest shared by the other
+values), nothing for an unknown one. The likeliest is accepted when it is at least
+``DECISIVE`` times as likely as the next; the moves within that of it are asked about.
 
 Verdicts:
   * ``unchanged`` — the table still shows the position before the move;
@@ -22,12 +26,13 @@ each leaving a trace the table surely shows, that explain the table (see ``Gap``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engines import GameState, IllegalMoveError
-from engines.observation import Observation, TableSchema, Value
+from engines.observation import Observation, Reading, TableSchema, Value
 from engines.registry import table_model as _registered_table_model
 from engines.table_model import TableModel
 
@@ -40,6 +45,12 @@ the table it leaves built): at most about 0.2 s of one core for Shendao, whose e
 positions have 400 moves with their cards. The gaps of simulated games needed far
 fewer (``companion bench referee --gap``)."""
 WRONG_PLAYER = "turn.wrong-player"
+DECISIVE = 4 / 3
+"""How many times likelier than the next the likeliest explanation of a table must be to
+be accepted without asking (57% against 43% between the two). Readings without chances
+at the simulated camera's unsure confidence (0.6) make one overruled reading count at
+least 1.5 times (a flag of two values), so the referee decides as it did when it counted
+the readings each move overrules."""
 
 
 def table_model(game: str) -> TableModel[Any, Any, Any]:
@@ -69,7 +80,7 @@ class Verdict:
 class Gap:
     """The shortest sequences of legal moves that explain a table (``explain_gap``):
     each sequence is as long as the others, fits every sure reading, and no other
-    sequence of that length agrees with more unsure readings. Empty when none does
+    sequence of that length is ``DECISIVE`` times likelier (``Weigher``). Empty when none does
     within the search's bounds."""
 
     sequences: list[list[Any]] = field(default_factory=list)
@@ -98,6 +109,44 @@ class Gap:
             if i < len(sequence) and sequence[i] not in out:
                 out.append(sequence[i])
         return out
+
+
+class Weigher:
+    """How likely the readings of ``observation`` are if the table is as another
+    ``Observation`` shows it, up to a constant (``log_likelihood``): for each element
+    of ``weighed``, the log of its reading's chance of the value shown there
+    (``Reading.chance``). The sure readings are left out: the tables weighed all agree
+    with them, so they weigh the same in each."""
+
+    def __init__(self, observation: Observation, weighed: Sequence[str]) -> None:
+        schema = observation.schema
+        self.elements = [(e, observation[e], len(schema.values[e])) for e in weighed]
+        self._logs: dict[tuple[str, type, Value | None], float] = {}
+
+    def log_likelihood(self, table: Observation) -> float:
+        """The log-likelihood of the readings if the table is as ``table`` shows it."""
+        total, logs = 0.0, self._logs
+        for e, reading, count in self.elements:
+            value = table.value(e)
+            key = (e, type(value), value)
+            log = logs.get(key)
+            if log is None:
+                log = logs[key] = _log_chance(reading, value, count)
+            total += log
+        return total
+
+
+def _log_chance(reading: Reading, value: Value | None, count: int) -> float:
+    return 0.0 if value is None else math.log(reading.chance(value, count))
+
+
+def likeliest(scored: Sequence[tuple[float, Any]]) -> list[Any]:
+    """Of ``scored`` (log-likelihood, item), the items the likeliest is not
+    ``DECISIVE`` times likelier than (itself among them), in their order."""
+    if not scored:
+        return []
+    floor = max(score for score, _ in scored) - math.log(DECISIVE)
+    return [item for score, item in scored if score > floor]
 
 
 class Explainer:
@@ -138,8 +187,9 @@ class Explainer:
         if state.is_over():
             return self._illegal(state, observation, before, changed,
                                  IllegalMoveError("game.over", "The game is over."))
-        fits: list[tuple[int, Any, list[str], Observation]] = []
+        fits: list[tuple[float, Any, list[str], Observation]] = []
         results: list[tuple[Any, Observation]] = []
+        weigher = self._weigher(observation)
         # The changed readings first: most moves fail on one of them at once.
         unchanged = set(sure).difference(changed)
         ordered = changed + [e for e in sure if e in unchanged]
@@ -156,10 +206,9 @@ class Explainer:
             if any(not _same(observation.value(e), after.value(e)) for e in ordered):
                 continue
             misses = [e for e in unsure if not _same(observation.value(e), after.value(e))]
-            fits.append((len(misses), move, misses, after))
+            fits.append((weigher.log_likelihood(after), move, misses, after))
         if fits:
-            best = min(f[0] for f in fits)
-            top = [f for f in fits if f[0] == best]
+            top = likeliest([(f[0], f) for f in fits])
             preferred = self._prefer([f[1] for f in top])
             top = [f for f in top if f[1] in preferred]
             if not turn_done and any(self._unfinished(observation, before, f[3], f[2], hidden)
@@ -197,21 +246,27 @@ class Explainer:
         unsure = [e for e in observation if observation[e].known
                   and observation[e].confidence < self.sure]
         search = _GapSearch(self, observation, sure, budget)
+        weigher = self._weigher(observation)
         for length in range(2, longest + 1):
-            fits: list[tuple[int, list[Any], list[str]]] = []
+            fits: list[tuple[float, list[Any], list[str]]] = []
             work = state.copy()
             for path, after in search.paths(work, length):
                 misses = [e for e in unsure
                           if not _same(observation.value(e), after.value(e))]
-                fits.append((len(misses), path, misses))
+                fits.append((weigher.log_likelihood(after), path, misses))
             if fits:
-                best = min(f[0] for f in fits)
-                top = self._prefer_sequences(state, [f[1] for f in fits if f[0] == best])
+                top = self._prefer_sequences(state, likeliest([(f[0], f[1]) for f in fits]))
                 corrected = next(f[2] for f in fits if f[1] == top[0])
                 return Gap(top, corrected if len(top) == 1 else [], not search.spent)
             if search.spent:
                 return Gap([], [], False)
         return Gap()
+
+    def _weigher(self, observation: Observation) -> Weigher:
+        """The ``Weigher`` of ``observation``'s readings that are not sure: unsure
+        values, and the chances of readings too unsure to show a value."""
+        return Weigher(observation, [e for e in observation if observation[e].evidence
+                                     and observation[e].confidence < self.sure])
 
     def _prefer_sequences(self, state: GameState[Any],
                           sequences: list[list[Any]]) -> list[list[Any]]:
