@@ -78,6 +78,8 @@ class ValueErrors:
     not_shown: int = 0
     wrong: dict[tuple[str, Value], int] = field(default_factory=dict)
     """How often each other value (by :func:`_key`) was read instead."""
+    right_confidence: list[int] = field(default_factory=lambda: [0] * (len(CHANCE_EDGES) - 1))
+    """The confidences of the right readings, counted in the bins of ``CHANCE_EDGES``."""
 
     @property
     def wrong_total(self) -> int:
@@ -94,16 +96,17 @@ class ValueErrors:
     def to_json(self) -> dict[str, Any]:
         return {"value": self.value, "right": self.right, "wrong": [
             [key[1], count] for key, count in sorted(self.wrong.items(), key=repr)],
-            "unsure": self.unsure, "not_shown": self.not_shown}
+            "unsure": self.unsure, "not_shown": self.not_shown,
+            "right_confidence": self.right_confidence}
 
 
 @dataclass
 class KindErrors:
-    """One element kind's errors: per true value, and the confidences given."""
+    """One element kind's errors: per true value, and the confidences of the wrong
+    readings (few: counted for the kind)."""
 
     kind: str
     values: dict[tuple[str, Value], ValueErrors] = field(default_factory=dict)
-    right_confidence: list[int] = field(default_factory=lambda: [0] * (len(CHANCE_EDGES) - 1))
     wrong_confidence: list[int] = field(default_factory=lambda: [0] * (len(CHANCE_EDGES) - 1))
     uncertain: list[dict[str, Any]] = field(default_factory=list)
     """The probabilities of every wrong or unsure reading: ``{"value": true value,
@@ -121,6 +124,8 @@ class KindErrors:
         out = ValueErrors("*")
         for errors in self.values.values():
             out.right += errors.right
+            out.right_confidence = [a + b for a, b in zip(
+                out.right_confidence, errors.right_confidence, strict=True)]
             out.unsure += errors.unsure
             out.not_shown += errors.not_shown
             if errors.wrong_total:
@@ -129,7 +134,6 @@ class KindErrors:
 
     def to_json(self) -> dict[str, Any]:
         return {"values": [v.to_json() for _, v in sorted(self.values.items(), key=repr)],
-                "right_confidence": self.right_confidence,
                 "wrong_confidence": self.wrong_confidence,
                 "uncertain": self.uncertain}
 
@@ -158,7 +162,7 @@ class ReaderErrors:
         counts = errors.of(truth)
         if outcome == RIGHT:
             counts.right += 1
-            errors.right_confidence[bin_of(_confidence(confidence))] += 1
+            counts.right_confidence[bin_of(_confidence(confidence))] += 1
         elif outcome == WRONG:
             if read is None:
                 raise ValueError("a wrong reading needs the value read")
@@ -198,18 +202,26 @@ class ReaderErrors:
                     counts.right, counts.unsure, counts.not_shown = (
                         _count(row["right"]), _count(row["unsure"]), _count(row["not_shown"]))
                     counts.wrong = {_key(_value(v)): _count(n) for v, n in row["wrong"]}
-                for name_ in ("right_confidence", "wrong_confidence"):
-                    bins = [_count(n) for n in raw[name_]]
-                    if len(bins) != len(CHANCE_EDGES) - 1:
-                        raise ReaderErrorsError(f"{source}: {name}'s {name_} has "
-                                                f"{len(bins)} bins")
-                    setattr(kind, name_, bins)
+                    counts.right_confidence = _bins(row["right_confidence"], source)
+                    if sum(counts.right_confidence) != counts.right:
+                        raise ReaderErrorsError(f"{source}: {name} {value!r}'s right "
+                                                "confidences do not add up to its right "
+                                                "readings")
+                kind.wrong_confidence = _bins(raw["wrong_confidence"], source)
                 kind.uncertain = [dict(u) for u in raw.get("uncertain", [])]
             return out
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             if isinstance(error, ReaderErrorsError):
                 raise
             raise ReaderErrorsError(f"{source} cannot be used: {error}") from None
+
+
+def _bins(raw: Any, source: str) -> list[int]:
+    bins = [_count(n) for n in raw]
+    if len(bins) != len(CHANCE_EDGES) - 1:
+        raise ReaderErrorsError(f"{source}: {len(bins)} bins of confidence where "
+                                f"{len(CHANCE_EDGES) - 1} were expected")
+    return bins
 
 
 def _confidence(confidence: float | None) -> float:
@@ -266,11 +278,13 @@ def load_errors(game: str, path: str | Path | None = None) -> ReaderErrors:
 @dataclass(frozen=True)
 class _Draw:
     """The cumulative chances of one kind and true value: of the outcomes (right, wrong,
-    unsure; not shown beyond), and of the wrong values."""
+    unsure; not shown beyond), of the wrong values, and of the right confidences'
+    bins."""
 
     outcomes: tuple[float, float, float]
     wrong: tuple[Value, ...]
     wrong_cumulative: tuple[float, ...]
+    right_cumulative: tuple[float, ...]
 
 
 def _cumulative(counts: Sequence[int]) -> tuple[float, ...]:
@@ -303,13 +317,17 @@ class ReadingSampler:
     values each element may take. :meth:`draw` is a pure function of its three uniform
     draws, so a seeded stream replays.
 
-    With ``chances``, each reading carries the probability of every value
-    (``Reading.chances``), as the appearance reader gives them: a reading shows its value
-    at its drawn confidence, the rest shared by the other values as often as each was
-    measured to be read as this one (one reading more each, so that none is taken as
-    impossible); a wrong or unsure reading takes the shape of its probabilities from one
-    of the measured wrong or unsure readings of its kind (how much the true value kept),
-    and an unsure one carries them without a value.
+    With ``chances``, each reading carries probabilities of its values
+    (``Reading.chances``) as the camera pipeline attaches the appearance reader's
+    (``vision.pipeline.weighed_observation``: *something else* left out, so they may
+    sum to less than 1). A right reading lists its value at its confidence (the other
+    values share the rest evenly, as for a plain reading: how the reader spread that
+    rest was not kept). A wrong or unsure reading takes its probabilities from one of
+    the measured wrong or unsure readings of its kind, drawn evenly: a wrong one keeps
+    its drawn confidence, and the true value and the others keep the shares of the rest
+    that they had in the measured one; an unsure one, shown without a value, takes the
+    measured probabilities, the true value's as its own and the others' in the order
+    the true value was most often read as them.
     """
 
     def __init__(self, errors: ReaderErrors, schema: TableSchema,
@@ -323,13 +341,13 @@ class ReadingSampler:
             raise ReaderErrorsError(f"the {errors.game} reader errors have no "
                                     f"{', '.join(missing)}")
         self._draws: dict[tuple[str, tuple[str, Value]], _Draw] = {}
-        self._right = {name: _cumulative(k.right_confidence) for name, k in errors.kinds.items()}
         every_wrong = [sum(bins) for bins in zip(*(k.wrong_confidence for k in
                                                    errors.kinds.values()), strict=True)]
         self._wrong = {}
         for name, kind in errors.kinds.items():
             bins = kind.wrong_confidence if sum(kind.wrong_confidence) else every_wrong
-            self._wrong[name] = _cumulative(bins if sum(bins) else kind.right_confidence)
+            self._wrong[name] = _cumulative(bins if sum(bins) else
+                                            kind.pooled().right_confidence)
         # the measured wrong and unsure readings' probabilities, by kind (else the game's)
         self._shapes: dict[tuple[str, bool], list[_Shape]] = {}
         for wrong in (True, False):
@@ -339,7 +357,6 @@ class ReadingSampler:
                 own = [_Shape.of(u) for u in kind.uncertain
                        if (u["read"] is not None) == wrong]
                 self._shapes[(name, wrong)] = own or every
-        self._rest: dict[tuple[str, tuple[str, Value]], tuple[tuple[Value, float], ...]] = {}
 
     def _others(self, element: str, value: Value) -> list[Value]:
         return sorted((v for v in self.schema.values[element] if _key(v) != _key(value)),
@@ -366,7 +383,10 @@ class ReadingSampler:
             outcomes = (right, right + wrong_share, right + wrong_share + counts.unsure / total)
         else:  # a kind never measured at all is read right
             outcomes = (1.0, 1.0, 1.0)
-        found = self._draws[cache_key] = _Draw(outcomes, tuple(wrong), _cumulative(weights))
+        right_bins = counts.right_confidence if counts.right else \
+            errors.pooled().right_confidence
+        found = self._draws[cache_key] = _Draw(outcomes, tuple(wrong), _cumulative(weights),
+                                               _cumulative(right_bins))
         return found
 
     def outcome(self, element: str, value: Value, u: float) -> tuple[str, float]:
@@ -385,12 +405,10 @@ class ReadingSampler:
         draw = self._draw_for(kind, element, value)
         outcome, rest = self.outcome(element, value, u[0])
         if outcome == RIGHT:
-            confidence, _ = _confidence_in(self._right[kind], u[1], u[2])
-            if not self.chances:
-                return Reading(value, confidence)
-            return Reading(value, confidence, ((value, confidence), *(
-                (v, (1.0 - confidence) * share) for v, share in self._rest_of(
-                    kind, element, value))))
+            confidence, _ = _confidence_in(draw.right_cumulative, u[1], u[2])
+            # the others share what the confidence leaves, as for a plain reading
+            return Reading(value, confidence, ((value, confidence),) if self.chances
+                           else None)
         if outcome == WRONG:
             index, again = _pick(draw.wrong_cumulative, rest)
             read = draw.wrong[index]
@@ -402,25 +420,6 @@ class ReadingSampler:
             return self._unsure_chances(kind, element, value, u[1])
         return None
 
-    def _rest_of(self, kind: str, element: str, value: Value
-                 ) -> tuple[tuple[Value, float], ...]:
-        """How a reading of ``value`` shares what its confidence leaves among the other
-        values: as often as each was read as ``value``, one reading more each."""
-        cache_key = (element, _key(value))
-        found = self._rest.get(cache_key)
-        if found is None:
-            errors = self.errors.kinds[kind]
-            others = self._others(element, value)
-            weights = []
-            for other in others:
-                counts = errors.values.get(_key(other))
-                weights.append(1 + (counts.wrong.get(_key(value), 0) if counts else 0))
-            total = sum(weights)
-            found = self._rest[cache_key] = tuple(sorted(
-                ((v, w / total) for v, w in zip(others, weights, strict=True)),
-                key=lambda pair: -pair[1]))
-        return found
-
     def _shape(self, kind: str, wrong: bool, u: float) -> _Shape | None:
         """One measured wrong (or unsure) reading of ``kind``, drawn by ``u``."""
         shapes = self._shapes[(kind, wrong)]
@@ -430,13 +429,14 @@ class ReadingSampler:
                        confidence: float, u: float) -> Reading:
         others = [v for v in self._others(element, read) if _key(v) != _key(truth)]
         shape = self._shape(kind, True, u)
-        kept = 1.0 / (1 + len(others))  # no measured shape: the true value one of the rest
-        if shape is not None and shape.truth + sum(shape.rest) > 0.0:
-            kept = shape.truth / (shape.truth + sum(shape.rest))
-        rest = 1.0 - confidence
-        pairs = [(read, confidence), (truth, rest * kept)] + [
-            (v, rest * (1.0 - kept) / len(others)) for v in others]
-        return Reading.weighed(pairs)
+        if shape is None or shape.read >= 1.0:  # nothing measured: a plain reading
+            return Reading(read, confidence, ((read, confidence),))
+        scale = (1.0 - confidence) / (1.0 - shape.read)
+        rest = (list(shape.rest) + [0.0] * len(others))[:len(others)]
+        pairs = [(read, confidence), (truth, shape.truth * scale),
+                 *((v, p * scale) for v, p in zip(others, rest, strict=True))]
+        return Reading(read, confidence, tuple(sorted(
+            (pair for pair in pairs if pair[1] > 0.0), key=lambda pair: -pair[1])))
 
     def _unsure_chances(self, kind: str, element: str, truth: Value, u: float
                         ) -> Reading | None:
@@ -451,7 +451,7 @@ class ReadingSampler:
         pairs = [(truth, shape.truth), *zip(others, rest, strict=True)]
         if not sum(p for _, p in pairs) > 0.0:
             return None
-        return Reading.weighed(pairs, shown=False)
+        return Reading.weighed(pairs, shown=False, scaled=False)
 
 
 @dataclass(frozen=True)
