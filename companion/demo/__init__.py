@@ -4,8 +4,10 @@ Engine players of different strengths play a game (``script``); the table simula
 moves its last moves by hand, one illegal move tried and put back among them, and the
 renderer films it into a video (``film``); the camera pipeline reads the video frame by
 frame and the referee rules on what it reads (``chain``); the game is scored and
-analysed, and a report is written (``report``). With a display the app opens on the
-film; without one the demo prints as it goes.
+analysed, and a report is written (``report``). Before the film the demo calibrates
+its table as a player does (``calibrate``), and the camera reads the film through that
+profile. With a display the app opens on the film; without one the demo prints as it
+goes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from pathlib import Path
 from companion.cli import UsageError
 
 GAMES = ("shangrila", "shendao", "shenshi")
+READERS = ("appearance", "colours")
+"""How the camera reads the film (see ``companion.demo.recognise``)."""
 NAMES = {"shangrila": "The Bridges of Shangri-La", "shendao": "Shendao",
          "shenshi": "ShenShi"}
 
@@ -31,10 +35,12 @@ class DemoError(UsageError):
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "demo", help="see the referee work on a filmed game (no camera or board needed)",
-        description="Film a game with the renderer (a recruit, journeys, an illegal move "
-        "put right, the end), then referee the film as a camera: vision, referee, scores "
-        "and how well each player played. Without a display it prints as it goes and "
-        "writes a report (JSON, PNG charts, one HTML page) to a folder it names.")
+        description="Calibrate the demo's table as a player does (the empty board and the "
+        "calibration position), film a game with the renderer (a recruit, journeys, an "
+        "illegal move put right, the end), then referee the film as a camera reading "
+        "through that calibration: vision, referee, scores and how well each player "
+        "played. Without a display it prints as it goes and writes a report (JSON, PNG "
+        "charts, one HTML page) to a folder it names.")
     parser.add_argument("--game", choices=GAMES, default="shangrila")
     parser.add_argument("--seed", type=int, default=0, help="the game and the film (0)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
@@ -47,6 +53,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="film only the game's last N moves (default: the game's own)")
     parser.add_argument("--level", type=int, default=3, choices=range(1, 7),
                         metavar="1-6", help="the analysis' search level (3)")
+    parser.add_argument("--reader", choices=READERS, default="appearance",
+                        help="how the camera reads the table: by the set's appearance "
+                        "learned at calibration (appearance; ShenShi: the colour reader), "
+                        "or by the colour reader, to compare (colours)")
     parser.set_defaults(handler=demo_command)
 
 
@@ -73,7 +83,7 @@ def demo_command(args: argparse.Namespace) -> int:
     except SourceError as error:
         raise UsageError(f"--out: {error}") from None
     options = DemoOptions(game=args.game, seed=args.seed, out=out, sensor=args.sensor_sim,
-                          moves=args.moves, level=args.level)
+                          moves=args.moves, level=args.level, reader=args.reader)
     if has_display() and not args.headless:
         from companion.demo.run import open_app
 

@@ -136,13 +136,22 @@ def observation_of(script: Script, filmed: Filmed) -> Observation:
     return Observation(schema, dict(zip(schema.elements, filmed.values, strict=True)))
 
 
+def photograph(table: Observation, shot: Shot, seed: int,
+               hidden: tuple[str, ...] = ()) -> np.ndarray[Any, Any]:
+    """The table showing ``table`` as the demo's camera sees it, a hand over the
+    ``hidden`` elements. The film and the calibration pictures are all taken this way:
+    one table, one camera, one light (the table's grain and the lamp follow ``seed``)."""
+    options = TableOptions(px_per_mm=2.0, markers=True, hands=1 if hidden else 0,
+                           hands_over=hidden)
+    imaging = Imaging(supersample=1, noise_sigma=1.5, jpeg_quality=None)
+    return render_table(table, shot.camera(), shot.pose(), light=LIGHTS[shot.light],
+                        imaging=imaging, options=options, seed=seed).image
+
+
 def shoot(script: Script, film: Sequence[Moment], shot: Shot, path: Path, seed: int,
           progress: Callable[[int, int], None] | None = None) -> int:
     """Render ``film`` into the video file ``path`` (MPEG-4); the number of pictures
     rendered (frames that look alike share one)."""
-    camera, pose = shot.camera(), shot.pose()
-    light = LIGHTS[shot.light]
-    imaging = Imaging(supersample=1, noise_sigma=1.5, jpeg_quality=None)
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), FPS, shot.size)
     if not writer.isOpened():
         raise OSError(f"cannot write the video {path}")
@@ -151,13 +160,9 @@ def shoot(script: Script, film: Sequence[Moment], shot: Shot, path: Path, seed: 
     try:
         for index, moment in enumerate(film):
             if last is None or last[0] != moment.filmed:
-                hidden = tuple(sorted(moment.filmed.hidden))
-                options = TableOptions(px_per_mm=2.0, markers=True,
-                                       hands=1 if hidden else 0, hands_over=hidden)
-                result = render_table(observation_of(script, moment.filmed), camera, pose,
-                                      light=light, imaging=imaging, options=options,
-                                      seed=seed)  # one table, one camera: one seed
-                last = (moment.filmed, result.image)
+                image = photograph(observation_of(script, moment.filmed), shot, seed,
+                                   tuple(sorted(moment.filmed.hidden)))
+                last = (moment.filmed, image)
                 renders += 1
             writer.write(last[1])
             if progress is not None:

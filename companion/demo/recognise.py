@@ -1,6 +1,6 @@
 """The demo's camera: the vision pipeline (markers, stillness, reading) over the film's
-frames, with the lens profile a ``companion calibrate camera`` would have made of the
-renderer's camera — the demo's camera was calibrated, as a player's would be."""
+frames, built from the table profile the demo calibrated before the film
+(:mod:`companion.demo.calibrate`), as a player's camera is built from theirs."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from companion.demo import READERS
 from companion.demo.film import Shot
-from companion.demo.script import Script
 from engines.observation import Observation
-from vision.pipeline import STILL, Pipeline, PipelineResult, draw_recognised
+from vision.pipeline import STILL, Pipeline, PipelineResult, draw_recognised, reader_for
 
 
 def lens_profile(shot: Shot) -> Any:
@@ -26,15 +26,25 @@ def lens_profile(shot: Shot) -> Any:
                          "the demo's renderer", now_iso())
 
 
+def camera_pipeline(profile: Any, rules: Any, reader: str = "appearance") -> Pipeline:
+    """The camera pipeline of the table ``profile`` (a ``TableProfile``) describes, told
+    what ``rules`` put on the table. ``reader``: ``appearance``, the profile's own reader
+    (the set's appearance when it was calibrated); ``colours``, the colour reader, with
+    the profile's lens and layout. Raises ``ValueError`` for another reader."""
+    if reader == "appearance":
+        return profile.pipeline(rules=rules)  # type: ignore[no-any-return]
+    if reader == "colours":
+        return Pipeline(profile.game, locator=profile.locator(),
+                        reader=reader_for(profile.game, profile.model, profile.colours, rules),
+                        model=profile.model, rules=rules)
+    raise ValueError(f"no reader {reader!r}; choose one of {', '.join(READERS)}")
+
+
 class CameraReader:
     """Frames in, the still table out (see ``companion.demo.chain.Recogniser``)."""
 
-    def __init__(self, script: Script, shot: Shot) -> None:
-        from vision.locate import Locator
-
-        game = script.spec.game
-        self.pipeline = Pipeline(game, locator=Locator(game, camera=lens_profile(shot)),
-                                 rules=script.rules)
+    def __init__(self, pipeline: Pipeline) -> None:
+        self.pipeline = pipeline
         self.last: PipelineResult | None = None
         self.messages: list[str] = []
 

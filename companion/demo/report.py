@@ -29,6 +29,7 @@ class Timings:
     chain_s: float
     analysis_s: float
     total_s: float = 0.0
+    calibration_s: float = 0.0
 
 
 def scores_over_time(record: GameRecord) -> list[list[int]]:
@@ -79,9 +80,10 @@ def strength_table(analysis: Analysis) -> list[dict[str, Any]]:
 
 def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Analysis,
                  timings: Timings, board_picture: np.ndarray[Any, Any] | None,
-                 levels: list[int]) -> Path:
+                 levels: list[int], calibration: dict[str, Any] | None = None) -> Path:
     """Write report.json, the charts, board.png and index.html into ``folder``; the
-    HTML file's path."""
+    HTML file's path. ``calibration``: the table's calibration, as
+    :meth:`companion.demo.calibrate.TableCalibration.to_json` gives it."""
     folder.mkdir(parents=True, exist_ok=True)
     record = script.record()
     (folder / "record.json").write_text(json.dumps(record.to_json(), indent=1) + "\n",
@@ -99,6 +101,7 @@ def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Ana
         "game": script.spec.game, "players": players, "engine_levels": levels,
         "seed": script.seed, "moves_before_film": script.joined_at,
         "moves_filmed": len(script.filmed_moves),
+        "camera_calibration": calibration,
         "final": None if over is None else {
             "scores": over.scores, "tiebreak": over.tiebreak,
             "winners": [players[w] for w in over.winners], "summary": over.summary},
@@ -145,6 +148,7 @@ def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
         for frame, output in chain.outputs if _shown(output))
     board = ("<h2>The board as the camera read it at the end</h2>"
              "<img src='board.png' alt='the recognised board'>") if has_board else ""
+    calibration = _calibration_html(data["camera_calibration"])
     heading = "Final scores" + (f" — {e(final['summary'])}" if final else " (not finished)")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>companion demo: {e(data['game'])}</title>
@@ -175,10 +179,27 @@ ruled on what it read.</p>
 time; {referee['moves_corrected_by_players']} corrected by the players;
 {referee['illegal_moves_caught']} of {referee['illegal_moves_tried']} illegal moves caught;
 {referee['false_flags']} false alarms; {referee['questions']} questions.</p>
+{calibration}
 {board}
 <h2>What the referee said</h2><ol>{verdicts}</ol>
 </body></html>
 """
+
+
+def _calibration_html(calibration: dict[str, Any] | None) -> str:
+    """The calibration the camera read through: its steps, the profile's parts and the
+    fitted layout drawn on the empty board."""
+    if not calibration:
+        return ""
+    e = html.escape
+    steps = "".join(f"<li>{e(step)}</li>" for step in calibration["steps"])
+    picture = calibration.get("layout_picture")
+    return ("<h2>The camera's calibration</h2><p>Before the film the table was calibrated "
+            "as a player's is, from a picture of the empty board and one of the "
+            f"calibration position:</p><ul>{steps}</ul><p>The camera read through "
+            + "; ".join(e(line) for line in calibration["profile"]) + ".</p>"
+            + (f"<img src='{e(picture)}' alt='the fitted layout on the empty board'>"
+               if picture else ""))
 
 
 def _shown(output: Output) -> bool:

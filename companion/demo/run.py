@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from companion.demo import DemoError
+from companion.demo.calibrate import TableCalibration, calibrate_table
 from companion.demo.chain import ChainResult, referee_film
-from companion.demo.film import QUIET_END, Shot, frames, moments, shoot
-from companion.demo.recognise import CameraReader
+from companion.demo.film import QUIET_END, Moment, Shot, frames, moments, shoot
+from companion.demo.recognise import CameraReader, camera_pipeline
 from companion.demo.report import Timings, strength_table, write_report
 from companion.demo.script import SPECS, Script, make_script
 from companion.referee.events import Output
@@ -30,7 +31,21 @@ class DemoOptions:
     sensor: bool = False
     moves: int | None = None
     level: int = 3
+    reader: str = "appearance"
+    """How the camera reads the table (``companion.demo.recognise.READERS``)."""
     shot: Shot = field(default_factory=Shot)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What the demo makes before the referee watches: the game, the calibrated table,
+    the film and its video file, and what it took."""
+
+    script: Script
+    table: TableCalibration
+    film: list[Moment]
+    video: Path
+    timings: Timings
 
 
 class Progress:
@@ -60,8 +75,8 @@ class Progress:
             self.out.write("\r" + " " * 60 + "\r")
 
 
-def prepare(options: DemoOptions, out: TextIO) -> tuple[Script, list[Any], Path, Timings]:
-    """The game, its film and the video file; what it took."""
+def prepare(options: DemoOptions, out: TextIO) -> Prepared:
+    """The game, the calibrated table, the film and the video file; what it took."""
     from companion.demo import NAMES
 
     spec = SPECS[options.game]
@@ -81,22 +96,39 @@ def prepare(options: DemoOptions, out: TextIO) -> tuple[Script, list[Any], Path,
     script_s = time.perf_counter() - start
     out.write(f"  the game has {len(script.moves)} moves; the film joins it after move "
               f"{script.joined_at} and shows the last {len(script.filmed_moves)}.\n")
+    options.out.mkdir(parents=True, exist_ok=True)
+    table = _calibrate(options, out)
+    out.write("\nFilming the game…\n")
     start = time.perf_counter()
     film = moments(script, options.shot, options.seed)
-    options.out.mkdir(parents=True, exist_ok=True)
     video = options.out / "film.mp4"
     renders = shoot(script, film, options.shot, video, options.seed,
                     Progress(out, f"filming {len(film)} frames"))
     film_s = time.perf_counter() - start
     out.write(f"  film: {video} ({len(film)} frames, {renders} pictures rendered, "
               f"{film_s:.0f} s)\n")
-    return script, film, video, Timings(script_s, film_s, renders, 0.0, 0.0)
+    return Prepared(script, table, film, video,
+                    Timings(script_s, film_s, renders, 0.0, 0.0, calibration_s=table.seconds))
+
+
+def _calibrate(options: DemoOptions, out: TextIO) -> TableCalibration:
+    """Calibrate the demo's table, saying each step."""
+    out.write("\nCalibrating the table, as a player does once before playing (the "
+              "camera photographs the empty board and the calibration position)…\n")
+    out.flush()
+    table = calibrate_table(options.game, options.shot, options.seed, options.out,
+                            lambda text: (out.write(f"  {text}\n"), out.flush()))
+    out.write(f"  profile saved in {table.folder} ({table.seconds:.0f} s)\n")
+    out.write(f"  the camera reads through "
+              f"{'; '.join(table.to_json(options.out, options.reader)['profile'])}\n")
+    return table
 
 
 def run_demo(options: DemoOptions, out: TextIO) -> Path:
     """The whole demo, headless; the report's HTML page."""
     begin = time.perf_counter()
-    script, film, video, timings = prepare(options, out)
+    prepared = prepare(options, out)
+    script, video, timings = prepared.script, prepared.video, prepared.timings
     players = list(script.spec.players)
     out.write("\nThe referee watches the film:\n")
     progress = Progress(out, "reading the film")
@@ -109,18 +141,24 @@ def run_demo(options: DemoOptions, out: TextIO) -> Path:
             out.flush()
 
     start = time.perf_counter()
-    reader = CameraReader(script, options.shot)
-    chain = referee_film(script, film, frames(video), reader, stable_frames=STABLE_FRAMES,
+    reader = CameraReader(camera_pipeline(prepared.table.profile, script.rules,
+                                          options.reader))
+    chain = referee_film(script, prepared.film, frames(video), reader,
+                         stable_frames=STABLE_FRAMES,
                          sensor=options.sensor, on_output=verdict, progress=progress)
     chain_s = time.perf_counter() - start
     analysis = _analyse(script, options.level, out)
     timings = dataclasses.replace(timings, chain_s=chain_s, analysis_s=analysis.seconds,
                                   total_s=time.perf_counter() - begin)
+    calibration = prepared.table.to_json(options.out, options.reader)
     _summary(out, script, chain, analysis)
+    out.write(f"The camera read through {'; '.join(calibration['profile'])}.\n")
     page = write_report(options.out, script, chain, analysis, timings,
-                        reader.picture(chain.last_frame), list(script.spec.levels))
-    out.write(f"\nReport: {page} (with report.json, record.json, film.mp4 and the charts "
-              f"win-chance.png, loss.png, scores.png, board.png)\n")
+                        reader.picture(chain.last_frame), list(script.spec.levels),
+                        calibration)
+    out.write(f"\nReport: {page} (with report.json, record.json, film.mp4, the charts "
+              f"win-chance.png, loss.png, scores.png, board.png, and the table's "
+              f"calibration in {calibration['folder']})\n")
     return page
 
 
@@ -168,11 +206,25 @@ def _summary(out: TextIO, script: Script, chain: ChainResult, analysis: Any) -> 
 
 
 def open_app(options: DemoOptions) -> int:
-    """With a display: film the game, then open the app on the film."""
+    """With a display: calibrate the table, film the game, then open the app on the
+    film, its camera reading through the demo's calibrated profile."""
+    import os
     import sys
 
-    from companion.app_cli import run_app
+    os.environ.setdefault("KIVY_NO_ARGS", "1")  # the demo's arguments are not Kivy's
+    from companion.app.gamesetup import GameSetup, Seat
+    from companion.app.main import CompanionApp
+    from companion.app.recognition import VisionRecogniser
 
-    script, _, video, _ = prepare(options, sys.stdout)
-    return int(run_app(game=options.game, video=video, start=script.start,
-                       players=list(script.spec.players), sensor_sim=options.sensor) or 0)
+    prepared = prepare(options, sys.stdout)
+    start = prepared.script.start
+    rules = start.rules
+    setup = GameSetup(rules.game, rules.options_json(),
+                      tuple(Seat(colour) for colour in rules.players),
+                      start=start.to_json(), camera="video", video=str(prepared.video),
+                      sensors="simulator" if options.sensor else "none")
+    recogniser = VisionRecogniser(camera_pipeline(prepared.table.profile, rules,
+                                                  options.reader))
+    CompanionApp(setup, autostart=True,
+                 session_options={"recogniser": recogniser}).run()
+    return 0

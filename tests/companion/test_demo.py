@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
 
+from companion.demo.calibrate import DATA_FOLDER, PROFILE, data_folder
 from companion.demo.film import Shot, moments
 from companion.demo.run import DemoOptions, run_demo
 from companion.demo.script import SPECS, Script, make_script
@@ -38,27 +40,67 @@ def test_the_film_stages_exactly_one_illegal_move(script: Script) -> None:
     assert any(m.filmed.hidden for m in film)  # hands over the board
 
 
-def test_headless_demo_referees_a_short_film(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def short_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path, Path]:
+    """One short headless demo (calibration, film, referee, report) for the tests below,
+    run with the player's data folder at a folder of its own: the demo's folder, what
+    it printed, its page and the player's data folder."""
+    from calibration.profiles import DATA_DIR_ENV
+
+    folder = tmp_path_factory.mktemp("demo")
+    players = tmp_path_factory.mktemp("players-data")
     out = io.StringIO()
-    page = run_demo(DemoOptions(out=tmp_path, moves=4, level=1), out)
-    text = out.getvalue()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(DATA_DIR_ENV, str(players))
+        page = run_demo(DemoOptions(out=folder, moves=4, level=1), out)
+        assert os.environ[DATA_DIR_ENV] == str(players)
+    return folder, out.getvalue(), page, players
+
+
+def test_headless_demo_referees_a_short_film(short_demo: tuple[Path, str, Path, Path]) -> None:
+    folder, text, page, _ = short_demo
     assert "Move 1:" in text and "Final scores" in text
-    report = json.loads((tmp_path / "report.json").read_text())
+    report = json.loads((folder / "report.json").read_text())
     assert report["final"] is not None and report["moves_filmed"] == 4
-    assert report["referee"]["moves"] == 4
-    assert report["referee"]["final_table_right"]
+    referee = report["referee"]
+    assert referee["moves"] == 4 and referee["moves_right_first_time"] == 4
+    assert referee["illegal_moves_tried"] == referee["illegal_moves_caught"] == 1
+    assert referee["false_flags"] == 0
+    assert referee["final_table_right"]
     assert len(report["strength"]) == 4
     for name in ("index.html", "film.mp4", "scores.png", "win-chance.png", "loss.png",
                  "record.json"):
-        assert (tmp_path / name).stat().st_size > 0
+        assert (folder / name).stat().st_size > 0
     assert "Final scores" in page.read_text()
 
 
-@pytest.mark.slow
-def test_headless_demo_with_the_simulated_sensor_board(tmp_path: Path) -> None:
-    # The sensor board reads stack heights: recruits need no question.
-    run_demo(DemoOptions(out=tmp_path, moves=5, level=1, sensor=True), io.StringIO())
-    report = json.loads((tmp_path / "report.json").read_text())
-    assert report["referee"]["final_table_right"]
-    assert report["referee"]["questions"] == 0
-    assert report["referee"]["illegal_moves_caught"] == 1
+def test_the_demo_calibrates_its_table_and_reads_through_the_profile(
+        short_demo: tuple[Path, str, Path, Path]) -> None:
+    from vision.appearance import AppearanceReader
+    from vision.table_profile import load_table_profile
+
+    folder, text, page, _ = short_demo
+    assert "Calibrating the table" in text
+    assert text.index("Calibrating the table") < text.index("film:")
+    profile_folder = folder / DATA_FOLDER / "profiles" / PROFILE
+    for name in ("camera.json", "board-shangrila.json", "layout-shangrila.json",
+                 "appearance-shangrila.json", "empty-shangrila.png",
+                 "position-shangrila.png", "layout-shangrila.png"):
+        assert (profile_folder / name).stat().st_size > 0, name
+    with data_folder(folder / DATA_FOLDER):
+        profile = load_table_profile("shangrila", PROFILE)
+    assert profile.layout is not None and profile.appearance is not None
+    assert isinstance(profile.reader(), AppearanceReader)
+    assert set(profile.appearance.colours["space"]) == {"red", "blue", "yellow", "violet"}
+    # the report says which calibration the camera used
+    calibration = json.loads((folder / "report.json").read_text())["camera_calibration"]
+    assert calibration["profile"] == profile.describe()
+    assert any("appearance" in line for line in calibration["profile"])
+    assert (folder / calibration["layout_picture"]).is_file()
+    assert "The camera's calibration" in page.read_text()
+    assert f"The camera read through {profile.describe()[0]}" in text
+
+
+def test_the_demo_leaves_the_players_profiles_alone(
+        short_demo: tuple[Path, str, Path, Path]) -> None:
+    assert not any(short_demo[3].iterdir())
