@@ -68,7 +68,8 @@ def test_a_drag_on_the_picture_moves_a_space_and_save_writes_it(
     app.setup = replace(GameSetup.default("shangrila"), camera="video", video=str(video))
     app.go("calibrate")
     screen = app.root.ids.calibrate
-    assert ui.wait(lambda: screen.ids.camera.has_frame)
+    assert ui.wait(lambda: screen.ids.camera.has_frame and screen.preview is not None
+                   and screen.preview.last is not None)
     screen.go("layout")
     ui.pump(3)
     editor = screen.layout_editor

@@ -94,9 +94,12 @@ class CalibrateScreen(Screen):
                              lambda frame, _m: post(lambda: camera.show_frame(frame))).start()
 
     def close(self) -> None:
+        """Stop the camera; its last frame is not kept (the next visit shows its own)."""
         if self.feed is not None:
             self.feed.stop()
             self.feed = None
+        if self.preview is not None:
+            self.preview.last = None
 
     def go(self, step: str) -> None:
         self.step = step
