@@ -91,7 +91,7 @@ def empty_table(schema: TableSchema) -> Observation:
     readings: dict[str, Reading | Value | None] = {}
     for element in schema.elements:
         values = schema.values[element]
-        bare = next((v for v in ("empty", "open") if v in values), None)
+        bare = next((v for v in ("empty", "none", "open") if v in values), None)
         if bare is None:
             bare = 0 if any(type(v) is int for v in values) else False
         readings[element] = bare

@@ -13,6 +13,7 @@ import pytest
 
 from companion.demo.calibrate import DATA_FOLDER, PROFILE, data_folder
 from companion.demo.film import Shot, moments
+from companion.demo.recognise import camera_pipeline
 from companion.demo.run import DemoOptions, run_demo
 from companion.demo.script import SPECS, Script, make_script
 
@@ -77,6 +78,7 @@ def test_headless_demo_referees_a_short_film(short_demo: tuple[Path, str, Path, 
 def test_the_demo_calibrates_its_table_and_reads_through_the_profile(
         short_demo: tuple[Path, str, Path, Path]) -> None:
     from vision.appearance import AppearanceReader
+    from vision.read import BoardReader
     from vision.table_profile import load_table_profile
 
     folder, text, page, _ = short_demo
@@ -90,7 +92,8 @@ def test_the_demo_calibrates_its_table_and_reads_through_the_profile(
     with data_folder(folder / DATA_FOLDER):
         profile = load_table_profile("shangrila", PROFILE)
     assert profile.layout is not None and profile.appearance is not None
-    assert isinstance(profile.reader(), AppearanceReader)
+    assert isinstance(camera_pipeline(profile, None).reader, AppearanceReader)
+    assert isinstance(camera_pipeline(profile, None, "colours").reader, BoardReader)
     assert set(profile.appearance.colours["space"]) == {"red", "blue", "yellow", "violet"}
     # the report says which calibration the camera used
     calibration = json.loads((folder / "report.json").read_text())["camera_calibration"]
