@@ -18,11 +18,14 @@ where each element really is, in board millimetres, from
   where the model and the fitted villages put it: centre and axis. The colour of the
   set's pieces of each kind is then learnt from what was found, and each piece is
   matched again on a map of that colour (a shadow changes the board, but is not the
-  pieces' colour).
+  pieces' colour). Last, each bridge is placed to a fraction of a millimetre where the
+  picture is best explained as the empty board with the piece on it (one colour on
+  its top, one on the sides the camera sees, the empty board around it).
 
-Elements without evidence of their own follow their group (Shendao's gates the grid,
-ShenShi's cushions and monks their square, a stone spot its village when no picture
-shows the stone).
+Elements without evidence of their own follow their group (ShenShi's cushions and
+monks their square). A stone spot follows its village and a Shendao gate's slot the
+grid even when a picture shows the piece: they are printed with their group, which is
+found more finely than a hand puts a piece down; the piece only vouches for its spot.
 
 The result is a :class:`LayoutFit`: the fitted :class:`~vision.models.BoardModel` and,
 per element, how far it moved, how sure the fit is and how far its own evidence lies
@@ -92,7 +95,8 @@ class ElementFit:
     its group); ``residual_mm`` between its own evidence and its group's fit (0 without
     evidence of its own); ``source``: ``outline`` (found by its printed outline),
     ``piece`` (by its piece in a calibration picture) or ``group`` (it follows its
-    group; a stone spot's confidence and residual then come from its stone)."""
+    group; a stone spot's or a gate's confidence and residual then come from its
+    piece)."""
 
     name: str
     centre_mm: tuple[float, float]
@@ -643,6 +647,108 @@ def _mask_polygons(difference: NDArray[np.float32], polygons: Iterable[FloatArra
                            0.0, cv2.LINE_8, 3)
 
 
+# --- the calibration pictures: each piece's place, to a fraction of a millimetre ------------
+
+def _log_colour(image: Image) -> NDArray[np.float32]:
+    """Log colour of a board seen from above, lightly smoothed (as :func:`_difference`)."""
+    out = np.log(cv2.GaussianBlur(_float_image(image), (0, 0), 1.0) + _LOG_FLOOR)
+    return np.asarray(out if out.ndim == 3 else out[:, :, None], np.float32)
+
+
+def _soft_mask(polygon_mm: FloatArray, lo_mm: FloatArray, size: tuple[int, int],
+               px_per_mm: float) -> NDArray[np.float32]:
+    """How much of each pixel of a ``size`` (w, h) grid starting at ``lo_mm`` lies
+    inside ``polygon_mm`` (eight times finer, then averaged)."""
+    scale = 8
+    big = np.zeros((size[1] * scale, size[0] * scale), np.uint8)
+    cv2.fillConvexPoly(big, np.rint((polygon_mm - lo_mm) * px_per_mm * scale - 0.5)
+                       .astype(np.int32), 1)
+    return np.asarray(cv2.resize(big.astype(np.float32), size, interpolation=cv2.INTER_AREA),
+                      np.float32)
+
+
+def _window(image: NDArray[np.float32], x0: int, y0: int, w: int, h: int) -> NDArray[np.float32]:
+    """``image[y0:y0+h, x0:x0+w]``, zero where it reaches past the image."""
+    ih, iw = image.shape[:2]
+    if x0 >= 0 and y0 >= 0 and x0 + w <= iw and y0 + h <= ih:
+        return image[y0:y0 + h, x0:x0 + w]
+    out = np.zeros((h, w, *image.shape[2:]), np.float32)
+    sx0, sy0, sx1, sy1 = max(0, x0), max(0, y0), min(iw, x0 + w), min(ih, y0 + h)
+    if sx1 > sx0 and sy1 > sy0:
+        out[sy0 - y0:sy1 - y0, sx0 - x0:sx1 - x0] = image[sy0:sy1, sx0:sx1]
+    return out
+
+
+def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_deg: float,
+                  seen: NDArray[np.float32], changed: NDArray[np.float32],
+                  elsewhere: Sequence[FloatArray], camera_mm: FloatArray | None,
+                  settings: LayoutSettings, search_mm: float,
+                  turn_deg: float) -> tuple[FloatArray, float]:
+    """The piece's place and axis near ``at_mm`` that best explain the calibration
+    picture as the empty board with the piece on it: inside its top face, and inside
+    the sides the camera sees, the picture is of one colour each (the piece's, in two
+    lights); outside, it is the empty board. ``seen``: the picture's log colour;
+    ``changed``: how far each point differs from the empty board (squared), 0 where a
+    tile stands; ``elsewhere``: the silhouettes of the other pieces, left out (as the
+    tiles). Where the board under the piece is of the piece's colour, its silhouette's
+    difference from the board is faint in places, but the board's own pattern is gone
+    there: this weighs both. Returns the centre and the axis."""
+    s = settings.px_per_mm
+    squares = np.asarray((seen ** 2).sum(axis=2), np.float32)
+    known = np.asarray(changed > 0.0, np.float32)
+
+    def at_angle(angle: float) -> tuple[float, FloatArray]:
+        footprint = _footprint(element, angle)
+        top = _top(footprint, height_mm, at_mm, camera_mm)
+        hull = _silhouette(footprint, height_mm, at_mm, camera_mm)
+        lo = hull.min(axis=0) - 1.0
+        size = (math.ceil((hull.max(axis=0)[0] + 1.0 - lo[0]) * s) + 1,
+                math.ceil((hull.max(axis=0)[1] + 1.0 - lo[1]) * s) + 1)
+        top_w = _soft_mask(top, lo, size, s)
+        rim_w = np.clip(_soft_mask(hull, lo, size, s) - top_w, 0.0, 1.0)
+        origin = -lo * s - 0.5
+        centre_px = at_mm * s - 0.5
+        x0 = math.floor(centre_px[0] - search_mm * s - origin[0])
+        y0 = math.floor(centre_px[1] - search_mm * s - origin[1])
+        span = math.ceil(2 * search_mm * s) + 1
+        ww, wh = span + size[0] - 1, span + size[1] - 1
+        valid = _window(known, x0, y0, ww, wh).copy()
+        for polygon in elsewhere:
+            cv2.fillConvexPoly(valid, np.rint((polygon * s - 0.5 - np.array([x0, y0])) * 8)
+                               .astype(np.int32), 0.0, cv2.LINE_8, 3)
+        picture = _window(seen, x0, y0, ww, wh) * valid[:, :, None]
+        spread_map = _window(squares, x0, y0, ww, wh) * valid
+        change_map = _window(changed, x0, y0, ww, wh) * valid
+        cost = np.zeros((span, span), np.float32)
+        for weights in (top_w, rim_w):
+            if float(weights.sum()) < 1.0:
+                continue
+            area = np.maximum(cv2.matchTemplate(valid, weights, cv2.TM_CCORR), 1e-3)
+            spread = cv2.matchTemplate(spread_map, weights, cv2.TM_CCORR)
+            for c in range(seen.shape[2]):
+                mean = cv2.matchTemplate(np.ascontiguousarray(picture[:, :, c]), weights,
+                                         cv2.TM_CCORR)
+                spread = spread - mean ** 2 / area
+            cost += spread - cv2.matchTemplate(change_map, weights, cv2.TM_CCORR)
+        iy, ix = np.unravel_index(int(np.argmin(cost)), cost.shape)
+        value = float(cost[iy, ix])
+        dx = dy = 0.0
+        if 0 < ix < span - 1:
+            dx = _parabola(-cost[iy, ix - 1], -value, -cost[iy, ix + 1])
+        if 0 < iy < span - 1:
+            dy = _parabola(-cost[iy - 1, ix], -value, -cost[iy + 1, ix])
+        at_px = np.array([x0 + ix + dx, y0 + iy + dy]) + origin
+        return value, (at_px + 0.5) / s
+
+    tried = {angle_deg + float(t): at_angle(angle_deg + float(t))
+             for t in np.arange(-turn_deg, turn_deg + 1e-9, 1.0)}
+    whole = min(tried, key=lambda a: tried[a][0])
+    for angle in (whole - 0.5, whole + 0.5):  # half a degree either side
+        tried[angle] = at_angle(angle)
+    angle = min(tried, key=lambda a: tried[a][0])
+    return tried[angle][1], angle
+
+
 # --- the view of a registered board ----------------------------------------------------------
 
 def registered_view(homography: FloatArray, image_size: tuple[int, int],
@@ -856,6 +962,13 @@ def _by_piece_colour(model: BoardModel, seen: Image, covered: Sequence[FloatArra
     return out
 
 
+def _printed_with_group(element: Element, fit: ElementFit) -> bool:
+    """Whether ``element``'s spot is printed with its group (a stone spot in its
+    village, a gate's slot with the grid), so that its group places it and its piece
+    only confirms it."""
+    return element.kind in ("stone", "gate") and fit.source == "group"
+
+
 def _fit_pieces(model: BoardModel, fits: dict[str, ElementFit],
                 board: Image, calibration: Sequence[Frame], settings: LayoutSettings) -> None:
     """Bridges, stones and gates where a calibration picture shows their piece."""
@@ -879,6 +992,7 @@ def _fit_pieces(model: BoardModel, fits: dict[str, ElementFit],
                                        np.array(fitted.centre_mm), camera)
                            + np.array(fitted.centre_mm))
         _mask_polygons(difference, covered, s)
+        changed = difference ** 2
         order = sorted((e for e in model.elements.values() if e.kind in _PIECES
                         and e.name in observation and observation.value(e.name) in _IN_PLACE),
                        key=lambda e: ("stone", "gate", "bridge").index(e.kind))
@@ -898,18 +1012,35 @@ def _fit_pieces(model: BoardModel, fits: dict[str, ElementFit],
             _mask_polygons(difference, [_silhouette(_footprint(element, angle), height, at,
                                                     camera) + at], s)
         second = _by_piece_colour(model, seen, covered, first, camera, settings)
+        placed = {name: second.get(name, first[name]) for name in first}
+        colour = _log_colour(seen)
+        stood = dict(placed)
+        for name, (at, angle, contrast) in placed.items():
+            element = model.elements[name]
+            if _printed_with_group(element, fits[name]):
+                continue
+            elsewhere = [_silhouette(_footprint(model.elements[n], placed[n][1]),
+                                     model.pieces[_PIECES[model.elements[n].kind]],
+                                     placed[n][0], camera) + placed[n][0]
+                         for n in placed
+                         if n != name and np.linalg.norm(placed[n][0] - at) < 60.0]
+            at, angle = _refine_piece(element, model.pieces[_PIECES[element.kind]], at, angle,
+                                      colour, changed, elsewhere, camera, settings,
+                                      settings.agree_mm * 2.0, 3.0)
+            stood[name] = (at, angle, contrast)
         for element in order:
             if element.name not in first:
                 continue
             guess = np.array(fits[element.name].centre_mm)
-            at, angle, contrast = second.get(element.name, first[element.name])
+            at, angle, contrast = stood[element.name]
             residual = float(np.linalg.norm(at - guess))
-            if element.kind == "stone" and fits[element.name].source == "group":
-                # a stone spot is printed in its village: it moves with the village's
-                # spaces; the stone in the picture confirms it
-                # (a stone seen well off its spot makes the spot doubtful)
+            if _printed_with_group(element, fits[element.name]):
+                # a stone spot is printed in its village, a gate's slot with the grid:
+                # it moves with the village's spaces or the grid's squares, found far
+                # more finely than a hand puts the piece down; the piece in the picture
+                # confirms it (a piece seen well off its spot makes the spot doubtful)
                 agreement = min(1.0, 1.5 * settings.agree_mm / max(residual, 1e-6))
-                fits[element.name] = _element_fit(element, guess, element.angle_deg,
+                fits[element.name] = _element_fit(element, guess, fits[element.name].angle_deg,
                                                   min(contrast, agreement), residual, "group")
             else:
                 fits[element.name] = _element_fit(element, at, angle, contrast, residual,
