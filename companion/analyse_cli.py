@@ -103,7 +103,7 @@ def table(result: Analysis) -> str:
     lines.append(head)
     for s in result.summary:
         counts = "  ".join(f"{s.counts.get(j, 0):>{len(j)}}" for j, _ in JUDGEMENTS)
-        loss = "" if s.mean_loss is None else f"{100 * s.mean_loss:.1f}%"
+        loss = f"{100 * s.mean_loss:.1f}%" if s.moves else ""
         lines.append(f"{s.name:<8} {s.moves:>6}  {s.accuracy_text():>8}  "
                      f"{loss:>9}  {counts}")
     lines += strength_lines(result)

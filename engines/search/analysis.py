@@ -21,7 +21,8 @@ A move that was the only legal one is *forced*: not judged, not counted.
 A move's **accuracy** and a player's **game accuracy** follow Lichess
 (``engines.search.accuracy``): each move scores from the win chance before and after
 it, and the game accuracy is the mean of a volatility-weighted mean and a harmonic mean
-of the player's move scores. A player with no judged move has no accuracy (None).
+of the player's move scores. A player with no judged move has no accuracy (NaN in
+``PlayerReport``, null in JSON, "no moves" in words).
 
 Each player's **strength** on the engine level scale, with a range, comes from their
 judged moves and the fitted model of ``engines.search.strength``.
@@ -106,18 +107,19 @@ class PlayerReport:
     name: str
     moves: int
     """Judged moves."""
-    accuracy: float | None
-    """Game accuracy, 0-100; None with no judged move."""
-    mean_loss: float | None
-    best_share: float | None
-    """Share of judged moves that were the analysis' best move."""
+    accuracy: float
+    """Game accuracy, 0-100; NaN with no judged move (``accuracy_text``: "no moves")."""
+    mean_loss: float
+    """Mean loss of the judged moves (NaN with none)."""
+    best_share: float
+    """Share of judged moves that were the analysis' best move (NaN with none)."""
     counts: dict[str, int] = field(default_factory=dict)
     strength: StrengthEstimate | None = None
     """The level this player played like; None without a model for the game."""
 
     def accuracy_text(self) -> str:
         """``87.5%``, or ``no moves``."""
-        return "no moves" if self.accuracy is None else f"{self.accuracy:.1f}%"
+        return "no moves" if not self.moves else f"{self.accuracy:.1f}%"
 
 
 @dataclass
@@ -133,7 +135,13 @@ class Analysis:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """Everything as JSON values (a figure with no move behind it is null)."""
+        data = asdict(self)
+        for row in data["summary"]:
+            for key in ("accuracy", "mean_loss", "best_share"):
+                if math.isnan(row[key]):
+                    row[key] = None
+        return data
 
 
 def _analyse_position(args: tuple[GameState[Any], Any, SearchConfig, bool]) -> tuple[
@@ -261,13 +269,11 @@ def summarise(player: int, name: str, reports: list[MoveReport], chances: list[l
     mine = [r for r in reports if r.player == player and not r.forced]
     counts = {j: sum(1 for r in mine if r.judgement == j) for j, _ in JUDGEMENTS}
     accuracy = player_game_accuracy(reports, chances, player)
-    mean_loss = sum(r.loss for r in mine) / len(mine) if mine else None
-    best_share = sum(r.played == r.best for r in mine) / len(mine) if mine else None
+    mean_loss = sum(r.loss for r in mine) / len(mine) if mine else math.nan
+    best_share = sum(r.played == r.best for r in mine) / len(mine) if mine else math.nan
     strength = (estimate(model, [r.accuracy or 0.0 for r in mine],
                          [r.played == r.best for r in mine], config.iterations)
                 if model is not None else None)
     return PlayerReport(player, name, len(mine),
-                        None if accuracy is None else round(accuracy, 1),
-                        None if mean_loss is None else round(mean_loss, 4),
-                        None if best_share is None else round(best_share, 3),
-                        counts, strength)
+                        math.nan if accuracy is None else round(accuracy, 1),
+                        round(mean_loss, 4), round(best_share, 3), counts, strength)

@@ -74,7 +74,7 @@ class PlayerStrength:
     name: str
     moves: int
     """Judged moves (a move that was the only legal one is not judged)."""
-    accuracy: float | None
+    accuracy: float
     """0-100, as Lichess computes it from win-chance losses."""
     good_moves: int
     """Best or good moves."""

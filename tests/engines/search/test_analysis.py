@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -83,7 +84,8 @@ def test_game_accuracy_by_hand() -> None:
 def test_a_player_with_no_move_has_no_accuracy() -> None:
     result = analyse(losing_record(), SearchConfig(iterations=100, seed=1))
     yellow = result.summary[2]
-    assert yellow.moves == 0 and yellow.accuracy is None
+    assert yellow.moves == 0 and math.isnan(yellow.accuracy)
+    assert result.to_json()["summary"][2]["accuracy"] is None
     assert yellow.accuracy_text() == "no moves"
     assert player_game_accuracy(result.moves, result.chances, 2) is None
     assert len(result.chances) == len(result.moves) + 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -35,11 +36,12 @@ def test_the_strength_report_counts_the_blunder_and_ends_on_the_result() -> None
     report = strength_report(losing_record(), level=2, seed=1)
     red, blue = report.players[:2]
     assert (red.name, red.moves, red.blunders, red.good_moves) == ("red", 1, 1, 0)
-    assert red.accuracy is not None and red.accuracy < 20
+    assert red.accuracy < 20
     assert (blue.moves, blue.good_moves, blue.blunders) == (1, 1, 0)
     assert red.level is not None and red.level.level is None  # one move says nothing
     assert red.level.describe() == "not enough moves (1 judged)"
-    assert report.players[2].accuracy is None  # yellow never moved
+    assert math.isnan(report.players[2].accuracy)  # yellow never moved
+    assert report.to_json()["analysis"]["summary"][2]["accuracy"] is None
     # a point before each of the two moves, then the result: blue won
     assert [len(series) for series in report.win_chances] == [3] * 4
     assert [series[-1] for series in report.win_chances] == [0.0, 1.0, 0.0, 0.0]
