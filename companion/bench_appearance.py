@@ -31,9 +31,10 @@ import numpy as np
 
 from companion.bench_vision import LEVEL_SPECS, LEVELS, Shot, _camera_and_pose, _state_observation
 
-GAMES = ("shangrila", "shendao")
+GAMES = ("shangrila", "shendao", "shenshi")
 """Games the appearance reader reads (those with worlds other than the project's)."""
-KINDS_OF = {"shangrila": ("space", "bridge", "stone"), "shendao": ("square", "gate")}
+KINDS_OF = {"shangrila": ("space", "bridge", "stone"), "shendao": ("square", "gate"),
+            "shenshi": ("tile", "cushion", "monk")}
 SETS = {
     "train": (("project", "painted"), 1),
     "validation": (("painted",), 1000),
@@ -121,7 +122,7 @@ def render_setup(setup: Setup) -> Pictures:
 
     schema = referee_schema(game)
     empty_obs = Observation(schema, {e: (0 if e.endswith("^") else bare_value(schema.values[e]))
-                                     for e in schema.elements})
+                                     for e in schema.elements if model.on_board(e)})
     layout = calibration_layout(schema, model, board_geometry(game).player_colours)
     # calibration happens once, under one light, with the camera in place
     calm_light = light()
@@ -235,7 +236,7 @@ def with_foreign_objects(image: Any, reader: Any, view: Any, seed: int,
         for _attempt in range(20):
             bgr = rng.integers(0, 256, 3)
             colour = log_colour(linear(bgr.astype(np.uint8)[None, :]))[0]
-            if all(float(distance(colour, p)) > 0.8 for p in prototypes):
+            if all(float(np.min(distance(colour, p))) > 0.8 for p in prototypes):
                 break
         target = int(rng.integers(len(sampling.elements)))
         points = sampling.pixels[sampling.owner == target]

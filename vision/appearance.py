@@ -82,7 +82,9 @@ _SAMPLING: dict[str, tuple[int, float, float, str, float]] = {
     "gate": (5, 0.38, 0.0, "stick_height_mm", 1.0),
 }
 _PIECE_SIZE = {"space": "tile_mm", "square": "tile_mm"}
-_BARE_VALUES = ("empty", "open", False)
+_BARE_VALUES = ("empty", "open", False, "none")
+_STACK = ("tile", "cushion", "monk")
+"""Kinds of element stacked on one spot (ShenShi's square), bottom up."""
 
 # Features of each alternative: the bare value, a piece value, something else.
 FEATURES = ("bare", "bare_change", "bare_changed_share", "bare_wins_share",
@@ -124,6 +126,7 @@ class Sampling:
     pixels: NDArray[np.float32]  # (P, 2) frame pixels
     ground_mm: FloatArray  # (P, 2) board point each pixel shows when bare
     inside: NDArray[np.bool_]  # pixel inside the frame
+    groups: NDArray[np.intp] | None = None  # stacked kinds: each point's group
 
 
 def element_offsets(kind: str, element_size: tuple[float, float],
@@ -144,24 +147,42 @@ def element_offsets(kind: str, element_size: tuple[float, float],
 
 def plan(model: BoardModel, view: BoardView, elements: Sequence[str]) -> Sampling:
     """The sample points of ``elements`` (board elements, no stack heights) in ``view``."""
-    owners, pixels, kinds = [], [], []
+    from vision import appearance_stacks
+
+    owners, pixels, kinds, groups = [], [], [], []
+    camera = view.camera_mm()
+    board_points = []
     for index, name in enumerate(elements):
         element = model.elements[name]
         kinds.append(element.kind)
-        offsets, height = element_offsets(element.kind, element.size_mm, model.pieces)
+        if element.kind in _STACK:
+            offsets, heights, group = appearance_stacks.stack_points(
+                element.kind, model.pieces,
+                appearance_stacks.across(element.centre_mm, element.angle_deg, camera))
+        else:
+            offsets, height = element_offsets(element.kind, element.size_mm, model.pieces)
+            heights, group = np.full(len(offsets), height), np.zeros(len(offsets), np.intp)
+        groups.append(group)
         a = math.radians(element.angle_deg)
         rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
         points = offsets @ rot.T + np.array(element.centre_mm)
         if view.projection is not None:
-            points = np.column_stack([points, np.full(len(points), height)])
+            points = np.column_stack([points, heights])
+        board_points.append(points)
         pixels.append(view.to_image(points))
         owners.append(np.full(len(offsets), index))
     pixel_array = np.vstack(pixels)
     w, h = view.image_size
     inside = (pixel_array[:, 0] >= 0) & (pixel_array[:, 0] <= w - 1) \
         & (pixel_array[:, 1] >= 0) & (pixel_array[:, 1] <= h - 1)
+    if camera is not None and any(k in _STACK for k in kinds):
+        # a point a piece of another square could stand in front of is not looked at
+        inside &= ~appearance_stacks.possibly_hidden(
+            np.vstack(board_points), np.concatenate(owners), kinds, elements, model, camera)
+    point_groups = np.concatenate(groups) if any(k in _STACK for k in kinds) else None
     return Sampling(tuple(elements), tuple(kinds), np.concatenate(owners).astype(np.intp),
-                    pixel_array.astype(np.float32), view.to_board(pixel_array), inside)
+                    pixel_array.astype(np.float32), view.to_board(pixel_array), inside,
+                    point_groups)
 
 
 def sample(image: NDArray[Any], pixels: NDArray[np.float32]) -> NDArray[Any]:
@@ -233,14 +254,19 @@ def save_appearance(appearance: SetAppearance, profile: str | None = None) -> Pa
         raise AppearanceError("the empty board's picture could not be encoded")
     data = encoded.tobytes()
     write_atomic(picture, data)
-    colours = {kind: [{"value": value, "colour": [round(float(c), 5) for c in col]}
-                      for value, col in values.items()]
+    colours = {kind: [{"value": value, "colour": _rounded(col)} for value, col in values.items()]
                for kind, values in appearance.colours.items()}
     save_document(document, KIND_APPEARANCE, {
         "game": appearance.game, "created": now_iso(), "px_per_mm": BARE_PX_PER_MM,
         "bare_picture": picture.name, "bare_sha256": hashlib.sha256(data).hexdigest(),
         "colours": colours})
     return document
+
+
+def _rounded(colour: FloatArray) -> list[Any]:
+    if colour.ndim == 2:
+        return [_rounded(row) for row in colour]
+    return [round(float(c), 5) for c in colour]
 
 
 def load_appearance(game: str, profile: str | None = None) -> SetAppearance | None:
@@ -272,9 +298,10 @@ def load_appearance(game: str, profile: str | None = None) -> SetAppearance | No
             colours[str(kind)] = {}
             for item in values:
                 value = item["value"]
-                colour = np.array([float(c) for c in item["colour"]])
-                if colour.shape != (3,) or not np.isfinite(colour).all() or \
-                        not isinstance(value, str | bool):
+                colour = np.array(item["colour"], dtype=np.float64)
+                several = colour.ndim == 2 and colour.shape[1] == 3 and len(colour) >= 1
+                if (colour.shape != (3,) and not several) or \
+                        not np.isfinite(colour).all() or not isinstance(value, str | bool):
                     raise ValueError(f"a colour of {kind} is malformed")
                 colours[str(kind)][value] = colour
     except (KeyError, TypeError, ValueError, AttributeError) as error:
@@ -377,6 +404,15 @@ def features(frame: Image, view: BoardView, appearance: SetAppearance, model: Bo
         count = int(np.sum(sampling.owner == members[0]))
         index = starts[members][:, None] + np.arange(count)[None, :]
         inside = sampling.inside[index]
+        if kind in _STACK and sampling.groups is not None:
+            from vision import appearance_stacks
+
+            names = [sampling.elements[m] for m in members]
+            stacked = appearance_stacks.features(
+                kind, names, seen[index], to_bare[index], inside, sampling.groups[index[0]],
+                appearance, schema, model.pieces)
+            out.update({int(m): item for m, item in zip(members, stacked, strict=True)})
+            continue
         share = inside.mean(axis=1)
         # points out of the picture count as missing; an element wholly out keeps them
         use = inside | ~inside.any(axis=1, keepdims=True)
@@ -506,9 +542,24 @@ def calibrate(game: str, model: BoardModel, empty: Image, empty_view: BoardView,
             if value in _BARE_VALUES or value is None:
                 continue
             mask = (sampling.owner == index) & sampling.inside
+            if sampling.kinds[index] in _STACK and sampling.groups is not None:
+                from vision import appearance_stacks
+
+                shows = appearance_stacks.calibration_mask(
+                    sampling.kinds[index], appearance_stacks.square_values(observation, name),
+                    model.pieces, sampling.groups[sampling.owner == index])
+                if shows is None:
+                    continue
+                mask[mask] = shows[sampling.inside[sampling.owner == index]]
             samples.setdefault(sampling.kinds[index], {}).setdefault(value, []).append(
                 seen[mask])
     for kind, values in samples.items():
+        if kind in _STACK:
+            from vision.appearance_stacks import prototypes
+
+            appearance.colours[kind] = {value: prototypes(np.vstack(parts))
+                                        for value, parts in values.items()}
+            continue
         appearance.colours[kind] = {value: np.median(np.vstack(parts), axis=0)
                                     for value, parts in values.items()}
     return appearance
@@ -522,7 +573,10 @@ def calibration_layout(schema: TableSchema, model: BoardModel,
                        colours: Sequence[str], per_colour: int = 3) -> Observation:
     """The calibration position: every bridge, stone (Shangri-La) and stick (Shendao)
     in place, and ``per_colour`` tiles of each colour on places spread over the board
-    (which places is shown to the player, and the same for a given board)."""
+    (which places is shown to the player, and the same for a given board). ShenShi's
+    is :func:`stack_calibration_layout` (``colours`` and ``per_colour`` unused)."""
+    if any(e.kind in _STACK for e in model.elements.values()):
+        return stack_calibration_layout(schema, model)
     places = [e.name for e in model.elements.values() if e.kind in ("space", "square")]
     step = max(1, len(places) // (len(colours) * per_colour))
     readings: dict[str, Reading | Value | None] = {}
@@ -542,6 +596,32 @@ def calibration_layout(schema: TableSchema, model: BoardModel,
             readings[name] = "empty"
             if heights:
                 readings[name + HEIGHT_SUFFIX] = 0
+    return Observation(schema, readings)
+
+
+def stack_calibration_layout(schema: TableSchema, model: BoardModel) -> Observation:
+    """ShenShi's calibration position, on every other square of the hall so that no
+    piece stands beside another: each monk once, on a cushion (half of them on an
+    intact tile, half on the board), a few cushions alone on intact tiles, and four
+    tiles of each face alone. The cushions used are those of a set (at most five
+    orange)."""
+    squares = sorted({e.name.split(" ")[0] for e in model.elements.values()
+                      if e.kind in _STACK},
+                     key=lambda n: (-int(n[1:]), n[0]))
+    spread = [n for n in squares if (ord(n[0]) + int(n[1:])) % 2 == 0]
+    monks = sorted((v for v in schema.values[f"{spread[0]} monk"] if v != "none"), key=str)
+    stacks: list[tuple[Value, Value, Value]] = []
+    for i, monk in enumerate(monks):
+        stacks.append(("intact" if i % 2 == 0 else "none",
+                       "orange" if i % 3 == 1 else "blond", monk))
+    stacks += [("intact", "blond", "none")] * 3 + [("intact", "orange", "none")] * 2
+    stacks += [("intact", "none", "none")] * 4 + [("faded", "none", "none")] * 4
+    readings: dict[str, Reading | Value | None] = {
+        name: "none" for name in schema.elements if name in model.elements}
+    for i, (tile, cushion, monk) in enumerate(stacks):
+        square = spread[(i * 7) % len(spread)]
+        readings.update({f"{square} tile": tile, f"{square} cushion": cushion,
+                         f"{square} monk": monk})
     return Observation(schema, readings)
 
 
@@ -598,7 +678,8 @@ class AppearanceReader:
         self.fitted = fitted or load_fitted(game)
         self.schema = schema or referee_schema(game)
         self.elements = tuple(e for e in self.schema.elements if e in model.elements
-                              and model.elements[e].kind in _SAMPLING)
+                              and (model.elements[e].kind in _SAMPLING
+                                   or model.elements[e].kind in _STACK))
         self._plan: tuple[BoardView, Sampling] | None = None
 
     def sampling(self, view: BoardView) -> Sampling:
@@ -690,7 +771,8 @@ RIDGE = 3.0
 
 def fit_weights(data: Sequence[Example], l2: float = RIDGE, iterations: int = 60
                 ) -> FloatArray:
-    """Weights of the conditional logit by Newton's method with a small ridge."""
+    """Weights of the conditional logit by Newton's method with a small ridge; a step
+    that would make the fit worse is halved until it does not."""
     w = np.zeros(len(FEATURES))
     for _ in range(iterations):
         gradient = l2 * w
@@ -702,10 +784,26 @@ def fit_weights(data: Sequence[Example], l2: float = RIDGE, iterations: int = 60
             centred = example.rows - mean
             hessian += (centred * p[:, None]).T @ centred
         step = np.linalg.solve(hessian + 1e-9 * np.eye(len(FEATURES)), gradient)
+        before = _penalised_loss(w, data, l2)
+        for _halving in range(40):
+            if _penalised_loss(w - step, data, l2) <= before + 1e-9 * max(1.0, abs(before)):
+                break
+            step = step / 2.0
         w -= step
         if float(np.abs(step).max()) < 1e-7:
             break
     return w
+
+
+def _penalised_loss(w: FloatArray, data: Sequence[Example], l2: float) -> float:
+    """The fit's objective: the examples' negative log-likelihood plus the ridge."""
+    total = 0.5 * l2 * float(w @ w)
+    for example in data:
+        logits = example.rows @ w
+        top = float(logits.max())
+        total += top + math.log(float(np.exp(logits - top).sum())) - float(
+            logits[example.truth])
+    return total
 
 
 def fit(game: str, data: Sequence[Example], provenance: Mapping[str, Any],

@@ -366,7 +366,8 @@ def _pieces(model: BoardModel, observation: Observation,
             ) -> list[tuple[str, _Solid]]:
     """The solids standing on the board, in board millimetres, with the element each
     belongs to. ``colours`` overrides the set's colours (player names, ``wood``,
-    ``stone``, ``stick``)."""
+    ``stone``, ``stick``; for ShenShi the metals, the cushions and the mandalas' colours,
+    see :func:`_shenshi_pieces`)."""
     colour_of = {**PLAYER_BGR, "wood": WOOD_BGR, "stone": STONE_BGR, "stick": STICK_BGR,
                  **(colours or {})}
     out: list[tuple[str, _Solid]] = []
@@ -397,7 +398,7 @@ def _pieces(model: BoardModel, observation: Observation,
                     _circle(_CYLINDER_SIDES, stone.size_mm[0] / 2.0, *stone.centre_mm)[:-1],
                     0.0, p["stone_height_mm"], colour_of["stone"], highlight=True)))
     elif model.game == "shenshi":
-        out.extend(_shenshi_pieces(model, observation))
+        out.extend(_shenshi_pieces(model, observation, colours or {}))
     else:
         tile, thick = p["tile_mm"], p["tile_thickness_mm"]
         for square in model.of_kind("square"):
@@ -490,18 +491,34 @@ def _cushion(centre: tuple[float, float], base: float, side: float, height: floa
             _Solid(puff, base + 0.72 * height, base + height, bgr, decor=decor, attached=True)]
 
 
-def _shenshi_pieces(model: BoardModel,
-                    observation: Observation) -> list[tuple[str, _Solid]]:
+def shenshi_colours(colours: Mapping[str, tuple[int, int, int]] | None = None
+                    ) -> dict[str, tuple[int, int, int]]:
+    """ShenShi's piece colours by name: the metals (``silver`` ...), the cushions
+    (``blond``, ``orange``) and each mandala face's four colours (``intact 0`` ..
+    ``intact 3``: ground, ring, petals, heart), the set's own unless ``colours`` gives
+    others."""
+    out: dict[str, tuple[int, int, int]] = {**METAL_BGR, **CUSHION_BGR}
+    for face, palette in MANDALA_BGR.items():
+        out.update({f"{face} {i}": bgr for i, bgr in enumerate(palette)})
+    out.update({k: v for k, v in (colours or {}).items() if k in out})
+    return out
+
+
+def _shenshi_pieces(model: BoardModel, observation: Observation,
+                    colours: Mapping[str, tuple[int, int, int]]
+                    ) -> list[tuple[str, _Solid]]:
     """Per square, what stands there bottom up: the mandala tile, the cushion on it,
-    the monk on that; each piece starts where the one below it ends."""
+    the monk on that; each piece starts where the one below it ends. ``colours``: see
+    :func:`shenshi_colours`."""
     p = model.pieces
+    colour_of = shenshi_colours(colours)
     out: list[tuple[str, _Solid]] = []
     for tile in model.of_kind("tile"):
         square = tile.name.split(" ")[0]
         base = 0.0
         face = observation.value(tile.name)
         if face in MANDALA_BGR:
-            palette = MANDALA_BGR[str(face)]
+            palette = tuple(colour_of[f"{face} {i}"] for i in range(4))
             out.append((tile.name, _Solid(
                 _rectangle(tile.centre_mm, (p["tile_mm"], p["tile_mm"]), tile.angle_deg),
                 0.0, p["tile_thickness_mm"], palette[0],
@@ -511,14 +528,14 @@ def _shenshi_pieces(model: BoardModel,
         if colour in CUSHION_BGR:
             out.extend((f"{square} cushion", solid) for solid in _cushion(
                 tile.centre_mm, base, p["cushion_mm"], p["cushion_height_mm"],
-                CUSHION_BGR[str(colour)]))
+                colour_of[str(colour)]))
             base += p["cushion_height_mm"]
         monk = observation.value(f"{square} monk")
         if isinstance(monk, str) and "-" in monk:
             metal, size = monk.split("-")
             out.extend((f"{square} monk", solid) for solid in _monk(
                 tile.centre_mm, base, p[f"{size}_height_mm"], p[f"{size}_base_mm"],
-                METAL_BGR[metal]))
+                colour_of[metal]))
     return out
 
 

@@ -17,8 +17,8 @@ Kinds of world:
   tuning (see :data:`HELD_OUT_KINDS`), so that figures on it are measured where
   nothing was chosen.
 
-``make_world(game, kind, seed)`` is deterministic. Only Shangri-La has worlds other
-than ``project`` so far; the other games raise ``ValueError`` for them.
+``make_world(game, kind, seed)`` is deterministic. Shangri-La, Shendao and ShenShi
+have worlds of every kind.
 """
 
 from __future__ import annotations
@@ -32,13 +32,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.models import BoardModel, Element, load_model
-from vision.synth.table import PLAYER_BGR, STICK_BGR, STONE_BGR, WOOD_BGR, board_art
+from vision.synth.table import (
+    PLAYER_BGR,
+    STICK_BGR,
+    STONE_BGR,
+    WOOD_BGR,
+    board_art,
+    shenshi_colours,
+)
 
 Image = NDArray[np.uint8]
 FloatArray = NDArray[np.float64]
 
 KINDS = ("project", "painted", "landscape")
-WORLD_GAMES = ("shangrila", "shendao")
+WORLD_GAMES = ("shangrila", "shendao", "shenshi")
 """Games with worlds other than the project's own."""
 HELD_OUT_KINDS = frozenset({"landscape"})
 """Kinds of world never used to fit or tune a reader: figures on them are test figures."""
@@ -65,6 +72,8 @@ class World:
                 self._art.append(board_art(self.game, self.px_per_mm))
             elif self.game == "shendao":
                 self._art.append(_shendao_painting(self, self.px_per_mm))
+            elif self.game == "shenshi":
+                self._art.append(_shenshi_painting(self, self.px_per_mm))
             else:
                 self._art.append(_shangrila_painting(self, self.px_per_mm))
         return self._art[0]
@@ -81,9 +90,11 @@ def make_world(game: str, kind: str = "project", seed: int = 0,
         return World(game, kind, seed, model, {}, px_per_mm)
     if game not in WORLD_GAMES:
         raise ValueError(f"{game} has only the project's own world so far")
-    rng = np.random.default_rng([seed, KINDS.index(kind), 17, *([1] if game == "shendao" else [])])
+    salt = {"shangrila": [], "shendao": [1], "shenshi": [2]}[game]
+    rng = np.random.default_rng([seed, KINDS.index(kind), 17, *salt])
     layout = _moved_layout(model, rng) if game == "shangrila" else _moved_grid(model, rng)
-    return World(game, kind, seed, layout, _set_colours(rng), px_per_mm)
+    colours = _shenshi_set_colours(rng) if game == "shenshi" else _set_colours(rng)
+    return World(game, kind, seed, layout, colours, px_per_mm)
 
 
 # --- the set ---------------------------------------------------------------------------------
@@ -107,6 +118,14 @@ def _set_colours(rng: np.random.Generator) -> dict[str, tuple[int, int, int]]:
     colours["stone"] = _vary(STONE_BGR, rng, 25.0, 0.25)
     colours["stick"] = _vary(STICK_BGR, rng, 15.0, 0.25)
     return colours
+
+
+def _shenshi_set_colours(rng: np.random.Generator) -> dict[str, tuple[int, int, int]]:
+    """ShenShi's metals, cushions and mandala inks, each varied around the set's own."""
+    spreads = {"silver": (6.0, 0.12), "copper": (8.0, 0.15), "gold": (8.0, 0.15),
+               "black": (15.0, 0.3), "blond": (10.0, 0.15), "orange": (8.0, 0.15)}
+    return {name: _vary(bgr, rng, *spreads.get(name, (10.0, 0.15)))
+            for name, bgr in shenshi_colours().items()}
 
 
 def _moved_grid(model: BoardModel, rng: np.random.Generator) -> BoardModel:
@@ -268,6 +287,78 @@ def _shendao_painting(world: World, s: float) -> Image:
     for a, b in model.walls:
         cv2.polylines(image, [_pts(np.array([a, b]), s)], False, wall,
                       max(1, round(5 * s)), aa, _SHIFT)
+    w, h = image.shape[1], image.shape[0]
+    cv2.rectangle(image, (0, 0), (w - 1, h - 1), _random_bgr(rng, (0.1, 0.4)),
+                  max(1, round(4 * s)))
+    image.setflags(write=False)
+    return image
+
+
+def _shenshi_painting(world: World, s: float) -> Image:
+    """A procedural painting of a ShenShi hall: its ground, a 7x7 grid of printed squares
+    of this edition's style (light and dark shades, or one shade; plain, framed,
+    patterned or with a printed rosette), the marked squares in a shade of their own or
+    not, and a carved border."""
+    from engines.shenshi.board import load_board, square_name
+
+    model = world.model
+    rng = np.random.default_rng([world.seed, KINDS.index(world.kind), 37])
+    image, _, _ = _base_painting(world, rng, s)
+    aa = cv2.LINE_AA
+    light = world.kind == "landscape" or rng.random() < 0.5
+    value = (0.6, 0.95) if light else (0.2, 0.55)
+    shades = [_random_bgr(rng, value, (0.03, 0.6)) for _ in range(2)]
+    if rng.random() < 0.3:
+        shades[1] = shades[0]
+    marked_shade = _random_bgr(rng, value, (0.1, 0.7)) if rng.random() < 0.6 else None
+    ink = _random_bgr(rng, (0.05, 0.35) if light else (0.5, 0.9), (0.1, 0.7))
+    style = str(rng.choice(["plain", "framed", "patterned", "rosette"]))
+    marked = {square_name(square) for square in load_board().marked}
+    tiles = model.of_kind("tile")
+    centres = np.array([t.centre_mm for t in tiles])
+    gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2) + np.eye(len(tiles)) * 1e9
+    pitch = float(np.median(gaps.min(axis=1)))
+    scale = pitch / 42.86
+    painted = image.copy()
+    for tile in tiles:
+        name = tile.name.split(" ")[0]
+        file, rank = ord(name[0]) - ord("a"), int(name[1:])
+        shade = marked_shade if marked_shade is not None and name in marked else \
+            shades[(file + rank) % 2]
+        cell = Element("", "", tile.centre_mm, (pitch, pitch), tile.angle_deg).corners_mm()
+        cv2.fillPoly(painted, [_pts(cell, s)], shade, aa, _SHIFT)
+    opacity = float(rng.uniform(0.8, 1.0))
+    image = cv2.addWeighted(painted, opacity, image, 1.0 - opacity, 0.0)
+    for tile in tiles:
+        centre = np.array(tile.centre_mm)
+        cell = Element("", "", tile.centre_mm, (pitch, pitch), tile.angle_deg).corners_mm()
+        cv2.polylines(image, [_pts(cell, s)], True, ink,
+                      max(1, round(rng.uniform(0.5, 1.5) * s)), aa, _SHIFT)
+        if style == "framed":
+            inner = centre + (cell - centre) * 0.82
+            cv2.polylines(image, [_pts(inner, s)], True, ink, max(1, round(0.7 * s)), aa,
+                          _SHIFT)
+        elif style == "patterned":
+            for k in range(-3, 4):
+                a = centre + np.array([k * 5.0, -pitch * 0.45]) * scale
+                cv2.line(image, (int(a[0] * s), int(a[1] * s)),
+                         (int((a[0] + 4 * scale) * s), int((a[1] + pitch * 0.9) * s)), ink,
+                         max(1, round(0.4 * s)), aa)
+        elif style == "rosette":
+            angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+            radii = pitch * (0.2 + 0.06 * np.sin(6 * angles))
+            ring = centre + np.column_stack([np.cos(angles), np.sin(angles)]) * radii[:, None]
+            cv2.polylines(image, [_pts(ring, s)], True, ink, max(1, round(0.6 * s)), aa,
+                          _SHIFT)
+    lo = centres.min(axis=0) - pitch / 2
+    hi = centres.max(axis=0) + pitch / 2
+    border = _random_bgr(rng, (0.1, 0.5), (0.1, 0.8))
+    for inset, width in ((0.0, 2.0), (-9.0, float(rng.uniform(0.8, 2.0))),
+                         (-14.0, float(rng.uniform(1.5, 3.5)))):
+        a, b = lo + inset, hi - inset
+        ring = np.array([a, [b[0], a[1]], b, [a[0], b[1]]])
+        cv2.polylines(image, [_pts(ring, s)], True, border, max(1, round(width * s)), aa,
+                      _SHIFT)
     w, h = image.shape[1], image.shape[0]
     cv2.rectangle(image, (0, 0), (w - 1, h - 1), _random_bgr(rng, (0.1, 0.4)),
                   max(1, round(4 * s)))

@@ -1,0 +1,405 @@
+"""Stacked elements for the appearance reader: ShenShi's square holds a mandala tile, a
+cushion on it and a monk on that, each an element of its own.
+
+What the reader knows here is geometry only: how high each piece's top stands, how
+tall and wide each size of monk is. It never uses the rules (how many monks of a kind
+there are, where a cushion may go).
+
+- **Where each piece is looked at.** A tile by the ring of its rim that a cushion on it
+  leaves showing; a cushion by the ring of its top that a monk on it leaves showing; a
+  monk by a column of points above the square's centre (every 4 mm up to above the
+  tallest monk on a cushion) and by two rings just wider than a master's legs and
+  narrower than a Grand Master's, at the height of its legs on a tile and on a cushion.
+- **The pieces' looks have several colours** (a mandala's ground, ring and petals; a
+  polished monk's lit and shaded sides): each value's appearance is a few colours
+  (:func:`prototypes`), and a point's distance to it is the distance to the nearest.
+- **Above and below.** Where nothing of a kind stands, the points show the board or a
+  piece below (a tile under an empty cushion's ring, a cushion under a monk's column):
+  the bare alternative counts the nearest of those. A point that shows a piece *above*
+  (a cushion over a tile's rim, a monk leaning into a cushion's ring, a piece of the
+  square in front) tells nothing about the element and is left out; an element with
+  fewer than half of its points left is not shown (it is hidden).
+- **A monk's size by its height.** For each value, the column points its monk would
+  fill (standing on a tile, or on a cushion: whichever fits better) should show its
+  metal and those above its head should not; the wider ring shows a Grand Master's
+  legs and not a master's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from engines.observation import Observation, TableSchema, Value
+    from vision.appearance import ElementFeatures, SetAppearance
+
+FloatArray = NDArray[np.float64]
+
+STACK = ("tile", "cushion", "monk")
+"""Kinds stacked on one spot, bottom up."""
+BELOW = {"tile": (), "cushion": ("tile",), "monk": ("tile", "cushion")}
+ABOVE = {"tile": ("cushion", "monk"), "cushion": ("monk",), "monk": ()}
+NONE = "none"
+TILE_RING = 0.45
+"""The tile's rim ring, as a share of the tile's side from its centre (a cushion covers
+up to 0.425)."""
+CUSHION_RING = 0.42
+"""The cushion's top ring, as a share of the cushion's side (a Grand Master's legs reach
+0.3)."""
+MONK_LAYER_MM = 4.0
+MONK_ACROSS_MM = 1.5
+MONK_BASES_MM = (1.0, 11.0)
+"""Where a monk stands: on a tile or the board; on a cushion (on a tile or the board)."""
+LEG_RING_POINTS = 8
+PROTOTYPES = 3
+"""Colours kept at most per piece value (a cluster under a tenth of the points is not)."""
+
+
+def _square_ring(half: float, per_side: int) -> FloatArray:
+    t = np.linspace(-1.0, 1.0, per_side + 1)[:-1] * half
+    sides = [np.column_stack([t, np.full_like(t, -half)]),
+             np.column_stack([np.full_like(t, half), t]),
+             np.column_stack([-t, np.full_like(t, half)]),
+             np.column_stack([np.full_like(t, -half), -t])]
+    return np.vstack(sides)
+
+
+def monk_layers(pieces: Mapping[str, float]) -> FloatArray:
+    """Heights of the monk's column points, from low to above the tallest monk."""
+    top = max(MONK_BASES_MM) + pieces["grand_height_mm"] + MONK_LAYER_MM
+    return np.arange(MONK_LAYER_MM, top + 1e-9, MONK_LAYER_MM)
+
+
+def leg_ring_radius(pieces: Mapping[str, float]) -> float:
+    """Between a master's legs and a Grand Master's (half their bases' mean)."""
+    return (pieces["grand_base_mm"] + pieces["master_base_mm"]) / 4.0
+
+
+FLANK_MM = 12.5
+"""How far beside a monk's column, across the line of sight, the background is looked
+at (wider than a Grand Master's robe, within a cushion)."""
+
+
+def across(centre_mm: tuple[float, float], angle_deg: float,
+           camera: FloatArray | None) -> FloatArray:
+    """The unit direction, in the element's frame, across the line of sight from the
+    camera to the element (along x when the camera is overhead or unknown)."""
+    if camera is None:
+        return np.array([1.0, 0.0])
+    sight = np.array(centre_mm) - camera[:2]
+    norm = float(np.linalg.norm(sight))
+    if norm < 1e-6:
+        return np.array([1.0, 0.0])
+    perpendicular = np.array([-sight[1], sight[0]]) / norm
+    a = np.radians(angle_deg)
+    rot = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])  # board to element
+    return np.asarray(rot @ perpendicular)
+
+
+def tallest(pieces: Mapping[str, float]) -> float:
+    return pieces["tile_thickness_mm"] + pieces["cushion_height_mm"] + max(
+        pieces["grand_height_mm"], pieces["master_height_mm"]) + 1.0
+
+
+def possibly_hidden(points: FloatArray, owners: NDArray[np.intp], kinds: Sequence[str],
+                    elements: Sequence[str], model: Any, camera: FloatArray
+                    ) -> NDArray[np.bool_]:
+    """Monk column points (``points``: board mm with heights) that the tallest monk
+    another square could hold would stand in front of, seen from ``camera``."""
+    hidden = np.zeros(len(points), bool)
+    if points.shape[1] != 3:
+        return hidden
+    radius = max(model.pieces["grand_base_mm"], model.pieces["master_base_mm"]) / 2.0 + 0.5
+    top = tallest(model.pieces)
+    squares = {square_of(e): np.array(model.elements[e].centre_mm)
+               for e, k in zip(elements, kinds, strict=True) if k == "monk"}
+    centres = np.array(list(squares.values()))
+    names = list(squares)
+    monk_points = np.flatnonzero(np.array([kinds[o] == "monk" for o in owners]))
+    if not len(monk_points) or not len(centres):
+        return hidden
+    p = points[monk_points]
+    ray = camera[None, :] - p
+    own = np.array([names.index(square_of(elements[o])) for o in owners[monk_points]])
+    for j, centre in enumerate(centres):
+        # where the ray passes nearest the other square's axis, and how high it is there
+        rel = centre[None, :] - p[:, :2]
+        flat = np.maximum(np.sum(ray[:, :2] ** 2, axis=1), 1e-9)
+        t = np.clip(np.sum(rel * ray[:, :2], axis=1) / flat, 0.0, 1.0)
+        near = np.linalg.norm(p[:, :2] + t[:, None] * ray[:, :2] - centre, axis=1)
+        z = p[:, 2] + t * ray[:, 2]
+        hidden[monk_points] |= (own != j) & (t > 0.0) & (near < radius) & (z < top)
+    return hidden
+
+
+def stack_points(kind: str, pieces: Mapping[str, float],
+                 across_mm: FloatArray | None = None
+                 ) -> tuple[FloatArray, FloatArray, NDArray[np.intp]]:
+    """Sample offsets (element frame, mm), their heights above the board and their
+    group (a monk's column layer, its leg rings, then the layer's flanks; 0 for the
+    others). ``across_mm``: the direction across the line of sight (a monk's flanks)."""
+    if kind == "tile":
+        offsets = _square_ring(TILE_RING * pieces["tile_mm"], 7)
+        heights = np.full(len(offsets), pieces["tile_thickness_mm"])
+        return offsets, heights, np.zeros(len(offsets), np.intp)
+    if kind == "cushion":
+        offsets = _square_ring(CUSHION_RING * pieces["cushion_mm"], 6)
+        heights = np.full(len(offsets), pieces["tile_thickness_mm"]
+                          + pieces["cushion_height_mm"])
+        return offsets, heights, np.zeros(len(offsets), np.intp)
+    layers = monk_layers(pieces)
+    across = np.array([[0.0, 0.0], [MONK_ACROSS_MM, 0.0], [-MONK_ACROSS_MM, 0.0]])
+    offsets = [np.tile(across, (len(layers), 1))]
+    heights = [np.repeat(layers, len(across))]
+    groups = [np.repeat(np.arange(len(layers)), len(across))]
+    angles = np.linspace(0.0, 2 * np.pi, LEG_RING_POINTS, endpoint=False)
+    ring = np.column_stack([np.cos(angles), np.sin(angles)]) * leg_ring_radius(pieces)
+    for k, base in enumerate(MONK_BASES_MM):
+        offsets.append(ring)
+        heights.append(np.full(len(ring), base + 3.0))
+        groups.append(np.full(len(ring), len(layers) + k))
+    side = (np.array([1.0, 0.0]) if across_mm is None else across_mm) * FLANK_MM
+    offsets.append(np.tile(np.array([side, -side]), (len(layers), 1)))
+    heights.append(np.repeat(layers, 2))
+    groups.append(flank_group(len(layers), np.repeat(np.arange(len(layers)), 2)))
+    return (np.vstack(offsets), np.concatenate(heights),
+            np.concatenate(groups).astype(np.intp))
+
+
+def flank_group(layers: int, layer: NDArray[np.intp]) -> NDArray[np.intp]:
+    """The group of a layer's flank points (after the column and the leg rings)."""
+    return np.asarray(layers + len(MONK_BASES_MM) + layer, dtype=np.intp)
+
+
+def monk_masks(pieces: Mapping[str, float], groups: NDArray[np.intp], size: str,
+               base: float) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """The points a monk of ``size`` standing at ``base`` fills, and those it leaves
+    showing what is behind it (above its head; the leg ring of its base if a master)."""
+    layers = monk_layers(pieces)
+    height = pieces[f"{size}_height_mm"]
+    core = groups < len(layers)
+    z = np.where(core, layers[np.minimum(groups, len(layers) - 1)], np.nan)
+    inside = core & (z >= base + 3.0) & (z <= base + height - 3.0)
+    outside = core & (z >= base + height + 4.0)
+    ring = groups == len(layers) + MONK_BASES_MM.index(base)
+    if size == "grand":
+        inside = inside | ring
+    else:
+        outside = outside | ring
+    return inside, outside
+
+
+def _kmeans(points: FloatArray, k: int) -> FloatArray:
+    """Up to ``k`` colours of ``points`` (deterministic: started at brightness
+    quantiles), each the median of its cluster; small clusters dropped."""
+    from vision.appearance import distance
+
+    order = np.argsort(points[:, 0], kind="stable")
+    centres = points[order[((np.arange(k) + 0.5) / k * len(points)).astype(int)]]
+    label = np.zeros(len(points), np.intp)
+    for _ in range(12):
+        label = np.argmin(np.stack([distance(points, c) for c in centres]), axis=0)
+        centres = np.array([np.median(points[label == j], axis=0) if np.any(label == j)
+                            else centres[j] for j in range(k)])
+    keep = [j for j in range(k) if np.sum(label == j) >= 0.1 * len(points)]
+    return np.asarray(centres[keep])
+
+
+def prototypes(points: FloatArray, k: int = PROTOTYPES) -> FloatArray:
+    """A piece value's appearance from its calibration points: (colours, 3)."""
+    points = points[np.isfinite(points).all(axis=1)]
+    if len(points) < 2 * k:
+        return np.asarray(np.median(points, axis=0)[None, :])
+    return _kmeans(points, k)
+
+
+def nearest(points: FloatArray, colours: FloatArray) -> FloatArray:
+    """Distance of each point to the nearest of ``colours`` ((3,) or (k, 3))."""
+    from vision.appearance import distance
+
+    protos = np.atleast_2d(colours)
+    return np.asarray(np.min(np.stack([distance(points, c) for c in protos]), axis=0))
+
+
+def _all_of(appearance: SetAppearance, kinds: Sequence[str]) -> list[FloatArray]:
+    return [c for kind in kinds for c in appearance.colours.get(kind, {}).values()]
+
+
+def calibration_mask(kind: str, square_values: Mapping[str, Any], size_mm: Mapping[str, float],
+                     groups: NDArray[np.intp]) -> NDArray[np.bool_] | None:
+    """Which points of an element of ``kind`` show its piece in the calibration position
+    (``square_values``: the square's ``tile``, ``cushion`` and ``monk``): a tile's or a
+    cushion's when nothing stands on it, a monk's column where it fills it; ``None``
+    when the element teaches nothing."""
+    value = square_values[kind]
+    if value in (NONE, None):
+        return None
+    above = [square_values[k] for k in ABOVE[kind]]
+    if any(v not in (NONE, None) for v in above):
+        return None
+    if kind != "monk":
+        return np.ones(len(groups), bool)
+    size = str(value).split("-")[1]
+    base = MONK_BASES_MM[1] if square_values["cushion"] not in (NONE, None) else \
+        MONK_BASES_MM[0]
+    inside, _ = monk_masks(size_mm, groups, size, base)
+    return inside
+
+
+def features(kind: str, elements: Sequence[str], seen: FloatArray, to_bare: FloatArray,
+             inside: NDArray[np.bool_], groups: NDArray[np.intp],
+             appearance: SetAppearance, schema: TableSchema,
+             pieces: Mapping[str, float]) -> list[ElementFeatures]:
+    """Feature rows of ``elements`` of a stacked ``kind``: ``seen`` (elements, points, 3)
+    light-corrected log colours, ``to_bare`` their distance to the empty board,
+    ``inside`` whether each is in the picture, ``groups`` the points' groups."""
+    from vision.appearance import NEAR, OTHER, ElementFeatures, bare_value
+
+    values: list[Value] = sorted(schema.values[elements[0]], key=repr)
+    bare = bare_value(values)
+    colours = appearance.colours.get(kind, {})
+    piece_values = [v for v in values if v != bare and v in colours]
+    bare_d = to_bare.copy()
+    for colour in _all_of(appearance, BELOW[kind]):
+        bare_d = np.minimum(bare_d, nearest(seen, colour))
+    piece_d = np.stack([nearest(seen, colours[v]) for v in piece_values]) if piece_values \
+        else np.full((1, *bare_d.shape), np.inf)
+    closest_piece = piece_d.min(axis=0)
+    use = inside.copy()
+    above = _all_of(appearance, ABOVE[kind])
+    if above:
+        above_d = np.min(np.stack([nearest(seen, c) for c in above]), axis=0)
+        use &= ~((above_d < NEAR) & (above_d < np.minimum(bare_d, closest_piece)))
+    share = use.mean(axis=1)
+    if kind == "monk":
+        core = groups < len(monk_layers(pieces))
+        share = (use & core[None, :]).sum(axis=1) / core.sum()
+    use = use | ~use.any(axis=1, keepdims=True)
+    count = len(elements)
+    alternatives = (bare, *piece_values, OTHER)
+    rows = np.zeros((count, len(alternatives), 12))
+    stands_out = np.ones_like(use)
+    if kind == "monk":
+        layers = len(monk_layers(pieces))
+        core = groups < layers
+        stands_out = _stands_out(seen, use, groups, layers)
+        base_use = use & core[None, :]
+    else:
+        base_use = use
+    base_use = base_use | ~base_use.any(axis=1, keepdims=True)
+    counted = base_use.sum(axis=1)
+    changed = (bare_d > NEAR) if kind != "monk" else stands_out
+    bare_change = masked_median(bare_d, base_use)
+    rows[:, 0, 0:4] = np.column_stack([
+        np.ones(count), bare_change, np.sum(base_use & changed, axis=1) / counted,
+        np.sum(base_use & (bare_d < closest_piece), axis=1) / counted])
+    medians = np.zeros((len(piece_values), count))
+    if kind == "monk":
+        _monk_rows(rows, medians, piece_values, piece_d, bare_d, use & stands_out, use,
+                   groups, pieces)
+    else:
+        medians[:] = masked_median(piece_d, use[None]) if piece_values else 0.0
+        used = use.sum(axis=1)
+        for j in range(len(piece_values)):
+            others = np.delete(piece_d, j, axis=0)
+            rival = np.minimum(bare_d, others.min(axis=0)) if len(others) else bare_d
+            wins = np.sum(use & (piece_d[j] < rival), axis=1) / used
+            other_medians = np.delete(medians, j, axis=0)
+            margin = np.minimum(other_medians.min(axis=0) - medians[j], 1.0) \
+                if len(other_medians) else np.ones(count)
+            rows[:, 1 + j, 4:9] = np.column_stack([np.ones(count), medians[j], wins, margin,
+                                                   bare_change])
+    closest = np.vstack([bare_change[None, :], medians]).min(axis=0)
+    rows[:, -1, 9:12] = np.column_stack([np.ones(count), closest, bare_change])
+    return [ElementFeatures(name, kind, alternatives, rows[i], float(share[i]))
+            for i, name in enumerate(elements)]
+
+
+def masked_median(values: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
+    """Median along the last axis of ``values`` where ``mask`` (NaN where none)."""
+    ordered = np.sort(np.where(mask, values, np.inf), axis=-1)
+    n = mask.sum(axis=-1)
+    low = np.take_along_axis(ordered, np.maximum((n - 1) // 2, 0)[..., None], -1)[..., 0]
+    high = np.take_along_axis(ordered, np.maximum(n // 2, 0)[..., None], -1)[..., 0]
+    with np.errstate(invalid="ignore"):
+        return np.where(n > 0, (low + high) / 2.0, np.nan)
+
+
+def _stands_out(seen: FloatArray, use: NDArray[np.bool_], groups: NDArray[np.intp],
+                layers: int) -> NDArray[np.bool_]:
+    """Per point, whether its column layer's centre differs from both points beside it
+    (a piece stands there, against what is behind); ring points count as standing
+    out, as does a layer whose flanks are not seen."""
+    from vision.appearance import NEAR, distance
+
+    out = np.ones_like(use)
+    centre = np.arange(layers) * 3  # the column's points: three a layer, centre first
+    flank = np.flatnonzero(groups >= flank_group(layers, np.zeros(1, np.intp))[0])
+    first, second = flank[0::2], flank[1::2]
+    far = []
+    for side in (first, second):
+        d = distance(seen[:, centre], seen[:, side])
+        far.append(np.where(use[:, side], d, np.inf))
+    layer_out = np.minimum(far[0], far[1]) > NEAR
+    for k in range(3):
+        out[:, centre + k] = layer_out
+    return out
+
+
+def _monk_rows(rows: FloatArray, medians: FloatArray, piece_values: Sequence[Value],
+               piece_d: FloatArray, bare_d: FloatArray, standing: NDArray[np.bool_],
+               use: NDArray[np.bool_], groups: NDArray[np.intp],
+               pieces: Mapping[str, float]) -> None:
+    """Each monk value's row: over the points its monk would fill (on a tile or on a
+    cushion, whichever fits better), its distance, the share that shows its metal
+    and stands out from what is beside it, the margin to the next metal; and the share
+    of the points it would leave free that show its metal all the same."""
+    metal_of = [str(v).split("-")[0] for v in piece_values]
+    metals = sorted(set(metal_of))
+    label = np.argmin(np.concatenate([bare_d[None], piece_d]), axis=0) - 1  # -1: bare
+    label_metal = np.where(label >= 0, np.array([metals.index(m) for m in metal_of])[
+        np.maximum(label, 0)], -1)
+    count = bare_d.shape[0]
+    shapes: dict[tuple[str, float], tuple[NDArray[np.bool_], NDArray[np.bool_], FloatArray]] = {}
+    for size in sorted({str(v).split("-")[1] for v in piece_values}):
+        for base in MONK_BASES_MM:
+            fill, free = monk_masks(pieces, groups, size, base)
+            filled = use & fill[None, :]
+            filled |= ~filled.any(axis=1, keepdims=True) & fill[None, :]
+            shapes[size, base] = (filled, use & free[None, :],
+                                  masked_median(piece_d, filled[None]))
+    for j, value in enumerate(piece_values):
+        metal = metals.index(metal_of[j])
+        size = str(value).split("-")[1]
+        rivals = [i for i in range(len(piece_values)) if metal_of[i] != metal_of[j]]
+        best = np.full(count, -np.inf)
+        chosen = np.zeros((count, 4))
+        for base in MONK_BASES_MM:
+            filled, freed, all_medians = shapes[size, base]
+            shows = np.sum(filled & standing & (label_metal == metal), axis=1) / \
+                filled.sum(axis=1)
+            stray = np.sum(freed & (label_metal == metal), axis=1) / np.maximum(
+                freed.sum(axis=1), 1)
+            median = all_medians[j]
+            margin = np.minimum(all_medians[rivals].min(axis=0) - median, 1.0) if rivals \
+                else np.ones(count)
+            score = shows - stray
+            better = score > best
+            best = np.where(better, score, best)
+            chosen[better] = np.column_stack([median, shows, margin, stray])[better]
+        medians[j] = chosen[:, 0]
+        rows[:, 1 + j, 4:9] = np.column_stack([np.ones(count), chosen])
+
+
+def square_of(element: str) -> str:
+    return element.split(" ", 1)[0]
+
+
+def square_values(observation: Observation, element: str) -> dict[str, Any]:
+    """The calibration position's tile, cushion and monk on ``element``'s square."""
+    square = square_of(element)
+    return {kind: observation.value(f"{square} {kind}") for kind in STACK}
