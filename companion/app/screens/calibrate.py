@@ -125,9 +125,12 @@ class CalibrateScreen(Screen):
     # ------------------------------------------------------------------ the layout step
 
     def capture_empty(self) -> None:
+        if not self.needs_position:
+            self.message = _app().t("calibrate.layout.fitting")
         self._capture_with(lambda frame: self.wizard.capture_layout_empty(frame))
 
     def capture_position(self) -> None:
+        self.message = _app().t("calibrate.layout.fitting")
         self._capture_with(lambda frame: self.wizard.capture_layout_position(frame))
 
     def undo_layout(self) -> None:
