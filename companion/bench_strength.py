@@ -93,7 +93,7 @@ def games_command(args: argparse.Namespace) -> int:
         print(f"{args.set_name} seed {args.seed} game {stored.index + 1}/{args.games}: "
               f"levels {list(stored.levels)}, {len(stored.moves)} moves "
               f"({stored.seconds:.0f} s)", file=sys.stderr, flush=True)
-    print(f"{path}: {max(start, args.games)} games")
+    print(f"{path}: {max(start, args.games)} games (seats of levels {SETS[args.set_name][2]})")
     return 0
 
 
@@ -112,7 +112,7 @@ def fit_command(args: argparse.Namespace) -> int:
         document = json.loads(args.output.read_text(encoding="utf-8"))
     for set_name in sets:
         games = read_games(games_path(set_name, FIT_SEED, args.folder))
-        rows = labelled(games)
+        rows = labelled(games, levels=SETS[set_name][2])
         model, cv = fit_model(set_name, rows, ANALYSIS_ITERATIONS)
         document["models"][set_name] = {
             "command": f"companion bench strength-fit --set {set_name}",
@@ -142,7 +142,7 @@ def fit_command(args: argparse.Namespace) -> int:
 def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tuple[int, int]:
     """(level-0 seats of whole games estimated at level 0, level-0 seats with an
     estimate)."""
-    rows = [r for r in labelled(games, ("full",)) if r.level == 0]
+    rows = [r for r in labelled(games, ("full",), [0])]
     found = [estimate(model, r.evidence.accuracies, r.evidence.best) for r in rows]
     judged = [f for f in found if f.level is not None]
     return sum(f.level == 0 for f in judged), len(judged)
@@ -150,8 +150,10 @@ def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tupl
 
 def check_set(model: StrengthModel, games: Sequence[StoredGame]) -> dict[str, Any]:
     """The test figures of one set: per view, per level of whole games, random play."""
-    views = {view: check(model, labelled(games, (view,))).to_json() for view in VIEWS}
-    full = labelled(games, ("full",))
+    levels = model.levels
+    views = {view: check(model, labelled(games, (view,), levels)).to_json()
+             for view in VIEWS}
+    full = labelled(games, ("full",), levels)
     per_level = {}
     for level in model.levels:
         rows: list[Labelled] = [r for r in full if r.level == level]

@@ -41,9 +41,9 @@ RANDOM_LEVEL = 0
 """The level that stands for random play."""
 
 SETS: dict[str, tuple[str, int, tuple[int, ...]]] = {
-    "shangrila-4": ("shangrila", 4, (0, 1, 2, 3, 4, 5)),
-    "shangrila-3": ("shangrila", 3, (0, 1, 2, 3, 4, 5)),
-    "shendao-2": ("shendao", 2, (0, 1, 2, 3, 4, 5, 6)),
+    "shangrila-4": ("shangrila", 4, (0, 1, 2, 3, 4)),
+    "shangrila-3": ("shangrila", 3, (0, 1, 2, 3, 4)),
+    "shendao-2": ("shendao", 2, (0, 1, 2, 3, 4)),
     "shenshi-2": ("shenshi", 2, (0, 1, 2, 3, 4)),
 }
 """Per game and player count: the game, the players, the levels its games seat."""
@@ -197,13 +197,15 @@ def evidence_of(stored: StoredGame, player: int, start: int = 0) -> Evidence:
                           for m in mine), tuple(m.is_best for m in mine))
 
 
-def labelled(games: Sequence[StoredGame], views: Sequence[str] = VIEWS) -> list[Labelled]:
-    """Every seat of every game, in each of ``views``, with its level; a game's rows
-    share a group."""
+def labelled(games: Sequence[StoredGame], views: Sequence[str] = VIEWS,
+             levels: Sequence[int] | None = None) -> list[Labelled]:
+    """Every seat of every game (of a level among ``levels`` when given), in each of
+    ``views``, with its level; a game's rows share a group."""
     rows = []
     for group, stored in enumerate(games):
         for view in views:
             start = joined_at(view, len(stored.moves))
             for seat, level in enumerate(stored.levels):
-                rows.append(Labelled(level, evidence_of(stored, seat, start), group))
+                if levels is None or level in levels:
+                    rows.append(Labelled(level, evidence_of(stored, seat, start), group))
     return rows

@@ -175,11 +175,17 @@ class StrengthEstimate:
     posterior: dict[int, float] = field(default_factory=dict)
     note: str = ""
     """Why to take it with care (few moves, another analysis budget), or empty."""
+    whole_scale: bool = False
+    """The range covers every level the model knows: the moves did not tell."""
 
     def describe(self) -> str:
-        """``plays like level 3 (range 2-4)``, or ``not enough moves (3 judged)``."""
+        """``plays like level 3 (range 2-4)``; ``not enough moves to tell (range 0-4)``
+        when the range is the whole scale; ``not enough moves (3 judged)`` without an
+        estimate."""
         if self.level is None:
             return f"not enough moves ({self.moves} judged)"
+        if self.whole_scale:
+            return f"not enough moves to tell (range {self.low}-{self.high})"
         span = f"{self.low}" if self.low == self.high else f"{self.low}-{self.high}"
         return f"plays like level {self.level} (range {span})"
 
@@ -193,7 +199,7 @@ def estimate(model: StrengthModel, accuracies: Sequence[float], best: Sequence[b
     levels = model.levels
     if evidence.moves < MIN_MOVES:
         return StrengthEstimate(None, None, levels[0], levels[-1], COVERAGE, evidence.moves,
-                                {}, f"fewer than {MIN_MOVES} judged moves")
+                                {}, f"fewer than {MIN_MOVES} judged moves", True)
     posterior = model.posterior(evidence)
     low, high = credible_range(posterior)
     level = max(posterior, key=lambda lv: (posterior[lv], -lv))
@@ -205,7 +211,8 @@ def estimate(model: StrengthModel, accuracies: Sequence[float], best: Sequence[b
                      f"position, this one used {analysis_iterations}: a rough guide")
     return StrengthEstimate(
         level, round(sum(lv * p for lv, p in posterior.items()), 2), low, high, COVERAGE,
-        evidence.moves, {lv: round(p, 4) for lv, p in posterior.items()}, "; ".join(notes))
+        evidence.moves, {lv: round(p, 4) for lv, p in posterior.items()}, "; ".join(notes),
+        (low, high) == (levels[0], levels[-1]))
 
 
 # ---------------------------------------------------------------------- fitting

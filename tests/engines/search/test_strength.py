@@ -18,6 +18,7 @@ from engines.search.strength import (
     CalibrationError,
     Evidence,
     Labelled,
+    StrengthModel,
     credible_range,
     estimate,
     fit_model,
@@ -111,3 +112,11 @@ def test_an_unreadable_model_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(CalibrationError, match="cannot read"):
         load_models(tmp_path / "missing.json")
     assert model_for("shendao", 3) is None
+
+
+def test_a_range_over_the_whole_scale_says_the_moves_did_not_tell() -> None:
+    model = StrengthModel("test", {0: 50.0, 1: 60.0, 2: 70.0}, 900.0, 1.0, 1.0, 1.0, 300)
+    few = estimate(model, [60.0] * 4, [False] * 4)
+    assert few.whole_scale and few.describe() == "not enough moves to tell (range 0-2)"
+    many = estimate(model, [60.0] * 200, [False] * 200)
+    assert not many.whole_scale and many.describe() == "plays like level 1 (range 1)"

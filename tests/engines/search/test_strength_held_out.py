@@ -1,0 +1,46 @@
+"""The fitted strength model on stored test games (seed 2), which took no part in
+its fit: a small held-out check that runs in the fast suite."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.bench_strength import TEST_SEED, games_path
+from engines.search.calibration import StoredGame, evidence_of, labelled, read_games
+from engines.search.strength import estimate, load_models
+
+
+def _test_games(key: str) -> list[StoredGame]:
+    return read_games(games_path(key, TEST_SEED))
+
+
+@pytest.mark.parametrize("key", ["shangrila-4", "shendao-2"])
+def test_random_play_is_judged_random_on_test_games(key: str) -> None:
+    model = load_models()[key]
+    found = [estimate(model, r.evidence.accuracies, r.evidence.best)
+             for r in labelled(_test_games(key), ("full",)) if r.level == 0]
+    assert len(found) >= 5
+    assert sum(f.level == 0 for f in found) >= 0.8 * len(found)
+    assert all(f.low == 0 for f in found)
+
+
+@pytest.mark.parametrize("key", ["shangrila-4", "shendao-2"])
+def test_strong_and_weak_players_of_a_test_game_are_ranked_right(key: str) -> None:
+    model = load_models()[key]
+    pairs = right = 0
+    for stored in _test_games(key):
+        for strong, high in enumerate(stored.levels):
+            for weak, low in enumerate(stored.levels):
+                if high - low < 3 or low > 1:
+                    continue
+                a = estimate(model, *_moves(stored, strong))
+                b = estimate(model, *_moves(stored, weak))
+                pairs += 1
+                right += (a.expected or 0) > (b.expected or 0)
+    assert pairs >= 3
+    assert right >= 0.8 * pairs
+
+
+def _moves(stored: StoredGame, seat: int) -> tuple[tuple[float, ...], tuple[bool, ...]]:
+    evidence = evidence_of(stored, seat)
+    return evidence.accuracies, evidence.best
