@@ -694,8 +694,6 @@ def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_d
     difference from the board is faint in places, but the board's own pattern is gone
     there: this weighs both. Returns the centre and the axis."""
     s = settings.px_per_mm
-    squares = np.asarray((seen ** 2).sum(axis=2), np.float32)
-    known = np.asarray(changed > 0.0, np.float32)
 
     def at_angle(angle: float) -> tuple[float, FloatArray]:
         footprint = _footprint(element, angle)
@@ -712,13 +710,14 @@ def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_d
         y0 = math.floor(centre_px[1] - search_mm * s - origin[1])
         span = math.ceil(2 * search_mm * s) + 1
         ww, wh = span + size[0] - 1, span + size[1] - 1
-        valid = _window(known, x0, y0, ww, wh).copy()
+        change_map = _window(changed, x0, y0, ww, wh)
+        valid = np.asarray(change_map > 0.0, np.float32)  # 0 where a tile stands
         for polygon in elsewhere:
             cv2.fillConvexPoly(valid, np.rint((polygon * s - 0.5 - np.array([x0, y0])) * 8)
                                .astype(np.int32), 0.0, cv2.LINE_8, 3)
         picture = _window(seen, x0, y0, ww, wh) * valid[:, :, None]
-        spread_map = _window(squares, x0, y0, ww, wh) * valid
-        change_map = _window(changed, x0, y0, ww, wh) * valid
+        spread_map = np.asarray((picture ** 2).sum(axis=2), np.float32)
+        change_map = change_map * valid
         cost = np.zeros((span, span), np.float32)
         for weights in (top_w, rim_w):
             if float(weights.sum()) < 1.0:
