@@ -44,6 +44,14 @@ def test_the_same_seed_gives_the_same_analysis() -> None:
     assert a == b
 
 
+def test_two_processes_give_the_same_analysis_as_one() -> None:
+    one = analyse(losing_record(), SearchConfig(iterations=100, seed=4)).to_json()
+    two = analyse(losing_record(), SearchConfig(iterations=100, seed=4), workers=2).to_json()
+    one.pop("seconds")
+    two.pop("seconds")
+    assert one == two
+
+
 def test_thresholds() -> None:
     assert [judge(x) for x in (0.0, 0.02, 0.03, 0.05, 0.08, 0.15, 0.2, 0.5)] == [
         "best", "best", "good", "good", "inaccuracy", "mistake", "mistake", "blunder"]
