@@ -5,11 +5,12 @@ A :class:`ReaderErrors` holds, per element kind and true value, what the reader 
 with the element on the pictures it was measured on (``companion bench reader-errors``,
 on the appearance reader's test set): read it right, read another value instead (which
 one, how often), left it unsure, or did not show it (something else seemed to stand on
-it). It also holds the confidences the reader gave its right and its wrong readings,
-counted in bins (:data:`CHANCE_EDGES`), and the probabilities it gave every value when
-it was wrong or unsure (each such reading kept whole, they are few). One versioned file
-per game ships in ``vision/fitted/reader-errors-<game>.json`` with the command that
-made it.
+it). It also holds the confidences the reader gave its right readings (per true value)
+and its wrong ones (per kind: they are few), counted in bins (:data:`CHANCE_EDGES`),
+and the probabilities it gave every value when it was wrong or unsure (each such
+reading kept whole). One versioned file per game ships in
+``vision/fitted/reader-errors-<game>.json``, with the command and pictures that made
+it.
 
 A :class:`ReadingSampler` draws a reading of a true value from those rates, one draw
 per element and frame, as a simulated table's camera (``companion bench referee
