@@ -10,7 +10,8 @@ then the order of each option function; a turn comes before its longer continuat
 The turns found go to a sink: ``legal_turns`` builds them, ``count_turns`` only counts,
 ``nth_turn`` builds only one; ``random_move`` counts the turns of each first action and
 builds one turn, so it needs no list. A search that only counts counts the hovers that
-end a turn without listing them (``_Search._hover_count``).
+end a turn without listing them (``_Search._hover_count``; an orange cushion's in closed
+form, ``hovers``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from engines.dice import Dice
-from engines.shenshi.board import BLOND, N_SQUARES, NO_CUSHION, SIZE
+from engines.shenshi.board import BLOND, N_SQUARES, NO_CUSHION, ORANGE, SIZE
+from engines.shenshi.hovers import orange_summary
 from engines.shenshi.moves import (
     Action,
     Enter,
@@ -137,10 +139,19 @@ def has_turn(state: ShenshiState) -> Turn | None:
 
 
 def random_move(state: ShenshiState, dice: Dice) -> Move:
+    """A legal turn drawn uniformly, without building the legal moves and without
+    counting them all (``draw.random_move``); ``pass`` when there is none."""
+    from engines.shenshi.draw import random_move as draw
+
+    return draw(state, dice)
+
+
+def counted_move(state: ShenshiState, dice: Dice) -> Move:
     """``dice.choice(legal_moves)`` in a turn, without building the legal moves: count
     the turns that begin with each first action, draw an index as ``Dice.choice``
     does, and build that one turn, searching again only the turns of its first action
-    (``pass``, the only move, when there is none)."""
+    (``pass``, the only move, when there is none). As uniform as ``random_move`` but
+    it counts every turn: slower on wide positions."""
     sink = _Count()
     search = _Search(state, sink)
     search.root_ends = []
@@ -359,10 +370,7 @@ class _Search:
                 elif last:
                     self._last_hovers(hover, prefix, code, monk, here)
                 else:
-                    for end, lifts in self._order(hover_ends(state, monk)):
-                        state._do_hover(monk, here, end, lifts)
-                        self._child(hover, prefix, Hover(code, here, end, lifts))
-                        state._undo_hover(monk, here, end, lifts)
+                    self._hovers(hover, prefix, code, monk, here)
             if swap is not None:
                 for other in self._order(swap_targets(state, monk)):
                     if last:
@@ -371,6 +379,16 @@ class _Search:
                         state._do_swap(here, other)
                         self._child(swap, prefix, Swap(code, here, other))
                         state._do_swap(here, other)
+
+    def _hovers(self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int,
+                here: int) -> None:
+        """Every hover of ``monk`` (on ``here``) that is not the last action of the turn,
+        and the turns that go on from it."""
+        state = self.state
+        for end, lifts in self._order(hover_ends(state, monk)):
+            state._do_hover(monk, here, end, lifts)
+            self._child(nxt, prefix, Hover(code, here, end, lifts))
+            state._undo_hover(monk, here, end, lifts)
 
     def _entries(self, plan: Plan) -> None:
         state = self.state
@@ -473,7 +491,13 @@ class _Search:
         return found
 
     def _count_hovers(self, monk: int, banned: int) -> int:
-        ends = hover_ends(self.state, monk)
+        state = self.state
+        here = state.pos[monk]
+        if state.cushion[here] == ORANGE:  # counted without listing (``hovers``)
+            summary = orange_summary(state, here)
+            total = sum(n for n, _ in summary.values())
+            return total - summary[banned][0] if banned in summary else total
+        ends = hover_ends(state, monk)
         return len(ends) - sum(1 for end, _ in ends if end == banned) if banned >= 0 \
             else len(ends)
 

@@ -273,9 +273,9 @@ class ShenshiState(GameState[Move]):
         return [fmt(t) for t in movegen.first_turns(self, limit)], count
 
     def random_move(self, dice: Dice) -> Move:
-        """A move drawn uniformly from ``legal_moves()``: the same draw as
-        ``dice.choice(self.legal_moves())``, without building the list of turns when it
-        is not known yet."""
+        """A move drawn uniformly from ``legal_moves()``: ``dice.choice`` from the list
+        when it is known, else ``movegen.random_move``, which builds neither the list of
+        turns nor counts them all (the same distribution, other numbers drawn)."""
         if self._legal is not None or self.over or self.phase == GIVE:
             return dice.choice(self._legal_list())
         return movegen.random_move(self, dice)

@@ -95,7 +95,7 @@ def test_generator_and_validator_agree(players: list[str], options: dict[str, An
     assert checked >= 2
 
 
-def test_random_move_is_the_draw_dice_choice_makes_from_the_legal_moves() -> None:
+def test_random_move_draws_a_legal_move_and_replays_from_its_seed() -> None:
     from tests.engines.shenshi.positions import position
 
     two = ShenshiRules(["silver", "copper"])
@@ -108,7 +108,15 @@ def test_random_move_is_the_draw_dice_choice_makes_from_the_legal_moves() -> Non
     middle = position(two, blond="d4 g7 a1 a7 d5 c2", orange="e2", monks={
         "silver": ("d4", "e2"), "copper": ("c2", None), "neutral": ("a1", "a7")})
     for state in (stuck, giving, middle):
-        legal = state.copy().legal_moves()
+        listed = state.copy()
+        legal = listed.legal_moves()
         for seed in range(4):
             fresh = state.rules.state_from_json(state.to_json())  # no list of moves yet
-            assert fresh.random_move(Dice(seed)) == Dice(seed).choice(legal)
+            drawn = fresh.random_move(Dice(seed))
+            assert drawn in legal
+            assert state.rules.state_from_json(state.to_json()).random_move(Dice(seed)) == drawn
+            assert listed.random_move(Dice(seed)) == Dice(seed).choice(legal)  # from the list
+    # The draw that counts every turn is the list's draw.
+    legal = middle.copy().legal_moves()
+    for seed in range(4):
+        assert movegen.counted_move(middle.copy(), Dice(seed)) == Dice(seed).choice(legal)
