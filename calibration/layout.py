@@ -692,10 +692,13 @@ def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_d
     tile stands; ``elsewhere``: the silhouettes of the other pieces, left out (as the
     tiles). Where the board under the piece is of the piece's colour, its silhouette's
     difference from the board is faint in places, but the board's own pattern is gone
-    there: this weighs both. Returns the centre and the axis."""
+    there: this weighs both. The piece is looked for within ``search_mm`` of
+    ``at_mm`` and ``turn_deg`` of ``angle_deg``, and again around the best place found
+    while that lies on the edge of the search (three searches at most). Returns the
+    centre and the axis."""
     s = settings.px_per_mm
 
-    def at_angle(angle: float) -> tuple[float, FloatArray]:
+    def at_angle(at_mm: FloatArray, angle: float) -> tuple[float, FloatArray]:
         footprint = _footprint(element, angle)
         top = _top(footprint, height_mm, at_mm, camera_mm)
         hull = _silhouette(footprint, height_mm, at_mm, camera_mm)
@@ -739,13 +742,20 @@ def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_d
         at_px = np.array([x0 + ix + dx, y0 + iy + dy]) + origin
         return value, (at_px + 0.5) / s
 
-    tried = {angle_deg + float(t): at_angle(angle_deg + float(t))
-             for t in np.arange(-turn_deg, turn_deg + 1e-9, 1.0)}
-    whole = min(tried, key=lambda a: tried[a][0])
-    for angle in (whole - 0.5, whole + 0.5):  # half a degree either side
-        tried[angle] = at_angle(angle)
-    angle = min(tried, key=lambda a: tried[a][0])
-    return tried[angle][1], angle
+    at, angle = np.asarray(at_mm, np.float64), angle_deg
+    for _ in range(3):
+        tried = {angle + float(t): at_angle(at, angle + float(t))
+                 for t in np.arange(-turn_deg, turn_deg + 1e-9, 1.0)}
+        whole = min(tried, key=lambda a: tried[a][0])
+        for turned in (whole - 0.5, whole + 0.5):  # half a degree either side
+            tried[turned] = at_angle(at, turned)
+        angle = min(tried, key=lambda a: tried[a][0])
+        found = tried[angle][1]
+        # the best place on the window's edge: the piece may lie further on
+        at, near_edge = found, float(np.abs(found - at).max()) > search_mm - 1.0 / s
+        if not near_edge:
+            break
+    return at, angle
 
 
 # --- the view of a registered board ----------------------------------------------------------
