@@ -18,8 +18,11 @@ from companion.cli import UsageError
 
 GAMES = ("shangrila", "shendao", "shenshi")
 NEEDS_POSITION = ("shangrila", "shendao")
-APPEARANCE_GAMES = ("shangrila", "shendao")
+APPEARANCE_GAMES = ("shangrila", "shendao", "shenshi")
 """Games whose set appearance the calibration position teaches the camera."""
+SET_ONLY_POSITION = ("shenshi",)
+"""Games whose calibration position is optional and teaches the set's look only (the
+layout is fitted from the empty board)."""
 
 
 def add_layout_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,12 +61,24 @@ def _position(game: str, model: Any, colours: tuple[str, ...]) -> Any:
     from vision.models import referee_schema
 
     schema = referee_schema(game)
-    if game in NEEDS_POSITION:
+    if game in NEEDS_POSITION or game in SET_ONLY_POSITION:
         return calibration_layout(schema, model, list(colours))
     return None
 
 
 def _describe_position(game: str, position: Any) -> list[str]:
+    if game in SET_ONLY_POSITION:
+        squares = dict.fromkeys(name.split(" ")[0] for name in position.schema.elements
+                                if not name.startswith("tokens "))
+        lines = []
+        for square in squares:
+            parts = [str(position.value(f"{square} {kind}")) + f" {kind}"
+                     for kind in ("tile", "cushion", "monk")
+                     if position.value(f"{square} {kind}") not in (None, "none")]
+            if parts:
+                lines.append(f"  {square}: " + ", ".join(parts))
+        return ["(optional: it teaches the camera your set) on each of these squares, "
+                "bottom up:", *lines, "every other square empty"]
     tiles = [f"{name}: {position.value(name)}" for name in position.schema.elements
              if not name.endswith("^") and position.value(name) not in (None, "empty", True,
                                                                            False)]
@@ -85,7 +100,8 @@ def _picture(path: Path, size: tuple[int, int], what: str) -> Any:
     return image
 
 
-_PIECE_NAMES = {"bridge": "bridges", "stone": "stones", "gate": "sticks"}
+_PIECE_NAMES = {"bridge": "bridges", "stone": "stones", "gate": "sticks",
+                "cushion": "cushions", "monk": "monks"}
 
 
 def _pieces_learned(colours: dict[str, Any]) -> str:
@@ -127,15 +143,16 @@ def layout_command(args: argparse.Namespace) -> int:
     empty = _picture(args.empty, profile.image_size, "the empty board")
     position = _position(args.game, model, profile.geometry.player_colours)
     calibration = []
-    if position is not None:
-        if args.position is None:
-            raise UsageError(f"give --position FILE: a picture of the {args.game} "
-                             "calibration position (see --print-position)")
+    if position is not None and args.position is not None:
         calibration.append((_picture(args.position, profile.image_size,
                                      "the calibration position"), view, position))
+    elif position is not None and args.game not in SET_ONLY_POSITION:
+        raise UsageError(f"give --position FILE: a picture of the {args.game} "
+                         "calibration position (see --print-position)")
     elif args.position is not None:
         raise UsageError(f"{args.game} needs only the empty board; leave out --position")
-    fit = fit_layout(args.game, model, empty, view, calibration)
+    fit = fit_layout(args.game, model, empty, view,
+                     [] if args.game in SET_ONLY_POSITION else calibration)
     path = layout_path(args.game, args.profile)
     save_layout(fit, path)
     print(f"board layout saved to {path}")

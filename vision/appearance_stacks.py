@@ -350,6 +350,21 @@ def _stands_out(seen: FloatArray, use: NDArray[np.bool_], groups: NDArray[np.int
     return out
 
 
+def _half_and_half(hits: NDArray[np.bool_], among: NDArray[np.bool_],
+                   ring: NDArray[np.bool_]) -> FloatArray:
+    """The share of ``among`` that ``hits``, the leg ring's points weighing as much as
+    the column's (the ring tells the sizes apart when the camera looks from above,
+    where the column's layers fall on one another)."""
+    shares = []
+    for part in (among & ring, among & ~ring):
+        n = part.sum(axis=1)
+        shares.append((np.sum(hits & part, axis=1) / np.maximum(n, 1), n > 0))
+    (ring_share, has_ring), (column_share, has_column) = shares
+    both = has_ring & has_column
+    return np.where(both, (ring_share + column_share) / 2.0,
+                    np.where(has_ring, ring_share, column_share))
+
+
 def _monk_rows(rows: FloatArray, medians: FloatArray, piece_values: Sequence[Value],
                piece_d: FloatArray, bare_d: FloatArray, standing: NDArray[np.bool_],
                use: NDArray[np.bool_], groups: NDArray[np.intp],
@@ -380,10 +395,10 @@ def _monk_rows(rows: FloatArray, medians: FloatArray, piece_values: Sequence[Val
         chosen = np.zeros((count, 4))
         for base in MONK_BASES_MM:
             filled, freed, all_medians = shapes[size, base]
-            shows = np.sum(filled & standing & (label_metal == metal), axis=1) / \
-                filled.sum(axis=1)
-            stray = np.sum(freed & (label_metal == metal), axis=1) / np.maximum(
-                freed.sum(axis=1), 1)
+            ring = (groups == len(monk_layers(pieces)) + MONK_BASES_MM.index(base))[None, :]
+            metal_here = label_metal == metal
+            shows = _half_and_half(filled & standing & metal_here, filled, ring)
+            stray = _half_and_half(freed & metal_here, freed, ring)
             median = all_medians[j]
             margin = np.minimum(all_medians[rivals].min(axis=0) - median, 1.0) if rivals \
                 else np.ones(count)

@@ -1,0 +1,247 @@
+"""The appearance reader on ShenShi: made-up editions of the hall, the calibration
+position, the stacked elements' geometry, and the shipped weights on held-out worlds.
+
+Pictures are rendered small from setups of several worlds, none of them a training
+setup of the shipped weights; no test is pinned to one picture of one seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import colorsys
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.bench_appearance import (
+    Score,
+    Setup,
+    calibrated_reader,
+    fit_command,
+    load_setup,
+    score_reading,
+)
+from engines.shenshi.board import load_board
+from vision.appearance import (
+    FittedModel,
+    calibration_layout,
+    load_appearance,
+    load_fitted,
+    save_appearance,
+)
+from vision.appearance_stacks import (
+    MONK_BASES_MM,
+    monk_layers,
+    monk_masks,
+    possibly_hidden,
+    prototypes,
+    stack_points,
+)
+from vision.models import load_model, referee_schema
+from vision.synth.table import CUSHION_BGR, METAL_BGR, _pieces, shenshi_colours
+from vision.synth.world import HELD_OUT_KINDS, make_world
+
+SMALL = (960, 540)
+GAME = "shenshi"
+
+
+def _hue(bgr: tuple[int, int, int]) -> float:
+    b, g, r = (c / 255.0 for c in bgr)
+    return colorsys.rgb_to_hsv(r, g, b)[0] * 360.0
+
+
+@pytest.mark.parametrize("kind", ["painted", "landscape"])
+def test_shenshi_worlds_are_drawn_from_their_seed_alone(kind: str) -> None:
+    first, again, other = (make_world(GAME, kind, s) for s in (5, 5, 6))
+    assert np.array_equal(first.art(), again.art())
+    assert not np.array_equal(first.art(), other.art())
+    assert first.colours == again.colours and first.colours != other.colours
+    assert first.art().shape[:2] == (1200, 1200)
+
+
+@pytest.mark.parametrize("seed", [1, 7, 23])
+def test_a_shenshi_world_keeps_the_sets_colours_near_their_own(seed: int) -> None:
+    world = make_world(GAME, "painted", seed)
+    nominal = shenshi_colours()
+    assert set(world.colours) == set(nominal)
+    for name in ("copper", "gold", "orange", "blond"):
+        turn = abs((_hue(world.colours[name]) - _hue(nominal[name]) + 180) % 360 - 180)
+        assert turn <= 10.5, name
+
+
+@pytest.mark.parametrize("kind,seed", [("painted", 2), ("landscape", 9), ("painted", 40)])
+def test_a_shenshi_world_moves_its_grid_as_one_within_the_set_limits(kind: str,
+                                                                   seed: int) -> None:
+    own, moved = load_model(GAME), make_world(GAME, kind, seed).model
+    pairs = [(np.array(own.elements[n].centre_mm), np.array(moved.elements[n].centre_mm))
+             for n in ("a1 tile", "g1 tile", "a7 tile", "g7 tile")]
+    span_own = np.linalg.norm(pairs[1][0] - pairs[0][0])
+    span_moved = np.linalg.norm(pairs[1][1] - pairs[0][1])
+    assert 0.97 - 1e-6 <= span_moved / span_own <= 1.03 + 1e-6
+    turn = math.degrees(math.atan2(*(pairs[1][1] - pairs[0][1])[::-1]))
+    assert abs(turn) <= 0.6 + 1e-6
+    # the tile, cushion and monk of a square stay on one spot
+    for square in ("c3", "f6"):
+        spots = {moved.elements[f"{square} {k}"].centre_mm for k in ("tile", "cushion", "monk")}
+        assert len(spots) == 1
+    for key, size in own.pieces.items():
+        assert 0.97 * size - 1e-9 <= moved.pieces[key] <= 1.03 * size + 1e-9
+
+
+def test_the_pieces_are_drawn_in_the_worlds_colours() -> None:
+    from engines.observation import Observation
+
+    model = load_model(GAME)
+    schema = referee_schema(GAME)
+    observation = Observation(schema, {"d4 tile": "intact", "d4 cushion": "orange",
+                                       "d4 monk": "gold-grand"})
+    world = make_world(GAME, "painted", 3)
+    own = {name: solid.bgr for name, solid in _pieces(model, observation)}
+    theirs = {name: solid.bgr for name, solid in _pieces(model, observation, world.colours)}
+    assert own["d4 cushion"] == CUSHION_BGR["orange"]
+    assert own["d4 monk"] == METAL_BGR["gold"]
+    assert theirs["d4 cushion"] == world.colours["orange"] != CUSHION_BGR["orange"]
+    assert theirs["d4 monk"] == world.colours["gold"]
+
+
+def test_the_calibration_position_shows_every_value_apart() -> None:
+    schema = referee_schema(GAME)
+    model = load_model(GAME)
+    layout = calibration_layout(schema, model, ["silver", "copper", "gold", "black"])
+    assert layout == calibration_layout(schema, model, ["silver"])
+    shown: dict[str, set[object]] = {"tile": set(), "cushion": set(), "monk": set()}
+    occupied = set()
+    for name in schema.elements:
+        if name.startswith("tokens"):
+            assert not layout[name].known
+            continue
+        square, kind = name.split(" ")
+        value = layout.value(name)
+        assert value is not None
+        if value != "none":
+            shown[kind].add(value)
+            occupied.add(square)
+    for name in schema.elements:
+        if not name.startswith("tokens"):
+            assert shown[name.split(" ")[1]] | {"none"} == set(schema.values[name])
+    for square in occupied:  # no two stacks side by side
+        file, rank = ord(square[0]), int(square[1])
+        for df, dr in ((0, 1), (1, 0)):
+            assert f"{chr(file + df)}{rank + dr}" not in occupied
+    monks = [layout.value(f"{s} monk") for s in occupied if layout.value(f"{s} monk") != "none"]
+    assert len(monks) == len(set(monks)) == 8
+    orange = sum(layout.value(f"{s} cushion") == "orange" for s in occupied)
+    assert orange <= load_board().cushions[1]
+
+
+def test_a_monk_of_each_size_fills_its_own_points() -> None:
+    pieces = load_model(GAME).pieces
+    _, heights, groups = stack_points("monk", pieces)
+    layers = monk_layers(pieces)
+    assert layers.max() > max(MONK_BASES_MM) + pieces["grand_height_mm"]
+    for base in MONK_BASES_MM:
+        grand_in, grand_out = monk_masks(pieces, groups, "grand", base)
+        master_in, master_out = monk_masks(pieces, groups, "master", base)
+        assert not (grand_in & grand_out).any() and not (master_in & master_out).any()
+        # a Grand Master fills its leg ring and reaches higher; a master leaves them
+        ring = groups == len(layers) + MONK_BASES_MM.index(base)
+        assert (grand_in & ring).sum() == ring.sum() and (master_out & ring).sum() == ring.sum()
+        assert heights[grand_in].max() > heights[master_in].max() + 8.0
+        assert heights[master_out & ~ring].min() <= heights[grand_in].max()
+
+
+def test_a_point_behind_the_square_in_front_may_be_hidden_only_when_seen_low() -> None:
+    model = load_model(GAME)
+    schema = referee_schema(GAME)
+    elements = [e for e in schema.elements if e in model.elements]
+    kinds = [model.elements[e].kind for e in elements]
+    index = elements.index("d4 monk")
+    centre = np.array(model.elements["d4 monk"].centre_mm)
+    points = np.array([[*centre, 4.0], [*centre, 60.0]])
+    owners = np.array([index, index])
+    # the camera far down the board, low: d3's monk could stand in front of d4's feet
+    low = np.array([centre[0], centre[1] + 600.0, 420.0])
+    hidden = possibly_hidden(points, owners, kinds, elements, model, low)
+    assert hidden.tolist() == [True, False]
+    above = np.array([centre[0], centre[1] + 10.0, 900.0])
+    assert not possibly_hidden(points, owners, kinds, elements, model, above).any()
+
+
+def test_prototypes_keep_each_colour_of_a_two_coloured_piece() -> None:
+    rng = np.random.default_rng(3)
+    ink = rng.normal([-3.0, 0.5, -1.0], 0.03, (40, 3))
+    paper = rng.normal([-0.5, 0.0, 0.1], 0.03, (60, 3))
+    found = prototypes(np.vstack([ink, paper]))
+    assert len(found) >= 2
+    for colour in ([-3.0, 0.5, -1.0], [-0.5, 0.0, 0.1]):
+        assert np.min(np.linalg.norm(found - np.array(colour), axis=1)) < 0.1
+
+
+@pytest.fixture(scope="module")
+def held_out(tmp_path_factory: pytest.TempPathFactory) -> list:  # type: ignore[type-arg]
+    cache = tmp_path_factory.mktemp("appearance-shenshi")
+    return [load_setup(Setup(kind, seed, "medium", SMALL, GAME), cache, lambda _: None)
+            for kind, seed in (("landscape", 2911), ("painted", 1907))]
+
+
+def test_the_shipped_shenshi_weights_read_held_out_worlds(held_out: list) -> None:  # type: ignore[type-arg]
+    fitted = load_fitted(GAME)
+    assert fitted.provenance["set"] == "train"
+    assert not set(fitted.provenance["kinds"]) & HELD_OUT_KINDS
+    assert set(fitted.weights) == {"tile", "cushion", "monk"}
+    score = Score()
+    for pictures in held_out:
+        reader, view = calibrated_reader(pictures, fitted)
+        for image, truth in pictures.plays:
+            reading = reader.read(image, view)
+            score_reading(score, reading, truth["visible"], reader.schema, reader.elements)
+            for element, probs in reading.probabilities.items():
+                assert abs(sum(probs.values()) - 1.0) < 1e-3, element
+    shown = score.right + score.wrong
+    assert shown >= 0.85 * score.elements
+    assert score.right >= 0.98 * shown
+    assert score.wrong_sure <= 0.005 * score.elements
+
+
+def test_the_shenshi_set_appearance_round_trips_through_a_profile(
+        held_out: list, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[type-arg]
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path))
+    reader, _ = calibrated_reader(held_out[0], load_fitted(GAME))
+    appearance = reader.appearance
+    assert {v for v in appearance.colours["monk"]} == {
+        f"{m}-{s}" for m in ("silver", "copper", "gold", "black") for s in ("grand", "master")}
+    assert set(appearance.colours["tile"]) == {"intact", "faded"}
+    assert set(appearance.colours["cushion"]) == {"blond", "orange"}
+    save_appearance(appearance, "shenshi-test")
+    loaded = load_appearance(GAME, "shenshi-test")
+    assert loaded is not None
+    for kind, values in appearance.colours.items():
+        for value, colour in values.items():
+            assert np.allclose(loaded.colours[kind][value], colour, atol=1e-4)
+
+
+def test_the_fit_command_fits_shenshi_the_same_from_the_same_setups(tmp_path: Path) -> None:
+    outputs = []
+    for name in ("a.json", "b.json"):
+        args = argparse.Namespace(game=GAME, setups=1, output=str(tmp_path / name),
+                                  cache=str(tmp_path / "cache"), size="640x360")
+        assert fit_command(args) == 0
+        outputs.append((tmp_path / name).read_text(encoding="utf-8"))
+    assert outputs[0] == outputs[1]
+    model = FittedModel.from_json(json.loads(outputs[0]), "a.json")
+    assert set(model.weights) == {"tile", "cushion", "monk"}
+    assert model.provenance["examples"] > 100
+    assert all(np.isfinite(w).all() and np.abs(w).max() < 100 for w in model.weights.values())
+
+
+def test_calibrate_layout_prints_the_shenshi_position(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from companion.cli import main
+
+    assert main(["calibrate", "layout", "--game", "shenshi", "--print-position"]) == 0
+    out = capsys.readouterr().out
+    assert "optional" in out and out.count(" monk") == 8
+    assert "intact tile, blond cushion" in out and "faded tile" in out
