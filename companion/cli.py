@@ -111,7 +111,7 @@ PLUGINS = ("companion.referee_cli", "companion.analyse_cli", "companion.calibrat
            "companion.device_cli",
            "companion.bench_referee", "companion.bench_players", "companion.vision_cli",
            "companion.bench_vision", "companion.bench_appearance", "companion.bench_layout",
-           "companion.bench_real_boards",
+           "companion.bench_real_boards", "engines.shenshi.bench_draw",
            "companion.app_cli",
            "companion.demo")
 

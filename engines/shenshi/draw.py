@@ -25,7 +25,7 @@ so tests can check the claim over every number of a small position.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import combinations
 from typing import TYPE_CHECKING, cast
 
@@ -139,32 +139,33 @@ def _ray_bound(start: int, passable: int) -> int:
     return n
 
 
-class _Block:
-    """The hovers of one monk that end on one square, as the second action after
-    ``first`` (played by ``first_monk``): ``n`` of them (in the order of ``hover_ends``),
-    each followed by at most ``bound`` turn endings (the turn ending with the hover
-    included)."""
+class _Group:
+    """The hovers of one monk as the second action after ``first`` (played by
+    ``first_monk``); ``plan``: the plan once the hover is done. ``plain``: only the
+    hovers that lift no cushion."""
 
-    __slots__ = ("bound", "code", "end", "first", "first_monk", "here", "monk", "n", "plain",
-                 "plan")
+    __slots__ = ("code", "first", "first_monk", "here", "monk", "plain", "plan")
 
     def __init__(self, first: Action, first_monk: int, plan: Plan, code: int, monk: int,
-                 here: int, end: int, n: int, bound: int, plain: bool = False) -> None:
+                 here: int, plain: bool) -> None:
         self.first = first
         self.first_monk = first_monk
-        self.plan = plan  # the turn's plan once the hover is done
+        self.plan = plan
         self.code = code
         self.monk = monk
         self.here = here
-        self.end = end
-        self.n = n
-        self.bound = bound
-        self.plain = plain  # only the hover that lifts no cushion
+        self.plain = plain
+
+
+_Block = tuple[_Group, int, int, int]
+"""The hovers of a group that end on one square: (group, end, n, bound): ``n`` of them
+(in the order of ``hover_ends``), each followed by at most ``bound`` turn endings (the
+turn ending with the hover included)."""
 
 
 class _Weigh(_Sink):
     """Counts the turns found one by one (``count``) and keeps the blocks, each at its
-    place in the order of the search: block ``i`` has ``places[i]`` places from number
+    place in the order of the search: block ``i`` has its places from number
     ``starts[i]`` on, and ``through[i]`` is the number of places of the blocks up to it."""
 
     def __init__(self) -> None:
@@ -172,8 +173,8 @@ class _Weigh(_Sink):
         self.total = 0
         self.blocks: list[_Block] = []
         self.starts: list[int] = []
-        self.places: list[int] = []
         self.through: list[int] = []
+        self.blocked = 0
 
     def one(self, prefix: tuple[Action, ...]) -> None:
         self.count += 1
@@ -184,21 +185,21 @@ class _Weigh(_Sink):
         self.count += n
         self.total += n
 
-    def block(self, block: _Block) -> None:
-        places = block.n * block.bound
-        if not places:
+    def block(self, group: _Group, end: int, n: int, bound: int) -> None:
+        if not bound:
             return
-        self.blocks.append(block)
+        self.blocks.append((group, end, n, bound))
         self.starts.append(self.total)
-        self.places.append(places)
-        self.through.append((self.through[-1] if self.through else 0) + places)
+        places = n * bound
+        self.blocked += places
+        self.through.append(self.blocked)
         self.total += places
 
 
 class _SelectFound(_Select):
     """``_Select`` over the turns found one by one; blocks are passed over."""
 
-    def block(self, block: _Block) -> None:
+    def block(self, group: _Group, end: int, n: int, bound: int) -> None:
         pass
 
 
@@ -217,17 +218,18 @@ class _Blocking(_Search):
         if len(prefix) != 1:
             super()._hovers(nxt, prefix, code, monk, here)
             return
-        bound = self.bounds.after_hover(nxt, monk, here)
+        first = prefix[0]
+        bound = self.bounds.after_hover(nxt, monk, here, first)
         if bound is None:
             super()._hovers(nxt, prefix, code, monk, here)
             return
-        first = prefix[0]
         first_monk = self.state.rules.monk_id(self.p, first.monk)
-        weigh = self.weigh
+        block = self.weigh.block
+        group = _Group(first, first_monk, nxt, code, monk, here, not bound.with_lifts)
         if bound.with_lifts:
+            of = bound.of
             for end, n, puts in self._ends(monk, here):
-                weigh.block(_Block(first, first_monk, nxt, code, monk, here, end, n,
-                                   bound.of(end, puts)))
+                block(group, end, n, of(end, puts))
             return
         # Hovers that lift cushions are searched, the others are blocks of one.
         state = self.state
@@ -237,8 +239,7 @@ class _Blocking(_Search):
                 self._child(nxt, prefix, Hover(code, here, end, lifts))
                 state._undo_hover(monk, here, end, lifts)
             else:
-                weigh.block(_Block(first, first_monk, nxt, code, monk, here, end, 1,
-                                   bound.of(end, 0), plain=True))
+                block(group, end, 1, bound.of(end, 0))
 
     def _ends(self, monk: int, here: int) -> list[tuple[int, int, int]]:
         """(end, how many hovers end there, the most cushions they lift) for each square
@@ -285,41 +286,63 @@ class _Bounds:
         self.removable = [
             {m for m in range(rules.n_monks) if m >> 1 not in (p, neutral) and m & 1 != size}
             for size in (0, 1)]
+        # The squares by what they hold in the position searched (``base``), then
+        # after the first action of the turn being searched.
+        self.base = self._masks_of(range(N_SQUARES), [0] * 5)
         self.masks_of = -1
         self.free = self.empty = self.free_blond = 0
         self.victims = [0, 0]
 
-    def _masks(self) -> None:
-        """Squares by what they hold, in the position as it stands (once per first
-        action)."""
-        search = self.search
-        if self.masks_of == search.roots:
-            return
-        self.masks_of = search.roots
-        state = search.state
+    def _masks_of(self, squares: Iterable[int], masks: list[int]) -> list[int]:
+        """``masks`` (free, empty, free blond, removable by a Grand Master, by a
+        master) with the bits of ``squares`` set from the position as it stands."""
+        state = self.search.state
         cushion, occ, tile = state.cushion, state.occ, state.tile
-        free = empty = free_blond = v0 = v1 = 0
+        free, empty, free_blond, v0, v1 = masks
         r0, r1 = self.removable
-        for s in range(N_SQUARES):
+        for s in squares:
+            bit = 1 << s
             c = cushion[s]
             if c or tile[s] == FADED:
                 m = occ[s]
                 if m < 0:
-                    free |= 1 << s
+                    free |= bit
                     if c == BLOND:
-                        free_blond |= 1 << s
+                        free_blond |= bit
                 elif m in r0:
-                    v0 |= 1 << s
+                    v0 |= bit
                 elif m in r1:
-                    v1 |= 1 << s
+                    v1 |= bit
             elif not tile[s]:
-                empty |= 1 << s
-        self.free, self.empty, self.free_blond = free, empty, free_blond
-        self.victims = [v0, v1]
+                empty |= bit
+        return [free, empty, free_blond, v0, v1]
 
-    def after_hover(self, plan: Plan, monk: int, here: int) -> _HoverBound | None:
-        """The bounds after the hovers of ``monk`` from ``here`` as the second action
-        (``plan``: the plan after it); None when a last action cannot be bounded."""
+    def _masks(self, first: Action) -> None:
+        """The masks once ``first`` is played: those of the position searched, again
+        on the squares the action changed (once per first action)."""
+        search = self.search
+        if self.masks_of == search.roots:
+            return
+        self.masks_of = search.roots
+        if type(first) is Walk:
+            squares: tuple[int, ...] = first.path
+        elif type(first) is Hover:
+            squares = (first.start, first.end, *(s for lift in first.lifts for s in lift))
+        elif type(first) is Enter:
+            squares = (first.square, first.cushion)
+        else:
+            squares = (cast(Swap, first).start, cast(Swap, first).other)
+        touched = {s for s in squares if s >= 0}  # a walk may come back to its start
+        keep = ~sum(1 << s for s in touched)
+        masks = self._masks_of(touched, [mask & keep for mask in self.base])
+        self.free, self.empty, self.free_blond = masks[0], masks[1], masks[2]
+        self.victims = [masks[3], masks[4]]
+
+    def after_hover(self, plan: Plan, monk: int, here: int,
+                    first: Action) -> _HoverBound | None:
+        """The bounds after the hovers of ``monk`` from ``here`` as the second action,
+        after ``first`` (``plan``: the plan after the hover); None when a last action
+        cannot be bounded."""
         search = self.search
         state, ctx = search.state, search.ctx
         pos, cushion = state.pos, state.cushion
@@ -341,7 +364,7 @@ class _Bounds:
                 hovers.append(other)
             if swap is not None and incomplete(ctx, swap) is None and pos[other ^ 1] >= 0:
                 swaps += 1
-        self._masks()
+        self._masks(first)
         lifting = cushion[here] == ORANGE and state.rules.orange_lifts > 0
         # An orange cushion's hovers are bounded after a hover that lifts nothing only.
         with_lifts = not (lifting and any(cushion[pos[o]] == ORANGE for o in hovers))
@@ -437,24 +460,25 @@ def _play(state: ShenshiState, monk: int, action: Action) -> None:
 
 def _block_turn(state: ShenshiState, block: _Block, place: int) -> Turn | None:
     """The turn that place ``place`` of ``block`` names, or None when it names none."""
-    which, ending = divmod(place, block.bound)
+    group, end, _, bound = block
+    which, ending = divmod(place, bound)
     search = _Search(state.copy(), _Count())
     played = search.state
-    _play(played, block.first_monk, block.first)
-    lifts = [lifts for end, lifts in hover_ends(played, block.monk)
-             if end == block.end and not (block.plain and lifts)]
-    hover = Hover(block.code, block.here, block.end, lifts[which])
-    played._do_hover(block.monk, block.here, block.end, hover.lifts)
-    prefix = (block.first,)
-    search._child(block.plan, prefix, hover)
+    _play(played, group.first_monk, group.first)
+    lifts = [lifts for e, lifts in hover_ends(played, group.monk)
+             if e == end and not (group.plain and lifts)]
+    hover = Hover(group.code, group.here, end, lifts[which])
+    played._do_hover(group.monk, group.here, end, hover.lifts)
+    prefix = (group.first,)
+    search._child(group.plan, prefix, hover)
     count = cast(_Count, search.sink).count
-    if count > block.bound:
-        raise AssertionError(f"{count} turns after {hover!r}, bound {block.bound}")
+    if count > bound:
+        raise AssertionError(f"{count} turns after {hover!r}, bound {bound}")
     if ending >= count:
         return None
     search.sink = _Select(ending)
     try:
-        search._child(block.plan, prefix, hover)
+        search._child(group.plan, prefix, hover)
     except _Found as found:
         return found.turn
     raise AssertionError("the turns after a hover changed between two searches")
@@ -477,7 +501,7 @@ class Weighed:
         """The turn that ``place`` (below ``total``) names, or None."""
         sink = self.sink
         i = bisect.bisect_right(sink.starts, place) - 1
-        if i >= 0 and place < sink.starts[i] + sink.places[i]:
+        if i >= 0 and place < sink.starts[i] + sink.blocks[i][2] * sink.blocks[i][3]:
             return _block_turn(self.state, sink.blocks[i], place - sink.starts[i])
         index = place - (sink.through[i] if i >= 0 else 0)
         root_ends = self.root_ends
