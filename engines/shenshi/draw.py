@@ -157,21 +157,22 @@ class _Group:
         self.plain = plain
 
 
-_Block = tuple[_Group, int, int, int]
-"""The hovers of a group that end on one square: (group, end, n, bound): ``n`` of them
-(in the order of ``hover_ends``), each followed by at most ``bound`` turn endings (the
-turn ending with the hover included)."""
+_Ends = list[tuple[int, int, int]]
+"""The blocks of a group: (end, n, bound) for the ``n`` hovers of the group that end on
+``end`` (in the order of ``hover_ends``), each followed by at most ``bound`` turn
+endings (the turn ending with the hover included)."""
 
 
 class _Weigh(_Sink):
-    """Counts the turns found one by one (``count``) and keeps the blocks, each at its
-    place in the order of the search: block ``i`` has its places from number
-    ``starts[i]`` on, and ``through[i]`` is the number of places of the blocks up to it."""
+    """Counts the turns found one by one (``count``) and keeps the groups of blocks, each
+    at its place in the order of the search: group ``i`` has its places from number
+    ``starts[i]`` on, and ``through[i]`` is the number of places of the groups up to
+    it."""
 
     def __init__(self) -> None:
         self.count = 0
         self.total = 0
-        self.blocks: list[_Block] = []
+        self.groups: list[tuple[_Group, _Ends, int]] = []
         self.starts: list[int] = []
         self.through: list[int] = []
         self.blocked = 0
@@ -185,12 +186,12 @@ class _Weigh(_Sink):
         self.count += n
         self.total += n
 
-    def block(self, group: _Group, end: int, n: int, bound: int) -> None:
-        if not bound:
+    def blocks(self, group: _Group, ends: _Ends) -> None:
+        places = sum(n * bound for _, n, bound in ends)
+        if not places:
             return
-        self.blocks.append((group, end, n, bound))
+        self.groups.append((group, ends, places))
         self.starts.append(self.total)
-        places = n * bound
         self.blocked += places
         self.through.append(self.blocked)
         self.total += places
@@ -199,7 +200,7 @@ class _Weigh(_Sink):
 class _SelectFound(_Select):
     """``_Select`` over the turns found one by one; blocks are passed over."""
 
-    def block(self, group: _Group, end: int, n: int, bound: int) -> None:
+    def blocks(self, group: _Group, ends: _Ends) -> None:
         pass
 
 
@@ -224,22 +225,23 @@ class _Blocking(_Search):
             super()._hovers(nxt, prefix, code, monk, here)
             return
         first_monk = self.state.rules.monk_id(self.p, first.monk)
-        block = self.weigh.block
         group = _Group(first, first_monk, nxt, code, monk, here, not bound.with_lifts)
         if bound.with_lifts:
             of = bound.of
-            for end, n, puts in self._ends(monk, here):
-                block(group, end, n, of(end, puts))
+            self.weigh.blocks(group, [(end, n, of(end, puts))
+                                      for end, n, puts in self._ends(monk, here)])
             return
         # Hovers that lift cushions are searched, the others are blocks of one.
         state = self.state
+        plain: _Ends = []
         for end, lifts in hover_ends(state, monk):
             if lifts:
                 state._do_hover(monk, here, end, lifts)
                 self._child(nxt, prefix, Hover(code, here, end, lifts))
                 state._undo_hover(monk, here, end, lifts)
             else:
-                block(group, end, 1, bound.of(end, 0))
+                plain.append((end, 1, bound.of(end, 0)))
+        self.weigh.blocks(group, plain)
 
     def _ends(self, monk: int, here: int) -> list[tuple[int, int, int]]:
         """(end, how many hovers end there, the most cushions they lift) for each square
@@ -458,9 +460,21 @@ def _play(state: ShenshiState, monk: int, action: Action) -> None:
         raise TypeError(f"not an action: {action!r}")
 
 
-def _block_turn(state: ShenshiState, block: _Block, place: int) -> Turn | None:
-    """The turn that place ``place`` of ``block`` names, or None when it names none."""
-    group, end, _, bound = block
+def _block_turn(state: ShenshiState, group: _Group, ends: _Ends,
+                place: int) -> Turn | None:
+    """The turn that place ``place`` of the blocks of ``group`` names, or None when it
+    names none."""
+    for end, n, bound in ends:
+        if place < n * bound:
+            return _hover_turn(state, group, end, bound, place)
+        place -= n * bound
+    raise IndexError(f"place {place} past the blocks of {group.first!r}")
+
+
+def _hover_turn(state: ShenshiState, group: _Group, end: int, bound: int,
+                place: int) -> Turn | None:
+    """The turn that place ``place`` of the block of the hovers of ``group`` that end
+    on ``end`` names, or None."""
     which, ending = divmod(place, bound)
     search = _Search(state.copy(), _Count())
     played = search.state
@@ -501,8 +515,9 @@ class Weighed:
         """The turn that ``place`` (below ``total``) names, or None."""
         sink = self.sink
         i = bisect.bisect_right(sink.starts, place) - 1
-        if i >= 0 and place < sink.starts[i] + sink.blocks[i][2] * sink.blocks[i][3]:
-            return _block_turn(self.state, sink.blocks[i], place - sink.starts[i])
+        if i >= 0 and place < sink.starts[i] + sink.groups[i][2]:
+            group, ends, _ = sink.groups[i]
+            return _block_turn(self.state, group, ends, place - sink.starts[i])
         index = place - (sink.through[i] if i >= 0 else 0)
         root_ends = self.root_ends
         assert root_ends is not None
