@@ -370,6 +370,10 @@ def bench_command(args: argparse.Namespace) -> int:
     comparison, on a set's pictures."""
     from vision.pipeline import reader_for
 
+    if getattr(args, "heights", False):
+        from companion.bench_heights import bench_command as bench_heights
+
+        return bench_heights(args)
     cache = Path(args.cache).expanduser() if args.cache else _default_cache()
     import cv2
 
@@ -461,6 +465,12 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
                         "found by the corner markers stuck on it")
     parser.add_argument("--cache")
     parser.add_argument("--json")
+    parser.add_argument("--heights", action="store_true",
+                        help="the stack heights of Shangri-La, on tables of stacks of one "
+                        "and two tiles seen from several elevations (docs/vision-bench.md)")
+    parser.add_argument("--elevation", type=float, action="append",
+                        help="with --heights: the camera's elevation in degrees (repeat; "
+                        "default 90, 70 and 55)")
 
 
 def add_fit_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

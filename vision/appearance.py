@@ -723,9 +723,22 @@ class AppearanceReader:
                 abstained[item.element] = UNSURE
             else:
                 readings[item.element] = Reading(item.values[best], float(p[best]))
+        from vision import appearance_heights
+
+        stacks = appearance_heights.reader_for(self)
+        if stacks is not None:
+            # what the camera's slant shows of each stack (see vision.appearance_heights)
+            heights = stacks.read(frame, view, fit_light(frame, view, self.appearance,
+                                                         self.model.size_mm),
+                                  readings, frozenset(covered))
+            readings.update(heights.readings)
+            probs.update(heights.probabilities)
+            abstained.update(heights.abstained)
+            unseen.update(heights.unseen)
         for name in self.schema.elements:
             base = name.removesuffix(HEIGHT_SUFFIX)
-            if name == base or base not in self.model.elements:
+            if name == base or base not in self.model.elements or name in readings \
+                    or name in abstained:
                 continue
             below = readings.get(base)
             if isinstance(below, Reading) and below.value == "empty":

@@ -1,0 +1,368 @@
+"""Rendered Shangri-La tables with stacks, for the appearance reader's stack heights:
+the fit of its weights and the benchmark (``companion bench appearance --heights``,
+or ``python -m companion.bench_heights fit|bench``).
+
+A *setup* is one world (:mod:`vision.synth.world`) photographed by one camera at a
+chosen elevation, at the ``medium`` level's imaging (noise, blur, JPEG, pieces off
+their spots, glare): the player's calibration pictures (the empty board, the
+calibration position) under one light, then pictures of tables with tiles laid on
+about a third of the spaces, each a stack of one or two, under another light; the second
+picture of each setup has a hand over the table.
+
+Sets, separate by world kind and seed as for the colours (``companion.bench_appearance``):
+``train``: ``painted`` worlds, seeds 1 on, elevations drawn from 45 to 90 degrees and
+picture sizes from 1280x720 to 2560x1440;
+``test``: ``landscape`` worlds (never used to fit or choose anything), seeds 2000 on,
+each seed at every elevation asked for (default straight above, 70 and 55 degrees).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+GAME = "shangrila"
+SETS = {"train": ("painted", 1), "validation": ("painted", 1000), "test": ("landscape", 2000)}
+TRAIN_ELEVATIONS = (45.0, 90.0)
+TRAIN_SIZES = ((1280, 720), (1920, 1080), (2560, 1440))
+"""Picture sizes of the training set: one tile's step spans from one to three pixels."""
+BENCH_ELEVATIONS = (90.0, 70.0, 55.0)
+PLAYS = 2
+LEVEL = "medium"
+CACHE_VERSION = 1
+TILED_SHARE = 0.35
+"""The share of spaces with a stack in a play picture."""
+
+
+@dataclass(frozen=True)
+class HeightSetup:
+    kind: str
+    seed: int
+    elevation: float
+    size: tuple[int, int] = (1280, 720)
+
+    @property
+    def key(self) -> str:
+        return f"h{CACHE_VERSION}-{self.kind}-{self.seed}-{self.elevation:.1f}-" \
+               f"{self.size[0]}x{self.size[1]}"
+
+
+def setups(name: str, count: int, elevations: Sequence[float] | None = None,
+           size: tuple[int, int] = (1280, 720)) -> list[HeightSetup]:
+    """``count`` world seeds of set ``name``, each at every one of ``elevations`` (the
+    training set: one elevation per seed, drawn with the seed)."""
+    kind, first = SETS[name]
+    if elevations is None:
+        out = []
+        for seed in range(first, first + count):
+            rng = np.random.default_rng([seed, 7])
+            elevation = float(rng.uniform(*TRAIN_ELEVATIONS))
+            out.append(HeightSetup(kind, seed, elevation,
+                                   TRAIN_SIZES[int(rng.integers(len(TRAIN_SIZES)))]))
+        return out
+    return [HeightSetup(kind, first + i, e, size) for i in range(count) for e in elevations]
+
+
+def _camera(setup: HeightSetup, rng: np.random.Generator, board_mm: tuple[float, float]
+            ) -> tuple[Any, Any]:
+    """A camera at the setup's elevation framing the whole board (as the colours'
+    bench frames it)."""
+    from vision.synth.camera import Camera, Pose
+    from vision.view import truth_view
+
+    camera = Camera.from_fov(setup.size[0], setup.size[1], 60.0,
+                             k1=float(rng.uniform(-0.08, 0.0)))
+    rotation = float(rng.uniform(0.0, 360.0))
+    look = (float(rng.uniform(-20, 20)), float(rng.uniform(-20, 20)))
+    w, h = board_mm
+    corners = np.array([(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)])
+    distance = 600.0
+    while True:
+        pose = Pose(setup.elevation, rotation, distance, look)
+        if bool(truth_view(camera, pose, board_mm).visible(corners, 0.04 * setup.size[1])
+                .all()) or distance > 3000:
+            return camera, pose
+        distance *= 1.05
+
+
+def stacked_table(schema: Any, model: Any, colours: Sequence[str],
+                  rng: np.random.Generator) -> Any:
+    """A table with a stack of one or two tiles of a random colour on about
+    ``TILED_SHARE`` of the spaces (no game's position: the reader knows no rules),
+    and bridges and stones in place or not."""
+    from engines.observation import Observation
+    from vision.models import HEIGHT_SUFFIX
+
+    readings: dict[str, Any] = {}
+    for element in model.elements.values():
+        if element.name not in schema.elements:
+            continue
+        if element.kind == "space":
+            if rng.random() < TILED_SHARE:
+                readings[element.name] = str(colours[int(rng.integers(len(colours)))])
+                readings[element.name + HEIGHT_SUFFIX] = int(rng.integers(1, 3))
+            else:
+                readings[element.name] = "empty"
+                readings[element.name + HEIGHT_SUFFIX] = 0
+        elif element.kind in ("bridge", "stone"):
+            readings[element.name] = bool(rng.random() < 0.5)
+    return Observation(schema, readings)
+
+
+def render(setup: HeightSetup) -> Any:
+    """The setup's pictures (``companion.bench_appearance.Pictures``)."""
+    from calibration.boards import board_geometry
+    from companion.bench_appearance import Pictures, Setup
+    from companion.bench_vision import LEVEL_SPECS
+    from engines.observation import Observation
+    from vision.appearance import bare_value, calibration_layout
+    from vision.models import referee_schema
+    from vision.synth.camera import LIGHTS, Imaging
+    from vision.synth.table import TableOptions, render_table
+    from vision.synth.world import make_world
+
+    spec = LEVEL_SPECS[LEVEL]
+    rng = np.random.default_rng([setup.seed, round(setup.elevation * 10), 43])
+    world = make_world(GAME, setup.kind, setup.seed)
+    model = world.model
+    camera, pose = _camera(setup, rng, model.size_mm)
+    imaging = Imaging(blur_sigma=spec.blur, noise_sigma=spec.noise, shot_noise=0.3,
+                      vignetting=0.15, jpeg_quality=spec.jpeg)
+
+    def light() -> Any:
+        return LIGHTS[spec.lights[int(rng.integers(len(spec.lights)))]]
+
+    schema = referee_schema(GAME)
+    colours = board_geometry(GAME).player_colours
+    empty_obs = Observation(schema, {e: (0 if e.endswith("^") else bare_value(schema.values[e]))
+                                     for e in schema.elements if model.on_board(e)})
+    layout = calibration_layout(schema, model, colours)
+    calm = light()
+    common = {"camera": camera, "pose": pose, "imaging": imaging, "model": model,
+              "art": world.art(), "colours": world.colours}
+    empty = render_table(empty_obs, light=calm, seed=setup.seed,
+                         options=TableOptions(clutter=spec.clutter), **common)
+    calibration = render_table(layout, light=calm, seed=setup.seed + 1,
+                               options=TableOptions(clutter=spec.clutter,
+                                                    placement_mm=spec.placement_mm),
+                               **common)
+    pictures = Pictures(Setup(setup.kind, setup.seed, LEVEL, setup.size, GAME),
+                        empty.image, calibration.image, layout.to_json()["readings"],
+                        camera=asdict(camera), pose=asdict(pose))
+    for index in range(PLAYS):
+        table = stacked_table(schema, model, colours, rng)
+        options = TableOptions(hands=index % 2, clutter=spec.clutter, glare=spec.glare,
+                               placement_mm=spec.placement_mm,
+                               placement_deg=3.0 * spec.placement_mm)
+        picture = render_table(table, light=light(), seed=int(rng.integers(2 ** 31)),
+                               options=options, **common)
+        pictures.plays.append((picture.image, {
+            "observation": table.to_json()["readings"],
+            "visible": picture.visible().to_json()["readings"], "hands": index % 2}))
+    return pictures
+
+
+def load(setup: HeightSetup, cache: Path | None) -> Any:
+    """A setup's pictures, from the cache or rendered (and cached)."""
+    import cv2
+
+    from companion.bench_appearance import Pictures, Setup
+
+    folder = None if cache is None else cache / setup.key
+    if folder is not None and (folder / "truth.json").exists():
+        truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+        images = [cv2.imread(str(folder / f"{i}.png"), cv2.IMREAD_COLOR)
+                  for i in range(2 + len(truth["plays"]))]
+        if all(image is not None for image in images):
+            return Pictures(Setup(setup.kind, setup.seed, LEVEL, setup.size, GAME),
+                            images[0], images[1], truth["calibration"],
+                            list(zip(images[2:], truth["plays"], strict=True)),
+                            truth["camera"], truth["pose"])
+    print(f"  rendering {setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees",
+          flush=True)
+    pictures = render(setup)
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        for i, image in enumerate([pictures.empty, pictures.calibration,
+                                   *(p[0] for p in pictures.plays)]):
+            cv2.imwrite(str(folder / f"{i}.png"), image)
+        (folder / "truth.json").write_text(json.dumps({
+            "calibration": pictures.calibration_truth, "plays": [p[1] for p in pictures.plays],
+            "camera": pictures.camera, "pose": pictures.pose}), encoding="utf-8")
+    return pictures
+
+
+def _default_cache() -> Path:
+    return Path("~/.cache/companion/heights").expanduser()
+
+
+# --- fitting ---------------------------------------------------------------------------------
+
+def examples(pictures: Any) -> list[Any]:
+    """Labelled rows of every stack whose lines show both edges, read after the
+    colours of the appearance reader (its heights left aside)."""
+    from companion.bench_appearance import calibrated_reader
+    from vision import appearance_heights as ah
+    from vision.appearance import fit_light
+    from vision.models import HEIGHT_SUFFIX
+
+    reader, view = calibrated_reader(pictures)
+    stacks = ah.HeightReader(reader.model, reader.appearance, reader.schema,
+                             ah.HeightModel(GAME, np.zeros(len(ah.FEATURES)), {}))
+    ah._READERS[reader] = None  # the colours only
+    plan = stacks.plan(view)
+    assert plan is not None
+    index = {s: i for i, s in enumerate(stacks.spaces)}
+    out = []
+    for image, truth in pictures.plays:
+        colours = reader.read(image, view).observation
+        below = {s: colours[s] for s in stacks.spaces}
+        wanted = [s for s in stacks.spaces if colours[s].known and colours[s].value != "empty"
+                  and truth["visible"].get(s + HEIGHT_SUFFIX) in stacks.heights]
+        light = fit_light(image, view, reader.appearance, reader.model.size_mm)
+        for space, result in stacks.measure(image, view, light, below, wanted).items():
+            if result is None:
+                continue
+            rows = ah.rows(result, plan.lines[index[space]], stacks.heights)
+            out.append(ah.Example(rows, stacks.heights.index(
+                truth["visible"][space + HEIGHT_SUFFIX])))
+    return out
+
+
+def fit_command(args: argparse.Namespace) -> int:
+    from vision import appearance_heights as ah
+
+    cache = Path(args.cache).expanduser() if args.cache else _default_cache()
+    started = time.time()
+    data: list[Any] = []
+    chosen = setups("train", args.setups)
+    for i, setup in enumerate(chosen, 1):
+        data.extend(examples(load(setup, cache)))
+        print(f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} at "
+              f"{setup.elevation:.0f} degrees: {len(data)} examples", flush=True)
+    provenance = {"command": f"python -m companion.bench_heights fit --setups {args.setups}",
+                  "set": "train", "kind": SETS["train"][0],
+                  "setup_seeds": [s.seed for s in chosen],
+                  "elevations": [round(s.elevation, 1) for s in chosen],
+                  "examples": len(data), "level": LEVEL, "size": list(chosen[0].size)}
+    model = ah.fit(GAME, data, provenance)
+    out = Path(args.output) if args.output else ah.fitted_path(GAME)
+    out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out} from {len(data)} examples in {time.time() - started:.0f} s: "
+          f"weights {model.weights.round(4).tolist()}")
+    return 0
+
+
+# --- the benchmark ---------------------------------------------------------------------------
+
+@dataclass
+class HeightScore:
+    stacks: int = 0
+    right: int = 0
+    wrong: int = 0
+    wrong_sure: int = 0
+    abstained: int = 0
+    unseen: int = 0
+
+    def line(self) -> str:
+        shown = max(1, self.right + self.wrong)
+        total = max(1, self.stacks)
+        return (f"{self.stacks:5d} stacks: read {100 * (self.right + self.wrong) / total:5.1f}%, "
+                f"right {100 * self.right / shown:6.2f}% of read, "
+                f"wrong at >= 0.9: {self.wrong_sure}, abstained {self.abstained} "
+                f"({self.unseen} not shown by the view)")
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    """The heights of stacks of one and two tiles on a set's pictures, per elevation
+    and height."""
+    import cv2
+
+    from companion.bench_appearance import calibrated_reader
+    from vision.models import HEIGHT_SUFFIX
+
+    cv2.setNumThreads(1)
+    if getattr(args, "game", GAME) != GAME:
+        print("stack heights are read in Shangri-La only", file=sys.stderr)
+        return 2
+    cache = Path(args.cache).expanduser() if args.cache else _default_cache()
+    elevations = tuple(args.elevation or BENCH_ELEVATIONS)
+    size = (1280, 720)
+    if getattr(args, "size", None):
+        from companion.vision_cli import _size as picture_size
+
+        size = picture_size(args.size)
+    scores: dict[str, HeightScore] = {}
+    times: list[float] = []
+    for setup in setups(args.set, args.setups, elevations, size):
+        pictures = load(setup, cache)
+        reader, view = calibrated_reader(pictures)
+        for image, truth in pictures.plays:
+            started = time.process_time()
+            reading = reader.read(image, view)
+            times.append(time.process_time() - started)
+            for name, value in truth["visible"].items():
+                if not name.endswith(HEIGHT_SUFFIX) or value not in (1, 2):
+                    continue
+                for key in (f"{setup.elevation:4.0f} deg, height {value}",
+                            f"{setup.elevation:4.0f} deg, all"):
+                    score = scores.setdefault(key, HeightScore())
+                    score.stacks += 1
+                    got = reading.observation[name]
+                    if not got.known:
+                        score.abstained += 1
+                        score.unseen += name in reading.unseen
+                        continue
+                    ok = got.value == value
+                    score.right += ok
+                    score.wrong += not ok
+                    score.wrong_sure += (not ok) and got.confidence >= 0.9
+        print(f"{setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees read",
+              flush=True)
+    lines = [f"companion bench appearance --heights --set {args.set} --setups {args.setups} "
+             f"--size {size[0]}x{size[1]} " + " ".join(f"--elevation {e:g}" for e in elevations)]
+    if times:
+        lines.append(f"appearance reader with heights: {1000 * float(np.median(times)):.0f} ms "
+                     f"a frame (median, processor time)")
+    for key in sorted(scores, key=lambda k: (-float(k.split()[0]), k)):
+        lines.append(f"{key:22s} {scores[key].line()}")
+    print("\n".join(lines))
+    if getattr(args, "json", None):
+        Path(args.json).write_text(json.dumps({k: asdict(s) for k, s in scores.items()},
+                                              indent=1), encoding="utf-8")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m companion.bench_heights",
+                                     description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    fit = sub.add_parser("fit", help="fit the height reader's weights on the training set")
+    fit.add_argument("--setups", type=int, default=16)
+    fit.add_argument("--output")
+    fit.add_argument("--cache")
+    fit.set_defaults(handler=fit_command)
+    bench = sub.add_parser("bench", help="the height reader on a set")
+    bench.add_argument("--set", choices=sorted(SETS), default="test")
+    bench.add_argument("--setups", type=int, default=4)
+    bench.add_argument("--cache")
+    bench.add_argument("--json")
+    bench.add_argument("--size", default="1280x720")
+    bench.add_argument("--elevation", type=float, action="append",
+                       help="camera elevation in degrees (repeat; default 90, 70, 55)")
+    bench.set_defaults(handler=bench_command)
+    args = parser.parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
