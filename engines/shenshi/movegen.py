@@ -8,10 +8,10 @@ is fixed: monks by notation code (G, M, NG, NM), then kind (entry, walk, hover, 
 then the order of each option function; a turn comes before its longer continuations.
 
 The turns found go to a sink: ``legal_turns`` builds them, ``count_turns`` only counts,
-``nth_turn`` builds only one; ``random_move`` counts the turns of each first action and
-builds one turn, so it needs no list. A search that only counts counts the hovers that
-end a turn without listing them (``_Search._hover_count``; an orange cushion's in closed
-form, ``hovers``).
+``nth_turn`` builds only one; ``counted_move`` counts the turns of each first action and
+builds one turn, so it needs no list; ``random_move`` (``draw``) does not even count
+them all. A search that only counts counts the hovers that end a turn without listing
+them (``_Search._hover_count``; an orange cushion's in closed form, ``hovers``).
 """
 
 from __future__ import annotations
