@@ -55,8 +55,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         metavar="1-6", help="the analysis' search level (3)")
     parser.add_argument("--reader", choices=READERS, default="appearance",
                         help="how the camera reads the table: by the set's appearance "
-                        "learned at calibration (appearance; ShenShi: the colour reader), "
-                        "or by the colour reader, to compare (colours)")
+                        "learned at calibration (appearance), or by the colour reader, to "
+                        "compare (colours)")
     parser.set_defaults(handler=demo_command)
 
 

@@ -32,7 +32,8 @@ PROFILE = "demo"
 """The name of the demo's profile, in the demo's own data folder."""
 DATA_FOLDER = "calibration"
 """The demo's data folder, inside the report folder."""
-_PIECE_NAMES = {"bridge": "bridges", "stone": "stones", "gate": "sticks"}
+_PIECE_NAMES = {"bridge": "bridges", "stone": "stones", "gate": "sticks",
+                "cushion": "cushions", "monk": "monks"}
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,11 @@ def calibrate_table(game: str, shot: Shot, seed: int, out: Path,
     from calibration.profiles import board_path, camera_path, layout_path, profile_dir
     from calibration.registration import register_with_markers, save_board_profile
     from calibration.sources import write_image
-    from companion.calibrate_layout_cli import APPEARANCE_GAMES, NEEDS_POSITION
+    from companion.calibrate_layout_cli import (
+        APPEARANCE_GAMES,
+        NEEDS_POSITION,
+        SET_ONLY_POSITION,
+    )
     from vision.appearance import calibrate, calibration_layout, save_appearance
     from vision.models import load_model, referee_schema
     from vision.table_profile import load_table_profile
@@ -143,12 +148,14 @@ def calibrate_table(game: str, shot: Shot, seed: int, out: Path,
              f"({board.fit_rms_mm:.2f} mm RMS)")
         view = registered_view(board.matrix, board.image_size, lens)
         calibration = []
-        if game in NEEDS_POSITION:
+        if game in NEEDS_POSITION or game in SET_ONLY_POSITION:
             position = calibration_layout(schema, model, list(geometry.player_colours))
             picture = photograph(position, shot, seed)
             write_image(pictures / f"position-{game}.png", picture)
             calibration.append((picture, view, position))
-        fit = fit_layout(game, model, empty, view, calibration)
+        # as the command: a position that teaches only the set's look is no layout evidence
+        fit = fit_layout(game, model, empty, view,
+                         [] if game in SET_ONLY_POSITION else calibration)
         save_layout(fit, layout_path(game, PROFILE))
         write_image(layout_path(game, PROFILE).with_suffix(".png"),
                     draw_layout(fit, view, empty))
