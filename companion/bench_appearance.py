@@ -4,7 +4,8 @@ validated on and tested on, the fit (``companion vision fit``) and the benchmark
 
 A *setup* is one world (:mod:`vision.synth.world`) photographed by one camera at one
 difficulty level: the player's calibration pictures (the empty board; the calibration
-position with every bridge, stone and a few tiles of each colour) and then pictures of
+position with every bridge, stone and a few tiles of each colour, or ShenShi's with every
+monk, cushion colour and tile face) and then pictures of
 the game at several depths, under the level's light, with its hands, glare and clutter.
 The light of play differs from the light of calibration.
 

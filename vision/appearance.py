@@ -3,9 +3,10 @@ model, with nothing taken from the project's drawing of the board.
 
 At calibration the player shows the camera the **empty board** and a picture with
 **pieces of every colour on known places** (every bridge and stone in place, a few tiles
-of each colour). :func:`calibrate` keeps the empty board as seen from above (its *bare
-appearance*, element by element and everywhere between) and each piece colour's
-appearance under the light of that moment (:class:`SetAppearance`).
+of each colour; for ShenShi every monk, both cushions and both tile faces, see
+:func:`stack_calibration_layout`). :func:`calibrate` keeps the empty board as seen
+from above (its *bare appearance*, element by element and everywhere between) and each
+piece colour's appearance under the light of that moment (:class:`SetAppearance`).
 
 Reading a frame (:class:`AppearanceReader`):
 
@@ -26,6 +27,9 @@ Reading a frame (:class:`AppearanceReader`):
    per value. Its few weights per kind are fitted from rendered tables of many worlds
    (:func:`fit`, ``companion vision fit``) and shipped as a versioned file
    (``vision/fitted/appearance-<game>.json``).
+
+ShenShi's stacked elements (a tile, a cushion on it, a monk on that) are looked at and
+weighed as :mod:`vision.appearance_stacks` says.
 
 The reader knows the board's layout and the pieces' sizes, never the rules: it reports
 each element's probabilities and lets the referee weigh them against the legal moves.
