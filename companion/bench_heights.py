@@ -23,7 +23,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -271,6 +271,7 @@ class HeightScore:
     wrong_sure: int = 0
     abstained: int = 0
     unseen: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
 
     def line(self) -> str:
         shown = max(1, self.right + self.wrong)
@@ -279,6 +280,10 @@ class HeightScore:
                 f"right {100 * self.right / shown:6.2f}% of read, "
                 f"wrong at >= 0.9: {self.wrong_sure}, abstained {self.abstained} "
                 f"({self.unseen} not shown by the view)")
+
+    def why(self) -> str:
+        return "; ".join(f"{why}: {n}" for why, n in sorted(self.reasons.items(),
+                                                            key=lambda x: -x[1]))
 
 
 def bench_command(args: argparse.Namespace) -> int:
@@ -320,6 +325,8 @@ def bench_command(args: argparse.Namespace) -> int:
                     if not got.known:
                         score.abstained += 1
                         score.unseen += name in reading.unseen
+                        why = reading.abstained.get(name, "?")
+                        score.reasons[why] = score.reasons.get(why, 0) + 1
                         continue
                     ok = got.value == value
                     score.right += ok
@@ -334,6 +341,8 @@ def bench_command(args: argparse.Namespace) -> int:
                      f"a frame (median, processor time)")
     for key in sorted(scores, key=lambda k: (-float(k.split()[0]), k)):
         lines.append(f"{key:22s} {scores[key].line()}")
+        if key.endswith("all") and scores[key].reasons:
+            lines.append(f"{'':22s} abstained: {scores[key].why()}")
     print("\n".join(lines))
     if getattr(args, "json", None):
         Path(args.json).write_text(json.dumps({k: asdict(s) for k, s in scores.items()},

@@ -1,0 +1,247 @@
+"""Stack heights by the appearance reader: rendered close-ups (640x480) of several
+worlds with stacks of one and two tiles set apart, read by the height reader against
+the world's own bare board; a steep view, an unannounced object over an edge and a
+hand the pipeline knows of leave heights unknown."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engines.observation import Observation, Reading
+from vision import appearance_heights as ah
+from vision.appearance import (
+    AppearanceReader,
+    bare_value,
+    calibrate,
+    fit_light,
+)
+from vision.models import HEIGHT_SUFFIX, referee_schema
+from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
+from vision.synth.table import TableOptions, render_table
+from vision.synth.world import make_world
+from vision.view import truth_view
+
+GAME = "shangrila"
+SIZE = (640, 480)
+WORLDS = (("painted", 1003), ("painted", 1011), ("project", 1002))
+
+
+@dataclass
+class Close:
+    """A close-up of a world's table with a few stacks and its truth."""
+
+    world: Any
+    view: Any
+    empty: np.ndarray
+    table: np.ndarray
+    stacks: dict[str, int]
+    colour: dict[str, str]
+    camera: Any
+    pose: Any
+
+
+def _stacks_apart(model: Any, look_mm: tuple[float, float], count: int,
+                  rng: np.random.Generator) -> list[str]:
+    """Spaces near the point looked at, no two closer than two spaces apart."""
+    centre = np.array(model.size_mm) / 2 + np.array(look_mm)
+    spaces = sorted(model.of_kind("space"),
+                    key=lambda e: float(np.linalg.norm(np.array(e.centre_mm) - centre)))
+    chosen: list[Any] = []
+    for space in spaces[:30]:
+        if all(np.linalg.norm(np.array(space.centre_mm) - np.array(c.centre_mm)) > 40
+               for c in chosen):
+            chosen.append(space)
+        if len(chosen) == count:
+            break
+    rng.shuffle(chosen)
+    return [c.name for c in chosen]
+
+
+def close_up(kind: str, seed: int, elevation: float, hands: int = 0,
+             distance: float = 230.0) -> Close:
+    world = make_world(GAME, kind, seed)
+    model = world.model
+    schema = referee_schema(GAME)
+    rng = np.random.default_rng(seed)
+    look = (float(rng.uniform(-60, 60)), float(rng.uniform(-60, 60)))
+    camera = Camera.from_fov(SIZE[0], SIZE[1], 60.0)
+    pose = Pose(elevation, float(rng.uniform(0, 360)), distance, look)
+    view = truth_view(camera, pose, model.size_mm)
+    names = _stacks_apart(model, look, 4, rng)
+    stacks = {name: 1 + i % 2 for i, name in enumerate(names)}
+    colours = ("red", "yellow", "blue", "violet")
+    colour = {name: colours[i % 4] for i, name in enumerate(names)}
+    bare = {e: (0 if e.endswith(HEIGHT_SUFFIX) else bare_value(schema.values[e]))
+            for e in schema.elements if model.on_board(e)}
+    table = dict(bare)
+    for name, height in stacks.items():
+        table[name] = colour[name]
+        table[name + HEIGHT_SUFFIX] = height
+    imaging = Imaging(blur_sigma=0.5, noise_sigma=2.0, shot_noise=0.3, vignetting=0.1,
+                      jpeg_quality=92)
+    common = {"camera": camera, "pose": pose, "imaging": imaging, "model": model,
+              "art": world.art(), "colours": world.colours}
+    empty = render_table(Observation(schema, bare), light=LIGHTS["daylight"], seed=seed,
+                         options=TableOptions(), **common).image
+    picture = render_table(Observation(schema, table), light=LIGHTS["warm"], seed=seed + 1,
+                           options=TableOptions(hands=hands, placement_mm=0.5,
+                                                placement_deg=1.5), **common).image
+    return Close(world, view, empty, picture, stacks, colour, camera, pose)
+
+
+def height_reader(close: Close) -> ah.HeightReader:
+    appearance = calibrate(GAME, close.world.model, close.empty, close.view, [])
+    return ah.HeightReader(close.world.model, appearance, referee_schema(GAME))
+
+
+def _below(close: Close) -> dict[str, Reading]:
+    """The tiles as the colours reader would give them: every other space empty."""
+    out = {e.name: Reading("empty", 0.99) for e in close.world.model.of_kind("space")}
+    out.update({name: Reading(close.colour[name], 0.95) for name in close.stacks})
+    for kind in ("bridge", "stone"):
+        out.update({e.name: Reading(False, 0.99) for e in close.world.model.of_kind(kind)})
+    return out
+
+
+def _read(close: Close, reader: ah.HeightReader, image: np.ndarray | None = None,
+          covered: frozenset[str] = frozenset()) -> ah.HeightReading:
+    frame = close.table if image is None else image
+    light = fit_light(frame, close.view, reader.appearance, close.world.model.size_mm)
+    return reader.read(frame, close.view, light, _below(close), covered)
+
+
+@pytest.fixture(scope="module")
+def slanted() -> list[Close]:
+    return [close_up(kind, seed, 55.0) for kind, seed in WORLDS]
+
+
+def test_the_fitted_weights_load_and_say_where_they_came_from() -> None:
+    model = ah.load_fitted(GAME)
+    assert model.weights.shape == (len(ah.FEATURES),)
+    assert "fit" in model.provenance["command"] and model.provenance["set"] == "train"
+    again = ah.HeightModel.from_json(json.loads(json.dumps(model.to_json())), "copy")
+    assert np.allclose(again.weights, model.weights)
+
+
+def test_a_damaged_weights_file_is_refused(tmp_path: Any) -> None:
+    data = ah.load_fitted(GAME).to_json()
+    data["weights"] = data["weights"][:-1]
+    path = tmp_path / "heights.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ah.AppearanceError, match="malformed"):
+        ah.load_fitted(GAME, path)
+
+
+def test_chords_of_a_square_along_lines() -> None:
+    chords = ah._chords(np.array([0.0, 0.0]), 5.0, 0.0, np.array([0.0, 0.0]),
+                        np.array([1.0, 0.0]), np.array([-2.0, 0.0, 6.0]))
+    assert np.allclose(chords[:2], [[-5.0, 5.0], [-5.0, 5.0]])
+    assert np.isnan(chords[2]).all()
+    turned = ah._chords(np.array([0.0, 0.0]), 5.0, 45.0, np.array([0.0, 0.0]),
+                        np.array([1.0, 0.0]), np.array([0.0]))
+    assert np.allclose(turned, [[-5.0 * 2 ** 0.5, 5.0 * 2 ** 0.5]])
+
+
+def test_stacks_of_one_and_two_are_told_apart_at_a_slant(slanted: list[Close]) -> None:
+    read = right = wrong_sure = 0
+    for close in slanted:
+        reader = height_reader(close)
+        result = _read(close, reader)
+        for name, height in close.stacks.items():
+            got = result.readings.get(name + HEIGHT_SUFFIX)
+            assert name + HEIGHT_SUFFIX in result.readings or \
+                name + HEIGHT_SUFFIX in result.abstained
+            if got is not None:
+                read += 1
+                right += got.value == height
+                wrong_sure += got.value != height and got.confidence >= 0.9
+                assert set(result.probabilities[name + HEIGHT_SUFFIX]) == {"1", "2"}
+        for space in close.world.model.of_kind("space"):
+            if space.name not in close.stacks:
+                assert result.readings[space.name + HEIGHT_SUFFIX].value == 0
+    stacks = sum(len(c.stacks) for c in slanted)
+    assert read >= stacks // 2
+    assert right >= 0.75 * read
+    assert wrong_sure == 0
+
+
+def test_straight_above_heights_are_not_shown() -> None:
+    # from far above the stacks' sides do not show (from close above, those off the
+    # middle of the picture do, and are read)
+    close = close_up(*WORLDS[0], elevation=90.0, distance=900.0)
+    result = _read(close, height_reader(close))
+    for name in close.stacks:
+        assert result.abstained[name + HEIGHT_SUFFIX] == ah.TOO_STEEP
+        assert name + HEIGHT_SUFFIX in result.unseen
+        assert name + HEIGHT_SUFFIX not in result.probabilities
+
+
+def test_something_over_an_edge_leaves_the_height_unknown(slanted: list[Close]) -> None:
+    import cv2
+
+    for close in slanted[:2]:
+        reader = height_reader(close)
+        plan = reader.plan(close.view)
+        assert plan is not None
+        index = {s: i for i, s in enumerate(reader.spaces)}
+        image = close.table.copy()
+        for name in close.stacks:
+            lines = plan.lines[index[name]]
+            # a hand's fingers over the board beyond the stack's far edge
+            beyond = lines.centre + lines.along * 2.2 * lines.half_mm
+            x, y = close.view.to_image(beyond[None, :])[0]
+            radius = 1.1 * lines.half_mm * lines.px_per_mm
+            cv2.circle(image, (int(x), int(y)), int(radius), (60, 90, 160), -1)
+        result = _read(close, reader, image)
+        for name in close.stacks:
+            assert name + HEIGHT_SUFFIX not in result.readings
+            assert result.abstained[name + HEIGHT_SUFFIX] == ah.EDGE_HIDDEN
+
+
+def test_a_hand_the_pipeline_knows_of_leaves_the_height_unknown(
+        slanted: list[Close]) -> None:
+    close = slanted[0]
+    covered = frozenset(close.stacks)
+    result = _read(close, height_reader(close), covered=covered)
+    for name in close.stacks:
+        assert result.abstained[name + HEIGHT_SUFFIX] == ah.COVERED_BY_HAND
+
+
+def test_the_appearance_reader_gives_heights_and_their_probabilities(
+        slanted: list[Close]) -> None:
+    close = slanted[0]
+    model = close.world.model
+    schema = referee_schema(GAME)
+    # the calibration position as far as this close view shows it: a tile of each
+    # colour where the stacks stand
+    layout = Observation(schema, {e: (0 if e.endswith(HEIGHT_SUFFIX) else bare_value(
+        schema.values[e])) for e in schema.elements if model.on_board(e)}).replace(
+        {**close.colour, **{n + HEIGHT_SUFFIX: 1 for n in close.colour}})
+    common = {"camera": close.camera, "pose": close.pose, "model": model,
+              "art": close.world.art(), "colours": close.world.colours}
+    calibration = render_table(layout, light=LIGHTS["daylight"], seed=5,
+                               options=TableOptions(), **common).image
+    appearance = calibrate(GAME, model, close.empty, close.view,
+                           [(calibration, close.view, layout)])
+    reader = AppearanceReader(GAME, model, appearance, schema=schema)
+    reading = reader.read(close.table, close.view)
+    heights = [n + HEIGHT_SUFFIX for n in close.stacks]
+    right = 0
+    for name in heights:
+        got = reading.observation[name]
+        if got.known:
+            right += got.value == close.stacks[name.removesuffix(HEIGHT_SUFFIX)]
+            chances = reading.probabilities[name]
+            assert set(chances) == {"1", "2"}
+            assert chances[str(got.value)] == pytest.approx(got.confidence, abs=1e-3)
+        else:
+            assert name in reading.abstained
+    assert right >= len(heights) // 2
+    covered = reader.read(close.table, close.view, covered=set(close.stacks))
+    for name in heights:
+        assert covered.abstained[name] == ah.COVERED_BY_HAND
