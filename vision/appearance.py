@@ -701,7 +701,8 @@ class AppearanceReader:
     def read(self, frame: Image, view: BoardView,
              covered: Collection[str] = ()) -> AppearanceReading:
         """Read every element of ``frame`` seen through ``view``; ``covered``: elements
-        a hand is known to cover (left unknown, *not shown*)."""
+        a hand is known to cover (left unknown, *not shown*). Stack heights are read
+        where the camera's slant shows them (:mod:`vision.appearance_heights`)."""
         started = time.perf_counter()
         readings: dict[str, Reading | Value | None] = {}
         probs: dict[str, dict[str, float]] = {}

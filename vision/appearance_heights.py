@@ -8,20 +8,23 @@ is 0 and heights cannot be seen; at 55 degrees of elevation a tile of 2 mm steps
 
 Per stack, a few sample lines run across it in the direction away from the camera. On
 each line every sample is a board point, compared with the player's bare board
-(:class:`vision.appearance.SetAppearance`) under the frame's fitted light: how far it
-is from bare, scaled between the bare board beyond the stack and the stack's own
-face, so that each point says how much of it is covered. Summed over a window around
-each edge, that share places the edge to a fraction of a pixel; the length between the
-near and the far edge, less the tile's own chord on the line, is the board the height
-hides. The median over the lines, in pixels against each height's ``h * s``, goes
-through a small conditional logit whose weights are fitted from rendered tables
-(:func:`fit`; ``vision/fitted/appearance-heights-shangrila.json``) into a probability
-per height.
+(:class:`vision.appearance.SetAppearance`) under the frame's fitted light. Walking in
+from the bare board beyond each end of the line, an edge lies where the distance to
+the bare board first gets half way to the stack's own (a blurred edge crosses half
+way where it lies), placed between samples to a fraction of a pixel. The near edges
+follow the tile's footprint, the far ones the footprint pushed away by the board the
+height hides; the tile's actual place (off its spot, turned a little) and that hidden
+length are fitted together over the lines. The hidden length and one tile's step, in
+picture pixels, go through a small conditional logit whose weights are fitted from
+rendered tables (:func:`fit`, ``python -m companion.bench_heights fit``;
+``vision/fitted/appearance-heights-shangrila.json``) into a probability per height
+(given that a tile is there: the colour reader says whether one is).
 
-A height is not read (left unknown) when the view is too steep for even a perfect edge
-to tell one height from the next, when a neighbouring piece or a hand stands where an
-edge or the bare board beyond it should show, or when the probabilities are unsure.
-The reader knows the pieces' sizes and the camera, never the rules.
+A height is not read (left unknown) when the view is too steep for the model to be
+sure of any height whatever the edges show, when a neighbouring piece, a hand or the
+edge of the picture leaves too few lines showing both edges against bare board, or
+when the probabilities are unsure. The reader knows the pieces' sizes and the camera,
+never the rules.
 """
 
 from __future__ import annotations
@@ -466,7 +469,10 @@ class HeightReader:
         self._plan: tuple[BoardView, HeightPlan | None] | None = None
 
     def plan(self, view: BoardView) -> HeightPlan | None:
-        if self._plan is None or self._plan[0] is not view:
+        """The sample lines of ``view``, made again only when the view has moved."""
+        from vision.appearance import _same_view
+
+        if self._plan is None or not _same_view(self._plan[0], view, self.model.size_mm):
             self._plan = (view, plan(self.model, view, self.heights))
         return self._plan[1]
 
