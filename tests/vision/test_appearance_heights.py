@@ -21,6 +21,7 @@ from vision.appearance import (
     fit_light,
 )
 from vision.models import HEIGHT_SUFFIX, referee_schema
+from vision.pipeline import weighed_observation
 from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
 from vision.synth.table import TableOptions, render_table
 from vision.synth.world import make_world
@@ -242,6 +243,14 @@ def test_the_appearance_reader_gives_heights_and_their_probabilities(
         else:
             assert name in reading.abstained
     assert right >= len(heights) // 2
+    # the pipeline attaches the heights' probabilities as their readings' chances
+    weighed = weighed_observation(reading.observation, reading.probabilities)
+    for name in heights:
+        if name in reading.probabilities:
+            chances = dict(weighed[name].chances or ())
+            assert set(chances) <= {1, 2} and chances
+            assert max(chances.values()) == pytest.approx(
+                max(reading.probabilities[name].values()), abs=1e-3)
     covered = reader.read(close.table, close.view, covered=set(close.stacks))
     for name in heights:
         assert covered.abstained[name] == ah.COVERED_BY_HAND
