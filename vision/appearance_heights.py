@@ -183,9 +183,9 @@ def plan(model: BoardModel, view: BoardView, heights: Sequence[int]) -> HeightPl
         offsets = np.linspace(-1.0, 1.0, LINES) * LINE_SPREAD * tile / 2
         chords = _chords(centre, tile / 2, space.angle_deg, centre, u, offsets)
         start = float(np.nanmin(chords[:, 0])) - OUTSIDE_MM
-        positions = start + STEP_MM * np.arange(samples)
-        points = (centre[None, None, :] + offsets[:, None, None] * v[None, None, :]
-                  + positions[None, :, None] * u[None, None, :])
+        positions = start + STEP_MM * np.arange(samples, dtype=np.float64)
+        points = np.asarray(centre[None, None, :] + offsets[:, None, None] * v[None, None, :]
+                            + positions[None, :, None] * u[None, None, :])
         out.append(StackLines(space.name, step, px_per_mm, points, positions, chords, centre,
                               u, offsets, space.angle_deg, tile / 2))
     everything = np.vstack([s.points_mm.reshape(-1, 2) for s in out])
