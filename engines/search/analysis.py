@@ -46,6 +46,7 @@ from engines.search.mcts import MCTS, SearchConfig
 from engines.search.strength import (
     MODEL_PATH,
     StrengthEstimate,
+    StrengthModel,
     estimate,
     model_for,
 )
@@ -264,7 +265,7 @@ def player_game_accuracy(reports: list[MoveReport], chances: list[list[float]],
 
 
 def summarise(player: int, name: str, reports: list[MoveReport], chances: list[list[float]],
-              model: Any, config: SearchConfig) -> PlayerReport:
+              model: StrengthModel | None, config: SearchConfig) -> PlayerReport:
     """One player's summary of the analysed ``reports``."""
     mine = [r for r in reports if r.player == player and not r.forced]
     counts = {j: sum(1 for r in mine if r.judgement == j) for j, _ in JUDGEMENTS}
