@@ -1,0 +1,39 @@
+"""The strength model's commands: fit on fitting games, check on test games (stored
+games copied to a scratch folder, so the versioned model is left alone)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.bench_strength import FIT_SEED, TEST_SEED, games_path
+from companion.cli import main
+from engines.search.strength import load_models
+
+
+def test_fit_then_check_on_a_scratch_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for seed in (FIT_SEED, TEST_SEED):
+        source = games_path("shendao-2", seed)
+        target = games_path("shendao-2", seed, tmp_path)
+        target.write_text("".join(source.read_text().splitlines(keepends=True)[:30]))
+    model = tmp_path / "model.json"
+    assert main(["bench", "strength-fit", "--folder", str(tmp_path), "--output",
+                 str(model)]) == 0
+    assert "shendao-2: 30 games" in capsys.readouterr().out
+    entry = json.loads(model.read_text())["models"]["shendao-2"]
+    assert entry["command"] == "companion bench strength-fit --set shendao-2"
+    assert load_models(model)["shendao-2"].levels == [0, 1, 2, 3, 4]
+    assert main(["bench", "strength-check", "--folder", str(tmp_path), "--model",
+                 str(model), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)["figures"]["shendao-2"]
+    assert figures["test_games"] == 30
+    assert set(figures["views"]) == {"full", "half", "late"}
+    assert figures["views"]["full"]["tested"] > 50
+
+
+def test_fit_without_games_is_a_usage_error(tmp_path: Path) -> None:
+    assert main(["bench", "strength-fit", "--folder", str(tmp_path), "--output",
+                 str(tmp_path / "m.json")]) != 0
