@@ -38,15 +38,10 @@ def test_the_report_names_the_readers(capsys: pytest.CaptureFixture[str]) -> Non
     assert "fitted reader's measured errors" in out and "verdict time (wall) p99" in out
 
 
-def test_fitted_readers_need_measured_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    # a game whose reader errors were never measured is refused with the command to run
-    from vision.reader_errors import errors_path
-
-    if errors_path("shenshi").exists():
-        pytest.skip("ShenShi's reader errors are measured")
-    assert main(["bench", "referee", "--game", "shenshi", "--games", "1", "--readers",
-                 "fitted"]) == 2
-    assert "companion bench reader-errors" in capsys.readouterr().err
+def test_fitted_readers_are_the_cameras(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "referee", "--game", "shendao", "--games", "1", "--readers",
+                 "fitted", "--sources", "sensors"]) == 2
+    assert "--sources camera" in capsys.readouterr().err
 
 
 def test_the_camera_reads_as_measured() -> None:
