@@ -167,12 +167,22 @@ class RefereedGame:
             self.move_outputs = []
         if truth.phase != self.phase:
             self._enter(truth)
-        self.handle(event, truth)
+        if not (isinstance(event, TurnDone) and self._accepted(truth)):
+            self.handle(event, truth)
         if truth.last and truth.phase == ATTEMPT and self.attempt is not None \
                 and not self.attempt.flags:
             self.handle(TurnDone(), truth)  # the player thinks their move is complete
         if truth.last and truth.phase == MOVE:
             self._end_move(truth)
+
+    def _accepted(self, truth: Truth) -> bool:
+        """Whether the referee has accepted a move of the player making ``truth``'s move:
+        then the player, who sees it on the screen, does not press done (a move thought
+        unseen may have been seen after all). Taking the move before theirs for a bigger
+        one is no answer to their move."""
+        return truth.phase == MOVE and any(
+            isinstance(o, MoveAccepted) and o.player == truth.player
+            for o in self.move_outputs)
 
     def _enter(self, truth: Truth) -> None:
         """A new phase begins."""
@@ -208,10 +218,7 @@ class RefereedGame:
             self.positions.append(self.truth_state.copy())
         score.gaps += bool(truth.unseen)
         score.moves += 1
-        # The player says done unless the referee accepted a move of theirs (taking the
-        # move before theirs for a bigger one is no answer to their move).
-        if not any(isinstance(o, MoveAccepted) and o.player == truth.player
-                   for o in self.move_outputs) and referee.status != referee.OVER:
+        if not self._accepted(truth) and referee.status != referee.OVER:
             score.done_presses += 1
             self.handle(TurnDone(), truth)
         self.truth_state.apply(self.truth_state.rules.parse_move(truth.move))
