@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from typing import Any
 
+from companion.referee.words import tiebreak_words
 from engines import Dice, GameRecord, GameState, new_record, replay, rules_class
 from engines.errors import RecordError
 
@@ -67,7 +67,7 @@ def replay_command(args: argparse.Namespace) -> int:
         print(f"to move: {players[state.to_move]}")
     scores = state.scores()
     print("scores: " + ", ".join(f"{p} {s}" for p, s in zip(players, scores, strict=True)))
-    print(tiebreak_words(state, players))
+    print("tie-break: " + tiebreak_words(state.rules.game, state.tiebreak(), players))
     leaders = ", ".join(players[i] for i in state.winners())
     print(("winners: " if state.is_over() else "leading: ") + leaders)
     for line in legal_lines(state):
@@ -127,7 +127,7 @@ def demo_command(args: argparse.Namespace) -> int:
     scores = state.scores()
     print("final scores: " + ", ".join(f"{p} {s}" for p, s in zip(players, scores,
                                                                   strict=True)))
-    print(tiebreak_words(state, players))
+    print("tie-break: " + tiebreak_words(state.rules.game, state.tiebreak(), players))
     print("winner" + ("s" if len(state.winners()) > 1 else "") + ": "
           + ", ".join(players[i] for i in state.winners()))
     if args.record:
@@ -135,19 +135,3 @@ def demo_command(args: argparse.Namespace) -> int:
             out.write(record.dumps() + "\n")
         print(f"record written to {args.record}")
     return 0
-
-
-def tiebreak_words(state: GameState[Any], players: Sequence[str]) -> str:
-    """What breaks a tie in this game, in words, with this game's figures."""
-    tiebreak = state.tiebreak()
-    match state.rules.game:
-        case "shangrila":
-            held = ", ".join(f"{p} {n}" for p, n in zip(players, tiebreak, strict=True))
-            return f"tie-break: villages held - {held}"
-        case "shendao" if tiebreak is not None:
-            return (f"tie-break: the largest groups are equal, so {players[0]}, who began, "
-                    "loses")
-        case "shendao":
-            return "tie-break: not needed (the largest groups differ)"
-        case _:
-            return "tie-break: none (equal path tokens share the win)"

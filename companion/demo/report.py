@@ -16,7 +16,7 @@ from companion.analyse_cli import write_plots
 from companion.demo.chain import ChainResult
 from companion.demo.script import Script
 from companion.referee.events import GameOver, IllegalMove, MoveAccepted, Output
-from companion.referee.words import say
+from companion.referee.words import say, tiebreak_words
 from engines import GameRecord
 from engines.search.analysis import JUDGEMENTS, Analysis
 
@@ -71,8 +71,9 @@ def write_scores_chart(record: GameRecord, path: Path, first_move: int) -> None:
 
 def strength_table(analysis: Analysis) -> list[dict[str, Any]]:
     """One row per player: accuracy, mean loss, and the count of each judgement."""
-    return [{"player": s.name, "moves": s.moves, "accuracy": round(s.accuracy, 1),
-             "mean_loss": round(100 * s.mean_loss, 1),
+    return [{"player": s.name, "moves": s.moves,
+             "accuracy": round(s.accuracy, 1) if s.moves else None,
+             "mean_loss": round(100 * s.mean_loss, 1) if s.moves else None,
              **{j: s.counts.get(j, 0) for j, _ in JUDGEMENTS},
              "strength": s.strength.describe() if s.strength is not None else "no move to judge"}
             for s in analysis.summary]
@@ -138,7 +139,7 @@ def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
             rows.append(f"<tr><td>{e(name)}{won}</td><td>{final['scores'][p]}</td></tr>")
     judgements = [j for j, _ in JUDGEMENTS]
     strength = "".join(
-        "<tr>" + "".join(f"<td>{e(str(row[k]))}</td>" for k in
+        "<tr>" + "".join(f"<td>{e('-' if row[k] is None else str(row[k]))}</td>" for k in
                          ["player", "moves", "accuracy", "mean_loss", *judgements,
                           "strength"]) + "</tr>"
         for row in data["strength"])
@@ -150,6 +151,7 @@ def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
              "<img src='board.png' alt='the recognised board'>") if has_board else ""
     calibration = _calibration_html(data["camera_calibration"])
     heading = "Final scores" + (f" — {e(final['summary'])}" if final else " (not finished)")
+    tiebreak = tiebreak_words(data["game"], final["tiebreak"], players) if final else "-"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>companion demo: {e(data['game'])}</title>
 <style>
@@ -167,7 +169,7 @@ the game after move {data['moves_before_film']} and shows its last
 ruled on what it read.</p>
 <h2>{heading}</h2>
 <table><tr><th>player</th><th>score</th></tr>{''.join(rows)}</table>
-<p>Tie-break: {e(json.dumps(final['tiebreak']) if final else '-')}</p>
+<p>Tie-break: {e(tiebreak)}</p>
 <h2>Scores over the game</h2><img src="scores.png" alt="scores over the game">
 <h2>How well each player played</h2>
 <table><tr><th>player</th><th>moves</th><th>accuracy %</th><th>mean loss</th>

@@ -16,7 +16,7 @@ from companion.demo.recognise import CameraReader, camera_pipeline
 from companion.demo.report import Timings, strength_table, write_report
 from companion.demo.script import SPECS, Script, make_script
 from companion.referee.events import Output
-from companion.referee.words import say
+from companion.referee.words import say, tiebreak_words
 
 STABLE_FRAMES = 2
 """Still frames the referee waits for: the camera pipeline already waits for the board
@@ -182,15 +182,17 @@ def _summary(out: TextIO, script: Script, chain: ChainResult, analysis: Any) -> 
         winners = set(state.winners())
         for p, score in enumerate(state.scores()):
             out.write(f"  {players[p]:<8} {score:>3}{'  winner' if p in winners else ''}\n")
-        out.write(f"  tie-break: {state.tiebreak()}\n")
+        out.write(f"  tie-break: {tiebreak_words(script.spec.game, state.tiebreak(), players)}\n")
     else:
         out.write("\nThe referee's game did not reach the end (see the report).\n")
     out.write("\n  player    moves  accuracy  mean loss  good/mistakes  strength\n")
     for row, s in zip(strength_table(analysis), analysis.summary, strict=True):
         bad = sum(v for k, v in s.counts.items() if k in ("mistake", "blunder"))
         good = sum(v for k, v in s.counts.items() if k in ("best", "good"))
-        out.write(f"  {row['player']:<8} {row['moves']:>6}  {row['accuracy']:>7.1f}%  "
-                  f"{row['mean_loss']:>8.1f}  {f'{good}/{bad}':>13}  {row['strength']}\n")
+        accuracy = "no moves" if row["accuracy"] is None else f"{row['accuracy']:.1f}%"
+        loss = "-" if row["mean_loss"] is None else f"{row['mean_loss']:.1f}"
+        out.write(f"  {row['player']:<8} {row['moves']:>6}  {accuracy:>8}  {loss:>9}  "
+                  f"{f'{good}/{bad}':>13}  {row['strength']}\n")
     levels = ", ".join(f"{name} {level}" for name, level in zip(
         script.spec.players, script.spec.levels, strict=True))
     out.write(f"  (the engine levels that really played: {levels}; {len(script.filmed_moves)} "

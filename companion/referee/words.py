@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from companion.referee.events import (
     BoardMismatch,
@@ -57,3 +58,16 @@ def say(output: Output, players: Sequence[str]) -> str:
         case Indicators():
             return ""
     return repr(output)
+
+
+def tiebreak_words(game: str, tiebreak: Any, players: Sequence[str]) -> str:
+    """What breaks a tie in ``game``, in words, with the figures of this end of game
+    (``tiebreak``: what the game state's ``tiebreak()`` gives)."""
+    if game == "shangrila" and isinstance(tiebreak, list):
+        held = ", ".join(f"{p} {n}" for p, n in zip(players, tiebreak, strict=True))
+        return f"villages held - {held}"
+    if game == "shendao":
+        if tiebreak is None:
+            return "not needed (the largest groups differ)"
+        return f"the largest groups are equal, so {players[0]}, who began, loses"
+    return "none (equal path tokens share the win)"

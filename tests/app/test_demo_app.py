@@ -18,8 +18,14 @@ from vision.table_profile import TableProfile
 
 def test_the_demo_opens_the_app_on_its_film_through_its_calibration(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kivy.app import App
+
     from companion.app.main import CompanionApp
     from companion.app.recognition import VisionRecogniser
+
+    # the app made here is never run: the session's running app must stay the one
+    # the other app tests drive
+    monkeypatch.setattr(App, "_running_app", App._running_app)
 
     spec = SPECS["shangrila"]
     script = Script(spec, 0, rules_class("shangrila")(list(spec.players)), [], 0)

@@ -61,7 +61,13 @@ def short_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Pat
 def test_headless_demo_referees_a_short_film(short_demo: tuple[Path, str, Path, Path]) -> None:
     folder, text, page, _ = short_demo
     assert "Move 1:" in text and "Final scores" in text
-    report = json.loads((folder / "report.json").read_text())
+    assert "tie-break: villages held - red " in text  # words, not a raw list
+    assert "nan" not in text and "None" not in text
+
+    def no_nan(word: str) -> float:
+        raise AssertionError(f"report.json holds {word}, which is not JSON")
+
+    report = json.loads((folder / "report.json").read_text(), parse_constant=no_nan)
     assert report["final"] is not None and report["moves_filmed"] == 4
     referee = report["referee"]
     assert referee["moves"] == 4 and referee["moves_right_first_time"] == 4

@@ -103,7 +103,8 @@ class EndScreen(Screen):
         for row in rows:
             good = row["best"] + row["good"]
             bad = row["mistake"] + row["blunder"]
-            lines.append(f"{row['name'][:11]:<12}{row['accuracy']:>9.1f}%{good:>9}"
+            accuracy = "-" if not row["moves"] else f"{row['accuracy']:.1f}%"
+            lines.append(f"{row['name'][:11]:<12}{accuracy:>10}{good:>9}"
                          f"{row['inaccuracy']:>9}{bad:>9}  {row['level']}")
         self.strength_text = "\n".join(lines)
 
