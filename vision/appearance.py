@@ -33,8 +33,10 @@ weighed as :mod:`vision.appearance_stacks` says.
 
 The reader knows the board's layout and the pieces' sizes, never the rules: it reports
 each element's probabilities and lets the referee weigh them against the legal moves.
-Stack heights are not read here (they are left unknown, *not shown*): a sensor board
-gives them, or the referee.
+Shangri-La's stack heights are read where a slanted camera shows them
+(:mod:`vision.appearance_heights`) and left unknown, *not shown*, elsewhere: a sensor
+board gives them then, or the referee. ShenShi's stacked pieces are read by
+:mod:`vision.appearance_stacks`.
 """
 
 from __future__ import annotations
