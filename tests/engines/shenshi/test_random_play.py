@@ -122,3 +122,19 @@ def test_the_uniform_draw_costs_less_than_one_count_of_the_turns() -> None:
     assert took < counted, (took, counted)
     for move in drawn:
         state.check(move)
+
+
+@pytest.mark.slow  # goes through 73 million turns one by one (about 1.5 minutes)
+def test_the_uniform_draw_is_a_hundred_times_quicker_than_going_through_the_turns() -> None:
+    from engines.shenshi.bench_draw import enumerate_turns
+
+    rules = ShenshiRules(["silver", "copper", "gold"])
+    state = rules.state_from_json(WIDEST)
+    start = time.process_time()
+    assert enumerate_turns(state) == 73_322_267
+    walked = time.process_time() - start
+    start = time.process_time()
+    for seed in range(5):
+        movegen.random_move(state, Dice(seed))
+    took = (time.process_time() - start) / 5
+    assert took * 100 < walked, (took, walked)
