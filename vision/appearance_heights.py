@@ -467,6 +467,11 @@ class HeightReader:
             {int(v) for s in self.spaces for v in schema.values[s + HEIGHT_SUFFIX]
              if isinstance(v, int) and not isinstance(v, bool) and v > 0})) or (1,)
         self._plan: tuple[BoardView, HeightPlan | None] | None = None
+        # per space, for the current plan: whether the view can tell its heights, and
+        # the lines each neighbour's piece would spoil (geometry only: kept per view)
+        self._can_tell: dict[str, bool] = {}
+        self._neighbours: dict[str, list[tuple[str, NDArray[np.bool_]]]] = {}
+        self._bares: dict[str, FloatArray] = {}
 
     def plan(self, view: BoardView) -> HeightPlan | None:
         """The sample lines of ``view``, made again only when the view has moved."""
@@ -474,7 +479,17 @@ class HeightReader:
 
         if self._plan is None or not _same_view(self._plan[0], view, self.model.size_mm):
             self._plan = (view, plan(self.model, view, self.heights))
+            self._can_tell = {}
+            self._neighbours = {}
+            self._bares = {}
         return self._plan[1]
+
+    def _tells(self, space: str, lines: StackLines) -> bool:
+        """:meth:`can_tell` of ``space``'s lines, worked out once per view."""
+        known = self._can_tell.get(space)
+        if known is None:
+            known = self._can_tell[space] = self.can_tell(lines)
+        return known
 
     def can_tell(self, lines: StackLines) -> bool:
         """Whether the view can show each height: some board hidden (from none to a
@@ -508,7 +523,7 @@ class HeightReader:
                 out.readings[name] = Reading(0, tile.confidence)
             elif not isinstance(tile, Reading) or not tile.known:
                 out.abstained[name] = COLOUR_UNKNOWN
-            elif plan_ is None or not self.can_tell(plan_.lines[index[space]]):
+            elif plan_ is None or not self._tells(space, plan_.lines[index[space]]):
                 out.abstained[name] = TOO_STEEP
                 out.unseen.add(name)
             else:
@@ -544,8 +559,10 @@ class HeightReader:
         parts = [plan_.of(index[s]) for s in spaces]
         pixels = np.vstack([plan_.pixels[part] for part in parts])
         ground = np.vstack([plan_.lines[index[s]].points_mm.reshape(-1, 2) for s in spaces])
+        bare = np.vstack([self._bare(s, plan_.lines[index[s]]) for s in spaces])
         d = np.concatenate([
-            self._to_bare(frame, pixels[k:k + _CHUNK], ground[k:k + _CHUNK], light)
+            self._to_bare(frame, pixels[k:k + _CHUNK], ground[k:k + _CHUNK],
+                          bare[k:k + _CHUNK], light)
             for k in range(0, len(pixels), _CHUNK)]) if len(pixels) else np.zeros(0)
         top = max(self.heights)
         out: dict[str, Measure | None] = {}
@@ -561,31 +578,53 @@ class HeightReader:
             start += count
         return out
 
+    def _bare(self, space: str, lines: StackLines) -> FloatArray:
+        """The bare board's appearance at ``space``'s line points, once per view."""
+        known = self._bares.get(space)
+        if known is None:
+            known = self._bares[space] = self.appearance.bare_log(
+                lines.points_mm.reshape(-1, 2))
+        return known
+
     def _to_bare(self, frame: NDArray[np.uint8], pixels: NDArray[np.float32],
-                 ground: FloatArray, light: LightField) -> FloatArray:
-        """How far each sample is from the bare board under the frame's light."""
+                 ground: FloatArray, bare: FloatArray, light: LightField) -> FloatArray:
+        """How far each sample is from the bare board (``bare``, at ``ground``) under
+        the frame's light."""
         seen = log_colour(linear(np.asarray(sample(frame, pixels), dtype=np.uint8)))
-        return distance(seen - light.at(ground), self.appearance.bare_log(ground))
+        return distance(seen - light.at(ground), bare)
 
     def _spoiled(self, space: str, lines: StackLines, below: Mapping[str, Any],
                  view: BoardView, beyond: float) -> NDArray[np.bool_]:
         """Per line: whether another piece that may stand near (anything not read as
         bare) can lie on the line's board, or hide it, as high as it may be."""
+        neighbours = self._neighbours.get(space)
+        if neighbours is None:
+            neighbours = self._neighbours[space] = self._near(space, lines, view, beyond)
+        spoiled = np.zeros(len(lines.chords), dtype=bool)
+        for name, lines_spoiled in neighbours:
+            value = below.get(name)
+            if isinstance(value, Reading) and value.known and value.value in _NOTHING:
+                continue
+            spoiled |= lines_spoiled
+        return spoiled
+
+    def _near(self, space: str, lines: StackLines, view: BoardView, beyond: float
+              ) -> list[tuple[str, NDArray[np.bool_]]]:
+        """The elements near ``space`` whose piece, standing there as high as it may,
+        can lie on or hide some of its lines, each with the lines it spoils."""
         camera = view.camera_mm()
         assert camera is not None
         centre = np.array(self.model.elements[space].centre_mm)
-        spoiled = np.zeros(len(lines.chords), dtype=bool)
         looked = (lines.positions[None, :] >= lines.chords[:, :1] - beyond) \
             & (lines.positions[None, :] <= lines.chords[:, 1:] + beyond)
+        near: list[tuple[str, NDArray[np.bool_]]] = []
         for other in self.model.elements.values():
             if other.name == space or other.kind not in ("space", "bridge", "stone"):
                 continue
             ocentre = np.array(other.centre_mm, dtype=np.float64)
             if float(np.linalg.norm(ocentre - centre)) > 4 * self.model.pieces["tile_mm"]:
                 continue
-            value = below.get(other.name)
-            if isinstance(value, Reading) and value.known and value.value in _NOTHING:
-                continue
+            spoiled = np.zeros(len(lines.chords), dtype=bool)
             if other.kind == "space":
                 half = np.array([self.model.pieces["tile_mm"] / 2] * 2)
                 high = max(self.heights) * self.model.pieces["tile_thickness_mm"]
@@ -602,7 +641,9 @@ class HeightReader:
                 local = (lines.points_mm - ocentre - lift * shift * u) @ axes.T
                 under = (np.abs(local) <= half + PLACEMENT_MM).all(axis=-1)
                 spoiled |= (under & looked).any(axis=1)
-        return spoiled
+            if spoiled.any():
+                near.append((other.name, spoiled))
+        return near
 
 
 _READERS: weakref.WeakKeyDictionary[Any, HeightReader | None] = weakref.WeakKeyDictionary()
