@@ -396,10 +396,12 @@ class ElementFeatures:
 
 
 def features(frame: Image, view: BoardView, appearance: SetAppearance, model: BoardModel,
-             sampling: Sampling, schema: TableSchema) -> list[ElementFeatures]:
+             sampling: Sampling, schema: TableSchema,
+             light: LightField | None = None) -> list[ElementFeatures]:
     """Every element's feature rows in ``frame``, computed kind by kind over arrays of
-    (elements, points)."""
-    light = fit_light(frame, view, appearance, model.size_mm)
+    (elements, points); ``light``: the frame's light when already fitted."""
+    if light is None:
+        light = fit_light(frame, view, appearance, model.size_mm)
     seen = log_colour(linear(np.asarray(sample(frame, sampling.pixels), dtype=np.uint8)))
     seen = seen - light.at(sampling.ground_mm)
     to_bare = distance(seen, appearance.bare_log(sampling.ground_mm))
@@ -696,9 +698,11 @@ class AppearanceReader:
             self._plan = (view, plan(self.model, view, self.elements))
         return self._plan[1]
 
-    def element_features(self, frame: Image, view: BoardView) -> list[ElementFeatures]:
+    def element_features(self, frame: Image, view: BoardView,
+                         light: LightField | None = None) -> list[ElementFeatures]:
+        """Every element's feature rows (``light``: the frame's, when already fitted)."""
         return features(frame, view, self.appearance, self.model, self.sampling(view),
-                        self.schema)
+                        self.schema, light)
 
     def read(self, frame: Image, view: BoardView,
              covered: Collection[str] = ()) -> AppearanceReading:
@@ -710,7 +714,8 @@ class AppearanceReader:
         probs: dict[str, dict[str, float]] = {}
         abstained: dict[str, str] = {}
         unseen: set[str] = set()
-        for item in self.element_features(frame, view):
+        light = fit_light(frame, view, self.appearance, self.model.size_mm)
+        for item in self.element_features(frame, view, light):
             if item.element in covered:
                 abstained[item.element] = COVERED_BY_HAND
                 unseen.add(item.element)
@@ -735,9 +740,7 @@ class AppearanceReader:
         stacks = appearance_heights.reader_for(self)
         if stacks is not None:
             # what the camera's slant shows of each stack (see vision.appearance_heights)
-            heights = stacks.read(frame, view, fit_light(frame, view, self.appearance,
-                                                         self.model.size_mm),
-                                  readings, frozenset(covered))
+            heights = stacks.read(frame, view, light, readings, frozenset(covered))
             readings.update(heights.readings)
             probs.update(heights.probabilities)
             abstained.update(heights.abstained)
