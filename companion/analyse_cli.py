@@ -73,6 +73,8 @@ def analyse_command(args: argparse.Namespace) -> int:
         base = LEVELS[args.level]
         config = analysis_config(base.iterations or ANALYSIS_ITERATIONS,
                                  base.rollout_moves, args.seed)
+    if args.plots is not None:  # a folder that cannot be made is said before the work
+        args.plots.mkdir(parents=True, exist_ok=True)
     try:
         result = analyse(record, config, workers=args.workers, progress=ProgressBar())
     except CalibrationError as error:
