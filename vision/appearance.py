@@ -47,7 +47,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -792,21 +792,33 @@ RIDGE = 3.0
 """The fit's ridge penalty (chosen on the validation set)."""
 
 
-def fit_weights(data: Sequence[Example], l2: float = RIDGE, iterations: int = 60
+class Labelled(Protocol):
+    """An example of a conditional logit: its alternatives' feature rows and the index
+    of the true one."""
+
+    @property
+    def rows(self) -> FloatArray: ...
+
+    @property
+    def truth(self) -> int: ...
+
+
+def fit_weights(data: Sequence[Labelled], l2: float = RIDGE, iterations: int = 60
                 ) -> FloatArray:
     """Weights of the conditional logit by Newton's method with a small ridge; a step
     that would make the fit worse is halved until it does not."""
-    w = np.zeros(len(FEATURES))
+    size = data[0].rows.shape[1] if data else len(FEATURES)
+    w = np.zeros(size)
     for _ in range(iterations):
         gradient = l2 * w
-        hessian = l2 * np.eye(len(FEATURES))
+        hessian = l2 * np.eye(size)
         for example in data:
             p = probabilities(w, example.rows)
             mean = p @ example.rows
             gradient += mean - example.rows[example.truth]
             centred = example.rows - mean
             hessian += (centred * p[:, None]).T @ centred
-        step = np.linalg.solve(hessian + 1e-9 * np.eye(len(FEATURES)), gradient)
+        step = np.linalg.solve(hessian + 1e-9 * np.eye(size), gradient)
         before = _penalised_loss(w, data, l2)
         for _halving in range(40):
             if _penalised_loss(w - step, data, l2) <= before + 1e-9 * max(1.0, abs(before)):
@@ -818,7 +830,7 @@ def fit_weights(data: Sequence[Example], l2: float = RIDGE, iterations: int = 60
     return w
 
 
-def _penalised_loss(w: FloatArray, data: Sequence[Example], l2: float) -> float:
+def _penalised_loss(w: FloatArray, data: Sequence[Labelled], l2: float) -> float:
     """The fit's objective: the examples' negative log-likelihood plus the ridge."""
     total = 0.5 * l2 * float(w @ w)
     for example in data:

@@ -49,8 +49,10 @@ from vision.appearance import (
     LightField,
     SetAppearance,
     distance,
+    fit_weights,
     linear,
     log_colour,
+    probabilities,
     sample,
 )
 from vision.models import HEIGHT_SUFFIX, BoardModel
@@ -341,13 +343,6 @@ def rows(measured: Measure, lines: StackLines, heights: Sequence[int]) -> FloatA
     return out
 
 
-def probabilities(weights: FloatArray, feature_rows: FloatArray) -> FloatArray:
-    logits = feature_rows @ weights
-    logits = logits - logits.max()
-    e = np.exp(logits)
-    return np.asarray(e / e.sum())
-
-
 # --- the fitted model ------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -404,38 +399,9 @@ RIDGE = 1.0
 
 def fit(game: str, data: Sequence[Example], provenance: Mapping[str, Any],
         l2: float = RIDGE, iterations: int = 50) -> HeightModel:
-    """The weights by Newton's method on the penalised likelihood, a step halved until
-    it does not make the fit worse."""
-    w = np.zeros(len(FEATURES))
-
-    def loss(x: FloatArray) -> float:
-        total = 0.5 * l2 * float(x @ x)
-        for example in data:
-            logits = example.rows @ x
-            top = float(logits.max())
-            total += top + math.log(float(np.exp(logits - top).sum())) - float(
-                logits[example.truth])
-        return total
-
-    for _ in range(iterations):
-        gradient = l2 * w
-        hessian = l2 * np.eye(len(FEATURES))
-        for example in data:
-            p = probabilities(w, example.rows)
-            mean = p @ example.rows
-            gradient += mean - example.rows[example.truth]
-            centred = example.rows - mean
-            hessian += (centred * p[:, None]).T @ centred
-        step = np.linalg.solve(hessian, gradient)
-        before = loss(w)
-        for _halving in range(40):
-            if loss(w - step) <= before + 1e-9 * max(1.0, abs(before)):
-                break
-            step = step / 2.0
-        w = w - step
-        if float(np.abs(step).max()) < 1e-8:
-            break
-    return HeightModel(game, w, dict(provenance))
+    """The weights by the appearance reader's fit (:func:`vision.appearance.fit_weights`:
+    Newton's method on the penalised likelihood)."""
+    return HeightModel(game, fit_weights(data, l2, iterations), dict(provenance))
 
 
 # --- the reader ------------------------------------------------------------------------------
