@@ -310,7 +310,7 @@ class CalibrationWizard:
 
     def save_layout(self) -> str:
         """Write the corrected layout to the profile (and learn the set's appearance
-        again from the pictures of this session, if it has them, at the corrected
+        again from the pictures taken at this step, if there are any, at the corrected
         places)."""
         from calibration.errors import CalibrationError
         from calibration.profiles import layout_path
@@ -408,7 +408,7 @@ class CalibrationWizard:
         return "\n".join(lines)
 
     def _learn_appearance(self, model: Any) -> str:
-        """Learn and store the set's appearance from this session's pictures (Shangri-La,
+        """Learn and store the set's appearance from the pictures taken at this step (Shangri-La,
         Shendao); "" when there are none. Raises ``AppearanceError``, ``ProfileError``."""
         from vision.appearance import calibrate, save_appearance
 
