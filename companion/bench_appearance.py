@@ -150,30 +150,46 @@ def render_setup(setup: Setup) -> Pictures:
     return pictures
 
 
+def cached_pictures(folder: Path, setup: Setup) -> Pictures | None:
+    """The pictures :func:`store_pictures` kept in ``folder``; ``None`` when they are
+    not all there."""
+    import cv2
+
+    if not (folder / "truth.json").exists():
+        return None
+    truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+    images = [cv2.imread(str(folder / f"{i}.png"), cv2.IMREAD_COLOR)
+              for i in range(2 + len(truth["plays"]))]
+    if any(image is None for image in images):
+        return None
+    return Pictures(setup, images[0], images[1], truth["calibration"],
+                    list(zip(images[2:], truth["plays"], strict=True)),
+                    truth["camera"], truth["pose"])
+
+
+def store_pictures(folder: Path, pictures: Pictures) -> None:
+    """Keep a setup's pictures and their truth in ``folder``."""
+    import cv2
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, image in enumerate([pictures.empty, pictures.calibration,
+                               *(p[0] for p in pictures.plays)]):
+        cv2.imwrite(str(folder / f"{i}.png"), image)
+    (folder / "truth.json").write_text(json.dumps({
+        "calibration": pictures.calibration_truth, "plays": [p[1] for p in pictures.plays],
+        "camera": pictures.camera, "pose": pictures.pose}), encoding="utf-8")
+
+
 def load_setup(setup: Setup, cache: Path | None,
                progress: Callable[[str], None]) -> Pictures:
     """A setup's pictures, from the cache or rendered (and cached)."""
-    import cv2
-
     folder = None if cache is None else cache / setup.key
-    if folder is not None and (folder / "truth.json").exists():
-        truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
-        images = [cv2.imread(str(folder / f"{i}.png"), cv2.IMREAD_COLOR)
-                  for i in range(2 + len(truth["plays"]))]
-        if all(image is not None for image in images):
-            return Pictures(setup, images[0], images[1], truth["calibration"],
-                            list(zip(images[2:], truth["plays"], strict=True)),
-                            truth["camera"], truth["pose"])
+    if folder is not None and (cached := cached_pictures(folder, setup)) is not None:
+        return cached
     progress(f"rendering {setup.kind} world {setup.seed} ({setup.level})")
     pictures = render_setup(setup)
     if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        for i, image in enumerate([pictures.empty, pictures.calibration,
-                                   *(p[0] for p in pictures.plays)]):
-            cv2.imwrite(str(folder / f"{i}.png"), image)
-        (folder / "truth.json").write_text(json.dumps({
-            "calibration": pictures.calibration_truth, "plays": [p[1] for p in pictures.plays],
-            "camera": pictures.camera, "pose": pictures.pose}), encoding="utf-8")
+        store_pictures(folder, pictures)
     return pictures
 
 

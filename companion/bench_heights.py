@@ -172,31 +172,18 @@ def render(setup: HeightSetup) -> Any:
 
 def load(setup: HeightSetup, cache: Path | None) -> Any:
     """A setup's pictures, from the cache or rendered (and cached)."""
-    import cv2
-
-    from companion.bench_appearance import Pictures, Setup
+    from companion.bench_appearance import Setup, cached_pictures, store_pictures
 
     folder = None if cache is None else cache / setup.key
-    if folder is not None and (folder / "truth.json").exists():
-        truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
-        images = [cv2.imread(str(folder / f"{i}.png"), cv2.IMREAD_COLOR)
-                  for i in range(2 + len(truth["plays"]))]
-        if all(image is not None for image in images):
-            return Pictures(Setup(setup.kind, setup.seed, LEVEL, setup.size, GAME),
-                            images[0], images[1], truth["calibration"],
-                            list(zip(images[2:], truth["plays"], strict=True)),
-                            truth["camera"], truth["pose"])
+    if folder is not None:
+        cached = cached_pictures(folder, Setup(setup.kind, setup.seed, LEVEL, setup.size, GAME))
+        if cached is not None:
+            return cached
     print(f"  rendering {setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees",
           flush=True)
     pictures = render(setup)
     if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        for i, image in enumerate([pictures.empty, pictures.calibration,
-                                   *(p[0] for p in pictures.plays)]):
-            cv2.imwrite(str(folder / f"{i}.png"), image)
-        (folder / "truth.json").write_text(json.dumps({
-            "calibration": pictures.calibration_truth, "plays": [p[1] for p in pictures.plays],
-            "camera": pictures.camera, "pose": pictures.pose}), encoding="utf-8")
+        store_pictures(folder, pictures)
     return pictures
 
 
