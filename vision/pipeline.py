@@ -100,22 +100,6 @@ def reader_for(game: str, model: BoardModel | None = None,
     return BoardReader(game, model, config)
 
 
-def profile_colours(game: str, profile: str | None = None) -> Any:
-    """The calibration colour model of ``game`` in ``profile`` (the default profile
-    when ``None``), or ``None`` when there is none or it cannot be read."""
-    from calibration.colours import load_colour_model
-    from calibration.errors import ProfileError
-    from calibration.profiles import DEFAULT_PROFILE, colours_path
-
-    path = colours_path(game, profile or DEFAULT_PROFILE)
-    if not path.exists():
-        return None
-    try:
-        return load_colour_model(path, game)
-    except ProfileError:
-        return None
-
-
 def weighed_observation(observation: Observation,
                         probabilities: Mapping[str, Mapping[str, float]]) -> Observation:
     """``observation`` with each element's ``probabilities`` (element -> {value as
@@ -167,7 +151,8 @@ class Pipeline:
     ``view``: a fixed view to use instead of locating the board. ``locator``,
     ``stillness``, ``reader``: replace a stage (default: markers, the stillness
     detector with the board model, :func:`reader_for` the game). ``colours``: the
-    set's calibration colour model (:func:`profile_colours`), and ``rules``, the game's
+    set's calibration colour model (``vision.table_profile.load_table_profile`` reads
+    it from a profile, saying what it could not use), and ``rules``, the game's
     rules object (what is in play), for the default reader.
     ``require_still=False``: read every frame whatever the stillness says (pictures
     one by one). Raises
