@@ -603,6 +603,12 @@ class Referee:
         like anything half made."""
         if self.status != self.WATCHING:
             return None
+        if turn_done and not observation.differences(self.expected_table(),
+                                                     min_confidence=self.config.sure):
+            # a done on a table that shows nothing beyond the move accepted is the next
+            # player's: their move left no trace (a Shendao card that changed nothing),
+            # it does not make the last move a bigger one that looks the same
+            return None
         now = "illegal" if after.unexplained else after.kind
         earlier, text = self.history[-1]
         hidden = self._hidden()

@@ -152,3 +152,19 @@ def test_a_move_typed_before_it_is_made_is_in_progress_while_it_is_made() -> Non
     # once seen made, a wrong table is flagged again
     out = show(referee, table(referee, e3="empty", f6="light"))
     assert names(out)[0] == "illegal_move"
+
+
+def test_a_done_after_an_entry_is_the_next_players_not_a_card_on_the_entry() -> None:
+    # After W6 the tile of the next player entering W6 with the Brigand leaves the table
+    # as it is; so would W6 with the Brigand instead of W6. The done is the next
+    # player's: the entry already accepted stays as it is.
+    rules = ShendaoRules.from_record(ShendaoRules.default_players(2), {})
+    referee = Referee(rules)
+    state = rules.initial_state()
+    for text in ("Sb nugua b5", "W6"):
+        state.play(rules.parse_move(text))
+        assert names(show(referee, referee.explainer.expected(state))) == ["move_accepted"]
+    out = referee.handle(TurnDone())
+    assert "move_taken_back" not in names(out)
+    assert [text for _, text in referee.history][:2] == ["Sb nugua b5", "W6"]
+    assert len(referee.history) == 3 and referee.history[2][0].to_move == 0
