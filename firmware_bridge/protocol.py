@@ -53,8 +53,8 @@ MAX_LEDS_PER_FRAME = 170
 
 
 class Transport(Protocol):
-    """What ``BoardLink`` needs of a serial link (``transport.SerialTransport``, or a
-    scripted fake in tests)."""
+    """What ``BoardLink`` needs of a serial link (``transport.SerialTransport``, on
+    Android ``android_serial.UsbSerialTransport``, or a scripted fake in tests)."""
 
     name: str
 
@@ -372,7 +372,8 @@ def _default_opener(target: str) -> Transport:
 def open_board(target: str, layout: Layout | None = None, opener: Opener | None = None,
                timeout: float = HANDSHAKE_TIMEOUT,
                cancelled: Callable[[], bool] = lambda: False) -> BoardLink:
-    """Open ``target`` (a device path or pyserial URL) and shake hands. Raises
+    """Open ``target`` (a device path, a pyserial URL, or on Android a ``usb:`` target)
+    and shake hands. Raises
     ``LinkLost`` (cannot open) or ``ProtocolError`` (no board, or not ``layout``)."""
     transport = (opener or _default_opener)(target)
     link = BoardLink(transport, layout)

@@ -3,12 +3,16 @@
 ``open_transport`` opens a device path (``/dev/ttyACM0``, a pseudo-terminal) or any
 pyserial URL (``loop://``, ``socket://host:port``, ...). Every failure of the port — it
 cannot be opened, the cable was pulled (EOF / EIO), a write that cannot complete —
-becomes ``LinkLost``.
+becomes ``LinkLost``. On an Android tablet, where pyserial cannot open the USB serial
+devices, ``usb:`` targets go to ``android_serial`` and ``list_ports`` lists the USB
+devices as such targets.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 from dataclasses import dataclass
 
 import serial  # type: ignore[import-untyped]  # pyserial ships no type hints
@@ -16,6 +20,7 @@ import serial.tools.list_ports  # type: ignore[import-untyped]
 
 from firmware_bridge.errors import LinkLost
 from firmware_bridge.messages import BAUD
+from firmware_bridge.protocol import Transport
 
 READ_CHUNK = 4096
 POLL_SECONDS = 0.05
@@ -32,8 +37,18 @@ class PortInfo:
     hwid: str
 
 
+def on_android() -> bool:
+    """Running inside the Android package (python-for-android sets ANDROID_ARGUMENT)."""
+    return "ANDROID_ARGUMENT" in os.environ or sys.platform == "android"
+
+
 def list_ports() -> list[PortInfo]:
-    """The serial ports of this machine (USB adapters, built-in UARTs), by device path."""
+    """The serial ports of this machine (USB adapters, built-in UARTs), by device path;
+    on Android, the attached USB devices as ``usb:`` targets, the reference board first."""
+    if on_android():
+        from firmware_bridge.android_serial import list_usb_ports
+
+        return [PortInfo(*port) for port in list_usb_ports()]
     return sorted((PortInfo(p.device, p.description or "", p.hwid or "")
                    for p in serial.tools.list_ports.comports()), key=lambda p: p.device)
 
@@ -74,6 +89,11 @@ class SerialTransport:
             self._port.close()
 
 
-def open_transport(target: str) -> SerialTransport:
-    """Open ``target`` (a device path or a pyserial URL). Raises ``LinkLost``."""
+def open_transport(target: str) -> Transport:
+    """Open ``target``: a device path, a pyserial URL, or on Android a ``usb:`` target
+    (``android_serial``). Raises ``LinkLost``."""
+    if target.startswith("usb:"):
+        from firmware_bridge.android_serial import open_usb
+
+        return open_usb(target)
     return SerialTransport(target)
