@@ -199,8 +199,9 @@ def _view(pictures: Pictures, size_mm: tuple[float, float]) -> Any:
     return shot_view({"camera": pictures.camera, "pose": pictures.pose}, size_mm)
 
 
-def calibrated_reader(pictures: Pictures, fitted: Any = None) -> Any:
-    """The appearance reader of a setup, calibrated on its calibration pictures."""
+def calibrated_reader(pictures: Pictures, fitted: Any = None, view: Any = None) -> Any:
+    """The appearance reader of a setup, calibrated on its calibration pictures seen
+    through ``view`` (default: their exact view), and that view."""
     from engines.observation import Observation
     from vision.appearance import AppearanceReader, calibrate, load_fitted
     from vision.models import referee_schema
@@ -210,7 +211,7 @@ def calibrated_reader(pictures: Pictures, fitted: Any = None) -> Any:
     world = make_world(game, pictures.setup.kind, pictures.setup.seed)
     model = world.model
     schema = referee_schema(game)
-    view = _view(pictures, model.size_mm)
+    view = view if view is not None else _view(pictures, model.size_mm)
     layout = Observation.from_json(schema, {"readings": pictures.calibration_truth})
     appearance = calibrate(game, model, pictures.empty, view,
                            [(pictures.calibration, view, layout)])
@@ -352,6 +353,10 @@ class Score:
                 f"perfect {self.perfect}/{self.boards}, "
                 f"right at >= 0.9: {100 * self.sure_right / max(1, self.sure):.2f}%")
 
+    def add(self, other: Score) -> None:
+        for name, value in asdict(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
 
 def score_reading(score: Score, reading: Any, visible: dict[str, Any], schema: Any,
                   elements: Sequence[str]) -> None:
@@ -382,82 +387,295 @@ def score_reading(score: Score, reading: Any, visible: dict[str, Any], schema: A
     score.perfect += wrong == 0
 
 
-def bench_command(args: argparse.Namespace) -> int:
-    """``companion bench appearance``: the appearance reader, and the colour reader for
-    comparison, on a set's pictures."""
-    from vision.pipeline import reader_for
+LOCATE_MODES = {"truth": ("exact",), "markers": ("markers",), "both": ("exact", "markers")}
+"""``--locate``: where the board is taken to be, each mode a row of the figures: ``exact``
+(the picture's exact view) and ``markers`` (found by its corner markers, as the app finds
+it, in the calibration pictures as in the pictures of play)."""
+RELIABLE_MARKER_PX = 20.0
+"""Markers of this side and more must be found (the goal the boards located are held to)."""
 
+
+@dataclass
+class Cell:
+    """The figures of one row: a kind of world, a level, a picture size, a way to
+    locate the board and a reader."""
+
+    score: Score = field(default_factory=Score)
+    pictures: int = 0
+    located: int = 0
+    """Pictures where the board was found (by a fresh locator: a first frame)."""
+    pictures_reliable: int = 0
+    located_reliable: int = 0
+    """The same, over the pictures whose smallest marker in the picture is at least
+    ``RELIABLE_MARKER_PX`` a side."""
+    calibrations: int = 0
+    calibrations_located: int = 0
+    """Setups whose empty-board picture was located by its markers (the others are
+    calibrated with the exact view and counted here)."""
+    marker_px: list[float] = field(default_factory=list)
+    """The smallest marker side in each picture (the square root of its area, px)."""
+    known_ms: list[float] = field(default_factory=list)
+    """Processor time of a frame once the view is known: the picture read again with
+    the view kept (its sample plan and the view's own work made), tracking included
+    when the board is found by its markers."""
+    first_ms: list[float] = field(default_factory=list)
+    """Processor time of the first frame of a view: locating the board in the whole
+    picture (by its markers) and the first reading there, the sample plan made."""
+
+    def add(self, other: Cell) -> None:
+        self.score.add(other.score)
+        for name in ("pictures", "located", "pictures_reliable", "located_reliable",
+                     "calibrations", "calibrations_located"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.marker_px += other.marker_px
+        self.known_ms += other.known_ms
+        self.first_ms += other.first_ms
+
+    def figures(self) -> dict[str, Any]:
+        """The row's figures (shares in percent, times in ms), as the tables show them."""
+        s = self.score
+        shown = s.right + s.wrong
+        return {
+            "boards": s.boards, "elements": s.elements,
+            "located": _share(self.located, self.pictures),
+            "located_reliable": _share(self.located_reliable, self.pictures_reliable),
+            "marker_px_median": _median(self.marker_px),
+            "marker_px_smallest": round(min(self.marker_px), 1) if self.marker_px else None,
+            "right": _share(s.right, shown), "wrong_sure": _share(s.wrong_sure, s.elements, 3),
+            "unsure": _share(s.unsure, s.elements), "not_shown": _share(s.not_shown, s.elements),
+            "perfect": f"{s.perfect}/{s.boards}",
+            "right_sure": _share(s.sure_right, s.sure),
+            "known_ms": _median(self.known_ms),
+            "first_ms": _median(self.first_ms),
+            "first_ms_max": round(max(self.first_ms), 1) if self.first_ms else None,
+        }
+
+
+def _share(part: int, whole: int, digits: int = 2) -> float | None:
+    return round(100.0 * part / whole, digits) if whole else None
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return round(float(np.median(values)), 1) if values else None
+
+
+def _marker_px(view: Any, game: str) -> float:
+    """The smallest of the board's markers in the picture of ``view`` (side, px)."""
+    from vision.bench_locate import marker_sides_px
+
+    return min(marker_sides_px(view, game).values())
+
+
+def bench_setup(pictures: Pictures, modes: Sequence[str], fitted: Any = None,
+                colour: bool = False) -> dict[tuple[str, str], Cell]:
+    """Read one setup's pictures of play in each ``mode`` (``exact``, ``markers``):
+    a :class:`Cell` per (reader, mode); the reader ``appearance``, and ``colour`` (the
+    colour reader given the same views) when asked."""
+    from types import SimpleNamespace
+
+    from companion.bench_vision import lens_profile
+    from engines.observation import Observation
+    from vision.locate import Locator
+
+    setup = pictures.setup
+    cells: dict[tuple[str, str], Cell] = {}
+    exact = _view(pictures, _model(setup).size_mm)
+    smallest = _marker_px(exact, setup.game) if setup.markers else float("nan")
+    profile = lens_profile({"camera": pictures.camera})
+    for mode in modes:
+        cell = cells.setdefault(("appearance", mode), Cell())
+        calibration_view = exact
+        if mode == "markers":
+            # the player calibrates where the markers put the board, as the app does
+            found = Locator(setup.game, camera=profile).locate(pictures.empty)
+            cell.calibrations += 1
+            if found.view is not None:
+                cell.calibrations_located += 1
+                calibration_view = found.view
+        reader, _ = calibrated_reader(pictures, fitted, calibration_view)
+        elements = [e for e in reader.schema.elements
+                    if e.removesuffix("^") in reader.model.elements]
+        colour_reader = None
+        if colour:
+            from vision.pipeline import reader_for
+
+            colour_reader = reader_for(setup.game, reader.model)
+            cells.setdefault(("colour", mode), Cell())
+        for number, (image, truth) in enumerate(pictures.plays):
+            cell.pictures += 1
+            if setup.markers:
+                cell.marker_px.append(round(smallest, 1))
+                cell.pictures_reliable += smallest >= RELIABLE_MARKER_PX
+            started = time.process_time()
+            view, locator = exact, None
+            if mode == "markers":
+                locator = Locator(setup.game, camera=profile)
+                view = locator.locate(image).view
+            if view is None:
+                # not found: every element the picture shows counts as not read (unsure)
+                nothing = SimpleNamespace(observation=Observation(reader.schema, {}),
+                                          unseen=frozenset())
+                for name in ("appearance", "colour") if colour else ("appearance",):
+                    score_reading(cells[name, mode].score, nothing, truth["visible"],
+                                  reader.schema, elements)
+                continue
+            cell.located += 1
+            cell.located_reliable += setup.markers and smallest >= RELIABLE_MARKER_PX
+            read = reader.read(image, view)
+            if number == 0:
+                cell.first_ms.append(1000.0 * (time.process_time() - started))
+            started = time.process_time()
+            if locator is not None:
+                view = locator.locate(image).view or view  # tracked from the search
+            reader.read(image, view)
+            cell.known_ms.append(1000.0 * (time.process_time() - started))
+            score_reading(cell.score, read, truth["visible"], reader.schema, elements)
+            if colour_reader is not None:
+                score_reading(cells["colour", mode].score, colour_reader.read(image, view),
+                              truth["visible"], reader.schema, elements)
+    return cells
+
+
+def _model(setup: Setup) -> Any:
+    from vision.synth.world import make_world
+
+    return make_world(setup.game, setup.kind, setup.seed).model
+
+
+def row_key(setup: Setup, reader: str, mode: str) -> str:
+    """The row a setup's figures go to: ``reader | world | level | size | mode``."""
+    return f"{reader}|{setup.kind}|{setup.level}|{setup.size[0]}x{setup.size[1]}|{mode}"
+
+
+def bench_table(game: str, set_name: str, count: int, levels: Sequence[str],
+                sizes: Sequence[tuple[int, int]], locate: str, cache: Path | None,
+                progress: Callable[[str], None], fitted: Any = None, colour: bool = False,
+                done: Callable[[dict[str, Cell]], None] | None = None) -> dict[str, Cell]:
+    """The figures of ``count`` setups of ``set_name`` at each size in ``sizes`` (each
+    size its own pictures: the same worlds, cameras and positions), each picture read in
+    every mode of ``locate`` (``truth``, ``markers``, ``both``): a :class:`Cell` per
+    :func:`row_key`. ``done`` is given the figures so far after every setup."""
+    import cv2
+
+    cv2.setNumThreads(1)  # the figures are for one core
+    modes = LOCATE_MODES[locate]
+    rows: dict[str, Cell] = {}
+    chosen = [s for size in sizes
+              for s in setups(set_name, count, levels, size, game, "markers" in modes)]
+    started = time.time()
+    for number, setup in enumerate(chosen, 1):
+        pictures = load_setup(setup, cache, lambda m: progress(f"  {m}"))
+        for (reader, mode), cell in bench_setup(pictures, modes, fitted, colour).items():
+            rows.setdefault(row_key(setup, reader, mode), Cell()).add(cell)
+        elapsed = time.time() - started
+        left = elapsed / number * (len(chosen) - number)
+        progress(f"[{number}/{len(chosen)}] {game} {setup.kind} world {setup.seed} "
+                 f"({setup.level}, {setup.size[0]}x{setup.size[1]}) read; "
+                 f"{elapsed / 60:.1f} min, about {left / 60:.0f} min left")
+        if done is not None:
+            done(rows)
+    return rows
+
+
+TABLE_COLUMNS = (
+    ("world", None), ("level", None), ("size", None), ("board found by", None),
+    ("boards", "boards"), ("located", "located"), ("markers px (median / smallest)", None),
+    ("elements", "elements"), ("right", "right"), ("wrong at >= 0.9", "wrong_sure"),
+    ("unsure", "unsure"), ("not shown", "not_shown"), ("perfect boards", "perfect"),
+    ("right at >= 0.9", "right_sure"), ("ms a frame, view known", "known_ms"),
+    ("ms first frame (median / largest)", None))
+
+
+def _percent(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}%"
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+def table_rows(rows: dict[str, Cell], reader: str = "appearance") -> list[dict[str, Any]]:
+    """The figures of ``reader``'s rows, in order (world, level, size, mode), each with
+    its key's parts."""
+    from companion.bench_vision import LEVELS as ORDER
+
+    out = []
+    for key, cell in rows.items():
+        name, world, level, size, mode = key.split("|")
+        if name == reader:
+            out.append({"world": world, "level": level, "size": size, "mode": mode,
+                        **cell.figures()})
+    return sorted(out, key=lambda r: (r["world"] != "landscape", ORDER.index(r["level"]),
+                                      int(r["size"].split("x")[0]), r["mode"]))
+
+
+def format_markdown(rows: dict[str, Cell], reader: str = "appearance") -> str:
+    """The figures as a markdown table (see :data:`TABLE_COLUMNS`)."""
+    lines = ["| " + " | ".join(name for name, _ in TABLE_COLUMNS) + " |",
+             "|" + "---|" * len(TABLE_COLUMNS)]
+    for r in table_rows(rows, reader):
+        markers = r["mode"] == "markers"
+        cells = [r["world"], r["level"], r["size"],
+                 "markers" if markers else "exact view", str(r["boards"]),
+                 _percent(r["located"], 1) if markers else "-",
+                 f"{_number(r['marker_px_median'])} / {_number(r['marker_px_smallest'])}"
+                 if r["marker_px_median"] is not None else "-",
+                 str(r["elements"]), _percent(r["right"]), _percent(r["wrong_sure"], 3),
+                 _percent(r["unsure"]), _percent(r["not_shown"]), r["perfect"],
+                 _percent(r["right_sure"]), _number(r["known_ms"]),
+                 f"{_number(r['first_ms'])} / {_number(r['first_ms_max'])}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    """``companion bench appearance``: the appearance reader (and the colour reader for
+    comparison, when asked) on a set's pictures, at every level and size asked, with
+    the exact view and through the markers."""
     if getattr(args, "heights", False):
         from companion.bench_heights import bench_command as bench_heights
 
         return bench_heights(args)
     cache = Path(args.cache).expanduser() if args.cache else _default_cache()
-    import cv2
+    levels = _levels(args)
+    sizes = [_size(s) for s in (args.sizes.split(",") if args.sizes else [args.size])]
+    command = (f"companion bench appearance --game {args.game} --set {args.set} "
+               f"--setups {args.setups} --levels {','.join(levels)} "
+               f"--sizes {','.join(f'{w}x{h}' for w, h in sizes)} --locate {args.locate}")
 
-    cv2.setNumThreads(1)  # the figures are for one core
-    results: dict[str, dict[str, Score]] = {}
-    times: list[float] = []
-    located = found = 0
-    for setup in setups(args.set, args.setups, args.level or LEVELS, _size(args.size),
-                        args.game, args.locate == "markers"):
-        pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
-        reader, view = calibrated_reader(pictures)
-        # every element on the board, stack heights included
-        elements = [e for e in reader.schema.elements
-                    if e.removesuffix("^") in reader.model.elements]
-        colour_reader = reader_for(args.game, reader.model)
-        for image, truth in pictures.plays:
-            seen_view = view
-            if args.locate == "markers":
-                from companion.bench_vision import lens_profile
-                from vision.locate import Locator
+    def write(rows: dict[str, Cell]) -> None:
+        if args.json:
+            Path(args.json).write_text(json.dumps({
+                "command": command, "game": args.game, "set": args.set,
+                "kinds": list(SETS[args.set][0]),
+                "setup_seeds": [s.seed for s in setups(args.set, args.setups, levels)],
+                "rows": {key: {**asdict(cell), "figures": cell.figures()}
+                         for key, cell in rows.items()}}, indent=1), encoding="utf-8")
 
-                located += 1
-                location = Locator(args.game, camera=lens_profile(
-                    {"camera": pictures.camera})).locate(image)
-                if location.view is None:
-                    # every element the picture shows counts as not read (unsure)
-                    from types import SimpleNamespace
-
-                    from engines.observation import Observation
-
-                    print(f"  board not found: {location.message}", flush=True)
-                    nothing = SimpleNamespace(observation=Observation(reader.schema, {}),
-                                              unseen=frozenset())
-                    for name in ("appearance", "colour"):
-                        score_reading(results.setdefault(name, {}).setdefault(
-                            f"{setup.kind} {setup.level}", Score()), nothing,
-                            truth["visible"], reader.schema, elements)
-                    continue
-                found += 1
-                seen_view = location.view
-            started = time.process_time()
-            appearance_read = reader.read(image, seen_view)
-            times.append(time.process_time() - started)
-            for name, read in (("appearance", appearance_read),
-                               ("colour", colour_reader.read(image, seen_view))):
-                key = f"{setup.kind} {setup.level}"
-                score_reading(results.setdefault(name, {}).setdefault(key, Score()), read,
-                              truth["visible"], reader.schema, elements)
-        print(f"{setup.kind} world {setup.seed} ({setup.level}) read", flush=True)
-    lines = [f"companion bench appearance --game {args.game} --set {args.set} "
-             f"--setups {args.setups} "
-             f"--size {args.size}"]
-    if located:
-        lines.append(f"boards located by their markers: {found} of {located}")
-    if times:
-        lines.append(f"appearance reader: {1000 * float(np.median(times)):.1f} ms a frame "
-                     f"(median, processor time, first frame of each view included: "
-                     f"{1000 * max(times):.0f} ms at most)")
-    for name, by_key in results.items():
-        for key, score in sorted(by_key.items()):
-            lines.append(f"{name:10s} {key:20s} {score.line()}")
-    print("\n".join(lines))
-    if args.json:
-        Path(args.json).write_text(json.dumps({name: {k: asdict(s) for k, s in by.items()}
-                                               for name, by in results.items()}, indent=1),
-                                   encoding="utf-8")
+    rows = bench_table(args.game, args.set, args.setups, levels, sizes, args.locate, cache,
+                       lambda m: print(m, flush=True), colour=args.colour_reader, done=write)
+    write(rows)
+    text = "\n\n".join([f"`{command}`", format_markdown(rows)]
+                       + ([f"The colour reader, given the same views:\n\n"
+                           f"{format_markdown(rows, 'colour')}"]
+                          if args.colour_reader else []))
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text(text + "\n", encoding="utf-8")
     return 0
+
+
+def _levels(args: argparse.Namespace) -> list[str]:
+    if args.levels:
+        chosen = list(LEVELS) if args.levels == "all" else args.levels.split(",")
+        unknown = [level for level in chosen if level not in LEVELS]
+        if unknown:
+            from companion.cli import UsageError
+
+            raise UsageError(f"--levels: no level {', '.join(unknown)} (the levels: "
+                             f"{', '.join(LEVELS)}, or all)")
+        return chosen
+    return list(args.level or LEVELS)
 
 
 def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -474,14 +692,27 @@ def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=GAMES, default="shangrila")
     parser.add_argument("--set", choices=sorted(SETS), default="test")
-    parser.add_argument("--setups", type=int, default=12)
-    parser.add_argument("--level", action="append", choices=LEVELS)
-    parser.add_argument("--size", default="1280x720")
-    parser.add_argument("--locate", choices=("truth", "markers"), default="truth",
-                        help="where the board is: the picture's exact view (default), or "
-                        "found by the corner markers stuck on it")
+    parser.add_argument("--setups", type=int, default=12,
+                        help="setups (world, camera, level) at each size, spread over the "
+                        "set's kinds of world and the levels (default 12)")
+    parser.add_argument("--levels", metavar="LEVEL,...",
+                        help=f"levels, comma-separated, or all ({', '.join(LEVELS)}; "
+                        "default all)")
+    parser.add_argument("--level", action="append", choices=LEVELS,
+                        help="a level (repeatable; --levels says the same in one word)")
+    parser.add_argument("--sizes", metavar="WxH,...",
+                        help="picture sizes, comma-separated (default --size)")
+    parser.add_argument("--size", default="1280x720", help="one picture size (default "
+                        "1280x720)")
+    parser.add_argument("--locate", choices=tuple(LOCATE_MODES), default="truth",
+                        help="where the board is: the picture's exact view (truth, the "
+                        "default), found by the corner markers stuck on it (markers: the "
+                        "calibration pictures too), or each picture read both ways (both)")
+    parser.add_argument("--colour-reader", action="store_true",
+                        help="also read every picture with the colour reader, for comparison")
     parser.add_argument("--cache")
-    parser.add_argument("--json")
+    parser.add_argument("--json", help="write the figures here as JSON (after every setup)")
+    parser.add_argument("--markdown", help="write the figures here as a markdown table")
     parser.add_argument("--heights", action="store_true",
                         help="the stack heights of Shangri-La, on tables of stacks of one "
                         "and two tiles seen from several elevations (docs/vision-bench.md)")
