@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from companion.referee.events import (
@@ -36,6 +37,7 @@ from companion.referee.events import (
     TypedMove,
 )
 from companion.referee.inference import Explainer, Verdict
+from companion.referee.inference import VerdictKind as Kind
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
 from engines.observation import Observation, Reading, TableSchema
 
@@ -192,10 +194,54 @@ class Debouncer:
             r.value != stable[e].value or type(r.value) is not type(stable[e].value))}
 
 
+@dataclass
+class Pending:
+    """A verdict the referee waits for before giving it."""
+
+    done_frames: int = -1
+    """Frames since a ``done`` that waits for the table to be believed (-1: none)."""
+    held: tuple[Verdict, int] | None = None
+    """An illegal verdict not shown yet, and the frames the table has kept it."""
+    confirm_frames: int = 0
+    """Frames to hold an illegal verdict for: the last changed source's need."""
+    held_again: bool = False
+    """Whether the last evaluation held the same flag as before (not a new one)."""
+
+
+@dataclass
+class LastMove:
+    """What the move just accepted may still turn out to be."""
+
+    bigger: list[Any] = field(default_factory=list)
+    """The bigger moves of the same player it may grow into (``_bigger_moves``)."""
+    made_seen: list[str] = field(default_factory=list)
+    """Its changes that the table surely showed when it was accepted."""
+    typed_from: GameState[Any] | None = None
+    """The position before it, while it was typed in and the table has not yet been
+    seen to match it."""
+    shorter: tuple[int, str] | None = None
+    """After ``_revise`` took a move back for a bigger one: the index in the history
+    where the bigger move goes, and the shorter move (``_split_again``)."""
+
+
+class Status(StrEnum):
+    """Where the referee stands, as the players see it."""
+
+    WATCHING = "watching"
+    """Judging the table as it changes: the normal state."""
+    ILLEGAL = "illegal"
+    """An illegal move is shown; waiting for the table to be put right (or a move
+    typed, or taken back)."""
+    QUESTION = "question"
+    """A question is open: only its answer, a typed move or a takeback goes on."""
+    OVER = "over"
+    """The game is over: the table is only compared with the final position."""
+
+
 class Referee:
     """Referee one game. ``handle`` takes one input and returns the outputs, in order."""
 
-    WATCHING, ILLEGAL, QUESTION, OVER = "watching", "illegal", "question", "over"
+    WATCHING, ILLEGAL, QUESTION, OVER = Status
 
     def __init__(self, rules: Rules[Any, Any], start: GameState[Any] | None = None,
                  config: RefereeConfig | None = None) -> None:
@@ -212,23 +258,10 @@ class Referee:
         self.status = self.OVER if self.state.is_over() else self.WATCHING
         self.candidates: list[str] = []
         self._last: Output | None = None
-        self._bigger: list[Any] = []  # see _bigger_moves
-        self._made_seen: list[str] = []
-        """The changes of the move just accepted that the table surely showed then."""
-        self._done_frames = -1
-        """Frames since a ``done`` that waits for the table to be believed (-1: none)."""
-        self._held: tuple[Verdict, int] | None = None
-        """An illegal verdict not shown yet, and the frames the table has kept it."""
-        self._confirming = 0
-        self._held_again = False
-        """Whether the last evaluation held the same flag as before (not a new one)."""
-        """Frames to hold an illegal verdict for: the last changed source's need."""
-        self._typed_from: GameState[Any] | None = None
-        """The position before the last move, while that move was typed in and the
-        table has not yet been seen to match it."""
-        self._shorter: tuple[int, str] | None = None
-        """After ``_revise`` took a move back for a bigger one: the index in the
-        history where the bigger move goes, and the shorter move (``_split_again``)."""
+        self.pending = Pending()
+        """A verdict being waited for (a done, an illegal table being confirmed)."""
+        self.last_move = LastMove()
+        """What the move just accepted may still turn out to be."""
         self._gap_question = False
         """The open question asks which of several moves made unseen came next: once
         it is answered, the rest of the table is explained again."""
@@ -257,9 +290,8 @@ class Referee:
                           self.rules.options_json(), [m for _, m in self.history], start)
 
     SNAPSHOT_FIELDS = frozenset({
-        "history", "state", "sources", "status", "candidates", "_last", "_bigger",
-        "_made_seen", "_done_frames", "_held", "_confirming", "_held_again",
-        "_typed_from", "_shorter", "_gap_question"})
+        "history", "state", "sources", "status", "candidates", "_last", "pending",
+        "last_move", "_gap_question"})
     """The fields ``snapshot`` covers; the others are fixed by the game, its start and
     the settings. A new field that changes as the game goes is added here and there."""
 
@@ -267,17 +299,18 @@ class Referee:
         """The referee's state as JSON, for a journal to resume from without feeding it
         every input again (``restore``); None while a verdict is held or waited for,
         or a question about a gap is open (the journal takes a later one)."""
-        typed = [i for i, (state, _) in enumerate(self.history) if state is self._typed_from]
-        if self._held is not None or self._done_frames != -1 or self._gap_question or (
-                self._typed_from is not None and not typed):
+        last, pending = self.last_move, self.pending
+        typed = [i for i, (state, _) in enumerate(self.history) if state is last.typed_from]
+        if pending.held is not None or pending.done_frames != -1 or self._gap_question or (
+                last.typed_from is not None and not typed):
             return None
         return {"moves": [text for _, text in self.history], "status": self.status,
                 "candidates": list(self.candidates),
                 "last": self._last.to_json() if self._last is not None else None,
-                "bigger": [self.rules.format_move(m) for m in self._bigger],
-                "made_seen": list(self._made_seen), "confirming": self._confirming,
-                "held_again": self._held_again, "typed_from": typed[0] if typed else None,
-                "shorter": list(self._shorter) if self._shorter is not None else None,
+                "bigger": [self.rules.format_move(m) for m in last.bigger],
+                "made_seen": list(last.made_seen), "confirming": pending.confirm_frames,
+                "held_again": pending.held_again, "typed_from": typed[0] if typed else None,
+                "shorter": list(last.shorter) if last.shorter is not None else None,
                 "sources": {name: d.snapshot() for name, d in self.sources.items()}}
 
     def restore(self, data: dict[str, Any]) -> None:
@@ -289,20 +322,18 @@ class Referee:
         for text in data["moves"]:
             self.history.append((self.state.copy(), text))
             self.state.play(self.rules.parse_move(text))
-        if data["status"] not in (self.WATCHING, self.ILLEGAL, self.QUESTION, self.OVER):
-            raise ValueError(f"unknown referee status {data['status']!r}")
-        self.status = data["status"]
+        self.status = Status(data["status"])  # ValueError for an unknown one
         self.candidates = [str(c) for c in data["candidates"]]
         last = data["last"]
         self._last = None if last is None else _output_from_json(last)
-        self._bigger = [self.rules.parse_move(text) for text in data["bigger"]]
-        self._made_seen = [str(e) for e in data["made_seen"]]
-        self._confirming = int(data["confirming"])
-        self._held_again = bool(data["held_again"])
+        self.last_move.bigger = [self.rules.parse_move(text) for text in data["bigger"]]
+        self.last_move.made_seen = [str(e) for e in data["made_seen"]]
+        self.pending.confirm_frames = int(data["confirming"])
+        self.pending.held_again = bool(data["held_again"])
         typed = data["typed_from"]
-        self._typed_from = None if typed is None else self.history[int(typed)][0]
+        self.last_move.typed_from = None if typed is None else self.history[int(typed)][0]
         shorter = data["shorter"]
-        self._shorter = None if shorter is None else (int(shorter[0]), str(shorter[1]))
+        self.last_move.shorter = None if shorter is None else (int(shorter[0]), str(shorter[1]))
         for name, source in data["sources"].items():
             debouncer = self.sources[name] = Debouncer(
                 self.schema, self.config.frames_for(name), self.explainer.expected(self.state))
@@ -342,16 +373,16 @@ class Referee:
                 self.schema, self.config.frames_for(event.source),
                 self.explainer.expected(self.state))
         changed = debouncer.push(event.observation)
-        if self._done_frames >= 0:  # a done waiting for the table to be believed
-            self._done_frames += 1
-            if changed or self._done_frames > DONE_WAIT * self.config.stable_frames:
+        if self.pending.done_frames >= 0:  # a done waiting for the table to be believed
+            self.pending.done_frames += 1
+            if changed or self.pending.done_frames > DONE_WAIT * self.config.stable_frames:
                 return self._evaluate(turn_done=True)
             return []
         if not changed:
             return self._confirm(event.observation, debouncer)
-        self._confirming = self.config.confirm_frames if debouncer.frames > 1 else 0
+        self.pending.confirm_frames = self.config.confirm_frames if debouncer.frames > 1 else 0
         out = self._evaluate(turn_done=False)
-        if self._held is not None and self._held_again:
+        if self.pending.held is not None and self.pending.held_again:
             # the same flag held again (something else changed): this frame counts
             return out + self._confirm(event.observation, debouncer)
         return out
@@ -360,23 +391,23 @@ class Referee:
         """One more frame of the table held illegal (``_held``): the flag once the
         readings of what it would have put back have stayed as believed for
         ``confirm_frames`` frames in a row."""
-        if self._held is None:
+        if self.pending.held is None:
             return []
-        verdict, frames = self._held
+        verdict, frames = self.pending.held
         stable = debouncer.stable
         if any(observation[e].value != stable[e].value for e in verdict.fix_elements):
-            self._held = (verdict, 0)  # changing again: wait
+            self.pending.held = (verdict, 0)  # changing again: wait
             return []
-        if frames + 1 < self._confirming:
-            self._held = (verdict, frames + 1)
+        if frames + 1 < self.pending.confirm_frames:
+            self.pending.held = (verdict, frames + 1)
             return []
-        self._held = None
+        self.pending.held = None
         return self._verdict_illegal(verdict)
 
     def _on_turn_done(self, event: TurnDone) -> list[Output]:
         if self.status == self.OVER:
             return [InputRejected("turn_done", "the game is over")]
-        self._done_frames = 0
+        self.pending.done_frames = 0
         return self._evaluate(turn_done=True)
 
     def _done_look(self, frames: int, read: int = 1) -> Verdict | None:
@@ -405,11 +436,11 @@ class Referee:
             e: fresh.get(e, believed[e]) for e in self.schema.elements})
         verdict = self.explainer.explain(self.state, settled, turn_done=True,
                                          hidden=self._hidden())
-        if verdict.kind == "illegal" and read == 1:
+        if verdict.kind == Kind.ILLEGAL and read == 1:
             # several moves made unseen, the last piece read a frame ago: wait as well
             gap = self.explainer.explain_gap(self.state, settled)
             if gap.sequences:
-                return Verdict("in_progress", gap.next_moves(0))
+                return Verdict(Kind.IN_PROGRESS, gap.next_moves(0))
         return verdict
 
     def _on_answer(self, event: Answer) -> list[Output]:
@@ -426,7 +457,7 @@ class Referee:
         out = self._accept(move, "answer", [])
         if self._gap_question and self.status == self.WATCHING:
             self._gap_question = False
-            self._confirming = 0  # the table has been still since the question
+            self.pending.confirm_frames = 0  # the table has been still since the question
             out += self._evaluate(turn_done=False)
         return out
 
@@ -441,7 +472,7 @@ class Referee:
             return [InputRejected(event.move, f"{error.message} [{error.rule}]")]
         except EngineError as error:
             return [InputRejected(event.move, str(error))]
-        self._shorter = None
+        self.last_move.shorter = None
         self._gap_question = False
         out = self._accept(move, "typed", [])
         out.extend(self._table_check("After the typed move the table should change:"))
@@ -478,13 +509,10 @@ class Referee:
         previous, text = self.history.pop()
         self.state = previous
         self.status = self.WATCHING
-        self._bigger = []
-        self._made_seen = []
-        self._shorter = None
+        self.last_move = LastMove()
         self._gap_question = False
-        self._typed_from = None
-        self._done_frames = -1
-        self._held = None
+        self.pending.done_frames = -1
+        self.pending.held = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         out.extend(self._table_check("To take the move back, change the table:"))
         out.append(self._lights_for(None))
@@ -493,46 +521,47 @@ class Referee:
     # ------------------------------------------------------------------ verdicts
 
     def _evaluate(self, *, turn_done: bool) -> list[Output]:
-        waited, self._done_frames = self._done_frames, -1
+        waited, self.pending.done_frames = self.pending.done_frames, -1
         if self.status == self.OVER:
             return self._table_check("The table no longer matches the final position:")
         observation = self.believed_table()
         hidden = self._hidden()
         verdict = self.explainer.explain(self.state, observation, turn_done=turn_done,
                                          hidden=hidden)
-        if verdict.kind != "unchanged" and self._bigger:
+        if verdict.kind != Kind.UNCHANGED and self.last_move.bigger:
             revised = self._revise(observation, turn_done, verdict)
             if revised is not None:
                 return revised
-        if (verdict.kind == "illegal" or verdict.unexplained) and self._shorter:
+        if (verdict.kind == Kind.ILLEGAL or verdict.unexplained) and self.last_move.shorter:
             split = self._split_again(observation, turn_done, hidden)
             if split is not None:
                 return split
-        if verdict.kind == "illegal" and not turn_done and self._typed_from is not None \
-                and self.explainer.between(observation, self._typed_from, self.state):
+        typed_from = self.last_move.typed_from
+        if verdict.kind == Kind.ILLEGAL and not turn_done and typed_from is not None \
+                and self.explainer.between(observation, typed_from, self.state):
             # a move typed in before it was made: the table is being made to match
             text = self.history[-1][1]
-            return self._emit([MoveInProgress(self._typed_from.to_move, [text])])
-        if turn_done and verdict.kind == "illegal":
+            return self._emit([MoveInProgress(self.last_move.typed_from.to_move, [text])])
+        if turn_done and verdict.kind == Kind.ILLEGAL:
             look = self._done_look(max(waited, 0))
-            if look is not None and look.kind in ("accepted", "ambiguous", "in_progress"):
-                self._done_frames = max(waited, 0)
+            if look is not None and look.kind in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS):
+                self.pending.done_frames = max(waited, 0)
                 return []
-            if look is not None and look.kind == "illegal" and not observation.differences(
+            if look is not None and look.kind == Kind.ILLEGAL and not observation.differences(
                     self.expected_table(), min_confidence=self.config.sure):
                 # nothing believed changed yet: name what was read twice running (a
                 # single frame's misreading is no move: done on a still table is a pass)
                 named = self._done_look(max(waited, 0), read=2)
-                if named is not None and named.kind == "illegal":
+                if named is not None and named.kind == Kind.ILLEGAL:
                     verdict = named
-        held, self._held = self._held, None
-        if verdict.kind == "illegal" and not turn_done and self.status == self.WATCHING \
-                and self._confirming > 0:
+        held, self.pending.held = self.pending.held, None
+        if verdict.kind == Kind.ILLEGAL and not turn_done and self.status == self.WATCHING \
+                and self.pending.confirm_frames > 0:
             # held until the table has stayed so (the same flag: the count goes on)
             same = held is not None and (held[0].rule, held[0].fix_elements) == (
                 verdict.rule, verdict.fix_elements)
-            self._held = (verdict, held[1] if same and held is not None else 0)
-            self._held_again = same
+            self.pending.held = (verdict, held[1] if same and held is not None else 0)
+            self.pending.held_again = same
             return []
         return self._verdict_handlers[verdict.kind](self, verdict)
 
@@ -550,7 +579,7 @@ class Referee:
     def _bigger_moves(self, earlier: GameState[Any], observation: Observation) -> list[Any]:
         """The legal moves in ``earlier`` (before the move just accepted) whose result
         includes every change of the accepted move that ``observation`` can see."""
-        made = self._made_seen = self._made(earlier, observation)
+        made = self.last_move.made_seen = self._made(earlier, observation)
         if not made:  # accepted on the player's word (done), not on what was seen
             return []
         return self._agreeing(earlier, made,
@@ -609,27 +638,27 @@ class Referee:
             # player's: their move left no trace (a Shendao card that changed nothing),
             # it does not make the last move a bigger one that looks the same
             return None
-        now = "illegal" if after.unexplained else after.kind
+        now = Kind.ILLEGAL if after.unexplained else after.kind
         earlier, text = self.history[-1]
         hidden = self._hidden()
         verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
-                                         moves=self._bigger, hidden=hidden)
-        if now == "illegal" and verdict.kind in ("unchanged", "illegal") and \
+                                         moves=self.last_move.bigger, hidden=hidden)
+        if now == Kind.ILLEGAL and verdict.kind in (Kind.UNCHANGED, Kind.ILLEGAL) and \
                 self.explainer.model.MOVES_GO_ON:
             verdict = self._goes_on(earlier, observation, turn_done, hidden)
-        if verdict.kind not in ("accepted", "ambiguous", "in_progress") or (
-                verdict.kind == now == "in_progress") or (
-                after.unexplained and verdict.kind == "in_progress"):
+        if verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS) or (
+                verdict.kind == now == Kind.IN_PROGRESS) or (
+                after.unexplained and verdict.kind == Kind.IN_PROGRESS):
             return None
         self.history.pop()
         self.state = earlier
-        self._bigger = []
-        self._made_seen = []
+        self.last_move.bigger = []
+        self.last_move.made_seen = []
         self._last = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         out += self._verdict_handlers[verdict.kind](self, verdict)
         accepted = any(isinstance(o, MoveAccepted) for o in out)
-        self._shorter = (len(self.history) - accepted, text)
+        self.last_move.shorter = (len(self.history) - accepted, text)
         return out
 
     def _split_again(self, observation: Observation, turn_done: bool,
@@ -639,7 +668,7 @@ class Referee:
         while it does after the shorter move first accepted (in ShenShi the next player
         may move a neutral monk first, as a third action of the player before would).
         None when it does not fit after the shorter move either."""
-        index, text = self._shorter or (-1, "")
+        index, text = self.last_move.shorter or (-1, "")
         if index != len(self.history) - 1:
             return None
         earlier, bigger = self.history[-1]
@@ -647,8 +676,8 @@ class Referee:
         shorter.play(self.rules.parse_move(text))
         verdict = self.explainer.explain(shorter, observation, turn_done=turn_done,
                                          hidden=hidden)
-        if verdict.kind not in ("accepted", "ambiguous") and (
-                verdict.kind != "in_progress" or verdict.unexplained):
+        if verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS) and (
+                verdict.kind != Kind.IN_PROGRESS or verdict.unexplained):
             return None
         self.history.pop()
         self.state = earlier
@@ -669,30 +698,30 @@ class Referee:
         as it was, count: another turn of that player would never have shown it."""
         if observation.differences(self.explainer.expected(earlier),
                                    min_confidence=self.config.sure) == []:
-            return Verdict("in_progress", self._bigger[:IN_PROGRESS_SHOWN])
+            return Verdict(Kind.IN_PROGRESS, self.last_move.bigger[:IN_PROGRESS_SHOWN])
         verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
                                          hidden=hidden)
-        if verdict.kind == "accepted":
+        if verdict.kind == Kind.ACCEPTED:
             token = earlier.apply(verdict.moves[0])
             again = earlier == self.state  # the accepted move itself: nothing goes on
             earlier.undo(token)
             if again:
-                return Verdict("illegal")
-        if verdict.moves and self._made_seen:
+                return Verdict(Kind.ILLEGAL)
+        if verdict.moves and self.last_move.made_seen:
             # a neutral monk seen where the accepted turn put it, then moved on by the
             # next player, is the next player's turn, not another turn of the player
             # before that would have put it elsewhere
-            moves = self._agreeing(earlier, self._made_seen, verdict.moves)
+            moves = self._agreeing(earlier, self.last_move.made_seen, verdict.moves)
             if not moves:
-                return Verdict("illegal")
+                return Verdict(Kind.ILLEGAL)
             if len(moves) < len(verdict.moves):
-                kind = "accepted" if verdict.kind == "ambiguous" and len(moves) == 1 \
+                kind = Kind.ACCEPTED if verdict.kind == Kind.AMBIGUOUS and len(moves) == 1 \
                     else verdict.kind
                 return Verdict(kind, moves)
         return verdict
 
     def _verdict_unchanged(self, verdict: Verdict) -> list[Output]:
-        self._typed_from = None  # the table matches the moves so far
+        self.last_move.typed_from = None  # the table matches the moves so far
         if self.status == self.ILLEGAL:
             self.status = self.WATCHING
             return self._emit([TableRestored(self.state.to_move), self._lights_for(None)])
@@ -701,7 +730,7 @@ class Referee:
     def _verdict_accepted(self, verdict: Verdict) -> list[Output]:
         out = self._accept(verdict.moves[0], "table", verdict.corrected)
         if self.status == self.WATCHING:
-            self._bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
+            self.last_move.bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
         return out
 
     def _verdict_ambiguous(self, verdict: Verdict) -> list[Output]:
@@ -726,12 +755,12 @@ class Referee:
                            verdict.message, verdict.fix, verdict.fix_elements)
         return self._emit([flag, self._lights_for(flag)])
 
-    _verdict_handlers: ClassVar[dict[str, Callable[[Referee, Verdict], list[Output]]]] = {
-        "unchanged": _verdict_unchanged,
-        "accepted": _verdict_accepted,
-        "ambiguous": _verdict_ambiguous,
-        "in_progress": _verdict_in_progress,
-        "illegal": _verdict_illegal,
+    _verdict_handlers: ClassVar[dict[Kind, Callable[[Referee, Verdict], list[Output]]]] = {
+        Kind.UNCHANGED: _verdict_unchanged,
+        Kind.ACCEPTED: _verdict_accepted,
+        Kind.AMBIGUOUS: _verdict_ambiguous,
+        Kind.IN_PROGRESS: _verdict_in_progress,
+        Kind.ILLEGAL: _verdict_illegal,
     }
 
     def _explain_gap(self) -> list[Output] | None:
@@ -780,15 +809,15 @@ class Referee:
         player = self.state.to_move
         before = self.explainer.expected(self.state)
         self.history.append((self.state.copy(), text))
-        self._typed_from = self.history[-1][0] if by == "typed" else None
-        self._done_frames = -1  # a done waiting is answered
-        self._held = None  # a flag held for the table before this move is moot
+        self.last_move.typed_from = self.history[-1][0] if by == "typed" else None
+        self.pending.done_frames = -1  # a done waiting is answered
+        self.pending.held = None  # a flag held for the table before this move is moot
         self.state.play(move)
         self.status = self.WATCHING
         self.candidates = []
         self._last = None
-        self._bigger = []
-        self._made_seen = []
+        self.last_move.bigger = []
+        self.last_move.made_seen = []
         after = self.explainer.expected(self.state)
         changed = [e for e in self.schema.elements if before[e] != after[e]]
         out: list[Output] = [

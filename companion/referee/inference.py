@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from engines import GameState, IllegalMoveError
@@ -59,9 +60,22 @@ def table_model(game: str) -> TableModel[Any, Any, Any]:
     return _registered_table_model(game)
 
 
+class VerdictKind(StrEnum):
+    """What a table shows, judged from one position (see the module docstring)."""
+
+    UNCHANGED = "unchanged"
+    ACCEPTED = "accepted"
+    AMBIGUOUS = "ambiguous"
+    IN_PROGRESS = "in_progress"
+    ILLEGAL = "illegal"
+
+
+UNCHANGED, ACCEPTED, AMBIGUOUS, IN_PROGRESS, ILLEGAL = VerdictKind
+
+
 @dataclass
 class Verdict:
-    kind: str  # unchanged | accepted | ambiguous | in_progress | illegal
+    kind: VerdictKind
     moves: list[Any] = field(default_factory=list)
     corrected: list[str] = field(default_factory=list)
     """Unsure readings the accepted move overrules."""
@@ -183,7 +197,7 @@ class Explainer:
                   and observation[e].confidence < self.sure]
         changed = [e for e in sure if not _same(observation.value(e), before.value(e))]
         if not changed and not turn_done:
-            return Verdict("unchanged")
+            return Verdict(UNCHANGED)
         if state.is_over():
             return self._illegal(state, observation, before, changed,
                                  IllegalMoveError("game.over", "The game is over."))
@@ -213,18 +227,18 @@ class Explainer:
             top = [f for f in top if f[1] in preferred]
             if not turn_done and any(self._unfinished(observation, before, f[3], f[2], hidden)
                                      for f in top):
-                return Verdict("in_progress", [f[1] for f in top])
+                return Verdict(IN_PROGRESS, [f[1] for f in top])
             if len(top) == 1:
-                return Verdict("accepted", [top[0][1]], corrected=top[0][2])
-            return Verdict("ambiguous", [f[1] for f in top])
+                return Verdict(ACCEPTED, [top[0][1]], corrected=top[0][2])
+            return Verdict(AMBIGUOUS, [f[1] for f in top])
         progressing = [move for move, after in results
                        if self._on_the_way(observation, before, after, changed,
                                            self._touched(state, move))]
         if progressing and not turn_done:  # once the player is done, half a move is wrong
-            return Verdict("in_progress", progressing)
+            return Verdict(IN_PROGRESS, progressing)
         verdict = self._diagnose(state, observation, before, changed, dict(results))
         if not turn_done and self.in_parts and moves is None and verdict.rule != WRONG_PLAYER:
-            return Verdict("in_progress", unexplained=True)
+            return Verdict(IN_PROGRESS, unexplained=True)
         return verdict
 
     def explain_gap(self, state: GameState[Any], observation: Observation, *,
@@ -394,7 +408,7 @@ class Explainer:
                  before: Observation, changed: list[str], error: IllegalMoveError,
                  attempt: str = "") -> Verdict:
         fix, elements = self.fix_to(observation, before)
-        return Verdict("illegal", attempt=attempt, rule=error.rule, message=error.message,
+        return Verdict(ILLEGAL, attempt=attempt, rule=error.rule, message=error.message,
                        fix=fix, fix_elements=elements)
 
     def fix_to(self, observation: Observation,
