@@ -75,6 +75,20 @@ class CaptureSource:
         self._capture.release()
 
 
+def open_frame_source(target: int | str) -> FrameSource:
+    """A camera (by index) or a video file. On an Android tablet a camera comes through
+    the platform (``android_camera``: OpenCV cannot open Android's cameras); elsewhere
+    both go through ``CaptureSource``. Raises ``FeedError``."""
+    if isinstance(target, int):
+        from kivy.utils import platform
+
+        if platform == "android":
+            from companion.app.android_camera import AndroidCameraSource
+
+            return AndroidCameraSource(target)
+    return CaptureSource(target)
+
+
 class Recogniser(Protocol):
     """Reads the table in frames: ``feed`` gives an observation (None while it cannot
     read one: board not found, frame black), ``overlay`` draws what it recognised and
@@ -139,16 +153,22 @@ class LiveFeed:
 
     ``on_frame(picture, message)`` gets each frame with the last recognition drawn on
     it; ``on_input`` gets each reading (``Seen`` from ``camera``); ``on_end`` is called
-    once a video is over and its last frame read. ``highlight``/``suggest`` are read on
-    each frame, so the overlay follows the referee. A live camera is read as fast as it
-    comes; a video at its own rate unless ``paced`` is False (benchmarks)."""
+    once a video is over and its last frame read; ``on_error(why)`` instead when the
+    source fails while reading (a ``FeedError``: a camera refused or gone).
+    ``highlight``/``suggest`` are read on each frame, so the overlay follows the
+    referee. A live camera is read as fast as it comes; a video at its own rate unless
+    ``paced`` is False (benchmarks)."""
 
     def __init__(self, source: FrameSource, recogniser: Recogniser,
                  on_input: Callable[[Input], None], on_frame: Callable[[Image, str], None],
-                 on_end: Callable[[], None] | None = None, paced: bool = True) -> None:
+                 on_end: Callable[[], None] | None = None, paced: bool = True,
+                 on_error: Callable[[str], None] | None = None) -> None:
         self.source = source
         self.recogniser = recogniser
         self.on_input, self.on_frame, self.on_end = on_input, on_frame, on_end
+        self.on_error = on_error
+        self.failure = ""
+        """Why the source failed while reading (empty while it has not)."""
         self.paced = paced
         self.highlight: Collection[str] = ()
         self.suggest: Collection[str] = ()
@@ -184,7 +204,13 @@ class LiveFeed:
         interval = 0.0 if self.source.live or not self.paced else 1.0 / self.source.fps
         next_at = time.perf_counter()
         while not self._stop.is_set():
-            frame = self.source.read()
+            try:
+                frame = self.source.read()
+            except FeedError as error:
+                self.failure = str(error)
+                if self.on_error is not None:
+                    self.on_error(self.failure)
+                break
             if frame is None:
                 break
             self.frames += 1
@@ -227,7 +253,7 @@ class LiveFeed:
             if observation is not None:
                 self.observations += 1
                 self.on_input(Seen(observation, "camera"))
-        if self.on_end is not None and not self._stop.is_set():
+        if self.on_end is not None and not self._stop.is_set() and not self.failure:
             self.on_end()
 
 

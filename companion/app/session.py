@@ -156,11 +156,11 @@ class Session:
         setup = self.setup
         if setup.camera == "none":
             return
-        from companion.app.feeds import CaptureSource
+        from companion.app.feeds import open_frame_source
 
         target: int | str = setup.camera_index if setup.camera == "index" else setup.video
         try:
-            source = CaptureSource(target)
+            source = open_frame_source(target)
         except FeedError as error:
             self._notice("notice.camera_failed", str(error))
             return
@@ -172,7 +172,8 @@ class Session:
         if isinstance(recogniser, NoRecognition):
             self._notice("notice.no_recognition", recogniser.message)
         self.feed = LiveFeed(source, recogniser, self.worker.put, self._frame,
-                             on_end=self._video_ended, paced=self.paced)
+                             on_end=self._video_ended, paced=self.paced,
+                             on_error=lambda why: self._notice("notice.camera_failed", why))
         self.feed.start()  # after self.feed is set: a short video may end at once
 
     def _video_ended(self) -> None:
