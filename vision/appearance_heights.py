@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -210,121 +210,239 @@ class Measure:
     lines: int
 
 
-def _edges(d: FloatArray, positions: FloatArray, chord: tuple[float, float],
-           reach: float, outside: float, inside: float) -> tuple[float, float] | None:
-    """The near and far edge of a stack on one line from each sample's distance to the
-    bare board ``d``: where, walking in from the bare board, the distance first gets
-    half way to the stack's own (a blurred edge crosses half way where it lies). ``None``
-    when the ends of the line do not show bare board and the stack clearly."""
-    a, b = chord
-    if math.isnan(a):
-        return None
+@dataclass(frozen=True)
+class Windows:
+    """Where one space's lines look for a stack's edges in one view, per side (near,
+    far), line and sample: the bare board outside the edge (``outer``), the stack inside
+    it (``inner``) and the stretch walked in from the bare board (``walk``)."""
 
-    def span(lo: float, hi: float) -> NDArray[np.bool_]:
-        return np.asarray((positions >= lo) & (positions < hi))
+    outer: NDArray[np.bool_]  # (2, lines, samples)
+    inner: NDArray[np.bool_]
+    walk: NDArray[np.bool_]
 
-    edges = []
-    for outer, inner, lo, hi, inward in (
-            ((a - outside, a - outside + REFERENCE_MM), (a + inside - REFERENCE_MM, a + inside),
-             a - outside, a + inside, 1),
-            ((b + reach + outside - REFERENCE_MM, b + reach + outside),
-             (b - inside, b - inside + REFERENCE_MM), b - inside, b + reach + outside, -1)):
-        out_ref, in_ref = span(*outer), span(*inner)
-        if not out_ref.any() or not in_ref.any():
-            return None
-        bare, covered = float(np.median(d[out_ref])), float(np.median(d[in_ref]))
-        if bare > NEAR or covered - bare < NEAR:
-            return None
-        window = np.flatnonzero(span(lo, hi))[::inward]
+    @property
+    def used(self) -> NDArray[np.bool_]:
+        """(lines, samples): the samples looked at."""
+        return np.asarray(self.walk[0] | self.walk[1])
+
+
+def windows(lines: StackLines, reach: float, outside: float, inside: float) -> Windows:
+    """The windows of ``lines`` for stacks hiding up to ``reach`` mm beyond their
+    footprint. The near edge is looked for from ``outside`` mm before the footprint to
+    ``inside`` mm into it, the far one from ``inside`` mm inside to ``outside`` mm beyond
+    the board the tallest stack hides."""
+    p = lines.positions[None, :]
+    a, b = lines.chords[:, :1], lines.chords[:, 1:]
+
+    def span(lo: FloatArray, hi: FloatArray) -> NDArray[np.bool_]:
+        return np.asarray((p >= lo) & (p < hi))
+
+    outer = np.stack([span(a - outside, a - outside + REFERENCE_MM),
+                      span(b + reach + outside - REFERENCE_MM, b + reach + outside)])
+    inner = np.stack([span(a + inside - REFERENCE_MM, a + inside),
+                      span(b - inside, b - inside + REFERENCE_MM)])
+    walk = np.stack([span(a - outside, a + inside), span(b - inside, b + reach + outside)])
+    return Windows(outer, inner, walk)
+
+
+def _masked_median(d: FloatArray, mask: NDArray[np.bool_], stretch: bool = False
+                   ) -> FloatArray:
+    """Per row, the median of ``d`` where ``mask``, NaN where the mask is empty.
+    ``stretch``: each row's mask is one stretch of columns (only it is sorted)."""
+    count = mask.sum(axis=1)
+    if stretch:
+        first = np.argmax(mask, axis=1)
+        width = max(1, int(count.max(initial=0)))
+        columns = np.minimum(first[:, None] + np.arange(width)[None, :], d.shape[1] - 1)
+        taken = np.take_along_axis(d, columns, axis=1)
+        taken = np.where(np.arange(width)[None, :] < count[:, None], taken, np.inf)
+    else:
+        width = d.shape[1]
+        taken = np.where(mask, d, np.inf)
+    taken.sort(axis=1)
+    rows_ = np.arange(len(d))
+    low = taken[rows_, np.maximum(count - 1, 0) // 2]
+    high = taken[rows_, np.minimum(count // 2, width - 1)]
+    return np.where(count > 0, (low + high) / 2.0, np.nan)
+
+
+def edges(d: FloatArray, positions: FloatArray, where: Windows) -> FloatArray:
+    """The near and far edge of a stack on each line (lines, 2), from each sample's
+    distance to the bare board ``d`` (lines, samples) and the lines' ``positions``:
+    where, walking in from the bare board, the distance first gets half way to the
+    stack's own (a blurred edge crosses half way where it lies), NaN when the line's
+    ends do not show bare board and the stack clearly."""
+    n, count = d.shape
+    out = np.full((n, 2), np.nan)
+    rows_ = np.arange(n)
+    for side in (0, 1):
+        bare = _masked_median(d, where.outer[side], stretch=True)
+        covered = _masked_median(d, where.inner[side], stretch=True)
+        clear = (bare <= NEAR) & (covered - bare >= NEAR)
         level = (bare + covered) / 2.0
-        above = np.flatnonzero(d[window] >= level)
-        if len(above) == 0 or above[0] == 0:
-            return None
-        i, j = window[above[0] - 1], window[above[0]]
-        share = (level - d[i]) / max(d[j] - d[i], 1e-9)
-        edges.append(float(positions[i] + share * (positions[j] - positions[i])))
-    return edges[0], edges[1]
-
-
-def measure(lines: StackLines, d: FloatArray, usable: NDArray[np.bool_], reach: float,
-            outside: float, inside: float) -> Measure | None:
-    """The board a stack hides beyond its footprint, from its lines' distances to the
-    bare board ``d`` (lines, samples); ``usable``: the lines no other piece and no edge
-    of the picture spoils. ``None`` when too few lines show both edges.
-
-    The near edges follow the footprint, the far ones the footprint pushed away by the
-    hidden board; where the tile lies (off its spot, turned) is fitted with it, by
-    least squares over the lines' edges, a line far off the others left out."""
-    found = []
-    for k in range(len(lines.chords)):
-        if not usable[k]:
-            continue
-        edges = _edges(d[k], lines.positions, (float(lines.chords[k, 0]),
-                                               float(lines.chords[k, 1])), reach, outside,
-                       inside)
-        if edges is not None:
-            found.append((k, *edges))
-    if len(found) < MIN_LINES:
-        return None
-    rows_, near, far = (np.array(x) for x in zip(*found, strict=True))
-    rows_ = rows_.astype(np.intp)
-    fitted = _fit_placement(lines, rows_, near, far)
-    if fitted is not None and len(rows_) > MIN_LINES:
-        off = _placement_residuals(lines, rows_, near, far, fitted[2])
-        worst = int(np.argmax(off))
-        if off[worst] > 3.0 * (float(np.median(off)) + 0.1):
-            keep = np.arange(len(rows_)) != worst
-            rows_, near, far = rows_[keep], near[keep], far[keep]
-            fitted = _fit_placement(lines, rows_, near, far)
-    if fitted is None:
-        return None
-    return Measure(fitted[0], fitted[1], len(rows_))
+        walk = where.walk[side]
+        above = walk & (d >= level[:, None])
+        if side == 0:
+            j = np.argmax(above, axis=1)
+            start = np.argmax(walk, axis=1)
+            i = j - 1
+        else:
+            j = count - 1 - np.argmax(above[:, ::-1], axis=1)
+            start = count - 1 - np.argmax(walk[:, ::-1], axis=1)
+            i = j + 1
+        found = clear & above.any(axis=1) & (j != start)
+        i = np.clip(i, 0, count - 1)
+        di, dj = d[rows_, i], d[rows_, j]
+        share = (level - di) / np.maximum(dj - di, 1e-9)
+        pi, pj = positions[rows_, i], positions[rows_, j]
+        out[:, side] = np.where(found, pi + share * (pj - pi), np.nan)
+    return out
 
 
 PLACEMENT_TURN_DEG = 1.0
 """The unit of the fitted turn (degrees), so that all unknowns weigh about alike."""
+_RIDGE = np.array([0.5, 0.5, 0.2, 0.0])
+"""Keeps the fitted shift and turn small."""
 
 
-def _predicted(lines: StackLines, rows_: NDArray[np.intp], theta: FloatArray) -> FloatArray:
-    chords = lines.chords_at(theta[:2], theta[2] * PLACEMENT_TURN_DEG)[rows_]
-    return np.concatenate([chords[:, 0], chords[:, 1] + theta[3]])
+@dataclass(frozen=True)
+class _Stacks:
+    """The lines of several stacks, padded to ``LINES`` each (``mask``: a line's edges
+    were found), for fitting all stacks' placements at once."""
+
+    centre: FloatArray  # (n, 2)
+    half: FloatArray  # (n,)
+    angle: FloatArray  # (n,)
+    along: FloatArray  # (n, 2)
+    offsets: FloatArray  # (n, lines)
+    chords: FloatArray  # (n, lines, 2), the footprint's where the stack is on its spot
+    near: FloatArray  # (n, lines)
+    far: FloatArray
+    mask: NDArray[np.bool_]  # (n, lines)
+
+    def take(self, keep: NDArray[np.bool_], mask: NDArray[np.bool_] | None = None
+             ) -> _Stacks:
+        """The stacks ``keep`` picks (with the lines ``mask`` picks, when given)."""
+        parts = [getattr(self, f.name) for f in fields(self)]
+        if mask is not None:
+            parts[-1] = mask
+        return _Stacks(*(x[keep] for x in parts))
+
+    def predicted(self, theta: FloatArray) -> FloatArray:
+        """The edges (near, then far; (n, 2 lines)) of the stacks lying ``theta[:, :2]``
+        mm off their spot, turned by ``theta[:, 2]`` units, hiding ``theta[:, 3]`` mm."""
+        chords = _chords_many(self.centre + theta[:, :2], self.half,
+                              self.angle + theta[:, 2] * PLACEMENT_TURN_DEG, self.centre,
+                              self.along, self.offsets)
+        return np.concatenate([chords[..., 0], chords[..., 1] + theta[:, 3:4]], axis=1)
 
 
-def _fit_placement(lines: StackLines, rows_: NDArray[np.intp], near: FloatArray,
-                   far: FloatArray) -> tuple[float, float, FloatArray] | None:
-    """(hidden board, RMS residual, unknowns) of the fit of shift, turn and hidden board
-    to the edges (Gauss-Newton, a ridge keeping shift and turn small)."""
-    seen = np.concatenate([near, far])
-    theta = np.array([0.0, 0.0, 0.0, float(np.median(far - lines.chords[rows_, 1]))])
-    ridge = np.array([0.5, 0.5, 0.2, 0.0])
+def _chords_many(centre: FloatArray, half: FloatArray, angle_deg: FloatArray,
+                 origin: FloatArray, direction: FloatArray, offsets: FloatArray
+                 ) -> FloatArray:
+    """:func:`_chords` of several squares at once: per square ``i`` (first axis) the
+    lines ``origin[i] + offsets[i, k] * across + t * direction[i]``; (n, lines, 2)."""
+    a = np.radians(angle_deg)
+    cos, sin = np.cos(a)[:, None], np.sin(a)[:, None]
+    across = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
+    vx = origin[:, 0:1] + offsets * across[:, 0:1] - centre[:, 0:1]
+    vy = origin[:, 1:2] + offsets * across[:, 1:2] - centre[:, 1:2]
+    o = (vx * cos + vy * sin, -vx * sin + vy * cos)
+    dx, dy = direction[:, 0:1], direction[:, 1:2]
+    d = (dx * cos + dy * sin, -dx * sin + dy * cos)
+    h = half[:, None]
+    lo = np.full(offsets.shape, -math.inf)
+    hi = np.full(offsets.shape, math.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k in range(2):
+            flat = np.abs(d[k]) < 1e-12
+            safe = np.where(flat, 1.0, d[k])
+            t1, t2 = (-h - o[k]) / safe, (h - o[k]) / safe
+            near_t, far_t = np.minimum(t1, t2), np.maximum(t1, t2)
+            miss = flat & (np.abs(o[k]) > h)
+            near_t = np.where(flat, np.where(miss, math.inf, -math.inf), near_t)
+            far_t = np.where(flat, np.where(miss, -math.inf, math.inf), far_t)
+            lo, hi = np.maximum(lo, near_t), np.minimum(hi, far_t)
+    out = np.stack([lo, hi], axis=-1)
+    out[lo >= hi] = np.nan
+    return out
+
+
+def _fit_placements(stacks: _Stacks) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
+    """Per stack, the fit of shift, turn and hidden board to the edges (Gauss-Newton,
+    a ridge keeping shift and turn small): the unknowns (n, 4), the RMS residual (mm)
+    and whether the fit could be made."""
+    n = len(stacks.mask)
+    seen = np.concatenate([stacks.near, stacks.far], axis=1)
+    mask = np.concatenate([stacks.mask, stacks.mask], axis=1)
+    theta = np.zeros((n, 4))
+    theta[:, 3] = _masked_median(np.where(stacks.mask, stacks.far - stacks.chords[..., 1], 0.0),
+                                 stacks.mask)
+    ok = np.ones(n, dtype=bool)
+    active = np.ones(n, dtype=bool)
+    steps = np.eye(4) * 0.05
     for _ in range(6):
-        base = _predicted(lines, rows_, theta)
-        if not np.isfinite(base).all():
-            return None
-        jacobian = np.zeros((len(base), 4))
-        for j in range(4):
-            step = np.zeros(4)
-            step[j] = 0.05
-            jacobian[:, j] = (_predicted(lines, rows_, theta + step) - base) / 0.05
-        if not np.isfinite(jacobian).all():
-            return None
-        change = np.linalg.solve(jacobian.T @ jacobian + np.diag(ridge),
-                                 jacobian.T @ (seen - base) - ridge * theta)
-        theta = theta + change
-        if float(np.abs(change).max()) < 1e-3:
+        if not active.any():
             break
-    final = _predicted(lines, rows_, theta)
-    if not np.isfinite(final).all():
-        return None
-    return float(theta[3]), float(np.sqrt(np.mean((seen - final) ** 2))), theta
+        base = stacks.predicted(theta)
+        ok &= ~(active & ~np.where(mask, np.isfinite(base), True).all(axis=1))
+        jacobian = np.stack([(stacks.predicted(theta + steps[j]) - base) / 0.05
+                             for j in range(4)], axis=-1)
+        ok &= ~(active & ~np.where(mask[..., None], np.isfinite(jacobian), True)
+                .all(axis=(1, 2)))
+        active &= ok
+        jacobian = np.where(mask[..., None] & active[:, None, None], jacobian, 0.0)
+        residual = np.where(mask & active[:, None], seen - base, 0.0)
+        normal = np.einsum("nri,nrj->nij", jacobian, jacobian) + np.diag(_RIDGE)[None]
+        normal[~active] = np.eye(4)
+        rhs = np.einsum("nri,nr->ni", jacobian, residual) - _RIDGE[None, :] * theta
+        change = np.linalg.solve(normal, rhs[..., None])[..., 0]
+        theta = np.where(active[:, None], theta + change, theta)
+        active &= np.abs(change).max(axis=1) >= 1e-3
+    final = stacks.predicted(theta)
+    ok &= np.where(mask, np.isfinite(final), True).all(axis=1)
+    squared = np.where(mask, (seen - np.where(np.isfinite(final), final, 0.0)) ** 2, 0.0)
+    rms = np.sqrt(squared.sum(axis=1) / np.maximum(mask.sum(axis=1), 1))
+    return theta, rms, ok
 
 
-def _placement_residuals(lines: StackLines, rows_: NDArray[np.intp], near: FloatArray,
-                         far: FloatArray, theta: FloatArray) -> FloatArray:
-    """Per line: how far its two edges are from the fit (mm, the larger)."""
-    predicted = _predicted(lines, rows_, theta)
-    n = len(rows_)
-    return np.asarray(np.maximum(np.abs(near - predicted[:n]), np.abs(far - predicted[n:])))
+def _placement_residuals(stacks: _Stacks, theta: FloatArray) -> FloatArray:
+    """Per line: how far its two edges are from the fit (mm, the larger; NaN for the
+    lines not used)."""
+    predicted = stacks.predicted(theta)
+    lines = stacks.mask.shape[1]
+    off = np.maximum(np.abs(stacks.near - predicted[:, :lines]),
+                     np.abs(stacks.far - predicted[:, lines:]))
+    return np.where(stacks.mask, off, np.nan)
+
+
+def fit_measures(stacks: _Stacks) -> list[Measure | None]:
+    """Each stack's :class:`Measure`: where the stack lies (off its spot, turned) and
+    the board it hides beyond its footprint, fitted together over its lines' edges (a
+    line far off the others left out); ``None`` when too few lines show both edges."""
+    n = len(stacks.mask)
+    out: list[Measure | None] = [None] * n
+    enough = stacks.mask.sum(axis=1) >= MIN_LINES
+    if not enough.any():
+        return out
+    stacks = stacks.take(enough)
+    theta, rms, ok = _fit_placements(stacks)
+    mask = stacks.mask.copy()
+    off = _placement_residuals(stacks, theta)
+    with np.errstate(invalid="ignore"):
+        worst = np.nanargmax(np.where(mask, off, -np.inf), axis=1)
+        typical = _masked_median(np.where(mask, off, 0.0), mask)
+    rows_ = np.arange(len(mask))
+    drop = ok & (mask.sum(axis=1) > MIN_LINES) \
+        & (off[rows_, worst] > 3.0 * (typical + 0.1))
+    if drop.any():
+        mask[rows_[drop], worst[drop]] = False
+        theta2, rms2, ok2 = _fit_placements(stacks.take(drop, mask))
+        theta[drop], rms[drop], ok[drop] = theta2, rms2, ok2
+    for i, index in enumerate(np.flatnonzero(enough)):
+        if ok[i]:
+            out[index] = Measure(float(theta[i, 3]), float(rms[i]), int(mask[i].sum()))
+    return out
 
 
 def rows(measured: Measure, lines: StackLines, heights: Sequence[int]) -> FloatArray:
@@ -417,6 +535,20 @@ class HeightReading:
     unseen: set[str]
 
 
+@dataclass(frozen=True)
+class _SpaceView:
+    """What one space's lines need in one view (geometry and the bare board only)."""
+
+    lines: StackLines
+    windows: Windows
+    pixels: NDArray[np.float32]  # (lines, samples, 2)
+    ground: FloatArray  # (lines, samples, 2) board points
+    bare: FloatArray  # (lines, samples, 3): the bare board where looked at
+    shown: NDArray[np.bool_]  # (lines,): the whole line is inside the picture
+    neighbours: tuple[str, ...]
+    spoils: NDArray[np.bool_]  # (neighbours, lines): the lines each one's piece spoils
+
+
 class HeightReader:
     """Reads the stack heights of a game's spaces (elements ``<space>`` +
     ``HEIGHT_SUFFIX``) from a frame, its view and the frame's light."""
@@ -436,8 +568,7 @@ class HeightReader:
         # per space, for the current plan: whether the view can tell its heights, and
         # the lines each neighbour's piece would spoil (geometry only: kept per view)
         self._can_tell: dict[str, bool] = {}
-        self._neighbours: dict[str, list[tuple[str, NDArray[np.bool_]]]] = {}
-        self._bares: dict[str, FloatArray] = {}
+        self._views: dict[str, _SpaceView] = {}
 
     def plan(self, view: BoardView) -> HeightPlan | None:
         """The sample lines of ``view``, made again only when the view has moved."""
@@ -446,8 +577,7 @@ class HeightReader:
         if self._plan is None or not _same_view(self._plan[0], view, self.model.size_mm):
             self._plan = (view, plan(self.model, view, self.heights))
             self._can_tell = {}
-            self._neighbours = {}
-            self._bares = {}
+            self._views = {}
         return self._plan[1]
 
     def _tells(self, space: str, lines: StackLines) -> bool:
@@ -517,39 +647,74 @@ class HeightReader:
                 below: Mapping[str, Reading | Value | None], spaces: Sequence[str]
                 ) -> dict[str, Measure | None]:
         """What the lines of each of ``spaces`` show (``None``: too few lines show
-        both edges against bare board), whatever the view's slant."""
+        both edges against bare board), whatever the view's slant. Only the samples
+        of the lines no other piece can spoil are looked at, all stacks at once."""
         plan_ = self.plan(view)
         if plan_ is None:
             return dict.fromkeys(spaces)
         index = {s: i for i, s in enumerate(self.spaces)}
-        parts = [plan_.of(index[s]) for s in spaces]
-        pixels = np.vstack([plan_.pixels[part] for part in parts])
-        ground = np.vstack([plan_.lines[index[s]].points_mm.reshape(-1, 2) for s in spaces])
-        bare = np.vstack([self._bare(s, plan_.lines[index[s]]) for s in spaces])
-        d = np.concatenate([
+        views = [self._view_of(plan_, index[s]) for s in spaces]
+        usable = [v.shown & ~self._spoiled(v, below) for v in views]
+        looked = [v.windows.used & use[:, None] for v, use in zip(views, usable, strict=True)]
+        chosen = [v for v, use in zip(views, usable, strict=True) if use.any()]
+        out: dict[str, Measure | None] = dict.fromkeys(spaces)
+        if not chosen:
+            return out
+        lines_of = [np.flatnonzero(use) for use in usable if use.any()]
+        seen = [m[use] for m, use in zip(looked, usable, strict=True) if use.any()]
+        pixels = np.concatenate([v.pixels[k][m] for v, k, m in
+                                 zip(chosen, lines_of, seen, strict=True)])
+        ground = np.concatenate([v.ground[k][m] for v, k, m in
+                                 zip(chosen, lines_of, seen, strict=True)])
+        bare = np.concatenate([v.bare[k][m] for v, k, m in
+                               zip(chosen, lines_of, seen, strict=True)])
+        d = np.zeros((sum(len(k) for k in lines_of), plan_.lines[0].positions.shape[0]))
+        d[np.concatenate(seen)] = np.concatenate([
             self._to_bare(frame, pixels[k:k + _CHUNK], ground[k:k + _CHUNK],
-                          bare[k:k + _CHUNK], light)
-            for k in range(0, len(pixels), _CHUNK)]) if len(pixels) else np.zeros(0)
-        top = max(self.heights)
-        out: dict[str, Measure | None] = {}
+                          bare[k:k + _CHUNK], light) for k in range(0, len(pixels), _CHUNK)])
+        where = Windows(*(np.concatenate([getattr(v.windows, part)[:, k] for v, k in
+                                          zip(chosen, lines_of, strict=True)], axis=1)
+                          for part in ("outer", "inner", "walk")))
+        positions = np.concatenate([np.broadcast_to(v.lines.positions, (len(k), d.shape[1]))
+                                    for v, k in zip(chosen, lines_of, strict=True)])
+        found = edges(d, positions, where)
+        count = LINES
+        near, far = np.full((len(chosen), count), np.nan), np.full((len(chosen), count), np.nan)
         start = 0
-        for space, part in zip(spaces, parts, strict=True):
-            lines = plan_.lines[index[space]]
-            shape = lines.points_mm.shape[:2]
-            count = shape[0] * shape[1]
-            usable = plan_.shown[part].reshape(shape).all(axis=1) & ~self._spoiled(
-                space, lines, below, view, top * lines.step_mm + plan_.outside_mm)
-            out[space] = measure(lines, d[start:start + count].reshape(shape), usable,
-                                 top * lines.step_mm, plan_.outside_mm, plan_.inside_mm)
-            start += count
+        for i, k in enumerate(lines_of):
+            near[i, k], far[i, k] = found[start:start + len(k), 0], found[start:start + len(k), 1]
+            start += len(k)
+        stacks = _Stacks(np.array([v.lines.centre for v in chosen]),
+                         np.array([v.lines.half_mm for v in chosen]),
+                         np.array([v.lines.angle_deg for v in chosen]),
+                         np.array([v.lines.along for v in chosen]),
+                         np.array([v.lines.offsets for v in chosen]),
+                         np.array([v.lines.chords for v in chosen]), near, far,
+                         np.isfinite(near) & np.isfinite(far))
+        for v, result in zip(chosen, fit_measures(stacks), strict=True):
+            out[v.lines.space] = result
         return out
 
-    def _bare(self, space: str, lines: StackLines) -> FloatArray:
-        """The bare board's appearance at ``space``'s line points, once per view."""
-        known = self._bares.get(space)
+    def _view_of(self, plan_: HeightPlan, index: int) -> _SpaceView:
+        """What one space's lines need in the current view, worked out once."""
+        lines = plan_.lines[index]
+        known = self._views.get(lines.space)
         if known is None:
-            known = self._bares[space] = self.appearance.bare_log(
-                lines.points_mm.reshape(-1, 2))
+            shape = lines.points_mm.shape[:2]
+            part = plan_.of(index)
+            reach = max(self.heights) * lines.step_mm
+            where = windows(lines, reach, plan_.outside_mm, plan_.inside_mm)
+            used = where.used
+            bare = np.zeros((*shape, 3))
+            bare[used] = self.appearance.bare_log(lines.points_mm[used])
+            assert self._plan is not None
+            neighbours = self._near(lines.space, lines, self._plan[0], reach + plan_.outside_mm)
+            known = self._views[lines.space] = _SpaceView(
+                lines, where, plan_.pixels[part].reshape(*shape, 2), lines.points_mm, bare,
+                plan_.shown[part].reshape(shape).all(axis=1),
+                tuple(name for name, _ in neighbours),
+                np.array([spoiled for _, spoiled in neighbours], dtype=bool).reshape(
+                    len(neighbours), shape[0]))
         return known
 
     def _to_bare(self, frame: NDArray[np.uint8], pixels: NDArray[np.float32],
@@ -559,20 +724,14 @@ class HeightReader:
         seen = log_colour(linear(np.asarray(sample(frame, pixels), dtype=np.uint8)))
         return distance(seen - light.at(ground), bare)
 
-    def _spoiled(self, space: str, lines: StackLines, below: Mapping[str, Any],
-                 view: BoardView, beyond: float) -> NDArray[np.bool_]:
+    @staticmethod
+    def _spoiled(space: _SpaceView, below: Mapping[str, Any]) -> NDArray[np.bool_]:
         """Per line: whether another piece that may stand near (anything not read as
         bare) can lie on the line's board, or hide it, as high as it may be."""
-        neighbours = self._neighbours.get(space)
-        if neighbours is None:
-            neighbours = self._neighbours[space] = self._near(space, lines, view, beyond)
-        spoiled = np.zeros(len(lines.chords), dtype=bool)
-        for name, lines_spoiled in neighbours:
-            value = below.get(name)
-            if isinstance(value, Reading) and value.known and value.value in _NOTHING:
-                continue
-            spoiled |= lines_spoiled
-        return spoiled
+        there = np.array([not (isinstance(v := below.get(name), Reading) and v.known
+                               and v.value in _NOTHING) for name in space.neighbours],
+                         dtype=bool)
+        return np.asarray(space.spoils[there].any(axis=0))
 
     def _near(self, space: str, lines: StackLines, view: BoardView, beyond: float
               ) -> list[tuple[str, NDArray[np.bool_]]]:
