@@ -142,10 +142,12 @@ def _label(result: Analysis, player: int) -> str:
 CHARTS = ("win-chance.png", "loss.png", "strength.png")
 
 
-def write_plots(result: Analysis, folder: Path) -> None:
-    """win-chance.png (each player's win chance over the game, labelled with the level
-    they played like), loss.png (the loss of every move, coloured by player) and
-    strength.png (each player's probability of each level)."""
+def write_plots(result: Analysis, folder: Path, first_move: int = 1) -> None:
+    """win-chance.png (each player's win chance after each move, ending on the result,
+    labelled with the level they played like), loss.png (the loss of every move,
+    coloured by player) and strength.png (each player's probability of each level).
+    ``first_move``: the game's number of the record's first move (a record that joins
+    a game late), so the charts count moves as the game does."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -154,37 +156,58 @@ def write_plots(result: Analysis, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     names = result.players
     colour: dict[str, Any] = {n: PLAYER_COLOURS.get(n) for n in names}
-    xs = [m.index + 1 for m in result.moves if not m.forced]
+    played_before = first_move - 1
+    xs = [played_before + k for k in range(len(result.chances))]
     figure, axis = plt.subplots(figsize=(9, 4), dpi=110)
     for p, name in enumerate(names):
-        ys = [100 * m.win_chances[p] for m in result.moves if not m.forced]
+        ys = [100 * chances[p] for chances in result.chances]
         axis.plot(xs, ys, label=_label(result, p), color=colour[name], linewidth=1.8)
-    axis.set_xlabel("move")
+        if ys:
+            axis.plot(xs[-1:], ys[-1:], "o", color=colour[name])
+    axis.set_xlabel("moves played (the last point: the result)")
     axis.set_ylabel("win chance (%)")
     axis.set_ylim(0, 100)
+    _whole_moves(axis, xs)
     axis.set_title(f"{result.game}: win chance over the game")
     axis.grid(alpha=0.3)
-    axis.legend(loc="upper left", ncol=len(names))
-    figure.tight_layout()
-    figure.savefig(folder / "win-chance.png")
+    _legend_below(axis, len(names))
+    figure.savefig(folder / "win-chance.png", bbox_inches="tight")
     plt.close(figure)
 
     figure, axis = plt.subplots(figsize=(9, 3.5), dpi=110)
     for p, name in enumerate(names):
         mine = [m for m in result.moves if m.player == p and not m.forced]
-        axis.bar([m.index + 1 for m in mine], [100 * m.loss for m in mine], width=0.9,
-                 color=colour[name], label=name)
+        axis.bar([first_move + m.index for m in mine], [100 * m.loss for m in mine],
+                 width=0.9, color=colour[name], label=name)
     for name, limit in JUDGEMENTS[1:4]:
         axis.axhline(100 * limit, color="#888888", linewidth=0.6, linestyle="--")
-        axis.text(0.5, 100 * limit + 0.5, name, fontsize=7, color="#666666")
+        axis.text(first_move - 0.4, 100 * limit + 0.5, name, fontsize=7, color="#666666")
     axis.set_xlabel("move")
     axis.set_ylabel("loss (win-chance points)")
+    _whole_moves(axis, [first_move + m.index for m in result.moves])
     axis.set_title(f"{result.game}: loss per move")
-    axis.legend(loc="upper left", ncol=len(names))
-    figure.tight_layout()
-    figure.savefig(folder / "loss.png")
+    _legend_below(axis, len(names))
+    figure.savefig(folder / "loss.png", bbox_inches="tight")
     plt.close(figure)
     _strength_chart(result, folder / "strength.png", colour, plt)
+
+
+def _whole_moves(axis: Any, xs: list[int]) -> None:
+    """Ticks on whole moves only, and the axis from the first x to the last."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if xs:
+        axis.set_xlim(min(xs) - 0.5, max(xs) + 0.5)
+
+
+def _legend_below(axis: Any, entries: int) -> None:
+    """The legend under the chart, where it hides no line and is never cut: one row
+    for short names, two columns for long labels."""
+    labels = axis.get_legend_handles_labels()[1]
+    columns = entries if max((len(t) for t in labels), default=0) <= 16 else min(2, entries)
+    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=columns,
+                frameon=False, fontsize=9)
 
 
 def _strength_chart(result: Analysis, path: Path, colour: dict[str, Any], plt: Any) -> None:
@@ -212,8 +235,7 @@ def _strength_chart(result: Analysis, path: Path, colour: dict[str, Any], plt: A
         axis.set_xlabel("engine level (0: random play); lines below: each player's range")
         axis.set_ylabel("probability (%)")
         axis.set_title(f"{result.game}: which level each player played like")
-        axis.legend(loc="upper left", ncol=len(shown))
+        _legend_below(axis, len(shown))
         axis.set_ylim(-4 - 2 * len(shown), 100)
-    figure.tight_layout()
-    figure.savefig(path)
+    figure.savefig(path, bbox_inches="tight")
     plt.close(figure)

@@ -4,6 +4,7 @@ win chance over the game) and the export of the record and the report."""
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.app.controller import PlayController
+from companion.app.i18n import Translator
 from companion.app.wording import tiebreak_words
 from companion.referee.events import GameOver
 from engines import GameRecord
@@ -61,14 +63,15 @@ def strength(record: GameRecord, level: int = ANALYSIS_LEVEL, seed: int = 0,
 
 def strength_rows(analysis: Analysis, names: tuple[str, ...]) -> list[dict[str, Any]]:
     """Per player: name, moves judged, accuracy, the count of each judgement, and the
-    engine level they played like with its range (empty without an estimate)."""
+    engine level they played like with its range (empty without an estimate, or with
+    too few moves for one)."""
     rows = []
     for summary in analysis.summary:
         counts = {j: summary.counts.get(j, 0) for j, _ in JUDGEMENTS}
         level = summary.strength
         rows.append({"name": names[summary.player], "moves": summary.moves,
                      "accuracy": summary.accuracy, **counts,
-                     "level": "" if level is None else (
+                     "level": "" if level is None or level.level is None else (
                          f"{level.level}" if level.low == level.high
                          else f"{level.level} ({level.low}-{level.high})")})
     return rows
@@ -82,20 +85,73 @@ def write_charts(analysis: Analysis, folder: Path) -> Path:
     return folder / "win-chance.png"
 
 
-def export(folder: Path, result: Result, analysis: Analysis | None) -> Path:
-    """Write the record (``record.json``), the report (``report.json``) and, with an
-    analysis, the charts into ``folder``; returns ``folder``. Raises ``OSError``."""
+REPORT_PAGE = "report.html"
+"""The exported report: one HTML file with everything in it, to keep or send."""
+
+
+def export(folder: Path, result: Result, analysis: Analysis | None,
+           tr: Translator | None = None) -> Path:
+    """Write the record (``record.json``, and ``moves.txt``: the moves in the game's
+    notation, numbered), the report (``report.json``), the charts with an analysis,
+    and ``report.html`` (all of it in one page, the game to step through) into
+    ``folder``; returns ``folder``. Raises ``OSError``; a record that does not replay
+    raises the engines' errors."""
+    from companion.review import build_review, record_notation
+    from companion.review_page import page
+
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "record.json").write_text(result.record.dumps() + "\n", encoding="utf-8")
+    (folder / "moves.txt").write_text(
+        record_notation(result.record, names=lambda p: result.players[p]) + "\n",
+        encoding="utf-8")
     report: dict[str, Any] = {
         "game": result.game, "players": list(result.players), "scores": list(result.scores),
         "winners": [result.players[w] for w in result.winners], "result": result.sentence,
         "finished": result.finished,
     }
+    pictures: list[tuple[str, Path]] = []
     if analysis is not None:
         report["strength"] = strength_rows(analysis, result.players)
         report["analysis"] = analysis.to_json()
         write_charts(analysis, folder)
+        pictures = [("Loss per move", folder / "loss.png"),
+                    ("Which level each player played like", folder / "strength.png")]
     (folder / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False),
                                         encoding="utf-8")
+    tr = tr or Translator()
+    review = build_review(result.record, tr, result.players, analysis, result=result.sentence)
+    path = folder / REPORT_PAGE
+    path.write_text(page(review, _title(result, tr), result.record,
+                         intro=_summary_html(result, analysis), pictures=pictures),
+                    encoding="utf-8")
     return folder
+
+
+def _title(result: Result, tr: Translator) -> str:
+    return f"{tr.name('game', result.game)}: {', '.join(result.players)}"
+
+
+def _summary_html(result: Result, analysis: Analysis | None) -> str:
+    """The result, the scores and the strength table, as HTML."""
+    e = html.escape
+    rows = "".join(
+        f"<tr><td>{e(name)}{' (winner)' if p in result.winners else ''}</td>"
+        f"<td>{score}</td></tr>"
+        for p, (name, score) in enumerate(zip(result.players, result.scores, strict=True)))
+    out = [f"<p><b>{e(result.sentence)}</b></p>",
+           f"<table><tr><th>player</th><th>score</th></tr>{rows}</table>"]
+    if analysis is not None:
+        head = "".join(f"<th>{e(j)}</th>" for j, _ in JUDGEMENTS)
+        body = "".join(_strength_row(row) for row in strength_rows(analysis, result.players))
+        out.append("<h2>How well each player played</h2><table><tr><th>player</th>"
+                   f"<th>moves judged</th><th>accuracy %</th>{head}<th>level played like"
+                   f"</th></tr>{body}</table>")
+    return "".join(out)
+
+
+def _strength_row(row: dict[str, Any]) -> str:
+    e = html.escape
+    accuracy = f"{row['accuracy']:.1f}" if row["moves"] else "-"
+    counts = "".join(f"<td>{row[j]}</td>" for j, _ in JUDGEMENTS)
+    return (f"<tr><td>{e(row['name'])}</td><td>{row['moves']}</td><td>{accuracy}</td>"
+            f"{counts}<td>{e(row['level'] or '-')}</td></tr>")

@@ -1,11 +1,12 @@
 """The demo's report: what the referee said, the final scores, how well each player
-played, and pictures — as JSON, PNG charts and one HTML page that shows them all."""
+played, and pictures — as JSON, PNG charts and one HTML page that holds them all (the
+film too), with the game to step through move by move (``companion.review_page``)."""
 
 from __future__ import annotations
 
 import html
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,12 @@ import numpy as np
 
 from companion.analyse_cli import write_plots
 from companion.demo.chain import ChainResult
+from companion.demo.film import FPS
 from companion.demo.script import Script
-from companion.referee.events import GameOver, IllegalMove, MoveAccepted, Output
+from companion.referee.events import GameOver, IllegalMove, MoveAccepted, MoveTakenBack, Output
 from companion.referee.words import say, tiebreak_words
+from companion.review import build_review
+from companion.review_page import Film, data_uri, page
 from engines import GameRecord
 from engines.search.analysis import JUDGEMENTS, Analysis
 
@@ -89,7 +93,8 @@ def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Ana
     record = script.record()
     (folder / "record.json").write_text(json.dumps(record.to_json(), indent=1) + "\n",
                                         encoding="utf-8")
-    write_plots(analysis, folder)
+    first = script.joined_at + 1  # the game's number of the film's first move
+    write_plots(analysis, folder, first_move=first)
     write_scores_chart(record, folder / "scores.png", script.joined_at)
     if board_picture is not None:
         cv2.imwrite(str(folder / "board.png"), board_picture)
@@ -101,6 +106,7 @@ def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Ana
     data = {
         "game": script.spec.game, "players": players, "engine_levels": levels,
         "seed": script.seed, "moves_before_film": script.joined_at,
+        "first_move_number": script.joined_at + 1,
         "moves_filmed": len(script.filmed_moves),
         "camera_calibration": calibration,
         "final": None if over is None else {
@@ -123,20 +129,42 @@ def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Ana
     }
     (folder / "report.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     page = folder / "index.html"
-    page.write_text(_html(data, chain, players, board_picture is not None), encoding="utf-8")
+    page.write_text(_html(data, chain, players, record, analysis, folder,
+                          board_picture is not None), encoding="utf-8")
     return page
 
 
+def film_frames(chain: ChainResult, moves: int) -> list[int | None]:
+    """The film's frame at which the referee accepted each of the record's ``moves``
+    (the last acceptance of a move taken back and made again); None for one never
+    accepted."""
+    frames: list[int | None] = [None] * moves
+    for frame, output in chain.outputs:
+        if isinstance(output, MoveAccepted) and 0 < output.number <= moves:
+            frames[output.number - 1] = frame
+    return frames
+
+
+def renumbered(output: Output, before: int) -> Output:
+    """``output`` with its move number counted in the whole game, not from the film's
+    first move."""
+    if isinstance(output, MoveAccepted | MoveTakenBack):
+        return replace(output, number=output.number + before)
+    return output
+
+
 def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
-          has_board: bool) -> str:
+          record: GameRecord, analysis: Analysis, folder: Path, has_board: bool) -> str:
     e = html.escape
     final = data["final"]
     referee = data["referee"]
+    before = data["moves_before_film"]
     rows = []
     if final is not None:
         for p, name in enumerate(players):
             won = " (winner)" if name in final["winners"] else ""
-            rows.append(f"<tr><td>{e(name)}{won}</td><td>{final['scores'][p]}</td></tr>")
+            rows.append(f"<tr><td>{e(name.capitalize())}{won}</td>"
+                        f"<td>{final['scores'][p]}</td></tr>")
     judgements = [j for j, _ in JUDGEMENTS]
     strength = "".join(
         "<tr>" + "".join(f"<td>{e('-' if row[k] is None else str(row[k]))}</td>" for k in
@@ -144,38 +172,30 @@ def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
                           "strength"]) + "</tr>"
         for row in data["strength"])
     verdicts = "".join(
-        f"<li><span class='f'>frame {frame}</span> {e(say(output, players))}</li>"
-        .replace("\n", "<br>")
+        f"<li><span class='f'>frame {frame}</span> "
+        f"{e(say(renumbered(output, before), players))}</li>".replace("\n", "<br>")
         for frame, output in chain.outputs if _shown(output))
     board = ("<h2>The board as the camera read it at the end</h2>"
-             "<img src='board.png' alt='the recognised board'>") if has_board else ""
-    calibration = _calibration_html(data["camera_calibration"])
+             f"<img src='{data_uri(folder / 'board.png', 'image/png')}' "
+             "alt='the recognised board'>") if has_board else ""
+    calibration = _calibration_html(data["camera_calibration"], folder)
     heading = "Final scores" + (f" — {e(final['summary'])}" if final else " (not finished)")
     tiebreak = tiebreak_words(data["game"], final["tiebreak"], players) if final else "-"
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>companion demo: {e(data['game'])}</title>
-<style>
-body {{ font-family: sans-serif; max-width: 60em; margin: 2em auto; color: #222; }}
-table {{ border-collapse: collapse; margin: 0.5em 0 1.5em; }}
-td, th {{ border: 1px solid #ccc; padding: 0.3em 0.7em; text-align: right; }}
-td:first-child, th:first-child {{ text-align: left; }}
-img {{ max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }}
-li {{ margin: 0.3em 0; }} .f {{ color: #888; font-size: 0.8em; }}
-</style></head><body>
-<h1>companion demo: {e(data['game'])}</h1>
-<p>{len(players)} players, engine levels {e(str(data['engine_levels']))}. The film joins
-the game after move {data['moves_before_film']} and shows its last
-{data['moves_filmed']} moves; the camera pipeline read every frame and the referee
+    result = (final["summary"] + " " if final else "") + f"Tie-break: {tiebreak}."
+    review = build_review(record, analysis=analysis, first_number=before + 1,
+                          frames=film_frames(chain, len(record.moves)),
+                          result=result)
+    levels = ", ".join(map(str, data["engine_levels"]))
+    intro = f"""<p>{len(players)} players, engine levels {e(levels)}.
+The film joins the game after move {before} and shows moves {before + 1} to
+{before + data['moves_filmed']}; the camera pipeline read every frame and the referee
 ruled on what it read.</p>
 <h2>{heading}</h2>
 <table><tr><th>player</th><th>score</th></tr>{''.join(rows)}</table>
-<p>Tie-break: {e(tiebreak)}</p>
-<h2>Scores over the game</h2><img src="scores.png" alt="scores over the game">
-<h2>How well each player played</h2>
+<p>Tie-break: {e(tiebreak)}</p>"""
+    sections = f"""<h2>How well each player played</h2>
 <table><tr><th>player</th><th>moves</th><th>accuracy %</th><th>mean loss</th>
 {''.join(f'<th>{e(j)}</th>' for j in judgements)}<th>strength</th></tr>{strength}</table>
-<img src="win-chance.png" alt="win chance over the game">
-<img src="loss.png" alt="loss per move">
 <h2>The referee</h2>
 <p>{referee['moves_right_first_time']} of {referee['moves']} moves recognised right first
 time; {referee['moves_corrected_by_players']} corrected by the players;
@@ -183,12 +203,18 @@ time; {referee['moves_corrected_by_players']} corrected by the players;
 {referee['false_flags']} false alarms; {referee['questions']} questions.</p>
 {calibration}
 {board}
-<h2>What the referee said</h2><ol>{verdicts}</ol>
-</body></html>
-"""
+<h2>What the referee said</h2><ol>{verdicts}</ol>"""
+    pictures = [(name, folder / file) for name, file in
+                (("Loss per move", "loss.png"), ("Which level each player played like",
+                                                  "strength.png"))
+                if (folder / file).is_file()]
+    film = folder / "film.mp4"
+    return page(review, f"companion demo: {data['game']}", record, intro=intro,
+                sections=sections, pictures=pictures,
+                film=Film(film, FPS) if film.is_file() else None)
 
 
-def _calibration_html(calibration: dict[str, Any] | None) -> str:
+def _calibration_html(calibration: dict[str, Any] | None, folder: Path) -> str:
     """The calibration the camera read through: its steps, the profile's parts and the
     fitted layout drawn on the empty board."""
     if not calibration:
@@ -200,8 +226,9 @@ def _calibration_html(calibration: dict[str, Any] | None) -> str:
             "as a player's is, from a picture of the empty board and one of the "
             f"calibration position:</p><ul>{steps}</ul><p>The camera read through "
             + "; ".join(e(line) for line in calibration["profile"]) + ".</p>"
-            + (f"<img src='{e(picture)}' alt='the fitted layout on the empty board'>"
-               if picture else ""))
+            + (f"<img src='{data_uri(folder / picture, 'image/png')}' "
+               "alt='the fitted layout on the empty board'>"
+               if picture and (folder / picture).is_file() else ""))
 
 
 def _shown(output: Output) -> bool:

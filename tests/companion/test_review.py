@@ -1,0 +1,155 @@
+"""The review of a game (moves numbered as in the game, judgements, better moves, the
+board at each move) and the report page: one self-contained file, stepped through in a
+real headless browser by keyboard, buttons and the move list."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from companion.app.report import Result, export, strength
+from companion.review import build_review, record_notation
+from companion.review_page import Film, page
+from engines import Dice, GameRecord
+from engines.search.analysis import Analysis
+from engines.shangrila import ShangrilaRules
+from tests.browser import Browser, find_chromium
+
+
+def random_record(moves: int, seed: int = 1) -> GameRecord:
+    state = ShangrilaRules().initial_state()
+    dice = Dice(seed)
+    played = []
+    while not state.is_over() and len(played) < moves:
+        move = state.random_move(dice)
+        played.append(state.rules.format_move(move))
+        state.apply(move)
+    return GameRecord("shangrila", list(state.rules.players), state.rules.options_json(),
+                      played)
+
+
+@pytest.fixture(scope="module")
+def analysed() -> tuple[GameRecord, Analysis]:
+    record = random_record(14)
+    return record, strength(record, level=1)
+
+
+def test_moves_keep_the_game_numbering_and_the_analysis(
+        analysed: tuple[GameRecord, Analysis]) -> None:
+    record, analysis = analysed
+    review = build_review(record, analysis=analysis, first_number=41,
+                          names=("Ann", "", "", ""))
+    assert [m.number for m in review.moves] == list(range(41, 55))
+    assert review.positions == len(record.moves) + 1
+    assert review.names[:2] == ("Ann", "Blue")
+    assert len(review.chances) == review.positions  # the last point is the result
+    for move, report in zip(review.moves, analysis.moves, strict=True):
+        assert move.judgement == ("" if report.forced else report.judgement)
+        if move.best:  # only where the move played was not judged best
+            assert move.judgement != "best" and move.best == report.best != report.played
+            assert move.best_words and move.best_changed
+        assert move.changed  # every Shangri-La move changes the table
+    assert any(m.best for m in review.moves)
+    first = review.moves[0]
+    assert first.words.startswith("Ann places")
+    # the board of a position holds the table and frames what the move changed
+    assert len(review.shapes(1)) > len(review.shapes(0))
+
+
+def test_the_notation_export_numbers_moves_as_the_game_does() -> None:
+    record = random_record(3)
+    lines = record_notation(record, first_number=7).splitlines()
+    assert lines == [f"{7 + i}. {record.players[i]}: {m}" for i, m in enumerate(record.moves)]
+    assert GameRecord.loads(record.dumps()) == record
+
+
+def test_the_page_is_one_file_that_can_be_sent(tmp_path: Path,
+                                               analysed: tuple[GameRecord, Analysis]) -> None:
+    record, analysis = analysed
+    film = tmp_path / "film.mp4"
+    film.write_bytes(b"\0\0\0\x18ftypmp42 not really a film")
+    chart = tmp_path / "c.png"
+    chart.write_bytes(b"\x89PNG\r\n\x1a\n")
+    text = page(build_review(record, analysis=analysis, frames=range(0, 140, 10)),
+                "a game", record, pictures=[("a chart", chart)], film=Film(film, 10.0))
+    # nothing it needs lives outside it: every src and href is inline data
+    links = re.findall(r"""(?:src|href)=['"]([^'"]*)['"]""", text)
+    assert links and all(link.startswith("data:") for link in links)
+    assert "data:video/mp4;base64," in text and "data:image/png;base64," in text
+    assert "<script src" not in text and "<link" not in text
+    for move in record.moves:
+        assert f">{move}<" in text
+
+
+def test_export_writes_the_record_and_the_page(tmp_path: Path,
+                                               analysed: tuple[GameRecord, Analysis]) -> None:
+    record, analysis = analysed
+    result = Result("shangrila", ("Ann", "Blue", "Yellow", "Violet"), (3, 1, 0, 2), (0,),
+                    "Ann leads.", False, record)
+    path = export(tmp_path, result, analysis) / "report.html"
+    assert path.stat().st_size > 0
+    assert GameRecord.load(tmp_path / "record.json") == record
+    assert (tmp_path / "moves.txt").read_text().splitlines()[0] == f"1. Ann: {record.moves[0]}"
+    assert "Ann leads." in path.read_text()
+
+
+CHROMIUM = find_chromium()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)"
+                    " to open the report in a real browser")
+def test_a_real_browser_steps_through_the_report(
+        tmp_path: Path, analysed: tuple[GameRecord, Analysis]) -> None:
+    record, analysis = analysed
+    result = Result("shangrila", ("Ann", "Blue", "Yellow", "Violet"), (3, 1, 0, 2), (0,),
+                    "Ann leads.", False, record)
+    path = export(tmp_path, result, analysis) / "report.html"
+    assert CHROMIUM is not None
+    browser = Browser(CHROMIUM)
+    try:
+        browser.open(path)
+        last = len(record.moves)
+
+        def at() -> int:
+            return int(browser.evaluate("document.body.dataset.at"))
+
+        def caption() -> str:
+            return str(browser.evaluate("document.getElementById('caption').textContent"))
+
+        def pieces() -> int:
+            return int(browser.evaluate("document.getElementById('board').childElementCount"))
+
+        assert at() == last and "Ann leads." in caption()  # opens on the end
+        browser.key("Home")
+        assert at() == 0 and caption() == "The start of the game."
+        empty = pieces()
+        browser.key("ArrowRight")
+        assert at() == 1 and caption().startswith(f"Move 1, Ann: {record.moves[0]}")
+        assert pieces() > empty  # the first master is on the board
+        browser.screenshot(tmp_path / "move-1.png")
+        browser.key("ArrowRight")
+        browser.key("ArrowLeft")
+        browser.key("ArrowLeft")
+        browser.key("ArrowLeft")  # past the start stays on it
+        assert at() == 0
+        browser.click("#forward")
+        browser.click("#forward")
+        assert at() == 2 and "Move 2, Blue" in caption()
+        browser.click("#movelist tr[data-i='9']")
+        assert at() == 9
+        assert browser.evaluate("document.querySelector('#movelist tr.now').dataset.i") == "9"
+        judged = analysis.moves[8]
+        if not judged.forced:
+            assert f"Judged: {judged.judgement}" in caption()
+        cursor = browser.evaluate("document.querySelector('svg.chart .cursor')"
+                                  ".getAttribute('x1')")
+        browser.key("End")
+        assert at() == last
+        assert browser.evaluate("document.querySelector('svg.chart .cursor')"
+                                ".getAttribute('x1')") != cursor  # the charts follow
+        shot = browser.screenshot(tmp_path / "end.png")
+        assert shot.stat().st_size > 10_000
+    finally:
+        browser.close()
