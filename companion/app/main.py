@@ -18,7 +18,7 @@ from typing import Any
 from kivy.app import App
 from kivy.core.window import Window
 from kivy.lang import Builder
-from kivy.properties import BooleanProperty, ListProperty, StringProperty
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
 from kivy.utils import platform
 
 from companion.app.controller import PlayController
@@ -38,6 +38,7 @@ from companion.app.screens import (  # noqa: F401  (the kv rules name these clas
     StartScreen,
 )
 from companion.app.sound import alarm_file
+from companion.app.speech import Announcer
 from companion.app.widgets import (  # noqa: F401  (the kv rules name these classes)
     Alarm,
     BoardWidget,
@@ -46,6 +47,13 @@ from companion.app.widgets import (  # noqa: F401  (the kv rules name these clas
     Swatch,
 )
 from engines import GameState
+
+LARGE_TEXT = 1.5
+"""How much larger the Play screen's texts are in the large-text mode (read at arm's
+length, from the other side of the table)."""
+SETTINGS = "table"
+"""The section of the settings file holding the players' choices: ``speech`` (say the
+moves aloud) and ``large_text``."""
 
 KV_FILES = ("common.kv", "start.kv", "play.kv", "end.kv", "history.kv", "calibrate.kv")
 
@@ -67,6 +75,10 @@ class CompanionApp(App):
     lang = StringProperty("en")
     portrait = BooleanProperty(False)
     language_names = ListProperty([table(code)["language.name"] for code in LANGUAGES])
+    speaking = BooleanProperty(False)
+    """Spoken announcements on (a setting, kept in the settings file)."""
+    text_scale = NumericProperty(1.0)
+    """The Play screen's text size: 1, or ``LARGE_TEXT`` in the large-text mode."""
 
     def __init__(self, setup: GameSetup | None = None, autostart: bool = False,
                  data_dir: str | Path | None = None, language: str = "en",
@@ -82,6 +94,7 @@ class CompanionApp(App):
         self.analysis_level = analysis_level
         self.session_options = session_options or {}
         self.started = time.perf_counter()
+        self.speech = Announcer(language=lambda: self.lang)
         self.ready_after = 0.0
         """Seconds from the app object's creation to its first frame on screen."""
 
@@ -91,9 +104,15 @@ class CompanionApp(App):
         """Kivy's settings file lives with the app's data, not beside the code."""
         return str(self.data_path / "companion.ini")
 
+    def build_config(self, config: Any) -> None:
+        config.setdefaults(SETTINGS, {"speech": "0", "large_text": "0"})
+
     def build(self) -> RootView:
         load_kv()
         root = RootView()
+        root.ids.play.speech = self.speech
+        self.set_speech(self.config.getboolean(SETTINGS, "speech"), keep=False)
+        self.set_large_text(self.config.getboolean(SETTINGS, "large_text"), keep=False)
         Window.bind(size=self._resized)
         self._resized(Window, Window.size)
         Window.bind(on_flip=self._first_frame)
@@ -108,6 +127,7 @@ class CompanionApp(App):
     def on_stop(self) -> None:
         self.root.ids.play.detach()
         self.root.ids.calibrate.close()
+        self.speech.close()
 
     def _first_frame(self, *_: Any) -> None:
         Window.unbind(on_flip=self._first_frame)
@@ -139,6 +159,24 @@ class CompanionApp(App):
         ids = self.root.ids
         ids.play.refresh()
         ids.end.refresh()
+
+    # ------------------------------------------------------------------ settings
+
+    def set_speech(self, on: bool, keep: bool = True) -> None:
+        """Spoken announcements on or off; ``keep`` writes it to the settings file."""
+        self.speaking = on
+        self.speech.set_enabled(on)
+        if keep:
+            self._keep("speech", on)
+
+    def set_large_text(self, on: bool, keep: bool = True) -> None:
+        self.text_scale = LARGE_TEXT if on else 1.0
+        if keep:
+            self._keep("large_text", on)
+
+    def _keep(self, key: str, on: bool) -> None:
+        self.config.set(SETTINGS, key, "1" if on else "0")
+        self.config.write()
 
     # ------------------------------------------------------------------ places
 

@@ -43,6 +43,8 @@ class PlayScreen(Screen):
     log_text = StringProperty("")
     paused = BooleanProperty(False)
     muted = BooleanProperty(False)
+    last_move = StringProperty("")
+    """The last move in words, shown large."""
     over = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
@@ -51,6 +53,8 @@ class PlayScreen(Screen):
         self.controller: PlayController | None = None
         self.view: PlayView | None = None
         self.alarm: Any = None
+        self.speech: Any = None
+        """The spoken announcements (``speech.Announcer``), set by the app."""
         self._asked: Any = None
         self._frame_message = ""
         self._message_at = 0.0
@@ -67,6 +71,8 @@ class PlayScreen(Screen):
         self.controller = controller
         self.alarm = alarm
         self.muted = alarm.muted if alarm is not None else True
+        if self.speech is not None:
+            self.speech.muted = self.muted
         layout = board_layout(controller.referee.rules.game)
         self.board_size = list(layout.size)
         self.ids.camera.texture = None
@@ -94,6 +100,7 @@ class PlayScreen(Screen):
         self.turn_rgba = [0.85, 0.85, 0.85, 1] if colour in ("dark", "black") else \
             list(PLAYER_RGBA.get(colour, (1, 1, 1, 1)))
         self.status = view.status
+        self.last_move = view.log[-1][1] if view.log else ""
         self.suggestion = view.suggestion
         self.paused = view.paused
         self.over = view.over
@@ -105,6 +112,8 @@ class PlayScreen(Screen):
         flagged = any(o.name == "illegal_move" for o in outputs)
         if flagged and self.alarm is not None and self.alarm.play():
             self.sounds += 1
+        if self.speech is not None:
+            self.speech.tell(view, outputs)
 
     def _banner(self, view: PlayView) -> None:
         banner = view.banner
@@ -200,6 +209,8 @@ class PlayScreen(Screen):
         self.muted = muted
         if self.alarm is not None:
             self.alarm.muted = muted
+        if self.speech is not None:
+            self.speech.muted = muted
 
     def end_game(self) -> None:
         if self.controller is not None:
