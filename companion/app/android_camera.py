@@ -29,6 +29,8 @@ from companion.app.feeds import FeedError, Image
 
 RESOLUTION = (1280, 720)
 """What the camera is asked for: enough to read a board across the table."""
+FALLBACK_RESOLUTION = (640, 480)
+"""Asked for when the camera refuses ``RESOLUTION`` (every Android camera has it)."""
 FRAME_RATE = 30.0
 PERMISSION_WAIT = 120.0
 """Seconds the first frame waits for the player to answer Android's question."""
@@ -156,7 +158,15 @@ class AndroidCameraSource:
         frame buffer to take frames from."""
         try:
             if not self._closed:
-                self.camera = self.provider_factory(self.index, self.resolution)
+                try:
+                    self.camera = self.provider_factory(self.index, self.resolution)
+                except FeedError:
+                    raise
+                except Exception:  # a size this camera does not offer: the one all offer
+                    if self.resolution == FALLBACK_RESOLUTION:
+                        raise
+                    self.resolution = FALLBACK_RESOLUTION
+                    self.camera = self.provider_factory(self.index, self.resolution)
                 if not hasattr(self.camera, "grab_frame"):
                     self._stop_copying = self.ui.every(self._copy_texture, 1.0 / self.fps)
         except FeedError as error:
@@ -219,9 +229,19 @@ class AndroidCameraSource:
         stop, self._stop_copying = self._stop_copying, None
         if stop is not None:
             stop()
-        camera = self.camera
+        camera, self.camera = self.camera, None
         if camera is not None:
-            self.ui.once(camera.stop)
+            self.ui.once(lambda: release(camera))
+
+
+def release(camera: Any) -> None:
+    """On the UI thread: stop ``camera`` and give it back to Android at once, so the
+    next game can open it (Kivy's Android provider otherwise keeps it until it is
+    garbage-collected)."""
+    camera.stop()
+    give_back = getattr(camera, "_release_camera", None)
+    if give_back is not None:
+        give_back()
 
 
 def decode(data: bytes, size: tuple[int, int], layout: str) -> Image:

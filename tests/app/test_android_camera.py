@@ -100,6 +100,10 @@ class BufferCamera:
         assert self.ui.on_ui()
         self.stopped = True
 
+    def _release_camera(self) -> None:
+        assert self.ui.on_ui() and self.stopped
+        self.released = True
+
 
 class Texture:
     def __init__(self, ui: FakeUi, rgba_bottom_up: bytes) -> None:
@@ -176,7 +180,26 @@ def test_frames_from_the_camera_buffer(ui: FakeUi) -> None:
     source.close()
     assert source.read() is None
     time.sleep(0.05)
-    assert cameras[0].stopped
+    assert cameras[0].stopped and cameras[0].released  # the next game can open it
+
+
+def test_a_size_the_camera_refuses_falls_back_to_640x480(ui: FakeUi) -> None:
+    asked: list[tuple[int, int]] = []
+
+    def provider(index: int, resolution: tuple[int, int]) -> BufferCamera:
+        asked.append(resolution)
+        if resolution != (640, 480):
+            raise RuntimeError("setParameters failed")
+        camera = BufferCamera(ui, index, resolution)
+        camera.frame = nv21(np.zeros((480, 640, 3), np.uint8))
+        return camera
+
+    source = AndroidCameraSource(0, provider=provider, ui=ui,
+                                 permission=CameraPermission(permissions(True)))
+    frame = source.read()
+    assert frame is not None and frame.shape == (480, 640, 3)
+    assert asked == [(1280, 720), (640, 480)]
+    source.close()
 
 
 def test_frames_from_the_texture_are_read_on_the_ui_thread(ui: FakeUi) -> None:
