@@ -186,7 +186,10 @@ def write_plots(result: Analysis, folder: Path, first_move: int = 1) -> None:
     axis.set_ylabel("loss (win-chance points)")
     _whole_moves(axis, [first_move + m.index for m in result.moves])
     axis.set_title(f"{result.game}: loss per move")
-    _legend_below(axis, len(names))
+    from matplotlib.patches import Patch  # every player in the legend, bars or none
+
+    axis.legend(handles=[Patch(color=colour[n], label=n) for n in names], loc="upper center",
+                bbox_to_anchor=(0.5, -0.18), ncol=len(names), frameon=False, fontsize=9)
     figure.savefig(folder / "loss.png", bbox_inches="tight")
     plt.close(figure)
     _strength_chart(result, folder / "strength.png", colour, plt)

@@ -18,9 +18,10 @@ from pathlib import Path
 from companion.review import Review, compact_boards
 from engines import GameRecord
 
-FILM_EMBED_LIMIT = 40_000_000
-"""Bytes of film kept inside the page; a longer film is linked beside it instead (a
-page of more than some 50 MB is more than most mail takes)."""
+FILM_EMBED_LIMIT = 15_000_000
+"""Bytes of film kept inside the page (a third more once written as text); a longer
+film is linked beside it instead, since a page of more than some 20 MB is more than
+most mail takes."""
 JUDGEMENT_COLOURS = {"best": "#1b5e20", "good": "#2e7d32", "inaccuracy": "#b26a00",
                      "mistake": "#c43e00", "blunder": "#b71c1c"}
 CHART_COLOURS = {
@@ -60,8 +61,9 @@ def page(review: Review, title: str, record: GameRecord, *, intro: str = "",
         "fps": film.fps if film is not None else 0,
     }
     width, height = _board_size(review)
-    charts = "".join(f"<figure><img alt='{e(name)}' src='{data_uri(path, 'image/png')}'>"
-                     f"<figcaption>{e(name)}</figcaption></figure>" for name, path in pictures)
+    charts = "".join(f"<figure><figcaption>{e(name)}</figcaption>"
+                     f"<img alt='{e(name)}' src='{data_uri(path, 'image/png')}'></figure>"
+                     for name, path in pictures)
     record_json = json.dumps(record.to_json(), indent=1)
     record_uri = "data:application/json;base64," + base64.b64encode(
         record_json.encode("utf-8")).decode("ascii")
@@ -131,7 +133,8 @@ def caption(review: Review, index: int) -> str:
 
 def move_table(review: Review) -> str:
     e = html.escape
-    rows = ["<tr data-i='0' class='start'><td></td><td colspan='4'>start</td></tr>"]
+    start = "start" if review.first_number == 1 else f"after move {review.first_number - 1}"
+    rows = [f"<tr data-i='0' class='start'><td></td><td colspan='4'>{start}</td></tr>"]
     for i, move in enumerate(review.moves, start=1):
         judgement = (f"<span class='j' style='color:{JUDGEMENT_COLOURS.get(move.judgement)}'>"
                      f"{e(move.judgement)}</span>") if move.judgement else ""
@@ -185,7 +188,7 @@ def _line_chart(review: Review, series: list[list[float]], title: str, unit: str
     """One chart: a line per player over positions 0..n (x: moves played, whole moves
     only), the legend under it, a cursor line the script moves."""
     e = html.escape
-    w, h, left, right, top, bottom = 640.0, 260.0, 46.0, 12.0, 12.0, 34.0
+    w, h, left, right, top, bottom = 640.0, 270.0, 46.0, 12.0, 24.0, 34.0
     n = len(series) - 1
     first = review.first_number - 1
     values = [v for row in series for v in row]
@@ -210,7 +213,7 @@ def _line_chart(review: Review, series: list[list[float]], title: str, unit: str
         parts.append(f"<text x='{x(t - first):.1f}' y='{h - bottom + 16}' "
                      f"class='xa'>{int(t)}</text>")
     parts.append(f"<text x='{(left + w - right) / 2}' y='{h - 2}' class='xa'>"
-                 f"moves played</text><text x='10' y='{top + 8}' class='unit'>{e(unit)}</text>")
+                 f"moves played</text><text x='4' y='12' class='unit'>{e(unit)}</text>")
     for p, colour_name in enumerate(review.colours):
         colour = CHART_COLOURS.get(colour_name, "#555")
         points = " ".join(f"{x(i):.1f},{y(row[p]):.1f}" for i, row in enumerate(series))
@@ -281,7 +284,7 @@ video { width: 100%; margin-top: 0.6em; background: #000; }
 .help { color: #555; font-size: 0.9em; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em; }
 figure { margin: 0.5em 0; } figure.line { flex: 1 1 30em; max-width: 40em; }
-figure img { max-width: 100%; border: 1px solid #ddd; }
+img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-weight: bold; margin-bottom: 0.3em; }
 svg.chart { width: 100%; height: auto; }
 svg.chart .grid { stroke: #ddd; } svg.chart text { font-size: 11px; fill: #444; }

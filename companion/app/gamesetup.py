@@ -12,6 +12,7 @@ import importlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from companion.app.clock import ClockSettings
 from engines import GameState, RecordError, Rules, rules_class
 from engines.search.players import DEFAULT_LEVEL, LEVELS
 
@@ -120,6 +121,8 @@ class GameSetup:
     seed: int = 1
     start: dict[str, Any] | None = None
     """The position the game begins from (a state document), or None: the start."""
+    clocks: ClockSettings = field(default_factory=ClockSettings)
+    """The players' clocks (none by default); a reopened game keeps its own."""
 
     @classmethod
     def default(cls, game: str = "shangrila") -> GameSetup:

@@ -1,19 +1,27 @@
-"""Past games, from their journals in the app's data folder: a list to choose from, a
-game reopened to go on playing (the journal resumed), and a game replayed move by move
-(read from a copy, so looking never changes the journal)."""
+"""Past games, from their journals in the app's data folder: a list to choose from
+(date, game, players with their scores, the winner), a game reopened to go on playing
+(the journal resumed), and a game replayed move by move (read from a copy, so looking
+never changes the journal), with the strength report made at its end when there is
+one (kept in ``reports/<journal's name>/``)."""
 
 from __future__ import annotations
 
+import json
+import math
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from companion.app.controller import read_seats
 from companion.app.gamesetup import Seat
 from companion.referee.journal import JournalError, Resumed, resume, summary
-from engines import GameRecord, GameState
+from engines import EngineError, GameRecord, GameState
+from engines.search.analysis import Analysis, MoveReport, PlayerReport
+from engines.search.strength import StrengthEstimate
+
+ANALYSIS_FILE = "analysis.json"
 
 
 @dataclass(frozen=True)
@@ -26,14 +34,43 @@ class PastGame:
     """The journal's date and time, from its name (``game-YYYYmmdd-HHMMSS``)."""
     problem: str = ""
     """Why the journal cannot be read (shown instead of the game)."""
+    scores: tuple[int, ...] = ()
+    """Each player's score where the game stands (empty when it cannot be replayed)."""
+    winners: tuple[int, ...] = ()
+    over: bool = False
+    names: tuple[str, ...] = ()
+    """The names typed at the start, per seat (empty: the colour)."""
+
+
+_RESULTS: dict[tuple[str, int, int], tuple[tuple[int, ...], tuple[int, ...], bool]] = {}
+"""Scores, winners and whether it is over, per journal as it was last read (its path,
+size and time), so the list is replayed once per change, not at every showing."""
 
 
 def list_games(folder: Path) -> list[PastGame]:
-    """The journals in ``folder``, newest first; unreadable ones are listed with
-    their problem."""
+    """The journals in ``folder``, newest first, each with its scores; unreadable ones
+    are listed with their problem."""
     if not folder.is_dir():
         return []
-    return [_summary(path) for path in sorted(folder.glob("*.jsonl"), reverse=True)]
+    return [_with_result(_summary(path)) for path in sorted(folder.glob("*.jsonl"),
+                                                            reverse=True)]
+
+
+def _with_result(past: PastGame) -> PastGame:
+    if past.problem:
+        return past
+    names = tuple(seat.name for seat in read_seats(past.path, past.players))
+    try:
+        info = past.path.stat()
+        key = (str(past.path), info.st_size, info.st_mtime_ns)
+        if key not in _RESULTS:
+            state = positions(replay_record(past.path))[-1]
+            _RESULTS[key] = (tuple(state.scores()), tuple(state.winners()) if
+                             state.is_over() else (), state.is_over())
+        scores, winners, over = _RESULTS[key]
+    except (OSError, JournalError, EngineError):
+        return replace(past, names=names)
+    return replace(past, scores=scores, winners=winners, over=over, names=names)
 
 
 def _summary(path: Path) -> PastGame:
@@ -84,3 +121,49 @@ def positions(record: GameRecord) -> list[GameState[Any]]:
         state.play_text(text)
         out.append(state.copy())
     return out
+
+
+def report_folder(data: Path, journal: Path) -> Path:
+    """Where the strength report of the game journaled in ``journal`` is kept."""
+    return data / "reports" / journal.stem
+
+
+def save_analysis(folder: Path, analysis: Analysis) -> None:
+    """Keep ``analysis`` in ``folder`` for the History screen. Raises ``OSError``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ANALYSIS_FILE).write_text(json.dumps(analysis.to_json()), encoding="utf-8")
+
+
+def load_analysis(folder: Path, record: GameRecord) -> Analysis | None:
+    """The analysis kept in ``folder`` when it judged exactly ``record``'s moves (a game
+    gone on with since has none)."""
+    from engines.jsontext import JSONTextError, read_json_file
+
+    path = folder / ANALYSIS_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = read_json_file(path, "the analysis")
+        moves = [MoveReport(**m) for m in data["moves"]]
+        summary = [_player_report(row) for row in data["summary"]]
+        analysis = Analysis(data["game"], list(data["players"]), dict(data["level_config"]),
+                            moves, summary, [list(c) for c in data["chances"]])
+    except (OSError, JSONTextError, KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if [m.played for m in moves] != list(record.moves) or analysis.game != record.game:
+        return None
+    return analysis
+
+
+def _player_report(row: dict[str, Any]) -> PlayerReport:
+    """A player's summary as ``Analysis.to_json`` wrote it (null figures back to NaN,
+    the levels' keys back to numbers)."""
+    figures = {k: math.nan if row[k] is None else float(row[k])
+               for k in ("accuracy", "mean_loss", "best_share")}
+    strength = row.get("strength")
+    estimate = None
+    if strength is not None:
+        posterior = {int(k): float(v) for k, v in strength.get("posterior", {}).items()}
+        estimate = StrengthEstimate(**{**strength, "posterior": posterior})
+    return PlayerReport(row["player"], row["name"], row["moves"], **figures,
+                        counts=dict(row["counts"]), strength=estimate)

@@ -162,7 +162,9 @@ def test_end_screen_scores_strength_and_export(ui: Driver) -> None:
         play.type_move(move)
         assert ui.wait(lambda m=move: play.controller.referee.history
                        and play.controller.referee.history[-1][1] == m, 5)
-    play.end_game()
+    play.end_game()  # not over: ended once the players confirm
+    assert ui.app.root.ids.manager.current == "play"
+    play.confirmation.buttons[-1].dispatch("on_release")
     end = ui.app.root.ids.end
     assert ui.app.root.ids.manager.current == "end"
     assert "before its end" in end.result_text
@@ -193,10 +195,11 @@ def test_history_replays_and_reopens(ui: Driver) -> None:
     assert rows and "2" in rows[0].label
     history.select(str(journal))
     ui.pump(2)
-    assert history.moves == 2 and history.index == 2
+    review = history.ids.review
+    assert review.last == 2 and review.index == 2
     history.show(1)
     ui.pump(2)
-    assert history.move_text.startswith("1. Red: H@4")
+    assert review.caption.startswith("Move 1, Red: H@4")
     for orientation in ("landscape", "portrait"):
         ui.shot("history", orientation)
         _check_targets(ui)

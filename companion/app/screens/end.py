@@ -1,5 +1,7 @@
 """The Game end screen: the result with the tie-break, the strength report (worked out
-on a thread) and the export."""
+on a thread, then kept with the game for the History screen), the game to go over move
+by move (the review panel: judgements and better moves once the report is done) and the
+export, which says what it wrote and where."""
 
 from __future__ import annotations
 
@@ -35,15 +37,19 @@ class EndScreen(Screen):
 
     def show_result(self, controller: PlayController, folder: Path, level: int) -> None:
         """Show the result now; the strength report follows when the analysis is done."""
+        from companion.app.history import report_folder
         from companion.app.report import final_result
 
         self.result = final_result(controller)
         self.analysis = None
-        self.folder = folder
+        journal = controller.journal
+        self.folder = report_folder(_app().data_path, journal.path) if journal is not None \
+            else folder
         self.chart = ""
         self.message = ""
         self.strength_text = ""
         self._fill()
+        self._review()
         self._job += 1
         job = self._job
         if self.result.record.moves:
@@ -71,10 +77,13 @@ class EndScreen(Screen):
         def progress(done: int, total: int) -> None:
             post(lambda: setattr(self, "progress", done / total if job == self._job else 0))
 
+        from companion.app.history import save_analysis
+
         try:
             analysis = strength(self.result.record, level, progress=progress)
             assert self.folder is not None
             chart = write_charts(analysis, self.folder)
+            save_analysis(self.folder, analysis)
         except Exception as error:  # the report must never take the app down
             message = str(error)
             post(lambda: setattr(self, "message", _app().t("end.analysis_failed",
@@ -90,37 +99,63 @@ class EndScreen(Screen):
         self.chart = ""
         self.chart = str(chart)
         self._strength()
+        self._review(self.ids.review.index)
+
+    def _review(self, index: int | None = None) -> None:
+        """The game in the review panel (with the analysis once there is one)."""
+        from companion.review import build_review
+
+        result = self.result
+        if result is None:
+            return
+        review = build_review(result.record, _app().translator, result.players,
+                              self.analysis)
+        self.ids.review.load(review, index)
+
+    def on_enter(self, *args: Any) -> None:
+        self.ids.review.keyboard(True)
+
+    def on_leave(self, *args: Any) -> None:
+        self.ids.review.keyboard(False)
 
     def _strength(self) -> None:
         from companion.app.report import strength_rows
 
         app = _app()
         rows = strength_rows(self.analysis, self.result.players)
-        head = (f"{app.t('end.player'):<12}{app.t('end.accuracy'):>10}"
-                f"{app.t('end.good'):>9}{app.t('end.inaccuracies'):>9}"
+        head = (f"{app.t('end.player'):<11}{app.t('end.accuracy'):>10}"
+                f"{app.t('end.good'):>8}{app.t('end.inaccuracies'):>8}"
                 f"{app.t('end.mistakes'):>9}  {app.t('end.level')}")
         lines = [head]
         for row in rows:
             good = row["best"] + row["good"]
             bad = row["mistake"] + row["blunder"]
             accuracy = "-" if not row["moves"] else f"{row['accuracy']:.1f}%"
-            lines.append(f"{row['name'][:11]:<12}{accuracy:>10}{good:>9}"
-                         f"{row['inaccuracy']:>9}{bad:>9}  {row['level']}")
+            lines.append(f"{row['name'][:10]:<11}{accuracy:>10}{good:>8}"
+                         f"{row['inaccuracy']:>8}{bad:>9}  {row['level'] or '-'}")
         self.strength_text = "\n".join(lines)
 
     def export(self) -> None:
+        """Write the record and the report to the exports folder and say so, in a
+        dialog and under the buttons."""
         from companion.app.report import export
+        from companion.app.screens.dialogs import tell
 
+        app = _app()
         if self.result is None:
             return
-        folder = _app().data_path / "exports" / time.strftime("%Y%m%d-%H%M%S")
+        folder = app.data_path / "exports" / time.strftime("%Y%m%d-%H%M%S")
         try:
-            export(folder, self.result, self.analysis)
+            export(folder, self.result, self.analysis, app.translator)
         except OSError as error:
-            self.message = _app().t("end.export_failed", detail=str(error))
+            self.message = app.t("end.export_failed", detail=str(error))
+            tell(app.t("end.export"), self.message)
             return
-        self.message = _app().t("end.exported", folder=str(folder))
+        self.message = app.t("end.exported", folder=str(folder))
+        tell(app.t("end.exported_title"), app.t("end.exported_files", folder=str(folder)))
 
     def refresh(self) -> None:
         if self.result is not None and self.analysis is not None:
             self._strength()
+        if self.result is not None:
+            self._review(self.ids.review.index)

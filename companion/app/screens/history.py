@@ -1,16 +1,18 @@
-"""The History screen: past games from their journals, replayed move by move or
+"""The History screen: past games from their journals (date, game, players with their
+scores, the winner), each gone over move by move in the review panel (with the
+strength report's judgements when one was made at its end), exported as a report, or
 reopened."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
-from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
-from companion.app.layout import board_layout, paint
 from companion.app.screens.common import running_app as _app
 
 
@@ -21,24 +23,27 @@ class GameRow(BoxLayout):
 
 
 class HistoryScreen(Screen):
-    """Past games: replay move by move, or reopen to go on playing."""
+    """Past games: go over one move by move, export its report, or reopen it."""
 
     title = StringProperty("")
     empty_text = StringProperty("")
-    move_text = StringProperty("")
-    board_shapes = ListProperty([])
-    board_size = ListProperty([500.0, 500.0])
-    moves = NumericProperty(0)
-    index = NumericProperty(0)
     selected = StringProperty("")
+    message = StringProperty("")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.record: Any = None
-        self.states: list[Any] = []
+        self.past: Any = None
+        self.games: dict[str, Any] = {}
 
     def on_pre_enter(self, *args: Any) -> None:
         self.refresh()
+
+    def on_enter(self, *args: Any) -> None:
+        self.ids.review.keyboard(True)
+
+    def on_leave(self, *args: Any) -> None:
+        self.ids.review.keyboard(False)
 
     def refresh(self) -> None:
         from companion.app.history import list_games
@@ -47,60 +52,91 @@ class HistoryScreen(Screen):
         box = self.ids.games
         box.clear_widgets()
         games = list_games(app.data_path / "games")
+        self.games = {str(past.path): past for past in games}
         self.empty_text = "" if games else app.t("history.none")
         for past in games:
-            if past.problem:
-                label = f"{past.when}: {app.t('history.unreadable', detail=past.problem)}"
-            else:
-                label = app.t("history.row", when=past.when, game=app.t_name("game", past.game),
-                              players=", ".join(app.t_name("colour", p) for p in past.players),
-                              moves=past.moves)
-            row = GameRow(path=str(past.path), label=label, screen=self)
-            box.add_widget(row)
+            box.add_widget(GameRow(path=str(past.path), label=row_text(past), screen=self))
 
     def select(self, path: str) -> None:
-        from companion.app.history import positions, replay_record
+        from companion.app.history import load_analysis, replay_record, report_folder
         from companion.referee.journal import JournalError
+        from companion.review import build_review
         from engines import EngineError
 
         app = _app()
+        self.message = ""
         try:
-            self.record = replay_record(Path(path))
-            self.states = positions(self.record)
+            record = replay_record(Path(path))
+            past = self.games.get(path)
+            names = past.names if past is not None else ()
+            analysis = load_analysis(report_folder(app.data_path, Path(path)), record)
+            review = build_review(record, app.translator, names, analysis,
+                                  result=self._outcome(past))
         except (JournalError, EngineError) as error:
             self.title = app.t("history.unreadable", detail=str(error))
             self.selected = ""
+            self.ids.review.load(None)
             return
+        self.record, self.past = record, past
         self.selected = path
-        self.title = app.t("history.replaying", game=app.t_name("game", self.record.game),
-                           moves=len(self.record.moves))
-        self.board_size = list(board_layout(self.record.game).size)
-        self.moves = len(self.record.moves)
-        self.show(self.moves)
+        self.title = app.t("history.replaying", game=app.t_name("game", record.game),
+                           moves=len(record.moves))
+        self.ids.review.load(review)
+
+    def _outcome(self, past: Any) -> str:
+        if past is None or not past.scores:
+            return ""
+        return row_text(past).split(" · ", 2)[-1]
 
     def show(self, index: int) -> None:
-        import importlib
+        self.ids.review.show(index)
 
-        if not self.states:
-            return
-        index = max(0, min(len(self.states) - 1, index))
-        self.index = index
-        state = self.states[index]
-        game = self.record.game
-        table = importlib.import_module(f"engines.{game}.observation").expected(state)
-        self.board_shapes = paint(board_layout(game), table)
+    def export(self) -> None:
+        """Write the selected game's report and record to the exports folder, and say
+        where."""
+        from companion.app.history import load_analysis, report_folder
+        from companion.app.report import Result, export
+        from companion.app.screens.dialogs import tell
+
         app = _app()
-        if index == 0:
-            self.move_text = app.t("history.start")
-        else:
-            mover = self.states[index - 1].to_move
-            from companion.app.wording import move_words
-
-            who = app.t_name("colour", self.record.players[mover]).capitalize()
-            text = self.record.moves[index - 1]
-            self.move_text = (f"{index}. {who}: {text}\n"
-                              f"{move_words(app.translator, state.rules, who, text)}")
+        if self.record is None or self.past is None:
+            return
+        past, record = self.past, self.record
+        names = tuple(n or app.t_name("colour", c).capitalize()
+                      for n, c in zip(past.names or ("",) * len(past.players), past.players,
+                                      strict=True))
+        analysis = load_analysis(report_folder(app.data_path, past.path), record)
+        result = Result(record.game, names, past.scores, past.winners, self._outcome(past),
+                        past.over, record)
+        folder = app.data_path / "exports" / time.strftime("%Y%m%d-%H%M%S")
+        try:
+            export(folder, result, analysis, app.translator)
+        except OSError as error:
+            self.message = app.t("end.export_failed", detail=str(error))
+            return
+        self.message = app.t("end.exported", folder=str(folder))
+        tell(app.t("end.exported_title"), app.t("end.exported_files", folder=str(folder)))
 
     def reopen(self) -> None:
         if self.selected:
             _app().reopen(Path(self.selected))
+
+
+def row_text(past: Any) -> str:
+    """One past game, readable from its first character: the date, the game, each
+    player with their score, the winner (or that it is not finished)."""
+    app = _app()
+    if past.problem:
+        return f"{past.when} · {app.t('history.unreadable', detail=past.problem)}"
+    names = [n or app.t_name("colour", c).capitalize()
+             for n, c in zip(past.names or ("",) * len(past.players), past.players,
+                             strict=True)]
+    game = app.t_name("game", past.game)
+    if not past.scores:
+        return f"{past.when} · {game} · {', '.join(names)}"
+    scores = ", ".join(f"{name} {score}" for name, score in zip(names, past.scores,
+                                                                 strict=True))
+    outcome = app.t("history.won", names=" & ".join(names[w] for w in past.winners),
+                    moves=past.moves) if past.over and past.winners else \
+        app.t("history.unfinished", moves=past.moves)
+    return app.t("history.row", when=past.when, game=game, scores=scores, outcome=outcome)

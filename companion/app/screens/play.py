@@ -56,6 +56,8 @@ class PlayScreen(Screen):
         self.speech: Any = None
         """The spoken announcements (``speech.Announcer``), set by the app."""
         self._asked: Any = None
+        self.confirmation: Any = None
+        """The last "end the game?" dialog."""
         self._frame_message = ""
         self._message_at = 0.0
         self.banner_shown_at: list[float] = []
@@ -80,10 +82,12 @@ class PlayScreen(Screen):
         self.ids.camera.message = _app().t("play.no_camera") if setup.camera == "none" else \
             _app().t("play.camera_starting")
         self.session = Session(controller, setup, self, post, **session_options)
+        self.ids.clocks.start(controller, setup)
         self.show_view(controller.view(), [])
         self.session.start()
 
     def detach(self) -> None:
+        self.ids.clocks.stop()
         if self.session is not None:
             self.session.stop()
             self.session = None
@@ -109,6 +113,7 @@ class PlayScreen(Screen):
                                   for notation, words in reversed(view.log[-LOG_SHOWN:]))
         self._banner(view)
         self._question(view)
+        self.ids.clocks.follow(view)
         flagged = any(o.name == "illegal_move" for o in outputs)
         if flagged and self.alarm is not None and self.alarm.play():
             self.sounds += 1
@@ -213,5 +218,19 @@ class PlayScreen(Screen):
             self.speech.muted = muted
 
     def end_game(self) -> None:
+        """The result; a game not over is ended only once the players confirm."""
+        from companion.app.screens.dialogs import confirm
+
+        if self.controller is None:
+            return
+        if self.over:
+            _app().finish(self.controller)
+            return
+        app = _app()
+        self.confirmation = confirm(app.t("play.end_confirm_title"), app.t("play.end_confirm"),
+                                    app.t("play.end_yes"), app.t("play.end_no"),
+                                    self.confirmed_end)
+
+    def confirmed_end(self) -> None:
         if self.controller is not None:
             _app().finish(self.controller)

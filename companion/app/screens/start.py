@@ -16,6 +16,7 @@ from kivy.properties import (
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
+from companion.app.clock import MOVE_CHOICES, TOTAL_CHOICES, ClockSettings, Limit, limit_words
 from companion.app.gamesetup import CAMERA_KINDS, SENSOR_KINDS, GameSetup, OptionSpec, option_specs
 from companion.app.layout import PLAYER_RGBA
 from companion.app.screens.common import running_app as _app
@@ -82,6 +83,12 @@ class StartScreen(Screen):
     sensors = StringProperty("none")
     port = StringProperty("")
     problems = StringProperty("")
+    clock_minutes = ListProperty(list(TOTAL_CHOICES))
+    clock_seconds = ListProperty(list(MOVE_CHOICES))
+    clock_total = NumericProperty(0)
+    """Minutes of game time per player (0: none)."""
+    clock_move = NumericProperty(0)
+    """Seconds per move (0: none)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -101,6 +108,8 @@ class StartScreen(Screen):
         self.camera_value = (setup.video if setup.camera == "video" else
                              str(setup.camera_index) if setup.camera == "index" else "")
         self.sensors, self.port = setup.sensors, setup.port
+        first = setup.clocks.limits[0] if setup.clocks.limits else Limit()
+        self.clock_total, self.clock_move = round(first.total / 60), round(first.per_move)
         self._option_errors = {}
         self._rows()
 
@@ -199,6 +208,19 @@ class StartScreen(Screen):
     def set_port(self, text: str) -> None:
         self.port = text
         self.setup = replace(self.setup, port=text.strip())
+
+    def choose_clock(self, total_shown: str, move_shown: str) -> None:
+        """The clocks from the two choices' words (the same for every player)."""
+        tr = _app().translator
+        for minutes in self.clock_minutes:
+            if limit_words(tr, minutes, 0)[0] == total_shown:
+                self.clock_total = minutes
+        for seconds in self.clock_seconds:
+            if limit_words(tr, 0, seconds)[1] == move_shown:
+                self.clock_move = seconds
+        clocks = ClockSettings.same(len(self.setup.seats), 60.0 * self.clock_total,
+                                    float(self.clock_move))
+        self.setup = replace(self.setup, clocks=clocks)
 
     def check(self) -> list[str]:
         problems = [*self._option_errors.values(), *self.setup.check()]
