@@ -8,7 +8,11 @@ renders real frames with no display).
   thread, always the newest frame), with the referee judging what is read (unpaced: as
   fast as the machine goes);
 - **verdict to banner**: from the referee's illegal-move verdict to the first frame
-  drawn with the banner, over ``banners`` illegal moves staged by the table simulator.
+  drawn with the banner, over ``banners`` illegal moves staged by the table simulator;
+- **verdict to spoken call**: from the same verdicts to the moment the voice is asked
+  to say them, with spoken announcements on and a silent voice that takes a real
+  voice's time over each sentence (``PacedVoice``), so a call that comes while a move
+  is being said is measured as it would be at the table.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ class AppFigures:
     observations: int = 0
     recognition: str = ""
     banner_ms: list[float] = field(default_factory=list)
+    spoken_ms: list[float] = field(default_factory=list)
     video: str = ""
 
     def summary(self) -> dict[str, Any]:
@@ -61,7 +66,30 @@ class AppFigures:
             "verdict_to_banner_ms_p95": round(p95, 1),
             "verdict_to_banner_ms_max": round(max(self.banner_ms, default=0.0), 1),
             "banners": len(self.banner_ms), "video": self.video,
+            "verdict_to_spoken_call_ms_median": median(self.spoken_ms),
+            "verdict_to_spoken_call_ms_max": round(max(self.spoken_ms, default=0.0), 1),
+            "spoken_calls": len(self.spoken_ms),
         }
+
+
+class PacedVoice:
+    """Says nothing, but takes as long as a voice would (``CHARS_PER_SECOND``), and
+    stops when told."""
+
+    CHARS_PER_SECOND = 14.0
+    """About 170 words a minute, a text-to-speech engine's usual pace."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._stopped = threading.Event()
+
+    def say(self, text: str, language: str) -> None:
+        self._stopped.clear()
+        self._stopped.wait(len(text) / self.CHARS_PER_SECOND)
+
+    def stop(self) -> None:
+        self._stopped.set()
 
 
 def offscreen() -> None:
@@ -187,6 +215,45 @@ def measure_app(figures: AppFigures, video: Path, seconds: float, banners: int,
             EventLoop.idle()
         figures.banner_ms = [1000.0 * s for s in play.banner_shown_at]
         play.detach()
+        figures.spoken_ms = measure_speech(app, banners, seed)
+
+
+def measure_speech(app: Any, calls: int, seed: int) -> list[float]:
+    """Milliseconds from each illegal-move verdict to the voice being asked to say it,
+    with every move said too: each step comes once the voice has been handed what
+    there is to say, so an illegal move often comes while a move is being said (and
+    cuts it short); an illegal move's own call is cut short once asked, as players
+    putting the table back would."""
+    from kivy.base import EventLoop
+
+    from companion.app.gamesetup import GameSetup
+    from companion.simulator import TableConfig, TableSimulator
+
+    speech, play = app.speech, app.root.ids.play
+    speech.voice_factory = PacedVoice
+    app.set_speech(True, keep=False)
+    app.begin(GameSetup.default("shangrila"))
+    speech.muted = False
+    session = play.session
+    steps = TableSimulator.random(play.controller.referee.rules, TableConfig(illegal=0.2),
+                                  seed=seed)
+    for step in steps:
+        before = session.worker.handled
+        session.send(step.event)
+        while session.worker.handled == before:
+            time.sleep(0.0005)
+        EventLoop.idle()
+        speech.wait_asked(5.0)
+        if speech.said and speech.said[-1][0].kind == "illegal":
+            speech.muted = True  # cut short; the next move is said again
+            speech.muted = False
+        if sum(said.kind == "illegal" for said, _ in speech.said) >= calls:
+            break
+    delays = [1000.0 * (asked - said.at) for said, asked in speech.said
+              if said.kind == "illegal"]
+    play.detach()
+    app.set_speech(False, keep=False)
+    return delays
 
 
 def bench_command(args: Any) -> int:
@@ -220,5 +287,8 @@ def bench_command(args: Any) -> int:
     print(f"verdict to banner: median {summary['verdict_to_banner_ms_median']:.1f} ms, "
           f"95th percentile {summary['verdict_to_banner_ms_p95']} ms, max "
           f"{summary['verdict_to_banner_ms_max']} ms over {summary['banners']} illegal moves")
+    print(f"verdict to spoken call: median {summary['verdict_to_spoken_call_ms_median']:.1f} "
+          f"ms, max {summary['verdict_to_spoken_call_ms_max']} ms over "
+          f"{summary['spoken_calls']} illegal moves (moves spoken too)")
     return 0
 

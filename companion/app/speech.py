@@ -6,10 +6,10 @@ them from the ``PlayView``, whose texts ``wording`` made): the move's sentence f
 log, the banner's headline and first line for an illegal move or the result.
 
 ``Announcer`` never blocks its caller: announcements wait in a short queue that a
-thread of its own says one at a time. When they pile up (a quick run of moves), the
-oldest of the least important are dropped, and any older than ``STALE_AFTER`` seconds
-are not said at all; an illegal move or the end of the game cuts short a move being
-said.
+thread of its own says one at a time, the most important first. When they pile up (a
+quick run of moves), the oldest of the least important are dropped, and any older than
+``STALE_AFTER`` seconds are not said at all; an illegal move or the end of the game
+cuts short a move being said.
 
 The voices: Android's text-to-speech through pyjnius (``AndroidVoice``); espeak-ng or
 espeak where installed (``CommandVoice``, Linux); otherwise plyer's ``tts`` (macOS,
@@ -300,6 +300,17 @@ class Announcer:
         if thread is not None and thread is not threading.current_thread():
             thread.join(2.0)
 
+    def wait_asked(self, timeout: float) -> bool:
+        """Wait until the voice has been handed everything waiting (benchmarks)."""
+        deadline = time.monotonic() + timeout
+        with self._condition:
+            while self._waiting:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._condition.wait(min(left, 0.01))
+        return True
+
     def wait_quiet(self, timeout: float) -> bool:
         """Wait until nothing waits or is being said (tests, benchmarks)."""
         deadline = time.monotonic() + timeout
@@ -326,7 +337,11 @@ class Announcer:
                     self._condition.wait()
                 if self._closing:
                     return
-                announcement = self._waiting.pop(0)
+                # the most important first, then the oldest
+                first = max(range(len(self._waiting)),
+                            key=lambda i: (PRIORITY[self._waiting[i].kind], -i))
+                announcement = self._waiting.pop(first)
+                self._condition.notify_all()
                 if self._muted or self.clock() - announcement.at > self.stale_after:
                     self.dropped += 1
                     continue
