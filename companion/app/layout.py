@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from engines.observation import Observation, Value
 
@@ -30,6 +31,8 @@ LINE_RGBA: RGBA = (0.35, 0.30, 0.25, 1)
 HIGHLIGHT_RGBA: RGBA = (0.95, 0.05, 0.05, 1)
 SUGGEST_RGBA: RGBA = (0.10, 0.70, 0.20, 1)
 FAINT_RGBA: RGBA = (0.35, 0.30, 0.25, 0.25)
+WALL_RGBA: RGBA = (0.80, 0.10, 0.10, 1)
+"""Shendao's walls, printed red like its always-closed gates."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,12 @@ def board_layout(game: str) -> BoardLayout:
     game without a board model or a model that cannot be read."""
     from vision.models import load_model
 
-    model = load_model(game)
+    return layout_of_model(game, load_model(game))
+
+
+def layout_of_model(game: str, model: Any) -> BoardLayout:
+    """The layout drawn from a board model (``vision.models.BoardModel``): the game's
+    own, or the one fitted to the player's board at calibration."""
     spots = {name: Spot(e.kind, e.centre_mm, e.size_mm, e.angle_deg)
              for name, e in model.elements.items()}
     spots.update(_off_board(game, model.size_mm))
@@ -88,7 +96,7 @@ def board_layout(game: str) -> BoardLayout:
     for (x0, y0), (x1, y1) in model.walls:
         centre = ((x0 + x1) / 2, (y0 + y1) / 2)
         size = (max(abs(x1 - x0), 4.0), max(abs(y1 - y0), 4.0))
-        background.append(Shape("rect", centre, size, LINE_RGBA))
+        background.append(Shape("rect", centre, size, WALL_RGBA))
     return BoardLayout(game, model.size_mm, spots, tuple(background))
 
 

@@ -94,7 +94,7 @@ def test_illegal_move_banner_on_both_images(ui: Driver) -> None:
     assert play.banner_title.startswith("Illegal move by")
     assert "[" in play.banner_body and play.banner_steps.startswith("•")
     assert play.banner_shown_at and 0 <= play.banner_shown_at[-1] < 1.0
-    assert any(s.rgba == HIGHLIGHT_RGBA for s in play.board_shapes)
+    assert any(s.rgba == HIGHLIGHT_RGBA for s in play.ids.board.scene.blink_off.shapes)
     for orientation in ("landscape", "portrait"):
         path = ui.shot("play-illegal", orientation)
         banner = _region(path, play.ids.banner, 800 if orientation == "landscape" else 1280)

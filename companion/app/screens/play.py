@@ -12,9 +12,13 @@ from kivy.factory import Factory
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
+from companion.app.board.answer import TapAnswer
+from companion.app.board.maps import fitted_model, legend, map_of
+from companion.app.board.scene import compose
+from companion.app.board.widget import BoardMapWidget  # noqa: F401  (named in play.kv)
 from companion.app.controller import PlayController, PlayView
 from companion.app.gamesetup import GameSetup
-from companion.app.layout import PLAYER_RGBA, board_layout, paint
+from companion.app.layout import PLAYER_RGBA
 from companion.app.screens.common import post
 from companion.app.screens.common import running_app as _app
 from companion.referee.events import Answer, Output, Takeback, TurnDone, TypedMove
@@ -28,8 +32,6 @@ BANNER_RGBA = {"illegal": (0.78, 0.05, 0.05, 1), "mismatch": (0.85, 0.50, 0.05, 
 class PlayScreen(Screen):
     """The game: live picture, digital board, whose turn, log, banner, questions."""
 
-    board_shapes = ListProperty([])
-    board_size = ListProperty([500.0, 500.0])
     banner_kind = StringProperty("")
     banner_rgba = ListProperty([0, 0, 0, 0])
     banner_title = StringProperty("")
@@ -56,8 +58,11 @@ class PlayScreen(Screen):
         self.speech: Any = None
         """The spoken announcements (``speech.Announcer``), set by the app."""
         self._asked: Any = None
+        self._map: Any = None
         self.confirmation: Any = None
         """The last "end the game?" dialog."""
+        self.tapper: TapAnswer | None = None
+        """The open question, answered by taps on the board."""
         self._frame_message = ""
         self._message_at = 0.0
         self.banner_shown_at: list[float] = []
@@ -75,8 +80,8 @@ class PlayScreen(Screen):
         self.muted = alarm.muted if alarm is not None else True
         if self.speech is not None:
             self.speech.muted = self.muted
-        layout = board_layout(controller.referee.rules.game)
-        self.board_size = list(layout.size)
+        game = controller.referee.rules.game
+        self._map = map_of(game, fitted_model(game))
         self.ids.camera.texture = None
         self.ids.camera.has_frame = False
         self.ids.camera.message = _app().t("play.no_camera") if setup.camera == "none" else \
@@ -96,8 +101,6 @@ class PlayScreen(Screen):
 
     def show_view(self, view: PlayView, outputs: list[Output]) -> None:
         self.view = view
-        layout = board_layout(view.game)
-        self.board_shapes = paint(layout, view.table, view.highlight, view.suggest)
         self.turn = view.turn
         colour = view.colours[view.to_move] if view.colours else ""
         # Dark pieces' colours are unreadable on the dark background: light grey.
@@ -114,6 +117,7 @@ class PlayScreen(Screen):
         self._banner(view)
         self._question(view)
         self.ids.clocks.follow(view)
+        self.draw_board()
         flagged = any(o.name == "illegal_move" for o in outputs)
         if flagged and self.alarm is not None and self.alarm.play():
             self.sounds += 1
@@ -149,16 +153,67 @@ class PlayScreen(Screen):
         if question == self._asked:  # the buttons are there already
             return
         self._asked = question
+        self.question_prompt = question.prompt if question is not None else ""
+        self.tapper = self._tapper(view)
+        self._choice_buttons()
+
+    def _tapper(self, view: PlayView) -> TapAnswer | None:
+        """What tapping the board answers for ``view``'s question (None: no question,
+        or one the board cannot show; the buttons still answer it)."""
+        from engines.errors import EngineError
+
+        question, controller = view.question, self.controller
+        position = controller.position() if controller is not None and question else None
+        if question is None or position is None:
+            return None
+        words = {c.move: c.words for c in question.choices}
+        try:
+            return TapAnswer.for_question(view.game, controller.referee.rules, position[0],
+                                          list(words), words.__getitem__)
+        except (EngineError, ValueError, KeyError):
+            return None
+
+    def _choice_buttons(self) -> None:
+        """One button a candidate, in words; only those that fit the taps so far."""
         box = self.ids.choices
         box.clear_widgets()
-        self.question_prompt = question.prompt if question is not None else ""
+        question = self.view.question if self.view is not None else None
         if question is None:
             return
+        fits = {c.move for c in self.tapper.open()} if self.tapper is not None else None
         for choice in question.choices:
-            button = Factory.ChoiceButton(text=f"{choice.move}\n{choice.words}")
+            if fits is not None and choice.move not in fits:
+                continue
+            button = Factory.ChoiceButton(text=choice.words)
             button.move = choice.move
             button.bind(on_release=lambda b: self.answer(b.move))
             box.add_widget(button)
+
+    def draw_board(self) -> None:
+        """The digital board for the view shown, with the question's taps."""
+        view = self.view
+        if view is None or self._map is None:
+            return
+        tapper = self.tapper
+        targets = tapper.tappable() if tapper is not None else frozenset()
+        chips = {k: w for k, w in tapper.chips.items() if k in targets} if tapper else {}
+        names = legend(view.game, view.colours, view.players, _app().translator.name)
+        board, chosen = self._map, tapper.selected if tapper is not None else frozenset()
+        self.ids.board.painter = lambda beside: compose(
+            board, view.table, view.highlight, view.suggest, targets - set(chips), chosen,
+            chips, names, beside)
+
+    def tap_board(self, element: str) -> None:
+        """A tap on the board while a question is open: answer it when the taps tell
+        one move, else show what still fits."""
+        if self.tapper is None:
+            return
+        move = self.tapper.tap(element)
+        if move is not None:
+            self.answer(move)
+            return
+        self._choice_buttons()
+        self.draw_board()
 
     def show_frame(self, frame: Any, message: str) -> None:
         """A new picture; the reader's message (why the board is not read) at most
