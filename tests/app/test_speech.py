@@ -251,3 +251,68 @@ def test_voice_and_large_text_settings_in_the_app(ui: Driver) -> None:
         ui.pump(2)
         app.speech.voice_factory = lambda: RecordingVoice()
     assert not app.speaking and app.text_scale == 1.0
+
+
+def test_espeak_is_asked_in_the_apps_language(tmp_path: Any) -> None:
+    from companion.app.speech import CommandVoice
+
+    said = tmp_path / "said.txt"
+    program = tmp_path / "espeak-ng"
+    program.write_text(f'#!/bin/sh\nprintf "%s|" "$@" > "{said}"\n')
+    program.chmod(0o755)
+    CommandVoice(str(program)).say("Coup illégal de Rouge.", "fr")
+    assert said.read_text() == "-v|fr|--|Coup illégal de Rouge.|"
+    with pytest.raises(SpeechUnavailable, match="failed"):
+        CommandVoice(str(tmp_path / "missing")).say("x", "en")
+
+
+def test_android_speech_through_pyjnius(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Android's TextToSpeech as pyjnius shows it: started through its listener, the
+    language set once per change, each text queued and waited for."""
+    import sys
+    import types
+
+    from companion.app.speech import AndroidVoice
+
+    calls: list[tuple[Any, ...]] = []
+
+    class TextToSpeech:
+        QUEUE_ADD = 1
+
+        def __init__(self, activity: Any, listener: Any) -> None:
+            self.speaking = 0
+            threading.Timer(0.01, listener.onInit, args=(0,)).start()
+
+        def setLanguage(self, locale: Any) -> int:
+            calls.append(("language", locale))
+            return 0
+
+        def speak(self, text: str, mode: int, params: Any, utterance: str) -> int:
+            calls.append(("speak", text, mode))
+            self.speaking = 3  # busy for three polls
+            return 0
+
+        def isSpeaking(self) -> bool:
+            self.speaking = max(0, self.speaking - 1)
+            return self.speaking > 0
+
+        def stop(self) -> None:
+            calls.append(("stop",))
+
+    classes = {"android.speech.tts.TextToSpeech": TextToSpeech,
+               "java.util.Locale": lambda language: f"Locale({language})",
+               "org.kivy.android.PythonActivity": types.SimpleNamespace(mActivity="activity")}
+    jnius = types.ModuleType("jnius")
+    jnius.autoclass = classes.__getitem__  # type: ignore[attr-defined]
+    jnius.PythonJavaClass = object  # type: ignore[attr-defined]
+    jnius.java_method = lambda signature: (lambda method: method)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "jnius", jnius)
+    voice = AndroidVoice()
+    voice.say("Coup illégal de Rouge.", "fr")
+    voice.say("Rouge joue.", "fr")
+    voice.say("Red plays.", "en")
+    voice.stop()
+    assert calls == [("language", "Locale(fr)"), ("speak", "Coup illégal de Rouge.", 1),
+                     ("speak", "Rouge joue.", 1), ("language", "Locale(en)"),
+                     ("speak", "Red plays.", 1), ("stop",)]
+    assert find_voice("android").__class__ is AndroidVoice
