@@ -328,8 +328,9 @@ def list_usb_ports() -> list[tuple[str, str, str]]:
         return []
     ports = []
     for device in devices:
-        product = getattr(device, "getProductName", None)
-        description = str(product() or "") if product is not None else ""
+        description = ""
+        with contextlib.suppress(Exception):  # a name is a nicety: Android may not say
+            description = str(device.getProductName() or "")  # type: ignore[attr-defined]
         ports.append((USB_PREFIX + str(device.getDeviceName()), description,
                       f"USB VID:PID={ids(device).upper()}"))
     return ports
