@@ -81,7 +81,7 @@ def _shendao(tr: Translator, player: str, move: Any) -> str:
     card = getattr(move, "card", None)
     if card:
         text += tr.text("words.with_card", card=CARD_NAMES.get(card, card))
-        square = getattr(move, "square", None)
+        square = move.target
         if square:
             text += f" ({square})"
     return text + "."
