@@ -27,6 +27,8 @@ def _start(ui: Driver, setup: GameSetup) -> Any:
     ui.app.root.ids.start.load(setup)
     ui.pump(2)
     ui.app.root.ids.start.begin()
+    manager = ui.app.root.ids.manager
+    assert ui.wait(lambda: manager.current == "play" and not manager.transition.is_active)
     ui.pump(2)
     return ui.app.root.ids.play
 

@@ -38,9 +38,9 @@ INK_RGBA: RGBA = (0.22, 0.17, 0.12, 1)
 """Printed marks: glyphs, numbers, names."""
 SOFT_INK_RGBA: RGBA = (0.35, 0.30, 0.25, 0.8)
 """Printed marks that must not compete with the pieces (Shendao's square names)."""
-TARGET_RGBA: RGBA = (0.05, 0.45, 0.95, 1)
-"""What a question lets the player tap."""
-CHOSEN_RGBA: RGBA = (0.05, 0.45, 0.95, 0.35)
+TARGET_RGBA: RGBA = (0.0, 0.80, 1.0, 1)
+"""What a question lets the player tap: a bright cyan frame edged in ink."""
+CHOSEN_RGBA: RGBA = (0.0, 0.80, 1.0, 0.45)
 LEGEND_RGBA: RGBA = (0.86, 0.83, 0.74, 1)
 VILLAGE_LEGEND_SHARE = 0.42
 """The height of Shangri-La's legend (a village drawn large beside the names), as a
@@ -375,15 +375,20 @@ def compose(board: BoardMap, table: Observation, highlight: Collection[str] = ()
     box = legend_box(board, legend, len(chips or {}), beside)
     spots.update(_chip_spots(box, chips or {}, beside))
     for name, spot in spots.items():
+        if chips and name in chips:  # a button of its own
+            marks.shapes.append(Shape("rect", spot.centre, spot.size, (0.90, 0.97, 1.0, 1)))
         if name in chosen:
             marks.shapes.append(Shape("rect", spot.centre, spot.size, CHOSEN_RGBA, spot.angle))
         marks.shapes.append(Shape("outline", spot.centre,
+                                  (spot.size[0] + 9, spot.size[1] + 9), INK_RGBA,
+                                  spot.angle, 1.2))
+        marks.shapes.append(Shape("outline", spot.centre,
                                   (spot.size[0] + 5, spot.size[1] + 5), TARGET_RGBA,
-                                  spot.angle, 2.5))
+                                  spot.angle, 3.0))
     for name, words in (chips or {}).items():
         spot = spots[name]
         height = min(0.45 * spot.size[1], 0.9 * spot.size[0] / (0.6 * max(1, len(words))))
-        marks.texts.append(Text(words, spot.centre, height, TARGET_RGBA))
+        marks.texts.append(Text(words, spot.centre, height, INK_RGBA))
     legend_layer = _legend(board, box, legend, len(chips or {}), beside)
     blink, blink_off = Layer(), Layer()
     blink_off.shapes.extend(_frames(layout, highlight, HIGHLIGHT_RGBA, 6.0, 3.0))
