@@ -4,7 +4,9 @@ thread, so the UI never waits for the camera, the serial link or the engine.
 - the *referee worker* takes inputs from a queue (camera, table simulator, sensor board,
   the players' taps) and gives them to the controller one at a time, in order;
 - the *live feed* reads and recognises frames (``feeds.LiveFeed``);
-- the *table simulator* plays a game on the table with no hardware (the demo);
+- the *demo table* plays a game with no hardware: the table simulator, or a film of
+  it (``companion demo``), with simulated people who press done and answer questions
+  (``people``);
 - the *sensor link* keeps the sensor board connected (``firmware_bridge``) and shows
   the referee's lights on it;
 - the *engine* searches for a hint or an engine seat's move.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -27,13 +30,17 @@ from companion.app.feeds import (
     LiveFeed,
     NoRecognition,
     Recogniser,
-    SimulatedTable,
 )
 from companion.app.gamesetup import GameSetup
+from companion.app.people import DemoFilm, DemoTable, FilmFeed
 from companion.referee.events import Input, Output, Seen
 from companion.referee.journal import JournalError
 
 Post = Callable[[Callable[[], None]], None]
+
+SENSOR_READ_S = 1.0
+"""Longest wait for the simulated sensor board's reading of a table put on it (it
+scans 100 times a second and debounces a change over a few scans)."""
 
 DEMO_TABLE = dict(frames_per_step=3, settle_frames=4, hands=0.1, illegal=0.08,
                   flicker=0.0)
@@ -66,6 +73,9 @@ class RefereeWorker:
         self.failed = ""
         self.inputs: queue.SimpleQueue[Input | None] = queue.SimpleQueue()
         self.handled = 0
+        self._queued = 0
+        self._finished = 0
+        self._idle = threading.Condition()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="referee", daemon=True)
 
@@ -74,7 +84,26 @@ class RefereeWorker:
         return self
 
     def put(self, event: Input) -> None:
+        with self._idle:
+            self._queued += 1
         self.inputs.put(event)
+
+    @property
+    def queued(self) -> int:
+        """Inputs put so far."""
+        return self._queued
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until every input put so far has been judged (False: not within
+        ``timeout`` seconds, or the worker has stopped)."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._finished < self._queued:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.failed or self._stopping.is_set():
+                    return False
+                self._idle.wait(min(left, 0.2))
+        return True
 
     def stop(self) -> None:
         """Stop after the input being judged; inputs still queued are dropped."""
@@ -89,16 +118,27 @@ class RefereeWorker:
             if event is None or self._stopping.is_set():
                 return
             try:
-                outputs = self.controller.handle(event)
-            except (JournalError, OSError) as error:
-                # a verdict that cannot be journaled is not shown; say why and stop
-                self.failed = str(error)
-                if self.on_failure is not None:
-                    self.on_failure(self.failed)
-                return
-            if outputs or not isinstance(event, Seen):
-                self.deliver(self.controller.view(), outputs, event)
-            self.handled += 1  # after delivering: once counted, the view is on its way
+                if not self._judge(event):
+                    return
+            finally:
+                with self._idle:
+                    self._finished += 1
+                    self._idle.notify_all()
+
+    def _judge(self, event: Input) -> bool:
+        """Judge one input and deliver the view; False when the worker must stop."""
+        try:
+            outputs = self.controller.handle(event)
+        except (JournalError, OSError) as error:
+            # a verdict that cannot be journaled is not shown; say why and stop
+            self.failed = str(error)
+            if self.on_failure is not None:
+                self.on_failure(self.failed)
+            return False
+        if outputs or not isinstance(event, Seen):
+            self.deliver(self.controller.view(), outputs, event)
+        self.handled += 1  # after delivering: once counted, the view is on its way
+        return True
 
 
 class Session:
@@ -107,7 +147,10 @@ class Session:
 
     def __init__(self, controller: PlayController, setup: GameSetup, listener: Listener,
                  post: Post, recogniser: Recogniser | None = None,
-                 simulator_interval: float = 0.05, paced: bool = True) -> None:
+                 simulator_interval: float = 0.05, paced: bool = True,
+                 film: DemoFilm | None = None) -> None:
+        """``film``: a film of a demo table (``companion demo``), shown and judged with
+        its people reacting, in place of the setup's video."""
         self.controller = controller
         self.setup = setup
         self.listener = listener
@@ -118,13 +161,17 @@ class Session:
         self.worker = RefereeWorker(controller, self._deliver,
                                     lambda why: self._notice("notice.journal_failed", why))
         self.feed: LiveFeed | None = None
-        self.table: SimulatedTable | None = None
+        self.film = film
+        self.table: DemoTable | FilmFeed | None = None
         self.sensors: Any = None
         self._searching = False
         self._search_lock = threading.Lock()
         self._pending_frame: tuple[Image, str] | None = None
         self._frame_lock = threading.Lock()
         self.frames_shown = 0
+        self._heard: list[Output] | None = None
+        self._heard_lock = threading.Lock()
+        self._placed: Any = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -136,6 +183,8 @@ class Session:
         self._start_camera()
         self._start_sensors()
         self._start_demo()
+        if isinstance(self.table, FilmFeed):
+            self.table.start()
         self.maybe_engine()
         return self
 
@@ -171,6 +220,10 @@ class Session:
             recogniser = make_recogniser(setup.game, self.controller.referee.rules)
         if isinstance(recogniser, NoRecognition):
             self._notice("notice.no_recognition", recogniser.message)
+        if self.film is not None:
+            self.table = FilmFeed(self, self.film, source, recogniser, self._frame,
+                                  paused=lambda: self.controller.paused, paced=self.paced)
+            return  # started once the sensor board is there (it may read the film too)
         self.feed = LiveFeed(source, recogniser, self.worker.put, self._frame,
                              on_end=self._video_ended, paced=self.paced,
                              on_error=lambda why: self._notice("notice.camera_failed", why))
@@ -202,8 +255,11 @@ class Session:
         from companion.simulator import SimulatorError, TableConfig, TableSimulator
         from engines import GameRecord, RecordError
 
-        sources = ("camera", "sensors") if self.sensors is not None else ("camera",)
-        config = TableConfig(sources=sources, **DEMO_TABLE)  # type: ignore[arg-type]
+        board = self.sensors is not None
+        sources = ("camera", "sensors") if board else ("camera",)
+        # the sensor board reads each piece's colour too (its layout's codes)
+        config = TableConfig(sources=sources, sensor_colours=board,
+                             **DEMO_TABLE)  # type: ignore[arg-type]
         referee = self.controller.referee
         try:
             if setup.demo_record:
@@ -216,26 +272,44 @@ class Session:
         except (SimulatorError, RecordError) as error:
             self._notice("notice.demo_failed", str(error))
             return
-        self.table = SimulatedTable(simulator, self._demo_input, self.simulator_interval,
-                                    paused=lambda: self.controller.paused,
-                                    on_end=lambda: self._notice("notice.demo_ended"))
+        self.table = DemoTable(self, simulator, self.simulator_interval,
+                               paused=lambda: self.controller.paused,
+                               on_end=lambda _: self._notice("notice.demo_ended"))
         self.table.start()
 
-    def _demo_input(self, event: Input) -> None:
-        """The simulator's sensor readings go through the simulated board when there is
-        one (the whole chain: board, serial link, bridge); the rest straight in."""
+    def judge(self, event: Input, timeout: float) -> list[Output]:
+        """Give ``event`` to the referee and wait until it, and whatever it led to, is
+        judged (at most ``timeout`` seconds); the outputs meanwhile. A sensor reading
+        goes through the simulated board when there is one (the whole chain: board,
+        serial link, bridge). For the simulated people of a demo table, one thread."""
+        with self._heard_lock:
+            self._heard = []
         if isinstance(event, Seen) and event.source == "sensors" and self.sensors is not None:
-            self.sensors.place(event.observation)
-            return
-        self.worker.put(event)
+            if event.observation != self._placed:  # the board tells changes only
+                self._placed = event.observation
+                before = self.worker.queued
+                self.sensors.place(event.observation)
+                deadline = time.monotonic() + SENSOR_READ_S
+                while self.worker.queued == before and time.monotonic() < deadline:
+                    time.sleep(0.005)
+        else:
+            self.worker.put(event)
+        self.worker.wait_idle(timeout)
+        with self._heard_lock:
+            heard, self._heard = self._heard or [], None
+        return heard
 
     # ------------------------------------------------------------------ from threads
 
     def _deliver(self, view: PlayView, outputs: list[Output], event: Input) -> None:
+        with self._heard_lock:
+            if self._heard is not None:
+                self._heard.extend(outputs)
         if self.sensors is not None and any(o.name == "indicators" for o in outputs):
             self.sensors.show(self.controller.lights)
-        if self.feed is not None:
-            self.feed.highlight, self.feed.suggest = view.highlight, view.suggest
+        for feed in (self.feed, self.table):
+            if isinstance(feed, LiveFeed | FilmFeed):
+                feed.highlight, feed.suggest = view.highlight, view.suggest
         self.post(lambda: self.listener.show_view(view, outputs))
         if any(o.name in ("move_accepted", "move_taken_back") for o in outputs):
             self.maybe_engine()
@@ -295,8 +369,9 @@ class Session:
             move = SearchPlayer(level, seed=len(self.controller.referee.history)).choose(state)
             if self.controller.suggest(state, move, kind):
                 view = self.controller.view()
-                if self.feed is not None:
-                    self.feed.suggest = view.suggest
+                for feed in (self.feed, self.table):
+                    if isinstance(feed, LiveFeed | FilmFeed):
+                        feed.suggest = view.suggest
                 self.post(lambda: self.listener.show_view(view, []))
         finally:
             with self._search_lock:
