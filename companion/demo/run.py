@@ -227,64 +227,6 @@ def open_app(options: DemoOptions) -> int:
                       sensors="simulator" if options.sensor else "none")
     recogniser = VisionRecogniser(camera_pipeline(prepared.table.profile, rules,
                                                   options.reader))
-    report = AppReport(options, prepared, recogniser, sys.stdout)
     CompanionApp(setup, autostart=True,
-                 session_options={"recogniser": recogniser,
-                                  "film": report.film()}).run()
-    report.after_app()
+                 session_options={"recogniser": recogniser}).run()
     return 0
-
-
-class AppReport:
-    """The demo's report when the app shows the film: written as soon as the film is
-    over (on the film's thread, while the app stays open), or, when the app is closed
-    before, on what the referee had seen by then."""
-
-    def __init__(self, options: DemoOptions, prepared: Prepared, recogniser: Any,
-                 out: TextIO) -> None:
-        self.options, self.prepared, self.recogniser, self.out = (
-            options, prepared, recogniser, out)
-        self.result: Any = None
-        self.page: Path | None = None
-        self._writing = threading.Lock()
-
-    def film(self) -> Any:
-        """The film with its truth, for the app's session (``companion.app.people``)."""
-        from companion.app.people import DemoFilm
-        from companion.demo.film import observation_of
-        from companion.simulator import TableSimulator
-
-        script = self.prepared.script
-        simulator = TableSimulator(script.rules, script.filmed_moves, seed=0,
-                                   start=script.start)
-        sensor_table = ((lambda moment: observation_of(script, moment.filmed))
-                        if self.options.sensor else None)
-        return DemoFilm(self.prepared.film, simulator, sensor_table, self.write)
-
-    def write(self, result: Any) -> None:
-        """Write the report from ``result`` (a ``companion.app.people.FilmResult``)."""
-        with self._writing:
-            if self.page is not None:
-                return
-            self.result = result
-            chain = ChainResult(result.referee, result.score, list(result.outputs),
-                                result.frames, result.seconds_vision, result.last_frame,
-                                result.last_seen)
-            self.page = report_chain(self.options, self.prepared, chain,
-                                     self._picture(result.last_frame), self.out)
-
-    def after_app(self) -> None:
-        """The app is closed: the report, if the film did not get to write it."""
-        if self.page is None and self.result is None:
-            self.out.write("\nThe app was closed before the end of the film: the report "
-                           "covers what the referee saw until then.\n")
-        if self.page is None:
-            from companion.app.people import FilmResult
-
-            self.write(self.result or FilmResult(None, None))
-
-    def _picture(self, frame: Any) -> Any:
-        if frame is None:
-            return None
-        return self.recogniser.overlay(frame, None, (), ())
-
