@@ -64,13 +64,51 @@ def _with_result(past: PastGame) -> PastGame:
         info = past.path.stat()
         key = (str(past.path), info.st_size, info.st_mtime_ns)
         if key not in _RESULTS:
-            state = positions(replay_record(past.path))[-1]
+            state = positions(_moves_played(past.path))[-1]
             _RESULTS[key] = (tuple(state.scores()), tuple(state.winners()) if
                              state.is_over() else (), state.is_over())
         scores, winners, over = _RESULTS[key]
     except (OSError, JournalError, EngineError):
         return replace(past, names=names)
     return replace(past, scores=scores, winners=winners, over=over, names=names)
+
+
+def _moves_played(path: Path) -> GameRecord:
+    """The game record of the journal ``path`` read from its header and its verdicts
+    (the moves accepted less those taken back), without replaying the referee: a
+    History list of many games opens at once. A journal read otherwise (an older
+    version) is replayed. Raises ``JournalError`` and ``OSError``."""
+    from companion.referee.journal import DamagedLine, decode_line
+
+    lines = path.read_bytes().split(b"\n")
+    try:
+        header = decode_line(lines[0])
+    except DamagedLine:
+        return replay_record(path)
+    moves: list[str] = []
+    for line in lines[1:]:
+        if b'"move_' not in line:
+            continue
+        try:
+            data = decode_line(line)
+        except DamagedLine:
+            break  # the journal's end is damaged: the game as far as it is whole
+        for output in data.get("out") or ():
+            if not isinstance(output, dict):
+                continue
+            number = output.get("number")
+            if not isinstance(number, int) or number < 1:
+                continue
+            if output.get("event") == "move_accepted":
+                del moves[number - 1:]
+                moves.append(str(output.get("move")))
+            elif output.get("event") == "move_taken_back":
+                del moves[number - 1:]
+    try:
+        return GameRecord(str(header["game"]), list(header["players"]),
+                          dict(header.get("options") or {}), moves, header.get("start"))
+    except (KeyError, TypeError, ValueError) as error:
+        raise JournalError(f"{path}: line 1, the header: {error}") from None
 
 
 def _summary(path: Path) -> PastGame:

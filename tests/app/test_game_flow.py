@@ -155,3 +155,19 @@ def test_a_finished_game_in_history_names_its_winner(ui: Driver) -> None:
                     names=("Ann", "", ""))
     assert row_text(past) == ("2026-11-26 14:03 · The Bridges of Shangri-La · Ann 31, "
                               "Blue 28, Yellow 20 · winner: Ann (57 moves)")
+
+
+def test_the_start_screen_sets_the_clocks(ui: Driver) -> None:
+    app = ui.app
+    app.go("start")
+    start = app.root.ids.start
+    start.load(GameSetup.default("shendao"))
+    ui.pump(2)
+    start.ids.clock_total.text = "15 min a player"
+    start.ids.clock_move.text = "30 s a move"
+    ui.pump(2)
+    assert start.setup.clocks == ClockSettings.same(2, 900.0, 30.0)
+    start.ids.clock_total.text = "no clock"
+    start.ids.clock_move.text = "no clock"
+    ui.pump(2)
+    assert not start.setup.clocks.timed
