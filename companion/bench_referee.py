@@ -180,6 +180,9 @@ def figures(scores: list[GameScore], flicker: float, seconds: float) -> dict[str
         "illegal_right_rule_pct": share(right, attempts),
         "table_restored_pct": share(restored, repaired),
         "questions_per_game": round(sums["questions"] / games, 2) if games else None,
+        "corrections_per_game": round(sums["corrections"] / games, 2) if games else None,
+        "record_right_pct": share(sums["record_right"], moves),
+        "left_in_doubt": sums["in_doubt"],
         "gaps": sums["gaps"],
         "gaps_recognised_pct": share(sums["gaps_recognised"], sums["gaps"]),
         "flags_after_a_gap": sums["gap_flags"],
@@ -272,6 +275,8 @@ _ROWS = (
     ("  caught with the rule broken", "illegal_right_rule_pct", "{}%"),
     ("  table restored after the repair", "table_restored_pct", "{}%"),
     ("questions per game", "questions_per_game", "{}"),
+    ("corrections per game (by the referee)", "corrections_per_game", "{}"),
+    ("moves right in the final record", "record_right_pct", "{}%"),
     ("games needing no correction", "games_without_correction", "{}"),
     ("time (s)", "seconds", "{}"),
 )

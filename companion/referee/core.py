@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from math import log
 from typing import Any, ClassVar
 
+from companion.referee.belief import MOST_HISTORIES, MOST_WAYS, Belief, History, contradicted
 from companion.referee.events import (
     OUTPUTS,
     Answer,
     BoardMismatch,
+    Choice,
     GameOver,
     IllegalMove,
     Indicators,
@@ -26,6 +29,7 @@ from companion.referee.events import (
     InputRejected,
     Light,
     MoveAccepted,
+    MoveCorrected,
     MoveInProgress,
     MoveTakenBack,
     Output,
@@ -36,7 +40,7 @@ from companion.referee.events import (
     TurnDone,
     TypedMove,
 )
-from companion.referee.inference import Explainer, Verdict
+from companion.referee.inference import DECISIVE, Explainer, Verdict
 from companion.referee.inference import VerdictKind as Kind
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
 from engines.observation import Observation, Reading, TableSchema
@@ -206,6 +210,9 @@ class Pending:
     """Frames to hold an illegal verdict for: the last changed source's need."""
     held_again: bool = False
     """Whether the last evaluation held the same flag as before (not a new one)."""
+    judging_done: bool = False
+    """While a table is judged: whether the player said done (the verdict handlers'
+    to know; nothing waits on it between inputs)."""
 
 
 @dataclass
@@ -262,6 +269,8 @@ class Referee:
         """A verdict being waited for (a done, an illegal table being confirmed)."""
         self.last_move = LastMove()
         """What the move just accepted may still turn out to be."""
+        self.belief = Belief()
+        """Moves accepted while others fitted the table as well, and those others."""
         self._gap_question = False
         """The open question asks which of several moves made unseen came next: once
         it is answered, the rest of the table is explained again."""
@@ -291,7 +300,7 @@ class Referee:
 
     SNAPSHOT_FIELDS = frozenset({
         "history", "state", "sources", "status", "candidates", "_last", "pending",
-        "last_move", "_gap_question"})
+        "last_move", "belief", "_gap_question"})
     """The fields ``snapshot`` covers; the others are fixed by the game, its start and
     the settings. A new field that changes as the game goes is added here and there."""
 
@@ -311,7 +320,8 @@ class Referee:
                 "made_seen": list(last.made_seen), "confirming": pending.confirm_frames,
                 "held_again": pending.held_again, "typed_from": typed[0] if typed else None,
                 "shorter": list(last.shorter) if last.shorter is not None else None,
-                "sources": {name: d.snapshot() for name, d in self.sources.items()}}
+                "sources": {name: d.snapshot() for name, d in self.sources.items()},
+                "belief": self.belief.to_json()}
 
     def restore(self, data: dict[str, Any]) -> None:
         """Put this referee, fresh from its game, start and settings, in the state of
@@ -334,6 +344,8 @@ class Referee:
         self.last_move.typed_from = None if typed is None else self.history[int(typed)][0]
         shorter = data["shorter"]
         self.last_move.shorter = None if shorter is None else (int(shorter[0]), str(shorter[1]))
+        if "belief" in data:
+            self.belief.restore(data["belief"], self.start, self.rules)
         for name, source in data["sources"].items():
             debouncer = self.sources[name] = Debouncer(
                 self.schema, self.config.frames_for(name), self.explainer.expected(self.state))
@@ -454,6 +466,8 @@ class Referee:
         if text not in self.candidates:
             return [InputRejected(event.move, "not one of the moves offered: "
                                   + ", ".join(self.candidates))]
+        if self.belief.asked is not None:
+            return self._answer_doubt(text)
         out = self._accept(move, "answer", [])
         if self._gap_question and self.status == self.WATCHING:
             self._gap_question = False
@@ -500,6 +514,7 @@ class Referee:
             return None
         self.history.pop()
         self.state = earlier
+        self.belief.truncate(self.history, self.rules)
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         return out + self._accept(move, "typed", [])
 
@@ -508,6 +523,7 @@ class Referee:
             return [InputRejected("takeback", "no move to take back")]
         previous, text = self.history.pop()
         self.state = previous
+        self.belief.truncate(self.history, self.rules)
         self.status = self.WATCHING
         self.last_move = LastMove()
         self._gap_question = False
@@ -524,8 +540,11 @@ class Referee:
         waited, self.pending.done_frames = self.pending.done_frames, -1
         if self.status == self.OVER:
             return self._table_check("The table no longer matches the final position:")
+        if self.state.is_over():
+            return []  # a question on the last moves is open: its answer ends the game
         observation = self.believed_table()
         hidden = self._hidden()
+        self.pending.judging_done = turn_done
         verdict = self.explainer.explain(self.state, observation, turn_done=turn_done,
                                          hidden=hidden)
         if verdict.kind != Kind.UNCHANGED and self.last_move.bigger:
@@ -536,6 +555,10 @@ class Referee:
             split = self._split_again(observation, turn_done, hidden)
             if split is not None:
                 return split
+        if verdict.kind == Kind.ILLEGAL and self.belief:
+            settled = self._by_belief(observation, turn_done, hidden)
+            if settled is not None:
+                return settled
         typed_from = self.last_move.typed_from
         if verdict.kind == Kind.ILLEGAL and not turn_done and typed_from is not None \
                 and self.explainer.between(observation, typed_from, self.state):
@@ -652,6 +675,7 @@ class Referee:
             return None
         self.history.pop()
         self.state = earlier
+        self.belief.truncate(self.history, self.rules)
         self.last_move.bigger = []
         self.last_move.made_seen = []
         self._last = None
@@ -681,6 +705,7 @@ class Referee:
             return None
         self.history.pop()
         self.state = earlier
+        self.belief.truncate(self.history, self.rules)
         self._last = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, bigger)]
         out += self._accept(self.rules.parse_move(text), "table", [])
@@ -722,6 +747,10 @@ class Referee:
 
     def _verdict_unchanged(self, verdict: Verdict) -> list[Output]:
         self.last_move.typed_from = None  # the table matches the moves so far
+        if self.belief:  # a table showing the record's position: what else does it show?
+            observation, sure = self.believed_table(), self.config.sure
+            self.belief.keep(lambda h: not contradicted(
+                self.explainer.expected(h.state), observation, sure))
         if self.status == self.ILLEGAL:
             self.status = self.WATCHING
             return self._emit([TableRestored(self.state.to_move), self._lights_for(None)])
@@ -734,10 +763,16 @@ class Referee:
         return out
 
     def _verdict_ambiguous(self, verdict: Verdict) -> list[Output]:
+        if not self._gap_question and verdict.scores:
+            kept = self._branch(verdict)
+            if kept is not None:
+                return kept
         self.status = self.QUESTION
         self.candidates = [self.rules.format_move(m) for m in verdict.moves]
         reason = ("The table fits several moves: which one was played?")
-        return self._emit([Question(self.state.to_move, self.candidates, reason)])
+        choices = [self._choice(self.state, text) for text in self.candidates]
+        return self._emit([Question(self.state.to_move, self.candidates, reason, 0,
+                                    choices)])
 
     def _verdict_in_progress(self, verdict: Verdict) -> list[Output]:
         if self.status == self.ILLEGAL:
@@ -762,6 +797,210 @@ class Referee:
         Kind.IN_PROGRESS: _verdict_in_progress,
         Kind.ILLEGAL: _verdict_illegal,
     }
+
+    # ------------------------------------------------------------------ the belief
+
+    def _branch(self, verdict: Verdict) -> list[Output] | None:
+        """A table several moves fit (``verdict``): the likeliest is accepted, and the
+        belief keeps the others, and every move that fits in each of its histories, as
+        histories (``Belief``). When that would be more than ``MOST_HISTORIES``, the
+        oldest doubt is asked about first (the table is judged again once answered),
+        and so it is before a move that fits more than ``MOST_WAYS`` ways; with no
+        doubt before, None: the move itself is asked about."""
+        moves = [self.rules.format_move(m) for m in verdict.moves]
+        record = [text for _, text in self.history]
+        wide = len(moves) > MOST_WAYS
+        if wide or (1 + len(self.belief.histories)) * len(moves) - 1 > MOST_HISTORIES:
+            oldest = self.belief.oldest(record)
+            if oldest is None:
+                return None
+            self.belief.again_done = self.pending.judging_done
+            return self._ask(oldest, "Too many moves fit the tables seen so far.")
+        ranked = sorted(zip(verdict.scores, range(len(moves)), verdict.moves, moves,
+                            strict=True), key=lambda t: (-t[0], t[1]))
+        best = ranked[0][0]
+        branches = []
+        for score, _, move, text in ranked[1:]:
+            state = self.state.copy()
+            state.play(move)
+            branches.append(History([*record, text], state, score - best))
+        observation, hidden = self.believed_table(), self._hidden()
+        for history in self.belief.histories:
+            found = self.explainer.explain(history.state, observation, hidden=hidden,
+                                           turn_done=self.pending.judging_done)
+            if found.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS):
+                continue
+            for move, score in zip(found.moves, found.scores or [best], strict=True):
+                state = history.state.copy()
+                state.play(move)
+                branches.append(History([*history.moves, self.rules.format_move(move)],
+                                        state, history.weight + score - best))
+        branches.sort(key=lambda h: -h.weight)
+        out = self._accept(ranked[0][2], "table", [], branches[:MOST_HISTORIES])
+        if self.status == self.WATCHING:
+            self.last_move.bigger = self._bigger_moves(self.history[-1][0],
+                                                       self.believed_table())
+        return out
+
+    def _by_belief(self, observation: Observation, turn_done: bool,
+                   hidden: frozenset[str]) -> list[Output] | None:
+        """For a table the record cannot explain: the histories of the belief that can.
+        One, or one likelier than the others by ``DECISIVE``, becomes the record (a
+        correction, then the verdict on the table); several: the oldest move in which
+        they differ is asked about. Only some history having the table on the way to a
+        move: wait. None when no history explains it."""
+        found: list[tuple[History, Verdict]] = []
+        waiting = False
+        for history in self.belief.histories:
+            verdict = self.explainer.explain(history.state, observation,
+                                             turn_done=turn_done, hidden=hidden)
+            if verdict.kind in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
+                found.append((history, verdict))
+            waiting = waiting or (verdict.kind == Kind.IN_PROGRESS
+                                  and not verdict.unexplained)
+        if not found:
+            return [] if waiting else None
+        found.sort(key=lambda pair: -pair[0].weight)
+        history, verdict = found[0]
+        if len(found) > 1 and history.weight - found[1][0].weight < log(DECISIVE):
+            moves = {tuple(h.moves) for h, _ in found}
+            first = min(i for i in range(len(history.moves))
+                        if len({m[i] for m in moves if i < len(m)}) > 1)
+            self.belief.keep(lambda h: tuple(h.moves) in moves)
+            self.belief.histories.sort(key=lambda h: -h.weight)
+            record = self._switch(self.belief.histories[0])
+            return record + self._ask(first, "The table now shows that an earlier move was "
+                                      "not the one shown, and it fits more than one:")
+        out = self._switch(history)
+        return out + self._verdict_handlers[verdict.kind](self, verdict)
+
+    def _switch(self, history: History) -> list[Output]:
+        """Make ``history`` the record: its moves replace the record's from the first
+        that differs; the record becomes one of the belief's histories. A correction
+        is announced for each move that changes."""
+        old = [text for _, text in self.history]
+        old_state, weight = self.state, history.weight
+        first = next(i for i, (a, b) in enumerate(zip(history.moves, old, strict=True))
+                     if a != b)
+        state = self.history[first][0].copy()
+        rebuilt = self.history[:first]
+        for text in history.moves[first:]:
+            rebuilt.append((state.copy(), text))
+            state.play(self.rules.parse_move(text))
+        self.history, self.state = rebuilt, state
+        self.belief.histories = [
+            History(h.moves, h.state, h.weight - weight)
+            for h in self.belief.histories if h is not history]
+        self.belief.histories.append(History(old, old_state, -weight))
+        self.last_move = LastMove()
+        self.pending = Pending(confirm_frames=self.pending.confirm_frames,
+                               judging_done=self.pending.judging_done)
+        self._last = None
+        out: list[Output] = []
+        for i, (was, now) in enumerate(zip(old, history.moves, strict=True)):
+            if was != now:
+                player = self.history[i][0].to_move
+                out.append(MoveCorrected(i + 1, player, was, now,
+                                         self._correction_words(i, was, now)))
+        before, after = self.explainer.expected(old_state), self.explainer.expected(state)
+        out.append(Indicators([Light(e, "amber", "pulse") for e in self.schema.elements
+                               if before[e] != after[e]]))
+        if self.status in (self.OVER, self.QUESTION):
+            self.status = self.WATCHING
+            if self.state.is_over():
+                out += self._end()
+        return out
+
+    def _correction_words(self, index: int, was: str, now: str) -> str:
+        """"Move 12 was +H4, not +H7: ..." with what each changed, in words."""
+        before = self.history[index][0]
+        start = self.explainer.expected(before)
+        describe = self.explainer.model.describe_element
+        places = []
+        for text in (now, was):
+            state = before.copy()
+            state.play(self.rules.parse_move(text))
+            table = self.explainer.expected(state)
+            places.append(", ".join(describe(e) for e in self.schema.elements
+                                    if table[e] != start[e]) or "nothing on the table")
+        return (f"Move {index + 1} was {now}, not {was}: it changed {places[0]}, "
+                f"not {places[1]}.")
+
+    def _ask(self, index: int, reason: str) -> list[Output]:
+        """Ask which move was move ``index`` (from 0) of the record: the record's or one
+        of the belief's histories'."""
+        record = [text for _, text in self.history]
+        self.status = self.QUESTION
+        self.belief.asked = index
+        self.candidates = self.belief.choices(record, index)
+        before = self.history[index][0]
+        choices = [self._choice(before, text) for text in self.candidates]
+        return self._emit([Question(before.to_move, self.candidates,
+                                    f"{reason} Which was move {index + 1}?", index + 1,
+                                    choices)])
+
+    def _choice(self, before: GameState[Any], text: str) -> Choice:
+        """``text`` played from ``before`` as an answer to tap: its elements and words."""
+        state = before.copy()
+        move = self.rules.parse_move(text)
+        state.play(move)
+        start, table = self.explainer.expected(before), self.explainer.expected(state)
+        elements = [e for e in self.schema.elements if table[e] != start[e]]
+        describe = self.explainer.model.describe_element
+        words = f"{text}: " + (", ".join(describe(e) for e in elements) or "no piece moved")
+        card = str(getattr(move, "card", None) or "")
+        return Choice(text, words, elements, card)
+
+    def _answer_doubt(self, text: str) -> list[Output]:
+        """The answer to a question on move ``belief.asked``: the histories with another
+        move there go; the record becomes the likeliest history left, if it is not one."""
+        index = self.belief.asked
+        assert index is not None
+        self.belief.asked = None
+        self.candidates = []
+        self.status = self.WATCHING
+        out: list[Output] = []
+        if self.history[index][1] != text:
+            chosen = max((h for h in self.belief.histories if h.moves[index] == text),
+                         key=lambda h: h.weight)
+            out += self._switch(chosen)
+        self.belief.keep(lambda h: h.moves[index] == text)
+        if self.state.is_over():
+            return out + self._end()
+        again, self.belief.again_done = self.belief.again_done, False
+        self.pending.confirm_frames = 0  # the table has been still since the question
+        return out + self._evaluate(turn_done=again)
+
+    def _end(self) -> list[Output]:
+        """The game is over in the record: the result, unless a history of the belief
+        ends otherwise (not yet, or with other scores): then the oldest move in which
+        those differ from the record is asked about first."""
+        scores, winners = self.state.scores(), self.state.winners()
+        record = [text for _, text in self.history]
+        deciding = [h for h in self.belief.histories if not h.state.is_over()
+                    or h.state.scores() != scores or h.state.winners() != winners]
+        if deciding:
+            first = min(i for h in deciding for i, (a, b) in
+                        enumerate(zip(h.moves, record, strict=False)) if a != b)
+            return self._ask(first, "The result depends on a move the table could not "
+                             "show.")
+        self.status = self.OVER
+        return [self._game_over()]
+
+    def _weigh(self, after: Observation) -> Callable[[GameState[Any]], float | None]:
+        """For ``Belief.follow`` after a move accepted from the table: None for a
+        position whose table a sure reading contradicts, else how much likelier (log)
+        the readings are in it than in the record (``after`` its table)."""
+        observation, sure = self.believed_table(), self.config.sure
+        weigher = self.explainer.weigher(observation)
+        record = weigher.log_likelihood(after)
+
+        def weigh(state: GameState[Any]) -> float | None:
+            table = self.explainer.expected(state)
+            if contradicted(table, observation, sure):
+                return None
+            return weigher.log_likelihood(table) - record
+        return weigh
 
     def _explain_gap(self) -> list[Output] | None:
         """Before a table is called illegal: the moves made while nobody saw the table
@@ -804,7 +1043,10 @@ class Referee:
         self._last = outputs[0] if outputs else self._last
         return outputs
 
-    def _accept(self, move: Any, by: str, corrected: list[str]) -> list[Output]:
+    def _accept(self, move: Any, by: str, corrected: list[str],
+                branches: list[History] | None = None) -> list[Output]:
+        """Play ``move`` in the record; ``branches``: the belief's histories after it,
+        when the table fitted it several ways (``_branch``)."""
         text = self.rules.format_move(move)
         player = self.state.to_move
         before = self.explainer.expected(self.state)
@@ -819,14 +1061,18 @@ class Referee:
         self.last_move.bigger = []
         self.last_move.made_seen = []
         after = self.explainer.expected(self.state)
+        self.belief.asked = None
+        if branches is not None:
+            self.belief.histories = branches
+        elif self.belief:
+            self.belief.follow(self.rules, move, self._weigh(after) if by == "table" else None)
         changed = [e for e in self.schema.elements if before[e] != after[e]]
         out: list[Output] = [
             MoveAccepted(len(self.history), player, text, by, corrected),
             Indicators([Light(e, "green") for e in changed]),
         ]
         if self.state.is_over():
-            self.status = self.OVER
-            out.append(self._game_over())
+            out += self._end()
         return out
 
     def _game_over(self) -> GameOver:
@@ -866,4 +1112,6 @@ def _output_from_json(data: dict[str, Any]) -> Output:
     cls = OUTPUTS[data["event"]]
     if cls is Indicators:
         return Indicators([Light(**light) for light in fields["lights"]])
+    if cls is Question:
+        fields["choices"] = [Choice(**choice) for choice in fields.get("choices", [])]
     return cls(**fields)

@@ -127,11 +127,31 @@ class TableRestored(Output):
 
 
 @dataclass(frozen=True)
+class Choice:
+    """One answer a question offers, for an app to show on the board and let the
+    players tap: the move, in notation and in words, and the table elements it puts
+    pieces on (a village's space, a stack; empty for a move that shows nothing, such
+    as a Shendao card), with ``card`` the card it plays, if any."""
+
+    move: str
+    words: str
+    elements: list[str] = field(default_factory=list)
+    card: str = ""
+
+
+@dataclass(frozen=True)
 class Question(Output):
+    """The referee asks which of ``candidates`` was played: by the player to move
+    (``about`` 0), or as move number ``about`` of the game, which other moves made
+    since left in doubt (the table could not tell, and now the game needs to know).
+    ``choices`` are the candidates in words, with the elements to tap."""
+
     name: ClassVar[str] = "question"
     player: int
     candidates: list[str]
     reason: str
+    about: int = 0
+    choices: list[Choice] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -147,6 +167,21 @@ class MoveTakenBack(Output):
     name: ClassVar[str] = "move_taken_back"
     number: int
     move: str
+
+
+@dataclass(frozen=True)
+class MoveCorrected(Output):
+    """Move ``number``, shown as accepted, was ``now``, not ``was``: a later table
+    showed it (a journey's outcome, a card played again, a stack seen from the side)
+    or a player said so. The record, the scores and the lights follow ``now``;
+    ``words`` says it for players."""
+
+    name: ClassVar[str] = "move_corrected"
+    number: int
+    player: int
+    was: str
+    now: str
+    words: str
 
 
 @dataclass(frozen=True)
@@ -185,8 +220,8 @@ class Indicators(Output):
 
 OUTPUTS: dict[str, type[Output]] = {
     cls.name: cls for cls in (MoveAccepted, MoveInProgress, IllegalMove, TableRestored,
-                              Question, BoardMismatch, MoveTakenBack, InputRejected,
-                              GameOver, Indicators)
+                              Question, BoardMismatch, MoveTakenBack, MoveCorrected,
+                              InputRejected, GameOver, Indicators)
 }
 
 

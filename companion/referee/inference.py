@@ -85,6 +85,9 @@ class Verdict:
     fix: list[str] = field(default_factory=list)
     fix_elements: dict[str, Value] = field(default_factory=dict)
     """For an illegal table: element -> the value to restore."""
+    scores: list[float] = field(default_factory=list)
+    """For an ambiguous table: each move's log-likelihood of the readings (``Weigher``),
+    in the order of ``moves``."""
     unexplained: bool = False
     """In progress only because the game's turns are made in parts (``in_parts``): no
     legal move explains the table yet, and the player has not said they are done."""
@@ -203,7 +206,7 @@ class Explainer:
                                  IllegalMoveError("game.over", "The game is over."))
         fits: list[tuple[float, Any, list[str], Observation]] = []
         results: list[tuple[Any, Observation]] = []
-        weigher = self._weigher(observation)
+        weigher = self.weigher(observation)
         # The changed readings first: most moves fail on one of them at once.
         unchanged = set(sure).difference(changed)
         ordered = changed + [e for e in sure if e in unchanged]
@@ -230,7 +233,7 @@ class Explainer:
                 return Verdict(IN_PROGRESS, [f[1] for f in top])
             if len(top) == 1:
                 return Verdict(ACCEPTED, [top[0][1]], corrected=top[0][2])
-            return Verdict(AMBIGUOUS, [f[1] for f in top])
+            return Verdict(AMBIGUOUS, [f[1] for f in top], scores=[f[0] for f in top])
         progressing = [move for move, after in results
                        if self._on_the_way(observation, before, after, changed,
                                            self._touched(state, move))]
@@ -260,7 +263,7 @@ class Explainer:
         unsure = [e for e in observation if observation[e].known
                   and observation[e].confidence < self.sure]
         search = _GapSearch(self, observation, sure, budget)
-        weigher = self._weigher(observation)
+        weigher = self.weigher(observation)
         for length in range(2, longest + 1):
             fits: list[tuple[float, list[Any], list[str]]] = []
             work = state.copy()
@@ -276,7 +279,7 @@ class Explainer:
                 return Gap([], [], False)
         return Gap()
 
-    def _weigher(self, observation: Observation) -> Weigher:
+    def weigher(self, observation: Observation) -> Weigher:
         """The ``Weigher`` of ``observation``'s readings that are not sure: unsure
         values, and the chances of readings too unsure to show a value."""
         return Weigher(observation, [e for e in observation if observation[e].evidence

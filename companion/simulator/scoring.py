@@ -29,6 +29,7 @@ from companion.referee.events import (
     IllegalMove,
     Input,
     MoveAccepted,
+    MoveCorrected,
     MoveTakenBack,
     Output,
     Question,
@@ -38,7 +39,7 @@ from companion.referee.events import (
     TypedMove,
 )
 from companion.simulator.core import ATTEMPT, CHANGE_OF_MIND, MOVE, REPAIR, TableSimulator, Truth
-from engines import GameState
+from engines import EngineError, GameState
 
 VERDICTS = (MoveAccepted, IllegalMove, Question, TableRestored)
 """Outputs that are verdicts on the table, for the latency figure."""
@@ -80,6 +81,14 @@ class GameScore:
     flags_in_change_of_mind: int = 0
     changes_of_mind: int = 0
     questions: int = 0
+    corrections: int = 0
+    """Moves shown as accepted that the referee itself later corrected
+    (``MoveCorrected``)."""
+    in_doubt: int = 0
+    """Moves after which the referee showed another move than the one played, while
+    the move played was among those it kept in doubt (nobody corrects those)."""
+    record_right: int = 0
+    """Moves of the final record that are the move played (``record_right``)."""
     gaps: int = 0
     """Gaps: moves made in a row while no reader saw the table."""
     gaps_recognised: int = 0
@@ -139,9 +148,17 @@ class RefereedGame:
 
     def _count(self, output: Output, truth: Truth) -> None:
         score = self.score
+        if isinstance(output, MoveCorrected):
+            score.corrections += 1
         if isinstance(output, Question):
             score.questions += 1
             true = truth.move
+            if output.about:  # a move made earlier, left in doubt
+                coming = [*self.played, truth.move]
+                true = coming[output.about - 1] if output.about <= len(coming) else ""
+                if true in output.candidates:
+                    self.handle(Answer(true), truth, timed=False)
+                return
             if truth.unseen:  # the gap's move the referee is to take next
                 coming = [*truth.unseen, truth.move]
                 index = len(self.referee.history) - len(self.played)
@@ -231,6 +248,9 @@ class RefereedGame:
             score.asked += any(isinstance(o, MoveAccepted) and o.by == "answer"
                                for o in self.move_outputs)
             return
+        if self._in_belief(truth.number):
+            score.in_doubt += 1
+            return
         played = self.played
         had = [text for _, text in referee.history[max(0, truth.number - 2):]]
         score.wrong_moves.append(f"{truth.number}: played {' '.join(played[-2:])}; the "
@@ -243,6 +263,29 @@ class RefereedGame:
             self.handle(Takeback(), truth, timed=False)
         for text in played[len(referee.history):]:
             self.handle(TypedMove(text), truth, timed=False)
+
+    def _in_belief(self, moves: int) -> bool:
+        """Whether the true game of ``moves`` moves is among the histories the referee
+        keeps in doubt (it will settle them itself)."""
+        referee = self.referee
+        return len(referee.history) == moves and any(
+            history.state == self.truth_state for history in referee.belief.histories)
+
+    def record_right(self, start: GameState[Any]) -> int:
+        """Moves of the referee's record that are the move played: each one, played
+        in the true position before it, reaches the true position after it (``start``:
+        the position before the first)."""
+        rules = self.referee.rules
+        before = [start, *self.positions]
+        right = 0
+        for i, (_, text) in enumerate(self.referee.history[:len(self.positions)]):
+            state = before[i].copy()
+            try:
+                state.play(rules.parse_move(text))
+            except EngineError:
+                continue
+            right += state == self.positions[i]
+        return right
 
     def _agrees(self, moves: int) -> bool:
         """Whether the referee's game reaches the true positions move after move, for
@@ -264,6 +307,7 @@ def referee_game(simulator: TableSimulator, referee: Referee | None = None,
         game.step(step.event, step.truth)
     game.end_attempt()
     game.score.final_state_right = referee.state == game.truth_state
+    game.score.record_right = game.record_right(simulator.start)
     return game.score
 
 
@@ -277,7 +321,8 @@ def totals(scores: list[GameScore]) -> dict[str, Any]:
                 setattr(total, name, getattr(total, name) + getattr(r, name))
     keys = ("moves", "exact", "asked", "done_presses", "revised", "corrected",
             "false_flags", "flags_in_change_of_mind", "changes_of_mind", "questions",
-            "gaps", "gaps_recognised", "gap_flags")
+            "gaps", "gaps_recognised", "gap_flags", "corrections", "in_doubt",
+            "record_right")
     out: dict[str, Any] = {k: sum(getattr(s, k) for s in scores) for k in keys}
     out["games"] = len(scores)
     out["final_states_right"] = sum(s.final_state_right for s in scores)

@@ -112,7 +112,7 @@ def test_illegal_move_makes_a_banner_with_what_to_put_back(tmp_path: Path) -> No
 
 
 def test_question_choices_answer_it() -> None:
-    controller = _controller("shendao")
+    controller = _controller("shangrila")  # a recruit seen from above is asked about
     simulator = TableSimulator.random(controller.referee.rules, TableConfig(illegal=0.15),
                                       seed=1)
     step, _ = _until(controller, simulator, Question)

@@ -111,7 +111,7 @@ def test_illegal_move_banner_on_both_images(ui: Driver) -> None:
 
 
 def test_question_buttons_answer_it(ui: Driver) -> None:
-    play = _start(ui, GameSetup.default("shendao"))
+    play = _start(ui, GameSetup.default("shangrila"))  # a recruit seen from above is asked
     rules = play.controller.referee.rules
     simulator = TableSimulator.random(rules, TableConfig(illegal=0.15), seed=1)
     truth: list[str] = []

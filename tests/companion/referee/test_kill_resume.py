@@ -138,8 +138,10 @@ def journal_to_repair(path: Path, seed: int, damaged: bool, moves: int
     the end damaged); the moves a resume must keep, and the bytes."""
     referee = Referee(ShangrilaRules())
     runner = JournaledReferee(referee, Journal.create(path, referee))
+    before_last: list[str] = []  # the moves shown before the last input's outputs
     for event in game_inputs(seed, moves):
         for _ in range(2):
+            before_last = referee.record().moves
             runner.handle(event)
     runner.journal.close()
     raw = path.read_bytes()
@@ -152,9 +154,9 @@ def journal_to_repair(path: Path, seed: int, damaged: bool, moves: int
         kept = resume(check)
         kept.referee.journal.close()
         return kept.referee.referee.record().moves, raw
-    raw = raw[:-25]
+    raw = raw[:-25]  # the last input, cut short: its outputs were never shown
     path.write_bytes(raw)
-    return referee.record().moves, raw
+    return before_last, raw
 
 
 def kill_during_resume(folder: Path, kills: int, seed: int, damaged: bool,

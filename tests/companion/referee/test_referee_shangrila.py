@@ -89,15 +89,12 @@ class TestRecruiting:
         out = show(referee, table(referee, _4A_h=2, _7F_h=2), source="sensors")
         assert only(out, "move_accepted").move == "+A4+F7"
 
-    def test_an_invisible_recruit_is_asked_about_when_the_player_is_done(self) -> None:
+    def test_an_invisible_recruit_is_accepted_and_the_others_kept_in_doubt(self) -> None:
         referee = referee_for({4: {"A": "red", "H": "red"}})
         assert show(referee, from_camera_above(table(referee))) == []
-        question = only(referee.handle(TurnDone()), "question")
-        assert question.candidates == ["+A4", "+H4", "+A4+H4"]
-        rejected = only(referee.handle(Answer("+F4")), "input_rejected")
-        assert "not one of the moves offered" in rejected.reason
-        accepted = only(referee.handle(Answer("+H4+A4")), "move_accepted")
-        assert (accepted.move, accepted.by) == ("+A4+H4", "answer")
+        accepted = only(referee.handle(TurnDone()), "move_accepted")
+        assert (accepted.move, accepted.by) == ("+A4", "table")
+        assert [h.moves for h in referee.belief.histories] == [["+H4"], ["+A4+H4"]]
 
     def test_sensor_heights_merge_with_the_camera(self) -> None:
         referee = referee_for({4: {"A": "red", "H": "red"}})

@@ -37,11 +37,12 @@ def test_a_card_is_recognised_by_its_effect() -> None:
     assert only(out, "move_accepted").move == "W3 yinyang"
 
 
-def test_two_cards_with_the_same_effect_are_asked_about() -> None:
+def test_two_cards_with_the_same_effect_are_kept_in_doubt() -> None:
     # Tigre Blanc destroys the stopping tile; Loung may remove that same tile.
     referee = referee_for(dark="e3")
     out = show(referee, table(referee, d3="light", e3="empty", gate_W3="closed"))
-    assert only(out, "question").candidates == ["W3 loung e3", "W3 tigre"]
+    assert only(out, "move_accepted").move == "W3 loung e3"
+    assert [h.moves for h in referee.belief.histories] == [["W3 tigre"]]
 
 
 def test_a_card_with_no_visible_effect_is_not_assumed() -> None:

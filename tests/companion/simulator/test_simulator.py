@@ -54,12 +54,14 @@ def test_a_clean_stream_of_a_whole_game_is_recognised_move_for_move(
     simulator = TableSimulator.random(rules, TableConfig(sources=sources), seed=11)
     score = referee_game(simulator)
     assert score.moves == len(simulator.moves) > 100
-    assert (score.exact, score.corrected, score.false_flags, score.done_presses) == (
-        score.moves, 0, 0, 0)
-    assert score.final_state_right
+    # a recruit seen from above that fits a few ways is shown as the likeliest and
+    # the others kept in doubt: nobody corrects it, later tables or a question settle it
+    assert (score.exact + score.in_doubt, score.corrected, score.false_flags,
+            score.done_presses) == (score.moves, 0, 0, 0)
+    assert score.record_right >= 0.95 * score.moves
     recruits = sum(type(m) is Recruit for m in simulator.moves)
-    if sources == ("camera",):  # a recruit is asked about, unless only one was possible
-        assert 0.8 * recruits <= score.questions == score.asked <= recruits
+    if sources == ("camera",):  # a recruit fitting many ways is asked about
+        assert 0 < score.questions <= recruits + 2
     else:
         assert score.questions == 0
     if "sensors" in sources:  # one student at a time: a first student is revised
@@ -104,19 +106,30 @@ def test_an_invisible_recruit_is_asked_about_with_the_truth_among_the_choices() 
     simulator = TableSimulator.random(FOUR, TableConfig(hands=0.3), seed=2)
     referee = Referee(FOUR)
     asked = []
+    played = [FOUR.format_move(m) for m in simulator.moves]
     for step in simulator:
-        for output in referee.handle(step.event):
+        outputs = referee.handle(step.event)
+        while outputs:
+            output = outputs.pop(0)
             if isinstance(output, Question):
-                asked.append(step.truth.move)
-                assert step.truth.move in output.candidates
+                # about the move just made, or an earlier one left in doubt (the answer
+                # may bring the question on the move just made)
+                true = played[output.about - 1] if output.about else step.truth.move
+                asked.append(true)
+                assert true in output.candidates
                 assert isinstance(step.event, TurnDone)
-                referee.handle(Answer(step.truth.move))
+                outputs += referee.handle(Answer(true))
     recruits = [FOUR.format_move(m) for m in simulator.moves if type(m) is Recruit]
     assert len(recruits) > 20
-    # A recruit with a single possible target is accepted on "done" without a question.
-    assert set(asked) <= set(recruits) and len(asked) > 0.8 * len(recruits)
-    assert [text for _, text in referee.history] == [
-        FOUR.format_move(m) for m in simulator.moves]
+    # A recruit with a single possible target is accepted on "done" without a question,
+    # one with a few is kept in doubt: the others are asked about.
+    assert set(asked) <= set(recruits) and asked
+    record = [text for _, text in referee.history]
+    assert len(record) == len(played)
+    wrong = [i for i, (a, b) in enumerate(zip(record, played, strict=True)) if a != b]
+    assert len(wrong) <= 0.1 * len(recruits)  # doubts no later table settled
+    assert all(any(h.moves[i] == played[i] for h in referee.belief.histories)
+               for i in wrong)
 
 
 def test_a_journey_is_made_one_piece_at_a_time() -> None:
