@@ -109,13 +109,17 @@ class DemoFilm:
     with ``truth`` and ``done`` (``companion.demo.film.Moment``), is frame ``i``;
     ``simulator`` plays the filmed moves from the film's first table (the truth's
     game). ``sensor_table(moment)``: the table a sensor board under the film would
-    read, when there is one. ``on_end(result)`` once the film is over (on the film's
-    thread)."""
+    read, when there is one."""
 
     moments: Sequence[Any]
     simulator: TableSimulator
     sensor_table: Callable[[Any], Observation] | None = None
-    on_end: Callable[[FilmResult], None] | None = None
+    on_end: Callable[[FilmResult], str] | None = None
+    """What to do once the film is over (write the report); returns what to tell
+    the players (where the report is)."""
+    on_start: Callable[[FilmResult], None] | None = None
+    """Told the result the film fills as it goes (to report on it if the app closes
+    before the end)."""
 
 
 @dataclass
@@ -141,8 +145,10 @@ class FilmFeed(_Paced):
 
     def __init__(self, session: Session, film: DemoFilm, source: FrameSource,
                  recogniser: Recogniser, on_frame: Callable[[Image, str], None],
-                 paused: Callable[[], bool], paced: bool = True) -> None:
+                 paused: Callable[[], bool], paced: bool = True,
+                 on_end: Callable[[str], None] | None = None) -> None:
         super().__init__("demo-film", paused)
+        self.on_end = on_end
         self.film = film
         self.source = source
         self.recogniser = recogniser
@@ -157,6 +163,8 @@ class FilmFeed(_Paced):
         self.frames = 0
 
     def run(self) -> None:
+        if self.film.on_start is not None:
+            self.film.on_start(self.result)
         try:
             self._play()
         finally:
@@ -201,5 +209,8 @@ class FilmFeed(_Paced):
         game.end_attempt()
         game.score.final_state_right = self.referee.state == game.truth_state
         result.finished = not self.stopping.is_set()
-        if result.finished and film.on_end is not None:
-            film.on_end(result)
+        if not result.finished:
+            return
+        said = film.on_end(result) if film.on_end is not None else ""
+        if self.on_end is not None:
+            self.on_end(said)

@@ -222,7 +222,10 @@ class Session:
             self._notice("notice.no_recognition", recogniser.message)
         if self.film is not None:
             self.table = FilmFeed(self, self.film, source, recogniser, self._frame,
-                                  paused=lambda: self.controller.paused, paced=self.paced)
+                                  paused=lambda: self.controller.paused, paced=self.paced,
+                                  on_end=lambda said: self._notice(
+                                      "notice.demo_report" if said else "notice.video_ended",
+                                      said))
             return  # started once the sensor board is there (it may read the film too)
         self.feed = LiveFeed(source, recogniser, self.worker.put, self._frame,
                              on_end=self._video_ended, paced=self.paced,

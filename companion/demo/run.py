@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,7 +129,7 @@ def run_demo(options: DemoOptions, out: TextIO) -> Path:
     """The whole demo, headless; the report's HTML page."""
     begin = time.perf_counter()
     prepared = prepare(options, out)
-    script, video, timings = prepared.script, prepared.video, prepared.timings
+    script, video = prepared.script, prepared.video
     players = list(script.spec.players)
     out.write("\nThe referee watches the film:\n")
     progress = Progress(out, "reading the film")
@@ -147,15 +148,25 @@ def run_demo(options: DemoOptions, out: TextIO) -> Path:
                          stable_frames=STABLE_FRAMES,
                          sensor=options.sensor, on_output=verdict, progress=progress)
     chain_s = time.perf_counter() - start
+    return report_chain(options, prepared, chain, reader.picture(chain.last_frame), out,
+                        chain_s, begin)
+
+
+def report_chain(options: DemoOptions, prepared: Prepared, chain: ChainResult,
+                 picture: Any, out: TextIO, chain_s: float = 0.0,
+                 begin: float | None = None) -> Path:
+    """Analyse the game, print the summary and write the report; its HTML page.
+    ``picture``: the last frame with what the camera read drawn on it (or None)."""
+    script = prepared.script
     analysis = _analyse(script, options.level, out)
-    timings = dataclasses.replace(timings, chain_s=chain_s, analysis_s=analysis.seconds,
-                                  total_s=time.perf_counter() - begin)
+    timings = dataclasses.replace(
+        prepared.timings, chain_s=chain_s, analysis_s=analysis.seconds,
+        total_s=time.perf_counter() - begin if begin is not None else 0.0)
     calibration = prepared.table.to_json(options.out, options.reader)
     _summary(out, script, chain, analysis)
     out.write(f"The camera read through {'; '.join(calibration['profile'])}.\n")
-    page = write_report(options.out, script, chain, analysis, timings,
-                        reader.picture(chain.last_frame), list(script.spec.levels),
-                        calibration)
+    page = write_report(options.out, script, chain, analysis, timings, picture,
+                        list(script.spec.levels), calibration)
     out.write(f"\nReport: {page} (with report.json, record.json, film.mp4, the charts "
               f"win-chance.png, loss.png, scores.png, board.png, and the table's "
               f"calibration in {calibration['folder']})\n")
@@ -227,6 +238,70 @@ def open_app(options: DemoOptions) -> int:
                       sensors="simulator" if options.sensor else "none")
     recogniser = VisionRecogniser(camera_pipeline(prepared.table.profile, rules,
                                                   options.reader))
+    report = AppReport(options, prepared, recogniser, sys.stdout)
     CompanionApp(setup, autostart=True,
-                 session_options={"recogniser": recogniser}).run()
+                 session_options={"recogniser": recogniser,
+                                  "film": report.film()}).run()
+    report.after_app()
     return 0
+
+
+class AppReport:
+    """The demo's report when the app shows the film: written as soon as the film is
+    over (on the film's thread, while the app stays open), or, when the app is closed
+    before, on what the referee had seen by then."""
+
+    def __init__(self, options: DemoOptions, prepared: Prepared, recogniser: Any,
+                 out: TextIO) -> None:
+        self.options, self.prepared, self.recogniser, self.out = (
+            options, prepared, recogniser, out)
+        self.result: Any = None
+        self.page: Path | None = None
+        self._writing = threading.Lock()
+
+    def film(self) -> Any:
+        """The film with its truth, for the app's session (``companion.app.people``)."""
+        from companion.app.people import DemoFilm
+        from companion.demo.film import observation_of
+        from companion.simulator import TableSimulator
+
+        script = self.prepared.script
+        simulator = TableSimulator(script.rules, script.filmed_moves, seed=0,
+                                   start=script.start)
+        sensor_table = ((lambda moment: observation_of(script, moment.filmed))
+                        if self.options.sensor else None)
+        return DemoFilm(self.prepared.film, simulator, sensor_table, self.write,
+                        self.started)
+
+    def write(self, result: Any) -> str:
+        """Write the report from ``result`` (a ``companion.app.people.FilmResult``);
+        where it is."""
+        with self._writing:
+            if self.page is not None:
+                return str(self.page)
+            chain = ChainResult(result.referee, result.score, list(result.outputs),
+                                result.frames, result.seconds_vision, result.last_frame,
+                                result.last_seen)
+            self.page = report_chain(self.options, self.prepared, chain,
+                                     self._picture(result.last_frame), self.out)
+            return str(self.page)
+
+    def started(self, result: Any) -> None:
+        self.result = result
+
+    def after_app(self) -> None:
+        """The app is closed: the report, if the film did not get to write it."""
+        if self.page is not None:
+            return
+        if self.result is None:
+            self.out.write("\nThe film could not be shown: no report was written.\n")
+            return
+        self.out.write("\nThe app was closed before the end of the film: the report "
+                       "covers what the referee saw until then.\n")
+        self.write(self.result)
+
+    def _picture(self, frame: Any) -> Any:
+        if frame is None:
+            return None
+        return self.recogniser.overlay(frame, None, (), ())
+
