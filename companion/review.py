@@ -1,8 +1,10 @@
 """A game to go back over, like an analysis board: every move with its number in the
 game, who made it, what it did in words, the elements of the table it changed, and,
 from the strength report when there is one, its judgement and the better move; the
-table before the first move and after each. Pure (no Kivy): the HTML report
-(``companion.review_page``) and the app's End and History screens both draw from it.
+table before the first move and after each, drawn as the Play screen draws the board
+(``companion.app.board.scene``). Pure (no Kivy): the HTML report
+(``companion.review_page``, the board as SVG) and the app's End and History screens
+both draw from it.
 
 Move numbers are the game's own, from 1: a record that begins part-way through a game
 (the demo's film joins late) says so with ``first_number``.
@@ -11,11 +13,13 @@ Move numbers are the game's own, from 1: a record that begins part-way through a
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from companion.app.board.maps import legend, map_of
+from companion.app.board.scene import BoardMap, Layer, LegendLine, Scene, Stroke, Text, compose
 from companion.app.i18n import Translator
-from companion.app.layout import RGBA, Shape, board_layout, frame_shapes, paint
+from companion.app.layout import RGBA, Shape, frame_shapes
 from companion.app.wording import move_words, player_name
 from engines import EngineError, GameRecord, GameState
 from engines.observation import Observation
@@ -70,6 +74,8 @@ class Review:
     analysis; empty without one."""
     result: str = ""
     """The result in words."""
+    legend: tuple[LegendLine, ...] = ()
+    """The board's legend (the disciplines, the players' letters), in words."""
 
     @property
     def positions(self) -> int:
@@ -79,16 +85,24 @@ class Review:
         """The move that led to position ``index`` (None at the first position)."""
         return self.moves[index - 1] if 0 < index <= len(self.moves) else None
 
-    def shapes(self, index: int) -> list[Shape]:
-        """The board at position ``index``: the table, blue frames on what the move
-        that led there changed, green ones on what the better move would have."""
-        layout = board_layout(self.game)
-        shapes = paint(layout, self.tables[index])
+    def scene(self, index: int, board: BoardMap, beside: bool = False) -> Scene:
+        """The board at position ``index`` as the Play screen draws it, with its legend
+        (below, or ``beside``), blue frames on what the move that led there changed
+        and green ones on what the better move would have."""
         move = self.move_at(index)
-        if move is not None:
-            shapes += frame_shapes(layout, move.changed, LAST_MOVE_RGBA)
-            shapes += frame_shapes(layout, move.best_changed, BETTER_MOVE_RGBA)
-        return shapes
+        scene = compose(board, self.tables[index], suggest=move.best_changed if move else (),
+                        legend=self.legend, beside=beside)
+        if move is None:
+            return scene
+        frames = Layer(shapes=frame_shapes(board.layout, move.changed, LAST_MOVE_RGBA))
+        return replace(scene, layers=(*scene.layers, frames))
+
+
+def game_board(game: str) -> BoardMap:
+    """The game's own board (the model's layout), as a report sent to anyone shows it."""
+    from vision.models import load_model
+
+    return map_of(game, load_model(game))
 
 
 def build_review(record: GameRecord, tr: Translator | None = None,
@@ -132,8 +146,9 @@ def build_review(record: GameRecord, tr: Translator | None = None,
             best_changed=best_changed, loss=report.loss if report is not None else None,
             frame=frames[index] if index < len(frames) else None))
     chances = tuple(tuple(c) for c in analysis.chances) if analysis is not None else ()
+    lines = tuple(legend(record.game, rules.players, shown, tr.name))
     return Review(record.game, shown, tuple(rules.players), first_number, tuple(moves),
-                  tuple(tables), tuple(scores), chances, result)
+                  tuple(tables), tuple(scores), chances, result, lines)
 
 
 def _diff(before: Observation, after: Observation) -> tuple[str, ...]:
@@ -175,29 +190,65 @@ def shape_svg(shape: Shape) -> str:
             f'stroke-width="{max(0.5, shape.width):.1f}"{turn}/>')
 
 
-def board_svg(game: str, shapes: Sequence[Shape], title: str = "") -> str:
-    """A whole board as one ``<svg>`` element that scales to its box."""
-    w, h = board_layout(game).size
-    label = f"<title>{_escape(title)}</title>" if title else ""
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0f} {h:.0f}" '
-            f'role="img">{label}{"".join(shape_svg(s) for s in shapes)}</svg>')
+def stroke_svg(stroke: Stroke) -> str:
+    points = " ".join(f"{x:.1f},{y:.1f}" for x, y in stroke.points)
+    tag = "polygon" if stroke.closed else "polyline"
+    return (f'<{tag} points="{points}" fill="none" {_paint(stroke.rgba, "stroke")} '
+            f'stroke-width="{stroke.width:.2f}" stroke-linejoin="round" '
+            'stroke-linecap="round"/>')
+
+
+def text_svg(text: Text) -> str:
+    """A text as the board widget draws it: ``height`` mm of letters (a font size a
+    third larger), centred on ``centre`` or starting there."""
+    x, y = text.centre
+    anchor = "start" if text.left else "middle"
+    weight = ' font-weight="bold"' if text.bold else ""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{1.3 * text.height:.1f}" '
+            f'text-anchor="{anchor}" dominant-baseline="central"{weight} '
+            f'{_paint(text.rgba)}>{_escape(text.text)}</text>')
+
+
+def layer_svg(layer: Layer) -> list[str]:
+    """A layer's elements in the order the board widget draws them."""
+    return ([shape_svg(s) for s in layer.shapes] + [stroke_svg(s) for s in layer.strokes]
+            + [text_svg(t) for t in layer.texts])
 
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def compact_boards(review: Review) -> tuple[list[str], list[list[int]]]:
-    """Every position's board as indexes into one list of distinct SVG elements (a long
-    game's boards share most of their elements): (elements, indexes per position)."""
+@dataclass(frozen=True)
+class Boards:
+    """Every position's board as SVG, compactly: what all of them share (the printed
+    board, the legend) once, and for each position indexes into one list of distinct
+    elements (a long game's positions share most of their pieces)."""
+
+    size: tuple[float, float]
+    shared: str
+    pieces: list[str]
+    positions: list[list[int]]
+
+
+def compact_boards(review: Review, board: BoardMap | None = None) -> Boards:
+    """The boards of ``review`` (on the game's own board by default)."""
+    board = board or game_board(review.game)
+    scenes = [review.scene(i, board) for i in range(review.positions)]
+    layers = [[layer_svg(layer) for layer in scene.layers] for scene in scenes]
+    shared_count = 0
+    while shared_count < min(len(x) for x in layers) and all(
+            x[shared_count] == layers[0][shared_count] for x in layers):
+        shared_count += 1
     pieces: dict[str, int] = {}
     positions = []
-    for index in range(review.positions):
+    for per_layer in layers:
         row = []
-        for shape in review.shapes(index):
-            row.append(pieces.setdefault(shape_svg(shape), len(pieces)))
+        for part in per_layer[shared_count:]:
+            row += [pieces.setdefault(svg, len(pieces)) for svg in part]
         positions.append(row)
-    return list(pieces), positions
+    shared = "".join("".join(part) for part in layers[0][:shared_count])
+    return Boards(scenes[0].size, shared, list(pieces), positions)
 
 
 # ---------------------------------------------------------------------- the record

@@ -53,14 +53,14 @@ def page(review: Review, title: str, record: GameRecord, *, intro: str = "",
     embedded; ``film``: embedded up to ``FILM_EMBED_LIMIT`` bytes, else linked by its
     name beside the page. Raises ``OSError`` for a picture or film that cannot be read."""
     e = html.escape
-    pieces, positions = compact_boards(review)
+    boards = compact_boards(review)
     data = {
-        "pieces": pieces, "positions": positions,
+        "pieces": boards.pieces, "positions": boards.positions,
         "captions": [caption(review, i) for i in range(review.positions)],
         "frames": [m.frame for m in review.moves],
         "fps": film.fps if film is not None else 0,
     }
-    width, height = _board_size(review)
+    width, height = boards.size
     charts = "".join(f"<figure><figcaption>{e(name)}</figcaption>"
                      f"<img alt='{e(name)}' src='{data_uri(path, 'image/png')}'></figure>"
                      for name, path in pictures)
@@ -80,7 +80,8 @@ the list to go to it. Blue frames: what the move changed. Green frames: the bett
 <div class="review">
  <div class="boardside">
   <svg id="board" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}"
-   role="img" aria-label="the board at the move shown"></svg>
+   role="img" aria-label="the board at the move shown" font-family="sans-serif"><g
+   id="shared">{boards.shared}</g><g id="moving"></g></svg>
   <div class="controls">
    <button id="first" title="the start (Home)">◀◀</button>
    <button id="back" title="the move before (←)">◀</button>
@@ -245,13 +246,6 @@ def _film(film: Film | None) -> str:
             "shown.</p>")
 
 
-def _board_size(review: Review) -> tuple[float, float]:
-    from companion.app.layout import board_layout
-
-    width, height = board_layout(review.game).size
-    return width, height
-
-
 def _script_json(data: object) -> str:
     """JSON safe inside a ``<script>`` element."""
     return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
@@ -297,7 +291,7 @@ pre { background: #f6f6f6; padding: 0.6em; max-height: 20em; overflow: auto; }
 SCRIPT = """
 (function () {
   const data = JSON.parse(document.getElementById('boards').textContent);
-  const board = document.getElementById('board');
+  const board = document.getElementById('moving');
   const rows = Array.from(document.querySelectorAll('#movelist tbody tr'));
   const film = document.getElementById('film');
   const last = data.positions.length - 1;

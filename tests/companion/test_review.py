@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.app.report import Result, export, strength
-from companion.review import build_review, record_notation
+from companion.review import build_review, game_board, record_notation
 from companion.review_page import Film, page
 from engines import Dice, GameRecord
 from engines.search.analysis import Analysis
@@ -54,8 +54,11 @@ def test_moves_keep_the_game_numbering_and_the_analysis(
     assert any(m.best for m in review.moves)
     first = review.moves[0]
     assert first.words.startswith("Ann places")
-    # the board of a position holds the table and frames what the move changed
-    assert len(review.shapes(1)) > len(review.shapes(0))
+    # the board of a position: the Play screen's drawing, and frames on what changed
+    board = game_board("shangrila")
+    start, after = review.scene(0, board), review.scene(1, board)
+    assert len(after.layers) == len(start.layers) + 1
+    assert len(after.layers[-1].shapes) == len(first.changed)
 
 
 def test_the_notation_export_numbers_moves_as_the_game_does() -> None:
@@ -119,7 +122,8 @@ def test_a_real_browser_steps_through_the_report(
             return str(browser.evaluate("document.getElementById('caption').textContent"))
 
         def pieces() -> int:
-            return int(browser.evaluate("document.getElementById('board').childElementCount"))
+            return int(browser.evaluate(
+                "document.getElementById('moving').childElementCount"))
 
         assert at() == last and "Ann leads." in caption()  # opens on the end
         browser.key("Home")

@@ -1,5 +1,6 @@
 """The review panel of the End and History screens, like an analysis board: the board
-at the move shown (blue frames on what the move changed, green on the better move),
+at the move shown, drawn as on the Play screen (blue frames on what the move changed,
+green on the better move),
 the move in words with its judgement and the better move, the move list to tap, and
 Back and Next buttons (the arrow keys too, and Home and End, on a keyboard). It draws
 a ``companion.review.Review``; its layout is in ``kv/history.kv``."""
@@ -10,9 +11,10 @@ from typing import Any
 
 from kivy.core.window import Window
 from kivy.factory import Factory
-from kivy.properties import ListProperty, NumericProperty, StringProperty
+from kivy.properties import NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
+from companion.app.board.widget import BoardMapWidget  # noqa: F401  (named in history.kv)
 from companion.app.screens.common import running_app as _app
 from companion.review import Review
 
@@ -28,8 +30,6 @@ ROW_RGBA = (0.22, 0.22, 0.26, 1)
 class ReviewPanel(BoxLayout):
     """See the module's docstring. ``load`` a review, then ``show`` or ``step``."""
 
-    board_shapes = ListProperty([])
-    board_size = ListProperty([500.0, 500.0])
     caption = StringProperty("")
     where = StringProperty("")
     index = NumericProperty(0)
@@ -38,21 +38,26 @@ class ReviewPanel(BoxLayout):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.review: Review | None = None
+        self._board: Any = None
+        self._painter: Any = None
+        """The board to draw, given to the board once it has a size."""
         self._rows: list[Any] = []
         self._keys = False
 
     def load(self, review: Review | None, index: int | None = None) -> None:
         """Show ``review`` at ``index`` (default: its end); None empties the panel."""
-        from companion.app.layout import board_layout
+        from companion.app.board.maps import fitted_model, map_of
 
         self.review = review
         box = self.ids.moves
         box.clear_widgets()
         self._rows = []
         if review is None:
-            self.board_shapes, self.caption, self.where, self.last = [], "", "", 0
+            self._painter = None
+            self.ids.board.painter = None
+            self.caption, self.where, self.last = "", "", 0
             return
-        self.board_size = list(board_layout(review.game).size)
+        self._board = map_of(review.game, fitted_model(review.game))
         self.last = review.positions - 1
         app = _app()
         start = Factory.ReviewRow(text=app.t("review.start_row"))
@@ -80,7 +85,9 @@ class ReviewPanel(BoxLayout):
             return
         index = max(0, min(self.last, int(index)))
         self.index = index
-        self.board_shapes = review.shapes(index)
+        board = self._board
+        self._painter = lambda beside: review.scene(index, board, beside)
+        self._paint()
         self.caption = caption(review, index)
         move = review.move_at(index)
         app = _app()
@@ -88,8 +95,19 @@ class ReviewPanel(BoxLayout):
             app.t("review.where", number=move.number, at=index, of=self.last)
         for row in self._rows:
             row.background_color = NOW_RGBA if row.position == index else ROW_RGBA
-        if self._rows:
-            self.ids.scroll.scroll_to(self._rows[index], padding=40, animate=False)
+        scroll = self.ids.scroll
+        if self._rows and self.ids.moves.height > scroll.height:  # a list longer than its box
+            scroll.scroll_to(self._rows[index], padding=40, animate=False)
+
+    def _paint(self, *_: Any) -> None:
+        widget = self.ids.board
+        if widget.width < 2 or widget.height < 2:  # not laid out yet: when it is
+            widget.unbind(size=self._paint)
+            widget.bind(size=self._paint)
+            return
+        widget.unbind(size=self._paint)
+        if widget.painter is not self._painter:
+            widget.painter = self._painter
 
     def step(self, delta: int) -> None:
         self.show(self.index + delta)
