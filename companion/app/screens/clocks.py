@@ -1,7 +1,8 @@
 """The players' clocks on the Play screen: one line, each player's time left (or used,
-without a game time), the player to move in bold with this move's time, a player past
-their time in red. It follows the game's views (``companion.app.clock`` does the
-counting) and keeps the clocks beside the journal at each move, pause and end."""
+without a game time), the player to move in bold, named in their colour, with this
+move's time, and a time past its end in red with a minus. It follows the game's views
+(``companion.app.clock`` does the counting) and keeps the clocks beside the journal at
+each move, pause and end."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from kivy.clock import Clock
 from kivy.metrics import dp
 from kivy.uix.label import Label
+from kivy.utils import escape_markup
 
 from companion.app.clock import GameClock, open_clock, reading_text, save_clock
 from companion.app.layout import PLAYER_RGBA
@@ -91,16 +93,19 @@ class ClockBar(Label):
         parts = []
         for reading in clock.readings(time.monotonic()):
             name = self.names[reading.player] if reading.player < len(self.names) else "?"
-            text = reading_text(reading, name, tr)
-            if reading.over:
-                text = f"[color=ff5a4a]{text}[/color]"
-            elif reading.running:
+            text = escape_markup(reading_text(reading, name, tr))
+            times = text[len(escape_markup(name)):]
+            if reading.over:  # past the time: the times in red (with a minus)
+                times = f"[color=ff5a4a]{times}[/color]"
+            if reading.running:  # the player to move: the name in their colour, bold
                 colour = self.colours[reading.player] if reading.player < len(self.colours) \
                     else ""
                 rgba = PLAYER_RGBA.get(colour, (1, 1, 1, 1))
                 if colour in ("dark", "black"):
                     rgba = (0.85, 0.85, 0.85, 1)
-                text = "[color={:02x}{:02x}{:02x}]{}[/color]".format(
-                    *(round(255 * c) for c in rgba[:3]), text)
-            parts.append(f"[b]{text}[/b]" if reading.running else text)
+                shown = "[b][color={:02x}{:02x}{:02x}]{}[/color]{}[/b]".format(
+                    *(round(255 * c) for c in rgba[:3]), escape_markup(name), times)
+            else:
+                shown = escape_markup(name) + times
+            parts.append(shown)
         self.text = "   ".join(parts)
