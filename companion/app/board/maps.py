@@ -57,5 +57,6 @@ def legend(game: str, colours: Sequence[str], players: Sequence[str],
         mark = f"{letter} {letter.lower()}" if game == "shenshi" else letter
         lines.append(LegendLine(mark, player, PLAYER_RGBA.get(colour)))
     if game == "shenshi" and "black" not in colours:  # the neutral monks
-        lines.append(LegendLine("K k", name("colour", "black"), PLAYER_RGBA["black"]))
+        black = name("colour", "black")
+        lines.append(LegendLine("K k", black[:1].upper() + black[1:], PLAYER_RGBA["black"]))
     return lines

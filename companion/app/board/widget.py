@@ -2,7 +2,12 @@
 with its legend below the board or beside it, whichever leaves the board bigger in the
 widget's place; makes the pieces to put back blink; and turns a tap into the element
 tapped (``on_tap(name)``) when a question is open. What is drawn is decided in
-``scene``."""
+``scene``.
+
+The drawing is made in board millimetres under one translation and scale, so moving or
+resizing the widget (the banner coming or going) only changes those two: the texts,
+rendered for one size, are rendered again once the size has stayed the same a moment.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +24,8 @@ from kivy.graphics import (
     PushMatrix,
     Rectangle,
     Rotate,
+    Scale,
+    Translate,
 )
 from kivy.properties import ObjectProperty
 from kivy.uix.widget import Widget
@@ -28,6 +35,8 @@ from companion.app.layout import Shape
 
 BLINK_SECONDS = 0.45
 """Half a period of the blinking of the pieces to put back."""
+SETTLED_SECONDS = 1.0
+"""How long the size must stay the same before the texts are rendered for it."""
 
 
 class BoardMapWidget(Widget):
@@ -43,24 +52,34 @@ class BoardMapWidget(Widget):
         self.scene: Scene | None = None
         """The scene drawn now."""
         self._scenes: dict[bool, Scene] = {}
-        self._printed: tuple[Layer, tuple[float, ...], InstructionGroup] | None = None
-        """The board's printed layer, drawn once per place and size: (layer, where,
-        its instructions)."""
+        self._printed: tuple[Layer, float, InstructionGroup] | None = None
+        """The board's printed layer, drawn once per scene size and text scale:
+        (layer, text scale, its instructions)."""
         self._textures: dict[tuple[str, int, bool], Any] = {}
-        self._blink_group: InstructionGroup | None = None
-        self._blink_off_group: InstructionGroup | None = None
+        self._drawn_at = 0.0
+        """The scale (px per mm) the texts were rendered for."""
+        self._translate = Translate()
+        self._scale = Scale()
+        self._content = InstructionGroup()
+        self._blinker = InstructionGroup()
+        for instruction in (PushMatrix(), self._translate, self._scale, self._content,
+                            self._blinker, PopMatrix()):
+            self.canvas.add(instruction)
+        self._blink_groups: tuple[InstructionGroup, InstructionGroup] | None = None
         self._blink_on = True
         self._clock: Any = None
-        # Moves and resizes come several to a layout pass: drawn once, before the frame.
-        self._later = Clock.create_trigger(self.redraw, -1)
-        self.bind(painter=self._new_painter, size=self._later, pos=self._later)
+        self._settle = Clock.create_trigger(self._settled, SETTLED_SECONDS)
+        # Moves and resizes come several to a layout pass: placed once, before the frame.
+        self._place_later = Clock.create_trigger(self._place, -1)
+        self.bind(painter=self._new_painter, size=self._place_later, pos=self._place_later)
 
     def _new_painter(self, *_: Any) -> None:
         self._scenes = {}
         self.redraw()
 
     def _pick(self) -> Scene | None:
-        """The scene with the legend where the board comes out bigger."""
+        """The scene with the legend where the board comes out bigger (the board is
+        as wide in both, so the one drawn at the larger scale)."""
         if self.painter is None:
             return None
         best, scale = None, -1.0
@@ -70,7 +89,6 @@ class BoardMapWidget(Widget):
             scene = self._scenes[beside]
             bw, bh = scene.size
             fits = min(self.width / bw, self.height / bh)
-            # The board's own width in the drawing: the same in both.
             if fits > scale + 1e-9:
                 best, scale = scene, fits
         return best
@@ -88,77 +106,109 @@ class BoardMapWidget(Widget):
         scale, left, top = self.fit()
         return (x - left) / scale, (top - y) / scale
 
+    def _place(self, *_: Any) -> None:
+        """Fit the drawing to the widget; draw it again when the legend is better on
+        the other side, and render the texts again once the size has settled."""
+        if self.painter is not None and self._pick() is not self.scene:
+            self.redraw()
+            return
+        self._transform()
+        if self.scene is not None and abs(self.fit()[0] - self._drawn_at) > 1e-6:
+            self._settle()
+
+    def _settled(self, *_: Any) -> None:
+        """The size has stayed: everything drawn again for it (texts crisp)."""
+        if self.scene is None:
+            return
+        scale = self.fit()[0]
+        if abs(scale - self._drawn_at) > 1e-6 or (
+                self._printed is not None and abs(self._printed[1] - scale) > 1e-6):
+            self._printed = None
+            self.redraw()
+
+    def _transform(self) -> None:
+        """The drawing (millimetres, y turned up: -y) to window pixels: scaled, its top
+        left corner on the fitted one."""
+        scale, left, top = self.fit()
+        self._translate.xy = (left, top)
+        self._scale.xyz = (scale, scale, 1.0)
+
     def redraw(self, *_: Any) -> None:
-        self.canvas.clear()
-        self.canvas.after.clear()
+        """Build the drawing of the scene that fits best, for the present size."""
+        self._content.clear()
+        self._blinker.clear()
         scene = self.scene = self._pick()
         if scene is None:
             self._stop_blinking()
             return
-        scale, left, top = self.fit()
+        self._transform()
+        scale = self._drawn_at = self.fit()[0]
         printed, *rest = scene.layers
-        where = (*scene.size, scale, left, top)
-        if self._printed is None or self._printed[0] is not printed \
-                or self._printed[1] != where:
+        # The printed board is kept while it is the same, even at another scale (its
+        # texts a little blurred): drawn again once the size settles.
+        if self._printed is None or self._printed[0] is not printed:
             group = InstructionGroup()
-            self._layer(group, printed, scale, left, top)
-            self._printed = (printed, where, group)
-        self.canvas.add(self._printed[2])
+            self._layer(group, printed, scale)
+            self._printed = (printed, scale, group)
+        elif abs(self._printed[1] - scale) > 1e-6:
+            self._settle()
+        self._content.add(self._printed[2])
         for layer in rest:
-            self._layer(self.canvas, layer, scale, left, top)
+            self._layer(self._content, layer, scale)
         if scene.blink.shapes or scene.blink.texts:
-            group, off = InstructionGroup(), InstructionGroup()
-            self._layer(group, scene.blink, scale, left, top)
-            self._layer(off, scene.blink_off, scale, left, top)
-            self._blink_group, self._blink_off_group = group, off
+            flash, plain = InstructionGroup(), InstructionGroup()
+            self._layer(flash, scene.blink, scale)
+            self._layer(plain, scene.blink_off, scale)
+            self._blink_groups = (flash, plain)
             self._blink_on = True
-            self.canvas.after.add(group)
+            self._blinker.add(flash)
             if self._clock is None:
                 self._clock = Clock.schedule_interval(self._blink, BLINK_SECONDS)
         else:
             self._stop_blinking()
 
     def _stop_blinking(self) -> None:
-        self._blink_group = self._blink_off_group = None
+        self._blink_groups = None
         if self._clock is not None:
             self._clock.cancel()
             self._clock = None
 
     def _blink(self, *_: Any) -> None:
-        if self._blink_group is None or self._blink_off_group is None:
+        if self._blink_groups is None:
             return
         self._blink_on = not self._blink_on
-        self.canvas.after.clear()
-        self.canvas.after.add(self._blink_group if self._blink_on else self._blink_off_group)
+        self._blinker.clear()
+        self._blinker.add(self._blink_groups[0 if self._blink_on else 1])
 
     @property
     def blinking(self) -> bool:
         """Whether pieces to put back are shown (and blink)."""
-        return self._blink_group is not None
+        return self._blink_groups is not None
 
     @property
     def flash(self) -> bool:
         """Whether the blinking pieces are shown big now (else a plain frame)."""
         return self.blinking and self._blink_on
 
-    def _layer(self, canvas: Any, layer: Layer, scale: float, left: float,
-               top: float) -> None:
+    def _layer(self, group: InstructionGroup, layer: Layer, scale: float) -> None:
+        """Add ``layer`` to ``group`` in millimetres with y up (-y); line widths at
+        least a pixel, texts rendered for ``scale`` px per mm."""
+        pixel = 1.0 / scale
         for shape in layer.shapes:
-            _shape(canvas, shape, scale, left, top)
+            _shape(group, shape, pixel)
         for stroke in layer.strokes:
-            canvas.add(Color(*stroke.rgba))
-            points = [v for x, y in stroke.points for v in (left + x * scale, top - y * scale)]
-            canvas.add(Line(points=points, width=max(1.0, stroke.width * scale / 2),
-                            close=stroke.closed))
+            group.add(Color(*stroke.rgba))
+            points = [v for x, y in stroke.points for v in (x, -y)]
+            group.add(Line(points=points, width=max(pixel, stroke.width / 2),
+                           close=stroke.closed))
         for text in layer.texts:
             texture = self._texture(text.text, max(7, round(text.height * scale * 1.3)),
                                     text.bold)
-            w, h = texture.size
-            cx, cy = left + text.centre[0] * scale, top - text.centre[1] * scale
-            canvas.add(Color(*text.rgba))
+            w, h = texture.size[0] * pixel, texture.size[1] * pixel
+            cx, cy = text.centre[0], -text.centre[1]
             x = cx if text.left else cx - w / 2
-            canvas.add(Rectangle(texture=texture, pos=(round(x), round(cy - h / 2)),
-                                 size=(w, h)))
+            group.add(Color(*text.rgba))
+            group.add(Rectangle(texture=texture, pos=(x, cy - h / 2), size=(w, h)))
 
     def _texture(self, text: str, size: int, bold: bool) -> Any:
         key = (text, size, bold)
@@ -186,22 +236,21 @@ class BoardMapWidget(Widget):
         pass
 
 
-def _shape(canvas: Any, shape: Shape, scale: float, left: float, top: float) -> None:
-    cx = left + shape.centre[0] * scale
-    cy = top - shape.centre[1] * scale
-    w, h = shape.size[0] * scale, shape.size[1] * scale
-    canvas.add(Color(*shape.rgba))
+def _shape(group: InstructionGroup, shape: Shape, pixel: float) -> None:
+    cx, cy = shape.centre[0], -shape.centre[1]
+    w, h = shape.size
+    group.add(Color(*shape.rgba))
     turned = bool(shape.angle)
     if turned:
-        canvas.add(PushMatrix())
-        # Board angles turn clockwise with y down; on screen (y up) that is -angle.
-        canvas.add(Rotate(angle=-shape.angle, origin=(cx, cy)))
+        group.add(PushMatrix())
+        # Board angles turn clockwise with y down; with y up that is -angle.
+        group.add(Rotate(angle=-shape.angle, origin=(cx, cy)))
     if shape.shape == "rect":
-        canvas.add(Rectangle(pos=(cx - w / 2, cy - h / 2), size=(w, h)))
+        group.add(Rectangle(pos=(cx - w / 2, cy - h / 2), size=(w, h)))
     elif shape.shape == "ellipse":
-        canvas.add(Ellipse(pos=(cx - w / 2, cy - h / 2), size=(w, h)))
+        group.add(Ellipse(pos=(cx - w / 2, cy - h / 2), size=(w, h)))
     else:
-        canvas.add(Line(rectangle=(cx - w / 2, cy - h / 2, w, h),
-                        width=max(1.0, shape.width * scale / 2)))
+        group.add(Line(rectangle=(cx - w / 2, cy - h / 2, w, h),
+                       width=max(pixel, shape.width / 2)))
     if turned:
-        canvas.add(PopMatrix())
+        group.add(PopMatrix())

@@ -59,6 +59,7 @@ class PlayScreen(Screen):
         """The spoken announcements (``speech.Announcer``), set by the app."""
         self._asked: Any = None
         self._map: Any = None
+        self._drawn: tuple[Any, ...] = ()
         self.confirmation: Any = None
         """The last "end the game?" dialog."""
         self.tapper: TapAnswer | None = None
@@ -199,6 +200,11 @@ class PlayScreen(Screen):
         chips = {k: w for k, w in tapper.chips.items() if k in targets} if tapper else {}
         names = legend(view.game, view.colours, view.players, _app().translator.name)
         board, chosen = self._map, tapper.selected if tapper is not None else frozenset()
+        # Views come at every reading of the table: draw again only what changed.
+        drawn = (id(board), view.table, view.highlight, view.suggest, targets, chosen, names)
+        if drawn == self._drawn:
+            return
+        self._drawn = drawn
         self.ids.board.painter = lambda beside: compose(
             board, view.table, view.highlight, view.suggest, targets - set(chips), chosen,
             chips, names, beside)
