@@ -628,6 +628,69 @@ def format_markdown(rows: dict[str, Cell], reader: str = "appearance") -> str:
     return "\n".join(lines)
 
 
+GOALS = {"located": 99.0, "right": 99.5, "wrong_sure": 0.05, "unsure": 3.0,
+         "known_ms": 30.0, "first_ms": 150.0}
+"""The goals at the hardest level: boards located (pictures whose markers are at least
+``RELIABLE_MARKER_PX``), right among the elements read, wrong at 0.9 or more and unsure
+among the elements shown (percent), a frame once the view is known and the first frame
+(ms, one core; the largest first frame counts)."""
+
+
+def summary_row(rows: dict[str, Cell], size: str, world: str = "landscape",
+                level: str = "hardest", mode: str = "markers") -> dict[str, Any] | None:
+    """The figures of one world, level and size found ``mode``'s way, and which goals
+    they meet (:data:`GOALS`); ``None`` when nothing was measured there."""
+    key = f"appearance|{world}|{level}|{size}|{mode}"
+    if key not in rows:
+        return None
+    f = rows[key].figures()
+    located = f["located_reliable"] if mode == "markers" else 100.0
+    met = {"located": located is not None and located >= GOALS["located"],
+           "right": f["right"] is not None and f["right"] >= GOALS["right"],
+           "wrong_sure": f["wrong_sure"] is not None and f["wrong_sure"] <= GOALS["wrong_sure"],
+           "unsure": f["unsure"] is not None and f["unsure"] < GOALS["unsure"],
+           "known_ms": f["known_ms"] is not None and f["known_ms"] <= GOALS["known_ms"],
+           "first_ms": f["first_ms_max"] is not None and f["first_ms_max"] <= GOALS["first_ms"]}
+    return {**f, "located_goal": located, "met": met}
+
+
+SUMMARY_HEADER = ("| game | size | boards | located | right | wrong at >= 0.9 | unsure | "
+                  "not shown | perfect boards | right at >= 0.9 | ms a frame | first frame ms "
+                  "(median / largest) | goals met |\n|" + "---|" * 13)
+
+
+def format_summary(rows: dict[str, Cell], game: str, world: str = "landscape",
+                   level: str = "hardest", mode: str = "markers") -> str:
+    """A markdown row per picture size of ``world`` at ``level`` (see :func:`summary_row`),
+    the goals missed named."""
+    names = {"located": "located", "right": "right", "wrong_sure": "wrong at >= 0.9",
+             "unsure": "unsure", "known_ms": "ms a frame", "first_ms": "first frame"}
+    lines = []
+    sizes = sorted({key.split("|")[3] for key in rows}, key=lambda s: int(s.split("x")[0]))
+    for size in sizes:
+        r = summary_row(rows, size, world, level, mode)
+        if r is None:
+            continue
+        missed = [names[k] for k, ok in r["met"].items() if not ok]
+        lines.append(" | ".join([
+            f"| {game}", size, str(r["boards"]), _percent(r["located"], 1),
+            _percent(r["right"]), _percent(r["wrong_sure"], 3), _percent(r["unsure"]),
+            _percent(r["not_shown"]), r["perfect"], _percent(r["right_sure"]),
+            _number(r["known_ms"]), f"{_number(r['first_ms'])} / {_number(r['first_ms_max'])}",
+            "yes |" if not missed else f"no: {', '.join(missed)} |"]))
+    return "\n".join(lines)
+
+
+def rows_from_json(path: Path) -> dict[str, Cell]:
+    """The rows a run wrote with ``--json``."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    rows = {}
+    for key, data in document["rows"].items():
+        fields = {k: v for k, v in data.items() if k not in ("figures", "score")}
+        rows[key] = Cell(Score(**data["score"]), **fields)
+    return rows
+
+
 def bench_command(args: argparse.Namespace) -> int:
     """``companion bench appearance``: the appearance reader (and the colour reader for
     comparison, when asked) on a set's pictures, at every level and size asked, with
@@ -636,6 +699,11 @@ def bench_command(args: argparse.Namespace) -> int:
         from companion.bench_heights import bench_command as bench_heights
 
         return bench_heights(args)
+    if args.from_json:
+        rows = rows_from_json(Path(args.from_json))
+        print(format_markdown(rows))
+        print(f"\n{SUMMARY_HEADER}\n{format_summary(rows, args.game)}")
+        return 0
     cache = Path(args.cache).expanduser() if args.cache else _default_cache()
     levels = _levels(args)
     sizes = [_size(s) for s in (args.sizes.split(",") if args.sizes else [args.size])]
@@ -655,7 +723,9 @@ def bench_command(args: argparse.Namespace) -> int:
     rows = bench_table(args.game, args.set, args.setups, levels, sizes, args.locate, cache,
                        lambda m: print(m, flush=True), colour=args.colour_reader, done=write)
     write(rows)
+    summary = format_summary(rows, args.game)
     text = "\n\n".join([f"`{command}`", format_markdown(rows)]
+                       + ([f"{SUMMARY_HEADER}\n{summary}"] if summary else [])
                        + ([f"The colour reader, given the same views:\n\n"
                            f"{format_markdown(rows, 'colour')}"]
                           if args.colour_reader else []))
@@ -713,6 +783,8 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache")
     parser.add_argument("--json", help="write the figures here as JSON (after every setup)")
     parser.add_argument("--markdown", help="write the figures here as a markdown table")
+    parser.add_argument("--from-json", metavar="FILE",
+                        help="print the tables of a run's --json file instead of reading")
     parser.add_argument("--heights", action="store_true",
                         help="the stack heights of Shangri-La, on tables of stacks of one "
                         "and two tiles seen from several elevations (docs/vision-bench.md)")

@@ -63,3 +63,26 @@ def test_levels_are_named_or_all() -> None:
     assert _levels(args(None, ["medium"])) == ["medium"]
     with pytest.raises(UsageError, match="no level extreme"):
         _levels(args("easy,extreme"))
+
+
+def test_the_summary_names_the_goals_missed_and_a_run_reads_back(tmp_path: Path) -> None:
+    import json
+
+    from companion.bench_appearance import Cell, format_summary, rows_from_json, summary_row
+
+    good = Cell(Score(elements=10000, right=9990, wrong=1, wrong_sure=0, unsure=100,
+                      boards=30, perfect=29, sure=9900, sure_right=9900),
+                pictures=30, located=30, pictures_reliable=30, located_reliable=30,
+                marker_px=[24.0] * 30, known_ms=[12.0] * 27, first_ms=[90.0] * 10)
+    slow = Cell(Score(**{**vars(good.score), "unsure": 400}), **{
+        **{k: v for k, v in vars(good).items() if k != "score"}, "first_ms": [90.0, 180.0]})
+    rows = {"appearance|landscape|hardest|1280x720|markers": good,
+            "appearance|landscape|hardest|1920x1080|markers": slow}
+    assert all(summary_row(rows, "1280x720")["met"].values())
+    lines = format_summary(rows, "shendao").splitlines()
+    assert lines[0].endswith("| yes |")
+    assert lines[1].endswith("| no: unsure, first frame |")
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"rows": {k: {**vars(c), "score": vars(c.score)}
+                                         for k, c in rows.items()}}), encoding="utf-8")
+    assert rows_from_json(path) == rows
