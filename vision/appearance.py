@@ -393,6 +393,7 @@ class ElementFeatures:
     values: tuple[Value | str, ...]
     rows: FloatArray  # (alternatives, len(FEATURES))
     seen_share: float
+    extra: FloatArray | None = None  # stacked kinds: what their classifier reads
 
 
 def features(frame: Image, view: BoardView, appearance: SetAppearance, model: BoardModel,
@@ -457,7 +458,12 @@ def features(frame: Image, view: BoardView, appearance: SetAppearance, model: Bo
         for row, member in enumerate(members):
             out[int(member)] = ElementFeatures(sampling.elements[member], kind, alternatives,
                                                rows[row], float(share[row]))
-    return [out[i] for i in range(len(sampling.elements))]
+    items = [out[i] for i in range(len(sampling.elements))]
+    if sampling.groups is not None:
+        from vision import appearance_stacks
+
+        items = appearance_stacks.with_context(items, model, view)
+    return items
 
 
 def _median(values: FloatArray) -> FloatArray:
@@ -490,12 +496,29 @@ class FittedModel:
     game: str
     weights: dict[str, FloatArray]
     provenance: dict[str, Any]
+    stacks: dict[str, Any] = field(default_factory=dict)
+    """Stacked kinds: their classifier (:mod:`vision.appearance_stacks`), by kind."""
+
+    def probabilities(self, item: ElementFeatures) -> FloatArray:
+        """``item``'s probability per alternative."""
+        if item.extra is not None and item.kind in self.stacks:
+            from vision.appearance_stacks import classify
+
+            p = classify(self.stacks[item.kind], item)
+            if p is not None:
+                return p
+        return probabilities(self.weights[item.kind], item.rows)
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": FORMAT_VERSION, "game": self.game, "features": list(FEATURES),
+        data = {"version": FORMAT_VERSION, "game": self.game, "features": list(FEATURES),
                 "weights": {k: [round(float(x), 6) for x in w] for k, w in
                             self.weights.items()},
                 "provenance": self.provenance}
+        if self.stacks:
+            data["stacks"] = {kind: {key: np.asarray(v).tolist() if isinstance(
+                v, np.ndarray) else v for key, v in params.items()}
+                for kind, params in self.stacks.items()}
+        return data
 
     @classmethod
     def from_json(cls, data: Any, source: str) -> FittedModel:
@@ -506,7 +529,13 @@ class FittedModel:
                        data["weights"].items()}
             if any(len(w) != len(FEATURES) for w in weights.values()):
                 raise AppearanceError(f"{source}: a kind has the wrong number of weights")
-            return cls(str(data["game"]), weights, dict(data.get("provenance", {})))
+            stacks = data.get("stacks", {})
+            if stacks:
+                from vision.appearance_stacks import check_classifier
+
+                stacks = {str(k): check_classifier(v, source) for k, v in stacks.items()}
+            return cls(str(data["game"]), weights, dict(data.get("provenance", {})),
+                       dict(stacks))
         except (KeyError, TypeError, ValueError) as error:
             if isinstance(error, AppearanceError):
                 raise
@@ -724,7 +753,7 @@ class AppearanceReader:
                 abstained[item.element] = NOT_IN_VIEW
                 unseen.add(item.element)
                 continue
-            p = probabilities(self.fitted.weights[item.kind], item.rows)
+            p = self.fitted.probabilities(item)
             probs[item.element] = {str(v): round(float(x), 4) for v, x in zip(item.values, p,
                                                                               strict=True)}
             best = int(np.argmax(p))
@@ -770,6 +799,7 @@ class Example:
     kind: str
     rows: FloatArray
     truth: int
+    extra: FloatArray | None = None
 
 
 def examples(items: Iterable[ElementFeatures], truth: Mapping[str, Value | None]
@@ -784,7 +814,7 @@ def examples(items: Iterable[ElementFeatures], truth: Mapping[str, Value | None]
         matches = [i for i, v in enumerate(item.values)
                    if v == label and type(v) is type(label)]
         if matches:
-            out.append(Example(item.kind, item.rows, matches[0]))
+            out.append(Example(item.kind, item.rows, matches[0], item.extra))
     return out
 
 
@@ -846,4 +876,9 @@ def fit(game: str, data: Sequence[Example], provenance: Mapping[str, Any],
     """Fit every kind's weights from labelled examples."""
     kinds = sorted({e.kind for e in data})
     weights = {kind: fit_weights([e for e in data if e.kind == kind], l2) for kind in kinds}
-    return FittedModel(game, weights, dict(provenance))
+    stacks: dict[str, Any] = {}
+    if any(e.extra is not None for e in data):
+        from vision.appearance_stacks import fit_classifiers
+
+        stacks = fit_classifiers(data)
+    return FittedModel(game, weights, dict(provenance), stacks)

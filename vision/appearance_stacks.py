@@ -315,8 +315,73 @@ def features(kind: str, elements: Sequence[str], seen: FloatArray, to_bare: Floa
                                                    bare_change])
     closest = np.vstack([bare_change[None, :], medians]).min(axis=0)
     rows[:, -1, 9:12] = np.column_stack([np.ones(count), closest, bare_change])
-    return [ElementFeatures(name, kind, alternatives, rows[i], float(share[i]))
+    extra = _looks(seen, to_bare, base_use, use, bare_d, piece_d, piece_values, colours,
+                   appearance, kind)
+    return [ElementFeatures(name, kind, alternatives, rows[i], float(share[i]), extra[i])
             for i, name in enumerate(elements)]
+
+
+GLARE = 0.5
+"""A point brighter than the bare board by this much (log light) is taken as glare."""
+
+
+def _chroma(a: FloatArray, colours: FloatArray) -> FloatArray:
+    """Distance of each point's colour, brightness left out, to the nearest of
+    ``colours``."""
+    protos = np.atleast_2d(colours)
+    return np.asarray(np.min(np.stack([np.linalg.norm(a[..., 1:] - c[1:], axis=-1)
+                                       for c in protos]), axis=0))
+
+
+def _looks(seen: FloatArray, to_bare: FloatArray, base_use: NDArray[np.bool_],
+           use: NDArray[np.bool_], bare_d: FloatArray, piece_d: FloatArray,
+           piece_values: Sequence[Value], colours: Mapping[Value, FloatArray],
+           appearance: SetAppearance, kind: str) -> FloatArray:
+    """What the rows do not say, for the stack's classifier (per element): for the
+    bare look and each piece value, the lower quartile of the points' distances and
+    the median distance by colour alone (glare whitens a piece but keeps some of its
+    hue); the share of points far brighter than the bare board (glare) and their
+    colour distances left out; the share of points seen."""
+    from vision.appearance import distance
+
+    def quartile(d: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
+        ordered = np.sort(np.where(mask, d, np.inf), axis=-1)
+        n = mask.sum(axis=-1)
+        at = np.maximum((n - 1) // 4, 0)
+        return np.asarray(np.take_along_axis(ordered, at[..., None], -1)[..., 0])
+
+    safe = base_use | ~base_use.any(axis=1, keepdims=True)
+    del to_bare
+    columns = [quartile(bare_d, safe)]
+    bare_colours = [c for c in _all_of(appearance, BELOW[kind])]
+    # the bare look by colour alone: the board is not known here by colour, so the
+    # nearest of the pieces below stands in (inf when there are none)
+    chroma_bare = np.full(bare_d.shape, np.inf)
+    for c in bare_colours:
+        chroma_bare = np.minimum(chroma_bare, _chroma(seen, c))
+    columns.append(np.minimum(masked_median(chroma_bare, safe), 3.0))
+    piece_use = use | ~use.any(axis=1, keepdims=True)
+    lit = np.zeros(bare_d.shape, bool)
+    for j, value in enumerate(piece_values):
+        columns.append(quartile(piece_d[j], piece_use))
+        chroma = _chroma(seen, colours[value])
+        columns.append(np.minimum(masked_median(chroma, piece_use), 3.0))
+    glare_share = np.zeros(len(seen))
+    if piece_values:
+        brightest = np.max(np.stack([np.atleast_2d(colours[v])[:, 0].max()
+                                     for v in piece_values]))
+        lit = seen[..., 0] > brightest + GLARE
+        glare_share = np.sum(lit & piece_use, axis=1) / piece_use.sum(axis=1)
+        unlit = piece_use & ~lit
+        unlit = unlit | ~unlit.any(axis=1, keepdims=True)
+        for j in range(len(piece_values)):
+            columns.append(masked_median(piece_d[j], unlit))
+        columns.append(masked_median(bare_d, unlit))
+    del distance
+    columns.append(glare_share)
+    columns.append(use.mean(axis=1))
+    out = np.column_stack(columns)
+    return np.asarray(np.where(np.isfinite(out), np.minimum(out, 5.0), 5.0))
 
 
 def masked_median(values: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
@@ -418,3 +483,226 @@ def square_values(observation: Observation, element: str) -> dict[str, Any]:
     """The calibration position's tile, cushion and monk on ``element``'s square."""
     square = square_of(element)
     return {kind: observation.value(f"{square} {kind}") for kind in STACK}
+
+
+# --- the stack's classifier ------------------------------------------------------------------
+
+def _compact(item: ElementFeatures | None, alternatives: int) -> FloatArray:
+    """An element's feature rows without their zeros and constants: the bare look's,
+    each piece value's, something else's."""
+    if item is None or len(item.values) != alternatives:
+        return np.zeros(3 + 4 * (alternatives - 2) + 2)
+    rows = item.rows
+    parts = [rows[0, 1:4]] + [rows[a, 5:9] for a in range(1, alternatives - 1)] + \
+        [rows[-1, 10:12]]
+    return np.concatenate(parts)
+
+
+ALTERNATIVES = {"tile": 4, "cushion": 4, "monk": 10}
+"""Alternatives of each stacked kind: none, its piece values, something else."""
+EXTRA = {"tile": 11, "cushion": 11, "monk": 29}
+
+
+def with_context(items: list[ElementFeatures], model: Any, view: Any
+                 ) -> list[ElementFeatures]:
+    """``items`` with each stacked element's classifier input: its square's three
+    elements (their rows and looks), how much the squares around it changed (a tall
+    stack beside a square shades it and stands into its points), and how steeply the
+    camera looks at it. The same for the three elements of a square."""
+    from dataclasses import replace
+
+    camera = view.camera_mm()
+    by_square: dict[str, dict[str, ElementFeatures]] = {}
+    for item in items:
+        if item.kind in STACK:
+            by_square.setdefault(square_of(item.element), {})[item.kind] = item
+    inputs: dict[str, FloatArray] = {}
+    for square, members in by_square.items():
+        parts = []
+        for kind in STACK:
+            member = members.get(kind)
+            parts.append(_compact(member, ALTERNATIVES[kind]))
+            extra = None if member is None else member.extra
+            parts.append(extra if extra is not None and len(extra) == EXTRA[kind]
+                         else np.zeros(EXTRA[kind]))
+            parts.append(np.array([0.0 if member is None else member.seen_share]))
+        parts.append(_around(square, by_square, model, camera))
+        inputs[square] = np.concatenate(parts)
+    return [replace(item, extra=inputs[square_of(item.element)]) if item.kind in STACK
+            else item for item in items]
+
+
+def _around(square: str, by_square: Mapping[str, Mapping[str, ElementFeatures]],
+            model: Any, camera: FloatArray | None) -> FloatArray:
+    """The squares around ``square``: the most and the mean their monks and cushions
+    changed; how the monk and cushion of the square nearer the camera and the monk of
+    the one beyond changed (their bare look's distance, share changed, share nearer
+    the bare look than a piece); the sine of the camera's elevation seen from the
+    square."""
+    file, rank = square[0], int(square[1:])
+    centre = np.array(model.elements[f"{square} monk"].centre_mm)
+    changes = []
+    nearer, beyond = np.zeros(6), np.zeros(3)
+    sight = None
+    elevation = 1.0
+    if camera is not None and len(camera) == 3:
+        flat = camera[:2] - centre
+        sight = flat / max(float(np.linalg.norm(flat)), 1e-6)
+        elevation = float(camera[2] / max(float(np.linalg.norm(camera - [*centre, 0.0])),
+                                          1e-6))
+    best_near, best_far = 0.5, 0.5
+    for df in (-1, 0, 1):
+        for dr in (-1, 0, 1):
+            name = f"{chr(ord(file) + df)}{rank + dr}"
+            if (df, dr) == (0, 0) or name not in by_square:
+                continue
+            members = by_square[name]
+            monk, cushion = members.get("monk"), members.get("cushion")
+            change = [0.0 if monk is None else float(monk.rows[0, 2]),
+                      0.0 if cushion is None else float(cushion.rows[0, 2])]
+            changes.append(change)
+            if sight is not None:
+                towards = np.array(model.elements[f"{name} monk"].centre_mm) - centre
+                along = float(towards @ sight / max(float(np.linalg.norm(towards)), 1e-6))
+                looks = [np.zeros(3) if m is None else m.rows[0, 1:4] for m in (monk, cushion)]
+                if along > best_near:
+                    best_near, nearer = along, np.concatenate(looks)
+                if -along > best_far:
+                    best_far, beyond = -along, looks[0]
+    table = np.array(changes) if changes else np.zeros((1, 2))
+    return np.array([*table.max(axis=0), *table.mean(axis=0), *nearer, *beyond, elevation])
+
+
+HIDDEN = 16
+"""Units of the classifier's hidden layer."""
+DECAY = 3e-3
+"""The classifier's weight decay (chosen on the validation set)."""
+STEPS = 500
+RATE = 0.03
+"""The classifier's fit: full-batch Adam steps and their rate."""
+
+
+def check_classifier(raw: Any, source: str) -> dict[str, Any]:
+    """A stacked kind's classifier as read from a fitted file (arrays made)."""
+    from vision.appearance import AppearanceError
+
+    try:
+        out = {key: np.asarray(raw[key], dtype=np.float64)
+               for key in ("mean", "scale", "w1", "b1", "w2", "b2")}
+        out["temperature"] = float(raw["temperature"])
+        out["alternatives"] = int(raw["alternatives"])
+        ok = (out["w1"].shape == (len(out["mean"]), len(out["b1"]))
+              and out["w2"].shape == (len(out["b1"]), out["alternatives"])
+              and all(np.isfinite(v).all() for v in out.values()))
+    except (KeyError, TypeError, ValueError) as error:
+        raise AppearanceError(f"{source}: a stack classifier cannot be used ({error})") \
+            from None
+    if not ok:
+        raise AppearanceError(f"{source}: a stack classifier has the wrong shape")
+    return out
+
+
+def _logits(params: Mapping[str, Any], x: FloatArray) -> FloatArray:
+    z = (x - params["mean"]) / params["scale"]
+    hidden = np.tanh(z @ params["w1"] + params["b1"])
+    return np.asarray(hidden @ params["w2"] + params["b2"])
+
+
+def classify(params: Mapping[str, Any], item: ElementFeatures) -> FloatArray | None:
+    """``item``'s probabilities by its kind's classifier (``None`` when the item's
+    alternatives are not the classifier's: a value the calibration did not show)."""
+    if item.extra is None or len(item.values) != params["alternatives"] \
+            or len(item.extra) != len(params["mean"]):
+        return None
+    logits = _logits(params, item.extra) / params["temperature"]
+    e = np.exp(logits - logits.max())
+    return np.asarray(e / e.sum())
+
+
+def _train(x: FloatArray, y: NDArray[np.intp], classes: int, seed: int,
+           steps: int = STEPS, decay: float = DECAY, rate: float = RATE) -> dict[str, Any]:
+    """A one-hidden-layer classifier by full-batch Adam (deterministic from ``seed``)."""
+    rng = np.random.default_rng(seed)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0) + 1e-3
+    z = (x - mean) / scale
+    params = {"w1": rng.normal(0, 1 / np.sqrt(x.shape[1]), (x.shape[1], HIDDEN)),
+              "b1": np.zeros(HIDDEN), "w2": rng.normal(0, 1 / np.sqrt(HIDDEN),
+                                                       (HIDDEN, classes)),
+              "b2": np.zeros(classes)}
+    moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
+    onehot = np.eye(classes)[y]
+    b1, b2 = 0.9, 0.999
+    for step in range(1, steps + 1):
+        hidden = np.tanh(z @ params["w1"] + params["b1"])
+        logits = hidden @ params["w2"] + params["b2"]
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        d_logits = (p - onehot) / len(z)
+        d_hidden = (d_logits @ params["w2"].T) * (1.0 - hidden ** 2)
+        grads = {"w2": hidden.T @ d_logits + decay * params["w2"],
+                 "b2": d_logits.sum(axis=0),
+                 "w1": z.T @ d_hidden + decay * params["w1"],
+                 "b1": d_hidden.sum(axis=0)}
+        for key, g in grads.items():
+            m, v = moments[key]
+            m[:] = b1 * m + (1 - b1) * g
+            v[:] = b2 * v + (1 - b2) * g * g
+            params[key] -= rate * (m / (1 - b1 ** step)) / (np.sqrt(v / (1 - b2 ** step))
+                                                            + 1e-8)
+    return {"mean": mean, "scale": scale, **params, "temperature": 1.0,
+            "alternatives": classes}
+
+
+def _temperature(logits: FloatArray, y: NDArray[np.intp]) -> float:
+    """The temperature that makes held-out probabilities most likely, raised until the
+    held-out readings given at 0.9 or more are right ``SURE_RIGHT`` of the time (a
+    reading of *something else*, or of an element something else hides, is not
+    counted: those are not shown)."""
+    def scaled(t: float) -> FloatArray:
+        z = logits / t
+        return np.asarray(z - z.max(axis=1, keepdims=True))
+
+    best, likeliest = np.inf, 1.0
+    for t in np.exp(np.linspace(np.log(0.5), np.log(4.0), 43)):
+        z = scaled(float(t))
+        loss = -np.mean(z[np.arange(len(y)), y] - np.log(np.exp(z).sum(axis=1)))
+        if loss < best:
+            best, likeliest = loss, float(t)
+    other = logits.shape[1] - 1
+    chosen = likeliest
+    for t in np.exp(np.linspace(np.log(likeliest), np.log(8.0), 40)):
+        chosen = float(t)
+        p = np.exp(scaled(chosen))
+        p /= p.sum(axis=1, keepdims=True)
+        read = np.argmax(p, axis=1)
+        sure = (p.max(axis=1) >= 0.9) & (read != other) & (y != other)
+        if np.sum(sure & (read != y)) <= (1.0 - SURE_RIGHT) * np.sum(sure):
+            break
+    return chosen
+
+
+SURE_RIGHT = 0.9995
+"""The share of held-out readings at 0.9 or more that must be right."""
+
+
+def fit_classifiers(data: Sequence[Any], seed: int = 7) -> dict[str, Any]:
+    """Each stacked kind's classifier from labelled examples (with their ``extra``),
+    its temperature from the predictions, on the second half of the examples (other
+    setups), of a classifier fitted on the first half."""
+    out: dict[str, Any] = {}
+    for kind in STACK:
+        chosen = [e for e in data if e.kind == kind and e.extra is not None
+                  and len(e.rows) == ALTERNATIVES[kind]]
+        if len(chosen) < 20:
+            continue
+        x = np.array([e.extra for e in chosen])
+        y = np.array([e.truth for e in chosen], dtype=np.intp)
+        half = len(x) // 2
+        part = _train(x[:half], y[:half], ALTERNATIVES[kind], seed)
+        params = _train(x, y, ALTERNATIVES[kind], seed)
+        params["temperature"] = _temperature(_logits(part, x[half:]), y[half:])
+        out[kind] = {k: (np.round(v, 6).tolist() if isinstance(v, np.ndarray) else v)
+                     for k, v in params.items()}
+    return out

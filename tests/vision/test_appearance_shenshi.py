@@ -26,6 +26,7 @@ from companion.bench_appearance import (
 )
 from engines.shenshi.board import load_board
 from vision.appearance import (
+    ElementFeatures,
     FittedModel,
     calibration_layout,
     load_appearance,
@@ -33,7 +34,13 @@ from vision.appearance import (
     save_appearance,
 )
 from vision.appearance_stacks import (
+    ALTERNATIVES,
     MONK_BASES_MM,
+    SURE_RIGHT,
+    _temperature,
+    _train,
+    check_classifier,
+    classify,
     monk_layers,
     monk_masks,
     possibly_hidden,
@@ -178,6 +185,61 @@ def test_prototypes_keep_each_colour_of_a_two_coloured_piece() -> None:
     assert len(found) >= 2
     for colour in ([-3.0, 0.5, -1.0], [-0.5, 0.0, 0.1]):
         assert np.min(np.linalg.norm(found - np.array(colour), axis=1)) < 0.1
+
+
+def test_the_stack_classifier_learns_a_rule_of_its_inputs_the_same_each_time() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.normal(0, 1, (600, 6))
+    y = (x[:, 0] > 0).astype(np.intp) + 2 * (x[:, 1] * x[:, 2] > 0)  # not linear
+    first = _train(x, y, 4, seed=3, steps=300)
+    again = _train(x, y, 4, seed=3, steps=300)
+    assert all(np.array_equal(first[k], again[k]) for k in ("w1", "b1", "w2", "b2"))
+    test = rng.normal(0, 1, (400, 6))
+    truth = (test[:, 0] > 0).astype(int) + 2 * (test[:, 1] * test[:, 2] > 0)
+    params = check_classifier({k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                               for k, v in first.items()}, "test")
+    item = ElementFeatures("d4 tile", "tile", ("a", "b", "c", "other"), np.zeros((4, 12)),
+                           1.0, test[0])
+    p = classify(params, item)
+    assert p is not None and abs(float(p.sum()) - 1.0) < 1e-9
+    read = np.array([np.argmax(classify(params, ElementFeatures(
+        "d4 tile", "tile", ("a", "b", "c", "other"), np.zeros((4, 12)), 1.0, row)))
+        for row in test])
+    assert np.mean(read == truth) > 0.9
+    # alternatives the classifier was not made for: it gives way (None)
+    assert classify(params, ElementFeatures("d4 tile", "tile", ("a", "other"),
+                                            np.zeros((2, 12)), 1.0, test[0])) is None
+
+
+def test_the_temperature_makes_the_sure_readings_right_often_enough() -> None:
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 3, 4000)
+    logits = rng.normal(0, 1, (4000, 4))
+    logits[np.arange(4000), y] += 6.0
+    liars = rng.choice(4000, 80, replace=False)  # confidently wrong
+    logits[liars, (y[liars] + 1) % 3] += 8.0
+
+    def sure_and_wrong(t: float) -> tuple[int, int]:
+        p = np.exp(logits / t - (logits / t).max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        sure = p.max(axis=1) >= 0.9
+        return int(sure.sum()), int(np.sum(sure & (p.argmax(axis=1) != y)))
+
+    sure, wrong = sure_and_wrong(1.0)
+    assert wrong > (1 - SURE_RIGHT) * sure  # as they come, too sure
+    sure, wrong = sure_and_wrong(_temperature(logits, y))
+    assert sure >= 50 and wrong <= (1 - SURE_RIGHT) * sure
+
+
+def test_the_shipped_shenshi_classifiers_are_whole() -> None:
+    fitted = load_fitted(GAME)
+    assert set(fitted.stacks) == {"tile", "cushion", "monk"}
+    for kind, params in fitted.stacks.items():
+        assert params["alternatives"] == ALTERNATIVES[kind]
+        assert 0.5 <= params["temperature"] <= 8.0
+    again = FittedModel.from_json(json.loads(json.dumps(fitted.to_json())), "again")
+    for kind, params in fitted.stacks.items():
+        assert np.allclose(again.stacks[kind]["w1"], params["w1"])
 
 
 @pytest.fixture(scope="module")
