@@ -49,9 +49,17 @@ def _tap(board: Any, element: str) -> None:
     assert board.on_touch_down(_Touch(left + x * scale, top - y * scale))
 
 
+def _shot(ui: Driver, name: str, orientation: str) -> Any:
+    """A screenshot once the board is drawn for the window's size."""
+    board = ui.app.root.ids.play.ids.board
+    ui.size(orientation)
+    assert ui.wait(lambda: board.settled, 5)
+    return ui.shot(name, orientation)
+
+
 def _board_pixels(ui: Driver, game: str, orientation: str) -> Any:
     board = ui.app.root.ids.play.ids.board
-    path = ui.shot(f"board-{game}", orientation)
+    path = _shot(ui, f"board-{game}", orientation)
     image = cv2.imread(str(path))
     x, y = board.to_window(board.x, board.y)
     top = image.shape[0] - int(y + board.height)
@@ -163,7 +171,7 @@ def test_a_recruit_is_answered_by_tapping_the_masters(ui: Driver) -> None:
     assert len(spaces) == 2 and set(spaces) <= set(board.scene.targets)  # framed
     assert all("+" not in b.text for b in play.ids.choices.children)  # words, not notation
     for orientation in ("landscape", "portrait"):
-        ui.shot("play-question-tap-shangrila", orientation)
+        _shot(ui, "play-question-tap-shangrila", orientation)
     ui.size("landscape")
     before = len(play.ids.choices.children)
     _tap(board, spaces[0])
@@ -198,7 +206,7 @@ def test_a_card_is_answered_by_tapping_its_chip(ui: Driver) -> None:
     labels = {t.text for layer in board.scene.layers for t in layer.texts}
     assert {card_name(rules, m) for m in candidates} <= labels
     for orientation in ("landscape", "portrait"):
-        ui.shot("play-question-tap", orientation)
+        _shot(ui, "play-question-tap", orientation)
     ui.size("landscape")
     _tap(board, CHIP_PREFIX + candidates[1])
     assert ui.wait(lambda: not play.question_prompt)

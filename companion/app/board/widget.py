@@ -181,6 +181,15 @@ class BoardMapWidget(Widget):
         self._blinker.add(self._blink_groups[0 if self._blink_on else 1])
 
     @property
+    def settled(self) -> bool:
+        """Whether everything is drawn for the present size (no text scaled)."""
+        if self.scene is None:
+            return True
+        scale = self.fit()[0]
+        return abs(scale - self._drawn_at) < 1e-6 and (
+            self._printed is None or abs(self._printed[1] - scale) < 1e-6)
+
+    @property
     def blinking(self) -> bool:
         """Whether pieces to put back are shown (and blink)."""
         return self._blink_groups is not None
