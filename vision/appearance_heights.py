@@ -14,7 +14,15 @@ the bare board first gets half way to the stack's own (a blurred edge crosses ha
 way where it lies), placed between samples to a fraction of a pixel. The near edges
 follow the tile's footprint, the far ones the footprint pushed away by the board the
 height hides; the tile's actual place (off its spot, turned a little) and that hidden
-length are fitted together over the lines. The hidden length and one tile's step, in
+length are fitted together over the lines.
+
+A neighbouring tile beyond a stack (away from the camera) leaves no bare board past
+its far edge when the stack is tall; the stack's top still hides the neighbour, so
+against a tile of another colour the far edge is found walking in from the neighbour
+to where the colour gets half way to the stack's own (its set's colour). Only a piece
+in front of a stack, which can hide its front face, spoils the near end of a line.
+
+The hidden length and one tile's step, in
 picture pixels, go through a small conditional logit whose weights are fitted from
 rendered tables (:func:`fit`, ``python -m companion.bench_heights fit``;
 ``vision/fitted/appearance-heights-shangrila.json``) into a probability per height
@@ -22,9 +30,12 @@ rendered tables (:func:`fit`, ``python -m companion.bench_heights fit``;
 
 A height is not read (left unknown) when the view is too steep for the model to be
 sure of any height whatever the edges show, when a neighbouring piece, a hand or the
-edge of the picture leaves too few lines showing both edges against bare board, or
-when the probabilities are unsure. The reader knows the pieces' sizes and the camera,
-never the rules.
+edge of the picture leaves too few lines showing both edges, when those lines cannot
+tell a tile lying off its spot from one hiding more board (a tile seen corner first,
+only one side of it seen), when the board hidden fits no height (less than none, or
+more than a tile above the tallest stack: an edge mistaken), or when the
+probabilities are unsure. The reader knows the pieces' sizes and the camera, never
+the rules.
 """
 
 from __future__ import annotations
@@ -66,7 +77,12 @@ LINES = 7
 LINE_SPREAD = 0.55
 """The lines spread over this share of the tile's width."""
 MIN_LINES = 3
-"""Lines that must show both edges against bare board for a height to be read."""
+"""Lines that must show both edges for a height to be read."""
+TIED_MAX = 3.0
+"""How much more uncertain than its lines alone the hidden board may be made by the
+tile's unknown place: lines on one side of a tile seen corner first move alike when
+it lies off its spot across them and when it hides more board, and cannot tell the
+two apart (the fit's variance of the hidden board, times the lines, at most this)."""
 STEP_MM = 0.25
 """Spacing of the samples along a line."""
 OUTSIDE_MM = 3.5
@@ -78,6 +94,19 @@ INSIDE_SHARE = 0.19
 the tile (the glyph in its middle is not looked at)."""
 REFERENCE_MM = 1.0
 """The length at each end of a line's window taken as its reference (bare, covered)."""
+BEYOND_MM = 0.5
+"""Where a neighbouring tile stands beyond a stack, how far past the far edge of the
+tallest stack the line looks at what is there (the neighbour or the gap before it)."""
+PLAUSIBLE = (0.0, 1.5)
+"""A stack hides at least this many tiles' steps of board beyond its footprint, and at
+most this many more than the tallest stack: a measure outside is no height's (an edge
+mistaken), and no height is read from it."""
+CANDIDATES = 3
+"""Neighbouring tiles a line's far end may run into (at most)."""
+EXPLAINED = 1.0
+"""What lies past a stack's far edge where a neighbouring tile stands is that tile (or
+the bare board) when its tint (or its colour) is this near: blur mixes the two in a
+gap of a few pixels."""
 PLACEMENT_MM = 1.5
 """How far off its spot a neighbouring piece may lie."""
 _CHUNK = 16384
@@ -89,6 +118,7 @@ TOO_STEEP = "the view is too steep to show the height of a stack"
 EDGE_HIDDEN = "a neighbouring piece or a hand hides an edge of the stack"
 COLOUR_UNKNOWN = "the tile on the space is not read"
 UNSURE = "unsure between the heights"
+IMPLAUSIBLE = "the stack's edges fit no height"
 COVERED_BY_HAND = "covered by a hand"
 _NOTHING = ("empty", False)
 """What a space, a bridge's or a stone's place shows when nothing stands there."""
@@ -219,11 +249,15 @@ class Windows:
     outer: NDArray[np.bool_]  # (2, lines, samples)
     inner: NDArray[np.bool_]
     walk: NDArray[np.bool_]
+    beyond: NDArray[np.bool_]
+    """(2, lines, samples): where a neighbouring tile stands beyond the stack, what is
+    just past the tallest stack's far edge, and the stretch walked out to it from the
+    stack's own top."""
 
     @property
     def used(self) -> NDArray[np.bool_]:
         """(lines, samples): the samples looked at."""
-        return np.asarray(self.walk[0] | self.walk[1])
+        return np.asarray(self.walk[0] | self.walk[1] | self.beyond[1])
 
 
 def windows(lines: StackLines, reach: float, outside: float, inside: float) -> Windows:
@@ -242,7 +276,9 @@ def windows(lines: StackLines, reach: float, outside: float, inside: float) -> W
     inner = np.stack([span(a + inside - REFERENCE_MM, a + inside),
                       span(b - inside, b - inside + REFERENCE_MM)])
     walk = np.stack([span(a - outside, a + inside), span(b - inside, b + reach + outside)])
-    return Windows(outer, inner, walk)
+    end = b + reach + BEYOND_MM
+    beyond = np.stack([span(end, end + REFERENCE_MM), span(b - inside, end + REFERENCE_MM)])
+    return Windows(outer, inner, walk, beyond)
 
 
 def _masked_median(d: FloatArray, mask: NDArray[np.bool_], stretch: bool = False
@@ -266,7 +302,9 @@ def _masked_median(d: FloatArray, mask: NDArray[np.bool_], stretch: bool = False
     return np.where(count > 0, (low + high) / 2.0, np.nan)
 
 
-def edges(d: FloatArray, positions: FloatArray, where: Windows) -> FloatArray:
+def edges(d: FloatArray, positions: FloatArray, where: Windows,
+          lit: FloatArray | None = None, candidates: FloatArray | None = None,
+          own: FloatArray | None = None) -> FloatArray:
     """The near and far edge of a stack on each line (lines, 2), from each sample's
     distance to the bare board ``d`` (lines, samples) and the lines' ``positions``:
     where, walking in from the bare board, the distance first gets half way to the
@@ -274,7 +312,6 @@ def edges(d: FloatArray, positions: FloatArray, where: Windows) -> FloatArray:
     ends do not show bare board and the stack clearly."""
     n, count = d.shape
     out = np.full((n, 2), np.nan)
-    rows_ = np.arange(n)
     for side in (0, 1):
         bare = _masked_median(d, where.outer[side], stretch=True)
         covered = _masked_median(d, where.inner[side], stretch=True)
@@ -291,12 +328,59 @@ def edges(d: FloatArray, positions: FloatArray, where: Windows) -> FloatArray:
             start = count - 1 - np.argmax(walk[:, ::-1], axis=1)
             i = j + 1
         found = clear & above.any(axis=1) & (j != start)
-        i = np.clip(i, 0, count - 1)
-        di, dj = d[rows_, i], d[rows_, j]
-        share = (level - di) / np.maximum(dj - di, 1e-9)
-        pi, pj = positions[rows_, i], positions[rows_, j]
-        out[:, side] = np.where(found, pi + share * (pj - pi), np.nan)
+        out[:, side] = np.where(found, _crossing(d, positions, level, i, j), np.nan)
+    if lit is not None and candidates is not None and own is not None:
+        out[:, 1] = np.where(np.isnan(out[:, 1]), _far_against_neighbour(
+            d, lit, positions, where, candidates, own), out[:, 1])
     return out
+
+
+def _crossing(d: FloatArray, positions: FloatArray, level: FloatArray, i: NDArray[np.intp],
+              j: NDArray[np.intp]) -> FloatArray:
+    """Where ``d`` crosses ``level`` between samples ``i`` and ``j`` of each row."""
+    rows_ = np.arange(len(d))
+    i = np.clip(i, 0, d.shape[1] - 1)
+    di, dj = d[rows_, i], d[rows_, j]
+    share = (level - di) / np.maximum(dj - di, 1e-9)
+    pi, pj = positions[rows_, i], positions[rows_, j]
+    return np.asarray(pi + share * (pj - pi))
+
+
+def _far_against_neighbour(d: FloatArray, lit: FloatArray, positions: FloatArray,
+                           where: Windows, candidates: FloatArray, own: FloatArray
+                           ) -> FloatArray:
+    """The far edge of a stack whose line runs into a neighbouring tile of another
+    colour beyond it (NaN where it does not, or the edge cannot be told): walking in
+    from just past the tallest stack's far edge, where the colour first gets half way
+    to the stack's own (``own``, its set's colour, (lines, 3)). What lies there must be
+    the neighbour (its top or its side: the colours' tint, whatever the shade) or the
+    bare board, and must differ clearly from the stack's colour; ``candidates`` (lines,
+    CANDIDATES, 3): the neighbours' colours, NaN where fewer."""
+    n, count = d.shape
+    wanted = np.isfinite(candidates).all(axis=2).any(axis=1) & np.isfinite(own).all(axis=1)
+    out = np.full(n, np.nan)
+    if not wanted.any():
+        return out
+    rows_ = np.flatnonzero(wanted)
+    d, lit, positions, own = d[rows_], lit[rows_], positions[rows_], own[rows_]
+    beyond, walk = where.beyond[0][rows_], where.beyond[1][rows_]
+    there = np.stack([_masked_median(lit[..., c], beyond, stretch=True) for c in range(3)], -1)
+    tint = np.sqrt(((there[:, None, 1:] - candidates[rows_][..., 1:]) ** 2).sum(axis=-1))
+    explained = (np.nanmin(np.where(np.isfinite(tint), tint, np.inf), axis=1) < EXPLAINED) \
+        | (_masked_median(d, beyond, stretch=True) <= EXPLAINED)
+    # how unlike the stack's colour each sample is: past the edge as what is there
+    unlike = distance(lit, own[:, None, :])
+    contrast = distance(there, own)
+    level = contrast / 2.0
+    below = walk & (unlike <= level[:, None])
+    j = count - 1 - np.argmax(below[:, ::-1], axis=1)
+    start = count - 1 - np.argmax(walk[:, ::-1], axis=1)
+    found = explained & (contrast >= 2.0 * NEAR) & below.any(axis=1) & (j != start)
+    level_up = -level
+    out[rows_] = np.where(found, _crossing(-unlike, positions, level_up, j + 1, j), np.nan)
+    return out
+
+
 
 
 PLACEMENT_TURN_DEG = 1.0
@@ -380,14 +464,12 @@ def _fit_placements(stacks: _Stacks) -> tuple[FloatArray, FloatArray, NDArray[np
                                  stacks.mask)
     ok = np.ones(n, dtype=bool)
     active = np.ones(n, dtype=bool)
-    steps = np.eye(4) * 0.05
     for _ in range(6):
         if not active.any():
             break
         base = stacks.predicted(theta)
         ok &= ~(active & ~np.where(mask, np.isfinite(base), True).all(axis=1))
-        jacobian = np.stack([(stacks.predicted(theta + steps[j]) - base) / 0.05
-                             for j in range(4)], axis=-1)
+        jacobian = _jacobian(stacks, theta, base)
         ok &= ~(active & ~np.where(mask[..., None], np.isfinite(jacobian), True)
                 .all(axis=(1, 2)))
         active &= ok
@@ -401,9 +483,27 @@ def _fit_placements(stacks: _Stacks) -> tuple[FloatArray, FloatArray, NDArray[np
         active &= np.abs(change).max(axis=1) >= 1e-3
     final = stacks.predicted(theta)
     ok &= np.where(mask, np.isfinite(final), True).all(axis=1)
+    jacobian = _jacobian(stacks, theta, final)
+    jacobian = np.where(mask[..., None] & np.isfinite(jacobian), jacobian, 0.0)
+    normal = np.einsum("nri,nrj->nij", jacobian, jacobian) + np.diag(_RIDGE)[None]
+    normal[~ok] = np.eye(4)
+    tied = np.linalg.inv(normal)[:, 3, 3] * stacks.mask.sum(axis=1)
+    ok &= tied <= TIED_MAX
     squared = np.where(mask, (seen - np.where(np.isfinite(final), final, 0.0)) ** 2, 0.0)
     rms = np.sqrt(squared.sum(axis=1) / np.maximum(mask.sum(axis=1), 1))
     return theta, rms, ok
+
+
+def _jacobian(stacks: _Stacks, theta: FloatArray, base: FloatArray) -> FloatArray:
+    """The edges' derivatives by the unknowns (n, 2 lines, 4): shift and turn by
+    small steps; the hidden board moves the far edges only, one for one."""
+    lines = stacks.mask.shape[1]
+    steps = np.eye(4) * 0.05
+    out = np.zeros((*base.shape, 4))
+    for j in range(3):
+        out[..., j] = (stacks.predicted(theta + steps[j]) - base) / 0.05
+    out[:, lines:, 3] = 1.0
+    return out
 
 
 def _placement_residuals(stacks: _Stacks, theta: FloatArray) -> FloatArray:
@@ -535,6 +635,14 @@ class HeightReading:
     unseen: set[str]
 
 
+def _colour_of(value: Reading | Value | None, known: Mapping[Value, FloatArray]
+               ) -> FloatArray:
+    """The set's colour of the tile ``value`` reads, NaN when not known."""
+    if isinstance(value, Reading) and value.known and value.value in known:
+        return np.asarray(known[value.value], dtype=np.float64)
+    return np.full(3, np.nan)
+
+
 @dataclass(frozen=True)
 class _SpaceView:
     """What one space's lines need in one view (geometry and the bare board only)."""
@@ -546,7 +654,10 @@ class _SpaceView:
     bare: FloatArray  # (lines, samples, 3): the bare board where looked at
     shown: NDArray[np.bool_]  # (lines,): the whole line is inside the picture
     neighbours: tuple[str, ...]
-    spoils: NDArray[np.bool_]  # (neighbours, lines): the lines each one's piece spoils
+    index: NDArray[np.intp]  # (neighbours,): each one's place in the model's elements
+    tiles: NDArray[np.bool_]  # (neighbours,): the neighbour is a space (holds tiles)
+    spoils: NDArray[np.bool_]  # (2, neighbours, lines): the lines' near and far ends
+    """each neighbour's piece can lie on or hide."""
 
 
 class HeightReader:
@@ -569,6 +680,12 @@ class HeightReader:
         # the lines each neighbour's piece would spoil (geometry only: kept per view)
         self._can_tell: dict[str, bool] = {}
         self._views: dict[str, _SpaceView] = {}
+        self._elements = tuple(model.elements)
+        self._element_index = {name: i for i, name in enumerate(self._elements)}
+        colours = appearance.colours.get("space", {})
+        self._colour_index = {value: i for i, value in enumerate(colours)}
+        self._colour_table = np.array([colours[v] for v in colours], dtype=np.float64) \
+            .reshape(len(colours), 3)
 
     def plan(self, view: BoardView) -> HeightPlan | None:
         """The sample lines of ``view``, made again only when the view has moved."""
@@ -633,6 +750,10 @@ class HeightReader:
                 out.unseen.add(name)
                 continue
             lines = plan_.lines[index[space]]
+            hidden = result.excess_mm / max(lines.step_mm, 1e-9)
+            if not PLAUSIBLE[0] <= hidden <= max(self.heights) + PLAUSIBLE[1]:
+                out.abstained[name] = IMPLAUSIBLE
+                continue
             p = probabilities(self.fitted.weights, rows(result, lines, self.heights))
             out.probabilities[name] = {str(h): round(float(x), 4)
                                        for h, x in zip(self.heights, p, strict=True)}
@@ -654,7 +775,10 @@ class HeightReader:
             return dict.fromkeys(spaces)
         index = {s: i for i, s in enumerate(self.spaces)}
         views = [self._view_of(plan_, index[s]) for s in spaces]
-        usable = [v.shown & ~self._spoiled(v, below) for v in views]
+        states = self._states(below)
+        ends = [self._spoiled(v, states, int(states[1][self._element_index[v.lines.space]]))
+                for v in views]
+        usable = [v.shown & ~near & ~far for v, (near, far, _) in zip(views, ends, strict=True)]
         looked = [v.windows.used & use[:, None] for v, use in zip(views, usable, strict=True)]
         chosen = [v for v, use in zip(views, usable, strict=True) if use.any()]
         out: dict[str, Measure | None] = dict.fromkeys(spaces)
@@ -669,15 +793,24 @@ class HeightReader:
         bare = np.concatenate([v.bare[k][m] for v, k, m in
                                zip(chosen, lines_of, seen, strict=True)])
         d = np.zeros((sum(len(k) for k in lines_of), plan_.lines[0].positions.shape[0]))
-        d[np.concatenate(seen)] = np.concatenate([
-            self._to_bare(frame, pixels[k:k + _CHUNK], ground[k:k + _CHUNK],
-                          bare[k:k + _CHUNK], light) for k in range(0, len(pixels), _CHUNK)])
+        lit = np.zeros((*d.shape, 3))
+        parts = [self._to_bare(frame, pixels[k:k + _CHUNK], ground[k:k + _CHUNK],
+                               bare[k:k + _CHUNK], light)
+                 for k in range(0, len(pixels), _CHUNK)]
+        d[np.concatenate(seen)] = np.concatenate([part[0] for part in parts])
+        lit[np.concatenate(seen)] = np.concatenate([part[1] for part in parts])
+        candidates = np.concatenate([ends[i][2][k] for i, k in zip(
+            [i for i, use in enumerate(usable) if use.any()], lines_of, strict=True)])
         where = Windows(*(np.concatenate([getattr(v.windows, part)[:, k] for v, k in
                                           zip(chosen, lines_of, strict=True)], axis=1)
-                          for part in ("outer", "inner", "walk")))
+                          for part in ("outer", "inner", "walk", "beyond")))
         positions = np.concatenate([np.broadcast_to(v.lines.positions, (len(k), d.shape[1]))
                                     for v, k in zip(chosen, lines_of, strict=True)])
-        found = edges(d, positions, where)
+        known = self.appearance.colours.get("space", {})
+        own = np.concatenate([np.broadcast_to(_colour_of(below.get(v.lines.space), known),
+                                              (len(k), 3))
+                              for v, k in zip(chosen, lines_of, strict=True)])
+        found = edges(d, positions, where, lit, candidates, own)
         count = LINES
         near, far = np.full((len(chosen), count), np.nan), np.full((len(chosen), count), np.nan)
         start = 0
@@ -708,48 +841,82 @@ class HeightReader:
             bare = np.zeros((*shape, 3))
             bare[used] = self.appearance.bare_log(lines.points_mm[used])
             assert self._plan is not None
-            neighbours = self._near(lines.space, lines, self._plan[0], reach + plan_.outside_mm)
+            neighbours = self._near(lines.space, lines, self._plan[0], where)
             known = self._views[lines.space] = _SpaceView(
                 lines, where, plan_.pixels[part].reshape(*shape, 2), lines.points_mm, bare,
                 plan_.shown[part].reshape(shape).all(axis=1),
-                tuple(name for name, _ in neighbours),
-                np.array([spoiled for _, spoiled in neighbours], dtype=bool).reshape(
-                    len(neighbours), shape[0]))
+                tuple(name for name, _, _ in neighbours),
+                np.array([self._element_index[name] for name, _, _ in neighbours],
+                         dtype=np.intp),
+                np.array([self.model.elements[name].kind == "space"
+                          for name, _, _ in neighbours], dtype=bool),
+                np.array([spoiled for _, _, spoiled in neighbours], dtype=bool).reshape(
+                    len(neighbours), 2, shape[0]).transpose(1, 0, 2))
         return known
 
     def _to_bare(self, frame: NDArray[np.uint8], pixels: NDArray[np.float32],
-                 ground: FloatArray, bare: FloatArray, light: LightField) -> FloatArray:
+                 ground: FloatArray, bare: FloatArray, light: LightField
+                 ) -> tuple[FloatArray, FloatArray]:
         """How far each sample is from the bare board (``bare``, at ``ground``) under
-        the frame's light."""
+        the frame's light, and its colour with the light taken off (log colour)."""
         seen = log_colour(linear(np.asarray(sample(frame, pixels), dtype=np.uint8)))
-        return distance(seen - light.at(ground), bare)
+        lit = seen - light.at(ground)
+        return distance(lit, bare), lit
 
-    @staticmethod
-    def _spoiled(space: _SpaceView, below: Mapping[str, Any]) -> NDArray[np.bool_]:
-        """Per line: whether another piece that may stand near (anything not read as
-        bare) can lie on the line's board, or hide it, as high as it may be."""
-        there = np.array([not (isinstance(v := below.get(name), Reading) and v.known
-                               and v.value in _NOTHING) for name in space.neighbours],
-                         dtype=bool)
-        return np.asarray(space.spoils[there].any(axis=0))
+    def _states(self, below: Mapping[str, Any]) -> tuple[NDArray[np.bool_], NDArray[np.intp]]:
+        """Per element of the board (the model's order): whether a piece may stand
+        there (anything not read as bare), and the index of the tile colour read there
+        in ``self._colours`` (-1 when none is read)."""
+        there = np.ones(len(self._elements), dtype=bool)
+        code = np.full(len(self._elements), -1, dtype=np.intp)
+        for i, name in enumerate(self._elements):
+            value = below.get(name)
+            if isinstance(value, Reading) and value.known:
+                there[i] = value.value not in _NOTHING
+                code[i] = self._colour_index.get(value.value, -1)
+        return there, code
 
-    def _near(self, space: str, lines: StackLines, view: BoardView, beyond: float
-              ) -> list[tuple[str, NDArray[np.bool_]]]:
+    def _spoiled(self, space: _SpaceView, states: tuple[NDArray[np.bool_], NDArray[np.intp]],
+                 own: int) -> tuple[NDArray[np.bool_], NDArray[np.bool_], FloatArray]:
+        """Per line: whether another piece that may stand near (``states``, see
+        :meth:`_states`) can lie on, or hide, the board the line's near end looks at, as
+        high as it may be; the same for its far end, but for neighbouring tiles read as
+        another colour than the stack's (``own``; a far edge is told against them, see
+        :func:`edges`); and those tiles' colours (lines, CANDIDATES, 3), NaN where
+        fewer."""
+        lines = space.spoils.shape[2]
+        colours = np.full((lines, CANDIDATES, 3), np.nan)
+        if not space.neighbours:
+            return np.zeros(lines, bool), np.zeros(lines, bool), colours
+        there, code = states[0][space.index], states[1][space.index]
+        told = there & space.tiles & (code >= 0) & (code != own)
+        near = space.spoils[0][there].any(axis=0)
+        far = space.spoils[1][there & ~told].any(axis=0)
+        runs = space.spoils[1] & told[:, None]  # (neighbours, lines)
+        if runs.any():
+            order = np.argsort(~runs, axis=0, kind="stable")[:CANDIDATES]
+            valid = np.take_along_axis(runs, order, axis=0)
+            found = np.where(valid[..., None], self._colour_table[code[order]], np.nan)
+            colours[:, :len(order)] = found.transpose(1, 0, 2)
+        return np.asarray(near), np.asarray(far), colours
+
+    def _near(self, space: str, lines: StackLines, view: BoardView, where: Windows
+              ) -> list[tuple[str, str, NDArray[np.bool_]]]:
         """The elements near ``space`` whose piece, standing there as high as it may,
-        can lie on or hide some of its lines, each with the lines it spoils."""
+        can lie on or hide some of its lines, each with the lines whose near and far
+        ends it spoils (2, lines)."""
         camera = view.camera_mm()
         assert camera is not None
         centre = np.array(self.model.elements[space].centre_mm)
-        looked = (lines.positions[None, :] >= lines.chords[:, :1] - beyond) \
-            & (lines.positions[None, :] <= lines.chords[:, 1:] + beyond)
-        near: list[tuple[str, NDArray[np.bool_]]] = []
+        looked = np.stack([where.walk[0], where.walk[1] | where.beyond[1]])
+        near: list[tuple[str, str, NDArray[np.bool_]]] = []
         for other in self.model.elements.values():
             if other.name == space or other.kind not in ("space", "bridge", "stone"):
                 continue
             ocentre = np.array(other.centre_mm, dtype=np.float64)
             if float(np.linalg.norm(ocentre - centre)) > 4 * self.model.pieces["tile_mm"]:
                 continue
-            spoiled = np.zeros(len(lines.chords), dtype=bool)
+            spoiled = np.zeros((2, len(lines.chords)), dtype=bool)
             if other.kind == "space":
                 half = np.array([self.model.pieces["tile_mm"] / 2] * 2)
                 high = max(self.heights) * self.model.pieces["tile_thickness_mm"]
@@ -765,9 +932,9 @@ class HeightReader:
             for lift in np.linspace(0.0, 1.0, 5):
                 local = (lines.points_mm - ocentre - lift * shift * u) @ axes.T
                 under = (np.abs(local) <= half + PLACEMENT_MM).all(axis=-1)
-                spoiled |= (under & looked).any(axis=1)
+                spoiled |= (under[None] & looked).any(axis=2)
             if spoiled.any():
-                near.append((other.name, spoiled))
+                near.append((other.name, other.kind, spoiled))
         return near
 
 
