@@ -248,7 +248,7 @@ def _referee(referee: Referee, bridge: SensorBridge, seen: Seen) -> list[Output]
     for output in outputs:
         if isinstance(output, Indicators):
             bridge.show(output.lights)
-        text = say(output, referee.rules.players)
+        text = say(output, referee.rules.players, referee.rules.game)
         if text:
             print(text, flush=True)
     return outputs

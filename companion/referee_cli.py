@@ -130,7 +130,7 @@ def referee_command(args: argparse.Namespace) -> int:
             continue
         outputs = runner.handle(event) if runner is not None else referee.handle(event)
         for output in outputs:
-            text = say(output, players)
+            text = say(output, players, referee.rules.game)
             if text:
                 print(text, flush=True)
     return 0

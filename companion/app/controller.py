@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 from companion.app.gamesetup import GameSetup, Seat
 from companion.app.i18n import Translator
 from companion.app.wording import move_words, player_name, tiebreak_words, verdict_words
+from companion.referee import messages
 from companion.referee.core import Referee, RefereeConfig
 from companion.referee.events import (
     Answer,
@@ -34,6 +35,7 @@ from companion.referee.events import (
     InputRejected,
     Light,
     MoveAccepted,
+    MoveCorrected,
     MoveTakenBack,
     Output,
     Question,
@@ -44,7 +46,7 @@ from companion.referee.events import (
     TypedMove,
 )
 from companion.referee.journal import Journal, JournaledReferee
-from engines import GameState
+from engines import GameRecord, GameState
 from engines.observation import Observation
 
 SEATS_SUFFIX = ".seats.json"
@@ -141,6 +143,9 @@ class PlayController:
         self.seats = tuple(seats)
         self.tr = translator
         self.paused = False
+        self.moves_changed: Callable[[GameRecord], None] | None = None
+        """Called with the game so far when a move is accepted, taken back or
+        corrected (the live strength report follows the game through it)."""
         self._lock = threading.RLock()
         self._shown = _Shown()
         for number, (_, move) in enumerate(referee.history, start=1):
@@ -182,6 +187,9 @@ class PlayController:
                 return []
             outputs = self.runner.handle(event)
             self._take(outputs)
+            if self.moves_changed is not None and any(
+                    isinstance(o, MoveAccepted | MoveTakenBack | MoveCorrected) for o in outputs):
+                self.moves_changed(self.referee.record())
             return outputs
 
     def answer(self, move: str) -> list[Output]:
@@ -321,12 +329,15 @@ class PlayController:
         output, tr = self._shown.banner, self.tr
         match output:
             case IllegalMove(player, attempt, rule, message, fix, elements):
-                title = tr.text("banner.illegal", player=self.who(player))
-                body = f"{message} [{rule}]" + (f"\n{attempt}" if attempt else "")
-                steps = tuple(fix) or (tr.text("banner.nothing_to_move"),)
+                language, colours = tr.language, self.referee.rules.players
+                title = messages.illegal_headline(player, attempt, rule, message, self.who,
+                                                  colours, language)
+                body = messages.reason(rule, message, language)
+                steps = tuple(messages.steps(fix, language))
                 return Banner("illegal", title, body, steps, rule), frozenset(elements)
             case BoardMismatch(message, fix, elements):
-                return (Banner("mismatch", tr.text("banner.mismatch"), message, tuple(fix)),
+                return (Banner("mismatch", tr.text("banner.mismatch"), message,
+                               tuple(messages.steps(fix, tr.language))),
                         frozenset(elements))
             case GameOver() as over:
                 body = tiebreak_words(tr, self.referee.rules.game, over, self.who)
@@ -355,7 +366,9 @@ class PlayController:
 
     def _status(self) -> str:
         output = self._shown.status
-        return verdict_words(self.tr, output, self.who) if output is not None else ""
+        if output is None:
+            return ""
+        return verdict_words(self.tr, output, self.who, self.referee.rules.players)
 
 
 HINT_LEVEL = 2

@@ -1,10 +1,10 @@
 """Moves and referee verdicts in the players' language.
 
-The referee speaks English (``companion.referee.words``); the app says the same things
-through its string tables, so every frame around a verdict follows the language chosen.
-The rule's own sentence (``IllegalMove.message``) and the steps to put the table right
-come from the engines in English and are shown as they are, after the translated
-heading (the rule id in brackets lets a player look the rule up in any language).
+The frames around a verdict come from the app's string tables; the referee's own
+sentences (who did what, the rule, the steps to put the table right, the tie-break)
+are ``companion.referee.messages``'s, in the app's language, worded as the console and
+the demo's report word them. A rule sentence the catalogue does not know yet is shown
+in English, its id in brackets (a player looks the rule up by it in any language).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from companion.app.i18n import Translator
+from companion.referee import messages
 from companion.referee.events import (
     BoardMismatch,
     GameOver,
@@ -113,9 +114,11 @@ def _shenshi(tr: Translator, rules: Rules[Any, Any], player: str, move: Any) -> 
     return f"{player}: " + "; ".join(parts) + "."
 
 
-def verdict_words(tr: Translator, output: Output, who: Any) -> str:
+def verdict_words(tr: Translator, output: Output, who: Any,
+                  colours: Sequence[str] = ()) -> str:
     """One output as players read it (empty for outputs meant for the lights only).
-    ``who(index)`` names a seat."""
+    ``who(index)`` names a seat; ``colours``: each seat's colour, to name who moved
+    out of turn."""
     match output:
         case MoveAccepted(number, player, move, by, corrected):
             how = {"table": "", "answer": tr.text("verdict.by_answer"),
@@ -128,16 +131,16 @@ def verdict_words(tr: Translator, output: Output, who: Any) -> str:
             shown = ", ".join(candidates[:5]) + (" …" if len(candidates) > 5 else "")
             return tr.text("verdict.in_progress", player=who(player), moves=shown)
         case IllegalMove(player, attempt, rule, message, _, _):
-            heading = tr.text("verdict.illegal", player=who(player))
-            if attempt:
-                heading += f" — {attempt}"
-            return f"{heading}\n{message} [{rule}]"
+            heading = messages.illegal_headline(player, attempt, rule, message, who,
+                                                colours, tr.language)
+            return f"{heading}\n{messages.reason(rule, message, tr.language)}"
         case TableRestored(player):
             return tr.text("verdict.restored", player=who(player))
         case Question(player, _, _):
             return tr.text("verdict.question", player=who(player))
         case BoardMismatch(message, fix, _):
-            return "\n".join([tr.text("verdict.mismatch"), message, *fix])
+            return "\n".join([tr.text("verdict.mismatch"), message,
+                              *messages.steps(fix, tr.language)])
         case MoveTakenBack(number, move):
             return tr.text("verdict.taken_back", number=number, move=move)
         case InputRejected(text, reason):
@@ -149,25 +152,7 @@ def verdict_words(tr: Translator, output: Output, who: Any) -> str:
 
 
 def tiebreak_words(tr: Translator, game: str, over: GameOver, who: Any) -> str:
-    """The result in a sentence, with the tie-break spelled out when it decided."""
-    scores, winners = over.scores, over.winners
-    best = max(scores) if scores else 0
-    leaders = [p for p, s in enumerate(scores) if s == best]
-    names = tr.text("words.and").join(who(p) for p in winners)
-    if len(leaders) == 1:
-        return tr.text("result.wins", names=names, score=best)
-    rule = spell_tiebreak(tr, game, over.tiebreak, who)
-    if len(winners) == 1:
-        tied = tr.text("words.and").join(who(p) for p in leaders)
-        return tr.text("result.tiebreak", tied=tied, score=best, names=names, rule=rule)
-    return tr.text("result.shared", names=names, score=best, rule=rule)
-
-
-def spell_tiebreak(tr: Translator, game: str, tiebreak: Any, who: Any) -> str:
-    """What breaks ties in ``game``, with this game's figures."""
-    if game == "shangrila" and isinstance(tiebreak, list):
-        detail = ", ".join(f"{who(p)} {n}" for p, n in enumerate(tiebreak))
-        return tr.text("tiebreak.shangrila", detail=detail)
-    if game == "shendao":
-        return tr.text("tiebreak.shendao")
-    return tr.text("tiebreak.none")
+    """The result in a sentence, with the tie-break spelled out when it decided (the
+    referee's wording, ``companion.referee.messages``, in the app's language)."""
+    return messages.result(game, over.scores, over.winners, over.tiebreak, who,
+                           tr.language)

@@ -174,7 +174,8 @@ def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
         for row in data["strength"])
     verdicts = "".join(
         f"<li><span class='f'>frame {frame}</span> "
-        f"{e(say(renumbered(output, before), players))}</li>".replace("\n", "<br>")
+        f"{e(say(renumbered(output, before), players, data['game']))}</li>"
+        .replace("\n", "<br>")
         for frame, output in chain.outputs if _shown(output))
     board = ("<h2>The board as the camera read it at the end</h2>"
              f"<img src='{picture_uri(folder / 'board.png')}' "

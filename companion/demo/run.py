@@ -135,7 +135,8 @@ def run_demo(options: DemoOptions, out: TextIO) -> Path:
     progress = Progress(out, "reading the film")
 
     def verdict(frame: int, output: Output) -> None:
-        text = say(renumbered(output, script.joined_at), players)  # the game's numbers
+        text = say(renumbered(output, script.joined_at), players,  # the game's numbers
+                   script.spec.game)
         if text and output.name != "move_in_progress":
             progress.clear()
             out.write(f"  [{frame / 10:5.1f} s] {text}\n")

@@ -91,7 +91,10 @@ def test_illegal_move_banner_on_both_images(ui: Driver) -> None:
     steps = iter(TableSimulator.random(rules, TableConfig(illegal=0.15), seed=3))
     assert ui.feed(steps, lambda: play.banner_kind == "illegal")
     ui.pump(3)
-    assert play.banner_title.startswith("Illegal move by")
+    # who did what first, then the rule with its id
+    assert play.banner_title.startswith(("Illegal move", *(f"{name} " for name in
+                                                           play.view.players)))
+    assert play.banner_body.endswith(f"[{play.view.banner.rule}]")
     assert "[" in play.banner_body and play.banner_steps.startswith("•")
     assert play.banner_shown_at and 0 <= play.banner_shown_at[-1] < 1.0
     assert any(s.rgba == HIGHLIGHT_RGBA for s in play.ids.board.scene.blink_off.shapes)
