@@ -17,6 +17,7 @@ from companion.app.board.maps import fitted_model, legend, map_of
 from companion.app.board.scene import DISCIPLINES, Scene, Text, compose
 from companion.app.layout import HIGHLIGHT_RGBA, PLAYER_RGBA
 from engines import rules_class
+from engines.errors import IllegalMoveError
 from engines.registry import table_model
 from vision.models import load_model
 
@@ -262,6 +263,12 @@ def test_a_question_over_real_moves_of_each_game() -> None:
         assert taps.tap(CHIP_PREFIX + gate) == gate
     else:
         assert taps.choices[0].targets != taps.choices[1].targets
+
+
+def test_a_question_about_another_position_is_left_to_the_buttons() -> None:
+    rules, state = _start("shangrila")
+    with pytest.raises(IllegalMoveError):
+        TapAnswer.for_question("shangrila", rules, state, ["+H4", "+P4"], str)
 
 
 def test_target_at_finds_the_element_under_a_tap() -> None:

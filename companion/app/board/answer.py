@@ -32,13 +32,14 @@ class Candidate:
 
 def changed_elements(game: str, rules: Any, state: Any, move: str) -> frozenset[str]:
     """The board elements ``move`` (notation) changes from ``state``, by the table
-    model's expected table; a stack height counts as its space."""
+    model's expected table; a stack height counts as its space. Raises
+    ``IllegalMoveError`` for a move ``state`` does not allow."""
     from engines.registry import table_model
 
     model = table_model(game)
     before = model.expected(state)
     after_state = state.copy()
-    after_state.apply(rules.parse_move(move))
+    after_state.play(rules.parse_move(move))
     after = model.expected(after_state)
     return frozenset(e.removesuffix(HEIGHT_SUFFIX) for e in before
                      if before.value(e) != after.value(e))
@@ -88,7 +89,9 @@ class TapAnswer:
     def for_question(cls, game: str, rules: Any, state: Any, moves: Sequence[str],
                      words: Callable[[str], str]) -> TapAnswer:
         """The taps that answer a question over ``moves`` asked in ``state``; ``words``
-        says a move in words (for a chip with no card to name)."""
+        says a move in words (for a chip with no card to name). Raises
+        ``IllegalMoveError`` when a move is not legal in ``state`` (a question about an
+        earlier move: the buttons answer it)."""
         changes = [(m, changed_elements(game, rules, state, m)) for m in moves]
         choices, chips = candidates(changes, lambda m: card_name(rules, m) or words(m))
         return cls(choices, chips)
