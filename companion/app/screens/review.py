@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.factory import Factory
 from kivy.properties import NumericProperty, StringProperty
@@ -95,8 +96,11 @@ class ReviewPanel(BoxLayout):
             app.t("review.where", number=move.number, at=index, of=self.last)
         for row in self._rows:
             row.background_color = NOW_RGBA if row.position == index else ROW_RGBA
+        Clock.schedule_once(lambda _dt: self._scroll_to(index), 0)  # once laid out
+
+    def _scroll_to(self, index: int) -> None:
         scroll = self.ids.scroll
-        if self._rows and self.ids.moves.height > scroll.height:  # a list longer than its box
+        if index < len(self._rows) and self.ids.moves.height > scroll.height:
             scroll.scroll_to(self._rows[index], padding=40, animate=False)
 
     def _paint(self, *_: Any) -> None:

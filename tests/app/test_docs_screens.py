@@ -1,0 +1,218 @@
+"""Every screen of the app, taken from the real app (offscreen) at 1280x800 and 800x1280
+for docs/screens/, along one game from start to end so no picture mixes two games:
+the New game screen, the game with its clocks, an illegal move, a question, the "end
+the game?" question, the game over, the result with the game gone over, the export's
+message, the History screen; then the same game's table seen by the camera on a light
+table and on a dark one, on the Play and Calibrate screens.
+
+Slow (about two minutes). ``COMPANION_WRITE_DOCS_SCREENS=1`` writes the pictures to
+docs/screens/; without it they stay under the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.app.clock import ClockSettings
+from companion.app.feeds import NoRecognition
+from companion.app.gamesetup import GameSetup, Seat
+from companion.referee.events import TypedMove
+from companion.simulator import TableConfig, TableSimulator, random_game
+from tests.app.conftest import DOCS_SCREENS, WRITE_DOCS, Driver
+
+ORIENTATIONS = ("landscape", "portrait")
+TABLES = {"light": (0.80, 0.72, 0.60), "dark": (0.13, 0.09, 0.06)}
+"""The table under the board, as average sRGB: pale oak, dark walnut."""
+
+
+def _window_shot(ui: Driver, name: str, orientation: str) -> Path:
+    """The screens with the open dialog over them, as the window shows them (each drawn
+    on its own, then laid one over the other by the dialog's transparency)."""
+    import cv2
+    import numpy as np
+
+    ui.size(orientation)
+    ui.pump(4)
+    path = ui.shots / f"{name}-{orientation}.png"
+    ui.app.root.export_to_png(str(path))
+    below = cv2.imread(str(path), cv2.IMREAD_UNCHANGED).astype(np.float32)
+    height = below.shape[0]
+    for popup in _popups():
+        # the dialog dims the screens under it, then its box is drawn where it is
+        shade = popup.overlay_color
+        below[..., :3] = below[..., :3] * (1 - shade[3]) + np.array(shade[2::-1]) * 255 * \
+            shade[3]
+        over_path = ui.shots / f"{name}-{orientation}-dialog.png"
+        popup.export_to_png(str(over_path))
+        over = cv2.imread(str(over_path), cv2.IMREAD_UNCHANGED).astype(np.float32)
+        over_path.unlink()
+        x, top = int(popup.x), int(height - popup.y - over.shape[0])
+        box = below[top:top + over.shape[0], x:x + over.shape[1]]
+        alpha = over[: box.shape[0], : box.shape[1], 3:4] / 255.0
+        box[..., :3] = over[: box.shape[0], : box.shape[1], :3] * alpha + \
+            box[..., :3] * (1 - alpha)
+    cv2.imwrite(str(path), below.astype(np.uint8))
+    if WRITE_DOCS:
+        DOCS_SCREENS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS_SCREENS / path.name)
+    return path
+
+
+def _shots(ui: Driver, name: str) -> None:
+    for orientation in ORIENTATIONS:
+        ui.shot(name, orientation)
+    ui.size("landscape")
+
+
+def _still(ui: Driver) -> None:
+    """Let every property change, layout and redraw settle before a picture."""
+    ui.pump(6)
+    time.sleep(0.05)
+    ui.pump(2)
+
+
+def _table_video(state: Any, rgb: tuple[float, float, float], folder: Path) -> Path:
+    """A short video of ``state``'s table photographed on a table of colour ``rgb``."""
+    import cv2
+
+    import vision.synth.table as synth_table
+    from engines.registry import table_model
+    from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
+    from vision.synth.table import TableOptions, render_table
+
+    camera = Camera.from_fov(1280, 720, 60.0, k1=0.0)
+    original = synth_table.table_texture
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(synth_table, "table_texture", functools.partial(original, rgb=rgb))
+        image = render_table(table_model(state.rules.game).expected(state), camera,
+                             Pose(60.0, 0.0, 800.0), light=LIGHTS["daylight"],
+                             imaging=Imaging(), options=TableOptions(markers=True),
+                             seed=1).image
+    path = folder / f"table-{rgb[0]:.2f}.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (1280, 720))
+    for _ in range(20):
+        writer.write(image)
+    writer.release()
+    return path
+
+
+@pytest.mark.slow
+def test_every_screen_along_one_game(ui: Driver, tmp_path: Path) -> None:
+    app = ui.app
+    seats = (Seat("red", "Ann"), Seat("blue", "Ben"), Seat("yellow"), Seat("violet"))
+    setup = replace(GameSetup.default("shangrila"), seats=seats,
+                    clocks=ClockSettings.same(4, 30 * 60.0, 60.0))
+    app.go("start")
+    app.root.ids.start.load(setup)
+    _still(ui)
+    _shots(ui, "start")
+
+    app.root.ids.start.begin()
+    ui.pump(3)
+    play = app.root.ids.play
+    journal = play.controller.journal.path
+    rules = play.controller.referee.rules
+    seed = 5
+    moves = random_game(rules, seed)
+    game = [rules.format_move(m) for m in moves]
+    simulator = TableSimulator(rules, moves, TableConfig(illegal=0.12), seed)
+    truth: list[str] = []
+
+    def tracked() -> Any:
+        for step in simulator:
+            truth.append(step.truth.move)
+            yield step
+
+    steps = tracked()
+
+    def put_right() -> None:
+        if play.banner_kind == "illegal":
+            assert ui.feed(steps, lambda: play.banner_kind != "illegal")
+
+    # The table played move by move, as the camera would see it, up to an illegal move
+    # (put right again) and then to a question.
+    assert ui.feed(steps, lambda: play.banner_kind == "illegal")
+    _still(ui)
+    _shots(ui, "play-illegal")
+    put_right()
+    while not play.question_prompt:
+        assert ui.feed(steps, lambda: play.banner_kind == "illegal"
+                       or bool(play.question_prompt))
+        put_right()
+    _still(ui)
+    _shots(ui, "play-question")
+    offered = {choice.move for choice in play.view.question.choices}
+    play.answer(next(move for move in reversed(truth) if move in offered))
+    assert ui.wait(lambda: not play.question_prompt, 5)
+    _still(ui)
+    _shots(ui, "play-clocks")
+    play.end_game()  # not over: the app asks first
+    for orientation in ORIENTATIONS:
+        _window_shot(ui, "play-end-confirm", orientation)
+    play.confirmation.buttons[0].dispatch("on_release")  # keep playing
+    # The rest of the same game typed in, to its end.
+    played = [move for _, move in play.controller.referee.history]
+    assert played == game[:len(played)]
+    for move in game[len(played):]:
+        play.session.send(TypedMove(move))
+    assert ui.wait(lambda: play.over, 60)
+    _still(ui)
+    _shots(ui, "play-over")
+    play.end_game()
+    end = app.root.ids.end
+    assert ui.wait(lambda: end.analysis is not None, 120)
+    review = end.ids.review
+    shown = next(i for i, m in enumerate(review.review.moves, start=1) if m.best)
+    review.show(shown)
+    _still(ui)
+    _shots(ui, "end")
+    end.export()
+    for orientation in ORIENTATIONS:
+        _window_shot(ui, "end-exported", orientation)
+    for popup in _popups():
+        popup.dismiss(animation=False)
+
+    app.go("history")
+    history = app.root.ids.history
+    history.select(str(journal))
+    history.ids.review.show(shown)
+    _still(ui)
+    _shots(ui, "history")
+
+    # The same game's last table, seen by the camera on a light and on a dark table.
+    state = play.controller.referee.state.copy()
+    for table, rgb in TABLES.items():
+        video = _table_video(state, rgb, tmp_path)
+        app.setup = replace(app.setup, camera="video", video=str(video))
+        # The camera has not been calibrated on this table: the picture is shown, not
+        # read (a reading without calibration would be a wrong one).
+        app.session_options = {"recogniser": NoRecognition(
+            "the camera is not calibrated on this table yet (Calibrate)")}
+        app.reopen(journal)
+        camera = app.root.ids.play.ids.camera
+        assert ui.wait(lambda c=camera: c.has_frame, 30)
+        _still(ui)
+        _shots(ui, f"play-video-{table}")
+        app.go("calibrate")
+        picture = app.root.ids.calibrate.ids.camera
+        assert ui.wait(lambda c=picture: c.has_frame, 30)
+        _still(ui)
+        _shots(ui, f"calibrate-{table}")
+        app.go("start")
+        ui.pump(3)
+    app.setup = replace(app.setup, camera="none", video="")
+    app.session_options = {}
+
+
+def _popups() -> list[Any]:
+    from kivy.core.window import Window
+    from kivy.uix.modalview import ModalView
+
+    return [w for w in Window.children if isinstance(w, ModalView)]
