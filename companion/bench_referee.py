@@ -24,6 +24,7 @@ from companion.bench_reader_errors import register_reader_errors
 from companion.cli import UsageError
 from companion.referee.core import Referee, RefereeConfig
 from companion.simulator import TableConfig, TableSimulator, referee_game
+from companion.simulator.config import VIEWS
 from companion.simulator.scoring import GameScore, totals
 from engines import rules_class
 
@@ -93,6 +94,16 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
                         help="with --readers fitted: whether each camera reading carries "
                         "the chance of every value (without: the default; with; both: "
                         "one run each)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a rules option for every game (a JSON value: "
+                        "--option orange_lifts=1 --option lift_put_down="
+                        "'\"also-orange-square\"' make ShenShi's turns fewer and its "
+                        "games quicker to referee); may be repeated")
+    parser.add_argument("--view", default="above", choices=VIEWS,
+                        help="where the camera looks from: above (default; no stack "
+                        "heights) or 55 degrees, reading the heights of the stacks "
+                        "whose side shows, as often and as well as measured "
+                        "(TableConfig.side_heights)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=referee_command)
     # the rates ``--readers fitted`` draws from are measured by their own command
@@ -109,7 +120,8 @@ CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter,
 
 def run(game: str, games: int, flicker: float, seed: int, table: TableConfig,
         referee: RefereeConfig | None = None, progress: bool = False,
-        clock: str = "wall", unsure: float | None = None) -> dict[str, Any]:
+        clock: str = "wall", unsure: float | None = None,
+        options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Referee ``games`` simulated games at ``flicker``; the figures (verdict times by
     ``clock``, a key of ``CLOCKS``). ``unsure``: the share of right readings marked
     unsure (default: as many as ``flicker``). A ``table`` whose camera reads by
@@ -124,8 +136,9 @@ def run(game: str, games: int, flicker: float, seed: int, table: TableConfig,
     scores: list[GameScore] = []
     start = time.perf_counter()
     for i in range(games):
-        options = {"seed": seed + i} if game in DRAWN_SETUP else {}
-        rules = cls.from_record(cls.default_players(counts[i % len(counts)]), options)
+        drawn = {"seed": seed + i} if game in DRAWN_SETUP else {}
+        rules = cls.from_record(cls.default_players(counts[i % len(counts)]),
+                                {**(options or {}), **drawn})
         simulator = TableSimulator.random(rules, config, seed + i)
         scores.append(referee_game(simulator, Referee(rules, config=referee),
                                    clock=CLOCKS[clock]))
@@ -221,10 +234,12 @@ def referee_command(args: argparse.Namespace) -> int:
         if value is not None and not 0.0 <= value <= 1.0:
             raise UsageError(f"--{name.replace('_', '-')} must be within 0 and 1")
     table = replace(BENCH_TABLE, sources=tuple(args.sources), gap=args.gap,
+                    view=getattr(args, "view", "above"),
                     gap_moves=tuple(args.gap_moves), gap_hidden=args.gap_hidden)
     if getattr(args, "flicker_sure", None) is not None:
         table = replace(table, flicker_sure=args.flicker_sure)
     referee = RefereeConfig(stable_frames=args.stable_frames)
+    options = _options(getattr(args, "option", []))
     readers = getattr(args, "readers", "flicker")
     if readers == "fitted":
         chances = {"without": [False], "with": [True], "both": [False, True]}[
@@ -232,14 +247,16 @@ def referee_command(args: argparse.Namespace) -> int:
         _check_fitted(args.game, table)
         runs = [run(args.game, args.games, 0.0, args.seed,
                     replace(table, camera_errors="fitted", camera_chances=c), referee,
-                    progress=True, clock=args.clock) for c in chances]
+                    progress=True, clock=args.clock, options=options) for c in chances]
     else:
         runs = [run(args.game, args.games, f, args.seed, table, referee, progress=True,
-                    clock=args.clock, unsure=getattr(args, "unsure", None))
+                    clock=args.clock, unsure=getattr(args, "unsure", None),
+                    options=options)
                 for f in args.flicker]
     shown = replace(table, camera_errors="fitted") if readers == "fitted" else table
     if args.json:
-        print(json.dumps({"game": args.game, "seed": args.seed, "python":
+        print(json.dumps({"game": args.game, "seed": args.seed, "options": options,
+                          "python":
                           platform.python_version(), "table": shown.to_json(),
                           "referee": referee.to_json(), "clock": args.clock,
                           "runs": runs}))
@@ -247,6 +264,20 @@ def referee_command(args: argparse.Namespace) -> int:
         print(report(args.game, args.seed, shown, referee, runs, args.clock,
                      getattr(args, "unsure", None)))
     return 0
+
+
+def _options(texts: list[str]) -> dict[str, Any]:
+    """``--option NAME=VALUE`` s as a dict. Raises ``UsageError``."""
+    options: dict[str, Any] = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--option wants NAME=VALUE, not {text!r}")
+        try:
+            options[name] = json.loads(value)
+        except json.JSONDecodeError:
+            options[name] = value  # a plain word
+    return options
 
 
 def _check_fitted(game: str, table: TableConfig) -> None:
@@ -316,7 +347,9 @@ def report(game: str, seed: int, table: TableConfig, referee: RefereeConfig,
         f"companion bench referee: {game}, {games} games per column, seed {seed}; "
         f"referee: {referee.stable_frames} frames to believe a reading, sure from "
         f"{referee.sure}",
-        f"table: {' + '.join(table.sources)}; {table.frames_per_step} frames per touch; "
+        f"table: {' + '.join(table.sources)}"
+        f"{' (camera at 55 degrees)' if table.view == '55' else ''}; "
+        f"{table.frames_per_step} frames per touch; "
         f"hands on {table.hands:.0%} of touches, pauses on {table.pause:.0%}; changes of "
         f"mind on {table.change_of_mind:.0%} of moves, illegal attempts on "
         f"{table.illegal:.0%}; " + _readings_line(game, table, unsure) + (

@@ -126,8 +126,17 @@ class TableSimulator:
         return cls(rules, random_game(rules, seed), config, seed)
 
     def _reader(self, source: str) -> Reader:
-        return Reader(source, self.schema, self.handling.readable(source, self.config),
-                      self.config, self.handling.hidden_by_hands(source))
+        config = self.config
+        elements = self.handling.readable(source, config)
+        side: tuple[str, ...] = ()
+        if source == "camera" and config.view != "above":
+            # the stacks whose side the slanted camera sees, drawn once a game
+            rng = np.random.default_rng([self.seed, 55])
+            side = tuple(e for e in self.handling.side_elements()
+                         if rng.random() < config.side_heights)
+            elements = elements | dict.fromkeys(side, config.confidence)
+        return Reader(source, self.schema, elements, config,
+                      self.handling.hidden_by_hands(source), side)
 
     def stageable(self) -> tuple[str, ...]:
         """The rule ids this table stages (``config.illegal_rules`` if set)."""

@@ -152,6 +152,11 @@ class Handling(ABC):
             state.undo(token)
         return lambda table: view(table) in results
 
+    def side_elements(self) -> tuple[str, ...]:
+        """Elements a slanted camera may read from the side (stack heights); default:
+        none."""
+        return ()
+
     def hidden_by_hands(self, source: str) -> bool:
         """Whether a hand over the table hides elements from ``source`` (a camera above
         it, yes; a sensor board under it, no)."""

@@ -20,8 +20,12 @@ class Reader:
     """One source (``camera`` or ``sensors``) reading a fixed set of elements."""
 
     def __init__(self, source: str, schema: TableSchema, elements: Mapping[str, float],
-                 config: TableConfig, hidden_by_hands: bool) -> None:
-        """``elements``: what the source reads, each with a good reading's confidence."""
+                 config: TableConfig, hidden_by_hands: bool,
+                 side: Collection[str] = ()) -> None:
+        """``elements``: what the source reads, each with a good reading's confidence;
+        ``side``: those of them read from the side by a slanted camera (stack heights),
+        right as often as ``config.side_heights_right``, unsure when wrong."""
+        self.side = frozenset(side)
         self.source = source
         self.schema = schema
         self.elements = tuple(elements)
@@ -54,6 +58,13 @@ class Reader:
             if self.hidden_by_hands and element in hidden:
                 continue
             value = table[element]
+            if element in self.side:
+                chance, other = draws[i][:2]
+                readings[element] = (
+                    self._reading(value, self._confidence[i])
+                    if chance < config.side_heights_right else self._misread_unsure(
+                        element, value, other))
+                continue
             if sampler is not None and element in sampler.kinds:
                 drawn = sampler.draw(element, value, draws[i])
                 if drawn is not None:
@@ -67,6 +78,13 @@ class Reader:
             else:
                 readings[element] = self._reading(value, self._confidence[i])
         return Observation.trusted(self.schema, readings)
+
+    def _misread_unsure(self, element: str, value: Value, draw: float) -> Reading:
+        """A wrong value, drawn uniformly from the others the element may take, unsure."""
+        others = [v for v in self._values[element]
+                  if v != value or type(v) is not type(value)]
+        wrong = others[min(int(draw * len(others)), len(others) - 1)]
+        return self._reading(wrong, self.config.unsure_confidence)
 
     def _misread(self, element: str, value: Value, draw: float) -> Reading:
         """A wrong value, drawn uniformly from the others the element may take; sure for

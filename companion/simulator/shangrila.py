@@ -113,6 +113,9 @@ class ShangrilaHandling(Handling):
             return colours | heights | fixed
         raise SimulatorError(f"no Shangri-La table reader called {source!r}")
 
+    def side_elements(self) -> tuple[str, ...]:
+        return tuple(height(v, d) for v in range(NV) for d in range(ND))
+
     # ------------------------------------------------------------------ legal moves
 
     def steps(self, state: GameState[Any], move: Any, rng: np.random.Generator,

@@ -7,7 +7,7 @@ from typing import ClassVar
 import pytest
 
 from companion.referee.core import Referee
-from companion.referee.events import Answer, Takeback, TurnDone, TypedMove
+from companion.referee.events import Takeback, TurnDone, TypedMove
 from engines.observation import Observation
 from engines.shangrila import ShangrilaRules
 from engines.shangrila.observation import expected, from_camera_above
