@@ -1,7 +1,8 @@
 """Stack heights by the appearance reader: rendered close-ups (640x480) of several
-worlds with stacks of one and two tiles set apart, read by the height reader against
-the world's own bare board; a steep view, an unannounced object over an edge and a
-hand the pipeline knows of leave heights unknown."""
+worlds with stacks of one and two tiles set apart (or each with a tile of another
+colour right behind it), read by the height reader against the world's own bare
+board; a steep view, an unannounced object over an edge and a hand the pipeline knows
+of leave heights unknown."""
 
 from __future__ import annotations
 
@@ -63,8 +64,22 @@ def _stacks_apart(model: Any, look_mm: tuple[float, float], count: int,
     return [c.name for c in chosen]
 
 
+def _behind(model: Any, name: str, camera_mm: np.ndarray) -> str | None:
+    """The space next to ``name`` (in its village) furthest from the camera beyond it."""
+    centre = np.array(model.elements[name].centre_mm)
+    away = centre - camera_mm[:2]
+    away /= np.linalg.norm(away)
+    best, most = None, 0.8
+    for space in model.of_kind("space"):
+        step = np.array(space.centre_mm) - centre
+        if space.name != name and np.linalg.norm(step) < 30.0 and \
+                float(step @ away) / np.linalg.norm(step) > most:
+            best, most = space.name, float(step @ away) / np.linalg.norm(step)
+    return best
+
+
 def close_up(kind: str, seed: int, elevation: float, hands: int = 0,
-             distance: float = 230.0) -> Close:
+             distance: float = 230.0, behind: bool = False) -> Close:
     world = make_world(GAME, kind, seed)
     model = world.model
     schema = referee_schema(GAME)
@@ -83,6 +98,15 @@ def close_up(kind: str, seed: int, elevation: float, hands: int = 0,
     for name, height in stacks.items():
         table[name] = colour[name]
         table[name + HEIGHT_SUFFIX] = height
+    if behind:  # a tile of another colour right behind each stack
+        camera_mm = view.camera_mm()
+        assert camera_mm is not None
+        for i, name in enumerate(list(stacks)):
+            other = _behind(model, name, camera_mm)
+            if other is not None and other not in stacks:
+                colour[other] = colours[(i + 1) % 4]
+                table[other] = colour[other]
+                table[other + HEIGHT_SUFFIX] = 1
     imaging = Imaging(blur_sigma=0.5, noise_sigma=2.0, shot_noise=0.3, vignetting=0.1,
                       jpeg_quality=92)
     common = {"camera": camera, "pose": pose, "imaging": imaging, "model": model,
@@ -95,15 +119,27 @@ def close_up(kind: str, seed: int, elevation: float, hands: int = 0,
     return Close(world, view, empty, picture, stacks, colour, camera, pose)
 
 
-def height_reader(close: Close) -> ah.HeightReader:
-    appearance = calibrate(GAME, close.world.model, close.empty, close.view, [])
+def height_reader(close: Close, colours: bool = False) -> ah.HeightReader:
+    """The height reader of ``close``'s set, calibrated from its empty board (and,
+    with ``colours``, a picture of its tiles where they stand in ``close``)."""
+    pictures = []
+    if colours:
+        model, schema = close.world.model, referee_schema(GAME)
+        layout = Observation(schema, {e: (0 if e.endswith(HEIGHT_SUFFIX) else bare_value(
+            schema.values[e])) for e in schema.elements if model.on_board(e)}).replace(
+            {**close.colour, **{n + HEIGHT_SUFFIX: 1 for n in close.colour}})
+        picture = render_table(layout, close.camera, close.pose, light=LIGHTS["daylight"],
+                               seed=5, options=TableOptions(), model=model,
+                               art=close.world.art(), colours=close.world.colours).image
+        pictures.append((picture, close.view, layout))
+    appearance = calibrate(GAME, close.world.model, close.empty, close.view, pictures)
     return ah.HeightReader(close.world.model, appearance, referee_schema(GAME))
 
 
 def _below(close: Close) -> dict[str, Reading]:
     """The tiles as the colours reader would give them: every other space empty."""
     out = {e.name: Reading("empty", 0.99) for e in close.world.model.of_kind("space")}
-    out.update({name: Reading(close.colour[name], 0.95) for name in close.stacks})
+    out.update({name: Reading(value, 0.95) for name, value in close.colour.items()})
     for kind in ("bridge", "stone"):
         out.update({e.name: Reading(False, 0.99) for e in close.world.model.of_kind(kind)})
     return out
@@ -168,6 +204,23 @@ def test_stacks_of_one_and_two_are_told_apart_at_a_slant(slanted: list[Close]) -
     stacks = sum(len(c.stacks) for c in slanted)
     assert read >= stacks // 2
     assert right >= 0.75 * read
+    assert wrong_sure == 0
+
+
+def test_a_stack_with_a_tile_of_another_colour_behind_it_is_read() -> None:
+    read = wrong_sure = 0
+    stacks = 0
+    for kind, seed in WORLDS[:2]:
+        close = close_up(kind, seed, 55.0, behind=True)
+        result = _read(close, height_reader(close, colours=True))
+        for name, height in close.stacks.items():
+            stacks += 1
+            got = result.readings.get(name + HEIGHT_SUFFIX)
+            if got is not None:
+                read += 1
+                wrong_sure += got.value != height and got.confidence >= 0.9
+    # without the neighbours' colours, one of the eight is read
+    assert read > stacks // 2
     assert wrong_sure == 0
 
 
