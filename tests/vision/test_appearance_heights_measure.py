@@ -56,7 +56,8 @@ def test_a_far_edge_is_told_against_a_neighbouring_tile_of_another_colour() -> N
     other = np.array([-1.9, -1.2, 0.6])
     # the stack, then from its far edge on the neighbour (its front face darker)
     share = _step(p, -100.0, b + hidden, 1.0, 0.0, blur=0.5)
-    lit = share[:, None] * own[None, :] + (1 - share[:, None]) * (other + np.array([-0.4, 0.0, 0.0]))
+    face = other + np.array([-0.4, 0.0, 0.0])
+    lit = share[:, None] * own[None, :] + (1 - share[:, None]) * face
     lit[p < a] = [-2.5, 0.1, 0.1]  # the bare board in front
     d = np.where(p < a, 0.05, 1.5)[None, :]
     found = ah.edges(d, positions, where, lit[None], np.array([[other, [np.nan] * 3,
