@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from collections.abc import Sequence
@@ -23,6 +24,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from engines import GameRecord
+from engines.dice import Dice
+from engines.record import new_record
+from engines.registry import rules_class
 from engines.search.analysis import ANALYSIS_ITERATIONS, ANALYSIS_ROLLOUT
 from engines.search.calibration import (
     SETS,
@@ -33,6 +38,7 @@ from engines.search.calibration import (
     labelled,
     read_games,
 )
+from engines.search.mcts import SearchConfig
 from engines.search.strength import (
     COVERAGE,
     MODEL_PATH,
@@ -83,6 +89,24 @@ def register(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     test.add_argument("--model", type=Path, default=MODEL_PATH)
     test.add_argument("--json", action="store_true", help="print the figures as JSON")
     test.set_defaults(handler=check_command)
+
+    timing = bench_sub.add_parser(
+        "analysis-time", help="time the analysis of a whole game, from scratch and live",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    timing.add_argument("--game", default="shangrila")
+    timing.add_argument("--players", type=int, default=4)
+    timing.add_argument("--seed", type=int, default=5,
+                        help="the random game's seed (as companion rules demo; default 5)")
+    timing.add_argument("--level", type=int, default=None,
+                        help="the search budget of this engine level (default: the "
+                        f"analysis' own, {ANALYSIS_ITERATIONS} iterations a position)")
+    timing.add_argument("--workers", type=int, default=2,
+                        help="processes of the analysis from scratch (default 2)")
+    timing.add_argument("--move-seconds", type=float, default=0.0,
+                        help="live: seconds between moves (default 0: each move once "
+                        "the one before is analysed, players slower than the analysis)")
+    timing.add_argument("--json", action="store_true", help="print the figures as JSON")
+    timing.set_defaults(handler=timing_command)
 
 
 def games_command(args: argparse.Namespace) -> int:
@@ -192,4 +216,118 @@ def check_command(args: argparse.Namespace) -> int:
             print(f"  level {level} (whole games): {c['tested']} players, in range "
                   f"{100 * c['coverage']:.0f}%, within one {100 * c['within_one']:.0f}%")
     print(f"({time.perf_counter() - began:.1f} s)")
+    return 0
+
+
+def random_game(game: str, players: int, seed: int) -> GameRecord:
+    """The game of uniformly random moves ``companion rules demo`` plays for ``seed``."""
+    cls = rules_class(game)
+    rules = cls.from_record(cls.default_players(players), {})
+    state = rules.initial_state()
+    record = new_record(rules)
+    dice = Dice(seed)
+    while not state.is_over():
+        move = state.random_move(dice)
+        record.moves.append(rules.format_move(move))
+        state.play(move)
+    return record
+
+
+def _processor_seconds() -> float:
+    """Processor time of this process and of its finished child processes."""
+    mine, children = (resource.getrusage(resource.RUSAGE_SELF),
+                      resource.getrusage(resource.RUSAGE_CHILDREN))
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text(encoding="utf-8").split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def time_analysis(record: GameRecord, config: SearchConfig, workers: int,
+                  move_seconds: float) -> dict[str, Any]:
+    """Figures of the analysis of ``record`` from scratch and live (see the module's
+    docstring); ``same`` says whether both gave the same analysis."""
+    from companion.app.live_analysis import LiveAnalyser
+    from engines.search.analysis import analyse
+
+    figures: dict[str, Any] = {"moves": len(record.moves), "iterations": config.iterations,
+                               "load_before": _load()}
+    cpu, wall = _processor_seconds(), time.perf_counter()
+    scratch = analyse(record, config, workers=workers)
+    figures["scratch"] = {"workers": workers,
+                          "wall": round(time.perf_counter() - wall, 2),
+                          "cpu": round(_processor_seconds() - cpu, 2), "load": _load()}
+    worker = LiveAnalyser(config, niceness=0)
+    positions = []
+    try:
+        cpu = _processor_seconds()
+        for n in range(1, len(record.moves) + 1):
+            fed = time.perf_counter()
+            worker.feed(GameRecord(record.game, list(record.players), dict(record.options),
+                                   record.moves[:n], record.start))
+            if n == len(record.moves):
+                live = worker.wait()
+                remainder = time.perf_counter() - fed
+            elif move_seconds > 0:
+                time.sleep(move_seconds)
+            else:
+                worker.wait()
+                positions.append(time.perf_counter() - fed)
+    finally:
+        worker.stop()
+    figures["live"] = {
+        "move_seconds": move_seconds, "after_last_move": round(remainder, 3),
+        "cpu": round(_processor_seconds() - cpu, 2),
+        "slowest_move": round(max(positions), 3) if positions else None,
+        "mean_move": round(sum(positions) / len(positions), 3) if positions else None,
+        "load": _load()}
+    a, b = scratch.to_json(), live.to_json()
+    a.pop("seconds")
+    b.pop("seconds")
+    figures["same"] = a == b
+    return figures
+
+
+def timing_command(args: argparse.Namespace) -> int:
+    from companion.cli import UsageError
+    from engines.search.analysis import analysis_config
+    from engines.search.players import LEVELS
+
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.level is not None and args.level not in LEVELS:
+        raise UsageError(f"--level must be one of {sorted(LEVELS)}")
+    try:
+        record = random_game(args.game, args.players, args.seed)
+    except (KeyError, ValueError) as error:
+        raise UsageError(f"cannot play {args.game} for {args.players}: {error}") from None
+    if args.level is None:
+        config = analysis_config()
+    else:
+        base = LEVELS[args.level]
+        config = analysis_config(base.iterations or ANALYSIS_ITERATIONS, base.rollout_moves)
+    found = time_analysis(record, config, args.workers, args.move_seconds)
+    if args.json:
+        print(json.dumps(found))
+        return 0
+    scratch, live = found["scratch"], found["live"]
+    pace = (f"a move every {live['move_seconds']} s" if live["move_seconds"]
+            else "each move once the one before was analysed")
+    print(f"{args.game}, {args.players} players, random game of seed {args.seed}: "
+          f"{found['moves']} moves, {found['iterations']} iterations a position "
+          f"(load before: {found['load_before']})")
+    print(f"from scratch on {scratch['workers']} processes: {scratch['wall']:.1f} s wall, "
+          f"{scratch['cpu']:.1f} s processor (load after: {scratch['load']})")
+    mean = "" if live["mean_move"] is None else (
+        f"; a move took {live['mean_move']:.2f} s on average, "
+        f"{live['slowest_move']:.2f} s at most")
+    print(f"live on one thread ({pace}): the report {live['after_last_move']:.2f} s after "
+          f"the last move; {live['cpu']:.1f} s processor in all{mean} "
+          f"(load after: {live['load']})")
+    print("live and from scratch give the same analysis: "
+          + ("yes" if found["same"] else "NO"))
     return 0

@@ -210,6 +210,7 @@ class CompanionApp(App):
         alarm = Alarm(alarm_file(self.data_path))
         alarm.muted = self.muted
         self.root.ids.play.attach(controller, setup, alarm, **self.session_options)
+        self.root.ids.end.follow(controller, self.analysis_level)
         self.go("play")
 
     def reopen(self, journal: Path) -> None:

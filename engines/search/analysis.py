@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -182,6 +182,39 @@ def _is_forced(state: GameState[Any]) -> bool:
     return len(state.legal_moves()) == 1
 
 
+PositionResult = tuple[str, str, float, float, list[float] | None]
+"""(played text, best text, best value, played value, win chances or None when
+forced) at one position."""
+
+
+@dataclass(frozen=True)
+class PositionJob:
+    """One position to analyse: the state before the move, the move, the search it
+    gets (its seed is the analysis' seed plus ``index``, so a position's result does not
+    depend on which other positions are analysed, nor when), whether it was forced."""
+
+    index: int
+    state: GameState[Any]
+    move: Any
+    config: SearchConfig
+    forced: bool
+
+    def run(self) -> PositionResult:
+        return _analyse_position((self.state, self.move, self.config, self.forced))
+
+
+def position_job(state: GameState[Any], move: Any, index: int,
+                 config: SearchConfig) -> PositionJob:
+    """The job of move ``index`` (from 0), ``move`` played in ``state`` (copied)."""
+    position_config = SearchConfig(config.iterations, config.seconds, config.exploration,
+                                   config.rollout_moves, config.seed + index)
+    return PositionJob(index, state.copy(), move, position_config, _is_forced(state))
+
+
+def _run_job(job: PositionJob) -> PositionResult:
+    return job.run()
+
+
 def analyse(record: GameRecord, config: SearchConfig | None = None, workers: int = 1,
             progress: Callable[[int, int], None] | None = None,
             calibration: Path | None = MODEL_PATH) -> Analysis:
@@ -191,7 +224,8 @@ def analyse(record: GameRecord, config: SearchConfig | None = None, workers: int
     ``workers`` > 1 analyses positions on that many processes. ``progress(done, total)``
     is called as positions finish. Each player's strength is estimated from the model
     file ``calibration`` (None: no estimate). The same record and config give the same
-    analysis, whatever ``workers``. Raises ``RecordError`` / ``NotationError`` /
+    analysis, whatever ``workers``, and the same as ``engines.search.live`` analysing
+    the moves as they come. Raises ``RecordError`` / ``NotationError`` /
     ``IllegalMoveError`` for a record that does not replay, ``CalibrationError`` for an
     unreadable model file.
     """
@@ -199,46 +233,56 @@ def analyse(record: GameRecord, config: SearchConfig | None = None, workers: int
     start = time.perf_counter()
     state = record.starting_state()
     rules = state.rules
-    n = rules.n_players
     jobs = []
     for index, text in enumerate(record.moves):
         move = rules.parse_move(text)
-        position_config = SearchConfig(config.iterations, config.seconds, config.exploration,
-                                       config.rollout_moves, config.seed + index)
-        jobs.append((state.copy(), move, position_config, _is_forced(state)))
+        jobs.append(position_job(state, move, index, config))
         state.play(move)
-    results: list[tuple[str, str, float, float, list[float] | None]] = []
+    results: list[PositionResult] = []
     total = len(jobs)
     if progress is not None:
         progress(0, total)
     if workers > 1 and total > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for done, item in enumerate(pool.map(_analyse_position, jobs, chunksize=2), 1):
+            for done, item in enumerate(pool.map(_run_job, jobs, chunksize=2), 1):
                 results.append(item)
                 if progress is not None:
                     progress(done, total)
     else:
         for done, job in enumerate(jobs, 1):
-            results.append(_analyse_position(job))
+            results.append(job.run())
             if progress is not None:
                 progress(done, total)
+    return assemble(state, jobs, results, config, calibration,
+                    time.perf_counter() - start)
+
+
+def assemble(final: GameState[Any], jobs: Sequence[PositionJob],
+             results: Sequence[PositionResult], config: SearchConfig,
+             calibration: Path | None, seconds: float) -> Analysis:
+    """The analysis of a game from each position's result (``jobs`` and ``results`` in
+    move order) and the position after the last move, ``final``. Raises
+    ``CalibrationError`` for an unreadable model file."""
+    rules = final.rules
+    n = rules.n_players
     chances: list[list[float]] = []
     reports = []
     for index, ((played, best, best_value, played_value, values), job) in enumerate(
             zip(results, jobs, strict=True)):
-        forced = job[3]
+        forced = job.forced
         if values is None:
             values = chances[-1] if chances else [1.0 / n] * n
         chances.append([round(v, 4) for v in values])
         loss = 0.0 if forced else max(0.0, best_value - played_value)
         accuracy = None if forced else round(
             move_accuracy(100 * best_value, 100 * played_value), 2)
-        reports.append(MoveReport(index, job[0].to_move, played, best, round(best_value, 4),
-                                  round(played_value, 4), round(loss, 4), accuracy,
+        reports.append(MoveReport(index, job.state.to_move, played, best,
+                                  round(best_value, 4), round(played_value, 4),
+                                  round(loss, 4), accuracy,
                                   "forced" if forced else judge(loss), forced,
                                   chances[-1]))
-    if state.is_over():
-        chances.append([round(v, 4) for v in outcome(state)])
+    if final.is_over():
+        chances.append([round(v, 4) for v in outcome(final)])
     else:
         chances.append(list(chances[-1]) if chances else [1.0 / n] * n)
     model = model_for(rules.game, n, calibration) if calibration is not None else None
@@ -247,7 +291,7 @@ def analyse(record: GameRecord, config: SearchConfig | None = None, workers: int
     config_json = {"iterations": config.iterations, "seconds": config.seconds,
                    "rollout_moves": config.rollout_moves, "seed": config.seed}
     return Analysis(rules.game, list(rules.players), config_json, reports, summary, chances,
-                    round(time.perf_counter() - start, 2))
+                    round(seconds, 2))
 
 
 def player_game_accuracy(reports: list[MoveReport], chances: list[list[float]],

@@ -37,3 +37,14 @@ def test_fit_then_check_on_a_scratch_folder(
 def test_fit_without_games_is_a_usage_error(tmp_path: Path) -> None:
     assert main(["bench", "strength-fit", "--folder", str(tmp_path), "--output",
                  str(tmp_path / "m.json")]) != 0
+
+
+def test_analysis_time_gives_both_times_and_the_same_analysis(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "analysis-time", "--game", "shendao", "--players", "2",
+                 "--level", "1", "--workers", "1", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["moves"] == 32 and found["iterations"] == 25
+    assert found["scratch"]["wall"] > 0 and found["scratch"]["cpu"] > 0
+    assert found["live"]["after_last_move"] >= 0 and found["live"]["mean_move"] > 0
+    assert found["same"] is True

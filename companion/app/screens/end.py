@@ -1,5 +1,6 @@
 """The Game end screen: the result with the tie-break, the strength report (worked out
-on a thread, then kept with the game for the History screen), the game to go over move
+while the game is played when the screen follows it, else on a thread once it ends;
+then kept with the game for the History screen), the game to go over move
 by move (the review panel: judgements and better moves once the report is done) and the
 export, which says what it wrote and where."""
 
@@ -34,6 +35,20 @@ class EndScreen(Screen):
         self.analysis: Any = None
         self.folder: Path | None = None
         self._job = 0
+        self._live: Any = None
+        self._followed: PlayController | None = None
+
+    def follow(self, controller: PlayController, level: int) -> None:
+        """Analyse ``controller``'s game while it is played (the report is then ready
+        when it ends); a game followed before is dropped."""
+        from companion.app.live_analysis import LiveAnalyser, level_config
+
+        if self._live is not None:
+            self._live.stop()
+        self._live = LiveAnalyser(level_config(level))
+        self._followed = controller
+        controller.moves_changed = self._live.feed
+        self._live.feed(controller.referee.record())
 
     def show_result(self, controller: PlayController, folder: Path, level: int) -> None:
         """Show the result now; the strength report follows when the analysis is done."""
@@ -52,9 +67,10 @@ class EndScreen(Screen):
         self._review()
         self._job += 1
         job = self._job
+        live = self._live if self._followed is controller else None
         if self.result.record.moves:
             self.progress = 0.001
-            threading.Thread(target=self._analyse, args=(job, level), daemon=True,
+            threading.Thread(target=self._analyse, args=(job, level, live), daemon=True,
                              name="analysis").start()
         else:
             self.strength_text = _app().t("end.no_moves")
@@ -71,7 +87,7 @@ class EndScreen(Screen):
         if self.analysis is not None:
             self._strength()
 
-    def _analyse(self, job: int, level: int) -> None:
+    def _analyse(self, job: int, level: int, live: Any = None) -> None:
         from companion.app.report import strength, write_charts
 
         def progress(done: int, total: int) -> None:
@@ -80,7 +96,11 @@ class EndScreen(Screen):
         from companion.app.history import save_analysis
 
         try:
-            analysis = strength(self.result.record, level, progress=progress)
+            if live is not None:  # analysed while the game was played
+                live.feed(self.result.record)
+                analysis = live.wait(progress)
+            else:
+                analysis = strength(self.result.record, level, progress=progress)
             assert self.folder is not None
             chart = write_charts(analysis, self.folder)
             save_analysis(self.folder, analysis)
