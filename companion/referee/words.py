@@ -13,6 +13,7 @@ from companion.referee.events import (
     Indicators,
     InputRejected,
     MoveAccepted,
+    MoveCorrected,
     MoveInProgress,
     MoveTakenBack,
     Output,
@@ -55,6 +56,8 @@ def say(output: Output, players: Sequence[str], game: str = "") -> str:
                                           for step in messages.steps(fix, shown=None)]])
         case MoveTakenBack(number, move):
             return f"Move {number} ({move}) is taken back."
+        case MoveCorrected():
+            return output.words
         case InputRejected(text, reason):
             return f"Not taken: {text!r}: {reason}"
         case GameOver(scores, tiebreak, winners, summary):

@@ -11,6 +11,7 @@ from typing import Any
 from companion.referee.core import Referee
 from companion.referee.events import Answer, Output, Seen, TurnDone
 from companion.referee.journal import Journal, JournaledReferee, resume
+from companion.referee.words import say
 from engines.observation import Observation
 from engines.shangrila import ShangrilaRules
 from engines.shangrila.observation import expected as shangrila_table
@@ -80,6 +81,7 @@ def test_a_hidden_recruit_is_settled_by_a_later_journey() -> None:
     corrected = only(out, "move_corrected")
     assert (corrected.number, corrected.was, corrected.now) == (1, "+A4", "+H4")
     assert "Healer space of village 4" in corrected.words
+    assert say(corrected, table.truth.rules.players) == corrected.words
     assert only(out, "move_accepted").move == "4>7"
     assert "illegal_move" not in names(out) and "question" not in names(out)
     assert table.record() == table.played
