@@ -114,6 +114,9 @@ class PlayView:
     engine_turn: bool
     verdict_time: float = 0.0
     """``time.perf_counter()`` when the banner's verdict was reached (0: no banner)."""
+    expected: Observation | None = None
+    """While pieces must be put back: the table the game expects (what goes back in
+    the ``highlight`` places)."""
 
 
 @dataclass
@@ -323,7 +326,8 @@ class PlayController:
                 question=self._question(), status=self._status(),
                 table=self._table(banner), highlight=highlight, suggest=suggest,
                 suggestion=suggestion, over=shown.over is not None, paused=self.paused,
-                engine_turn=engine_turn, verdict_time=shown.verdict_time if banner else 0.0)
+                engine_turn=engine_turn, verdict_time=shown.verdict_time if banner else 0.0,
+                expected=referee.expected_table() if highlight else None)
 
     def _banner(self) -> tuple[Banner | None, frozenset[str]]:
         output, tr = self._shown.banner, self.tr

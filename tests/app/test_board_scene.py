@@ -131,21 +131,32 @@ def test_shenshi_coordinates_and_monks_by_metal_and_size() -> None:
     assert len(tokens) == 2  # each player's path tokens, with the count
 
 
-def test_pieces_to_put_back_are_drawn_bigger_in_the_blinking_layer() -> None:
+def test_what_goes_back_is_drawn_bigger_in_the_blinking_layer() -> None:
     _, state = _start("shangrila", moves=20)
-    table = table_model("shangrila").expected(state)
+    expected = table_model("shangrila").expected(state)
     board = map_of("shangrila", load_model("shangrila"))
-    occupied = next(e for e in table if not e.endswith("^") and str(table.value(e))
+    occupied = next(e for e in expected if not e.endswith("^") and str(expected.value(e))
                     in PLAYER_RGBA)
-    scene = compose(board, table, highlight=[occupied, f"{occupied}^"])
+    empty = next(e for e in expected if board.layout.spot(e).kind == "space"
+                 and not e.endswith("^") and expected.value(e) == "empty")
+    # Seen: the master taken off its space, and a tile put on an empty one.
+    seen = expected.replace({occupied: "empty", empty: "red"})
+    scene = compose(board, seen, highlight=[occupied, empty], expected=expected)
     assert scene.blink.shapes and scene.blink_off.shapes
     spot = board.layout.spot(occupied)
-    big = [s for s in scene.blink.shapes if s.rgba == HIGHLIGHT_RGBA]
-    assert big and all(s.size[0] >= spot.size[0] + 16 for s in big)
-    piece = [s for s in scene.blink.shapes if s.rgba == PLAYER_RGBA[str(table.value(occupied))]]
-    assert piece and piece[0].size[0] > 1.2 * spot.size[0]  # the piece, drawn bigger
-    assert any(t.text in "RBYV" for t in scene.blink.texts)
-    assert not compose(board, table).blink.shapes
+    frames = [s for s in scene.blink.shapes if s.rgba == HIGHLIGHT_RGBA]
+    assert len(frames) == 2 and all(s.size[0] >= spot.size[0] + 16 for s in frames)
+    colour = PLAYER_RGBA[str(expected.value(occupied))]
+    back = [s for s in scene.blink.shapes if s.rgba == colour and s.centre == spot.centre]
+    assert back and back[0].size[0] > 1.2 * spot.size[0]  # the master, drawn bigger
+    off = board.layout.spot(empty).centre
+    cross = [s for s in scene.blink.strokes if s.rgba == HIGHLIGHT_RGBA]
+    assert len(cross) == 2  # the red tile comes off
+    assert all(math.dist(off, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)) < 1e-6
+               for a, b in (c.points for c in cross))
+    plain = [s for s in scene.blink_off.shapes if s.rgba == HIGHLIGHT_RGBA]
+    assert len(plain) == 2 and all(s.size[0] < spot.size[0] + 10 for s in plain)
+    assert not compose(board, expected).blink.shapes
 
 
 @pytest.mark.parametrize("game", ["shangrila", "shendao", "shenshi"])

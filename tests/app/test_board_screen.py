@@ -227,6 +227,7 @@ def test_pieces_to_put_back_are_big_and_blink(ui: Driver) -> None:
     assert len(frames) == len({e for e in highlight if layout.spot(e) is not None})
     spot = layout.spot(next(iter(highlight)))
     assert any(f.size[0] > spot.size[0] + 10 for f in frames)  # big
+    assert play.view.expected is not None  # what goes back is drawn
     flash = board.flash
     assert ui.wait(lambda: board.flash != flash, 2)  # blinks by itself
     assert ui.wait(lambda: board.flash == flash, 2)

@@ -353,10 +353,13 @@ _ORDER = {"space": 0, "square": 0, "tile": 0, "tokens": 0, "cushion": 1, "bridge
 def compose(board: BoardMap, table: Observation, highlight: Collection[str] = (),
             suggest: Collection[str] = (), targets: Collection[str] = (),
             chosen: Collection[str] = (), chips: Mapping[str, str] | None = None,
-            legend: Sequence[LegendLine] = (), beside: bool = False) -> Scene:
-    """The board showing ``table``, with the pieces to put back (``highlight``) big in
-    the blinking layer, green frames on ``suggest``, and blue frames on the question's
-    tappable ``targets`` (filled when ``chosen``). ``chips`` are tappable labels drawn
+            legend: Sequence[LegendLine] = (), beside: bool = False,
+            expected: Observation | None = None) -> Scene:
+    """The board showing ``table``, with the pieces to put back (``highlight``) in the
+    blinking layer: what goes back there by ``expected`` (the table the game expects)
+    drawn half as big again, or a cross where a piece must come off; green frames on
+    ``suggest``, and cyan frames on the question's tappable ``targets`` (filled when
+    ``chosen``). ``chips`` are tappable labels drawn
     below the board for answers that are not on it (a Shendao card: target name ->
     words); ``legend`` is the lines drawn below the board, or ``beside`` it (to its
     right: for a wide place)."""
@@ -392,14 +395,45 @@ def compose(board: BoardMap, table: Observation, highlight: Collection[str] = ()
     legend_layer = _legend(board, box, legend, len(chips or {}), beside)
     blink, blink_off = Layer(), Layer()
     blink_off.shapes.extend(_frames(layout, highlight, HIGHLIGHT_RGBA, 6.0, 3.0))
-    for element in highlight:
+    goes_back = expected if expected is not None else table
+    for element in sorted(highlight, key=lambda e: e.endswith("^")):
         spot = layout.spot(element)
         if spot is None:
             continue
-        _merge(blink, piece(layout, element, table.value(element), grow=1.5))
+        value = goes_back.value(element)
+        shown = piece(layout, element, value, grow=1.5)
+        if not element.endswith("^") and not _is_piece(spot.kind, value):
+            shown = _take_off(spot)
         blink.shapes.extend(_frames(layout, [element], HIGHLIGHT_RGBA, 16.0, 4.0))
+        _merge(blink, shown)
     size = (box.x + box.w, box.y + box.h)
     return Scene(size, (board.printed, legend_layer, pieces, marks), blink, blink_off, spots)
+
+
+def _is_piece(kind: str, value: object) -> bool:
+    """Whether ``value`` puts a piece on an element of ``kind`` (not an empty place)."""
+    if value is None:
+        return False
+    if kind in ("space", "square"):
+        return str(value) in PLAYER_RGBA
+    if kind in ("bridge", "stone"):
+        return value is True
+    if kind == "gate":
+        return value == "closed"
+    if kind == "tokens":
+        return isinstance(value, int) and value > 0
+    return str(value) not in ("none", "empty", "False")
+
+
+def _take_off(spot: Spot) -> Layer:
+    """A big cross over ``spot``: the piece there comes off."""
+    c, r = spot.centre, 0.75 * max(spot.size) + 4.0
+    layer = Layer()
+    for dx, dy in ((1, 1), (1, -1)):
+        points = ((c[0] - dx * r, c[1] - dy * r), (c[0] + dx * r, c[1] + dy * r))
+        layer.strokes.append(Stroke(points, 5.0, (1, 1, 1, 1)))
+        layer.strokes.append(Stroke(points, 3.0, HIGHLIGHT_RGBA))
+    return layer
 
 
 def _merge(into: Layer, layer: Layer) -> None:

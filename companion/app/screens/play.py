@@ -201,13 +201,14 @@ class PlayScreen(Screen):
         names = legend(view.game, view.colours, view.players, _app().translator.name)
         board, chosen = self._map, tapper.selected if tapper is not None else frozenset()
         # Views come at every reading of the table: draw again only what changed.
-        drawn = (id(board), view.table, view.highlight, view.suggest, targets, chosen, names)
+        drawn = (id(board), view.table, view.highlight, view.suggest, targets, chosen, names,
+                 view.expected)
         if drawn == self._drawn:
             return
         self._drawn = drawn
         self.ids.board.painter = lambda beside: compose(
             board, view.table, view.highlight, view.suggest, targets - set(chips), chosen,
-            chips, names, beside)
+            chips, names, beside, view.expected)
 
     def tap_board(self, element: str) -> None:
         """A tap on the board while a question is open: answer it when the taps tell
