@@ -228,6 +228,12 @@ def test_pieces_to_put_back_are_big_and_blink(ui: Driver) -> None:
     spot = layout.spot(next(iter(highlight)))
     assert any(f.size[0] > spot.size[0] + 10 for f in frames)  # big
     assert play.view.expected is not None  # what goes back is drawn
+    for _ in range(5):  # a screenshot while what goes back flashes
+        ui.size("landscape")
+        assert ui.wait(lambda: board.settled and board.flash, 5)
+        ui.shot("board-illegal", "landscape")
+        if board.flash:
+            break
     flash = board.flash
     assert ui.wait(lambda: board.flash != flash, 2)  # blinks by itself
     assert ui.wait(lambda: board.flash == flash, 2)

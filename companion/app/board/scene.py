@@ -404,10 +404,17 @@ def compose(board: BoardMap, table: Observation, highlight: Collection[str] = ()
         shown = piece(layout, element, value, grow=1.5)
         if not element.endswith("^") and not _is_piece(spot.kind, value):
             shown = _take_off(spot)
-        blink.shapes.extend(_frames(layout, [element], HIGHLIGHT_RGBA, 16.0, 4.0))
+        if not element.endswith("^"):  # a pale ground under what goes back, in its frame
+            grown = (spot.size[0] + FLASH_GROW_MM, spot.size[1] + FLASH_GROW_MM)
+            blink.shapes.append(Shape("rect", spot.centre, grown, (1, 1, 1, 0.8), spot.angle))
+        blink.shapes.extend(_frames(layout, [element], HIGHLIGHT_RGBA, FLASH_GROW_MM, 4.0))
         _merge(blink, shown)
     size = (box.x + box.w, box.y + box.h)
     return Scene(size, (board.printed, legend_layer, pieces, marks), blink, blink_off, spots)
+
+
+FLASH_GROW_MM = 24.0
+"""How much wider than its place the frame of a piece to put back is, when it flashes."""
 
 
 def _is_piece(kind: str, value: object) -> bool:
@@ -427,12 +434,11 @@ def _is_piece(kind: str, value: object) -> bool:
 
 def _take_off(spot: Spot) -> Layer:
     """A big cross over ``spot``: the piece there comes off."""
-    c, r = spot.centre, 0.75 * max(spot.size) + 4.0
+    c, r = spot.centre, (max(spot.size) + FLASH_GROW_MM) / 2 - 3.0
     layer = Layer()
     for dx, dy in ((1, 1), (1, -1)):
         points = ((c[0] - dx * r, c[1] - dy * r), (c[0] + dx * r, c[1] + dy * r))
-        layer.strokes.append(Stroke(points, 5.0, (1, 1, 1, 1)))
-        layer.strokes.append(Stroke(points, 3.0, HIGHLIGHT_RGBA))
+        layer.strokes.append(Stroke(points, 4.0, HIGHLIGHT_RGBA))
     return layer
 
 
