@@ -105,6 +105,11 @@ def test_ending_a_game_asks_first_and_the_end_screen_steps_through_it(
     assert review.index == 3 and review.caption.startswith("Move 3, Light: Sa")
     review.show(0)
     assert review.caption == "Before the first move."
+    from kivy.core.window import Window  # the keyboard: arrows step, End and Home jump
+
+    for key, index in ((275, 1), (275, 2), (276, 1), (279, 4), (278, 0)):
+        Window.dispatch("on_key_down", key, 0, None, [])
+        assert review.index == index
     assert ui.wait(lambda: end.analysis is not None, 60)
     ui.pump(3)
     review.show(2)
