@@ -39,6 +39,7 @@ from engines.search.calibration import (
     read_games,
 )
 from engines.search.mcts import SearchConfig
+from engines.search.pooling import GROUP_SIZES, POOLING_PATH
 from engines.search.strength import (
     COVERAGE,
     MODEL_PATH,
@@ -89,6 +90,23 @@ def register(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     test.add_argument("--model", type=Path, default=MODEL_PATH)
     test.add_argument("--json", action="store_true", help="print the figures as JSON")
     test.set_defaults(handler=check_command)
+
+    pool_fit = bench_sub.add_parser(
+        "strength-pool-fit", help="fit how the strength of several games is pooled",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    pool_fit.add_argument("--folder", type=Path, default=GAMES_DIR)
+    pool_fit.add_argument("--model", type=Path, default=MODEL_PATH)
+    pool_fit.add_argument("--output", type=Path, default=POOLING_PATH)
+    pool_fit.set_defaults(handler=pool_fit_command)
+
+    pool_check = bench_sub.add_parser(
+        "strength-pool-check", help="check the pooled strength of several games on test "
+        "games", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    pool_check.add_argument("--folder", type=Path, default=GAMES_DIR)
+    pool_check.add_argument("--model", type=Path, default=MODEL_PATH)
+    pool_check.add_argument("--pooling", type=Path, default=POOLING_PATH)
+    pool_check.add_argument("--json", action="store_true", help="print the figures as JSON")
+    pool_check.set_defaults(handler=pool_check_command)
 
     timing = bench_sub.add_parser(
         "analysis-time", help="time the analysis of a whole game, from scratch and live",
@@ -216,6 +234,72 @@ def check_command(args: argparse.Namespace) -> int:
             print(f"  level {level} (whole games): {c['tested']} players, in range "
                   f"{100 * c['coverage']:.0f}%, within one {100 * c['within_one']:.0f}%")
     print(f"({time.perf_counter() - began:.1f} s)")
+    return 0
+
+
+def _pool_rows(model: StrengthModel, path: Path) -> list[Labelled]:
+    return labelled(read_games(path), ("full",), model.levels)
+
+
+def pool_fit_command(args: argparse.Namespace) -> int:
+    from companion.cli import UsageError
+    from engines.search.pooling import entry_json, fit_shared, load_shared, pooled_groups
+
+    models = load_models(args.model)
+    document: dict[str, Any] = {"models": {}}
+    for key, model in sorted(models.items()):
+        path = games_path(key, FIT_SEED, args.folder)
+        groups = pooled_groups(_pool_rows(model, path))
+        if not groups:
+            continue
+        shared, fitted = fit_shared(model, groups)
+        document["models"][key] = entry_json(
+            shared, fitted, games_path(key, FIT_SEED, GAMES_DIR).name,
+            "companion bench strength-pool-fit")
+        print(f"{key}: shared {shared} of the game variance; on the fitting games "
+              f"({fitted.tested} pooled groups) the range holds the level "
+              f"{100 * fitted.coverage:.0f}%, within one {100 * fitted.within_one:.0f}%")
+    if not document["models"]:
+        raise UsageError(f"no fitting games in {args.folder}")
+    document["about"] = (
+        "Pooling of a player's games (engines/search/pooling.py): per strength model, "
+        "the share of its game variance a player's games have in common, the smallest "
+        "whose pooled ranges hold the true level " f"{100 * COVERAGE:.0f}% of the time on "
+        "the fitting games (whole games, a level's players by 2, 3 and 5 games).")
+    args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n",
+                           encoding="utf-8")
+    load_shared.cache_clear()
+    print(f"written to {args.output}")
+    return 0
+
+
+def pool_check_command(args: argparse.Namespace) -> int:
+    from companion.cli import UsageError
+    from engines.search.pooling import check_pooled, load_shared, pooled_groups
+
+    models = load_models(args.model)
+    shares = load_shared(args.pooling)
+    figures: dict[str, Any] = {}
+    for key, shared in sorted(shares.items()):
+        if key not in models:
+            continue
+        rows = _pool_rows(models[key], games_path(key, TEST_SEED, args.folder))
+        if not rows:
+            raise UsageError(f"no test games for {key} in {args.folder}")
+        figures[key] = {"shared": shared, "games": {}}
+        for size in (1, *GROUP_SIZES):
+            found = check_pooled(models[key], pooled_groups(rows, (size,)), shared)
+            figures[key]["games"][str(size)] = found.to_json()
+    if args.json:
+        print(json.dumps({"figures": figures}))
+        return 0
+    for key, found in figures.items():
+        print(f"{key}: test games (seed {TEST_SEED}), whole games, a level's players "
+              f"pooled by k games (shared {found['shared']})")
+        print(f"  {'k':>3} {'groups':>6} {'in range':>8} {'within 1':>8} {'width':>6}")
+        for size, c in found["games"].items():
+            print(f"  {size:>3} {c['tested']:>6} {100 * c['coverage']:>7.0f}% "
+                  f"{100 * c['within_one']:>7.0f}% {c['mean_width']:>6.1f}")
     return 0
 
 

@@ -1,0 +1,243 @@
+"""A player's strength over several games: each game's level with its range, the
+level of all their games pooled, and how they finished against each player they met.
+
+**Pooling.** Under the strength model (``engines.search.strength``) a game's mean move
+score ``s`` is the level's mean, plus a spread of the game (variance ``g``), plus that
+of its ``n`` moves (``m / n``). Over several games of one player, part of the game's
+spread is *shared*: whatever makes this player's games score apart from the model's
+mean (how they play, what the model gets wrong about games like theirs) does not
+average out over their games. With a shared variance ``c`` (a fraction of ``g``) and
+the rest independent, the games' weighted mean score ``s̄`` (weights ``1 / v``, ``v = m
+/ n + g - c``) is all the games say about the level, with variance ``1 / Σ(1 / v) + c``.
+The likelihood of each level, raised to the model's ``temperature``, with a uniform
+prior, gives the pooled posterior, its most likely level and the narrowest run of
+levels holding ``COVERAGE`` of it. One game pooled alone gives that game's estimate
+whatever ``c``.
+
+The shared fraction is fitted (``fit_shared``) on the strength model's fitting games:
+the smallest whose pooled ranges (a level's players in groups of ``GROUP_SIZES`` games)
+hold the true level ``COVERAGE`` of the time; the test games check it. Pooling assumes
+the player kept one level over the games pooled; each game's own estimate shows whether
+they did. Games of another game or player count have another model: they are pooled
+apart.
+
+**Head to head.** Of two players who sat at the same finished game, the one with the
+higher score finished ahead; equal scores are told by the winners (a winner is ahead of
+a player who did not win), else neither finished ahead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from engines.search.strength import (
+    COVERAGE,
+    FEW_MOVES,
+    MIN_MOVES,
+    CalibrationError,
+    Check,
+    Evidence,
+    Labelled,
+    StrengthEstimate,
+    StrengthModel,
+    credible_range,
+)
+
+SHARED_FRACTIONS: tuple[float, ...] = (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875,
+                                       1.0)
+"""Candidate shares of the game variance that a player's games have in common."""
+GROUP_SIZES: tuple[int, ...] = (2, 3, 5)
+"""Games pooled per player in the fit and the check."""
+POOLING_PATH = Path(__file__).with_name("pooling_model.json")
+
+
+def pooled_posterior(model: StrengthModel, games: Sequence[Evidence],
+                     shared: float = 0.0) -> dict[int, float]:
+    """Probability of each level given every game of ``games``, ``shared`` of the
+    game variance being common to them (uniform without a judged move)."""
+    common = shared * model.game_variance
+    inverse = weighted = 0.0
+    for evidence in games:
+        if evidence.moves < 1:
+            continue
+        variance = model.move_variance / evidence.moves + model.game_variance - common
+        inverse += 1.0 / variance
+        weighted += evidence.mean_score(model.weight) / variance
+    if not inverse:
+        return {level: 1.0 / len(model.means) for level in model.levels}
+    score, variance = weighted / inverse, 1.0 / inverse + common
+    logs = {level: -model.temperature * (score - mean) ** 2 / (2.0 * variance)
+            for level, mean in model.means.items()}
+    top = max(logs.values())
+    weights = {level: math.exp(value - top) for level, value in logs.items()}
+    total = sum(weights.values())
+    return {level: weights[level] / total for level in model.levels}
+
+
+def pooled_estimate(model: StrengthModel, games: Sequence[Evidence], shared: float = 0.0,
+                    analysis_iterations: int | None = None) -> StrengthEstimate:
+    """The level of all ``games`` pooled (one player's evidence per game, of the
+    model's game and player count; ``shared`` as ``pooled_posterior``), by analyses of
+    ``analysis_iterations`` a position when given. Fewer than ``MIN_MOVES`` judged
+    moves in all give no level."""
+    moves = sum(e.moves for e in games)
+    levels = model.levels
+    if moves < MIN_MOVES:
+        return StrengthEstimate(None, None, levels[0], levels[-1], COVERAGE, moves, {},
+                                f"fewer than {MIN_MOVES} judged moves", True)
+    posterior = pooled_posterior(model, games, shared)
+    low, high = credible_range(posterior)
+    level = max(posterior, key=lambda lv: (posterior[lv], -lv))
+    notes = []
+    if moves < FEW_MOVES:
+        notes.append(f"only {moves} judged moves: a wide range")
+    if analysis_iterations is not None and analysis_iterations != model.analysis_iterations:
+        notes.append(f"the model knows analyses of {model.analysis_iterations} iterations a "
+                     f"position, these used {analysis_iterations}: a rough guide")
+    return StrengthEstimate(
+        level, round(sum(lv * p for lv, p in posterior.items()), 2), low, high, COVERAGE,
+        moves, {lv: round(p, 4) for lv, p in posterior.items()}, "; ".join(notes),
+        (low, high) == (levels[0], levels[-1]))
+
+
+# ---------------------------------------------------------------------- fitting
+
+
+def pooled_groups(rows: Sequence[Labelled],
+                  sizes: Sequence[int] = GROUP_SIZES) -> list[tuple[int, list[Evidence]]]:
+    """(level, evidence of that many games) of each level's players taken in turn in
+    groups of each of ``sizes`` games: the first player of that level of each game in
+    order, then the second, so that a group's games differ (players with fewer than
+    ``MIN_MOVES`` judged moves left out)."""
+    by_level: dict[int, list[tuple[int, int, Evidence]]] = {}
+    for row in rows:
+        if row.evidence.moves >= MIN_MOVES:
+            mine = by_level.setdefault(row.level, [])
+            nth = sum(1 for _, g, _ in mine if g == row.group)
+            mine.append((nth, row.group, row.evidence))
+    groups = []
+    for size in sizes:
+        for level, players in sorted(by_level.items()):
+            found = [e for _, _, e in sorted(players, key=lambda p: (p[0], p[1]))]
+            for i in range(0, len(found) - size + 1, size):
+                groups.append((level, found[i:i + size]))
+    return groups
+
+
+def check_pooled(model: StrengthModel, groups: Sequence[tuple[int, list[Evidence]]],
+                 shared: float) -> Check:
+    """Pooled estimates of ``groups`` (``pooled_groups``) against their true level."""
+    tested = hits = near = exact = width = 0
+    for level, games in groups:
+        found = pooled_estimate(model, games, shared)
+        if found.level is None:
+            continue
+        tested += 1
+        hits += found.low <= level <= found.high
+        near += abs(found.level - level) <= 1
+        exact += found.level == level
+        width += found.high - found.low
+    if not tested:
+        return Check(0, 0.0, 0.0, 0.0, 0.0, len(groups))
+    return Check(tested, hits / tested, near / tested, exact / tested, width / tested,
+                 len(groups) - tested)
+
+
+def fit_shared(model: StrengthModel,
+               groups: Sequence[tuple[int, list[Evidence]]]) -> tuple[float, Check]:
+    """The smallest shared fraction whose pooled ranges of ``groups`` hold the true
+    level ``COVERAGE`` of the time (else the largest), and its check."""
+    found = None
+    for shared in SHARED_FRACTIONS:
+        found = (shared, check_pooled(model, groups, shared))
+        if found[1].coverage >= COVERAGE:
+            break
+    assert found is not None
+    return found
+
+
+@cache
+def load_shared(path: Path = POOLING_PATH) -> dict[str, float]:
+    """The shared fraction of each model (``game-players``). Raises
+    ``CalibrationError`` for a missing or malformed file."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CalibrationError(f"cannot read the pooling model {path}: {error}") from None
+    try:
+        found = {str(key): float(entry["shared"])
+                 for key, entry in document["models"].items()}
+    except (KeyError, ValueError, TypeError, AttributeError) as error:
+        raise CalibrationError(f"the pooling model {path} is malformed: {error!r}") from None
+    if not all(0.0 <= value <= 1.0 for value in found.values()):
+        raise CalibrationError(f"the pooling model {path}: shared fractions lie in [0, 1]")
+    return found
+
+
+def shared_for(key: str, path: Path = POOLING_PATH) -> float:
+    """The shared fraction of the model ``key``; the largest (the widest ranges) when
+    the file has none for it. Raises ``CalibrationError`` for an unreadable file."""
+    return load_shared(path).get(key, SHARED_FRACTIONS[-1])
+
+
+def entry_json(shared: float, fitted: Check, games: str, command: str) -> dict[str, Any]:
+    """A model's entry in the pooling file."""
+    return {"shared": shared, "fitting_games": games, "command": command,
+            "fitted": fitted.to_json()}
+
+
+# ---------------------------------------------------------------------- head to head
+
+
+@dataclass(frozen=True)
+class Finish:
+    """One finished game: who sat at it, their scores and the winners (by seat)."""
+
+    names: tuple[str, ...]
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """How a player finished against one opponent over the finished games they shared."""
+
+    opponent: str
+    games: int
+    ahead: int
+    behind: int
+    level: int
+    """Games where neither finished ahead of the other."""
+
+
+def ahead_of(finish: Finish, me: int, other: int) -> int:
+    """1 when seat ``me`` finished ahead of seat ``other``, -1 behind, 0 level."""
+    a, b = finish.scores[me], finish.scores[other]
+    if a != b:
+        return 1 if a > b else -1
+    mine, theirs = me in finish.winners, other in finish.winners
+    return 0 if mine == theirs else (1 if mine else -1)
+
+
+def head_to_head(name: str, finishes: Sequence[Finish]) -> list[HeadToHead]:
+    """``name``'s record against everyone they sat with in ``finishes``, most games
+    first (then by name). A name met twice at one table is each seat's."""
+    tally: dict[str, list[int]] = {}
+    for finish in finishes:
+        seats = [i for i, n in enumerate(finish.names) if n == name]
+        for me in seats:
+            for other, opponent in enumerate(finish.names):
+                if other == me or opponent == name:
+                    continue
+                row = tally.setdefault(opponent, [0, 0, 0, 0])
+                result = ahead_of(finish, me, other)
+                row[0] += 1
+                row[1 if result > 0 else 2 if result < 0 else 3] += 1
+    return sorted((HeadToHead(opponent, *row) for opponent, row in tally.items()),
+                  key=lambda h: (-h.games, h.opponent))

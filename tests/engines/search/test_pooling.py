@@ -1,0 +1,100 @@
+"""A player's level over several games: pooling under the strength model, its fitted
+shared part and a small held-out check, and head-to-head results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.bench_strength import TEST_SEED, games_path
+from engines.search.calibration import labelled, read_games
+from engines.search.pooling import (
+    Finish,
+    HeadToHead,
+    check_pooled,
+    head_to_head,
+    load_shared,
+    pooled_estimate,
+    pooled_groups,
+    pooled_posterior,
+    shared_for,
+)
+from engines.search.strength import CalibrationError, Evidence, estimate, load_models
+
+
+def evidence(accuracy: float, best: float, moves: int) -> Evidence:
+    hits = round(best * moves)
+    return Evidence((accuracy,) * moves, (True,) * hits + (False,) * (moves - hits))
+
+
+@pytest.mark.parametrize("shared", [0.0, 0.5, 1.0])
+def test_one_game_pooled_alone_is_that_games_estimate(shared: float) -> None:
+    model = load_models()["shendao-2"]
+    game = Evidence((80.0, 40.0, 95.0, 60.0, 70.0, 88.0), (True, False, True, False,
+                                                           False, True))
+    alone = estimate(model, game.accuracies, game.best)
+    pooled = pooled_estimate(model, [game], shared)
+    assert (pooled.level, pooled.low, pooled.high) == (alone.level, alone.low, alone.high)
+    assert pooled.posterior == alone.posterior
+
+
+def test_more_games_alike_narrow_the_range_down_to_the_shared_spread() -> None:
+    model = load_models()["shendao-2"]
+    game = evidence(85.0, 0.6, 20)
+    widths = [(lambda e: e.high - e.low)(pooled_estimate(model, [game] * k, 0.0))
+              for k in (1, 2, 4, 8)]
+    assert widths == sorted(widths, reverse=True) and widths[-1] < widths[0]
+    # all of the game's spread shared: eight games say what one game of as many
+    # moves says (only the moves' own spread averages out)
+    long_game = evidence(85.0, 0.6, 160)
+    many = pooled_posterior(model, [game] * 8, 1.0)
+    assert many == pytest.approx(pooled_posterior(model, [long_game], 0.0))
+
+
+def test_thin_evidence_over_games_gives_no_level() -> None:
+    model = load_models()["shangrila-4"]
+    found = pooled_estimate(model, [evidence(90.0, 1.0, 1), evidence(90.0, 1.0, 2)])
+    assert found.level is None and found.whole_scale and found.moves == 3
+    assert found.describe() == "not enough moves (3 judged)"
+
+
+def test_a_strong_and_a_weak_players_games_pool_to_levels_in_order() -> None:
+    model = load_models()["shendao-2"]
+    shared = shared_for("shendao-2")
+    weak = pooled_estimate(model, [evidence(55.0, 0.2, 25)] * 3, shared)
+    strong = pooled_estimate(model, [evidence(90.0, 0.6, 25)] * 3, shared)
+    assert weak.level is not None and strong.level is not None
+    assert weak.level < strong.level
+
+
+def test_the_pooling_file_loads_and_holds_on_test_games() -> None:
+    shares = load_shared()
+    models = load_models()
+    assert set(shares) <= set(models) and "shendao-2" in shares
+    model = models["shendao-2"]
+    rows = labelled(read_games(games_path("shendao-2", TEST_SEED))[:40], ("full",),
+                    model.levels)
+    found = check_pooled(model, pooled_groups(rows, (3,)), shares["shendao-2"])
+    assert found.tested >= 20
+    assert found.coverage >= 0.8  # 0.92 on all 92 test games by strength-pool-check
+
+
+def test_an_unreadable_pooling_file_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "pooling.json"
+    path.write_text('{"models": {"shendao-2": {"shared": 3}}}')
+    with pytest.raises(CalibrationError):
+        load_shared(path)
+
+
+def test_head_to_head_counts_who_finished_ahead() -> None:
+    finishes = [
+        Finish(("Ann", "Bob", "Cy"), (10, 7, 7), (0,)),
+        Finish(("Bob", "Ann"), (5, 5), (0,)),  # equal scores, Bob won the tie-break
+        Finish(("Ann", "Bob"), (3, 3), (0, 1)),  # a shared win
+        Finish(("Bob", "Cy"), (9, 2), (0,)),  # without Ann
+    ]
+    assert head_to_head("Ann", finishes) == [
+        HeadToHead("Bob", 3, 1, 1, 1), HeadToHead("Cy", 1, 1, 0, 0)]
+    assert head_to_head("Cy", finishes) == [  # most games first
+        HeadToHead("Bob", 2, 0, 1, 1), HeadToHead("Ann", 1, 0, 1, 0)]
