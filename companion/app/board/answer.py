@@ -52,7 +52,7 @@ def card_name(rules: Any, move: str) -> str:
         return ""
     from engines.shendao.moves import CARD_NAMES
 
-    return CARD_NAMES.get(card, card)
+    return CARD_NAMES.get(str(card), str(card))
 
 
 def candidates(changes: Sequence[tuple[str, frozenset[str]]],

@@ -30,7 +30,7 @@ from companion.app.layout import (
     Spot,
     element_shapes,
 )
-from engines.observation import Observation
+from engines.observation import Observation, Value
 
 Point = tuple[float, float]
 
@@ -285,7 +285,8 @@ def _ink_on(rgba: RGBA) -> RGBA:
     return (0.05, 0.05, 0.05, 1) if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else (1, 1, 1, 1)
 
 
-def piece(layout: BoardLayout, element: str, value: object, grow: float = 1.0) -> Layer:
+def piece(layout: BoardLayout, element: str, value: Value | None,
+          grow: float = 1.0) -> Layer:
     """What ``element`` reading ``value`` looks like, ``grow`` times its size: the
     plain shapes of ``layout.element_shapes`` with each player's letter on the piece,
     and Shangri-La's students as a white ring inside their master."""
@@ -417,7 +418,7 @@ FLASH_GROW_MM = 24.0
 """How much wider than its place the frame of a piece to put back is, when it flashes."""
 
 
-def _is_piece(kind: str, value: object) -> bool:
+def _is_piece(kind: str, value: Value | None) -> bool:
     """Whether ``value`` puts a piece on an element of ``kind`` (not an empty place)."""
     if value is None:
         return False
