@@ -170,6 +170,7 @@ def test_a_recruit_is_answered_by_tapping_the_masters(ui: Driver) -> None:
     spaces = sorted(next(c.targets for c in tapper.choices if c.move == pair))
     assert len(spaces) == 2 and set(spaces) <= set(board.scene.targets)  # framed
     assert all("+" not in b.text for b in play.ids.choices.children)  # words, not notation
+    assert play.question_prompt.endswith("Tap it on the board, or a button.")
     for orientation in ("landscape", "portrait"):
         _shot(ui, "play-question-tap-shangrila", orientation)
     ui.size("landscape")

@@ -154,8 +154,9 @@ class PlayScreen(Screen):
         if question == self._asked:  # the buttons are there already
             return
         self._asked = question
-        self.question_prompt = question.prompt if question is not None else ""
         self.tapper = self._tapper(view)
+        self.question_prompt = "" if question is None else question.prompt if \
+            self.tapper is None else f"{question.prompt} {_app().t('question.tap')}"
         self._choice_buttons()
 
     def _tapper(self, view: PlayView) -> TapAnswer | None:
