@@ -226,6 +226,9 @@ def open_app(options: DemoOptions) -> int:
     import sys
 
     os.environ.setdefault("KIVY_NO_ARGS", "1")  # the demo's arguments are not Kivy's
+    from companion.app import prepare_kivy
+
+    prepare_kivy()
     from companion.app.gamesetup import GameSetup, Seat
     from companion.app.main import CompanionApp
     from companion.app.recognition import VisionRecogniser

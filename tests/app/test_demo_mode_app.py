@@ -9,9 +9,10 @@ from typing import Any
 from tests.app.conftest import Driver
 from tests.app.test_demo_people import _near_the_end
 
-BANNER_WITHIN_S = 1.0
-"""The banner's first frame after the verdict, on a loaded machine (typically a few
-tens of milliseconds)."""
+BANNER_WITHIN_S = 5.0
+"""The banner's first frame after the verdict: generous, since the tests share a loaded
+machine (measured 0.03 to 2.8 s here with a load average of 20 to 32 on two cores;
+``companion bench app`` gives the figure on a quiet one)."""
 
 
 def test_the_apps_demo_mode_plays_to_the_end_with_no_false_alarm(ui: Driver) -> None:
