@@ -465,22 +465,23 @@ def _fit_placements(stacks: _Stacks) -> tuple[FloatArray, FloatArray, NDArray[np
     ok = np.ones(n, dtype=bool)
     active = np.ones(n, dtype=bool)
     for _ in range(6):
-        if not active.any():
+        rows_ = np.flatnonzero(active)
+        if not len(rows_):
             break
-        base = stacks.predicted(theta)
-        ok &= ~(active & ~np.where(mask, np.isfinite(base), True).all(axis=1))
-        jacobian = _jacobian(stacks, theta, base)
-        ok &= ~(active & ~np.where(mask[..., None], np.isfinite(jacobian), True)
-                .all(axis=(1, 2)))
-        active &= ok
-        jacobian = np.where(mask[..., None] & active[:, None, None], jacobian, 0.0)
-        residual = np.where(mask & active[:, None], seen - base, 0.0)
+        part, at, used = stacks.take(active), theta[rows_], mask[rows_]
+        base = part.predicted(at)
+        fine = np.where(used, np.isfinite(base), True).all(axis=1)
+        jacobian = _jacobian(part, at, base)
+        fine &= np.where(used[..., None], np.isfinite(jacobian), True).all(axis=(1, 2))
+        ok[rows_[~fine]] = False
+        jacobian = np.where(used[..., None] & fine[:, None, None], jacobian, 0.0)
+        residual = np.where(used & fine[:, None], seen[rows_] - base, 0.0)
         normal = np.einsum("nri,nrj->nij", jacobian, jacobian) + np.diag(_RIDGE)[None]
-        normal[~active] = np.eye(4)
-        rhs = np.einsum("nri,nr->ni", jacobian, residual) - _RIDGE[None, :] * theta
+        normal[~fine] = np.eye(4)
+        rhs = np.einsum("nri,nr->ni", jacobian, residual) - _RIDGE[None, :] * at
         change = np.linalg.solve(normal, rhs[..., None])[..., 0]
-        theta = np.where(active[:, None], theta + change, theta)
-        active &= np.abs(change).max(axis=1) >= 1e-3
+        theta[rows_] = np.where(fine[:, None], at + change, at)
+        active[rows_] = fine & (np.abs(change).max(axis=1) >= 1e-3)
     final = stacks.predicted(theta)
     ok &= np.where(mask, np.isfinite(final), True).all(axis=1)
     jacobian = _jacobian(stacks, theta, final)
