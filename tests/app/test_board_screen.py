@@ -92,6 +92,24 @@ def test_each_board_is_drawn_with_its_marks(ui: Driver, game: str) -> None:
     ui.size("landscape")
 
 
+def test_the_legend_follows_the_language(ui: Driver) -> None:
+    app = ui.app
+    play = _start(ui, GameSetup.default("shangrila"))
+
+    def legend() -> set[str]:
+        return {t.text for t in play.ids.board.scene.layers[1].texts}
+
+    assert {"Rainmaker", "Red"} <= legend()
+    app.root.ids.language.text = "Français"
+    ui.pump(3)
+    try:
+        assert {"Faiseur de pluie", "Rouge"} <= legend()
+    finally:
+        app.root.ids.language.text = "English"
+        ui.pump(3)
+    assert "Rainmaker" in legend()
+
+
 class _Asking:
     """The game's referee, except that the next Done asks ``candidates`` (as the
     referee asks when the table fits several moves), and an answer plays the move
