@@ -1,7 +1,8 @@
 """The History screen: past games from their journals (date, game, players with their
 scores, the winner), each gone over move by move in the review panel (with the
 strength report's judgements when one was made at its end), exported as a report, or
-reopened."""
+reopened; and each named player's level over their games with their head-to-head
+results (``companion.app.screens.levels``)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class HistoryScreen(Screen):
         self.record: Any = None
         self.past: Any = None
         self.games: dict[str, Any] = {}
+        self.players: dict[str, Any] = {}
 
     def on_pre_enter(self, *args: Any) -> None:
         self.refresh()
@@ -56,6 +58,34 @@ class HistoryScreen(Screen):
         self.empty_text = "" if games else app.t("history.none")
         for past in games:
             box.add_widget(GameRow(path=str(past.path), label=row_text(past), screen=self))
+        self._players()
+
+    def _players(self) -> None:
+        """A button for each named player with a level or a rival to show."""
+        from kivy.factory import Factory
+
+        from companion.app.levels import collect
+        from engines.search.strength import CalibrationError
+
+        app = _app()
+        box = self.ids.players
+        box.clear_widgets()
+        try:
+            self.players = collect(app.data_path, lambda level: app.t("levels.engine",
+                                                                      level=level))
+        except CalibrationError:
+            self.players = {}
+        for key, player in sorted(self.players.items()):
+            if player.games or player.rivals:
+                button = Factory.TapButton(text=player.name, font_size="16sp")
+                button.bind(on_release=lambda _b, k=key: self.show_player(k))
+                box.add_widget(button)
+
+    def show_player(self, key: str) -> Any:
+        """The player's level over their games and their head-to-head results."""
+        from companion.app.screens.levels import open_levels
+
+        return open_levels(self.players[key])
 
     def select(self, path: str) -> None:
         from companion.app.history import load_analysis, replay_record, report_folder
