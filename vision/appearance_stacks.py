@@ -273,7 +273,9 @@ def features(kind: str, elements: Sequence[str], seen: FloatArray, to_bare: Floa
     above = _all_of(appearance, ABOVE[kind])
     if above:
         above_d = np.min(np.stack([nearest(seen, c) for c in above]), axis=0)
-        use &= ~((above_d < NEAR) & (above_d < np.minimum(bare_d, closest_piece)))
+        # a point still showing the empty board is not covered, whatever it is near
+        use &= ~((above_d < NEAR) & (above_d < np.minimum(bare_d, closest_piece))
+                 & (to_bare > NEAR))
     share = use.mean(axis=1)
     if kind == "monk":
         core = groups < len(monk_layers(pieces))

@@ -25,9 +25,11 @@ from companion.bench_appearance import (
     score_reading,
 )
 from engines.shenshi.board import load_board
+from vision import appearance_stacks
 from vision.appearance import (
     ElementFeatures,
     FittedModel,
+    SetAppearance,
     calibration_layout,
     load_appearance,
     load_fitted,
@@ -185,6 +187,32 @@ def test_prototypes_keep_each_colour_of_a_two_coloured_piece() -> None:
     assert len(found) >= 2
     for colour in ([-3.0, 0.5, -1.0], [-0.5, 0.0, 0.1]):
         assert np.min(np.linalg.norm(found - np.array(colour), axis=1)) < 0.1
+
+
+@pytest.mark.parametrize("kind", ["tile", "cushion"])
+def test_an_empty_square_printed_like_a_piece_above_is_still_seen(kind: str) -> None:
+    """A grey square looks like a silver monk: its points, unchanged from the empty
+    board, are not taken as covered by a monk."""
+    schema = referee_schema(GAME)
+    pieces = load_model(GAME).pieces
+    grey = np.array([-1.0, 0.0, 0.05])
+    colours = {"tile": {"intact": np.array([-2.0, 0.6, -0.4]),
+                        "faded": np.array([-1.5, 0.3, -0.2])},
+               "cushion": {"blond": np.array([-0.8, 0.35, -0.5]),
+                           "orange": np.array([-1.2, 0.9, -0.9])},
+               "monk": {f"{m}-{s}": (grey if m == "silver" else np.array([-2.5, 0.4, -0.6]))
+                        for m in ("silver", "copper", "gold", "black")
+                        for s in ("grand", "master")}}
+    appearance = SetAppearance(GAME, np.zeros((2, 2, 3), np.float32), colours)
+    offsets, _, groups = stack_points(kind, pieces)
+    seen = np.tile(grey + np.array([0.0, 0.03, 0.0]), (2, len(offsets), 1))  # nearer the monk
+    to_bare = np.full((2, len(offsets)), 0.1)  # than the board, which it still shows
+    to_bare[1] = 1.0  # the second square has changed: something stands over its points
+    inside = np.ones((2, len(offsets)), bool)
+    items = appearance_stacks.features(kind, [f"d4 {kind}", f"e4 {kind}"], seen, to_bare,
+                                       inside, groups, appearance, schema, pieces)
+    assert items[0].seen_share == 1.0
+    assert items[1].seen_share == 0.0
 
 
 def test_the_stack_classifier_learns_a_rule_of_its_inputs_the_same_each_time() -> None:
