@@ -97,3 +97,13 @@ def test_the_engines_sentences_are_all_in_the_catalogue(game: str) -> None:
             assert messages.parse(step, "fix.") is not None, step
         if flag.attempt:
             assert messages.parse(flag.attempt, "attempt.") is not None, flag.attempt
+
+
+def test_the_app_names_the_disciplines_as_the_referee_does() -> None:
+    """The board's legend and the referee's sentences use the rule books' names."""
+    from companion.app.i18n import table
+    from engines.shangrila.moves import NAMES
+
+    for language in messages.LANGUAGES:
+        for index, name in enumerate(NAMES):
+            assert table(language)[f"discipline.{index}"] == messages.term(name, language)
