@@ -89,3 +89,20 @@ def test_the_end_screen_has_the_report_analysed_during_the_game(ui: Any) -> None
     assert ui.wait(lambda: end.analysis is not None, 20)
     expected = strength(record, ui.app.analysis_level)
     assert without_time(end.analysis.to_json()) == without_time(expected.to_json())
+
+
+def test_the_end_screen_works_the_report_out_when_the_live_one_failed(ui: Any) -> None:
+    from tests.app.test_game_flow import _play, _start
+
+    play = _start(ui, GameSetup.default("shendao"))
+    _play(ui, play, ("W1", "E8"))
+    end = ui.app.root.ids.end
+    end._live.stop()  # as if the worker had failed
+    record = play.controller.referee.record()
+    play.end_game()
+    play.confirmation.buttons[-1].dispatch("on_release")
+    ui.pump(3)
+    assert ui.wait(lambda: end.analysis is not None, 30)
+    assert not end.message
+    expected = strength(record, ui.app.analysis_level)
+    assert without_time(end.analysis.to_json()) == without_time(expected.to_json())

@@ -96,10 +96,16 @@ class EndScreen(Screen):
         from companion.app.history import save_analysis
 
         try:
+            analysis = None
             if live is not None:  # analysed while the game was played
+                from companion.app.live_analysis import AnalysisFailed
+
                 live.feed(self.result.record)
-                analysis = live.wait(progress)
-            else:
+                try:
+                    analysis = live.wait(progress)
+                except AnalysisFailed:
+                    analysis = None  # worked out again below, from the record
+            if analysis is None:
                 analysis = strength(self.result.record, level, progress=progress)
             assert self.folder is not None
             chart = write_charts(analysis, self.folder)
