@@ -32,11 +32,11 @@ Who = Callable[[int], str]
 """The name shown for a seat."""
 
 _FIELD_PATTERNS = {
-    **dict.fromkeys(("village", "origin", "destination", "a", "b", "count", "number"),
-                    r"\d+"),
+    **dict.fromkeys(("village", "origin", "destination", "a", "b", "count", "number",
+                     "limit", "players", "wanted"), r"\d+"),
     **dict.fromkeys(("square", "start", "end"), r"[a-z]\d{1,2}"),
     **dict.fromkeys(("colour", "seen", "cushion", "side", "metal", "owner", "player",
-                     "actor", "again", "discipline"), r"[A-Za-z-]+"),
+                     "actor", "again", "discipline", "space"), r"[A-Za-z-]+"),
     "gate": r"\S+",
 }
 """What a field of the engines' English may hold (any text for the others)."""

@@ -107,3 +107,46 @@ def test_the_app_names_the_disciplines_as_the_referee_does() -> None:
     for language in messages.LANGUAGES:
         for index, name in enumerate(NAMES):
             assert table(language)[f"discipline.{index}"] == messages.term(name, language)
+
+
+def _tries(game: str, rules: Any) -> list[str]:
+    """Moves worth trying anywhere: every placement, journey and one-student recruit
+    of Shangri-La; every gate of Shendao, plain and with each card."""
+    if game == "shangrila":
+        return ([f"{d}@{v}" for d in "RPYADHF" for v in range(13)]
+                + [f"{a}>{b}" for a in range(13) for b in range(13) if a != b]
+                + [f"+{d}{v}" for d in "RPYADHF" for v in range(13)] + ["-"])
+    from engines.shendao.board import GATES
+    from engines.shendao.moves import CARD_NAMES
+
+    return [*GATES, "pass", *(f"{g} {card}" for g in GATES for card in CARD_NAMES)]
+
+
+@pytest.mark.parametrize("game", ["shangrila", "shendao"])
+def test_the_rules_sentences_of_the_two_french_and_spanish_rule_books_are_known(
+        game: str) -> None:
+    """Along a random game, every illegal move tried is refused with a sentence the
+    catalogue knows, so it is said in French and Spanish too."""
+    from engines import Dice
+    from engines.errors import EngineError, IllegalMoveError
+
+    cls = rules_class(game)
+    rules = cls.from_record(cls.default_players(4 if game == "shangrila" else 2), {})
+    state, dice = rules.initial_state(), Dice(1)
+    refused: dict[str, str] = {}
+    turn = 0
+    while not state.is_over():
+        if turn % 6 == 0:
+            for text in _tries(game, rules):
+                try:
+                    state.check(rules.parse_move(text))
+                except IllegalMoveError as error:
+                    refused.setdefault(error.message, error.rule)
+                except EngineError:
+                    pass
+        state.play(state.random_move(dice))
+        turn += 1
+    assert len(set(refused.values())) >= 4
+    unknown = {rule: text for text, rule in refused.items()
+               if messages.parse(text, "rule.") is None}
+    assert not unknown
