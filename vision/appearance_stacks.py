@@ -317,8 +317,8 @@ def features(kind: str, elements: Sequence[str], seen: FloatArray, to_bare: Floa
                                                    bare_change])
     closest = np.vstack([bare_change[None, :], medians]).min(axis=0)
     rows[:, -1, 9:12] = np.column_stack([np.ones(count), closest, bare_change])
-    extra = _looks(seen, to_bare, base_use, use, bare_d, piece_d, piece_values, colours,
-                   appearance, kind)
+    extra = _looks(seen, base_use, use, bare_d, piece_d, piece_values, colours, appearance,
+                   kind)
     return [ElementFeatures(name, kind, alternatives, rows[i], float(share[i]), extra[i])
             for i, name in enumerate(elements)]
 
@@ -331,58 +331,53 @@ def _chroma(a: FloatArray, colours: FloatArray) -> FloatArray:
     """Distance of each point's colour, brightness left out, to the nearest of
     ``colours``."""
     protos = np.atleast_2d(colours)
-    return np.asarray(np.min(np.stack([np.linalg.norm(a[..., 1:] - c[1:], axis=-1)
-                                       for c in protos]), axis=0))
+    d = a[..., None, 1:] - protos[:, 1:]
+    return np.asarray(np.sqrt(np.min(np.sum(d * d, axis=-1), axis=-1)))
 
 
-def _looks(seen: FloatArray, to_bare: FloatArray, base_use: NDArray[np.bool_],
-           use: NDArray[np.bool_], bare_d: FloatArray, piece_d: FloatArray,
-           piece_values: Sequence[Value], colours: Mapping[Value, FloatArray],
-           appearance: SetAppearance, kind: str) -> FloatArray:
+def _quartile(d: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
+    """The lower quartile along the last axis of ``d`` where ``mask``."""
+    ordered = np.sort(np.where(mask, d, np.inf), axis=-1)
+    n = mask.sum(axis=-1)
+    at = np.broadcast_to(np.maximum((n - 1) // 4, 0), ordered.shape[:-1])
+    return np.asarray(np.take_along_axis(ordered, at[..., None], -1)[..., 0])
+
+
+def _looks(seen: FloatArray, base_use: NDArray[np.bool_], use: NDArray[np.bool_],
+           bare_d: FloatArray, piece_d: FloatArray, piece_values: Sequence[Value],
+           colours: Mapping[Value, FloatArray], appearance: SetAppearance,
+           kind: str) -> FloatArray:
     """What the rows do not say, for the stack's classifier (per element): for the
     bare look and each piece value, the lower quartile of the points' distances and
     the median distance by colour alone (glare whitens a piece but keeps some of its
-    hue); the share of points far brighter than the bare board (glare) and their
-    colour distances left out; the share of points seen."""
-    from vision.appearance import distance
-
-    def quartile(d: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
-        ordered = np.sort(np.where(mask, d, np.inf), axis=-1)
-        n = mask.sum(axis=-1)
-        at = np.maximum((n - 1) // 4, 0)
-        return np.asarray(np.take_along_axis(ordered, at[..., None], -1)[..., 0])
-
+    hue); the share of points far brighter than the brightest piece (glare) and the
+    median distances with those left out; the share of points seen."""
     safe = base_use | ~base_use.any(axis=1, keepdims=True)
-    del to_bare
-    columns = [quartile(bare_d, safe)]
-    bare_colours = [c for c in _all_of(appearance, BELOW[kind])]
     # the bare look by colour alone: the board is not known here by colour, so the
-    # nearest of the pieces below stands in (inf when there are none)
+    # nearest of the pieces below stands in (none for a tile)
     chroma_bare = np.full(bare_d.shape, np.inf)
-    for c in bare_colours:
+    for c in _all_of(appearance, BELOW[kind]):
         chroma_bare = np.minimum(chroma_bare, _chroma(seen, c))
-    columns.append(np.minimum(masked_median(chroma_bare, safe), 3.0))
-    piece_use = use | ~use.any(axis=1, keepdims=True)
-    lit = np.zeros(bare_d.shape, bool)
-    for j, value in enumerate(piece_values):
-        columns.append(quartile(piece_d[j], piece_use))
-        chroma = _chroma(seen, colours[value])
-        columns.append(np.minimum(masked_median(chroma, piece_use), 3.0))
+    columns = [_quartile(bare_d, safe)[:, None],
+               np.minimum(masked_median(chroma_bare, safe), 3.0)[:, None]]
     glare_share = np.zeros(len(seen))
     if piece_values:
-        brightest = np.max(np.stack([np.atleast_2d(colours[v])[:, 0].max()
-                                     for v in piece_values]))
+        piece_use = use | ~use.any(axis=1, keepdims=True)
+        chroma = np.stack([_chroma(seen, colours[v]) for v in piece_values])
+        quartiles = _quartile(piece_d, piece_use[None])
+        chroma_medians = np.minimum(masked_median(chroma, piece_use[None]), 3.0)
+        columns.append(np.stack([quartiles, chroma_medians], axis=1).reshape(
+            len(piece_values) * 2, -1).T)
+        brightest = max(float(np.atleast_2d(colours[v])[:, 0].max()) for v in piece_values)
         lit = seen[..., 0] > brightest + GLARE
         glare_share = np.sum(lit & piece_use, axis=1) / piece_use.sum(axis=1)
         unlit = piece_use & ~lit
         unlit = unlit | ~unlit.any(axis=1, keepdims=True)
-        for j in range(len(piece_values)):
-            columns.append(masked_median(piece_d[j], unlit))
-        columns.append(masked_median(bare_d, unlit))
-    del distance
-    columns.append(glare_share)
-    columns.append(use.mean(axis=1))
-    out = np.column_stack(columns)
+        columns.append(masked_median(piece_d, unlit[None]).T)
+        columns.append(masked_median(bare_d, unlit)[:, None])
+    columns.append(glare_share[:, None])
+    columns.append(use.mean(axis=1)[:, None])
+    out = np.hstack(columns)
     return np.asarray(np.where(np.isfinite(out), np.minimum(out, 5.0), 5.0))
 
 
@@ -541,38 +536,65 @@ def _around(square: str, by_square: Mapping[str, Mapping[str, ElementFeatures]],
     the one beyond changed (their bare look's distance, share changed, share nearer
     the bare look than a piece); the sine of the camera's elevation seen from the
     square."""
+    neighbours, nearer_name, beyond_name, elevation = _neighbourhood(
+        square, tuple(by_square), model, None if camera is None else tuple(camera))
+    changes = []
+    for name in neighbours:
+        monk, cushion = by_square[name].get("monk"), by_square[name].get("cushion")
+        changes.append([0.0 if monk is None else float(monk.rows[0, 2]),
+                        0.0 if cushion is None else float(cushion.rows[0, 2])])
+
+    def looks(name: str | None, kind: str) -> FloatArray:
+        member = None if name is None else by_square[name].get(kind)
+        return np.zeros(3) if member is None else np.asarray(member.rows[0, 1:4])
+
+    table = np.array(changes) if changes else np.zeros((1, 2))
+    return np.array([*table.max(axis=0), *table.mean(axis=0), *looks(nearer_name, "monk"),
+                     *looks(nearer_name, "cushion"), *looks(beyond_name, "monk"), elevation])
+
+
+_NEIGHBOURHOODS: dict[tuple[Any, ...], tuple[list[str], str | None, str | None, float]] = {}
+
+
+def _neighbourhood(square: str, squares: tuple[str, ...], model: Any,
+                   camera: tuple[float, ...] | None
+                   ) -> tuple[list[str], str | None, str | None, float]:
+    """The squares beside ``square`` (of ``squares``), the one nearest the line towards
+    the camera and the one nearest the line away from it (within 60 degrees), and the
+    sine of the camera's elevation: the view's geometry, kept per view."""
+    key = (square, squares, id(model), camera)
+    if key in _NEIGHBOURHOODS:
+        return _NEIGHBOURHOODS[key]
+    if len(_NEIGHBOURHOODS) > 4096:
+        _NEIGHBOURHOODS.clear()
     file, rank = square[0], int(square[1:])
     centre = np.array(model.elements[f"{square} monk"].centre_mm)
-    changes = []
-    nearer, beyond = np.zeros(6), np.zeros(3)
     sight = None
     elevation = 1.0
     if camera is not None and len(camera) == 3:
-        flat = camera[:2] - centre
+        eye = np.array(camera)
+        flat = eye[:2] - centre
         sight = flat / max(float(np.linalg.norm(flat)), 1e-6)
-        elevation = float(camera[2] / max(float(np.linalg.norm(camera - [*centre, 0.0])),
-                                          1e-6))
+        elevation = float(eye[2] / max(float(np.linalg.norm(eye - [*centre, 0.0])), 1e-6))
+    present = set(squares)
+    neighbours: list[str] = []
+    nearer = beyond = None
     best_near, best_far = 0.5, 0.5
     for df in (-1, 0, 1):
         for dr in (-1, 0, 1):
             name = f"{chr(ord(file) + df)}{rank + dr}"
-            if (df, dr) == (0, 0) or name not in by_square:
+            if (df, dr) == (0, 0) or name not in present:
                 continue
-            members = by_square[name]
-            monk, cushion = members.get("monk"), members.get("cushion")
-            change = [0.0 if monk is None else float(monk.rows[0, 2]),
-                      0.0 if cushion is None else float(cushion.rows[0, 2])]
-            changes.append(change)
+            neighbours.append(name)
             if sight is not None:
                 towards = np.array(model.elements[f"{name} monk"].centre_mm) - centre
                 along = float(towards @ sight / max(float(np.linalg.norm(towards)), 1e-6))
-                looks = [np.zeros(3) if m is None else m.rows[0, 1:4] for m in (monk, cushion)]
                 if along > best_near:
-                    best_near, nearer = along, np.concatenate(looks)
+                    best_near, nearer = along, name
                 if -along > best_far:
-                    best_far, beyond = -along, looks[0]
-    table = np.array(changes) if changes else np.zeros((1, 2))
-    return np.array([*table.max(axis=0), *table.mean(axis=0), *nearer, *beyond, elevation])
+                    best_far, beyond = -along, name
+    _NEIGHBOURHOODS[key] = (neighbours, nearer, beyond, elevation)
+    return _NEIGHBOURHOODS[key]
 
 
 HIDDEN = 16
