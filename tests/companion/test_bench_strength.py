@@ -48,3 +48,22 @@ def test_analysis_time_gives_both_times_and_the_same_analysis(
     assert found["scratch"]["wall"] > 0 and found["scratch"]["cpu"] > 0
     assert found["live"]["after_last_move"] >= 0 and found["live"]["mean_move"] > 0
     assert found["same"] is True
+
+
+def test_pool_fit_then_check_on_a_scratch_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for seed in (FIT_SEED, TEST_SEED):
+        source = games_path("shendao-2", seed)
+        target = games_path("shendao-2", seed, tmp_path)
+        target.write_text("".join(source.read_text().splitlines(keepends=True)[:30]))
+    pooling = tmp_path / "pooling.json"
+    assert main(["bench", "strength-pool-fit", "--folder", str(tmp_path), "--output",
+                 str(pooling)]) == 0
+    assert "shendao-2: shared " in capsys.readouterr().out
+    entry = json.loads(pooling.read_text())["models"]["shendao-2"]
+    assert 0.0 <= entry["shared"] <= 1.0 and entry["fitted"]["tested"] > 10
+    assert main(["bench", "strength-pool-check", "--folder", str(tmp_path), "--pooling",
+                 str(pooling), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)["figures"]["shendao-2"]
+    assert set(figures["games"]) == {"1", "2", "3", "5"}
+    assert figures["games"]["3"]["tested"] > 5
