@@ -78,6 +78,10 @@ class Banner:
 class Choice:
     move: str
     words: str
+    elements: tuple[str, ...] = ()
+    """The table elements the move changes, as the referee gives them (to tap)."""
+    card: str = ""
+    """The card the move plays, if any."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,8 @@ class QuestionView:
     player: int
     prompt: str
     choices: tuple[Choice, ...]
+    about: int = 0
+    """The move number asked about (0: the move being made)."""
 
 
 @dataclass(frozen=True)
@@ -362,11 +368,14 @@ class PlayController:
         question = self._shown.question
         if question is None:
             return None
-        choices = tuple(Choice(m, self.words(question.player, m))
+        given = {c.move: c for c in question.choices}
+        choices = tuple(Choice(m, self.words(question.player, m),
+                               tuple(given[m].elements) if m in given else (),
+                               given[m].card if m in given else "")
                         for m in question.candidates)
         return QuestionView(question.player,
                             self.tr.text("question.which", player=self.who(question.player)),
-                            choices)
+                            choices, question.about)
 
     def _status(self) -> str:
         output = self._shown.status

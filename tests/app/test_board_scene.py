@@ -276,6 +276,26 @@ def test_a_question_over_real_moves_of_each_game() -> None:
         assert taps.choices[0].targets != taps.choices[1].targets
 
 
+def test_the_referees_elements_and_cards_answer_by_taps() -> None:
+    rules, state = _start("shangrila", moves=30, seed=3)
+    recruits = [m for m in (rules.format_move(x) for x in state.legal_moves())
+                if m.startswith("+")][:6]
+    model = table_model("shangrila")
+    given = []
+    for move in recruits:  # as the referee words its question: every element changed
+        after = state.copy()
+        after.apply(rules.parse_move(move))
+        before, now = model.expected(state), model.expected(after)
+        given.append((move, [e for e in before if before.value(e) != now.value(e)], ""))
+    taps = TapAnswer.from_elements(given, str)
+    derived = TapAnswer.for_question("shangrila", rules, state, recruits, str)
+    assert taps.choices == derived.choices and not taps.chips
+    cards = TapAnswer.from_elements([("E4 loung c4", [], "loung"), ("E4 tigre", [], "tigre")],
+                                    str)
+    assert sorted(cards.chips.values()) == ["Loung", "Tigre Blanc"]
+    assert cards.tap(CHIP_PREFIX + "E4 tigre") == "E4 tigre"
+
+
 def test_a_question_about_another_position_is_left_to_the_buttons() -> None:
     rules, state = _start("shangrila")
     with pytest.raises(IllegalMoveError):

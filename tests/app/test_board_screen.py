@@ -13,9 +13,10 @@ import pytest
 from companion.app.board.answer import CHIP_PREFIX, card_name, changed_elements
 from companion.app.gamesetup import GameSetup
 from companion.app.layout import HIGHLIGHT_RGBA
-from companion.referee.events import Answer, Question, TurnDone, TypedMove
+from companion.referee.events import Answer, Choice, Question, TurnDone, TypedMove
 from companion.simulator import TableConfig, TableSimulator, random_game
 from engines import rules_class
+from engines.registry import table_model
 from tests.app.conftest import Driver
 
 PLAYED = {"shangrila": 40, "shendao": 24, "shenshi": 10}
@@ -115,10 +116,11 @@ class _Asking:
     referee asks when the table fits several moves), and an answer plays the move
     answered. The screen's part is what is tested: the taps, and the answer sent."""
 
-    def __init__(self, runner: Any, player: int, candidates: list[str]) -> None:
+    def __init__(self, runner: Any, question: Question) -> None:
         self.runner = runner
-        self.question: Question | None = Question(player, candidates, "test")
+        self.question: Question | None = question
         self.answers: list[str] = []
+        self.question_about = question.about
 
     def handle(self, event: Any) -> list[Any]:
         if isinstance(event, TurnDone) and self.question is not None:
@@ -126,18 +128,24 @@ class _Asking:
             return [question]
         if isinstance(event, Answer):
             self.answers.append(event.move)
-            return list(self.runner.handle(TypedMove(event.move)))
+            if self.question is None and not self.question_about:
+                return list(self.runner.handle(TypedMove(event.move)))
+            return []
         return list(self.runner.handle(event))
 
 
-def _ask(ui: Driver, game: str, moves: list[str], candidates: list[str]) -> tuple[Any, Any]:
-    """Play ``moves`` (typed), then have the referee ask which of ``candidates``."""
+def _ask(ui: Driver, game: str, moves: list[str], candidates: list[str],
+         about: int = 0, choices: list[Choice] | None = None) -> tuple[Any, Any]:
+    """Play ``moves`` (typed), then have the referee ask which of ``candidates`` (about
+    move number ``about``, with the referee's ``choices``)."""
     play = _start(ui, GameSetup.default(game))
     for move in moves:
         play.session.send(TypedMove(move))
     assert ui.wait(lambda: len(play.controller.referee.history) == len(moves), 30)
     controller = play.controller
-    asking = _Asking(controller.runner, controller.referee.state.to_move, candidates)
+    question = Question(controller.referee.state.to_move, candidates, "test", about,
+                        choices or [])
+    asking = _Asking(controller.runner, question)
     controller.runner = asking
     play.session.send(TurnDone())
     assert ui.wait(lambda: bool(play.question_prompt) and play.tapper is not None)
@@ -201,6 +209,29 @@ def test_a_recruit_is_answered_by_tapping_the_masters(ui: Driver) -> None:
     assert ui.wait(lambda: not play.question_prompt)
     assert asking.answers == [pair]
     assert play.controller.referee.history[-1][1] == pair
+
+
+def test_a_question_about_an_earlier_move_taps_the_referees_elements(ui: Driver) -> None:
+    rules, moves, candidates = _position("shangrila", _recruits)
+    state = rules.initial_state()
+    for move in moves:
+        state.play_text(move)
+    model = table_model("shangrila")
+    choices = []
+    for move in candidates:  # as the referee gives them: every element the move changes
+        after = state.copy()
+        after.play_text(move)
+        before, now = model.expected(state), model.expected(after)
+        choices.append(Choice(move, move, [e for e in before if before.value(e) != now.value(e)]))
+    # The move is played, then a later table leaves it in doubt: asked about afterwards.
+    play, asking = _ask(ui, "shangrila", [*moves, candidates[0]], candidates,
+                        about=len(moves) + 1, choices=choices)
+    assert play.tapper is not None and play.view.question.about == len(moves) + 1
+    pair = next(m for m in candidates if m.count("+") == 2)
+    for space in sorted(next(c.targets for c in play.tapper.choices if c.move == pair)):
+        _tap(play.ids.board, space)
+        ui.pump(2)
+    assert ui.wait(lambda: asking.answers == [pair], 5)
 
 
 def test_a_single_recruit_is_answered_by_tapping_its_master_twice(ui: Driver) -> None:

@@ -47,12 +47,16 @@ def changed_elements(game: str, rules: Any, state: Any, move: str) -> frozenset[
 
 def card_name(rules: Any, move: str) -> str:
     """The printed name of the card a Shendao move plays ('' for none or another game)."""
-    card = getattr(rules.parse_move(move), "card", None)
+    return printed_card(str(getattr(rules.parse_move(move), "card", None) or ""))
+
+
+def printed_card(card: str) -> str:
+    """A Shendao card as printed on it (``loung``: Loung); '' for no card."""
     if not card:
         return ""
     from engines.shendao.moves import CARD_NAMES
 
-    return CARD_NAMES.get(str(card), str(card))
+    return CARD_NAMES.get(card, card)
 
 
 def candidates(changes: Sequence[tuple[str, frozenset[str]]],
@@ -94,6 +98,18 @@ class TapAnswer:
         earlier move: the buttons answer it)."""
         changes = [(m, changed_elements(game, rules, state, m)) for m in moves]
         choices, chips = candidates(changes, lambda m: card_name(rules, m) or words(m))
+        return cls(choices, chips)
+
+    @classmethod
+    def from_elements(cls, given: Sequence[tuple[str, Sequence[str], str]],
+                      words: Callable[[str], str]) -> TapAnswer:
+        """The taps that answer a question whose moves come with the elements each
+        changes and the card each plays, as the referee gives them: (move, elements,
+        card); ``words`` says a move in words (for a chip with no card to name)."""
+        changes = [(m, frozenset(e.removesuffix(HEIGHT_SUFFIX) for e in elements))
+                   for m, elements, _ in given]
+        cards = {m: printed_card(card) for m, _, card in given}
+        choices, chips = candidates(changes, lambda m: cards[m] or words(m))
         return cls(choices, chips)
 
     def open(self) -> tuple[Candidate, ...]:

@@ -165,10 +165,15 @@ class PlayScreen(Screen):
         from engines.errors import EngineError
 
         question, controller = view.question, self.controller
-        position = controller.position() if controller is not None and question else None
-        if question is None or position is None:
+        if question is None:
             return None
         words = {c.move: c.words for c in question.choices}
+        if any(c.elements for c in question.choices):  # the referee's own elements
+            return TapAnswer.from_elements(
+                [(c.move, c.elements, c.card) for c in question.choices], words.__getitem__)
+        position = controller.position() if controller is not None else None
+        if position is None or question.about:
+            return None
         try:
             return TapAnswer.for_question(view.game, controller.referee.rules, position[0],
                                           list(words), words.__getitem__)
