@@ -2,7 +2,9 @@
 
 The referee asks which of a few moves was played. Each candidate move changes some
 elements of the table (the table model's expected table before and after it, as the
-engines define it): the master that got a student, the square a tile stopped on. Those
+engines define it; the referee's question names them, and for a question without them
+they are worked out from the position): the master that got a student, the square a
+tile stopped on. Those
 elements, less the ones every candidate changes, are what the player taps. Candidates
 that the board cannot tell apart (two Shendao cards that leave the same table) get a
 chip each, named by the card, drawn below the board.
