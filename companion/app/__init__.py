@@ -39,9 +39,9 @@ class _QuietProbes(logging.Filter):
 
 def prepare_kivy() -> None:
     """Before Kivy opens its window (the app's entry points call it; a library never
-    does): Kivy's arguments left alone, its start-up probes of unused extras kept out
-    of the log, and a desktop's window ``DESKTOP_WINDOW`` unless Kivy's settings ask
-    for another size than its 800x600."""
+    does): Kivy's arguments left alone, its start-up probes of unused extras and other
+    libraries' debug lines kept out of the log, and a desktop's window
+    ``DESKTOP_WINDOW`` unless Kivy's settings ask for another size than its 800x600."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")  # the app's arguments are not Kivy's
     from kivy.config import Config
     from kivy.logger import Logger
@@ -49,6 +49,9 @@ def prepare_kivy() -> None:
 
     if not any(isinstance(f, _QuietProbes) for f in Logger.filters):
         Logger.addFilter(_QuietProbes())
+    # Kivy opens the root logger to every level; other libraries' debug lines (the
+    # report's charts list every font they try) stay out, Kivy's own keep its level
+    logging.root.setLevel(logging.INFO)
     if platform in ("android", "ios"):
         return
     if (Config.getint("graphics", "width"), Config.getint("graphics", "height")) == (800, 600):
