@@ -33,11 +33,13 @@ CHART_COLOURS = {
 
 @dataclass(frozen=True)
 class Film:
-    """The film of the game: the video file and its frames per second (the moves'
-    ``frame`` numbers say where each was accepted)."""
+    """The film of the game: the video file, its frames per second (the moves'
+    ``frame`` numbers say where each was accepted) and its MIME type (one browsers
+    play: ``video/webm`` or an H.264 ``video/mp4``)."""
 
     path: Path
     fps: float
+    kind: str = "video/webm"
 
 
 def data_uri(path: Path, kind: str) -> str:
@@ -239,7 +241,7 @@ def _film(film: Film | None) -> str:
     if film is None or not film.path.is_file():
         return ""
     size = film.path.stat().st_size
-    source = data_uri(film.path, "video/mp4") if size <= FILM_EMBED_LIMIT else \
+    source = data_uri(film.path, film.kind) if size <= FILM_EMBED_LIMIT else \
         html.escape(film.path.name)
     return (f"<video id='film' controls muted preload='metadata' src='{source}'></video>"
             "<p class='help'>The film goes to the moment the referee accepted the move "

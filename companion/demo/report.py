@@ -210,10 +210,40 @@ time; {referee['moves_corrected_by_players']} corrected by the players;
                 (("Loss per move", "loss.png"), ("Which level each player played like",
                                                   "strength.png"))
                 if (folder / file).is_file()]
-    film = folder / "film.mp4"
+    film = browser_film(folder / "film.mp4", folder / "film.webm")
     return page(review, f"companion demo: {data['game']}", record, intro=intro,
                 sections=sections, pictures=pictures,
-                film=Film(film, FPS) if film.is_file() else None)
+                film=Film(film, FPS, "video/webm") if film is not None else None)
+
+
+BROWSER_FILM_WIDTH = 854
+"""The width of the report page's copy of the film (480 lines): enough to follow the
+moves, a few megabytes for the page."""
+
+
+def browser_film(film: Path, copy: Path) -> Path | None:
+    """``film`` written again as WebM (VP8) at ``BROWSER_FILM_WIDTH``, a video every
+    browser plays (the MPEG-4 film the camera pipeline reads is not one of them); None
+    when there is no film or it cannot be written so."""
+    if not film.is_file():
+        return None
+    source = cv2.VideoCapture(str(film))
+    ok, frame = source.read()
+    if not ok:
+        source.release()
+        return None
+    height = round(frame.shape[0] * BROWSER_FILM_WIDTH / frame.shape[1]) // 2 * 2
+    size = (BROWSER_FILM_WIDTH, height)
+    writer = cv2.VideoWriter(str(copy), cv2.VideoWriter_fourcc(*"VP80"), FPS, size)
+    if not writer.isOpened():
+        source.release()
+        return None
+    while ok:
+        writer.write(cv2.resize(frame, size, interpolation=cv2.INTER_AREA))
+        ok, frame = source.read()
+    writer.release()
+    source.release()
+    return copy if copy.is_file() and copy.stat().st_size > 0 else None
 
 
 def _calibration_html(calibration: dict[str, Any] | None, folder: Path) -> str:

@@ -78,10 +78,12 @@ def test_headless_demo_referees_a_short_film(short_demo: tuple[Path, str, Path, 
     assert referee["false_flags"] == 0
     assert referee["final_table_right"]
     assert len(report["strength"]) == 4
-    for name in ("index.html", "film.mp4", "scores.png", "win-chance.png", "loss.png",
+    for name in ("index.html", "film.mp4", "film.webm", "scores.png", "win-chance.png",
+                 "loss.png",
                  "record.json"):
         assert (folder / name).stat().st_size > 0
     assert "Final scores" in page.read_text()
+    assert "data:video/webm;base64," in page.read_text()  # the film, one browsers play
 
 
 def test_the_demo_calibrates_its_table_and_reads_through_the_profile(

@@ -5,6 +5,7 @@ real headless browser by keyboard, buttons and the move list."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -71,8 +72,8 @@ def test_the_notation_export_numbers_moves_as_the_game_does() -> None:
 def test_the_page_is_one_file_that_can_be_sent(tmp_path: Path,
                                                analysed: tuple[GameRecord, Analysis]) -> None:
     record, analysis = analysed
-    film = tmp_path / "film.mp4"
-    film.write_bytes(b"\0\0\0\x18ftypmp42 not really a film")
+    film = tmp_path / "film.webm"
+    film.write_bytes(b"\x1aE\xdf\xa3 not really a film")
     chart = tmp_path / "c.png"
     chart.write_bytes(b"\x89PNG\r\n\x1a\n")
     text = page(build_review(record, analysis=analysis, frames=range(0, 140, 10)),
@@ -80,7 +81,7 @@ def test_the_page_is_one_file_that_can_be_sent(tmp_path: Path,
     # nothing it needs lives outside it: every src and href is inline data
     links = re.findall(r"""(?:src|href)=['"]([^'"]*)['"]""", text)
     assert links and all(link.startswith("data:") for link in links)
-    assert "data:video/mp4;base64," in text and "data:image/png;base64," in text
+    assert "data:video/webm;base64," in text and "data:image/png;base64," in text
     assert "<script src" not in text and "<link" not in text
     for move in record.moves:
         assert f">{move}<" in text
@@ -155,5 +156,45 @@ def test_a_real_browser_steps_through_the_report(
                                 ".getAttribute('x1')") != cursor  # the charts follow
         shot = browser.screenshot(tmp_path / "end.png")
         assert shot.stat().st_size > 10_000
+    finally:
+        browser.close()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)"
+                    " to play the report's film in a real browser")
+def test_the_film_in_the_page_plays_in_a_real_browser(
+        tmp_path: Path, analysed: tuple[GameRecord, Analysis]) -> None:
+    import cv2
+    import numpy as np
+
+    from companion.demo.report import browser_film
+
+    film = tmp_path / "film.mp4"  # as the demo films: MPEG-4, which browsers cannot play
+    writer = cv2.VideoWriter(str(film), cv2.VideoWriter_fourcc(*"mp4v"), 10.0, (320, 240))
+    for shade in range(20):
+        writer.write(np.full((240, 320, 3), 10 * shade, np.uint8))
+    writer.release()
+    copy = browser_film(film, tmp_path / "film.webm")
+    assert copy is not None
+    record, analysis = analysed
+    path = tmp_path / "page.html"
+    path.write_text(page(build_review(record, analysis=analysis, frames=range(0, 14)),
+                         "a game", record, film=Film(copy, 10.0)), encoding="utf-8")
+    assert CHROMIUM is not None
+    browser = Browser(CHROMIUM)
+    try:
+        browser.open(path)
+        deadline = time.monotonic() + 10
+        while browser.evaluate("document.getElementById('film').readyState") < 1:
+            assert time.monotonic() < deadline, "the browser did not read the film"
+            time.sleep(0.1)
+        assert browser.evaluate("document.getElementById('film').duration") == \
+            pytest.approx(2.0, abs=0.2)
+        assert browser.evaluate("document.getElementById('film').videoWidth") > 0
+        browser.key("Home")
+        browser.key("ArrowRight")
+        browser.key("ArrowRight")  # move 2 was accepted at frame 1: 0.1 s into the film
+        assert browser.evaluate("document.getElementById('film').currentTime") == \
+            pytest.approx(0.1, abs=0.05)
     finally:
         browser.close()
