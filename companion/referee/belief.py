@@ -76,10 +76,11 @@ class Belief:
         return doubts[0] if doubts else None
 
     def choices(self, record: list[str], index: int) -> list[str]:
-        """The different moves at ``index``: the record's, then the histories'."""
+        """The different moves at ``index``: the record's, then those of the histories
+        that agree with the record before it (the others went another way earlier)."""
         out = [record[index]]
         for h in self.histories:
-            if index < len(h.moves) and h.moves[index] not in out:
+            if h.moves[:index] == record[:index] and h.moves[index] not in out:
                 out.append(h.moves[index])
         return out
 

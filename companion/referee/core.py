@@ -878,7 +878,7 @@ class Referee:
         """Make ``history`` the record: its moves replace the record's from the first
         that differs; the record becomes one of the belief's histories. A correction
         is announced for each move that changes."""
-        old = [text for _, text in self.history]
+        old_history, old = self.history, [text for _, text in self.history]
         old_state, weight = self.state, history.weight
         first = next(i for i, (a, b) in enumerate(zip(history.moves, old, strict=True))
                      if a != b)
@@ -900,8 +900,9 @@ class Referee:
         for i, (was, now) in enumerate(zip(old, history.moves, strict=True)):
             if was != now:
                 player = self.history[i][0].to_move
-                out.append(MoveCorrected(i + 1, player, was, now,
-                                         self._correction_words(i, was, now)))
+                words = self._correction_words(i, (self.history[i][0], now),
+                                               (old_history[i][0], was))
+                out.append(MoveCorrected(i + 1, player, was, now, words))
         before, after = self.explainer.expected(old_state), self.explainer.expected(state)
         out.append(Indicators([Light(e, "amber", "pulse") for e in self.schema.elements
                                if before[e] != after[e]]))
@@ -911,19 +912,20 @@ class Referee:
                 out += self._end()
         return out
 
-    def _correction_words(self, index: int, was: str, now: str) -> str:
-        """"Move 12 was +H4, not +H7: ..." with what each changed, in words."""
-        before = self.history[index][0]
-        start = self.explainer.expected(before)
+    def _correction_words(self, index: int, now: tuple[GameState[Any], str],
+                          was: tuple[GameState[Any], str]) -> str:
+        """"Move 12 was +H4, not +H7: ..." with what each changed, in words (each move
+        with the position before it in its own history)."""
         describe = self.explainer.model.describe_element
         places = []
-        for text in (now, was):
+        for before, text in (now, was):
+            start = self.explainer.expected(before)
             state = before.copy()
             state.play(self.rules.parse_move(text))
             table = self.explainer.expected(state)
             places.append(", ".join(describe(e) for e in self.schema.elements
                                     if table[e] != start[e]) or "nothing on the table")
-        return (f"Move {index + 1} was {now}, not {was}: it changed {places[0]}, "
+        return (f"Move {index + 1} was {now[1]}, not {was[1]}: it changed {places[0]}, "
                 f"not {places[1]}.")
 
     def _ask(self, index: int, reason: str) -> list[Output]:
