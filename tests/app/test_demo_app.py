@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from companion.app.people import DemoFilm
 from companion.demo import run
 from companion.demo.calibrate import TableCalibration
 from companion.demo.report import Timings
@@ -53,3 +54,7 @@ def test_the_demo_opens_the_app_on_its_film_through_its_calibration(
     assert used is profile and rules is script.rules
     recogniser = app.session_options["recogniser"]
     assert isinstance(recogniser, VisionRecogniser) and recogniser.pipeline is made
+    # the film with its truth: its people press done and answer, as headless
+    film = app.session_options["film"]
+    assert isinstance(film, DemoFilm) and film.moments is prepared.film
+    assert film.simulator.start == script.start and film.on_end is not None
