@@ -194,8 +194,9 @@ def _default_cache() -> Path:
 # --- fitting ---------------------------------------------------------------------------------
 
 def examples(pictures: Any) -> list[Any]:
-    """Labelled rows of every stack whose lines show both edges, read after the
-    colours of the appearance reader (its heights left aside)."""
+    """Labelled rows of every stack the height reader would weigh (its lines show
+    both edges, the board hidden fits some height), read after the colours of the
+    appearance reader (its heights left aside)."""
     from companion.bench_appearance import calibrated_reader
     from vision import appearance_heights as ah
     from vision.appearance import fit_light
@@ -211,12 +212,12 @@ def examples(pictures: Any) -> list[Any]:
     out = []
     for image, truth in pictures.plays:
         colours = reader.read(image, view).observation
-        below = {s: colours[s] for s in stacks.spaces}
+        below = {e: colours[e] for e in colours if not e.endswith(HEIGHT_SUFFIX)}
         wanted = [s for s in stacks.spaces if colours[s].known and colours[s].value != "empty"
                   and truth["visible"].get(s + HEIGHT_SUFFIX) in stacks.heights]
         light = fit_light(image, view, reader.appearance, reader.model.size_mm)
         for space, result in stacks.measure(image, view, light, below, wanted).items():
-            if result is None:
+            if result is None or not stacks.plausible(result, plan.lines[index[space]]):
                 continue
             rows = ah.rows(result, plan.lines[index[space]], stacks.heights)
             out.append(ah.Example(rows, stacks.heights.index(

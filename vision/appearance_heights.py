@@ -751,8 +751,7 @@ class HeightReader:
                 out.unseen.add(name)
                 continue
             lines = plan_.lines[index[space]]
-            hidden = result.excess_mm / max(lines.step_mm, 1e-9)
-            if not PLAUSIBLE[0] <= hidden <= max(self.heights) + PLAUSIBLE[1]:
+            if not self.plausible(result, lines):
                 out.abstained[name] = IMPLAUSIBLE
                 continue
             p = probabilities(self.fitted.weights, rows(result, lines, self.heights))
@@ -764,6 +763,11 @@ class HeightReader:
             else:
                 out.readings[name] = Reading(self.heights[best], float(p[best]))
         return out
+
+    def plausible(self, measured: Measure, lines: StackLines) -> bool:
+        """Whether the board ``measured`` hidden fits some height (see ``PLAUSIBLE``)."""
+        hidden = measured.excess_mm / max(lines.step_mm, 1e-9)
+        return PLAUSIBLE[0] <= hidden <= max(self.heights) + PLAUSIBLE[1]
 
     def measure(self, frame: NDArray[np.uint8], view: BoardView, light: LightField,
                 below: Mapping[str, Reading | Value | None], spaces: Sequence[str]
