@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.app.i18n import Translator
 from companion.review import Review, compact_boards
 from engines import GameRecord
 
@@ -49,16 +50,20 @@ def data_uri(path: Path, kind: str) -> str:
 
 def page(review: Review, title: str, record: GameRecord, *, intro: str = "",
          sections: str = "", pictures: Sequence[tuple[str, Path]] = (),
-         film: Film | None = None) -> str:
-    """The whole page. ``intro`` and ``sections``: HTML shown before and after the
-    review (the caller escapes its own text); ``pictures``: (caption, PNG) charts,
-    embedded; ``film``: embedded up to ``FILM_EMBED_LIMIT`` bytes, else linked by its
-    name beside the page. Raises ``OSError`` for a picture or film that cannot be read."""
+         film: Film | None = None, tr: Translator | None = None) -> str:
+    """The whole page, in ``tr``'s language (English by default). ``intro`` and
+    ``sections``: HTML shown before and after the review (the caller escapes its own
+    text); ``pictures``: (caption, PNG) charts, embedded; ``film``: embedded up to
+    ``FILM_EMBED_LIMIT`` bytes, else linked by its name beside the page. Raises
+    ``OSError`` for a picture or film that cannot be read."""
     e = html.escape
+    tr = tr or Translator()
+    t = tr.text
     boards = compact_boards(review)
     data = {
         "pieces": boards.pieces, "positions": boards.positions,
-        "captions": [caption(review, i) for i in range(review.positions)],
+        "captions": [caption(review, i, tr) for i in range(review.positions)],
+        "where": [where(review, i, tr) for i in range(review.positions)],
         "frames": [m.frame for m in review.moves],
         "fps": film.fps if film is not None else 0,
     }
@@ -70,39 +75,37 @@ def page(review: Review, title: str, record: GameRecord, *, intro: str = "",
     record_uri = "data:application/json;base64," + base64.b64encode(
         record_json.encode("utf-8")).decode("ascii")
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{tr.language}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{e(title)}</title>
 <style>{STYLE}</style></head><body>
 <h1>{e(title)}</h1>
 {intro}
-<h2 id="review-title">Review: step through the game</h2>
-<p class="help">Step with the buttons or the arrow keys (← →, Home, End); click a move in
-the list to go to it. Blue frames: what the move changed. Green frames: the better move.</p>
+<h2 id="review-title">{e(t("review.title"))}</h2>
+<p class="help">{e(t("page.help"))}</p>
 <div class="review">
  <div class="boardside">
   <svg id="board" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}"
-   role="img" aria-label="the board at the move shown" font-family="sans-serif"><g
+   role="img" aria-label="{e(t('page.board'))}" font-family="sans-serif"><g
    id="shared">{boards.shared}</g><g id="moving"></g></svg>
   <div class="controls">
-   <button id="first" title="the start (Home)">◀◀</button>
-   <button id="back" title="the move before (←)">◀</button>
+   <button id="first" title="{e(t('review.first'))} (Home)">◀◀</button>
+   <button id="back" title="{e(t('review.back'))} (←)">◀</button>
    <span id="where" aria-live="polite"></span>
-   <button id="forward" title="the next move (→)">▶</button>
-   <button id="last" title="the end (End)">▶▶</button>
+   <button id="forward" title="{e(t('review.next'))} (→)">▶</button>
+   <button id="last" title="{e(t('review.last'))} (End)">▶▶</button>
   </div>
   <div id="caption"></div>
-  {_film(film)}
+  {_film(film, tr)}
  </div>
- <div class="moves">{move_table(review)}</div>
+ <div class="moves">{move_table(review, tr)}</div>
 </div>
-{charts_html(review)}
+{charts_html(review, tr)}
 {charts}
 {sections}
-<h2>The record</h2>
-<p>The moves in the game's notation, one a line; <a download="record.json"
-href="{record_uri}">download the game record</a> (JSON, the format every companion command
-reads).</p>
+<h2>{e(t("page.record"))}</h2>
+<p>{e(t("page.record_lead"))} <a download="record.json"
+href="{record_uri}">{e(t("page.download"))}</a> {e(t("page.record_tail"))}</p>
 <pre id="record">{e(notation_lines(review))}</pre>
 <script id="boards" type="application/json">{_script_json(data)}</script>
 <script>{SCRIPT}</script>
@@ -110,46 +113,58 @@ reads).</p>
 """
 
 
-def caption(review: Review, index: int) -> str:
+def caption(review: Review, index: int, tr: Translator | None = None) -> str:
     """What the page says under the board at position ``index`` (plain text; the
     script puts it in as text)."""
+    t = (tr or Translator()).text
     move = review.move_at(index)
     if move is None:
         first = review.first_number
-        return ("The start of the game." if first == 1 else
-                f"The table after move {first - 1}, where the record begins.")
+        return t("history.start") if first == 1 else t("review.start_late", number=first - 1)
     who = review.names[move.player]
-    text = f"Move {move.number}, {who}: {move.notation}\n{move.words}"
+    lines = [t("review.move", number=move.number, player=who, move=move.notation),
+             move.words]
     if move.judgement:
-        text += f"\nJudged: {move.judgement}"
+        judged = t("review.judged", judgement=t("judgement." + move.judgement))
         if move.loss is not None and move.judgement != "best":
-            text += f" (loses {100 * move.loss:.0f} points of win chance)"
-        text += "."
+            judged += " " + t("page.loss", points=f"{100 * move.loss:.0f}")
+        lines.append(judged)
     if move.best:
-        text += f"\nBetter: {move.best} — {move.best_words}"
+        lines.append(t("review.better", move=move.best, words=move.best_words))
     if move.forced:
-        text += "\nThe only move there was."
+        lines.append(t("review.forced"))
     if index == review.positions - 1 and review.result:
-        text += f"\n{review.result}"
-    return text
+        lines.append(review.result)
+    return "\n".join(lines)
 
 
-def move_table(review: Review) -> str:
+def where(review: Review, index: int, tr: Translator) -> str:
+    """Where the board is, between the buttons: the start, or the move's number."""
+    move = review.move_at(index)
+    if move is None:
+        return tr.text("review.start_row")
+    return tr.text("review.where", number=move.number, at=index, of=review.positions - 1)
+
+
+def move_table(review: Review, tr: Translator | None = None) -> str:
     e = html.escape
-    start = "start" if review.first_number == 1 else f"after move {review.first_number - 1}"
-    rows = [f"<tr data-i='0' class='start'><td></td><td colspan='4'>{start}</td></tr>"]
+    t = (tr or Translator()).text
+    start = t("review.start_row") if review.first_number == 1 else \
+        t("page.after", number=review.first_number - 1)
+    rows = [f"<tr data-i='0' class='start'><td></td><td colspan='4'>{e(start)}</td></tr>"]
     for i, move in enumerate(review.moves, start=1):
         judgement = (f"<span class='j' style='color:{JUDGEMENT_COLOURS.get(move.judgement)}'>"
-                     f"{e(move.judgement)}</span>") if move.judgement else ""
+                     f"{e(t('judgement.' + move.judgement))}</span>") if move.judgement else ""
         colour = CHART_COLOURS.get(review.colours[move.player], "#555")
         rows.append(
             f"<tr data-i='{i}'><td class='n'>{move.number}</td>"
             f"<td><span class='dot' style='background:{colour}'></span>"
             f"{e(review.names[move.player])}</td><td class='m'>{e(move.notation)}</td>"
             f"<td>{judgement}</td><td class='m'>{e(move.best)}</td></tr>")
-    return ("<table id='movelist'><thead><tr><th>#</th><th>player</th><th>move</th>"
-            "<th>judged</th><th>better</th></tr></thead><tbody>" + "".join(rows)
-            + "</tbody></table>")
+    head = "".join(f"<th>{e(t(key))}</th>" for key in
+                   ("page.col_player", "page.col_move", "page.col_judged", "page.col_better"))
+    return (f"<table id='movelist'><thead><tr><th>#</th>{head}</tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
 
 
 def notation_lines(review: Review) -> str:
@@ -159,16 +174,17 @@ def notation_lines(review: Review) -> str:
 
 # ---------------------------------------------------------------------- charts
 
-def charts_html(review: Review) -> str:
+def charts_html(review: Review, tr: Translator | None = None) -> str:
     """The scores and (with an analysis) the win chance after each move, as SVG with a
     cursor on the move shown; both end on the result."""
-    out = ["<h2>Over the game</h2><div class='charts'>"]
-    out.append(_line_chart(review, [list(s) for s in review.scores], "Scores after each move",
-                           "score", None))
+    t = (tr or Translator()).text
+    out = [f"<h2>{html.escape(t('page.over_the_game'))}</h2><div class='charts'>"]
+    out.append(_line_chart(review, [list(s) for s in review.scores], t("page.scores_chart"),
+                           t("page.score"), None, t("page.moves_played")))
     if review.chances:
         chances = [[100 * c for c in row] for row in review.chances]
-        out.append(_line_chart(review, chances, "Win chance after each move (the last "
-                               "point: the result)", "win chance %", (0.0, 100.0)))
+        out.append(_line_chart(review, chances, t("page.chances_chart"), t("page.win_chance"),
+                               (0.0, 100.0), t("page.moves_played")))
     out.append("</div>")
     return "".join(out)
 
@@ -187,7 +203,7 @@ def _ticks(low: float, high: float, most: int = 8) -> list[float]:
 
 
 def _line_chart(review: Review, series: list[list[float]], title: str, unit: str,
-                bounds: tuple[float, float] | None) -> str:
+                bounds: tuple[float, float] | None, axis: str) -> str:
     """One chart: a line per player over positions 0..n (x: moves played, whole moves
     only), the legend under it, a cursor line the script moves."""
     e = html.escape
@@ -216,7 +232,7 @@ def _line_chart(review: Review, series: list[list[float]], title: str, unit: str
         parts.append(f"<text x='{x(t - first):.1f}' y='{h - bottom + 16}' "
                      f"class='xa'>{int(t)}</text>")
     parts.append(f"<text x='{(left + w - right) / 2}' y='{h - 2}' class='xa'>"
-                 f"moves played</text><text x='4' y='12' class='unit'>{e(unit)}</text>")
+                 f"{e(axis)}</text><text x='4' y='12' class='unit'>{e(unit)}</text>")
     for p, colour_name in enumerate(review.colours):
         colour = CHART_COLOURS.get(colour_name, "#555")
         points = " ".join(f"{x(i):.1f},{y(row[p]):.1f}" for i, row in enumerate(series))
@@ -237,15 +253,14 @@ def _line_chart(review: Review, series: list[list[float]], title: str, unit: str
 
 # ---------------------------------------------------------------------- parts
 
-def _film(film: Film | None) -> str:
+def _film(film: Film | None, tr: Translator) -> str:
     if film is None or not film.path.is_file():
         return ""
     size = film.path.stat().st_size
     source = data_uri(film.path, film.kind) if size <= FILM_EMBED_LIMIT else \
         html.escape(film.path.name)
     return (f"<video id='film' controls muted preload='metadata' src='{source}'></video>"
-            "<p class='help'>The film goes to the moment the referee accepted the move "
-            "shown.</p>")
+            f"<p class='help'>{html.escape(tr.text('page.film'))}</p>")
 
 
 def _script_json(data: object) -> str:
@@ -302,9 +317,7 @@ SCRIPT = """
     at = Math.max(0, Math.min(last, i));
     board.innerHTML = data.positions[at].map(k => data.pieces[k]).join('');
     document.getElementById('caption').textContent = data.captions[at];
-    const number = rows[at].cells[0].textContent;
-    document.getElementById('where').textContent =
-      at === 0 ? 'start' : 'move ' + number + ' (' + at + ' of ' + last + ')';
+    document.getElementById('where').textContent = data.where[at];
     rows.forEach((row, k) => row.classList.toggle('now', k === at));
     const row = rows[at], box = row.closest('.moves');
     if (row.offsetTop < box.scrollTop + 30 || row.offsetTop > box.scrollTop + box.clientHeight - 30)

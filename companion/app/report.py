@@ -122,7 +122,7 @@ def export(folder: Path, result: Result, analysis: Analysis | None,
     review = build_review(result.record, tr, result.players, analysis, result=result.sentence)
     path = folder / REPORT_PAGE
     path.write_text(page(review, _title(result, tr), result.record,
-                         intro=_summary_html(result, analysis), pictures=pictures),
+                         intro=_summary_html(result, analysis, tr), pictures=pictures, tr=tr),
                     encoding="utf-8")
     return folder
 
@@ -131,21 +131,23 @@ def _title(result: Result, tr: Translator) -> str:
     return f"{tr.name('game', result.game)}: {', '.join(result.players)}"
 
 
-def _summary_html(result: Result, analysis: Analysis | None) -> str:
-    """The result, the scores and the strength table, as HTML."""
+def _summary_html(result: Result, analysis: Analysis | None, tr: Translator) -> str:
+    """The result, the scores and the strength table, as HTML in ``tr``'s language."""
     e = html.escape
+    t = tr.text
+    winner = f" ({e(t('page.winner'))})"
     rows = "".join(
-        f"<tr><td>{e(name)}{' (winner)' if p in result.winners else ''}</td>"
-        f"<td>{score}</td></tr>"
+        f"<tr><td>{e(name)}{winner if p in result.winners else ''}</td><td>{score}</td></tr>"
         for p, (name, score) in enumerate(zip(result.players, result.scores, strict=True)))
     out = [f"<p><b>{e(result.sentence)}</b></p>",
-           f"<table><tr><th>player</th><th>score</th></tr>{rows}</table>"]
+           f"<table><tr><th>{e(t('end.player'))}</th><th>{e(t('page.score_col'))}</th></tr>"
+           f"{rows}</table>"]
     if analysis is not None:
-        head = "".join(f"<th>{e(j)}</th>" for j, _ in JUDGEMENTS)
+        head = "".join(f"<th>{e(t('judgement.' + j))}</th>" for j, _ in JUDGEMENTS)
         body = "".join(_strength_row(row) for row in strength_rows(analysis, result.players))
-        out.append("<h2>How well each player played</h2><table><tr><th>player</th>"
-                   f"<th>moves judged</th><th>accuracy %</th>{head}<th>level played like"
-                   f"</th></tr>{body}</table>")
+        out.append(f"<h2>{e(t('end.strength'))}</h2><table><tr><th>{e(t('end.player'))}</th>"
+                   f"<th>{e(t('page.moves_judged'))}</th><th>{e(t('end.accuracy'))} %</th>"
+                   f"{head}<th>{e(t('end.level'))}</th></tr>{body}</table>")
     return "".join(out)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.app.i18n import Translator
 from companion.app.report import Result, export, strength
 from companion.review import build_review, game_board, record_notation
 from companion.review_page import Film, page
@@ -97,6 +98,10 @@ def test_export_writes_the_record_and_the_page(tmp_path: Path,
     assert GameRecord.load(tmp_path / "record.json") == record
     assert (tmp_path / "moves.txt").read_text().splitlines()[0] == f"1. Ann: {record.moves[0]}"
     assert "Ann leads." in path.read_text()
+    french = export(tmp_path / "fr", result, analysis, Translator("fr")) / "report.html"
+    text = french.read_text()  # the page in the app's language
+    assert '<html lang="fr">' in text and "Revoir la partie" in text
+    assert "Coup 1, Ann" in text and "Ann place" in text
 
 
 CHROMIUM = find_chromium()
@@ -128,7 +133,7 @@ def test_a_real_browser_steps_through_the_report(
 
         assert at() == last and "Ann leads." in caption()  # opens on the end
         browser.key("Home")
-        assert at() == 0 and caption() == "The start of the game."
+        assert at() == 0 and caption() == "Before the first move."
         empty = pieces()
         browser.key("ArrowRight")
         assert at() == 1 and caption().startswith(f"Move 1, Ann: {record.moves[0]}")
