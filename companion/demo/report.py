@@ -63,14 +63,15 @@ def write_scores_chart(record: GameRecord, path: Path, first_move: int) -> None:
     for p, name in enumerate(record.players):
         axis.plot(xs, series[:, p], label=name, color=PLAYER_COLOURS.get(name),
                   linewidth=2.0, drawstyle="steps-post")
+        axis.plot(xs[-1:], series[-1:, p], "o", color=PLAYER_COLOURS.get(name))  # the result
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axis.set_xlabel("move")
+    axis.set_xlabel("moves played (the last point: the result)")
     axis.set_ylabel("score")
     axis.set_title(f"{record.game}: scores over the filmed moves")
     axis.grid(alpha=0.3)
-    axis.legend(loc="upper left", ncol=len(record.players))
-    figure.tight_layout()
-    figure.savefig(path)
+    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=len(record.players),
+                frameon=False, fontsize=9)  # under the chart: it hides no line
+    figure.savefig(path, bbox_inches="tight")
     plt.close(figure)
 
 
