@@ -172,6 +172,9 @@ def test_the_start_screen_sets_the_clocks(ui: Driver) -> None:
     start.ids.clock_move.text = "30 s a move"
     ui.pump(2)
     assert start.setup.clocks == ClockSettings.same(2, 900.0, 30.0)
+    start.ids.game.text = app.t_name("game", "shangrila")  # another game keeps the clocks
+    ui.pump(2)
+    assert start.setup.game == "shangrila" and start.setup.clocks.limits[0].total == 900.0
     start.ids.clock_total.text = "no clock"
     start.ids.clock_move.text = "no clock"
     ui.pump(2)

@@ -139,7 +139,7 @@ class StartScreen(Screen):
         app = _app()
         for game in self.games:
             if app.t_name("game", game) == shown and game != self.setup.game:
-                self.load(GameSetup.default(game))
+                self.load(replace(GameSetup.default(game), clocks=self.setup.clocks))
                 return
 
     def choose_count(self, shown: str) -> None:
