@@ -5,13 +5,18 @@ about only when the game needs it, and journaled so that a resume equals the gam
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from companion.bench_referee import BENCH_TABLE
 from companion.referee.core import Referee
 from companion.referee.events import Answer, Output, Seen, TurnDone
 from companion.referee.journal import Journal, JournaledReferee, resume
 from companion.referee.words import say
+from companion.simulator import TableSimulator, referee_game
 from engines.observation import Observation
 from engines.shangrila import ShangrilaRules
 from engines.shangrila.observation import expected as shangrila_table
@@ -187,3 +192,14 @@ def test_a_resumed_journal_with_an_open_belief_equals_the_uninterrupted_game(
     whole.journal.close()
     resumed.referee.journal.close()
     assert (tmp_path / "half.jsonl").read_text() == (tmp_path / "whole.jsonl").read_text()
+
+
+@pytest.mark.slow
+def test_a_whole_game_seen_from_above_corrects_several_moves_at_once() -> None:
+    # This game ends up with a history that differs from the record in two recruits:
+    # each correction is said from the position before it in its own history.
+    rules = ShangrilaRules(FOUR)
+    config = replace(BENCH_TABLE, flicker=0.01, unsure=0.01)
+    score = referee_game(TableSimulator.random(rules, config, 5), Referee(rules))
+    assert score.corrections >= 1
+    assert score.record_right >= 0.99 * score.moves
