@@ -681,6 +681,8 @@ class HeightReader:
         # the lines each neighbour's piece would spoil (geometry only: kept per view)
         self._can_tell: dict[str, bool] = {}
         self._views: dict[str, _SpaceView] = {}
+        self._pieces: tuple[list[str], list[str], FloatArray, FloatArray, FloatArray,
+                            FloatArray] | None = None
         self._elements = tuple(model.elements)
         self._element_index = {name: i for i, name in enumerate(self._elements)}
         colours = appearance.colours.get("space", {})
@@ -912,35 +914,56 @@ class HeightReader:
         ends it spoils (2, lines)."""
         camera = view.camera_mm()
         assert camera is not None
+        if self._pieces is None:
+            self._pieces = self._piece_shapes()
+        names, kinds, centres, halves, highs, axes = self._pieces
         centre = np.array(self.model.elements[space].centre_mm)
         looked = np.stack([where.walk[0], where.walk[1] | where.beyond[1]])
+        any_looked = looked.any(axis=0)
+        points = lines.points_mm[any_looked]  # (points, 2): only where the lines look
         near: list[tuple[str, str, NDArray[np.bool_]]] = []
-        for other in self.model.elements.values():
-            if other.name == space or other.kind not in ("space", "bridge", "stone"):
-                continue
-            ocentre = np.array(other.centre_mm, dtype=np.float64)
-            if float(np.linalg.norm(ocentre - centre)) > 4 * self.model.pieces["tile_mm"]:
-                continue
-            spoiled = np.zeros((2, len(lines.chords)), dtype=bool)
-            if other.kind == "space":
-                half = np.array([self.model.pieces["tile_mm"] / 2] * 2)
-                high = max(self.heights) * self.model.pieces["tile_thickness_mm"]
-            else:
-                half = np.array(other.size_mm) / 2
-                high = self.model.pieces[f"{other.kind}_height_mm"]
-            away = ocentre - camera[:2]
+        close = np.flatnonzero((np.linalg.norm(centres - centre, axis=1)
+                                <= 4 * self.model.pieces["tile_mm"])
+                               & (np.array(names) != space))
+        lifts = np.linspace(0.0, 1.0, 5)
+        for i in close:
+            away = centres[i] - camera[:2]
             reach = float(np.linalg.norm(away))
-            shift = high * reach / max(camera[2] - high, 1e-6)
+            shift = highs[i] * reach / max(camera[2] - highs[i], 1e-6)
             u = away / max(reach, 1e-6)
-            a = math.radians(other.angle_deg)
-            axes = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
-            for lift in np.linspace(0.0, 1.0, 5):
-                local = (lines.points_mm - ocentre - lift * shift * u) @ axes.T
-                under = (np.abs(local) <= half + PLACEMENT_MM).all(axis=-1)
-                spoiled |= (under[None] & looked).any(axis=2)
+            local = (points[None] - centres[i] - (lifts * shift)[:, None, None] * u) @ axes[i].T
+            under = (np.abs(local) <= halves[i] + PLACEMENT_MM).all(axis=-1).any(axis=0)
+            spoiled = np.zeros((2, len(lines.chords)), dtype=bool)
+            if under.any():
+                hit = np.zeros(any_looked.shape, dtype=bool)
+                hit[any_looked] = under
+                spoiled = (hit[None] & looked).any(axis=2)
             if spoiled.any():
-                near.append((other.name, other.kind, spoiled))
+                near.append((names[i], kinds[i], spoiled))
         return near
+
+    def _piece_shapes(self) -> tuple[list[str], list[str], FloatArray, FloatArray,
+                                     FloatArray, FloatArray]:
+        """Every element a piece can stand on near a stack (spaces, bridges, stones):
+        names, kinds, centres, half sizes, tallest heights and axes."""
+        tile, thick = self.model.pieces["tile_mm"], self.model.pieces["tile_thickness_mm"]
+        names, kinds, centres, halves, highs, axes = [], [], [], [], [], []
+        for other in self.model.elements.values():
+            if other.kind not in ("space", "bridge", "stone"):
+                continue
+            names.append(other.name)
+            kinds.append(other.kind)
+            centres.append(other.centre_mm)
+            if other.kind == "space":
+                halves.append((tile / 2, tile / 2))
+                highs.append(max(self.heights) * thick)
+            else:
+                halves.append(tuple(np.array(other.size_mm) / 2))
+                highs.append(self.model.pieces[f"{other.kind}_height_mm"])
+            a = math.radians(other.angle_deg)
+            axes.append([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+        return (names, kinds, np.array(centres, dtype=np.float64), np.array(halves),
+                np.array(highs, dtype=np.float64), np.array(axes))
 
 
 _READERS: weakref.WeakKeyDictionary[Any, HeightReader | None] = weakref.WeakKeyDictionary()
