@@ -212,15 +212,15 @@ class SetAppearance:
     game: str
     bare: NDArray[np.float32]
     colours: dict[str, dict[Value, FloatArray]]
-    _bare_log: FloatArray | None = field(default=None, repr=False)
+    _bare_log: NDArray[np.float32] | None = field(default=None, repr=False)
     _light_bare: FloatArray | None = field(default=None, repr=False)
 
     def bare_log(self, ground_mm: FloatArray) -> FloatArray:
         """The bare board's log colour at board points."""
-        if self._bare_log is None:
-            self._bare_log = log_colour(self.bare)
+        if self._bare_log is None:  # looked up as float32 (cv2.remap), converted once
+            self._bare_log = log_colour(self.bare).astype(np.float32)
         px = (ground_mm * BARE_PX_PER_MM - 0.5).astype(np.float32)
-        return np.asarray(sample(self._bare_log.astype(np.float32), px), dtype=np.float64)
+        return np.asarray(sample(self._bare_log, px), dtype=np.float64)
 
     def light_reference(self) -> FloatArray:
         """The bare board's log colour, shrunk for the light fit."""
