@@ -137,6 +137,9 @@ def test_ending_a_game_asks_first_and_the_end_screen_steps_through_it(
     row = next(r for r in history.ids.games.children if r.path == str(journal))
     when = time.strftime("%Y-%m-%d")
     assert row.label.startswith(when)
+    ui.pump(2)
+    button = row.ids.row
+    assert button.texture_size[1] <= button.height  # every line shown, the date first
     assert "Shendao" in row.label and "Light 0, Dark 0" in row.label
     assert "not finished (4 moves)" in row.label
     history.select(str(journal))
