@@ -1,9 +1,10 @@
 """Every screen of the app, taken from the real app (offscreen) at 1280x800 and 800x1280
-for docs/screens/, along one game from start to end so no picture mixes two games:
-the New game screen, the game with its clocks, an illegal move, a question, the "end
-the game?" question, the game over, the result with the game gone over, the export's
-message, the History screen; then the same game's table seen by the camera on a light
-table and on a dark one, on the Play and Calibrate screens.
+for docs/screens/, each showing one game only: the New game screen; a game read by
+the (simulated) camera, with an illegal move and a question; a second game with its
+clocks, the "end the game?" question, the game over, the result with the game gone
+over, the export's message, the History screen with both games; then the second game's
+last table seen by the camera on a light table and on a dark one, on the Play and
+Calibrate screens.
 
 Slow (about two minutes). ``COMPANION_WRITE_DOCS_SCREENS=1`` writes the pictures to
 docs/screens/; without it they stay under the test's temporary folder.
@@ -25,6 +26,7 @@ from companion.app.feeds import NoRecognition
 from companion.app.gamesetup import GameSetup, Seat
 from companion.referee.events import TypedMove
 from companion.simulator import TableConfig, TableSimulator, random_game
+from engines.registry import table_model
 from tests.app.conftest import DOCS_SCREENS, WRITE_DOCS, Driver
 
 ORIENTATIONS = ("landscape", "portrait")
@@ -72,7 +74,9 @@ def _shots(ui: Driver, name: str) -> None:
 
 
 def _still(ui: Driver) -> None:
-    """Let every property change, layout and redraw settle before a picture."""
+    """Let the screen finish coming in, and every property change, layout and redraw
+    settle, before a picture."""
+    assert ui.wait(lambda: not ui.app.root.ids.manager.transition.is_active, 10)
     ui.pump(6)
     time.sleep(0.05)
     ui.pump(2)
@@ -83,7 +87,6 @@ def _table_video(state: Any, rgb: tuple[float, float, float], folder: Path) -> P
     import cv2
 
     import vision.synth.table as synth_table
-    from engines.registry import table_model
     from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
     from vision.synth.table import TableOptions, render_table
 
@@ -104,7 +107,7 @@ def _table_video(state: Any, rgb: tuple[float, float, float], folder: Path) -> P
 
 
 @pytest.mark.slow
-def test_every_screen_along_one_game(ui: Driver, tmp_path: Path) -> None:
+def test_every_screen_for_the_docs(ui: Driver, tmp_path: Path) -> None:
     app = ui.app
     seats = (Seat("red", "Ann"), Seat("blue", "Ben"), Seat("yellow"), Seat("violet"))
     setup = replace(GameSetup.default("shangrila"), seats=seats,
@@ -114,53 +117,46 @@ def test_every_screen_along_one_game(ui: Driver, tmp_path: Path) -> None:
     _still(ui)
     _shots(ui, "start")
 
+    # A first game, its table seen by the camera move by move: an illegal move (put
+    # right again) and a question. It is left there, not finished.
     app.root.ids.start.begin()
     ui.pump(3)
     play = app.root.ids.play
-    journal = play.controller.journal.path
     rules = play.controller.referee.rules
-    seed = 5
-    moves = random_game(rules, seed)
-    game = [rules.format_move(m) for m in moves]
-    simulator = TableSimulator(rules, moves, TableConfig(illegal=0.12), seed)
-    truth: list[str] = []
-
-    def tracked() -> Any:
-        for step in simulator:
-            truth.append(step.truth.move)
-            yield step
-
-    steps = tracked()
-
-    def put_right() -> None:
-        if play.banner_kind == "illegal":
-            assert ui.feed(steps, lambda: play.banner_kind != "illegal")
-
-    # The table played move by move, as the camera would see it, up to an illegal move
-    # (put right again) and then to a question.
+    moves = random_game(rules, 5)
+    simulator = TableSimulator(rules, moves, TableConfig(illegal=0.12), 5)
+    steps = iter(simulator)
     assert ui.feed(steps, lambda: play.banner_kind == "illegal")
     _still(ui)
     _shots(ui, "play-illegal")
-    put_right()
     while not play.question_prompt:
-        assert ui.feed(steps, lambda: play.banner_kind == "illegal"
-                       or bool(play.question_prompt))
-        put_right()
+        assert ui.feed(steps, lambda: play.banner_kind != "illegal"
+                       and bool(play.question_prompt))
     _still(ui)
     _shots(ui, "play-question")
-    offered = {choice.move for choice in play.view.question.choices}
-    play.answer(next(move for move in reversed(truth) if move in offered))
-    assert ui.wait(lambda: not play.question_prompt, 5)
+
+    # A second game, played to its end (moves typed in, as when the camera misreads):
+    # its clocks, the question before ending it early, the game over, the result, the
+    # export, History, and its table seen by the camera on a light and a dark table.
+    app.go("start")
+    app.root.ids.start.load(setup)
+    ui.pump(2)
+    app.root.ids.start.begin()
+    ui.pump(3)
+    journal = play.controller.journal.path
+    game = [rules.format_move(m) for m in random_game(rules, 11)]
+    half = len(game) // 2
+    for move in game[:half]:
+        play.session.send(TypedMove(move))
+    assert ui.wait(lambda: len(play.controller.referee.history) == half, 60)
+    time.sleep(2.5)  # the player to move thinks a moment
     _still(ui)
     _shots(ui, "play-clocks")
     play.end_game()  # not over: the app asks first
     for orientation in ORIENTATIONS:
         _window_shot(ui, "play-end-confirm", orientation)
     play.confirmation.buttons[0].dispatch("on_release")  # keep playing
-    # The rest of the same game typed in, to its end.
-    played = [move for _, move in play.controller.referee.history]
-    assert played == game[:len(played)]
-    for move in game[len(played):]:
+    for move in game[half:]:
         play.session.send(TypedMove(move))
     assert ui.wait(lambda: play.over, 60)
     _still(ui)

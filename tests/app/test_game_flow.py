@@ -107,6 +107,9 @@ def test_ending_a_game_asks_first_and_the_end_screen_steps_through_it(
     assert review.caption == "Before the first move."
     from kivy.core.window import Window  # the keyboard: arrows step, End and Home jump
 
+    assert ui.wait(lambda: not ui.app.root.ids.manager.transition.is_active, 5)
+    ui.pump(2)  # the screen has come in: it takes the keyboard
+
     for key, index in ((275, 1), (275, 2), (276, 1), (279, 4), (278, 0)):
         Window.dispatch("on_key_down", key, 0, None, [])
         assert review.index == index
