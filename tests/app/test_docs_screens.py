@@ -109,6 +109,8 @@ def _table_video(state: Any, rgb: tuple[float, float, float], folder: Path) -> P
 @pytest.mark.slow
 def test_every_screen_for_the_docs(ui: Driver, tmp_path: Path) -> None:
     app = ui.app
+    for popup in _popups():  # left by tests before (an export's message)
+        popup.dismiss(animation=False)
     seats = (Seat("red", "Ann"), Seat("blue", "Ben"), Seat("yellow"), Seat("violet"))
     setup = replace(GameSetup.default("shangrila"), seats=seats,
                     clocks=ClockSettings.same(4, 30 * 60.0, 60.0))

@@ -84,6 +84,7 @@ def test_clocks_run_for_the_player_to_move_and_stop_with_the_pause(ui: Driver) -
 
 def test_ending_a_game_asks_first_and_the_end_screen_steps_through_it(
         ui: Driver, data_dir: Path) -> None:
+    _close_popups(ui)  # left by tests before (an export's message)
     play = _start(ui, GameSetup.default("shendao"))
     _play(ui, play, ("W1", "E8", "Sa", "Nh"))
     play.end_game()
