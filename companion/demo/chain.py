@@ -113,6 +113,7 @@ def referee_film(script: Script, film: list[Moment], frames: Iterable[np.ndarray
                 progress(index + 1, len(film))
     game.end_attempt()
     game.score.final_state_right = referee.state == game.truth_state
+    game.score.record_right = game.record_right(script.start)
     return result
 
 

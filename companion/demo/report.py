@@ -115,6 +115,7 @@ def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Ana
             "scores": over.scores, "tiebreak": over.tiebreak,
             "winners": [players[w] for w in over.winners], "summary": over.summary},
         "referee": {
+            "moves_right_in_record": score.record_right,
             "moves_right_first_time": score.exact, "moves": score.moves,
             "moves_corrected_by_players": score.corrected, "questions": score.questions,
             "done_presses": score.done_presses, "false_flags": score.false_flags,
@@ -200,8 +201,10 @@ ruled on what it read.</p>
 <table><tr><th>player</th><th>moves</th><th>accuracy %</th><th>mean loss</th>
 {''.join(f'<th>{e(j)}</th>' for j in judgements)}<th>strength</th></tr>{strength}</table>
 <h2>The referee</h2>
-<p>{referee['moves_right_first_time']} of {referee['moves']} moves recognised right first
-time; {referee['moves_corrected_by_players']} corrected by the players;
+<p>{referee['moves_right_in_record']} of {referee['moves']} moves right in the referee's
+record ({referee['moves_right_first_time']} recognised at once, the others kept in doubt
+until a later table or an answer settled them);
+{referee['moves_corrected_by_players']} corrected by the players;
 {referee['illegal_moves_caught']} of {referee['illegal_moves_tried']} illegal moves caught;
 {referee['false_flags']} false alarms; {referee['questions']} questions.</p>
 {calibration}

@@ -212,9 +212,11 @@ def _summary(out: TextIO, script: Script, chain: ChainResult, analysis: Any) -> 
     score = chain.score
     tried = sum(r.tried for r in score.rules.values())
     caught = sum(r.caught for r in score.rules.values())
-    out.write(f"\nThe referee recognised {score.exact} of {score.moves} moves right first "
-              f"time ({score.corrected} put right by the players), caught {caught} of "
-              f"{tried} illegal moves, and raised {score.false_flags} false alarms. "
+    out.write(f"\nThe referee's record holds {score.record_right} of {score.moves} moves as "
+              f"played ({score.exact} recognised at once, the others kept in doubt until a "
+              f"later table or an answer settled them; {score.corrected} put right by the "
+              f"players), caught {caught} of {tried} illegal moves, and raised "
+              f"{score.false_flags} false alarms. "
               f"Camera pipeline: {1000 * chain.seconds_vision / max(1, chain.frames):.0f} ms "
               "a frame.\n")
 

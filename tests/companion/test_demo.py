@@ -73,7 +73,7 @@ def test_headless_demo_referees_a_short_film(short_demo: tuple[Path, str, Path, 
     assert f"Move {first}:" in text and "Move 1:" not in text
     assert f"<td class='n'>{first}</td>" in page.read_text()
     referee = report["referee"]
-    assert referee["moves"] == 4 and referee["moves_right_first_time"] == 4
+    assert referee["moves"] == referee["moves_right_in_record"] == 4
     assert referee["illegal_moves_tried"] == referee["illegal_moves_caught"] == 1
     assert referee["false_flags"] == 0
     assert referee["final_table_right"]
