@@ -14,7 +14,7 @@ def _test_games(key: str) -> list[StoredGame]:
     return read_games(games_path(key, TEST_SEED))
 
 
-@pytest.mark.parametrize("key", ["shangrila-4", "shendao-2"])
+@pytest.mark.parametrize("key", ["shangrila-4", "shangrila-3", "shendao-2"])
 def test_random_play_is_judged_random_on_test_games(key: str) -> None:
     model = load_models()[key]
     found = [estimate(model, r.evidence.accuracies, r.evidence.best)
