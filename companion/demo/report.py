@@ -7,6 +7,10 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -225,6 +229,21 @@ BROWSER_FILM_WIDTH = 854
 moves, a few megabytes for the page."""
 
 
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """The process's standard error (file descriptor 2, which OpenCV's FFmpeg writes
+    to directly) sent nowhere meanwhile."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as nowhere:
+            os.dup2(nowhere.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def browser_film(film: Path, copy: Path) -> Path | None:
     """``film`` written again as WebM (VP8) at ``BROWSER_FILM_WIDTH``, a video every
     browser plays (the MPEG-4 film the camera pipeline reads is not one of them); None
@@ -238,7 +257,8 @@ def browser_film(film: Path, copy: Path) -> Path | None:
         return None
     height = round(frame.shape[0] * BROWSER_FILM_WIDTH / frame.shape[1]) // 2 * 2
     size = (BROWSER_FILM_WIDTH, height)
-    writer = cv2.VideoWriter(str(copy), cv2.VideoWriter_fourcc(*"VP80"), FPS, size)
+    with _quiet_stderr():  # FFmpeg says WebM has no tag for VP8, then writes it anyway
+        writer = cv2.VideoWriter(str(copy), cv2.VideoWriter_fourcc(*"VP80"), FPS, size)
     if not writer.isOpened():
         source.release()
         return None
