@@ -4,6 +4,7 @@ reader thread does the serial I/O; nothing here blocks the caller."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -17,11 +18,14 @@ class SensorLink:
     """Keeps the board connected; its tables go to ``on_input`` as ``Seen`` from
     ``sensors``; connection changes to ``notice(key, detail)``. Raises ``FeedError``
     when the board cannot be set up (no layout for the game, simulator not starting).
-    Should the bridge stop reading the board for good, the notice says so."""
+    Should the bridge stop reading the board for good, the notice says so.
+    ``initial``: the table the simulated board's sensors read from the start (the
+    game's table as it is set up), rather than an empty board."""
 
     def __init__(self, setup: GameSetup, schema: TableSchema,
                  on_input: Callable[[Input], None],
-                 notice: Callable[[str, str], None]) -> None:
+                 notice: Callable[[str, str], None],
+                 initial: Observation | None = None) -> None:
         from firmware_bridge.bridge import SensorBridge
         from firmware_bridge.errors import BridgeError
         from firmware_bridge.layouts import layout_for
@@ -29,13 +33,23 @@ class SensorLink:
         self.on_input = on_input
         self.notice = notice
         self.board: Any = None
+        self.readings = 0
+        """Tables the board has told so far (its first, on connecting, included)."""
+        self.last = b""
+        """The raw readings of the last table told."""
+        self._converter: Any = None
+        self._told = threading.Condition()
         try:
             layout = layout_for(setup.game)
             target: str | None = setup.port or None
             if setup.sensors == "simulator":
+                from firmware_bridge.layouts import TableConverter
                 from firmware_bridge.simulator import BoardSimulator
 
+                self._converter = TableConverter(layout, schema)
                 self.board = BoardSimulator(layout)
+                if initial is not None:
+                    self.board.show(initial)  # read from its first scan
                 target = self.board.start()
             self.bridge = SensorBridge(target, layout, schema=schema, on_event=self._event)
         except (BridgeError, OSError, ValueError) as error:
@@ -55,6 +69,10 @@ class SensorLink:
 
         if isinstance(event, TableChanged) and event.observation is not None:
             self.on_input(Seen(event.observation, "sensors"))
+            with self._told:
+                self.readings += 1
+                self.last = event.readings
+                self._told.notify_all()
         elif isinstance(event, Connected):
             self.notice("notice.sensors_connected", event.port)
         elif isinstance(event, Disconnected):
@@ -83,6 +101,22 @@ class SensorLink:
             self.board.show(observation)
         except (BridgeError, ValueError) as error:
             self.notice("notice.sensors_failed", str(error))
+
+    def wait_for(self, observation: Observation, timeout: float) -> bool:
+        """Simulated board only: wait until the last table it told (and gave to
+        ``on_input``) is ``observation`` as its sensors read it; False when not
+        within ``timeout`` seconds (or no simulated board, or a table it cannot
+        read)."""
+        from firmware_bridge.errors import BridgeError
+
+        if self._converter is None:
+            return False
+        try:
+            readings = self._converter.readings(observation)
+        except (BridgeError, ValueError):
+            return False
+        with self._told:
+            return self._told.wait_for(lambda: self.last == readings, timeout)
 
     def close(self) -> None:
         self.bridge.close()

@@ -42,6 +42,10 @@ SENSOR_READ_S = 1.0
 """Longest wait for the simulated sensor board's reading of a table put on it (it
 scans 100 times a second and debounces a change over a few scans)."""
 
+SENSOR_CONNECT_S = 5.0
+"""Longest wait for the simulated sensor board's first reading, which comes once the
+link to it is made (a pseudo-terminal opened, a handshake)."""
+
 DEMO_TABLE = dict(frames_per_step=3, settle_frames=4, hands=0.1, illegal=0.08,
                   flicker=0.0)
 """The demo table: a few hands over the pieces and now and then an illegal attempt
@@ -245,9 +249,17 @@ class Session:
             return
         from companion.app.sensors import SensorLink
 
+        initial = None
+        if self.setup.sensors == "simulator":
+            # the simulated board reads the game's table as it is set up, from the
+            # first reading on (a game may start mid-way, with pieces on the board)
+            from engines.registry import table_model
+
+            initial = table_model(self.setup.game).expected(self.controller.referee.state)
+            self._placed = initial
         try:
             self.sensors = SensorLink(self.setup, self.controller.referee.schema,
-                                      self.worker.put, self._notice)
+                                      self.worker.put, self._notice, initial)
         except FeedError as error:
             self._notice("notice.sensors_failed", str(error))
 
@@ -290,11 +302,11 @@ class Session:
         if isinstance(event, Seen) and event.source == "sensors" and self.sensors is not None:
             if event.observation != self._placed:  # the board tells changes only
                 self._placed = event.observation
-                before = self.worker.queued
                 self.sensors.place(event.observation)
-                deadline = time.monotonic() + SENSOR_READ_S
-                while self.worker.queued == before and time.monotonic() < deadline:
-                    time.sleep(0.005)
+            # until the board has told this very table (any reading before it, such
+            # as its first on connecting, is queued ahead of it)
+            self.sensors.wait_for(event.observation, SENSOR_READ_S if self.sensors.readings
+                                  else SENSOR_CONNECT_S)
         else:
             self.worker.put(event)
         self.worker.wait_idle(timeout)

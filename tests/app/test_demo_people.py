@@ -49,10 +49,7 @@ def _near_the_end(game: str, seed: int, left: int) -> GameSetup:
 
 @pytest.mark.parametrize(("game", "sensors"), [
     ("shangrila", "none"), ("shendao", "none"),
-    pytest.param("shangrila", "simulator", marks=pytest.mark.xfail(
-        reason="known: the simulated sensor board starts empty while the demo table starts "
-               "mid-game, and its first reading is flagged (one false alarm)",
-        strict=False))])
+    ("shangrila", "simulator")])
 def test_the_demo_table_plays_to_the_end_with_nobody_tapping(game: str,
                                                              sensors: str) -> None:
     setup = replace(_near_the_end(game, 7, 14), sensors=sensors)
