@@ -249,7 +249,7 @@ def read_command(args: argparse.Namespace) -> int:
     observation = reading.observation
     _print_observation(observation, reading.abstained, args.all)
     overlay = args.overlay or args.image.with_name(args.image.stem + "-read.png")
-    _write(overlay, draw_recognised(image, view, observation, model))
+    _write(overlay, draw_recognised(image, view, observation, model, legend=True))
     known = reading.read
     print(f"read {known} of {len(observation)} elements in {reading.seconds * 1000:.1f} ms; "
           f"overlay: {shown(overlay)}")

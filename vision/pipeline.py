@@ -242,30 +242,72 @@ EMPTY_BGR = (150, 150, 150)
 ABSTAIN_BGR = (255, 0, 255)
 
 
+EDGE_BGR = (0, 0, 0)
+"""Drawn under every outline (white under a dark one), so that it stands out on light
+and dark boards alike."""
+VALUE_WORDS: dict[Any, str] = {True: "present", "closed": "closed"}
+
+
 def draw_recognised(frame: Image, view: BoardView, observation: Observation,
-                    model: BoardModel) -> Image:
+                    model: BoardModel, legend: bool = False) -> Image:
     """A copy of ``frame`` with each element outlined where it lies, coloured by the
     value read (grey: empty or absent), a magenta cross on each element not read, and
-    "2" on stacks of two tiles."""
+    "2" on stacks of two tiles; each outline edged in black to stand out on any board.
+    ``legend``: a key in the top left corner saying what each colour and mark means."""
     image = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     scale = max(1, round(max(image.shape[:2]) / 900))
+    seen: dict[str, tuple[int, int, int]] = {}
     for element in model.elements.values():
         reading = observation[element.name]
         corners = view.to_image(element.corners_mm())
         outline = np.rint(corners * 16).astype(np.int32).reshape(-1, 1, 2)
         if not reading.known:
-            cv2.polylines(image, [outline], True, ABSTAIN_BGR, scale, cv2.LINE_AA, 4)
             a, b, c, d = (tuple(int(v) for v in np.rint(p * 16)) for p in corners)
-            cv2.line(image, a, c, ABSTAIN_BGR, scale, cv2.LINE_AA, 4)
-            cv2.line(image, b, d, ABSTAIN_BGR, scale, cv2.LINE_AA, 4)
+            for colour, width in ((EDGE_BGR, 3 * scale), (ABSTAIN_BGR, scale)):
+                cv2.polylines(image, [outline], True, colour, width, cv2.LINE_AA, 4)
+                cv2.line(image, a, c, colour, width, cv2.LINE_AA, 4)
+                cv2.line(image, b, d, colour, width, cv2.LINE_AA, 4)
+            seen["not read"] = ABSTAIN_BGR
             continue
         colour = VALUE_BGR.get(reading.value, EMPTY_BGR)
         thick = 2 * scale if colour != EMPTY_BGR else scale
+        cv2.polylines(image, [outline], True, _edge(colour), thick + 2 * scale,
+                      cv2.LINE_AA, 4)
         cv2.polylines(image, [outline], True, colour, thick, cv2.LINE_AA, 4)
+        seen.setdefault(VALUE_WORDS.get(reading.value, str(reading.value))
+                        if colour != EMPTY_BGR else "empty", colour)
         height = element.name + HEIGHT_SUFFIX
         if height in observation.schema.values and observation.value(height) == 2:
             centre = corners.mean(axis=0)
-            cv2.putText(image, "2", (int(centre[0]) - 4 * scale, int(centre[1]) + 4 * scale),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale, (255, 255, 255), scale,
-                        cv2.LINE_AA)
+            origin = (int(centre[0]) - 4 * scale, int(centre[1]) + 4 * scale)
+            for colour, width in ((EDGE_BGR, 3 * scale), ((255, 255, 255), scale)):
+                cv2.putText(image, "2", origin, cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale,
+                            colour, width, cv2.LINE_AA)
+            seen["2: a stack of two"] = (255, 255, 255)
+    if legend and seen:
+        _draw_legend(image, seen, scale)
     return image
+
+
+def _edge(colour: tuple[int, int, int]) -> tuple[int, int, int]:
+    """The edge drawn under an outline of ``colour``: black, or white under a dark one."""
+    return (235, 235, 235) if sum(colour) < 240 else EDGE_BGR
+
+
+def _draw_legend(image: Image, entries: dict[str, tuple[int, int, int]],
+                 scale: int) -> None:
+    """A key of ``entries`` (words: colour) on a dark box in the top left corner."""
+    font, size = cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale
+    line = 20 * scale
+    width = max(cv2.getTextSize(words, font, size, scale)[0][0] for words in entries)
+    box = (8 * scale, 8 * scale, 8 * scale + width + 40 * scale,
+           8 * scale + line * len(entries) + 8 * scale)
+    corner = image[box[1]:box[3], box[0]:box[2]]
+    corner[:] = (corner * 0.25).astype(image.dtype)
+    for i, (words, colour) in enumerate(entries.items()):
+        y = box[1] + 8 * scale + line * i
+        swatch = ((box[0] + 6 * scale, y + 2 * scale), (box[0] + 26 * scale, y + 14 * scale))
+        cv2.rectangle(image, *swatch, colour, -1)
+        cv2.rectangle(image, *swatch, (200, 200, 200), 1)
+        cv2.putText(image, words, (box[0] + 32 * scale, y + 13 * scale), font, size,
+                    (255, 255, 255), scale, cv2.LINE_AA)

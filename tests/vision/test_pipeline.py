@@ -104,3 +104,19 @@ def test_the_overlay_outlines_what_was_read() -> None:
     assert drawn.shape == picture.image.shape
     assert np.count_nonzero(np.any(drawn != picture.image, axis=2)) > 1000
     assert not np.shares_memory(drawn, picture.image)
+
+
+def test_the_overlay_legend_says_what_each_colour_means() -> None:
+    picture, view = scene()
+    result = Pipeline("shendao", view=view, require_still=False).process(picture.image)
+    assert result.observation is not None
+    model = load_model("shendao")
+    plain = draw_recognised(picture.image, view, result.observation, model)
+    keyed = draw_recognised(picture.image, view, result.observation, model, legend=True)
+    differs = np.any(plain != keyed, axis=2)
+    rows, columns = np.nonzero(differs)
+    assert rows.size > 0
+    # a key in the top left corner, darkened under its words, nothing else changed
+    assert rows.max() < picture.image.shape[0] // 3 and columns.max() < picture.image.shape[1] // 2
+    corner = keyed[rows.min():rows.max(), columns.min():columns.max()]
+    assert corner.mean() < plain[rows.min():rows.max(), columns.min():columns.max()].mean()
