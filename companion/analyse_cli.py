@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -128,40 +129,52 @@ def strength_lines(result: Analysis) -> list[str]:
     return lines
 
 
-def _label(result: Analysis, player: int) -> str:
+def _who(result: Analysis, player: int, names: Sequence[str] | None) -> str:
+    """The player as the legends name them: their name and colour ("Ann (red)"), or the
+    colour alone when the record knows no other name."""
+    colour = result.players[player]
+    name = names[player] if names is not None and player < len(names) else colour
+    return colour if name == colour else f"{name} ({colour})"
+
+
+def _label(result: Analysis, player: int, names: Sequence[str] | None = None) -> str:
     """The player's name, and the level they played like when it is known."""
     summary = result.summary[player]
+    who = _who(result, player, names)
     if summary.strength is None or summary.strength.level is None:
-        return summary.name
+        return who
     strength = summary.strength
     span = (f"{strength.low}" if strength.low == strength.high
             else f"{strength.low}-{strength.high}")
-    return f"{summary.name}: like level {strength.level} (range {span})"
+    return f"{who}: like level {strength.level} (range {span})"
 
 
 CHARTS = ("win-chance.png", "loss.png", "strength.png")
 
 
-def write_plots(result: Analysis, folder: Path, first_move: int = 1) -> None:
+def write_plots(result: Analysis, folder: Path, first_move: int = 1,
+                names: Sequence[str] | None = None) -> None:
     """win-chance.png (each player's win chance after each move, ending on the result,
     labelled with the level they played like), loss.png (the loss of every move,
     coloured by player) and strength.png (each player's probability of each level).
     ``first_move``: the game's number of the record's first move (a record that joins
-    a game late), so the charts count moves as the game does."""
+    a game late), so the charts count moves as the game does. ``names``: the players'
+    names by seat, shown in the legends with their colours (the record's colours alone
+    without them)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     folder.mkdir(parents=True, exist_ok=True)
-    names = result.players
-    colour: dict[str, Any] = {n: PLAYER_COLOURS.get(n) for n in names}
+    players = result.players
+    colour: dict[str, Any] = {n: PLAYER_COLOURS.get(n) for n in players}
     played_before = first_move - 1
     xs = [played_before + k for k in range(len(result.chances))]
     figure, axis = plt.subplots(figsize=(9, 4), dpi=110)
-    for p, name in enumerate(names):
+    for p, name in enumerate(players):
         ys = [100 * chances[p] for chances in result.chances]
-        axis.plot(xs, ys, label=_label(result, p), color=colour[name], linewidth=1.8)
+        axis.plot(xs, ys, label=_label(result, p, names), color=colour[name], linewidth=1.8)
         if ys:
             axis.plot(xs[-1:], ys[-1:], "o", color=colour[name])
     axis.set_xlabel("moves played (the last point: the result)")
@@ -170,12 +183,12 @@ def write_plots(result: Analysis, folder: Path, first_move: int = 1) -> None:
     _whole_moves(axis, xs)
     axis.set_title(f"{result.game}: win chance over the game")
     axis.grid(alpha=0.3)
-    _legend_below(axis, len(names))
+    _legend_below(axis, len(players))
     figure.savefig(folder / "win-chance.png", bbox_inches="tight")
     plt.close(figure)
 
     figure, axis = plt.subplots(figsize=(9, 3.5), dpi=110)
-    for p, name in enumerate(names):
+    for p, name in enumerate(players):
         mine = [m for m in result.moves if m.player == p and not m.forced]
         axis.bar([first_move + m.index for m in mine], [100 * m.loss for m in mine],
                  width=0.9, color=colour[name], label=name)
@@ -188,11 +201,15 @@ def write_plots(result: Analysis, folder: Path, first_move: int = 1) -> None:
     axis.set_title(f"{result.game}: loss per move")
     from matplotlib.patches import Patch  # every player in the legend, bars or none
 
-    axis.legend(handles=[Patch(color=colour[n], label=n) for n in names], loc="upper center",
-                bbox_to_anchor=(0.5, -0.18), ncol=len(names), frameon=False, fontsize=9)
+    shown = [_who(result, p, names) for p in range(len(players))]
+    handles = [Patch(color=colour[n], label=w) for n, w in zip(players, shown, strict=True)]
+    axis.legend(handles=handles,
+                loc="upper center", bbox_to_anchor=(0.5, -0.18),
+                ncol=len(players) if max(map(len, shown), default=0) <= 16
+                else min(2, len(players)), frameon=False, fontsize=9)
     figure.savefig(folder / "loss.png", bbox_inches="tight")
     plt.close(figure)
-    _strength_chart(result, folder / "strength.png", colour, plt)
+    _strength_chart(result, folder / "strength.png", colour, plt, names)
 
 
 def _whole_moves(axis: Any, xs: list[int]) -> None:
@@ -213,7 +230,8 @@ def _legend_below(axis: Any, entries: int) -> None:
                 frameon=False, fontsize=9)
 
 
-def _strength_chart(result: Analysis, path: Path, colour: dict[str, Any], plt: Any) -> None:
+def _strength_chart(result: Analysis, path: Path, colour: dict[str, Any], plt: Any,
+                    names: Sequence[str] | None = None) -> None:
     """Bars of each player's probability per level, the estimated range shaded."""
     figure, axis = plt.subplots(figsize=(9, 3.5), dpi=110)
     shown = [s for s in result.summary
@@ -230,7 +248,7 @@ def _strength_chart(result: Analysis, path: Path, colour: dict[str, Any], plt: A
         offset = (k - (len(shown) - 1) / 2) * width
         axis.bar([lv + offset for lv in levels],
                  [100 * strength.posterior[lv] for lv in levels], width=width,
-                 color=colour[summary.name], label=_label(result, summary.player))
+                 color=colour[summary.name], label=_label(result, summary.player, names))
         axis.hlines(-3 - 2 * k, strength.low - 0.4, strength.high + 0.4,
                     color=colour[summary.name], linewidth=3)
     if shown:

@@ -77,11 +77,13 @@ def strength_rows(analysis: Analysis, names: tuple[str, ...]) -> list[dict[str, 
     return rows
 
 
-def write_charts(analysis: Analysis, folder: Path) -> Path:
-    """win-chance.png and loss.png in ``folder``; the win-chance chart's path."""
+def write_charts(analysis: Analysis, folder: Path,
+                 names: tuple[str, ...] | None = None) -> Path:
+    """win-chance.png and loss.png in ``folder``; the win-chance chart's path.
+    ``names``: the players' names by seat, for the legends."""
     from companion.analyse_cli import write_plots
 
-    write_plots(analysis, folder)
+    write_plots(analysis, folder, names=names)
     return folder / "win-chance.png"
 
 
@@ -113,7 +115,7 @@ def export(folder: Path, result: Result, analysis: Analysis | None,
     if analysis is not None:
         report["strength"] = strength_rows(analysis, result.players)
         report["analysis"] = analysis.to_json()
-        write_charts(analysis, folder)
+        write_charts(analysis, folder, result.players)
         pictures = [("Loss per move", folder / "loss.png"),
                     ("Which level each player played like", folder / "strength.png")]
     (folder / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False),

@@ -108,7 +108,7 @@ class EndScreen(Screen):
             if analysis is None:
                 analysis = strength(self.result.record, level, progress=progress)
             assert self.folder is not None
-            chart = write_charts(analysis, self.folder)
+            chart = write_charts(analysis, self.folder, self.result.players)
             save_analysis(self.folder, analysis)
         except Exception as error:  # the report must never take the app down
             message = str(error)
