@@ -37,7 +37,7 @@ _FIELD_PATTERNS = {
     **dict.fromkeys(("square", "start", "end"), r"[a-z]\d{1,2}"),
     **dict.fromkeys(("colour", "seen", "cushion", "side", "metal", "owner", "player",
                      "actor", "again", "discipline", "space"), r"[A-Za-z-]+"),
-    "gate": r"\S+",
+    **dict.fromkeys(("gate", "gate2"), r"\S+"),
 }
 """What a field of the engines' English may hold (any text for the others)."""
 
@@ -72,7 +72,10 @@ def render(key: str, language: str = "en", **values: Any) -> str:
     if language not in LANGUAGES:
         raise ValueError(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
     template = catalogue()["messages"][key][language]
-    return str(template.format(**{k: _Word(str(v)) for k, v in values.items()}))
+    said = str(template.format(**{k: _Word(str(v)) for k, v in values.items()}))
+    if language == "fr":  # "le maître d'Argent", not "de Argent"
+        said = re.sub(r"\b([dD]e|[qQ]ue) (?=[AEIOUÉ])", lambda m: m.group(1)[:-1] + "'", said)
+    return said
 
 
 def term(word: str, language: str) -> str:
@@ -129,8 +132,19 @@ def translate(sentence: str, prefix: str, language: str) -> str:
 
 def _field(name: str, value: str, language: str) -> str:
     if name in ("monk", "other"):
-        return translate(value, "monk.", language)
+        return _phrase(value, "monk.", language)
+    if name in ("holds", "what"):  # what a square holds: "an orange cushion with ... on it"
+        return _phrase(value, "holds.", language)
     return term(value, language)
+
+
+def _phrase(value: str, prefix: str, language: str) -> str:
+    """A phrase of the engines' (a monk, what a square holds) in ``language``, also
+    when it starts a sentence with a capital ("The neutral master")."""
+    if parse(value, prefix) is None and value[:1].isupper():
+        said = translate(value[:1].lower() + value[1:], prefix, language)
+        return said[:1].upper() + said[1:]
+    return translate(value, prefix, language)
 
 # ----------------------------------------------------------------------------- verdicts
 

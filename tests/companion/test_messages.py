@@ -109,44 +109,103 @@ def test_the_app_names_the_disciplines_as_the_referee_does() -> None:
             assert table(language)[f"discipline.{index}"] == messages.term(name, language)
 
 
-def _tries(game: str, rules: Any) -> list[str]:
-    """Moves worth trying anywhere: every placement, journey and one-student recruit
-    of Shangri-La; every gate of Shendao, plain and with each card."""
+def _tries(game: str, rules: Any, state: Any) -> list[str]:
+    """Moves worth trying here: every placement, journey and one-student recruit of
+    Shangri-La; every gate of Shendao, plain and with each card (Loung and the Main de
+    Nugua on a few squares); every walk, hover and swap of ShenShi from where each monk
+    the player may move stands, and entries from the reserve and the board."""
     if game == "shangrila":
         return ([f"{d}@{v}" for d in "RPYADHF" for v in range(13)]
                 + [f"{a}>{b}" for a in range(13) for b in range(13) if a != b]
                 + [f"+{d}{v}" for d in "RPYADHF" for v in range(13)] + ["-"])
-    from engines.shendao.board import GATES
-    from engines.shendao.moves import CARD_NAMES
+    if game == "shendao":
+        from engines.shendao.board import GATES
+        from engines.shendao.moves import CARD_NAMES
 
-    return [*GATES, "pass", *(f"{g} {card}" for g in GATES for card in CARD_NAMES)]
+        targets = ("a1", "c3", "d4", "d5", "e2", "f6", "h8")
+        return [*GATES, "pass", *(f"{g} {card}" for g in GATES for card in CARD_NAMES),
+                *(f"{g} {card} {t}" for g in GATES for card in ("loung", "nugua")
+                  for t in targets)]
+    from engines.shenshi.board import SIZE, square_name
+
+    squares = [square_name(s) for s in range(SIZE * SIZE)]
+    tried = ["pass", "give a1", "give d4"]
+    for code, letter in enumerate(("G", "M", "NG", "NM")):
+        monk = rules.monk_id(state.turn, code)
+        here = state.pos[monk] if monk >= 0 else -1
+        if here < 0:
+            tried += [f"{letter}@{s}:{c}" for s in squares[::4] for c in ("b", "o", "c3", "d4")]
+            tried.append(f"{letter}a1-a2")
+            continue
+        row, column = divmod(here, SIZE)
+        near = [s for s in range(SIZE * SIZE)
+                if abs(s // SIZE - row) + abs(s % SIZE - column) in (1, 2)]
+        start = squares[here]
+        tried += [f"{letter}{start}~{s}" for s in squares]
+        tried += [f"{letter}{start}={s}" for s in squares]
+        tried += [f"{letter}{start}-{squares[s]}" for s in near]
+        tried += [f"{letter}{start}-{squares[s]}-{squares[t]}" for s in near for t in near
+                  if abs(s // SIZE - t // SIZE) + abs(s % SIZE - t % SIZE) == 1]
+        tried += [f"{letter}{start}~{s} {letter}{start}~{s}" for s in squares[::6]]
+    return tried
 
 
-@pytest.mark.parametrize("game", ["shangrila", "shendao"])
-def test_the_rules_sentences_of_the_two_french_and_spanish_rule_books_are_known(
-        game: str) -> None:
-    """Along a random game, every illegal move tried is refused with a sentence the
-    catalogue knows, so it is said in French and Spanish too."""
+_SETUPS = {
+    "shangrila": [(4, {})],
+    "shendao": [(2, {}), (2, {"variant": "chaton", "card_without_effect": "refused"}),
+                (2, {"variant": "tigre", "card_without_effect": "refused"})],
+    "shenshi": [(2, {}), (3, {}), (4, {}), (2, {"variant": "expert"})],
+}
+"""The games' setups whose illegal moves are tried: the rarer rules (cards left out of
+a variant, a card refused where it changes nothing, neutral monks, the expert variant)
+are only broken in some."""
+
+
+@pytest.mark.parametrize("game", ["shangrila", "shendao", "shenshi"])
+def test_the_rules_sentences_are_known_in_french_and_spanish(game: str) -> None:
+    """Along a random game of each setup, every illegal move tried is refused with a
+    sentence the catalogue knows, so it is said in French and Spanish too; so is what
+    a ShenShi sentence says a square holds and which monk it names."""
     from engines import Dice
     from engines.errors import EngineError, IllegalMoveError
 
     cls = rules_class(game)
-    rules = cls.from_record(cls.default_players(4 if game == "shangrila" else 2), {})
-    state, dice = rules.initial_state(), Dice(1)
     refused: dict[str, str] = {}
-    turn = 0
-    while not state.is_over():
-        if turn % 6 == 0:
-            for text in _tries(game, rules):
-                try:
-                    state.check(rules.parse_move(text))
-                except IllegalMoveError as error:
-                    refused.setdefault(error.message, error.rule)
-                except EngineError:
-                    pass
-        state.play(state.random_move(dice))
-        turn += 1
-    assert len(set(refused.values())) >= 4
+    for players, options in _SETUPS[game]:
+        rules = cls.from_record(cls.default_players(players), options)
+        state, dice = rules.initial_state(), Dice(1)
+        turn = 0
+        while not state.is_over() and turn < 150:
+            if turn % 6 == 0:
+                for text in _tries(game, rules, state):
+                    try:
+                        state.check(rules.parse_move(text))
+                    except IllegalMoveError as error:
+                        refused.setdefault(error.message, error.rule)
+                    except EngineError:
+                        pass
+            state.play(state.random_move(dice))
+            turn += 1
+    assert len(set(refused.values())) >= {"shangrila": 4, "shendao": 8, "shenshi": 20}[game]
     unknown = {rule: text for text, rule in refused.items()
                if messages.parse(text, "rule.") is None}
     assert not unknown
+    for text in refused:
+        for language in ("fr", "es"):
+            said = messages.translate(text, "rule.", language)
+            assert said != text
+            for english in ("Grand Master", " holds ", "cushion", "faded", " on it"):
+                assert english not in said, (language, said)
+
+
+def test_a_shenshi_sentence_names_monks_and_what_squares_hold_in_each_language() -> None:
+    sentence = ("Gg3=a7: a7 holds a blond cushion with the neutral master on it, not "
+                "silver's master; a swap exchanges the two monks of one colour.")
+    assert messages.translate(sentence, "rule.", "fr") == (
+        "Gg3=a7 : a7 : un coussin blond avec le maître neutre dessus, pas le maître "
+        "d'Argent ; une permutation échange les deux moines d'une même couleur.")
+    back = ("The neutral master came from g3 on copper's turn: Silver may not move it back "
+            "there this turn.")
+    assert messages.translate(back, "rule.", "es") == (
+        "El maestro neutral vino de g3 en el turno de Cobre: Plata no puede devolverlo allí "
+        "este turno.")
