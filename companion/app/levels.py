@@ -2,7 +2,8 @@
 they played like in each game with its range, the level of all their games pooled
 (``engines.search.pooling``), and how they finished against each player they sat with.
 
-Players are matched by the name typed at the start (case and spaces aside); a seat
+Players are matched by the name typed at the start (case and spaces aside) and shown as
+most often spelt; a seat
 without a name is a colour, not a person, and is left out. An engine seat without a
 name is its level's engine ("engine 3"). A game counts for the level when its strength
 report was kept (``companion.app.history``) and the strength model knows its game and
@@ -11,6 +12,7 @@ player count; for head to head when it is finished.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +94,7 @@ def collect(data: Path, engine_name: Callable[[int], str] = lambda level: f"engi
     from engines import EngineError
 
     players: dict[str, PlayerLevels] = {}
+    spellings: dict[str, Counter[str]] = {}
     finishes: list[Finish] = []
     for past in sorted(list_games(data / "games"), key=lambda p: (p.when, str(p.path))):
         if past.problem:
@@ -101,6 +104,7 @@ def collect(data: Path, engine_name: Callable[[int], str] = lambda level: f"engi
         for name, key in zip(names, keys, strict=True):
             if key:
                 players.setdefault(key, PlayerLevels(name)).played += 1
+                spellings.setdefault(key, Counter())[name] += 1
         if past.over and past.scores:
             finishes.append(Finish(tuple(keys), past.scores, past.winners))
         model = model_for(past.game, len(past.players), model_path)
@@ -122,6 +126,9 @@ def collect(data: Path, engine_name: Callable[[int], str] = lambda level: f"engi
             players[key].games.append(GameLevel(
                 past.when, model.key, estimate(model, found.accuracies, found.best, budget),
                 found, budget))
+    for key, player in players.items():
+        # shown as spelt most often (the earliest of equals: Counter keeps first seen first)
+        player.name = spellings[key].most_common(1)[0][0]
     for key, player in players.items():
         player.rivals = [HeadToHead(players[h.opponent].name, h.games, h.ahead, h.behind,
                                     h.level)
