@@ -150,6 +150,8 @@ def _tries(game: str, rules: Any, state: Any) -> list[str]:
         tried += [f"{letter}{start}~{s} {letter}{start}~{s}" for s in squares[::6]]
         tried += [f"{letter}@{start}:b", f"{letter}{start}-{squares[near[0]]}-{start}",
                   f"{letter}{start}-{squares[near[0]]}-{squares[near[1]]}-{start}"]
+    if state.is_over():
+        return tried
     return tried + [_twice(text) for text in _turns(rules, state)] + _turns(rules, state, 4)
 
 
@@ -212,6 +214,14 @@ def test_the_rules_sentences_are_known_in_french_and_spanish(game: str) -> None:
                         pass
             state.play(state.random_move(dice))
             turn += 1
+        if state.is_over():
+            for text in _tries(game, rules, state)[:3]:
+                try:
+                    state.check(rules.parse_move(text))
+                except IllegalMoveError as error:
+                    refused.setdefault(error.message, error.rule)
+                except EngineError:
+                    pass
     assert len(set(refused.values())) >= {"shangrila": 4, "shendao": 8, "shenshi": 30}[game]
     unknown = {rule: text for text, rule in refused.items()
                if messages.parse(text, "rule.") is None}
@@ -235,3 +245,100 @@ def test_a_shenshi_sentence_names_monks_and_what_squares_hold_in_each_language()
     assert messages.translate(back, "rule.", "es") == (
         "El maestro neutral vino de g3 en el turno de Cobre: Plata no puede devolverlo allí "
         "este turno.")
+
+
+_RARER = [
+    "The game is over (silver holds 8 path tokens): no move can be played.",
+    "The game is over (every player passed in turn): no move can be played.",
+    ("The game is over (12 rounds went by without a monk removed): no move can be "
+     "played."),
+    ("Silver has no cushion to choose now: in the expert variant the opponent chooses "
+     "a free cushion only when a player who must enter a monk has none left in "
+     "reserve."),
+    ("e5 holds an orange cushion with copper's master on it: choose a cushion with no "
+     "monk on it for silver's entry."),
+    ("NG@d4:b: the neutral monks never leave the board, so they never enter; only a "
+     "player's own Grand Master (G) or master (M) enters."),
+    ("Silver's Grand Master is already on the board, on d4: only a monk off the board "
+     "enters."),
+    ("Silver's Grand Master's last hover would leave from the cushion of its first "
+     "hover: in hover, walk, hover the walk must end on another cushion."),
+    ("Silver reached 8 path tokens with action 2 and won at once: the actions after it"
+     " cannot be played. End the turn there."),
+    "A turn has at most three actions: leave out the fourth and those after it.",
+    ("Silver has already entered a monk this turn: one monk enters per turn; silver's "
+     "master enters on Silver's next turn."),
+    ("The neutral master has finished acting this turn: all the actions of one monk "
+     "come before those of the next. Play them together."),
+    ("Silver has already used a Grand Master this turn: a turn uses one Grand Master "
+     "and one master, so the neutral Grand Master cannot act too."),
+    ("Silver has already used a master this turn: a turn uses one Grand Master and one"
+     " master, so silver's master cannot act too."),
+    ("Silver's master has already walked this turn (entering and swapping count as its"
+     " walk): a monk walks at most once a turn."),
+    ("Silver's master has already hovered this turn: a monk hovers at most once a turn"
+     " (in the expert variant, twice only as hover, walk, hover)."),
+    ("Silver's master cannot hover again here: one monk's three actions go hover, "
+     "walk, hover, and a monk otherwise walks once and hovers once."),
+    ("Silver's turn has no action: a turn has one to three actions (a player with no "
+     "possible turn passes)."),
+    ("Gc3-c4-c5: with the option walk = straight, a two-square walk goes straight on; "
+     "it cannot turn or come back."),
+    ("Gc3-c4-c3: silver's Grand Master would end where it started without removing a "
+     "monk; a walk back to its own square is allowed only after removing a monk on the"
+     " way."),
+    ("Gc3-c4: silver's Grand Master cannot walk along this path; a walk is one or two "
+     "orthogonal steps over cushions and faded mandalas."),
+    ("Gc3~c5(c4>a1): silver's Grand Master sits on a blond cushion; only an orange "
+     "cushion lifts blond cushions on its way."),
+    ("Gc3~c7(c4>a1,c5>a2): one hover lifts at most 1 blond cushion (option "
+     "orange_lifts)."),
+    ("Gc3~c7(c4>a1,c5>a2,c6>a3): one hover lifts at most 2 blond cushions (option "
+     "orange_lifts)."),
+    ("Gc3~c5(c4>a1): c4 holds a faded mandala in line with c3; an orange cushion lifts"
+     " only a free blond cushion on its row or column."),
+    ("Gc3~c5(c4>a1): the lifted cushion cannot go on a1, which holds an intact "
+     "mandala; put it on an empty square."),
+    ("Gc3~c5(c4>c5): as it lifts the cushion of c4, the orange cushion still stands on"
+     " c5, so the lifted cushion cannot go there; put it down on another empty square "
+     "(option lift_put_down)."),
+    ("Gc3~c5(c4>a1): with those lifts the orange cushion cannot reach c5. It lifts "
+     "only the free blond cushions it meets, in the order it meets them, going one way"
+     " along its row or column, and a cushion put down in its way stops it."),
+    ("Gc3~c5: c4 (a blond cushion) is in the way; a hover passes only empty squares "
+     "and stops before the first obstacle (an orange cushion may lift a free blond "
+     "cushion)."),
+    ("Gc3=c5: these monks cannot swap; two monks of one colour swap along a row or "
+     "column of walkable squares with no monk between."),
+    ("G@c3:b: Silver cannot enter this way; a monk enters on an empty square with a "
+     "cushion from the reserve, or from the board when the reserve is empty."),
+    ("G@c3:e5: copper chose the cushion on b2 for this entry; Silver enters on that "
+     "one."),
+    ("G@c3:o: Silver has no orange cushion left in reserve; with none left in reserve,"
+     " take a free cushion of the board (like G@d4:e5)."),
+    ("Gc3=c5: c4 between them holds copper's master; no monk may stand between two "
+     "monks that swap."),
+    ("Gc3-c4: c4 holds the neutral master, and neutral monks can never be removed, "
+     "passed or stood on."),
+    ("Light has only one tile left: the Prêtresse de Sichuan needs a second one to "
+     "replace the tile it takes. Play another card or none."),
+    "Light has no tile left to enter and must pass.",
+    "The game is over: neither player can enter a tile.",
+    ("c3 is not on the line behind gate N2 (b1-b8): Loung removes a tile on the line "
+     "the tile entered by. The line behind gate N2 holds no tile: play Loung "
+     "elsewhere."),
+    ("There is no tile on c3 for Loung to remove. The line behind gate N2 holds no "
+     "tile: play Loung elsewhere."),
+]
+"""Sentences the engines write (their wording copied here) in positions a short random
+game rarely reaches: the end of a game, lifts, the expert variant, a turn's limits."""
+
+
+@pytest.mark.parametrize("sentence", _RARER)
+def test_the_rarer_rules_sentences_are_known_too(sentence: str) -> None:
+    assert messages.parse(sentence, "rule.") is not None
+    for language in ("fr", "es"):
+        said = messages.translate(sentence, "rule.", language)
+        assert said != sentence
+        for english in ("Grand Master", " holds ", "cushion", "faded", " on it"):
+            assert english not in said, (language, said)
