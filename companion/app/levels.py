@@ -4,9 +4,9 @@ they played like in each game with its range, the level of all their games poole
 
 Players are matched by the name typed at the start (case and spaces aside) and shown as
 most often spelt; a seat without a name is a colour, not a person, and is left out. An
-engine seat without a name is its level's engine ("engine 3"). A game counts for the level when its strength
-report was kept (``companion.app.history``) and the strength model knows its game and
-player count; for head to head when it is finished.
+engine seat without a name is its level's engine ("engine 3"). A game counts for the
+level when its strength report was kept (``companion.app.history``) and the strength
+model knows its game and player count; for head to head when it is finished.
 """
 
 from __future__ import annotations
