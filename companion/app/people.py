@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from companion.app.feeds import FrameSource, Image, Recogniser, for_display
-from companion.referee.events import Input, Output, Seen, TurnDone
+from companion.demo.chain import people_see
+from companion.referee.events import Input, Output, Seen
 from companion.simulator.scoring import GameScore, RefereedGame
 from engines.observation import Observation
 
@@ -194,13 +195,7 @@ class FilmFeed(_Paced):
                 if table != shown:
                     shown = table
                     game.step(Seen(table, "sensors"), moment.truth)
-            if seen is not None:
-                game.step(Seen(seen, "camera"), moment.truth)
-            elif moment.truth.last and result.last_seen is not None:
-                # the end of a phase: the people look at what the referee last saw
-                game.step(Seen(result.last_seen, "camera"), moment.truth)
-            if moment.done is not None:
-                game.step(TurnDone(), moment.done)
+            people_see(game, moment, seen, result.last_seen)
             self.frames = result.frames = index + 1
             result.last_frame = frame
             wait = interval - (time.perf_counter() - began)

@@ -100,13 +100,7 @@ def referee_film(script: Script, film: list[Moment], frames: Iterable[np.ndarray
                     shown = table
                     for event in board(table):
                         game.step(event, moment.truth)
-            if seen is not None:
-                game.step(Seen(seen, "camera"), moment.truth)
-            elif moment.truth.last and result.last_seen is not None:
-                # the end of a phase: the people look at what the referee last saw
-                game.step(Seen(result.last_seen, "camera"), moment.truth)
-            if moment.done is not None:
-                game.step(TurnDone(), moment.done)
+            people_see(game, moment, seen, result.last_seen)
             result.frames = index + 1
             result.last_frame = frame
             if progress is not None:
@@ -115,6 +109,19 @@ def referee_film(script: Script, film: list[Moment], frames: Iterable[np.ndarray
     game.score.final_state_right = referee.state == game.truth_state
     game.score.record_right = game.record_right(script.start)
     return result
+
+
+def people_see(game: RefereedGame, moment: Moment, seen: Observation | None,
+               last_seen: Observation | None) -> None:
+    """The referee given what the camera read at ``moment`` of the film (``seen``, or
+    at the end of a phase with nothing read, what it read last: the people look at
+    that), then the done pressed at that moment, if any."""
+    if seen is not None:
+        game.step(Seen(seen, "camera"), moment.truth)
+    elif moment.truth.last and last_seen is not None:
+        game.step(Seen(last_seen, "camera"), moment.truth)
+    if moment.done is not None:
+        game.step(TurnDone(), moment.done)
 
 
 @contextmanager
