@@ -227,9 +227,10 @@ def _example_entry(state: ShenshiState) -> str:
     return f"{square_name(square)}:{label}"
 
 
-def _holds(state: ShenshiState, square: int) -> str:
+def _holds(state: ShenshiState, square: int, monk_named: bool = True) -> str:
     """What ``square`` holds, for sentences: "an intact mandala", "an orange cushion
-    with copper's master on it", "no cushion or tile"."""
+    with copper's master on it", "no cushion or tile"; with ``monk_named`` false, only
+    what is under its monk (for a sentence that names the monk already)."""
     tile = state.tile[square]
     if tile == INTACT:
         what = "an intact mandala"
@@ -241,7 +242,8 @@ def _holds(state: ShenshiState, square: int) -> str:
     else:
         return "no cushion or tile"
     monk = state.occ[square]
-    return what if monk < 0 else f"{what} with {state.rules.monk_name(monk)} on it"
+    return what if monk < 0 or not monk_named else \
+        f"{what} with {state.rules.monk_name(monk)} on it"
 
 
 # ---------------------------------------------------------------------- turn limits
@@ -387,7 +389,8 @@ def _diagnose_hover(state: ShenshiState, monk: int, action: Hover) -> NoReturn:
     start, end, lifts = action.start, action.end, action.lifts
     colour = state.cushion[start]
     if colour == NO_CUSHION:
-        _illegal("hover.no-cushion", f"{text}: {name} stands on {_holds(state, start)} on "
+        _illegal("hover.no-cushion", f"{text}: {name} stands on "
+                 f"{_holds(state, start, monk_named=False)} on "
                  f"{square_name(start)}, not on a cushion: only a monk on a cushion hovers.")
     if end == start:
         _illegal("hover.no-move", f"{text}: a hover must take {name} to another square.")
