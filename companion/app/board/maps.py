@@ -19,8 +19,15 @@ from companion.app.layout import PLAYER_RGBA, layout_of_model
 
 def fitted_model(game: str, profile: str | None = None) -> Any:
     """The board model to draw: the layout stored in the calibration ``profile`` (the
-    default one for None) when the player fitted one, else the game's own model. A
-    layout file that cannot be read is passed over: the game's model is drawn."""
+    default one for None) when the player fitted one, else the game's own model (also
+    when the layout file cannot be read: see ``board_model`` for why)."""
+    return board_model(game, profile)[0]
+
+
+def board_model(game: str, profile: str | None = None) -> tuple[Any, str]:
+    """``fitted_model``'s model, and why the stored layout was passed over: "" when it
+    was drawn or there is none, else the file and its fault (a damaged or unreadable
+    file), for the player to be told that the game's own layout is drawn instead."""
     from calibration.errors import ProfileError
     from calibration.layout import load_layout
     from calibration.profiles import DEFAULT_PROFILE, layout_path
@@ -30,10 +37,10 @@ def fitted_model(game: str, profile: str | None = None) -> Any:
     try:
         path = layout_path(game, profile or DEFAULT_PROFILE)
         if path.exists():
-            return load_layout(path, nominal).model
-    except (ProfileError, OSError, ValueError):
-        pass
-    return nominal
+            return load_layout(path, nominal).model, ""
+    except (ProfileError, OSError, ValueError) as error:
+        return nominal, str(error)
+    return nominal, ""
 
 
 def map_of(game: str, model: Any) -> BoardMap:

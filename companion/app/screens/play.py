@@ -13,7 +13,7 @@ from kivy.properties import BooleanProperty, ListProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
 from companion.app.board.answer import TapAnswer
-from companion.app.board.maps import fitted_model, legend, map_of
+from companion.app.board.maps import board_model, legend, map_of
 from companion.app.board.scene import compose
 from companion.app.board.widget import BoardMapWidget  # noqa: F401  (named in play.kv)
 from companion.app.controller import PlayController, PlayView
@@ -69,6 +69,9 @@ class PlayScreen(Screen):
         self.banner_shown_at: list[float] = []
         """Seconds from each banner's verdict to the frame that first shows it."""
         self.sounds = 0
+        self._held: tuple[str, int] | None = None
+        """A notice kept in the message line until the next move, and the log's
+        length when it was given."""
 
     def attach(self, controller: PlayController, setup: GameSetup, alarm: Any,
                **session_options: Any) -> None:
@@ -76,13 +79,15 @@ class PlayScreen(Screen):
         from companion.app.session import Session
 
         self.detach()
+        self._held = None
         self.controller = controller
         self.alarm = alarm
         self.muted = alarm.muted if alarm is not None else True
         if self.speech is not None:
             self.speech.muted = self.muted
         game = controller.referee.rules.game
-        self._map = map_of(game, fitted_model(game))
+        model, layout_problem = board_model(game)
+        self._map = map_of(game, model)
         self.ids.camera.texture = None
         self.ids.camera.has_frame = False
         self.ids.camera.message = _app().t("play.no_camera") if setup.camera == "none" else \
@@ -90,6 +95,10 @@ class PlayScreen(Screen):
         self.session = Session(controller, setup, self, post, **session_options)
         self.ids.clocks.start(controller, setup)
         self.show_view(controller.view(), [])
+        if layout_problem:  # said once, as the game starts; the usual board is drawn
+            self._held = (_app().t("notice.layout_damaged", detail=layout_problem),
+                          len(controller.view().log))
+            self.status = self._held[0]
         self.session.start()
 
     def detach(self) -> None:
@@ -107,7 +116,9 @@ class PlayScreen(Screen):
         # Dark pieces' colours are unreadable on the dark background: light grey.
         self.turn_rgba = [0.85, 0.85, 0.85, 1] if colour in ("dark", "black") else \
             list(PLAYER_RGBA.get(colour, (1, 1, 1, 1)))
-        self.status = view.status
+        if self._held is not None and len(view.log) != self._held[1]:
+            self._held = None  # a move was played: the notice has been seen
+        self.status = view.status or (self._held[0] if self._held is not None else "")
         self.last_move = view.log[-1][1] if view.log else ""
         self.suggestion = view.suggestion
         self.paused = view.paused
