@@ -209,8 +209,10 @@ def _fit(views: Sequence[TargetView], size: tuple[int, int],
     object_points = [v.object_points for v in views]
     image_points = [v.image_points for v in views]
     try:
-        result = cv2.calibrateCameraExtended(object_points, image_points, size, None, None,
-                                             flags=flags)
+        # None asks OpenCV to start the matrix and distortion from scratch; the stubs
+        # do not allow it.
+        result = cv2.calibrateCameraExtended(  # type: ignore[call-overload]
+            object_points, image_points, size, None, None, flags=flags)
     except cv2.error as error:
         raise FitError(f"OpenCV could not fit the camera: {error.err}") from None
     rms, matrix, distortion = result[0], result[1], result[2]

@@ -46,6 +46,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.arrays import array_of
 from calibration.errors import NotFoundError, ProfileError
 from calibration.profiles import KIND_LAYOUT, Fields, now_iso, read_document, save_document
 from engines.observation import Observation
@@ -239,7 +240,7 @@ def outline_response(board: Image, side_mm: float, angle_deg: float,
     printed in another hue at the same lightness still shows. The response itself is
     not divided by its surroundings: where edges thin out (a village's rim) that would
     pull every outline outwards."""
-    image = cv2.GaussianBlur(_float_image(board), (0, 0), 0.6)
+    image = array_of(np.float32, cv2.GaussianBlur(_float_image(board), (0, 0), 0.6))
     if image.ndim == 2:
         image = image[:, :, None]
     a = math.radians(angle_deg)
@@ -274,8 +275,8 @@ def _ring_contrast(image: NDArray[np.float32], side_px: float,
         big = np.zeros((k.shape[0] * 8, k.shape[1] * 8), np.uint8)
         cv2.fillConvexPoly(big, np.rint((corners * 8 + 3.5) * 16).astype(np.int32), 1,
                            cv2.LINE_AA, 4)
-        k = cv2.resize(big.astype(np.float32), k.shape[::-1], interpolation=cv2.INTER_AREA)
-        return k
+        return array_of(np.float32, cv2.resize(big.astype(np.float32), k.shape[::-1],
+                                               interpolation=cv2.INTER_AREA))
 
     half = side_px / 2.0
     kernels = [box_sum(half * f) for f in (0.6, 0.92, 1.04, 1.16)]
@@ -1112,8 +1113,8 @@ def load_layout(path: Path, nominal: BoardModel) -> LayoutFit:
     stored = fields.records("villages")
     if len(stored) != len(villages):
         raise fields.fail("villages", f"lists {len(stored)} villages, not {len(villages)}")
-    for village, item in zip(nominal.villages, stored, strict=True):
-        sub = fields.sub(item, "villages")
+    for village, record in zip(nominal.villages, stored, strict=True):
+        sub = fields.sub(record, "villages")
         x, y = sub.numbers("centre_mm", 2)
         villages[village.id] = replace(village, centre_mm=(x, y),
                                        radius_mm=sub.number("radius_mm", 1.0))
@@ -1143,7 +1144,8 @@ def draw_layout(fit: LayoutFit, view: BoardView, image: Image) -> Image:
     """``image`` with every fitted element outlined where the fit puts it: green when
     its own evidence is clear, orange when it is doubtful, blue when it only follows
     its group."""
-    out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    out = image.copy() if image.ndim == 3 else array_of(np.uint8,
+                                                        cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
     thickness = max(1, round(out.shape[1] / 900))
     doubtful = set(fit.doubtful())
     for name, element in fit.model.elements.items():

@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.arrays import array_of
 from calibration.boards import BoardGeometry, geometry_from_json, model_polylines
 from calibration.config import RegistrationConfig
 from calibration.errors import FitError, NotFoundError, ProfileError
@@ -136,7 +137,7 @@ def _ideal_points(camera: CameraProfile | None, pixels: FloatArray) -> FloatArra
     return pixels if camera is None else undistort_points(camera, pixels)
 
 
-def _apply(homography: FloatArray, points: FloatArray) -> FloatArray:
+def _apply(homography: NDArray[np.floating[Any]], points: FloatArray) -> FloatArray:
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
     return np.asarray(cv2.perspectiveTransform(pts, homography).reshape(-1, 2))
 
@@ -165,7 +166,8 @@ def detect_markers(config: RegistrationConfig, dictionary: str, image: Image,
     is refitted as a straight line through sub-pixel edge points, found in linear light
     so that blur does not move them, and the corners are the lines' crossings.
     """
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = image if image.ndim == 2 else array_of(np.uint8,
+                                                  cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     parameters = cv2.aruco.DetectorParameters()
     parameters.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
     parameters.perspectiveRemovePixelPerCell = config.marker_cell_px
@@ -323,9 +325,10 @@ def register_with_markers(config: RegistrationConfig, geometry: BoardGeometry, i
     board, pixels, ids, others = _board_markers(config, geometry, image, camera)
     if len(ids) < config.min_markers:
         raise NotFoundError(_missing_markers_message(geometry, ids, others, config.min_markers))
-    homography, _ = cv2.findHomography(board, pixels, 0)
-    if homography is None:
+    found, _ = cv2.findHomography(board, pixels, 0)
+    if found is None:
         raise FitError("the marker corners do not fix a homography (are they all on one line?)")
+    homography = array_of(np.float64, found)
     residual = _residual_mm(homography, board, pixels)
     rms = float(np.sqrt(np.mean(residual ** 2)))
     warnings = []
@@ -386,7 +389,7 @@ def find_board_outline(config: RegistrationConfig, image: Image) -> FloatArray:
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     blurred = cv2.GaussianBlur(grey, (_OUTLINE_BLUR_PX, _OUTLINE_BLUR_PX), 0)
     otsu, _ = cv2.threshold(blurred, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    edges = cv2.Canny(blurred, otsu * _CANNY_LOW_SHARE, otsu)
+    edges = array_of(np.uint8, cv2.Canny(blurred, otsu * _CANNY_LOW_SHARE, otsu))
     closed = cv2.dilate(edges, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(closed, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     min_area = config.outline_min_area * grey.shape[0] * grey.shape[1]
@@ -470,9 +473,10 @@ def register_with_outline(config: RegistrationConfig, geometry: BoardGeometry, i
         corners = find_board_outline(config, ideal_image(camera, image))
     else:
         corners = _ideal_points(camera, np.asarray(corners_px, dtype=np.float64).reshape(4, 2))
-    homography, _ = cv2.findHomography(geometry.outline_mm(), corners, 0)
-    if homography is None:
+    found, _ = cv2.findHomography(geometry.outline_mm(), corners, 0)
+    if found is None:
         raise FitError("the four corners given do not form a quadrilateral")
+    homography = array_of(np.float64, found)
     data, digest = png_sha256(image)
     height, width = image.shape[:2]
     warnings = ["marker-free registration: keep the camera and the board still; run "
@@ -573,7 +577,8 @@ def draw_overlay(config: RegistrationConfig, profile: BoardProfile,
     """``image`` with the board model drawn where the registration puts it (green, or
     red when the check's largest error is above ``config.check_limit_mm``) and the
     check's figures written in the corner."""
-    out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    out = image.copy() if image.ndim == 3 else array_of(np.uint8,
+                                                        cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
     colour = (60, 220, 60)
     if check is not None and check.max_mm > config.check_limit_mm:
         colour = (40, 40, 230)

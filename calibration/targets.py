@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.arrays import array_of
 from calibration.config import CameraConfig, CharucoConfig, ChessboardConfig
 from calibration.errors import ConfigError
 
@@ -135,7 +136,9 @@ class RejectedView:
 
 
 def _grey(image: Image) -> Image:
-    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if image.ndim == 2:
+        return image
+    return array_of(np.uint8, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
 
 
 def detect_target(config: CameraConfig, target: Target, label: str,
@@ -176,11 +179,13 @@ def _detect_charuco(config: CameraConfig, target: CharucoTarget, label: str,
     if found < config.min_corners:
         return RejectedView(label, f"only {found} of the target's {target.corner_count} "
                             f"corners found (need {config.min_corners})")
-    ids = ids.reshape(-1).astype(np.int32)
-    if board.checkCharucoCornersCollinear(ids):
+    corner_ids = np.asarray(ids, dtype=np.int32).reshape(-1)
+    if board.checkCharucoCornersCollinear(corner_ids):
         return RejectedView(label, "the corners found lie on one line, which fixes no pose")
-    object_points, image_points = board.matchImagePoints(corners, ids)
-    return TargetView(label, size, ids, object_points.reshape(-1, 3).astype(np.float32),
+    # The stubs ask for a sequence of corners; OpenCV takes the detector's (N, 1, 2) array.
+    object_points, image_points = board.matchImagePoints(
+        corners, corner_ids)  # type: ignore[call-overload]
+    return TargetView(label, size, corner_ids, object_points.reshape(-1, 3).astype(np.float32),
                       image_points.reshape(-1, 2).astype(np.float32))
 
 
