@@ -152,20 +152,14 @@ class StackLines:
 
 @dataclass(frozen=True)
 class HeightPlan:
-    """Every space's sample lines for one view."""
+    """Every space's sample lines for one view (board points: where they fall in the
+    picture is worked out for a space only when a stack stands there)."""
 
     lines: tuple[StackLines, ...]
     heights: tuple[int, ...]
     """The heights a stack may have (1 upwards)."""
     outside_mm: float
     inside_mm: float
-    pixels: NDArray[np.float32]  # every sample point, all spaces in turn
-    shown: NDArray[np.bool_]  # the sample point is inside the picture
-
-    def of(self, index: int) -> slice:
-        per = self.lines[0].points_mm.shape[0] * self.lines[0].points_mm.shape[1] \
-            if self.lines else 0
-        return slice(index * per, (index + 1) * per)
 
 
 def _chords(centre: FloatArray, half: float, angle_deg: float, origin: FloatArray,
@@ -201,31 +195,32 @@ def plan(model: BoardModel, view: BoardView, heights: Sequence[int]) -> HeightPl
     thick = model.pieces["tile_thickness_mm"]
     top = max(heights)
     inside = min(INSIDE_MM, INSIDE_SHARE * tile)
-    out = []
     samples = math.ceil((tile * 1.5 + 2 * OUTSIDE_MM + top * thick * 3) / STEP_MM)
-    for space in model.of_kind("space"):
-        centre = np.array(space.centre_mm, dtype=np.float64)
-        away = centre - camera[:2]
-        reach = float(np.linalg.norm(away))
-        u = away / reach if reach > 1e-6 else np.array([0.0, 1.0])
-        v = np.array([-u[1], u[0]])
-        step = thick * reach / max(camera[2] - thick, 1e-6)
-        along = view.to_image(np.vstack([centre, centre + u]))
-        px_per_mm = float(np.linalg.norm(along[1] - along[0]))
-        offsets = np.linspace(-1.0, 1.0, LINES) * LINE_SPREAD * tile / 2
-        chords = _chords(centre, tile / 2, space.angle_deg, centre, u, offsets)
-        start = float(np.nanmin(chords[:, 0])) - OUTSIDE_MM
-        positions = start + STEP_MM * np.arange(samples, dtype=np.float64)
-        points = np.asarray(centre[None, None, :] + offsets[:, None, None] * v[None, None, :]
-                            + positions[None, :, None] * u[None, None, :])
-        out.append(StackLines(space.name, step, px_per_mm, points, positions, chords, centre,
-                              u, offsets, space.angle_deg, tile / 2))
-    everything = np.vstack([s.points_mm.reshape(-1, 2) for s in out])
-    pixels = view.to_image(everything).astype(np.float32)
-    w, h = view.image_size
-    shown = (pixels[:, 0] >= 0) & (pixels[:, 0] <= w - 1) & (pixels[:, 1] >= 0) \
-        & (pixels[:, 1] <= h - 1)
-    return HeightPlan(tuple(out), tuple(sorted(heights)), OUTSIDE_MM, inside, pixels, shown)
+    spaces = model.of_kind("space")
+    if not spaces:
+        return HeightPlan((), tuple(sorted(heights)), OUTSIDE_MM, inside)
+    centres = np.array([space.centre_mm for space in spaces], dtype=np.float64)
+    away = centres - camera[:2]
+    reach = np.linalg.norm(away, axis=1)
+    far = reach > 1e-6
+    u = np.where(far[:, None], away / np.where(far, reach, 1.0)[:, None], [0.0, 1.0])
+    v = np.column_stack([-u[:, 1], u[:, 0]])
+    steps = thick * reach / max(camera[2] - thick, 1e-6)
+    ends = view.to_image(np.vstack([centres, centres + u]))
+    px_per_mm = np.linalg.norm(ends[len(spaces):] - ends[:len(spaces)], axis=1)
+    offsets = np.linspace(-1.0, 1.0, LINES) * LINE_SPREAD * tile / 2
+    chords = _chords_many(centres, np.full(len(spaces), tile / 2),
+                          np.array([space.angle_deg for space in spaces], dtype=np.float64),
+                          centres, u, np.broadcast_to(offsets, (len(spaces), LINES)))
+    start = np.nanmin(chords[..., 0], axis=1) - OUTSIDE_MM
+    positions = start[:, None] + STEP_MM * np.arange(samples, dtype=np.float64)[None, :]
+    points = (centres[:, None, None, :] + offsets[None, :, None, None] * v[:, None, None, :]
+              + positions[:, None, :, None] * u[:, None, None, :])
+    out = tuple(StackLines(space.name, float(steps[i]), float(px_per_mm[i]), points[i],
+                           positions[i], chords[i], centres[i], u[i], offsets,
+                           space.angle_deg, tile / 2)
+                for i, space in enumerate(spaces))
+    return HeightPlan(out, tuple(sorted(heights)), OUTSIDE_MM, inside)
 
 
 # --- measuring -------------------------------------------------------------------------------
@@ -780,8 +775,7 @@ class HeightReader:
         plan_ = self.plan(view)
         if plan_ is None:
             return dict.fromkeys(spaces)
-        index = {s: i for i, s in enumerate(self.spaces)}
-        views = [self._view_of(plan_, index[s]) for s in spaces]
+        views = self._views_of(plan_, spaces)
         states = self._states(below)
         ends = [self._spoiled(v, states, int(states[1][self._element_index[v.lines.space]]))
                 for v in views]
@@ -835,31 +829,40 @@ class HeightReader:
             out[v.lines.space] = result
         return out
 
-    def _view_of(self, plan_: HeightPlan, index: int) -> _SpaceView:
-        """What one space's lines need in the current view, worked out once."""
-        lines = plan_.lines[index]
-        known = self._views.get(lines.space)
-        if known is None:
-            shape = lines.points_mm.shape[:2]
-            part = plan_.of(index)
-            reach = max(self.heights) * lines.step_mm
-            where = windows(lines, reach, plan_.outside_mm, plan_.inside_mm)
-            used = where.used
-            bare = np.zeros((*shape, 3))
-            bare[used] = self.appearance.bare_log(lines.points_mm[used])
+    def _views_of(self, plan_: HeightPlan, spaces: Sequence[str]) -> list[_SpaceView]:
+        """What each space's lines need in the current view, worked out once per space
+        (those not yet known together: their points in the picture, the bare board)."""
+        index = {s: i for i, s in enumerate(self.spaces)}
+        missing = [plan_.lines[index[s]] for s in dict.fromkeys(spaces) if s not in self._views]
+        if missing:
             assert self._plan is not None
-            neighbours = self._near(lines.space, lines, self._plan[0], where)
-            known = self._views[lines.space] = _SpaceView(
-                lines, where, plan_.pixels[part].reshape(*shape, 2), lines.points_mm, bare,
-                plan_.shown[part].reshape(shape).all(axis=1),
-                tuple(name for name, _, _ in neighbours),
-                np.array([self._element_index[name] for name, _, _ in neighbours],
-                         dtype=np.intp),
-                np.array([self.model.elements[name].kind == "space"
-                          for name, _, _ in neighbours], dtype=bool),
-                np.array([spoiled for _, _, spoiled in neighbours], dtype=bool).reshape(
-                    len(neighbours), 2, shape[0]).transpose(1, 0, 2))
-        return known
+            view = self._plan[0]
+            shape = missing[0].points_mm.shape[:2]
+            reach = max(self.heights)
+            where = [windows(lines, reach * lines.step_mm, plan_.outside_mm, plan_.inside_mm)
+                     for lines in missing]
+            pixels = view.to_image(np.concatenate([lines.points_mm.reshape(-1, 2)
+                                                   for lines in missing])).astype(np.float32)
+            w, h = view.image_size
+            inside = ((pixels[:, 0] >= 0) & (pixels[:, 0] <= w - 1) & (pixels[:, 1] >= 0)
+                      & (pixels[:, 1] <= h - 1)).reshape(len(missing), *shape)
+            used = np.stack([part.used for part in where])
+            points = np.stack([lines.points_mm for lines in missing])
+            bare = np.zeros((*used.shape, 3))
+            bare[used] = self.appearance.bare_log(points[used])
+            pixels = pixels.reshape(len(missing), *shape, 2)
+            for k, (lines, part) in enumerate(zip(missing, where, strict=True)):
+                neighbours = self._near(lines.space, lines, view, part)
+                self._views[lines.space] = _SpaceView(
+                    lines, part, pixels[k], lines.points_mm, bare[k], inside[k].all(axis=1),
+                    tuple(name for name, _, _ in neighbours),
+                    np.array([self._element_index[name] for name, _, _ in neighbours],
+                             dtype=np.intp),
+                    np.array([self.model.elements[name].kind == "space"
+                              for name, _, _ in neighbours], dtype=bool),
+                    np.array([spoiled for _, _, spoiled in neighbours], dtype=bool).reshape(
+                        len(neighbours), 2, shape[0]).transpose(1, 0, 2))
+        return [self._views[s] for s in spaces]
 
     def _to_bare(self, frame: NDArray[np.uint8], pixels: NDArray[np.float32],
                  ground: FloatArray, bare: FloatArray, light: LightField
@@ -925,21 +928,29 @@ class HeightReader:
         close = np.flatnonzero((np.linalg.norm(centres - centre, axis=1)
                                 <= 4 * self.model.pieces["tile_mm"])
                                & (np.array(names) != space))
+        if not len(close):
+            return near
         lifts = np.linspace(0.0, 1.0, 5)
-        for i in close:
-            away = centres[i] - camera[:2]
-            reach = float(np.linalg.norm(away))
-            shift = highs[i] * reach / max(camera[2] - highs[i], 1e-6)
-            u = away / max(reach, 1e-6)
-            local = (points[None] - centres[i] - (lifts * shift)[:, None, None] * u) @ axes[i].T
-            under = (np.abs(local) <= halves[i] + PLACEMENT_MM).all(axis=-1).any(axis=0)
-            spoiled = np.zeros((2, len(lines.chords)), dtype=bool)
-            if under.any():
-                hit = np.zeros(any_looked.shape, dtype=bool)
-                hit[any_looked] = under
-                spoiled = (hit[None] & looked).any(axis=2)
-            if spoiled.any():
-                near.append((names[i], kinds[i], spoiled))
+        away = centres[close] - camera[:2]
+        reach = np.linalg.norm(away, axis=1)
+        shift = highs[close] * reach / np.maximum(camera[2] - highs[close], 1e-6)
+        u = away / np.maximum(reach, 1e-6)[:, None]
+        # each neighbour's piece from its foot to its top (lifts), in its own axes
+        lifted = (lifts[None, :] * shift[:, None])[..., None]  # (neighbours, lifts, 1)
+        dx = points[None, None, :, 0] - centres[close, 0][:, None, None] \
+            - lifted * u[:, 0][:, None, None]
+        dy = points[None, None, :, 1] - centres[close, 1][:, None, None] \
+            - lifted * u[:, 1][:, None, None]
+        a = axes[close][:, None, None]  # (neighbours, 1, 1, 2, 2)
+        reach_ = halves[close] + PLACEMENT_MM
+        under = ((np.abs(dx * a[..., 0, 0] + dy * a[..., 0, 1]) <= reach_[:, 0, None, None])
+                 & (np.abs(dx * a[..., 1, 0] + dy * a[..., 1, 1]) <= reach_[:, 1, None, None])
+                 ).any(axis=1)  # (neighbours, points)
+        hit = np.zeros((len(close), *any_looked.shape), dtype=bool)
+        hit[:, any_looked] = under
+        spoiled = (hit[:, None] & looked[None]).any(axis=3)  # (neighbours, 2, lines)
+        for k in np.flatnonzero(spoiled.any(axis=(1, 2))):
+            near.append((names[close[k]], kinds[close[k]], spoiled[k]))
         return near
 
     def _piece_shapes(self) -> tuple[list[str], list[str], FloatArray, FloatArray,
