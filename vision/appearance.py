@@ -135,27 +135,38 @@ class Sampling:
     groups: NDArray[np.intp] | None = None  # stacked kinds: each point's group
 
 
+_OFFSETS: dict[tuple[Any, ...], tuple[FloatArray, float]] = {}
+"""Sample offsets made so far, by kind and size (the same for every view)."""
+
+
 def element_offsets(kind: str, element_size: tuple[float, float],
                     pieces: Mapping[str, float]) -> tuple[FloatArray, float]:
-    """Sample offsets (element frame, mm) and their height above the board."""
+    """Sample offsets (element frame, mm) and their height above the board (read-only,
+    made once per kind and size)."""
     grid, half, hole, height_key, share = _SAMPLING[kind]
     size = element_size
     if kind in _PIECE_SIZE:
         side = pieces[_PIECE_SIZE[kind]]
         size = (side, side)
+    key = (kind, float(size[0]), float(size[1]), float(pieces.get(height_key, 0.0)))
+    known = _OFFSETS.get(key)
+    if known is not None:
+        return known
     steps = np.linspace(-1.0, 1.0, grid)
     u, v = np.meshgrid(steps, steps)
     keep = (np.abs(u) > hole / half) | (np.abs(v) > hole / half) if hole else \
         np.ones_like(u, dtype=bool)
     offsets = np.column_stack([u[keep] * half * size[0], v[keep] * half * size[1]])
-    return offsets, pieces.get(height_key, 0.0) * share
+    offsets.setflags(write=False)
+    known = _OFFSETS[key] = (offsets, pieces.get(height_key, 0.0) * share)
+    return known
 
 
 def plan(model: BoardModel, view: BoardView, elements: Sequence[str]) -> Sampling:
     """The sample points of ``elements`` (board elements, no stack heights) in ``view``."""
     from vision import appearance_stacks
 
-    owners, pixels, kinds, groups = [], [], [], []
+    owners, kinds, groups = [], [], []
     camera = view.camera_mm()
     board_points = []
     for index, name in enumerate(elements):
@@ -175,9 +186,8 @@ def plan(model: BoardModel, view: BoardView, elements: Sequence[str]) -> Samplin
         if view.projection is not None:
             points = np.column_stack([points, heights])
         board_points.append(points)
-        pixels.append(view.to_image(points))
         owners.append(np.full(len(offsets), index))
-    pixel_array = np.vstack(pixels)
+    pixel_array = view.to_image(np.vstack(board_points))  # one pass for every element
     w, h = view.image_size
     inside = (pixel_array[:, 0] >= 0) & (pixel_array[:, 0] <= w - 1) \
         & (pixel_array[:, 1] >= 0) & (pixel_array[:, 1] <= h - 1)
@@ -718,6 +728,7 @@ class AppearanceReader:
                               and (model.elements[e].kind in _SAMPLING
                                    or model.elements[e].kind in _STACK))
         self._plan: tuple[BoardView, Sampling] | None = None
+        appearance.bare_log(np.zeros((1, 2)))  # the empty board's log colour, made once
 
     def sampling(self, view: BoardView) -> Sampling:
         """The sample plan of ``view``: made again only when the view has moved the

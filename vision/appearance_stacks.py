@@ -127,20 +127,24 @@ def possibly_hidden(points: FloatArray, owners: NDArray[np.intp], kinds: Sequenc
                for e, k in zip(elements, kinds, strict=True) if k == "monk"}
     centres = np.array(list(squares.values()))
     names = list(squares)
-    monk_points = np.flatnonzero(np.array([kinds[o] == "monk" for o in owners]))
+    is_monk = np.array([k == "monk" for k in kinds])
+    monk_points = np.flatnonzero(is_monk[owners])
     if not len(monk_points) or not len(centres):
         return hidden
     p = points[monk_points]
     ray = camera[None, :] - p
-    own = np.array([names.index(square_of(elements[o])) for o in owners[monk_points]])
-    for j, centre in enumerate(centres):
-        # where the ray passes nearest the other square's axis, and how high it is there
-        rel = centre[None, :] - p[:, :2]
-        flat = np.maximum(np.sum(ray[:, :2] ** 2, axis=1), 1e-9)
-        t = np.clip(np.sum(rel * ray[:, :2], axis=1) / flat, 0.0, 1.0)
-        near = np.linalg.norm(p[:, :2] + t[:, None] * ray[:, :2] - centre, axis=1)
-        z = p[:, 2] + t * ray[:, 2]
-        hidden[monk_points] |= (own != j) & (t > 0.0) & (near < radius) & (z < top)
+    square_index = np.array([names.index(square_of(e)) if k == "monk" else -1
+                             for e, k in zip(elements, kinds, strict=True)])
+    own = square_index[owners[monk_points]]
+    # where each ray passes nearest each other square's axis, and how high it is there
+    flat = np.maximum(np.sum(ray[:, :2] ** 2, axis=1), 1e-9)[:, None]
+    rel = centres[None, :, :] - p[:, None, :2]
+    t = np.clip(np.einsum("pcx,px->pc", rel, ray[:, :2]) / flat, 0.0, 1.0)
+    near = np.hypot(p[:, None, 0] + t * ray[:, None, 0] - centres[None, :, 0],
+                    p[:, None, 1] + t * ray[:, None, 1] - centres[None, :, 1])
+    z = p[:, 2:3] + t * ray[:, 2:3]
+    others = own[:, None] != np.arange(len(centres))[None, :]
+    hidden[monk_points] = np.any(others & (t > 0.0) & (near < radius) & (z < top), axis=1)
     return hidden
 
 
@@ -150,32 +154,60 @@ def stack_points(kind: str, pieces: Mapping[str, float],
     """Sample offsets (element frame, mm), their heights above the board and their
     group (a monk's column layer, its leg rings, then the layer's flanks; 0 for the
     others). ``across_mm``: the direction across the line of sight (a monk's flanks)."""
+    offsets, heights, groups = _fixed_points(kind, tuple(sorted(pieces.items())))
+    if kind != "monk":
+        return offsets, heights, groups
+    layers = monk_layers(pieces)
+    side = (np.array([1.0, 0.0]) if across_mm is None else across_mm) * FLANK_MM
+    flanks = np.tile(np.array([side, -side]), (len(layers), 1))
+    return (np.vstack([offsets[:-len(flanks)], flanks]), heights, groups)
+
+
+_FIXED: dict[tuple[str, tuple[tuple[str, float], ...]],
+             tuple[FloatArray, FloatArray, NDArray[np.intp]]] = {}
+
+
+def _fixed_points(kind: str, pieces_key: tuple[tuple[str, float], ...]
+                  ) -> tuple[FloatArray, FloatArray, NDArray[np.intp]]:
+    """:func:`stack_points` of ``kind`` for these pieces, a monk's flanks along x: made
+    once per set of pieces (read-only)."""
+    key = (kind, pieces_key)
+    if key in _FIXED:
+        return _FIXED[key]
+    pieces = dict(pieces_key)
     if kind == "tile":
         offsets = _square_ring(TILE_RING * pieces["tile_mm"], 7)
         heights = np.full(len(offsets), pieces["tile_thickness_mm"])
-        return offsets, heights, np.zeros(len(offsets), np.intp)
-    if kind == "cushion":
+        groups = np.zeros(len(offsets), np.intp)
+    elif kind == "cushion":
         offsets = _square_ring(CUSHION_RING * pieces["cushion_mm"], 6)
         heights = np.full(len(offsets), pieces["tile_thickness_mm"]
                           + pieces["cushion_height_mm"])
-        return offsets, heights, np.zeros(len(offsets), np.intp)
-    layers = monk_layers(pieces)
-    across = np.array([[0.0, 0.0], [MONK_ACROSS_MM, 0.0], [-MONK_ACROSS_MM, 0.0]])
-    offsets = [np.tile(across, (len(layers), 1))]
-    heights = [np.repeat(layers, len(across))]
-    groups = [np.repeat(np.arange(len(layers)), len(across))]
-    angles = np.linspace(0.0, 2 * np.pi, LEG_RING_POINTS, endpoint=False)
-    ring = np.column_stack([np.cos(angles), np.sin(angles)]) * leg_ring_radius(pieces)
-    for k, base in enumerate(MONK_BASES_MM):
-        offsets.append(ring)
-        heights.append(np.full(len(ring), base + 3.0))
-        groups.append(np.full(len(ring), len(layers) + k))
-    side = (np.array([1.0, 0.0]) if across_mm is None else across_mm) * FLANK_MM
-    offsets.append(np.tile(np.array([side, -side]), (len(layers), 1)))
-    heights.append(np.repeat(layers, 2))
-    groups.append(flank_group(len(layers), np.repeat(np.arange(len(layers)), 2)))
-    return (np.vstack(offsets), np.concatenate(heights),
-            np.concatenate(groups).astype(np.intp))
+        groups = np.zeros(len(offsets), np.intp)
+    else:
+        layers = monk_layers(pieces)
+        across = np.array([[0.0, 0.0], [MONK_ACROSS_MM, 0.0], [-MONK_ACROSS_MM, 0.0]])
+        parts = [np.tile(across, (len(layers), 1))]
+        height_parts = [np.repeat(layers, len(across))]
+        group_parts = [np.repeat(np.arange(len(layers)), len(across))]
+        angles = np.linspace(0.0, 2 * np.pi, LEG_RING_POINTS, endpoint=False)
+        ring = np.column_stack([np.cos(angles), np.sin(angles)]) * leg_ring_radius(pieces)
+        for k, base in enumerate(MONK_BASES_MM):
+            parts.append(ring)
+            height_parts.append(np.full(len(ring), base + 3.0))
+            group_parts.append(np.full(len(ring), len(layers) + k))
+        side = np.array([FLANK_MM, 0.0])
+        parts.append(np.tile(np.array([side, -side]), (len(layers), 1)))
+        height_parts.append(np.repeat(layers, 2))
+        group_parts.append(flank_group(len(layers), np.repeat(np.arange(len(layers)), 2)))
+        offsets, heights = np.vstack(parts), np.concatenate(height_parts)
+        groups = np.concatenate(group_parts).astype(np.intp)
+    for array in (offsets, heights, groups):
+        array.setflags(write=False)
+    if len(_FIXED) > 64:
+        _FIXED.clear()
+    _FIXED[key] = (offsets, heights, groups)
+    return _FIXED[key]
 
 
 def flank_group(layers: int, layer: NDArray[np.intp]) -> NDArray[np.intp]:
