@@ -592,14 +592,23 @@ def fitted_path(game: str) -> Path:
         f"appearance-heights-{game}.json"
 
 
+_SHIPPED: dict[str, HeightModel] = {}
+"""The shipped weights of each game, read once."""
+
+
 def load_fitted(game: str, path: str | Path | None = None) -> HeightModel:
     """The shipped weights (or those at ``path``). Raises ``AppearanceError``."""
+    if path is None and game in _SHIPPED:
+        return _SHIPPED[game]
     where = Path(path) if path is not None else fitted_path(game)
     try:
         data = read_json_file(where, "fitted height reader")
     except ValueError as error:
         raise AppearanceError(str(error)) from None
-    return HeightModel.from_json(data, str(where))
+    model = HeightModel.from_json(data, str(where))
+    if path is None:
+        _SHIPPED[game] = model
+    return model
 
 
 @dataclass(frozen=True)
