@@ -112,13 +112,16 @@ def image_files(folder: Path) -> list[Path]:
 
 
 def folder_frames(folder: Path) -> Iterator[tuple[str, Image | None]]:
-    """Every image of ``folder``; ``None`` for a file that cannot be decoded, so the
-    caller can report it and go on."""
+    """Every image of ``folder``; ``None`` for a file that holds no picture, so the
+    caller can report it and go on. Raises ``SourceError`` naming a file that cannot
+    be read at all (no permission, a folder, a disk error): that is for the player to
+    put right, not a view to pass over."""
     for path in image_files(folder):
         try:
             image = decode_image(path)
-        except OSError:
-            image = None
+        except OSError as error:
+            raise SourceError(f"cannot read {shown(path)}: {error.strerror or error}") \
+                from None
         yield shown(path.name), image
 
 

@@ -21,7 +21,7 @@ from companion.app.board.scene import BoardMap, Layer, LegendLine, Scene, Stroke
 from companion.app.i18n import Translator
 from companion.app.layout import RGBA, Shape, frame_shapes
 from companion.app.wording import move_words, player_name
-from engines import EngineError, GameRecord, GameState
+from engines import GameRecord, GameState
 from engines.observation import Observation
 from engines.registry import table_model
 from engines.search.analysis import Analysis
@@ -112,7 +112,9 @@ def build_review(record: GameRecord, tr: Translator | None = None,
     """The review of ``record``: ``names`` shown per seat (empty ones: the colour in
     ``tr``'s language, English by default); ``analysis`` of the same record gives the
     judgements, better moves and win chances; ``frames``: the film's frame of each
-    move. Raises ``EngineError`` for a record that does not replay."""
+    move. Raises ``EngineError`` for a record that does not replay, or for an analysis
+    whose better move cannot be played where it is given (an analysis of another
+    game)."""
     tr = tr or Translator("en")
     state = record.starting_state()
     rules = state.rules
@@ -156,13 +158,10 @@ def _diff(before: Observation, after: Observation) -> tuple[str, ...]:
 
 
 def _changed(model: Any, state: GameState[Any], text: str) -> tuple[str, ...]:
-    """What ``text`` would change on the table of ``state`` (nothing for a move the
-    engine cannot play there)."""
+    """What ``text`` would change on the table of ``state``. Raises ``EngineError``
+    when the engine cannot play it there."""
     after = state.copy()
-    try:
-        after.play_text(text)
-    except EngineError:
-        return ()
+    after.play_text(text)
     return _diff(model.expected(state), model.expected(after))
 
 

@@ -103,3 +103,12 @@ def test_camera_failures() -> None:
                            lambda: 0.0, lambda s: None))
     with pytest.raises(SourceError, match="delivered no frame"):
         grab_frame(0, lambda index: FakeCapture(frames=0))
+
+
+def test_folder_frames_stop_at_a_file_that_cannot_be_read(tmp_path: Path) -> None:
+    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((3, 3, 3), np.uint8))
+    (tmp_path / "b.png").mkdir()
+    frames = folder_frames(tmp_path)
+    assert next(frames)[0] == "a.png"
+    with pytest.raises(SourceError, match=r"cannot read .*b\.png: Is a directory"):
+        next(frames)

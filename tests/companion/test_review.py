@@ -4,6 +4,7 @@ real headless browser by keyboard, buttons and the move list."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from companion.app.i18n import Translator
 from companion.app.report import Result, export, strength
 from companion.review import build_review, game_board, record_notation
 from companion.review_page import Film, page
-from engines import Dice, GameRecord
+from engines import Dice, EngineError, GameRecord
 from engines.search.analysis import Analysis
 from engines.shangrila import ShangrilaRules
 from tests.browser import Browser, find_chromium
@@ -203,3 +204,15 @@ def test_the_film_in_the_page_plays_in_a_real_browser(
             pytest.approx(0.1, abs=0.05)
     finally:
         browser.close()
+
+
+def test_an_analysis_whose_better_move_cannot_be_played_there_is_refused(
+        analysed: tuple[GameRecord, Analysis]) -> None:
+    record, analysis = analysed
+    index = next(m.index for m in analysis.moves[1:] if not m.forced
+                 and m.best != m.played and m.judgement != "best")
+    # the move just before, played again: its place is taken already
+    wrong = dataclasses.replace(analysis.moves[index], best=record.moves[index - 1])
+    moves = [wrong if m.index == index else m for m in analysis.moves]
+    with pytest.raises(EngineError, match="already taken"):
+        build_review(record, analysis=dataclasses.replace(analysis, moves=moves))
