@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from types import ModuleType
 
 from engines.errors import EngineError
 from engines.registry import GAMES
@@ -116,7 +117,7 @@ PLUGINS = ("companion.referee_cli", "companion.analyse_cli", "companion.calibrat
            "companion.demo")
 
 
-def _plugins() -> list[object]:
+def _plugins() -> list[ModuleType]:
     import importlib
 
     found = []

@@ -90,6 +90,7 @@ def parse_line(line: str, referee: Referee) -> Input | str | None:
 
 
 def referee_command(args: argparse.Namespace) -> int:
+    runner: JournaledReferee | None
     if args.resume:
         resumed = resume(args.resume)
         runner = resumed.referee
