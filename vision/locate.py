@@ -335,7 +335,7 @@ class Locator:
             location = replace(location, message=location.message + closer)
         if location.view is not None:
             corners = location.view.to_image(board)
-            self._keep_patches(_grey(frame), location.view,
+            self._keep_patches(frame, location.view,
                                {(i, k): corners[4 * n + k] for n, i in enumerate(ids)
                                 for k in range(4)})
         return location
@@ -560,17 +560,17 @@ class Locator:
                 best[cell] = index
         return {cell: pixels[index] for cell, index in best.items()}
 
-    def _keep_patches(self, grey: Image, view: BoardView,
+    def _keep_patches(self, image: Image, view: BoardView,
                       places: dict[tuple[int, int], FloatArray]) -> None:
-        """Cut a tracking patch round each place (frame pixels) and remember the board
-        point at its centre; patches of places not seen now (under a hand) are kept
-        from before."""
+        """Cut a tracking patch round each place (frame pixels, ``image`` in colour or
+        grey) and remember the board point at its centre; patches of places not seen now
+        (under a hand) are kept from before. Only the patches are made grey."""
         half = self.config.patch_px // 2
-        height, width = grey.shape
+        height, width = image.shape[:2]
         for key, (px, py) in places.items():
             x, y = round(px), round(py)
             if half <= x < width - half and half <= y < height - half:
-                template = grey[y - half:y + half + 1, x - half:x + half + 1].copy()
+                template = _grey(image[y - half:y + half + 1, x - half:x + half + 1]).copy()
                 self._track.patches[key] = _Patch(
                     template, view.to_board(np.array([[x, y]], np.float64))[0])
 
