@@ -219,9 +219,39 @@ def examples(pictures: Any) -> list[Any]:
         for space, result in stacks.measure(image, view, light, below, wanted).items():
             if result is None or not stacks.plausible(result, plan.lines[index[space]]):
                 continue
-            rows = ah.rows(result, plan.lines[index[space]], stacks.heights)
-            out.append(ah.Example(rows, stacks.heights.index(
-                truth["visible"][space + HEIGHT_SUFFIX])))
+            lines = plan.lines[index[space]]
+            out.append(ah.Example(ah.rows(result, lines, stacks.heights), stacks.heights.index(
+                truth["visible"][space + HEIGHT_SUFFIX]), lines.step_mm * lines.px_per_mm))
+    return out
+
+
+VALIDATION_SETUPS = 4
+"""Worlds of the validation set the chances are calibrated on, each at the elevations
+of :data:`VALIDATION_ELEVATIONS` and both sizes of :data:`VALIDATION_SIZES`."""
+VALIDATION_ELEVATIONS = (55.0, 70.0)
+VALIDATION_SIZES = ((1280, 720), (1920, 1080))
+VALIDATION_TABLES = 9
+"""Setups of the appearance bench's validation set at its hardest level (whole tables
+of play, cameras from 35 to 90 degrees) calibrated on too, at each size."""
+
+
+def validation_pictures(heights_cache: Path, tables_cache: Path | None = None
+                        ) -> list[tuple[str, Any]]:
+    """The validation pictures the chances are calibrated on: the heights' own
+    setups, then whole tables at the hardest level (names and loaders)."""
+    from companion import bench_appearance as ba
+
+    tables = tables_cache if tables_cache is not None else ba._default_cache()
+    out: list[tuple[str, Any]] = []
+    for size in VALIDATION_SIZES:
+        for setup in setups("validation", VALIDATION_SETUPS, VALIDATION_ELEVATIONS, size):
+            out.append((f"{setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees, "
+                        f"{size[0]}x{size[1]}",
+                        lambda s=setup: load(s, heights_cache)))
+    for size in VALIDATION_SIZES:
+        for table in ba.setups("validation", VALIDATION_TABLES, ("hardest",), size, GAME):
+            out.append((f"{table.kind} world {table.seed} (hardest), {size[0]}x{size[1]}",
+                        lambda t=table: ba.load_setup(t, tables, print)))
     return out
 
 
@@ -236,16 +266,28 @@ def fit_command(args: argparse.Namespace) -> int:
         data.extend(examples(load(setup, cache)))
         print(f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} at "
               f"{setup.elevation:.0f} degrees: {len(data)} examples", flush=True)
-    provenance = {"command": f"python -m companion.bench_heights fit --setups {args.setups}",
+    held: list[Any] = []
+    checks = validation_pictures(cache) if args.validation else []
+    for i, (name, pictures) in enumerate(checks, 1):
+        held.extend(examples(pictures()))
+        print(f"[validation {i}/{len(checks)}] {name}: {len(held)} examples", flush=True)
+    provenance = {"command": f"python -m companion.bench_heights fit --setups {args.setups}"
+                  + ("" if args.validation else " --no-validation"),
                   "set": "train", "kind": SETS["train"][0],
                   "setup_seeds": [s.seed for s in chosen],
                   "elevations": [round(s.elevation, 1) for s in chosen],
-                  "examples": len(data), "level": LEVEL, "size": list(chosen[0].size)}
+                  "examples": len(data), "level": LEVEL, "size": list(chosen[0].size),
+                  "calibrated_on": {
+                      "set": "validation", "kind": SETS["validation"][0],
+                      "pictures": [name for name, _ in checks], "examples": len(held)}}
     model = ah.fit(GAME, data, provenance)
+    if held:
+        model = ah.calibrate(model, held, (1, 2))
     out = Path(args.output) if args.output else ah.fitted_path(GAME)
     out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out} from {len(data)} examples in {time.time() - started:.0f} s: "
-          f"weights {model.weights.round(4).tolist()}")
+          f"weights {model.weights.round(4).tolist()}, temperature {model.temperature}, "
+          f"heights read at {model.read_at} or more")
     return 0
 
 
@@ -358,6 +400,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--setups", type=int, default=16)
     fit.add_argument("--output")
     fit.add_argument("--cache")
+    fit.add_argument("--no-validation", dest="validation", action="store_false",
+                     help="keep the chances as fitted (no temperature, heights read at 0.6)")
     fit.set_defaults(handler=fit_command)
     bench = sub.add_parser("bench", help="the height reader on a set")
     bench.add_argument("--set", choices=sorted(SETS), default="test")

@@ -71,7 +71,12 @@ from vision.view import BoardView
 
 FloatArray = NDArray[np.float64]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+TELL_AT = 0.9
+"""A view shows a stack's height when edges measured without error could make the
+reader this sure of each height (the chance the referee trusts a reading at): where a
+tile's step spans too few pixels (a steep view, a small picture) no measure could, and
+the height is *not shown*."""
 LINES = 7
 """Sample lines across each stack."""
 LINE_SPREAD = 0.55
@@ -561,15 +566,26 @@ def rows(measured: Measure, lines: StackLines, heights: Sequence[int]) -> FloatA
 
 @dataclass(frozen=True)
 class HeightModel:
-    """The conditional logit's weights over :data:`FEATURES`, with how they were made."""
+    """The conditional logit's weights over :data:`FEATURES`, the temperature that
+    calibrates its chances and the chance a height is read at, with how they were made."""
 
     game: str
     weights: FloatArray
     provenance: dict[str, Any]
+    temperature: float = 1.0
+    """The logits are divided by it (fitted on other boards than the weights)."""
+    read_at: float = SHOWN_AT
+    """A height is read at this chance or more, left unsure below."""
+
+    def probabilities(self, rows_: FloatArray) -> FloatArray:
+        """The calibrated chance of each height from its feature rows."""
+        return probabilities(self.weights / self.temperature, rows_)
 
     def to_json(self) -> dict[str, Any]:
         return {"version": FORMAT_VERSION, "game": self.game, "features": list(FEATURES),
                 "weights": [round(float(x), 6) for x in self.weights],
+                "temperature": round(float(self.temperature), 4),
+                "read_at": round(float(self.read_at), 4),
                 "provenance": self.provenance}
 
     @classmethod
@@ -580,7 +596,12 @@ class HeightModel:
             weights = np.array([float(x) for x in data["weights"]])
             if weights.shape != (len(FEATURES),) or not np.isfinite(weights).all():
                 raise AppearanceError(f"{source}: the weights are malformed")
-            return cls(str(data["game"]), weights, dict(data.get("provenance", {})))
+            temperature, read_at = float(data["temperature"]), float(data["read_at"])
+            if not (temperature > 0.0 and 0.5 <= read_at <= 1.0):
+                raise AppearanceError(f"{source}: the temperature or the chance a height "
+                                      "is read at is out of range")
+            return cls(str(data["game"]), weights, dict(data.get("provenance", {})),
+                       temperature, read_at)
         except (KeyError, TypeError, ValueError) as error:
             if isinstance(error, AppearanceError):
                 raise
@@ -615,9 +636,17 @@ def load_fitted(game: str, path: str | Path | None = None) -> HeightModel:
 class Example:
     rows: FloatArray
     truth: int
+    step_px: float = math.nan
+    """One tile's step in picture pixels (whether the view can show the height)."""
 
 
 RIDGE = 1.0
+TEMPERATURES = tuple(round(1.0 + 0.05 * k, 2) for k in range(41))
+"""The temperatures tried (from 1: the chances are never made surer than the fit's)."""
+READ_CHANCES = tuple(round(0.6 + 0.05 * k, 2) for k in range(8))
+"""The chances a height may be read at (the lowest that does is chosen)."""
+READ_RIGHT = 0.975
+"""The share of held-out heights read that must be right at the chance chosen."""
 
 
 def fit(game: str, data: Sequence[Example], provenance: Mapping[str, Any],
@@ -625,6 +654,57 @@ def fit(game: str, data: Sequence[Example], provenance: Mapping[str, Any],
     """The weights by the appearance reader's fit (:func:`vision.appearance.fit_weights`:
     Newton's method on the penalised likelihood)."""
     return HeightModel(game, fit_weights(data, l2, iterations), dict(provenance))
+
+
+def best_chances(weights: FloatArray, temperature: float, heights: Sequence[int],
+                 step_px: float) -> FloatArray:
+    """For each height, the surest the model can be of it when one tile's step spans
+    ``step_px`` pixels and the lines agree perfectly (the board hidden tried from none
+    to a tile more than the tallest stack)."""
+    top = max(heights) + 1
+    count = np.array(heights, dtype=np.float64)
+    x, h = np.broadcast_arrays(np.linspace(0.0, top, 4 * top + 1)[:, None] * step_px,
+                               count[None, :])
+    steps = h * step_px  # (tries, heights): the board each height hides, pixels
+    grid = np.stack([steps * x, -steps ** 2, steps * x, -steps ** 2, steps, h - 1.0],
+                    axis=-1)  # the rows of :func:`rows` with no misfit
+    logits = grid @ (weights / temperature)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    return np.asarray(p.max(axis=0))
+
+
+def calibrate(model: HeightModel, held: Sequence[Example], heights: Sequence[int]
+              ) -> HeightModel:
+    """``model`` with its temperature and the chance heights are read at chosen on
+    ``held`` (boards the weights were not fitted on): the lowest temperature (from
+    :data:`TEMPERATURES`) at which no held-out height is read wrong at 0.9 or more,
+    then the lowest chance (from :data:`READ_CHANCES`) at which the held-out heights
+    read are right ``READ_RIGHT`` of the time or more. Only heights the view can show
+    (see :data:`TELL_AT`) count."""
+    def read(temperature: float) -> list[tuple[float, bool]]:
+        out = []
+        for example in held:
+            if (best_chances(model.weights, temperature, heights, example.step_px)
+                    < TELL_AT).any():
+                continue
+            p = probabilities(model.weights / temperature, example.rows)
+            out.append((float(p.max()), int(np.argmax(p)) == example.truth))
+        return out
+
+    temperature = TEMPERATURES[-1]
+    for t in TEMPERATURES:
+        if all(right for chance, right in read(t) if chance >= 0.9):
+            temperature = t
+            break
+    seen = read(temperature)
+    read_at = READ_CHANCES[-1]
+    for chance in READ_CHANCES:
+        taken = [right for p, right in seen if p >= chance]
+        if taken and sum(taken) >= READ_RIGHT * len(taken):
+            read_at = chance
+            break
+    return HeightModel(model.game, model.weights, model.provenance, temperature, read_at)
 
 
 # --- the reader ------------------------------------------------------------------------------
@@ -714,15 +794,9 @@ class HeightReader:
     def can_tell(self, lines: StackLines) -> bool:
         """Whether the view can show each height: some board hidden (from none to a
         tile more than the tallest stack, lines in perfect agreement) makes the model
-        sure of it to ``SHOWN_AT``."""
-        top = max(self.heights) + 1
-        for i, _ in enumerate(self.heights):
-            best = max(probabilities(self.fitted.weights, rows(
-                Measure(x * lines.step_mm, 0.0, LINES), lines, self.heights))[i]
-                for x in np.linspace(0.0, top, 4 * top + 1))
-            if best < SHOWN_AT:
-                return False
-        return True
+        sure of it to ``TELL_AT``."""
+        return bool((best_chances(self.fitted.weights, self.fitted.temperature, self.heights,
+                                  lines.step_mm * lines.px_per_mm) >= TELL_AT).all())
 
     def read(self, frame: NDArray[np.uint8], view: BoardView, light: LightField,
              below: Mapping[str, Reading | Value | None],
@@ -760,11 +834,11 @@ class HeightReader:
             if not self.plausible(result, lines):
                 out.abstained[name] = IMPLAUSIBLE
                 continue
-            p = probabilities(self.fitted.weights, rows(result, lines, self.heights))
+            p = self.fitted.probabilities(rows(result, lines, self.heights))
             out.probabilities[name] = {str(h): round(float(x), 4)
                                        for h, x in zip(self.heights, p, strict=True)}
             best = int(np.argmax(p))
-            if p[best] < SHOWN_AT:
+            if p[best] < self.fitted.read_at:
                 out.abstained[name] = UNSURE
             else:
                 out.readings[name] = Reading(self.heights[best], float(p[best]))

@@ -31,6 +31,10 @@ from vision.view import truth_view
 GAME = "shangrila"
 SIZE = (640, 480)
 WORLDS = (("painted", 1003), ("painted", 1011), ("project", 1002))
+EXPECTED_TINY = {"weights": [1.849864, 0.933434, 1.939462, 1.161546, 0.280557, 0.481847],
+                 "temperature": 1.2, "read_at": 0.6}
+"""What the fit and its calibration give on :func:`_tiny_set` (stored when the fit
+last changed: the same code must give the same file)."""
 
 
 @dataclass
@@ -172,6 +176,77 @@ def test_a_damaged_weights_file_is_refused(tmp_path: Any) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ah.AppearanceError, match="malformed"):
         ah.load_fitted(GAME, path)
+
+
+def test_the_shipped_file_names_the_sets_the_fit_command_uses() -> None:
+    from pathlib import Path
+
+    from companion import bench_heights as bh
+
+    provenance = ah.load_fitted(GAME).provenance
+    count = len(provenance["setup_seeds"])
+    assert provenance["command"] == f"python -m companion.bench_heights fit --setups {count}"
+    chosen = bh.setups("train", count)
+    assert provenance["setup_seeds"] == [s.seed for s in chosen]
+    assert provenance["elevations"] == [round(s.elevation, 1) for s in chosen]
+    calibrated = provenance["calibrated_on"]
+    assert calibrated["set"] == "validation"
+    assert calibrated["pictures"] == [name for name, _ in bh.validation_pictures(Path("-"))]
+    assert not set(calibrated["pictures"]) & {f"world {seed} " for seed in range(2000, 2100)}
+
+
+def _tiny_set(seed: int, count: int) -> list[ah.Example]:
+    """Stacks of one and two tiles measured with noise, at steps of one to three
+    pixels (no pictures: the rows as the reader makes them)."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        lines = SimpleNamespace(step_mm=1.4, px_per_mm=float(rng.uniform(0.6, 2.2)))
+        step = lines.step_mm * lines.px_per_mm
+        height = int(rng.integers(1, 3))
+        hidden = height * lines.step_mm + float(rng.normal(0.0, 0.3))
+        measured = ah.Measure(hidden, abs(float(rng.normal(0.0, 0.3))), ah.LINES)
+        out.append(ah.Example(ah.rows(measured, lines, (1, 2)), height - 1, step))
+    return out
+
+
+def test_the_fit_and_its_calibration_on_a_tiny_set_give_the_stored_result() -> None:
+    model = ah.calibrate(ah.fit(GAME, _tiny_set(1, 120), {}), _tiny_set(2, 160), (1, 2))
+    stored = json.loads(json.dumps(model.to_json()))
+    assert stored["weights"] == EXPECTED_TINY["weights"]
+    assert (stored["temperature"], stored["read_at"]) == \
+        (EXPECTED_TINY["temperature"], EXPECTED_TINY["read_at"])
+    # what the calibration promises on the boards it was made on
+    read = []
+    for example in _tiny_set(2, 160):
+        if (ah.best_chances(model.weights, model.temperature, (1, 2), example.step_px)
+                < ah.TELL_AT).any():
+            continue
+        p = model.probabilities(example.rows)
+        if p.max() >= model.read_at:
+            read.append((float(p.max()), int(np.argmax(p)) == example.truth))
+    assert read and all(right for chance, right in read if chance >= 0.9)
+    assert sum(right for _, right in read) >= ah.READ_RIGHT * len(read)
+
+
+def test_measures_between_one_tile_and_two_are_left_unsure() -> None:
+    from types import SimpleNamespace
+
+    model = ah.load_fitted(GAME)
+    lines = SimpleNamespace(step_mm=1.4, px_per_mm=2.0)  # a step of 2.8 px
+    assert (ah.best_chances(model.weights, model.temperature, (1, 2), 2.8)
+            >= ah.TELL_AT).all()
+    read = []
+    for hidden in np.linspace(0.0, 3.0, 61) * lines.step_mm:
+        p = model.probabilities(ah.rows(ah.Measure(float(hidden), 0.0, ah.LINES), lines, (1, 2)))
+        read.append(int(np.argmax(p)) + 1 if p.max() >= model.read_at else None)
+    # one tile, then a band the reader cannot tell, then two tiles
+    first_unsure, last_unsure = read.index(None), len(read) - 1 - read[::-1].index(None)
+    assert set(read[:first_unsure]) == {1} and set(read[last_unsure + 1:]) == {2}
+    assert set(read[first_unsure:last_unsure + 1]) == {None}
+    assert last_unsure - first_unsure >= 2
 
 
 def test_chords_of_a_square_along_lines() -> None:
