@@ -100,8 +100,13 @@ def _shenshi(tr: Translator, rules: Rules[Any, Any], player: str, move: Any) -> 
     for action in move.actions:
         monk = tr.name("monk", MONK_LETTERS[action.monk])
         if isinstance(action, Walk):
-            parts.append(tr.text("words.walk", monk=monk,
-                                 path=" → ".join(square_name(s) for s in action.path)))
+            squares = [square_name(s) for s in action.path]
+            if len(squares) > 2:  # in words, not arrows: spoken, and in the app's font
+                parts.append(tr.text("words.walk_by", monk=monk, start=squares[0],
+                                     via=", ".join(squares[1:-1]), end=squares[-1]))
+            else:
+                parts.append(tr.text("words.walk", monk=monk, start=squares[0],
+                                     end=squares[-1]))
         elif isinstance(action, Hover):
             parts.append(tr.text("words.hover", monk=monk, start=square_name(action.start),
                                  end=square_name(action.end)))
