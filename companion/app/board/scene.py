@@ -54,6 +54,9 @@ PLAYER_LETTERS = {"red": "R", "blue": "B", "yellow": "Y", "violet": "V",
 """The second cue of each player's colour: a letter on every piece."""
 DISCIPLINES = "RPYADHF"
 """Shangri-La's disciplines by index (the engine's order), by their letters."""
+SPACE_LETTER_PX = 14
+"""The smallest font size of a space's letter: capitals 10 px high, readable on a
+tablet at arm's length even when the board shares the screen with the camera."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,8 @@ class Text:
     rgba: RGBA = INK_RGBA
     bold: bool = True
     left: bool = False
+    min_px: int = 0
+    """The smallest font size, in pixels, it is drawn at however small the board."""
 
 
 @dataclass(frozen=True)
@@ -230,11 +235,11 @@ def _print_space(layer: Layer, letter: str, spot: Spot) -> None:
     layer.shapes.append(Shape("rect", c, (s[0] - 1, s[1] - 1), (0.97, 0.95, 0.88, 1)))
     layer.shapes.append(Shape("outline", c, s, LINE_RGBA, 0.0, 0.5))
     glyph = GLYPHS.get(letter)
-    if glyph is not None:
-        layer.glyph(place(glyph, (c[0] - 0.12 * s[0], c[1] - 0.10 * s[1]), 0.30 * s[0]),
+    if glyph is not None:  # the symbol top left, the letter bottom right
+        layer.glyph(place(glyph, (c[0] - 0.22 * s[0], c[1] - 0.12 * s[1]), 0.25 * s[0]),
                     0.9, INK_RGBA)
-    layer.texts.append(Text(letter, (c[0] + 0.30 * s[0], c[1] + 0.28 * s[1]),
-                            0.42 * s[1]))
+    layer.texts.append(Text(letter, (c[0] + 0.22 * s[0], c[1] + 0.20 * s[1]),
+                            0.42 * s[1], min_px=SPACE_LETTER_PX))
 
 
 def _print_shendao(layout: BoardLayout, printed: Layer) -> None:

@@ -211,8 +211,8 @@ class BoardMapWidget(Widget):
             group.add(Line(points=points, width=max(pixel, stroke.width / 2),
                            close=stroke.closed))
         for text in layer.texts:
-            texture = self._texture(text.text, max(7, round(text.height * scale * 1.3)),
-                                    text.bold)
+            texture = self._texture(
+                text.text, max(7, text.min_px, round(text.height * scale * 1.3)), text.bold)
             w, h = texture.size[0] * pixel, texture.size[1] * pixel
             cx, cy = text.centre[0], -text.centre[1]
             x = cx if text.left else cx - w / 2
