@@ -159,6 +159,7 @@ class CompanionApp(App):
         ids = self.root.ids
         ids.play.refresh()
         ids.end.refresh()
+        ids.history.language_changed()
 
     # ------------------------------------------------------------------ settings
 

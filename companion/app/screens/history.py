@@ -60,6 +60,17 @@ class HistoryScreen(Screen):
             box.add_widget(GameRow(path=str(past.path), label=row_text(past), screen=self))
         self._players()
 
+    def language_changed(self) -> None:
+        """Everything written again in the app's new language: the games' rows, the
+        players, the game being gone over (at the move shown) and its title."""
+        selected, index = self.selected, self.ids.review.index
+        self.refresh()
+        self.message = ""
+        if selected:
+            self.select(selected)
+            if self.selected == selected:
+                self.show(index)
+
     def _players(self) -> None:
         """A button for each named player with a level or a rival to show."""
         from kivy.factory import Factory
