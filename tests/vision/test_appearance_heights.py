@@ -382,3 +382,14 @@ def test_the_appearance_reader_gives_heights_and_their_probabilities(
     covered = reader.read(close.table, close.view, covered=set(close.stacks))
     for name in heights:
         assert covered.abstained[name] == ah.COVERED_BY_HAND
+
+
+@pytest.mark.slow
+def test_the_fit_command_writes_the_shipped_file_again(tmp_path: Any) -> None:
+    # minutes: renders (or reads from the cache) the training and validation boards
+    from companion import bench_heights as bh
+
+    count = len(ah.load_fitted(GAME).provenance["setup_seeds"])
+    out = tmp_path / "heights.json"
+    assert bh.main(["fit", "--setups", str(count), "--output", str(out)]) == 0
+    assert out.read_bytes() == ah.fitted_path(GAME).read_bytes()
