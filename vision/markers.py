@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.arrays import array_of
 from calibration.registration import square_corners
 from calibration.srgb import linear_light
 from calibration.targets import aruco_dictionary
@@ -104,7 +105,8 @@ def find_small_markers(image: Image, dictionary: str, *, card_ratios: Sequence[f
     stops once every id in ``wanted`` is read; candidates inside the cards of
     ``known`` markers (corners, pixels: read already) are passed over."""
     config = config or SmallMarkerConfig()
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = image if image.ndim == 2 else array_of(np.uint8,
+                                                  cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     codes = _codes(dictionary)
     modules = codes.modules
     if candidates is None:
@@ -142,7 +144,8 @@ def reread_markers(image: Image, dictionary: str, markers: dict[int, FloatArray]
     the module docstring says; those read again with the same id. OpenCV's corners of a
     marker under about 60 px are often a pixel off; these are a few tenths of one."""
     config = config or SmallMarkerConfig()
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = image if image.ndim == 2 else array_of(np.uint8,
+                                                  cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     codes = _codes(dictionary)
     again = {}
     for marker_id, corners in markers.items():
@@ -380,7 +383,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     geometry = board_geometry(args.game)
     ratios = sorted({geometry.card_mm(i) / geometry.marker_mm for i in geometry.marker_ids})
-    for marker in find_small_markers(image, geometry.dictionary, card_ratios=ratios).values():
+    found = find_small_markers(array_of(np.uint8, image), geometry.dictionary,
+                               card_ratios=ratios)
+    for marker in found.values():
         corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in marker.corners)
         print(f"marker {marker.marker_id}: {corners} ({marker.bit_errors} bits misread)")
     return 0

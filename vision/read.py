@@ -365,8 +365,8 @@ class BoardReader:
         # remap's maps must be under 32767 pixels a side: rows of _MAP_WIDTH samples
         padded = np.zeros((-(-len(all_pixels) // _MAP_WIDTH) * _MAP_WIDTH, 2), np.float32)
         padded[:len(all_pixels)] = all_pixels
-        padded = padded.reshape(-1, _MAP_WIDTH, 2)
-        plan = _Plan(len(all_pixels), padded[:, :, 0].copy(), padded[:, :, 1].copy(), inside,
+        maps = padded.reshape(-1, _MAP_WIDTH, 2)
+        plan = _Plan(len(all_pixels), maps[:, :, 0].copy(), maps[:, :, 1].copy(), inside,
                      reference, element_slice, self.config.samples_per_side ** 2,
                      np.array(blocked), height_plan, extra_slice)
         self._plan_for = (view, plan)

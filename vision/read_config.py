@@ -505,7 +505,7 @@ class ReadConfig:
             elif key == "window_fractions":
                 changes[key] = {k: (float(v[0]), float(v[1])) for k, v in value.items()}
             elif key in ("reference_bgr", "field_bgr"):
-                changes[key] = tuple(int(v) for v in value)
+                changes[key] = _bgr(value, path)
             elif key == "hue_veto_kinds":
                 changes[key] = tuple(str(v) for v in value)
             elif key == "bare_marks":
@@ -563,6 +563,16 @@ def _palettes(value: Any, path: Path) -> dict[str, Palette]:
         raise ValueError(f"{path}: 'palettes' must map element kinds to classes")
     out: dict[str, Palette] = {}
     for kind, classes in value.items():
-        out[kind] = {name: (reading, tuple(tuple(int(v) for v in c) for c in colours))
+        out[kind] = {name: (reading, tuple(_bgr(c, path) for c in colours))
                      for name, (reading, colours) in classes.items()}
     return out
+
+
+def _bgr(value: Any, path: Path) -> BGR:
+    """A colour of the configuration: three integers, blue, green, red. Raises
+    ``ValueError`` naming the file when it is not."""
+    if not isinstance(value, list | tuple) or len(value) != 3:
+        raise ValueError(f"{path}: a colour must be three numbers (blue, green, red), "
+                         f"not {value!r}")
+    blue, green, red = (int(v) for v in value)
+    return blue, green, red

@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.arrays import array_of
 from engines.observation import TableSchema
 from vision.appearance import (
     BARE_PX_PER_MM,
@@ -141,7 +142,7 @@ def intersection_units() -> FloatArray:
     return np.stack([columns, rows], axis=-1)
 
 
-def project(homography: FloatArray, points: FloatArray) -> FloatArray:
+def project(homography: NDArray[np.floating[Any]], points: FloatArray) -> FloatArray:
     homogeneous = np.column_stack([points, np.ones(len(points))]) @ homography.T
     return np.asarray(homogeneous[:, :2] / homogeneous[:, 2:3])
 
@@ -175,8 +176,9 @@ def _hough_families(response: Image) -> tuple[FloatArray, FloatArray]:
     lines = found[:200, 0].astype(np.float64)
     doubled = np.column_stack([np.cos(2 * lines[:, 1]), np.sin(2 * lines[:, 1])])
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 1e-4)
-    _, labels, _ = cv2.kmeans(doubled.astype(np.float32), 2, None, criteria, 5,
-                              cv2.KMEANS_PP_CENTERS)
+    # No starting labels (None) with k-means++ centres; the stubs do not allow None.
+    _, labels, _ = cv2.kmeans(doubled.astype(np.float32), 2, None,  # type: ignore[call-overload]
+                              criteria, 5, cv2.KMEANS_PP_CENTERS)
     labels = labels.ravel()
     first, second = lines[labels == 0], lines[labels == 1]
     if min(len(first), len(second)) < 4:
@@ -220,8 +222,8 @@ def _affine_rectifier(vertical: FloatArray, horizontal: FloatArray,
     step = project(forward, np.array([centre, centre + np.array([1.0, 0.0]),
                                       centre + np.array([0.0, 1.0])]))
     jacobian = np.column_stack([step[1] - step[0], step[2] - step[0]])
-    scale = np.diag([1.0 / max(np.linalg.norm(jacobian[0]), 1e-12),
-                     1.0 / max(np.linalg.norm(jacobian[1]), 1e-12), 1.0])
+    scale = np.diag([1.0 / max(float(np.linalg.norm(jacobian[0])), 1e-12),
+                     1.0 / max(float(np.linalg.norm(jacobian[1])), 1e-12), 1.0])
     if jacobian[0, 0] < 0:
         scale[0, 0] *= -1
     if jacobian[1, 1] < 0:
@@ -389,9 +391,10 @@ def _refit(response: Image, homography: FloatArray, threshold: float
                 raise GridNotFound("two lines of the grid do not cross")
             crossings.append(point[:2] / point[2])
             grid_units.append((MARGIN + CELL * column, MARGIN + CELL * row))
-    new, _ = cv2.findHomography(np.array(grid_units), np.array(crossings), 0)
-    if new is None:
+    found, _ = cv2.findHomography(np.array(grid_units), np.array(crossings), 0)
+    if found is None:
         raise GridNotFound("the crossings of the grid's lines fit no view")
+    new = array_of(np.float64, found)
     residuals = []
     for (direction, index), points in points_of.items():
         units = project(np.linalg.inv(new), points)
@@ -572,7 +575,8 @@ def best_turn(frame: Image, fit: GridFit, bare: NDArray[np.float32]) -> int:
     size = bare.shape[1], bare.shape[0]
     small = (round(size[0] * TURN_PX_PER_UNIT / BARE_PX_PER_MM),
              round(size[1] * TURN_PX_PER_UNIT / BARE_PX_PER_MM))
-    reference = log_colour(cv2.resize(bare, small, interpolation=cv2.INTER_AREA))
+    reference = log_colour(array_of(np.float32,
+                                    cv2.resize(bare, small, interpolation=cv2.INTER_AREA)))
     scores = []
     for turn in range(4):
         seen = fit.view(turn).rectify(frame, BOARD_UNITS, TURN_PX_PER_UNIT)

@@ -32,6 +32,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.arrays import array_of
+
 FloatArray = NDArray[np.float64]
 Image = NDArray[np.uint8]
 
@@ -133,10 +135,10 @@ class Pose:
         """The camera's optical centre in table coordinates (Z negative: above)."""
         e = math.radians(self.elevation_deg)
         a = math.radians(self.rotation_deg)
-        towards = np.array([math.sin(a), math.cos(a), 0.0])
-        look_at = np.array([self.look_at_mm[0], self.look_at_mm[1], 0.0])
-        return look_at + self.distance_mm * (math.cos(e) * towards
-                                              + np.array([0.0, 0.0, -math.sin(e)]))
+        towards = np.array([math.sin(a), math.cos(a), 0.0], dtype=np.float64)
+        look_at = np.array([self.look_at_mm[0], self.look_at_mm[1], 0.0], dtype=np.float64)
+        up = np.array([0.0, 0.0, -math.sin(e)], dtype=np.float64)
+        return look_at + self.distance_mm * (math.cos(e) * towards + up)
 
     def extrinsics(self) -> tuple[FloatArray, FloatArray]:
         """``(R, t)`` taking table coordinates to camera coordinates: ``x_c = R x + t``."""
@@ -191,8 +193,9 @@ class PlanarTexture:
         points = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
         local = points - np.array(self.size_mm) / 2.0
         a = math.radians(self.angle_deg)
-        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-        return local @ rot.T + np.array(self.centre_mm)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]],
+                       dtype=np.float64)
+        return local @ rot.T + np.array(self.centre_mm, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -329,9 +332,12 @@ def render(camera: Camera, pose: Pose, scene: Scene, imaging: Imaging | None = N
         paint(albedo, fine_camera)
     if ss > 1:
         # Light varies slowly across the table: it is applied after averaging the rays.
-        albedo = cv2.resize(albedo, camera.size, interpolation=cv2.INTER_AREA)
-        table_x = cv2.resize(table_x, camera.size, interpolation=cv2.INTER_NEAREST)
-        table_y = cv2.resize(table_y, camera.size, interpolation=cv2.INTER_NEAREST)
+        albedo = array_of(np.float32,
+                          cv2.resize(albedo, camera.size, interpolation=cv2.INTER_AREA))
+        table_x = array_of(np.float32,
+                           cv2.resize(table_x, camera.size, interpolation=cv2.INTER_NEAREST))
+        table_y = array_of(np.float32,
+                           cv2.resize(table_y, camera.size, interpolation=cv2.INTER_NEAREST))
         seen = cv2.resize(seen.astype(np.uint8), camera.size,
                           interpolation=cv2.INTER_NEAREST).astype(bool)
     radiance = albedo * _light_field(scene.light, table_x, table_y, seen)
@@ -340,17 +346,17 @@ def render(camera: Camera, pose: Pose, scene: Scene, imaging: Imaging | None = N
     if imaging.vignetting > 0.0:
         radiance *= _vignette(camera, imaging.vignetting)[:, :, None]
     if imaging.blur_sigma > 0.0:
-        radiance = cv2.GaussianBlur(radiance, (0, 0), imaging.blur_sigma)
+        radiance = array_of(np.float32, cv2.GaussianBlur(radiance, (0, 0), imaging.blur_sigma))
     levels = _encode_srgb(np.clip(radiance, 0.0, 1.0)) * np.float32(255.0)
     if imaging.noise_sigma > 0.0 or imaging.shot_noise > 0.0:
         sigma = np.sqrt(imaging.noise_sigma ** 2 + imaging.shot_noise * levels)
         levels = levels + sigma * rng.standard_normal(levels.shape, dtype=np.float32)
-    image = np.clip(np.rint(levels), 0, 255).astype(np.uint8)
+    image: Image = np.clip(np.rint(levels), 0, 255).astype(np.uint8)
     if imaging.jpeg_quality is not None:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, imaging.jpeg_quality])
         if not ok:
             raise RuntimeError("OpenCV could not encode a JPEG image")
-        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        image = array_of(np.uint8, cv2.imdecode(data, cv2.IMREAD_COLOR))
     return image
 
 
@@ -381,8 +387,9 @@ def _solve_undistorted(camera: Camera, step: int) -> tuple[
     gx, gy = np.meshgrid(grid_x, grid_y)
     pixels = np.stack([gx.ravel(), gy.ravel()], axis=1).reshape(-1, 1, 2)
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, _UNDISTORT_ITERATIONS, 1e-12)
-    ideal = cv2.undistortPoints(pixels, camera.matrix, camera.distortion, None, np.eye(3),
-                                np.eye(3), criteria).reshape(len(grid_y), len(grid_x), 2)
+    ideal = array_of(np.float64, cv2.undistortPoints(
+        pixels, camera.matrix, camera.distortion, None, np.eye(3), np.eye(3), criteria,
+    )).reshape(len(grid_y), len(grid_x), 2)
     # Separable bilinear interpolation, in numpy: cv2.remap would quantise positions to
     # 1/32 of a grid cell, an error of 0.12 px at this spacing.
     xn = _interpolate_rows(_interpolate_columns(ideal[:, :, 0], width, step), height, step)
@@ -479,10 +486,10 @@ def _paint_layer(albedo: NDArray[np.float32], layer: PlanarTexture,
     shrink = tex_w / layer.size_mm[0] / pixels_per_mm / _MAX_TEXELS_PER_PIXEL
     if shrink > 1.0:
         new_size = (max(2, round(tex_w / shrink)), max(2, round(tex_h / shrink)))
-        texture = cv2.resize(texture, new_size, interpolation=cv2.INTER_AREA)
+        texture = array_of(np.uint8, cv2.resize(texture, new_size, interpolation=cv2.INTER_AREA))
         tex_h, tex_w = texture.shape[:2]
     if texture.ndim == 2:
-        texture = cv2.cvtColor(texture, cv2.COLOR_GRAY2BGR)
+        texture = array_of(np.uint8, cv2.cvtColor(texture, cv2.COLOR_GRAY2BGR))
     # A fourth channel of ones: sampled with a zero border it becomes the coverage, and
     # the colour channels come out premultiplied by it, so edges blend smoothly.
     rgba = np.empty((tex_h, tex_w, 4), dtype=np.float32)
@@ -516,7 +523,7 @@ def _light_field(light: Light, table_x: NDArray[np.float32], table_y: NDArray[np
     fill_bgr = np.array(light.fill_rgb[::-1], dtype=np.float32) * np.float32(light.fill_level)
     field_ = key[:, :, None] * key_bgr + fill_bgr
     field_[~seen] = 1.0
-    return field_.astype(np.float32)
+    return np.asarray(field_, dtype=np.float32)
 
 
 def _vignette(camera: Camera, strength: float) -> NDArray[np.float32]:
