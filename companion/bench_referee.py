@@ -3,9 +3,9 @@
 Random legal games (``engines.Dice``, seeded; ShenShi's turns drawn as its playouts
 draw them, ``Handling.random_move``) are played on a simulated table
 (``companion.simulator``) with readings that flicker, hands, pauses, changes of mind and
-injected illegal moves, each into a fresh ``Referee``; the figures are those of the
-referee issue: moves recognised exactly, false illegal-move flags per 1,000 moves,
-injected illegal moves caught, questions per game, and the verdict time.
+injected illegal moves, each into a fresh ``Referee``. The figures: moves recognised
+exactly, false illegal-move flags per 1,000 moves, injected illegal moves caught,
+questions per game, and the verdict time.
 """
 
 from __future__ import annotations

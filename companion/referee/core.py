@@ -292,7 +292,7 @@ class Referee:
         return handler(event)
 
     def record(self) -> GameRecord:
-        """The game so far, as a record (the rules issue's format)."""
+        """The game so far, as a record (docs/notation.md, "Game records")."""
         start = None if self.start.to_json() == self.rules.initial_state().to_json() \
             else self.start.to_json()
         return GameRecord(self.rules.game, list(self.rules.players),
