@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.app.board.scene import DISCIPLINES
+from companion.app.board.widget import font_px
 from companion.app.gamesetup import GameSetup
 from tests.app.conftest import Driver
 
@@ -40,7 +41,7 @@ def test_a_spaces_letter_is_at_least_10_px_high(ui: Driver, board_video: Path) -
             assert len(spaces) >= 13 * 7
             drawn = {key: tex for key, tex in board._textures.items()
                      if key[0] in DISCIPLINES and len(key[0]) == 1}
-            sizes = {max(7, t.min_px, round(t.height * scale * 1.3)) for t in spaces}
+            sizes = {font_px(t, scale) for t in spaces}
             heights = {letter: _ink_height(drawn[(letter, size, True)])
                        for letter in DISCIPLINES for size in sizes}
             assert min(heights.values()) >= 10, (orientation, scale, heights)

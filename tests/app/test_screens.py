@@ -175,10 +175,16 @@ def test_end_screen_scores_strength_and_export(ui: Driver) -> None:
     assert ui.wait(lambda: end.chart, 60)
     ui.pump(3)
     assert "Light" in end.strength_text and "%" in end.strength_text
+    table = end.ids.strength
     for orientation in ("landscape", "portrait"):
         path = ui.shot("end", orientation)
         chart = _region(path, end.ids.chart, 800 if orientation == "landscape" else 1280)
         assert chart.std() > 20  # the chart is drawn
+        # the strength table: one line a player, whole, not under the chart
+        assert len(table._label._cached_lines) == end.strength_text.count("\n") + 1
+        assert table.texture_size[0] <= table.width + 1
+        if orientation == "portrait":
+            assert table.right <= end.ids.chart.x + 1
     ui.size("landscape")
     end.export()
     folder = Path(end.message.rsplit(" ", 1)[-1])

@@ -30,7 +30,7 @@ from kivy.graphics import (
 from kivy.properties import ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.app.board.scene import Layer, Scene
+from companion.app.board.scene import Layer, Scene, Text
 from companion.app.layout import Shape
 
 BLINK_SECONDS = 0.45
@@ -211,8 +211,7 @@ class BoardMapWidget(Widget):
             group.add(Line(points=points, width=max(pixel, stroke.width / 2),
                            close=stroke.closed))
         for text in layer.texts:
-            texture = self._texture(
-                text.text, max(7, text.min_px, round(text.height * scale * 1.3)), text.bold)
+            texture = self._texture(text.text, font_px(text, scale), text.bold)
             w, h = texture.size[0] * pixel, texture.size[1] * pixel
             cx, cy = text.centre[0], -text.centre[1]
             x = cx if text.left else cx - w / 2
@@ -263,3 +262,15 @@ def _shape(group: InstructionGroup, shape: Shape, pixel: float) -> None:
                        width=max(pixel, shape.width / 2)))
     if turned:
         group.add(PopMatrix())
+
+
+MOST_GROWN = 1.6
+"""How much larger than its place on the board a text with a smallest size may be
+drawn to reach it (more, and it would spill over its neighbours on a small board)."""
+
+
+def font_px(text: Text, scale: float) -> int:
+    """The font size of ``text`` on a board drawn at ``scale`` px per mm: its height,
+    and at least its ``min_px`` where that fits."""
+    size = text.height * scale * 1.3
+    return max(7, round(size), min(text.min_px, round(size * MOST_GROWN)))
