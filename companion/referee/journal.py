@@ -394,22 +394,22 @@ def resume(path: str | Path) -> Resumed:
     damaged: tuple[int, str] | None = None
     replay = (_replay_old(lines, referee, frames, kept) if version == OLD_VERSION else
               _replay(lines, start, referee, frames, kept))
-    for number, error in replay:
-        if error == "pending":
+    for number, problem in replay:
+        if problem == "pending":
             warnings.append("the last input's verdict was not journaled; it is recomputed")
         elif number == len(lines) and not ends_clean:
             warnings.append(f"line {number} was cut short by a crash and was never "
                             "shown; it is dropped")
         else:
-            damaged = (number, error)
+            damaged = (number, problem)
     is_input = [not line.startswith(b'{"checkpoint":') for line in kept[1:]]
     inputs = sum(is_input)
     since = is_input[::-1].index(False) if False in is_input else len(is_input)
     good = b"".join(line + b"\n" for line in kept)
     if damaged is not None:
         backup = _keep_aside(path, raw)
-        number, error = damaged
-        warnings.append(f"line {number} is damaged ({error}); the game is restored up to "
+        number, problem = damaged
+        warnings.append(f"line {number} is damaged ({problem}); the game is restored up to "
                         f"line {len(kept)}, and the original file is kept as "
                         f"{backup.name}")
     if good != raw:
