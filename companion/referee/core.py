@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import product
 from math import log
 from typing import Any, ClassVar
 
@@ -42,6 +43,7 @@ from companion.referee.events import (
 )
 from companion.referee.inference import DECISIVE, Explainer, Verdict
 from companion.referee.inference import VerdictKind as Kind
+from companion.referee.parts import MOST_TRIED, Entry, Factor, Parts, refused
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
 from engines.observation import Observation, Reading, TableSchema
 
@@ -50,6 +52,13 @@ DONE_WAIT = 3
 frames a reading takes to be believed (see ``Referee._done_waits``)."""
 IN_PROGRESS_SHOWN = 6
 """Moves a "move in progress" names at most when the referee makes up the list."""
+LIKELIER = 1e-9
+"""A history whose weight (log) is below the record's by more than this is less likely
+than the record, rather than as likely (a doubt the readings did not weigh)."""
+ONCE = 0.5
+"""The confidence a reading seen on one frame only is weighed with when a ``done``
+would otherwise be flagged (``Referee._done_look``): the last piece put down a frame
+ago, or a misreading of that frame, cannot be told apart yet."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,8 @@ class Debouncer:
     """Element-wise stability: an element's value is believed once it was read the same
     way ``frames`` times in a row."""
 
-    def __init__(self, schema: TableSchema, frames: int, start: Observation) -> None:
+    def __init__(self, schema: TableSchema, frames: int, start: Observation,
+                 sure: float = 0.9) -> None:
         self.frames = frames
         self.stable: dict[str, Reading] = {e: start[e] for e in schema.elements}
         self._candidate: dict[str, Reading] = dict(self.stable)
@@ -110,6 +120,20 @@ class Debouncer:
         self._confidences: dict[str, list[float]] = {
             e: [self.stable[e].confidence] for e in schema.elements}
         """The confidences of the last readings of each element's candidate value."""
+        self.sure = sure
+        self.window = frames + 1 if frames > 1 else 1
+        """Readings a value may be believed from: ``frames`` of the last ``window``
+        (one more than ``frames``), the other one unsure (below ``sure``), so that an
+        unsure reading of the old value while a piece is put down (or taken off) delays
+        the new value by one frame at most, instead of starting its count again: a value
+        believed too late leaves the table half-old, half-new, which a legal move of its
+        own may explain. A sure reading in between still starts the count again (a
+        value read wrong three frames of four would otherwise be believed four times as
+        often)."""
+        self._recent: dict[str, list[Reading]] = {e: [] for e in schema.elements}
+        """The last readings of each element (``window`` at most), oldest first."""
+        self.fresh: set[str] = set()
+        """The elements whose believed value changed with the last reading."""
         self.schema = schema
         self.read: set[str] = set()
         """Elements this source has read at least once (a camera above never reads a
@@ -119,6 +143,8 @@ class Debouncer:
         """Take one reading of the whole table; True when the believed table changed."""
         changed = False
         read, frames = self.read, self.frames
+        fresh = self.fresh
+        fresh.clear()
         for e in self.schema.elements:
             reading = observation[e]
             if reading.value is not None:
@@ -142,13 +168,48 @@ class Debouncer:
                 self._candidate[e] = reading
                 self._count[e] = 1
                 self._confidences[e] = [reading.confidence]
-            if self._count[e] >= frames and self.stable[e] != self._candidate[e]:
-                before, now = self.stable[e], self._candidate[e]
+            recent = self._recent[e]
+            recent.append(reading)
+            if len(recent) > self.window:
+                del recent[0]
+            now = self._candidate[e] if self._count[e] >= frames else self._interrupted(e)
+            if now is not None and self.stable[e] != now:
+                before = self.stable[e]
                 self.stable[e] = now
+                if before.value != now.value or type(before.value) is not type(now.value):
+                    fresh.add(e)
                 changed = changed or before.value != now.value or type(
                     before.value) is not type(now.value) or (
                     before.confidence != now.confidence)
         return changed
+
+    def _interrupted(self, e: str) -> Reading | None:
+        """The value of ``e`` last read, when it was read ``frames`` times among the last
+        ``window`` readings, once interrupted by an unsure reading of another value
+        (a one-frame misreading while the piece goes down): as read, its confidence the
+        median of those readings. None otherwise."""
+        recent, frames = self._recent[e], self.frames
+        if len(recent) < self.window or self.window == frames:
+            return None
+        last = recent[-1]
+        same = [r for r in recent if r.value == last.value and type(r.value) is type(
+            last.value)]
+        stable = self.stable[e]
+        if len(same) < frames or last.value is None or (
+                last.value == stable.value and type(last.value) is type(stable.value)) or any(
+                r.confidence >= self.sure for r in recent if r not in same):
+            return None
+        middle = sorted(r.confidence for r in same[-frames:])[frames // 2]
+        return last if middle == last.confidence else Reading(last.value, middle,
+                                                                last.chances)
+
+    def settled(self, e: str) -> bool:
+        """Whether ``e``'s believed value was believed before the last reading and that
+        reading agrees (a value believed just now, or read otherwise just now, is not
+        settled yet)."""
+        recent, stable = self._recent[e], self.stable[e]
+        return e not in self.fresh and (not recent or (
+            recent[-1].value == stable.value and type(recent[-1].value) is type(stable.value)))
 
     def observation(self) -> Observation:
         return Observation.trusted(self.schema, dict(self.stable))
@@ -157,37 +218,48 @@ class Debouncer:
         """This source's state as JSON (``restore`` takes it back). An element read
         steadily, as believed, is ``[value, confidence, count, readings]``; any other
         ``[[believed value, confidence], [candidate value, confidence], count,
-        [confidences]]``, a reading with chances having them third
+        [confidences], [last readings]]``, a reading with chances having them third
         (``[value, confidence, [[value, chance], ...]]``)."""
         elements: dict[str, list[Any]] = {}
         for e in self.schema.elements:
             stable, candidate = self.stable[e], self._candidate[e]
-            confidences = self._confidences[e]
+            confidences, recent = self._confidences[e], self._recent[e]
             if stable == candidate and stable.chances is None and \
                     type(stable.value) is type(candidate.value) and \
-                    all(c == stable.confidence for c in confidences):
+                    all(c == stable.confidence for c in confidences) and \
+                    len(recent) == self.window and all(
+                        r == stable and type(r.value) is type(stable.value) for r in recent):
                 elements[e] = [stable.value, stable.confidence, self._count[e],
                                len(confidences)]
             else:
                 elements[e] = [_reading_json(stable), _reading_json(candidate),
-                               self._count[e], confidences]
-        return {"frames": self.frames, "read": sorted(self.read), "elements": elements}
+                               self._count[e], confidences,
+                               [_reading_json(r) for r in recent]]
+        data: dict[str, Any] = {"frames": self.frames, "read": sorted(self.read),
+                                "elements": elements}
+        if self.fresh:
+            data["fresh"] = sorted(self.fresh)
+        return data
 
     def restore(self, data: dict[str, Any]) -> None:
         """Take back ``snapshot``'s state. Raises ``ValueError`` / ``KeyError`` /
         ``TypeError`` for one that is not."""
         if data["frames"] != self.frames or set(data["elements"]) != set(self.stable):
             raise ValueError("a source snapshot of other settings or elements")
-        for e, (first, second, count, confidences) in data["elements"].items():
+        for e, (first, second, count, confidences, *recent) in data["elements"].items():
             if isinstance(first, list):
                 self.stable[e] = _reading_from_json(first)
                 self._candidate[e] = _reading_from_json(second)
                 self._confidences[e] = [float(c) for c in confidences]
+                self._recent[e] = [_reading_from_json(r) for r in recent[0]] if recent \
+                    else []
             else:
                 self.stable[e] = self._candidate[e] = Reading(first, float(second))
                 self._confidences[e] = [float(second)] * int(confidences)
+                self._recent[e] = [self.stable[e]] * self.window
             self._count[e] = int(count)
         self.read = set(data["read"]) & set(self.stable)
+        self.fresh = set(data.get("fresh", ())) & set(self.stable)
 
     def latest_changes(self, frames: int = 1) -> dict[str, Reading]:
         """The elements last read otherwise than believed (a change not believed yet,
@@ -271,6 +343,16 @@ class Referee:
         """What the move just accepted may still turn out to be."""
         self.belief = Belief()
         """Moves accepted while others fitted the table as well, and those others."""
+        hidden = self.explainer.model.hidden_parts()
+        self.parts = Parts(hidden) if hidden is not None else None
+        """For a game whose table hides things in parts (Shangri-La's students, village
+        by village): the unseen moves in doubt, kept part by part (``parts``)."""
+        self._part_elements: dict[int, list[str]] = {}
+        if hidden is not None:
+            for e in self.schema.elements:
+                for part in hidden.parts_of(e):
+                    self._part_elements.setdefault(part, []).append(e)
+            self.parts.save(0)
         self._gap_question = False
         """The open question asks which of several moves made unseen came next: once
         it is answered, the rest of the table is explained again."""
@@ -300,7 +382,7 @@ class Referee:
 
     SNAPSHOT_FIELDS = frozenset({
         "history", "state", "sources", "status", "candidates", "_last", "pending",
-        "last_move", "belief", "_gap_question"})
+        "last_move", "belief", "_gap_question", "parts"})
     """The fields ``snapshot`` covers; the others are fixed by the game, its start and
     the settings. A new field that changes as the game goes is added here and there."""
 
@@ -321,7 +403,8 @@ class Referee:
                 "held_again": pending.held_again, "typed_from": typed[0] if typed else None,
                 "shorter": list(last.shorter) if last.shorter is not None else None,
                 "sources": {name: d.snapshot() for name, d in self.sources.items()},
-                "belief": self.belief.to_json()}
+                "belief": self.belief.to_json(),
+                **({"parts": self.parts.to_json()} if self.parts else {})}
 
     def restore(self, data: dict[str, Any]) -> None:
         """Put this referee, fresh from its game, start and settings, in the state of
@@ -346,9 +429,13 @@ class Referee:
         self.last_move.shorter = None if shorter is None else (int(shorter[0]), str(shorter[1]))
         if "belief" in data:
             self.belief.restore(data["belief"], self.start, self.rules)
+        if "parts" in data and self.parts is not None:
+            self.parts.restore(data["parts"])
+            self.parts.save(len(self.history))
         for name, source in data["sources"].items():
             debouncer = self.sources[name] = Debouncer(
-                self.schema, self.config.frames_for(name), self.explainer.expected(self.state))
+                self.schema, self.config.frames_for(name), self.explainer.expected(self.state),
+                self.config.sure)
             debouncer.restore(source)
 
     def expected_table(self) -> Observation:
@@ -383,11 +470,12 @@ class Referee:
         if debouncer is None:
             debouncer = self.sources[event.source] = Debouncer(
                 self.schema, self.config.frames_for(event.source),
-                self.explainer.expected(self.state))
+                self.explainer.expected(self.state), self.config.sure)
         changed = debouncer.push(event.observation)
         if self.pending.done_frames >= 0:  # a done waiting for the table to be believed
             self.pending.done_frames += 1
-            if changed or self.pending.done_frames > DONE_WAIT * self.config.stable_frames:
+            if changed or self.pending.done_frames > DONE_WAIT * self.config.stable_frames \
+                    or not self._unsettled():
                 return self._evaluate(turn_done=True)
             return []
         if not changed:
@@ -399,15 +487,30 @@ class Referee:
             return out + self._confirm(event.observation, debouncer)
         return out
 
+    def _unsettled(self) -> bool:
+        """Whether some element surely believed otherwise than the position shows it was
+        believed just now (``Debouncer.settled``) by a source that needs several frames."""
+        expected, sure = self.expected_table(), self.config.sure
+        return any(
+            d.frames > 1 and reading.value is not None and reading.confidence >= sure
+            and (reading.value != expected.value(e)
+                 or type(reading.value) is not type(expected.value(e)))
+            and not d.settled(e)
+            for d in self.sources.values() for e, reading in d.stable.items())
+
     def _confirm(self, observation: Observation, debouncer: Debouncer) -> list[Output]:
         """One more frame of the table held illegal (``_held``): the flag once the
-        readings of what it would have put back have stayed as believed for
-        ``confirm_frames`` frames in a row."""
+        readings of what it would have put back, and of every other element believed
+        changed, have stayed as believed for ``confirm_frames`` frames in a row."""
         if self.pending.held is None:
             return []
         verdict, frames = self.pending.held
-        stable = debouncer.stable
-        if any(observation[e].value != stable[e].value for e in verdict.fix_elements):
+        stable, expected = debouncer.stable, self.expected_table()
+        # what it would put back, and every other change believed: a misplaced move's
+        # steps may leave out the reading that made it look misplaced
+        if any(observation[e].value != stable[e].value for e in verdict.fix_elements) or any(
+                observation[e].value != reading.value for e, reading in stable.items()
+                if reading.value is not None and reading.value != expected.value(e)):
             self.pending.held = (verdict, 0)  # changing again: wait
             return []
         if frames + 1 < self.pending.confirm_frames:
@@ -449,6 +552,18 @@ class Referee:
         verdict = self.explainer.explain(self.state, settled, turn_done=True,
                                          hidden=self._hidden())
         if verdict.kind == Kind.ILLEGAL and read == 1:
+            # a reading seen once may be the last piece put down or a misreading of
+            # that one frame: weighed as unsure, a legal move may fit the pieces put down
+            twice = {e for d in self.sources.values() for e in d.latest_changes(2)}
+            once = {e: Reading(r.value, ONCE) for e, r in fresh.items() if e not in twice
+                    and r.confidence > ONCE}
+            if once:
+                weighed = settled.replace(once)
+                look = self.explainer.explain(self.state, weighed, turn_done=True,
+                                              hidden=self._hidden())
+                if look.kind in (Kind.ACCEPTED, Kind.AMBIGUOUS):
+                    return look
+        if verdict.kind == Kind.ILLEGAL and read == 1:
             # several moves made unseen, the last piece read a frame ago: wait as well
             gap = self.explainer.explain_gap(self.state, settled)
             if gap.sequences:
@@ -468,6 +583,8 @@ class Referee:
                                   + ", ".join(self.candidates))]
         if self.belief.asked is not None:
             return self._answer_doubt(text)
+        if self.parts is not None and self.parts.asked is not None:
+            return self._answer_part(text)
         out = self._accept(move, "answer", [])
         if self._gap_question and self.status == self.WATCHING:
             self._gap_question = False
@@ -514,7 +631,7 @@ class Referee:
             return None
         self.history.pop()
         self.state = earlier
-        self.belief.truncate(self.history, self.rules)
+        self._truncate_beliefs()
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         return out + self._accept(move, "typed", [])
 
@@ -523,7 +640,7 @@ class Referee:
             return [InputRejected("takeback", "no move to take back")]
         previous, text = self.history.pop()
         self.state = previous
-        self.belief.truncate(self.history, self.rules)
+        self._truncate_beliefs()
         self.status = self.WATCHING
         self.last_move = LastMove()
         self._gap_question = False
@@ -551,6 +668,10 @@ class Referee:
             revised = self._revise(observation, turn_done, verdict)
             if revised is not None:
                 return revised
+        if verdict.kind == Kind.ILLEGAL and self.last_move.made_seen:
+            undone = self._undone(observation, turn_done, hidden)
+            if undone is not None:
+                return undone
         if (verdict.kind == Kind.ILLEGAL or verdict.unexplained) and self.last_move.shorter:
             split = self._split_again(observation, turn_done, hidden)
             if split is not None:
@@ -559,12 +680,25 @@ class Referee:
             settled = self._by_belief(observation, turn_done, hidden)
             if settled is not None:
                 return settled
+        if verdict.kind == Kind.ILLEGAL and self.parts:
+            settled = self._by_parts(observation, turn_done, hidden)
+            if settled is not None:
+                return settled
         typed_from = self.last_move.typed_from
         if verdict.kind == Kind.ILLEGAL and not turn_done and typed_from is not None \
                 and self.explainer.between(observation, typed_from, self.state):
             # a move typed in before it was made: the table is being made to match
             text = self.history[-1][1]
             return self._emit([MoveInProgress(self.last_move.typed_from.to_move, [text])])
+        if turn_done and verdict.kind == Kind.ILLEGAL and self._unsettled() and \
+                max(waited, 0) <= DONE_WAIT * self.config.stable_frames and \
+                not self.explainer.explain_gap(self.state, observation).sequences:
+            # a change believed just now (three frames read so, after one that was not)
+            # may be a misreading three frames long: a done on it waits until it has
+            # read so for one more frame, as an illegal table is confirmed (moves made
+            # unseen that explain it are accepted at once, as before)
+            self.pending.done_frames = max(waited, 0)
+            return []
         if turn_done and verdict.kind == Kind.ILLEGAL:
             look = self._done_look(max(waited, 0))
             if look is not None and look.kind in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS):
@@ -675,7 +809,7 @@ class Referee:
             return None
         self.history.pop()
         self.state = earlier
-        self.belief.truncate(self.history, self.rules)
+        self._truncate_beliefs()
         self.last_move.bigger = []
         self.last_move.made_seen = []
         self._last = None
@@ -684,6 +818,35 @@ class Referee:
         accepted = any(isinstance(o, MoveAccepted) for o in out)
         self.last_move.shorter = (len(self.history) - accepted, text)
         return out
+
+    def _undone(self, observation: Observation, turn_done: bool,
+                hidden: frozenset[str]) -> list[Output] | None:
+        """Take the last move back when the table no longer shows it: every change of
+        it that the table surely showed when it was accepted is surely read as before it
+        again, and the table shows the position before it (it was misread: a reading
+        wrong for a few frames in a row) or another whole move of that player. Judged
+        from there. None when the table still shows some of the move, or fits no whole
+        move from before it (the next player's illegal move)."""
+        if self.status != self.WATCHING or not self.history:
+            return None
+        earlier, text = self.history[-1]
+        before, sure = self.explainer.expected(earlier), self.config.sure
+        if not all(observation[e].confidence >= sure and observation.value(e) == before.value(e)
+                   and type(observation.value(e)) is type(before.value(e))
+                   for e in self.last_move.made_seen):
+            return None
+        verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
+                                         hidden=hidden)
+        if verdict.kind not in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
+            return None  # half a move from there is not enough to undo one made
+        self.history.pop()
+        self.state = earlier
+        self.belief.truncate(self.history, self.rules)
+        self.last_move = LastMove()
+        self._last = None
+        out: list[Output] = [MoveTakenBack(len(self.history) + 1, text),
+                             self._lights_for(None)]
+        return out + self._verdict_handlers[verdict.kind](self, verdict)
 
     def _split_again(self, observation: Observation, turn_done: bool,
                      hidden: frozenset[str]) -> list[Output] | None:
@@ -705,7 +868,7 @@ class Referee:
             return None
         self.history.pop()
         self.state = earlier
-        self.belief.truncate(self.history, self.rules)
+        self._truncate_beliefs()
         self._last = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, bigger)]
         out += self._accept(self.rules.parse_move(text), "table", [])
@@ -751,6 +914,10 @@ class Referee:
             observation, sure = self.believed_table(), self.config.sure
             self.belief.keep(lambda h: not contradicted(
                 self.explainer.expected(h.state), observation, sure))
+        if self.parts:
+            out = self._part_check(self.believed_table(), add=False)
+            if out:
+                return out
         if self.status == self.ILLEGAL:
             self.status = self.WATCHING
             return self._emit([TableRestored(self.state.to_move), self._lights_for(None)])
@@ -763,7 +930,13 @@ class Referee:
         return out
 
     def _verdict_ambiguous(self, verdict: Verdict) -> list[Output]:
-        if not self._gap_question and verdict.scores:
+        if not self._gap_question and verdict.scores and self.parts is not None \
+                and not self.belief and self.parts.model.unseen_choice(self.state,
+                                                                       verdict.moves):
+            kept = self._keep_unseen(verdict)
+            if kept is not None:
+                return kept
+        if not self._gap_question and verdict.scores and not self.parts:
             kept = self._branch(verdict)
             if kept is not None:
                 return kept
@@ -871,8 +1044,32 @@ class Referee:
             record = self._switch(self.belief.histories[0])
             return record + self._ask(first, "The table now shows that an earlier move was "
                                       "not the one shown, and it fits more than one:")
+        if verdict.kind == Kind.ACCEPTED and history.weight < -LIKELIER and \
+                self._forbids(verdict.moves[0]):
+            # the move seen is legal only in a history the readings made less likely
+            # than the record: the move is illegal unless the readings were wrong, so
+            # the players say which (a history as likely as the record, such as the
+            # other of two cards leaving the same table, is settled by the move: the
+            # card played again was not the one spent)
+            record = [text for _, text in self.history]
+            first = min(i for i, (a, b) in enumerate(zip(history.moves, record,
+                                                           strict=True)) if a != b)
+            self.belief.again_done = turn_done
+            return self._ask(first, "The move on the table is legal only if an earlier "
+                             "move was not the one shown:")
         out = self._switch(history)
         return out + self._verdict_handlers[verdict.kind](self, verdict)
+
+    def _forbids(self, move: Any) -> bool:
+        """Whether the rules forbid ``move`` in the record's position (rather than the
+        record's position leaving another table than the one seen)."""
+        try:
+            self.state.check(move)
+        except IllegalMoveError:
+            return True
+        except EngineError:
+            return False
+        return False
 
     def _switch(self, history: History) -> list[Output]:
         """Make ``history`` the record: its moves replace the record's from the first
@@ -979,6 +1176,9 @@ class Referee:
         those differ from the record is asked about first."""
         scores, winners = self.state.scores(), self.state.winners()
         record = [text for _, text in self.history]
+        if self.parts and not self.parts.model.scores_seen:
+            return self._ask_part(min(self.parts.open), "The result depends on a move "
+                                  "the table could not show.")
         deciding = [h for h in self.belief.histories if not h.state.is_over()
                     or h.state.scores() != scores or h.state.winners() != winners]
         if deciding:
@@ -1046,9 +1246,10 @@ class Referee:
         return outputs
 
     def _accept(self, move: Any, by: str, corrected: list[str],
-                branches: list[History] | None = None) -> list[Output]:
+                branches: list[History] | None = None, unseen: bool = False) -> list[Output]:
         """Play ``move`` in the record; ``branches``: the belief's histories after it,
-        when the table fitted it several ways (``_branch``)."""
+        when the table fitted it several ways (``_branch``); ``unseen``: it is one of an
+        unseen choice the parts keep (``_keep_unseen``)."""
         text = self.rules.format_move(move)
         player = self.state.to_move
         before = self.explainer.expected(self.state)
@@ -1073,6 +1274,8 @@ class Referee:
             MoveAccepted(len(self.history), player, text, by, corrected),
             Indicators([Light(e, "green") for e in changed]),
         ]
+        if self.parts is not None:
+            out += self._follow_parts(move, by, unseen)
         if self.state.is_over():
             out += self._end()
         return out
@@ -1106,6 +1309,300 @@ class Referee:
         if flag is None:
             return Indicators([])
         return Indicators([Light(e, "red", "blink") for e in flag.elements])
+
+
+    # ------------------------------------------------------------------ the parts
+
+    def _truncate_beliefs(self) -> None:
+        """The record was cut (a move taken back or replaced): both beliefs follow."""
+        self.belief.truncate(self.history, self.rules)
+        if self.parts is not None:
+            self.parts.truncate(len(self.history))
+
+    def _keep_unseen(self, verdict: Verdict) -> list[Output] | None:
+        """A table an unseen choice fits (a recruit seen from above): the likeliest
+        move is accepted and the parts keep the others (``Parts.branch``). When they
+        would overflow, the oldest unseen move in doubt is asked about first (the
+        table is judged again once answered); with none, None: the move is asked."""
+        parts = self.parts
+        assert parts is not None
+        if parts.wide(self.state, self.state.to_move):
+            if not parts.open:
+                return None
+            self.belief.again_done = self.pending.judging_done
+            return self._ask_part(min(parts.open), "Too many moves fit the tables seen "
+                                  "so far.")
+        ranked = sorted(zip(verdict.scores, range(len(verdict.moves)), verdict.moves,
+                            strict=True), key=lambda t: (-t[0], t[1]))
+        out = self._accept(ranked[0][2], "table", [], unseen=True)
+        if self.status == self.WATCHING:
+            self.last_move.bigger = self._bigger_moves(self.history[-1][0],
+                                                       self.believed_table())
+        return out
+
+    def _follow_parts(self, move: Any, by: str, unseen: bool) -> list[Output]:
+        """After ``move`` entered the record: the parts branch on it (``unseen``) or
+        play it in every entry; the ways the table no longer allows go; unseen moves
+        settled are corrected in the record where it said otherwise."""
+        parts = self.parts
+        assert parts is not None
+        index = len(self.history) - 1
+        before = self.history[-1][0]
+        observation = self.believed_table() if by == "table" else None
+        changed = unseen
+        if unseen:
+            parts.branch(index, before, self.state, self._part_weigh(observation, True)
+                         if observation is not None else None)
+        elif parts:
+            changed = parts.follow(before, move, self._world_check(observation))
+        out: list[Output] = []
+        if parts:
+            if observation is not None and not unseen:
+                changed = parts.weigh_all(self._part_weigh(observation, True)) or changed
+            if changed or parts.model.limits(self.state):
+                out = self._settle_parts()
+        parts.save(len(self.history))
+        return out
+
+    def _record_put(self) -> list[Entry | None]:
+        parts = self.parts
+        assert parts is not None
+        put = parts.record_put([t for _, t in self.history], self.rules.parse_move)
+        return parts.record_entries(self.state, put)
+
+    def _settle_parts(self) -> list[Output]:
+        """Keep the ways of the whole game; settle what every way agrees on; if the
+        record is no longer a way, the likeliest way becomes the record."""
+        parts = self.parts
+        assert parts is not None
+        parts.at(self.state)
+        parts.prune(self._record_put())
+        out: list[Output] = []
+        if any(e is None for e in self._record_put()):
+            ways = parts.best()
+            if ways is not None:
+                out += self._switch_parts(parts.moves_of(ways))
+        for index, items in parts.settled().items():
+            text = self.rules.format_move(parts.model.unseen_move(items))
+            if self.history[index][1] != text:
+                out += self._switch_parts({index: items})
+        return out
+
+    def _part_weigh(self, observation: Observation | None, add: bool
+                    ) -> Callable[[Factor, Entry], float | None]:
+        """For an entry: None if a sure reading of ``observation`` shows its parts
+        otherwise; else (``add``) how much likelier (log) the unsure readings are with
+        it than with the record's content."""
+        parts = self.parts
+        assert parts is not None
+        model, state, sure = parts.model, self.state, self.config.sure
+        schema = self.schema
+        read = set() if observation is None else {
+            e for e in observation if observation[e].value is not None
+            or observation[e].evidence}
+        parts_read = {p for e in read for p in model.parts_of(e)}
+
+        def weigh(factor: Factor, entry: Entry) -> float | None:
+            if observation is None:
+                return 0.0
+            total = 0.0
+            for part, content in zip(factor.parts, entry.content, strict=True):
+                if part not in parts_read:
+                    continue
+                shown = model.shows(state, part, content)
+                if read.isdisjoint(shown):
+                    continue
+                if refused(shown, observation, sure):
+                    return None
+                if not add:
+                    continue
+                record = model.shows(state, part, model.content(state, part))
+                for e, value in shown.items():
+                    reading = observation[e]
+                    if reading.evidence and reading.confidence < sure and \
+                            value != record.get(e):
+                        count = len(schema.values[e])
+                        total += log(reading.chance(value, count)) - log(
+                            reading.chance(record[e], count))
+            return total
+        return weigh
+
+    def _world_check(self, observation: Observation | None
+                     ) -> Callable[[Factor, GameState[Any]], float | None] | None:
+        """For ``Parts.follow``: None for a world whose parts a sure reading
+        contradicts, else how much likelier (log) its unsure readings are than the
+        record's."""
+        if observation is None:
+            return None
+        sure, record = self.config.sure, self.explainer.expected(self.state)
+
+        def check(factor: Factor, world: GameState[Any]) -> float | None:
+            table = self.explainer.expected(world)
+            total = 0.0
+            for part in factor.parts:
+                for e in self._part_elements.get(part, ()):
+                    reading, value = observation[e], table.value(e)
+                    if reading.value is None and not reading.evidence:
+                        continue
+                    if reading.confidence >= sure:
+                        if reading.value != value or type(reading.value) is not type(value):
+                            return None
+                    elif value != record.value(e):
+                        count = len(self.schema.values[e])
+                        total += log(reading.chance(value, count)) - log(
+                            reading.chance(record.value(e), count))
+            return total
+        return check
+
+    def _part_check(self, observation: Observation, add: bool) -> list[Output]:
+        """A table seen: the entries its sure readings contradict go."""
+        parts = self.parts
+        assert parts is not None
+        if not parts.weigh_all(self._part_weigh(observation, add)):
+            return []
+        out = self._settle_parts()
+        parts.save(len(self.history))
+        return out
+
+    def _by_parts(self, observation: Observation, turn_done: bool,
+                  hidden: frozenset[str]) -> list[Output] | None:
+        """For a table the record cannot explain: the ways of the parts it concerns
+        (its sure changes) that explain it. The likeliest becomes the record (each
+        unseen move that changes is corrected), then the table is judged on it. None
+        when no way explains it."""
+        parts = self.parts
+        assert parts is not None
+        model = parts.model
+        expected, sure = self.expected_table(), self.config.sure
+        touched = {p for e in observation.differences(expected, min_confidence=sure)
+                   for p in model.parts_of(e)}
+        indexes = [i for i, f in enumerate(parts.factors) if touched & set(f.parts)]
+        if not indexes:
+            return None
+        parts.at(self.state)
+        record = self._record_put()
+        found: list[tuple[float, list[Entry]]] = []
+        tried = 0
+        for combo in product(*(parts.factors[i].entries for i in indexes)):
+            tried += 1
+            if tried > MOST_TRIED:
+                break
+            fixed = dict(zip(indexes, combo, strict=True))
+            if all(record[i] == e for i, e in fixed.items()):
+                continue  # the record's own way
+            contents = {p: c for i, e in fixed.items()
+                        for p, c in zip(parts.factors[i].parts, e.content, strict=True)}
+            world = model.with_content(self.state, contents)
+            verdict = self.explainer.explain(world, observation, turn_done=turn_done,
+                                             hidden=hidden)
+            if verdict.kind not in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
+                continue
+            ways = parts.best(fixed, record)
+            if ways is not None:
+                found.append((sum(e.weight for e in ways), ways))
+        if not found:
+            return None
+        ways = max(found, key=lambda pair: pair[0])[1]
+        out = self._switch_parts(parts.moves_of(ways))
+        verdict = self.explainer.explain(self.state, observation, turn_done=turn_done,
+                                         hidden=hidden)
+        return out + self._verdict_handlers[verdict.kind](self, verdict)
+
+    def _switch_parts(self, items: dict[int, frozenset[int]]) -> list[Output]:
+        """The unseen moves of the record at these indexes put these items instead: the
+        record is played again from the first that changes, each change announced."""
+        parts = self.parts
+        assert parts is not None
+        texts = {k: self.rules.format_move(parts.model.unseen_move(v))
+                 for k, v in items.items()}
+        texts = {k: t for k, t in texts.items() if self.history[k][1] != t}
+        if not texts:
+            return []
+        old_history, old_state = self.history, self.state
+        first = min(texts)
+        state = self.history[first][0].copy()
+        rebuilt = self.history[:first]
+        for i in range(first, len(old_history)):
+            text = texts.get(i, old_history[i][1])
+            rebuilt.append((state.copy(), text))
+            state.play(self.rules.parse_move(text))
+        self.history, self.state = rebuilt, state
+        self.last_move = LastMove()
+        self._last = None
+        out: list[Output] = []
+        for i in sorted(texts):
+            player = self.history[i][0].to_move
+            words = self._correction_words(i, (self.history[i][0], texts[i]),
+                                           (old_history[i][0], old_history[i][1]))
+            out.append(MoveCorrected(i + 1, player, old_history[i][1], texts[i], words))
+        before, after = self.explainer.expected(old_state), self.explainer.expected(state)
+        out.append(Indicators([Light(e, "amber", "pulse") for e in self.schema.elements
+                               if before[e] != after[e]]))
+        if self.status in (self.OVER, self.QUESTION) and parts.asked is None:
+            self.status = self.WATCHING
+            if self.state.is_over():
+                out += self._end()
+        return out
+
+    def _ask_part(self, index: int, reason: str) -> list[Output]:
+        """Ask which move was the unseen move ``index`` (from 0) of the record."""
+        parts = self.parts
+        assert parts is not None
+        self.status = self.QUESTION
+        parts.asked = index
+        record = self.history[index][1]
+        parts.at(self.state)
+        texts = [self.rules.format_move(parts.model.unseen_move(items))
+                 for items in parts.choices(index)]
+        self.candidates = [record] + [t for t in texts if t != record]
+        before = self.history[index][0]
+        choices = [self._part_choice(before, text) for text in self.candidates]
+        return self._emit([Question(before.to_move, self.candidates,
+                                    f"{reason} Which was move {index + 1}?", index + 1,
+                                    choices)])
+
+    def _part_choice(self, before: GameState[Any], text: str) -> Choice:
+        """An unseen move as an answer to tap: the elements that would show its items,
+        and their words (it may be legal only in another way of the game than the
+        record's, so it is not played)."""
+        parts = self.parts
+        assert parts is not None
+        model = parts.model
+        elements: list[str] = []
+        for part, items in sorted(model.spread(self.rules.parse_move(text)).items()):
+            empty = model.shows(before, part, frozenset())
+            full = model.shows(before, part, items)
+            elements += [e for e in self.schema.elements
+                         if e in full and full[e] != empty.get(e)]
+        describe = self.explainer.model.describe_element
+        words = f"{text}: " + (", ".join(describe(e) for e in elements) or "no piece moved")
+        return Choice(text, words, elements, "")
+
+    def _answer_part(self, text: str) -> list[Output]:
+        """The answer to a question on the unseen move ``parts.asked``: the ways with
+        other items there go; the record follows the likeliest way left."""
+        parts = self.parts
+        assert parts is not None
+        index = parts.asked
+        assert index is not None
+        parts.asked = None
+        self.candidates = []
+        self.status = self.WATCHING
+        items = frozenset(i for v in parts.model.spread(self.rules.parse_move(text)).values()
+                          for i in v)
+        parts.answer(index, items)
+        parts.at(self.state)
+        record = self._record_put()
+        parts.prune(record)
+        ways = parts.best(prefer=record)
+        out = self._switch_parts(parts.moves_of(ways)) if ways is not None else []
+        out += self._settle_parts()
+        parts.save(len(self.history))
+        if self.state.is_over():
+            return out + self._end()
+        again, self.belief.again_done = self.belief.again_done, False
+        self.pending.confirm_frames = 0  # the table has been still since the question
+        return out + self._evaluate(turn_done=again)
 
 
 def _output_from_json(data: dict[str, Any]) -> Output:

@@ -37,10 +37,21 @@ def test_an_illegal_table_is_flagged_after_its_confirming_frames() -> None:
         "turn.wrong-player"
 
 
-def test_done_is_answered_at_once() -> None:
+def test_done_is_answered_at_once_on_a_table_read_so_for_one_more_frame() -> None:
+    referee = referee_for(light="e3")
+    show(referee, _wrong(referee), times=referee.config.stable_frames + 1)
+    assert only(referee.handle(TurnDone()), "illegal_move").rule == "turn.wrong-player"
+
+
+def test_done_on_a_table_believed_just_now_waits_one_frame() -> None:
+    # three frames read so may be a misreading three frames long: the flag comes once
+    # the table has read so one frame more (a reading wrong three frames in a row,
+    # then right again, is no illegal move, done or not)
     referee = referee_for(light="e3")
     show(referee, _wrong(referee), times=referee.config.stable_frames)
-    assert only(referee.handle(TurnDone()), "illegal_move").rule == "turn.wrong-player"
+    assert names(referee.handle(TurnDone())) == []
+    assert only(show(referee, _wrong(referee), times=1), "illegal_move").rule == \
+        "turn.wrong-player"
 
 
 def test_a_source_believed_at_once_flags_at_once() -> None:
@@ -85,7 +96,7 @@ def test_done_on_a_wrong_table_not_yet_believed_is_flagged_at_once() -> None:
 
 def test_done_does_not_wait_for_a_reading_going_back_to_the_position_before() -> None:
     # An illegal tile believed, then read once as the empty square it was (a flicker,
-    # or the player taking it back): done flags what is believed.
+    # or the player taking it back): done flags what is believed once it reads so.
     from engines.observation import Reading
 
     referee = referee_for(light="e3")
@@ -93,7 +104,12 @@ def test_done_does_not_wait_for_a_reading_going_back_to_the_position_before() ->
     show(referee, wrong, times=referee.config.stable_frames)
     back = wrong.replace({"d3": Reading("empty", 0.97)})
     referee.handle(Seen(back, "camera"))
-    assert only(referee.handle(TurnDone()), "illegal_move").rule == "turn.wrong-player"
+    # it waits for the tile to read as believed for a few frames (a whole window of
+    # them), not for the empty square to be believed
+    assert names(referee.handle(TurnDone())) == []
+    frames = referee.config.stable_frames + 1
+    out = show(referee, wrong, times=frames)
+    assert only(out, "illegal_move").rule == "turn.wrong-player"
 
 
 def test_a_done_waiting_is_forgotten_once_a_move_is_typed() -> None:
