@@ -932,7 +932,10 @@ class HeightReader:
             used = np.stack([part.used for part in where])
             points = np.stack([lines.points_mm for lines in missing])
             bare = np.zeros((*used.shape, 3))
-            bare[used] = self.appearance.bare_log(points[used])
+            looked = points[used]
+            bare[used] = np.concatenate([self.appearance.bare_log(looked[k:k + _CHUNK])
+                                         for k in range(0, len(looked), _CHUNK)]) \
+                if len(looked) else np.zeros((0, 3))
             pixels = pixels.reshape(len(missing), *shape, 2)
             for k, (lines, part) in enumerate(zip(missing, where, strict=True)):
                 neighbours = self._near(lines.space, lines, view, part)

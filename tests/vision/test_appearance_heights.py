@@ -310,6 +310,22 @@ def test_straight_above_heights_are_not_shown() -> None:
         assert name + HEIGHT_SUFFIX not in result.probabilities
 
 
+def test_every_space_s_lines_made_at_once_are_those_made_one_by_one(
+        slanted: list[Close]) -> None:
+    # a crowded table: every space's lines and bare board at once (more samples than a
+    # picture lookup takes at a time), as each alone (some of them)
+    close = slanted[0]
+    together, alone = height_reader(close), height_reader(close)
+    plan = together.plan(close.view)
+    assert plan is not None and alone.plan(close.view) is not None
+    views = together._views_of(plan, together.spaces)
+    for space, view in list(zip(together.spaces, views, strict=True))[::6]:
+        (one,) = alone._views_of(plan, [space])
+        assert np.array_equal(view.pixels, one.pixels) and np.array_equal(view.bare, one.bare)
+        assert np.array_equal(view.shown, one.shown) and view.neighbours == one.neighbours
+        assert np.array_equal(view.spoils, one.spoils)
+
+
 def test_something_over_an_edge_leaves_the_height_unknown(slanted: list[Close]) -> None:
     import cv2
 
