@@ -11,7 +11,10 @@ picture of each setup has a hand over the table.
 
 Sets, separate by world kind and seed as for the colours (``companion.bench_appearance``):
 ``train``: ``painted`` worlds, seeds 1 on, elevations drawn from 45 to 90 degrees and
-picture sizes from 1280x720 to 2560x1440;
+picture sizes from 1280x720 to 2560x1440 (the weights are fitted on them);
+``validation``: ``painted`` worlds, seeds 1000 on, at 55 and 70 degrees, with the whole
+tables of the appearance bench's validation set at its hardest level (the chances are
+calibrated on them);
 ``test``: ``landscape`` worlds (never used to fit or choose anything), seeds 2000 on,
 each seed at every elevation asked for (default straight above, 70 and 55 degrees).
 """

@@ -26,10 +26,14 @@ The hidden length and one tile's step, in
 picture pixels, go through a small conditional logit whose weights are fitted from
 rendered tables (:func:`fit`, ``python -m companion.bench_heights fit``;
 ``vision/fitted/appearance-heights-shangrila.json``) into a probability per height
-(given that a tile is there: the colour reader says whether one is).
+(given that a tile is there: the colour reader says whether one is). Its chances are
+calibrated on other tables (:func:`calibrate`): the logits are divided by a
+temperature, and a height is read only from a chance at which the heights of those
+tables were nearly always right.
 
-A height is not read (left unknown) when the view is too steep for the model to be
-sure of any height whatever the edges show, when a neighbouring piece, a hand or the
+A height is not read (left unknown) when the view cannot show it (edges found
+without error could not make the model sure of each height to ``TELL_AT``: a steep
+view, a tile's side spanning too few pixels), when a neighbouring piece, a hand or the
 edge of the picture leaves too few lines showing both edges, when those lines cannot
 tell a tile lying off its spot from one hiding more board (a tile seen corner first,
 only one side of it seen), when the board hidden fits no height (less than none, or
