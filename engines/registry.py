@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engines.base import Rules
 from engines.errors import RecordError
-
-if TYPE_CHECKING:
-    from engines.table_model import TableModel
+from engines.table_model import TableModel
 
 _GAMES: dict[str, tuple[str, str]] = {
     "shangrila": ("engines.shangrila", "ShangrilaRules"),
@@ -41,8 +39,6 @@ def rules_class(game: str) -> type[Rules[Any, Any]]:
 def table_model(game: str) -> TableModel[Any, Any, Any]:
     """The table model of ``game`` (``engines.table_model.TableModel``: what its table
     shows, for the referee). Raises ``RecordError`` for an unknown game."""
-    from engines.table_model import TableModel
-
     rules_class(game)  # an unknown or missing game says so the same way
     try:
         module = importlib.import_module(f"engines.{game}.observation")

@@ -13,6 +13,10 @@ from engines.shangrila.moves import LETTERS, N_VILLAGES
 
 COLOURS = ("red", "blue", "yellow", "violet")
 
+N_DISCIPLINES = 7
+TILES_PER_DISCIPLINE = 6
+"""Symbol tiles of each discipline in each player's supply."""
+
 
 @dataclass(frozen=True)
 class Village:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from engines.base import JSON, Rules
 from engines.errors import RecordError
 from engines.shangrila import moves
 from engines.shangrila.board import COLOURS, Board, load_board
-
-if TYPE_CHECKING:
-    from engines.shangrila.state import ShangrilaState
+from engines.shangrila.board import N_DISCIPLINES as N_DISCIPLINES
+from engines.shangrila.board import TILES_PER_DISCIPLINE as TILES_PER_DISCIPLINE
+from engines.shangrila.state import ShangrilaState
 
 OPTIONS: dict[str, tuple[Any, ...]] = {
     # name: (default, other allowed values...)
@@ -22,11 +22,8 @@ OPTIONS: dict[str, tuple[Any, ...]] = {
 }
 """Each option's allowed values, the default first."""
 
-N_DISCIPLINES = 7
-TILES_PER_DISCIPLINE = 6
 
-
-class ShangrilaRules(Rules[moves.Move, "ShangrilaState"]):
+class ShangrilaRules(Rules[moves.Move, ShangrilaState]):
     """Players (colours, in turn order) and the options of RULINGS 1.3.
 
     Options:
@@ -114,13 +111,9 @@ class ShangrilaRules(Rules[moves.Move, "ShangrilaState"]):
                 "recruit": self.recruit, "setup": self.setup}
 
     def initial_state(self) -> ShangrilaState:
-        from engines.shangrila.state import ShangrilaState
-
         return ShangrilaState.initial(self)
 
     def state_from_json(self, data: JSON) -> ShangrilaState:
-        from engines.shangrila.state import ShangrilaState
-
         return ShangrilaState.from_json(self, data)
 
     def parse_move(self, text: str) -> moves.Move:

@@ -13,13 +13,17 @@ method, ``_set``, so ``undo`` only has to put the old spaces back through it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from engines.base import JSON, GameState
 from engines.dice import Dice
 from engines.errors import IllegalMoveError, RecordError
+from engines.shangrila.board import N_DISCIPLINES, TILES_PER_DISCIPLINE
 from engines.shangrila.moves import LETTERS, NAMES, Journey, Move, Pass, Place, Recruit
-from engines.shangrila.rules import N_DISCIPLINES, TILES_PER_DISCIPLINE, ShangrilaRules
+
+if TYPE_CHECKING:
+    # The rules build states (``initial_state``); a state only reads its rules.
+    from engines.shangrila.rules import ShangrilaRules
 
 NV = 13
 ND = N_DISCIPLINES

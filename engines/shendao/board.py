@@ -24,6 +24,9 @@ from typing import Any
 from engines.errors import RecordError
 from engines.shendao.moves import GATE_INDEX, GATES, SQUARE_INDEX, SQUARES
 
+TILES = 30
+"""Tiles per player."""
+
 DIRECTIONS: dict[str, tuple[int, int]] = {
     "east": (1, 0), "west": (-1, 0), "north": (0, 1), "south": (0, -1),
     "northeast": (1, 1), "northwest": (-1, 1), "southeast": (1, -1), "southwest": (-1, -1),

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from engines.base import JSON, Rules
 from engines.errors import RecordError
 from engines.shendao import moves
+from engines.shendao.board import TILES as TILES
 from engines.shendao.board import Board, load_board
 from engines.shendao.moves import CARD_BIT, CARDS, GATES, SQUARES, Enter
-
-if TYPE_CHECKING:
-    from engines.shendao.state import ShendaoState
+from engines.shendao.state import ShendaoState
 
 PLAYERS = ("light", "dark")
 """The two players, named after their tiles; the first in a record begins."""
-
-TILES = 30
-"""Tiles per player."""
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "tigre-blanc": CARDS,
@@ -39,7 +35,7 @@ OPTIONS: dict[str, tuple[Any, ...]] = {
 """Each option's allowed values, the default first."""
 
 
-class ShendaoRules(Rules[moves.Move, "ShendaoState"]):
+class ShendaoRules(Rules[moves.Move, ShendaoState]):
     """Players (``light`` and ``dark``, in turn order) and the options of RULINGS 2.
 
     Options:
@@ -156,13 +152,9 @@ class ShendaoRules(Rules[moves.Move, "ShendaoState"]):
                 "yinyang_across_wall": self.yinyang_across_wall}
 
     def initial_state(self) -> ShendaoState:
-        from engines.shendao.state import ShendaoState
-
         return ShendaoState.initial(self)
 
     def state_from_json(self, data: JSON) -> ShendaoState:
-        from engines.shendao.state import ShendaoState
-
         return ShendaoState.from_json(self, data)
 
     def parse_move(self, text: str) -> moves.Move:

@@ -14,11 +14,12 @@ for the Brigand). ``undo`` puts the old squares and gate back through the same m
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from engines.base import JSON, GameState
 from engines.dice import Dice
 from engines.errors import IllegalMoveError, RecordError
+from engines.shendao.board import TILES
 from engines.shendao.moves import (
     CARD_BIT,
     CARD_NAMES,
@@ -31,7 +32,10 @@ from engines.shendao.moves import (
     Move,
     Pass,
 )
-from engines.shendao.rules import TILES, ShendaoRules
+
+if TYPE_CHECKING:
+    # The rules build states (``initial_state``); a state only reads its rules.
+    from engines.shendao.rules import ShendaoRules
 
 N_GATES = len(GATES)
 BRIGAND, LOUNG, NUGUA, PRETRESSE, TIGRE, YINYANG = (CARD_BIT[c] for c in CARDS)

@@ -9,7 +9,10 @@
 * ``options`` — where one monk can walk, hover, swap or enter;
 * ``movegen`` — every legal turn, depth-first; counting and uniform draws;
 * ``validate`` — why a move is illegal: rule ids and sentences;
-* ``document`` — the position as JSON, and as text.
+* ``document`` — the position as JSON, and as text;
+* ``schema`` — what a table shows: its elements, and what a state shows on them;
+* ``turn_search`` — the turns that could leave a table as it is seen;
+* ``observation`` — the table model for the referee: sentences, guesses.
 """
 
 from engines.shenshi.board import Board, load_board, parse_square, square_name

@@ -1,6 +1,6 @@
 """``companion bench shenshi-draw``: the time of ShenShi's uniform draw of a turn.
 
-Plays random complete games, every turn drawn uniformly (``movegen.random_move``), for
+Plays random complete games, every turn drawn uniformly (``draw.random_move``), for
 2, 3 and 4 players with orange cushions lifting one and two blond cushions, and times
 each draw in processor time; on the same positions it also times the draw that counts
 every turn (``movegen.counted_move``, with its own dice so that the games stay those of
@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
 from engines.dice import Dice
-from engines.shenshi import movegen
+from engines.shenshi import draw, movegen
 from engines.shenshi.moves import Action
 from engines.shenshi.rules import ShenshiRules
 from engines.shenshi.state import ShenshiState
@@ -88,7 +88,7 @@ def random_games(players: int, lifts: int, games: int, seed: int,
     for _ in range(games):
         state = rules.initial_state()
         while not state.is_over():
-            move, took = _timed(movegen.random_move, state, dice)
+            move, took = _timed(draw.random_move, state, dice)
             draws.append(took)
             if compare:
                 counted.append(_timed(movegen.counted_move, state, other)[1])
@@ -128,7 +128,7 @@ def enumerate_turns(state: ShenshiState) -> int:
 
 def widest(enumerate_all: bool = True) -> WidestFigure:
     state = ShenshiRules(["silver", "copper", "gold"]).state_from_json(WIDEST)
-    draws = [_timed(movegen.random_move, state, Dice(seed))[1] for seed in range(5)]
+    draws = [_timed(draw.random_move, state, Dice(seed))[1] for seed in range(5)]
     counted = _timed(movegen.counted_move, state, Dice(0))[1]
     turns, count = _timed(movegen.count_turns, state)
     if turns != WIDEST_TURNS:

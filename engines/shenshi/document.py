@@ -34,9 +34,10 @@ from engines.shenshi.board import (
     parse_square,
     square_name,
 )
-from engines.shenshi.rules import ShenshiRules
+from engines.shenshi.plan import GIVE
 
 if TYPE_CHECKING:
+    from engines.shenshi.rules import ShenshiRules
     from engines.shenshi.state import ShenshiState
 
 _KEYS = {"phase", "to_move", "tiles", "cushions", "monks", "reserves", "tokens",
@@ -99,27 +100,25 @@ def _mapping(value: Any, where: str) -> Mapping[str, Any]:
     return value
 
 
-def state_from_json(rules: ShenshiRules, data: JSON) -> ShenshiState:
-    """Read a state document. Raises ``RecordError`` if it is malformed or inconsistent
-    with the rules."""
+def fill_from_json(state: ShenshiState, data: JSON) -> None:
+    """Read a state document into ``state``, new from ``ShenshiState(rules)``. Raises
+    ``RecordError`` if it is malformed or inconsistent with the rules."""
     try:
-        return _from_json(rules, data)
+        _from_json(state, data)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         if isinstance(error, RecordError):
             raise
         raise RecordError(f"malformed ShenShi position: {error!r}") from None
 
 
-def _from_json(rules: ShenshiRules, data: JSON) -> ShenshiState:
-    from engines.shenshi.state import GIVE, ShenshiState
-
+def _from_json(state: ShenshiState, data: JSON) -> None:
+    rules = state.rules
     data = _mapping(data, "a ShenShi position")
     unknown = set(data) - _KEYS
     if unknown:
         raise RecordError(f"unknown keys in the position: {sorted(unknown)}")
     board = rules.board
     n = rules.n_players
-    state = ShenshiState(rules)
 
     tiles = [0] * 49
     for key, kind in _mapping(data.get("tiles", {}), '"tiles"').items():
@@ -236,7 +235,6 @@ def _from_json(rules: ShenshiRules, data: JSON) -> ShenshiState:
         state.winner = winners[0]
     state.over = bool(winners) or state.passes >= n or bool(
         rules.quiet_limit and state.quiet >= rules.quiet_limit)
-    return state
 
 
 # ---------------------------------------------------------------------- text

@@ -138,14 +138,6 @@ def has_turn(state: ShenshiState) -> Turn | None:
         return None
 
 
-def random_move(state: ShenshiState, dice: Dice) -> Move:
-    """A legal turn drawn uniformly, without building the legal moves and without
-    counting them all (``draw.random_move``); ``pass`` when there is none."""
-    from engines.shenshi.draw import random_move as draw
-
-    return draw(state, dice)
-
-
 def counted_move(state: ShenshiState, dice: Dice) -> Move:
     """``dice.choice(legal_moves)`` in a turn, without building the legal moves: count
     the turns that begin with each first action, draw an index as ``Dice.choice``

@@ -1,42 +1,17 @@
-"""What a ShenShi table shows (RULINGS section 4), and what a state should show.
-
-Elements, per square ``a1`` .. ``g7``:
-
-* ``c3 tile`` — the printed mandala tile: ``"none"``, ``"intact"`` or ``"faded"``;
-* ``c3 cushion`` — ``"none"``, ``"blond"`` or ``"orange"``;
-* ``c3 monk`` — ``"none"`` or ``"<metal>-<size>"``: ``"silver-grand"``,
-  ``"copper-master"``, ``"black-grand"`` (black: the neutral monks, or the fourth
-  player's). A Grand Master is taller than a master, so the size can be seen.
-
-and per player, ``tokens silver``: the path tokens on that player's board (a count).
-Reserves (cushions and monks off the board) are not elements: an entry is recognised by
-the monk and cushion appearing on the board.
+"""What a ShenShi table shows, for the referee: its elements (``schema``), the
+sentences that tell players what to put right, the guess of what a player tried, and
+the table model (``TABLE``).
 
 A turn can have a million legal variants, so the referee never lists them:
-``candidates`` rebuilds the turns that could leave the table as it is seen, action by
-action, from the squares that changed (see its docstring), and keeps those the engine
-accepts.
+``candidates`` (``engines.shenshi.turn_search``) rebuilds the turns that could leave
+the table as it is seen, action by action, from the squares that changed, and keeps
+those the engine accepts.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from functools import cache
-from itertools import combinations
-
-from engines import IllegalMoveError
-from engines.observation import Observation, Reading, TableSchema, Value
-from engines.shenshi import options
-from engines.shenshi.board import (
-    BLOND,
-    CUSHION_NAMES,
-    NO_CUSHION,
-    ORANGE,
-    SIZE,
-    TILE_NAMES,
-    square_name,
-)
-from engines.shenshi.movegen import has_turn, usable_codes
+from engines.observation import Observation, TableSchema, Value
+from engines.shenshi.board import BLOND, CUSHION_NAMES, NO_CUSHION, ORANGE, SIZE
 from engines.shenshi.moves import (
     RESERVE_BLOND,
     RESERVE_ORANGE,
@@ -48,105 +23,71 @@ from engines.shenshi.moves import (
     Swap,
     Turn,
     Walk,
-    format_action,
     format_move,
 )
-from engines.shenshi.options import Lifts
-from engines.shenshi.plan import ENTER, HOVER, SWAP, WALK, Plan, TurnContext, after
-from engines.shenshi.rules import METALS, ShenshiRules
-from engines.shenshi.state import GIVE, ShenshiState
-from engines.shenshi.validate import KIND_OF
+from engines.shenshi.rules import ShenshiRules
+from engines.shenshi.schema import (
+    CUSHION,
+    MAX_TOKENS,
+    MONK,
+    NONE,
+    SIZES,
+    SQUARES,
+    SURE,
+    TILE,
+    changed_squares,
+    expected,
+    group,
+    monk_readings,
+    monk_value,
+    schema,
+    tokens,
+    transient,
+)
+from engines.shenshi.state import ShenshiState
+from engines.shenshi.turn_search import (
+    ALL_KINDS,
+    IN_PROGRESS_LIMIT,
+    candidates,
+    extends,
+    first_candidates,
+    touched,
+)
 from engines.table_model import Change, TableModel
 
-NONE = "none"
-SIZES = ("grand", "master")
-SQUARES = tuple(square_name(s) for s in range(SIZE * SIZE))
-TILE = tuple(f"{name} tile" for name in SQUARES)
-CUSHION = tuple(f"{name} cushion" for name in SQUARES)
-MONK = tuple(f"{name} monk" for name in SQUARES)
-_SQUARE_OF = {name: s for s, name in enumerate(SQUARES)}
-MAX_TOKENS = 60
-IN_PROGRESS_LIMIT = 6
-"""Legal turns beginning with what is seen, kept so the referee can say "in progress"."""
-SURE = 0.9
-"""Readings at least this confident narrow the candidates (the referee's default)."""
+__all__ = [
+    "ALL_KINDS",
+    "CUSHION",
+    "IN_PROGRESS_LIMIT",
+    "MAX_TOKENS",
+    "MONK",
+    "NONE",
+    "SIZES",
+    "SQUARES",
+    "SURE",
+    "TABLE",
+    "TILE",
+    "TURN_IN_PARTS",
+    "ShenshiTable",
+    "candidates",
+    "describe_element",
+    "expected",
+    "extends",
+    "first_candidates",
+    "fix_sentences",
+    "group",
+    "guess",
+    "monk_value",
+    "schema",
+    "tokens",
+    "touched",
+    "transient",
+]
+
 TURN_IN_PARTS = True
 """A turn is up to three actions in any order, each touching several pieces: the
 referee waits for the player to say the turn is done before calling a table no legal
 turn explains illegal (another player's monk moved is flagged at once)."""
-_NODE_LIMIT = 20_000
-"""Actions tried by ``candidates`` at most (a table changed beyond any turn stops early)."""
-_COMPLETION_LIMIT = 400
-"""Actions tried at most when completing a turn in progress."""
-
-
-def monk_value(colour: str, size: int) -> str:
-    return f"{colour}-{SIZES[size]}"
-
-
-def tokens(colour: str) -> str:
-    return f"tokens {colour}"
-
-
-@cache
-def _schema(n_players: int) -> TableSchema:
-    values: dict[str, frozenset[Value]] = {}
-    monks = frozenset((NONE, *(monk_value(c, s) for c in METALS for s in (0, 1))))
-    for s in range(SIZE * SIZE):
-        values[TILE[s]] = frozenset((NONE, "intact", "faded"))
-        values[CUSHION[s]] = frozenset((NONE, "blond", "orange"))
-        values[MONK[s]] = monks
-    for colour in METALS[:n_players]:
-        values[tokens(colour)] = frozenset(range(MAX_TOKENS + 1))
-    return TableSchema("shenshi", tuple(values), values)
-
-
-def schema(rules: ShenshiRules) -> TableSchema:
-    """The table elements of a ShenShi game (the number of players sets the tokens)."""
-    return _schema(rules.n_players)
-
-
-_SURE: dict[Value, Reading] = {
-    v: Reading(v, 1.0) for v in (NONE, "intact", "faded", "blond", "orange",
-                                 *(monk_value(c, s) for c in METALS for s in (0, 1)))}
-_COUNT = [Reading(i, 1.0) for i in range(MAX_TOKENS + 1)]
-_TILES = [_SURE[name or NONE] for name in TILE_NAMES]
-_CUSHIONS = [_SURE[name or NONE] for name in CUSHION_NAMES]
-
-
-def _monk_readings(rules: ShenshiRules) -> list[Reading]:
-    """Reading per monk id: its metal (black for the neutral ones) and size."""
-    colours = [*rules.players, *(["black"] if rules.has_neutral else [])]
-    return [_SURE[monk_value(colours[m >> 1], m & 1)] for m in range(rules.n_monks)]
-
-
-def expected(state: ShenshiState) -> Observation:
-    """The observation a table in ``state`` gives, every element sure."""
-    rules = state.rules
-    monks = _monk_readings(rules)
-    none = _SURE[NONE]
-    readings: dict[str, Reading] = {}
-    tile, cushion, occ = state.tile, state.cushion, state.occ
-    for s in range(SIZE * SIZE):
-        readings[TILE[s]] = _TILES[tile[s]]
-        readings[CUSHION[s]] = _CUSHIONS[cushion[s]]
-        readings[MONK[s]] = none if occ[s] < 0 else monks[occ[s]]
-    for p, colour in enumerate(rules.players):
-        readings[tokens(colour)] = _COUNT[min(state.tokens[p], MAX_TOKENS)]
-    return Observation.trusted(_schema(rules.n_players), readings)
-
-
-def transient(element: str) -> frozenset[Value]:
-    """A square shows no monk while its monk is in the hand, and no cushion while the
-    cushion is carried (a hover, a lift, an entry on a cushion of the board)."""
-    if element.endswith(" monk") or element.endswith(" cushion"):
-        return frozenset((NONE,))
-    return frozenset()
-
-
-def group(element: str) -> str:
-    """A square's tile, cushion and monk together; each player's tokens alone."""
-    return element if element.startswith("tokens ") else element.split(" ", 1)[0]
 
 
 def describe_element(element: str) -> str:
@@ -198,632 +139,6 @@ def fix_sentences(changes: list[tuple[str, Value | None, Value]]) -> list[str]:
     return out
 
 
-# ---------------------------------------------------------------------- candidates
-
-
-ALL_KINDS = frozenset((WALK, HOVER, ENTER, SWAP))
-
-
-def _allowed(ctx: TurnContext, plan: Plan, monk: int) -> dict[int, Plan]:
-    """The kinds of action the turn so far (``plan``) allows ``monk``, each with the
-    plan after it (which monk acts when, and how often: ``engines.shenshi.plan``)."""
-    out = {}
-    for kind in ALL_KINDS:
-        nxt = after(ctx, plan, monk, kind)
-        if type(nxt) is Plan:
-            out[kind] = nxt
-    return out
-
-
-def _next_plan(state: ShenshiState, plan: Plan) -> Plan:
-    """``plan`` after its last action is played in ``state``: won when the mover now
-    holds the tokens that win."""
-    return plan.winning() if state.tokens[state.turn] >= state.rules.board.goal else plan
-
-
-def _changed_squares(changed: list[str]) -> set[int]:
-    return {_SQUARE_OF[e.split(" ", 1)[0]] for e in changed if not e.startswith("tokens ")}
-
-
-def _squares(action: Action) -> frozenset[int]:
-    """The squares an action leaves changed (for lifts later in the turn)."""
-    if type(action) is Walk:
-        return frozenset(action.path)
-    if type(action) is Hover:
-        return frozenset((action.start, action.end, *(s for pair in action.lifts
-                                                      for s in pair)))
-    if type(action) is Enter:
-        return frozenset((action.square, action.cushion) if action.cushion >= 0
-                         else (action.square,))
-    assert type(action) is Swap
-    return frozenset((action.start, action.other))
-
-
-def _do(state: ShenshiState, monk: int, action: Action) -> object:
-    if type(action) is Walk:
-        return state._do_walk(monk, action.path)
-    if type(action) is Hover:
-        state._do_hover(monk, action.start, action.end, action.lifts)
-        return None
-    if type(action) is Enter:
-        return state._do_enter(monk, action.square, action.cushion)
-    swap = action
-    assert type(swap) is Swap
-    state._do_swap(swap.start, swap.other)
-    return None
-
-
-def _board(state: ShenshiState) -> tuple[object, ...]:
-    """What a table shows of ``state`` that actions change: monks, cushions, tokens.
-    A turn that comes back to a board it already showed (a swap and the same swap
-    again, a walk there and back with nothing removed) is no turn a player makes: the
-    candidates leave out the actions that do it, so a table half-way through a turn is
-    never taken for such a whole one."""
-    return (tuple(state.occ), tuple(state.cushion), tuple(state.tokens))
-
-
-def _undo(state: ShenshiState, monk: int, action: Action, undo: object) -> None:
-    if type(action) is Walk:
-        state._undo_walk(monk, action.path, undo)  # type: ignore[arg-type]
-    elif type(action) is Hover:
-        state._undo_hover(monk, action.start, action.end, action.lifts)
-    elif type(action) is Enter:
-        state._undo_enter(monk, action.square, action.cushion, undo)  # type: ignore[arg-type]
-    else:
-        assert type(action) is Swap
-        state._do_swap(action.start, action.other)
-
-
-def _one_action_apart(a: int, b: int) -> bool:
-    ra, ca = divmod(a, SIZE)
-    rb, cb = divmod(b, SIZE)
-    return ra == rb or ca == cb or abs(ra - rb) + abs(ca - cb) <= 2
-
-
-def _liftable(lifts: tuple[tuple[int, int], ...], near: set[int],
-              touched: frozenset[int], loose: bool) -> bool:
-    """Whether the lifts take a cushion off a changed square (or one an earlier action
-    touched) and put it on a changed one. ``loose``: the cushion may also be lifted
-    from a square that did not change, if it is put back later in the turn."""
-    if loose:
-        return all(b in near or b in touched for _, b in lifts)
-    return all(b in near and (a in near or a in touched) for a, b in lifts)
-
-
-def _hover_ends(state: ShenshiState, monk: int,
-                memo: dict[tuple[object, ...], list[tuple[int, Lifts]]] | None,
-                ) -> list[tuple[int, Lifts]]:
-    """``options.hover_ends``, remembered by position within one search (the orange
-    cushion's lifts make it the costly option)."""
-    if memo is None:
-        return options.hover_ends(state, monk)
-    key = (state.pos[monk], tuple(state.cushion), tuple(state.occ))
-    found = memo.get(key)
-    if found is None:
-        found = memo[key] = options.hover_ends(state, monk)
-    return found
-
-
-def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
-             pending: int | None, free: bool, touched: frozenset[int] = frozenset(),
-             roams: dict[int, int] | None = None,
-             hovers: dict[tuple[object, ...], list[tuple[int, Lifts]]] | None = None,
-             kinds: frozenset[int] = ALL_KINDS) -> list[tuple[Action, int | None]]:
-    """The actions of ``monk`` that touch only changed squares (``near``), as (action,
-    the square it leaves unseen: a square that did not change, where a monk or cushion
-    now stands, so a later action must take it away again). A monk on a square that did
-    not change acts only by a walk there and back over a changed square (taking off
-    the monk it stepped on).
-
-    ``pending``: such a square left by the action before: this action must start there
-    (or swap with the monk there). ``free``: any action (completions of a turn).
-    ``touched``: squares earlier actions of the turn changed: an orange cushion may lift
-    a blond cushion left there. ``roams``: monks seen on a changed square other than
-    their own, and that square: only they may stop on a square that did not change,
-    one action away from it (on its row or column, or two steps away). ``kinds``: the
-    kinds of action wanted (``engines.shenshi.plan``: the turn so far may forbid some)."""
-    start = state.pos[monk]
-    out: list[tuple[Action, int | None]] = []
-    loose = bool(roams)
-    target = roams.get(monk, -1) if roams is not None and pending is None else -1
-
-    def land(end: int) -> tuple[bool, int | None]:
-        if free or end in near:
-            return True, None
-        return target >= 0 and _one_action_apart(end, target), end
-
-    if start < 0:
-        if code > 1 or pending is not None or ENTER not in kinds:
-            return out
-        for source in options.entry_sources(state):
-            if not free and source >= 0 and source not in near:
-                continue
-            for square in options.entry_squares(state, source):
-                ok, stop = land(square)
-                if ok:
-                    out.append((Enter(code, square, source), stop))
-        return out
-    if not free:
-        if pending is not None:
-            if start != pending:
-                if state.pos[monk ^ 1] == pending and start in near and SWAP in kinds:
-                    out.extend((Swap(code, start, other), pending)
-                               for other in options.swap_targets(state, monk))
-                return out
-        elif start not in near:
-            # a walk there and back, removing the monk it stepped on, leaves its own
-            # square as it was: only the square it came back from changed
-            out.extend((Walk(code, path), None)
-                       for path in (options.walk_paths(state, monk) if WALK in kinds else ())
-                       if len(path) == 3 and path[0] == path[2] and path[1] in near)
-            return out
-    for path in options.walk_paths(state, monk) if WALK in kinds else ():
-        ok, stop = land(path[-1])
-        if ok:
-            out.append((Walk(code, path), stop))
-    for end, lifts in _hover_ends(state, monk, hovers) if HOVER in kinds else ():
-        if lifts and not free:
-            if len(lifts) == 1:  # the common case, inline: there are many of them
-                a, b = lifts[0]
-                if b not in near and (not loose or b not in touched):
-                    continue
-                if not loose and a not in near and a not in touched:
-                    continue
-            elif not _liftable(lifts, near, touched, loose):
-                continue
-        ok, stop = land(end)
-        if ok:
-            out.append((Hover(code, start, end, lifts), stop))
-    for other in options.swap_targets(state, monk) if SWAP in kinds else ():
-        ok, stop = land(other)
-        if ok:
-            out.append((Swap(code, start, other), stop))
-    return out
-
-
-_RECENT: OrderedDict[tuple[object, ...], tuple[Move, ...]] = OrderedDict()
-_RECENT_SIZE = 256
-"""The last searches of ``candidates`` by what they depend on: a table flickering
-while a turn is made shows the same changed squares again and again."""
-
-
-def candidates(state: ShenshiState, observation: Observation, changed: list[str],
-               hidden: frozenset[str] = frozenset()) -> list[Move]:
-    """The legal turns that could leave the table as seen (see ``_candidates``),
-    remembered for the last few tables: the search depends only on the position, the
-    squares that changed, the squares unread, and what is surely seen on those
-    (elsewhere a sure reading shows the position, and an unsure one is no evidence).
-
-    ``hidden``: elements under a hand. Actions may start or end on a square the reader
-    could not read (anything fits it), but not on one under a hand: a turn changing
-    what a hand hides is in progress until it is seen, so the referee does not need
-    it (and with a hand over the board such turns make most of a large search). The
-    referee passes no ``hidden`` once the player says the turn is done."""
-    near = _changed_squares(changed)
-    covered = frozenset(_SQUARE_OF[e.split(" ", 1)[0]] for e in hidden
-                        if not e.startswith("tokens "))
-    unknown = frozenset(s for s in range(SIZE * SIZE) if s not in covered and (
-        not observation[MONK[s]].known or not observation[CUSHION[s]].known))
-    looks = []
-    for s in sorted(near | unknown):
-        monk_seen, cushion_seen = observation[MONK[s]], observation[CUSHION[s]]
-        looks.append((s, monk_seen.value if monk_seen.confidence >= SURE else None,
-                      cushion_seen.value if cushion_seen.confidence >= SURE else None))
-    key = (state._key(), tuple(looks), unknown, covered,
-           tuple((e, observation.value(e)) for e in changed if e.startswith("tokens ")))
-    found = _RECENT.get(key)
-    if found is None:
-        found = _RECENT[key] = tuple(_candidates(state, observation, changed, unknown))
-        if len(_RECENT) > _RECENT_SIZE:
-            _RECENT.popitem(last=False)
-    else:
-        _RECENT.move_to_end(key)
-    return list(found)
-
-
-def first_candidates(state: ShenshiState, observation: Observation,
-                     changed: list[str]) -> list[Move]:
-    """The legal turns that could be the first of several made while nobody saw the
-    table (the referee's search for a gap): like ``candidates``, but a turn need only
-    leave the squares it touches as the table shows them (or empty), not explain every
-    changed square — a later turn explains the rest. A square a later turn changes
-    again is no help here, so such a turn is not found."""
-    return _candidates(state, observation, changed, frozenset(), partial=True)
-
-
-def _candidates(state: ShenshiState, observation: Observation, changed: list[str],
-                unknown: frozenset[int], partial: bool = False) -> list[Move]:
-    """The legal turns that could leave the table as seen, without listing the legal
-    turns (a position can have a million).
-
-    Depth-first over up to three actions, on a copy of ``state``: each action is one of
-    its monk's options (``engines.shenshi.options``) that starts on a square that
-    changed or is in ``unknown`` (or a monk off the board entering) and ends on one
-    (walk, hover, entry, swap; the squares of an orange cushion's lift are both among
-    them, so where the lifted cushion went is read off the table), and that the turn's
-    rules allow after the actions before it (``engines.shenshi.plan``). A monk may stop
-    once on a square that did not change if it acts again from there (walk, then hover
-    on; tried only when no turn without such a stop fits, as they multiply the search).
-    Each sequence that leaves no such stop is a candidate, kept when
-    ``state.check_from_options`` accepts it.
-    Sequences reaching the same position are the same turn for the game: the first is
-    kept (``G`` then ``M`` or ``M`` then ``G``).
-
-    A sequence is kept only when every changed square, and every square it touched,
-    shows what it leaves there (or nothing yet: a monk or cushion still in the hand);
-    a branch stops when more of the player's monks are away from where the table shows
-    them than the actions left can bring there.
-
-    A whole turn of one or two actions comes with its legal third actions (``extends``):
-    the referee accepts the short turn at once and keeps these, in case the player
-    goes on.
-
-    "In progress": a prefix of a turn is not a legal move in ShenShi (a turn uses both
-    monks), so for the sequences that fit the table but stop short of a legal turn, a
-    few legal turns beginning with them (``IN_PROGRESS_LIMIT``, completed by one or two
-    further actions of any kind) are added: the table is on the way to those.
-    """
-    if state.over:
-        return []
-    if state.phase == GIVE:
-        return state.legal_moves()
-    near = _changed_squares(changed)
-    if not near:  # nothing moved: a pass, when the player can do nothing else
-        return [Pass()] if has_turn(state) is None else []
-    # Squares unread may have changed too (a monk lifted from a square the camera
-    # cannot read yet): actions may start or end there, and anything fits them.
-    near |= unknown
-    rules = state.rules
-    p = state.turn
-    work = state.copy()
-    monks = [(code, rules.monk_id(p, code)) for code in usable_codes(state)]
-    found: list[tuple[tuple[Action, ...], int]] = []
-    hovers: dict[tuple[object, ...], list[tuple[int, Lifts]]] = {}
-    budget = [_NODE_LIMIT]
-
-    names = _monk_readings(rules)
-    looks: dict[int, tuple[Value | None, Value | None]] = {}
-    for s in range(SIZE * SIZE):
-        monk_seen, cushion_seen = observation[MONK[s]], observation[CUSHION[s]]
-        looks[s] = (monk_seen.value if monk_seen.confidence >= SURE else None,
-                    cushion_seen.value if cushion_seen.confidence >= SURE else None)
-
-    seen_at = {looks[s][0]: s for s in near}
-    roams = {m: seen_at[names[m].value] for m in range(rules.n_monks)
-             if seen_at.get(names[m].value, state.pos[m]) != state.pos[m]}
-    roams[-1] = -1  # never empty: the second pass is told apart by it
-    # Where each monk the player may move is seen at the end (None: in the hand, as
-    # the player's own and the neutral monks are never removed in their turn).
-    finals: list[tuple[int, int | None]] = []
-    for _, m in monks:
-        at = seen_at.get(names[m].value)
-        if at is None:
-            here = state.pos[m]
-            at = here if here < 0 or here not in near else None
-        finals.append((m, at))
-
-    def square_fit(s: int) -> int:
-        """2: square ``s`` shows the position reached; 1: it shows it or is empty for
-        now (a monk or cushion in the hand); 0: neither."""
-        monk_seen, cushion_seen = looks[s]
-        occupant = work.occ[s]
-        monk = NONE if occupant < 0 else names[occupant].value
-        cushion = CUSHION_NAMES[work.cushion[s]] or NONE
-        best = 2
-        for seen, value in ((monk_seen, monk), (cushion_seen, cushion)):
-            if seen is None or seen == value:
-                continue
-            if seen != NONE:
-                return 0
-            best = 1
-        return best
-
-    def fits(squares: frozenset[int]) -> int:
-        """The least ``square_fit`` of the squares."""
-        best = 2
-        for s in squares:
-            best = min(best, square_fit(s))
-            if not best:
-                return 0
-        return best
-
-    ctx = state.context()
-
-    def dfs(prefix: tuple[Action, ...], pending: int | None, touched: frozenset[int],
-            stops: dict[int, int], visited: frozenset[tuple[object, ...]],
-            plan: Plan) -> None:
-        if prefix and pending is None:
-            found_fit = fits(touched if partial else touched | near)
-            if found_fit:
-                found.append((prefix, found_fit))
-        if len(prefix) == 3 or budget[0] <= 0 or (not partial and sum(
-                1 for m, at in finals if at is not None and work.pos[m] != at
-        ) > 4 - len(prefix)):
-            # more monks away from where they are seen than the actions left can bring
-            # there (a swap moves two)
-            return
-        # The last action must change every square that does not fit yet (the others
-        # it leaves as they are).
-        wrong = frozenset(s for s in touched | near if not square_fit(s)) \
-            if len(prefix) == 2 and not partial else frozenset()
-        for code, monk in monks:
-            # only the kinds of action the turn so far allows this monk (which monk acts
-            # when, and how often: engines.shenshi.plan); ``check`` sees to the rest
-            plans = _allowed(ctx, plan, monk)
-            if not plans:
-                continue
-            for action, stop in _actions(work, code, monk, near, pending, False, touched,
-                                         stops, hovers, frozenset(plans)):
-                if (stop is not None and len(prefix) == 2) or not wrong <= _squares(action):
-                    continue
-                budget[0] -= 1
-                undo = _do(work, monk, action)
-                reached = _board(work)
-                if reached not in visited:  # no action undoing earlier ones
-                    dfs((*prefix, action), stop, touched | _squares(action), stops,
-                        visited | {reached}, _next_plan(work, plans[KIND_OF[type(action)]]))
-                _undo(work, monk, action, undo)
-
-    turns: list[Move] = []
-    twins: list[Move] = []  # turns reaching the position of one in ``turns``
-    seen: set[tuple[object, ...]] = set()
-    short: list[tuple[Action, ...]] = []
-    whole = False
-    # First without unseen stops (most turns); only if nothing fits, with them (and
-    # with lifts from squares that look unchanged: a cushion lifted and put back).
-    for stops in ({}, roams):
-        if stops is roams and whole:
-            break
-        found.clear()
-        dfs((), None, frozenset(), stops, frozenset({_board(work)}), Plan())
-        for actions, fit in found:
-            turn = Turn(actions)
-            try:
-                state.check_from_options(turn)
-            except IllegalMoveError as error:
-                if error.rule.startswith(("turn.needs", "turn.swap-alone")):
-                    short.append(actions)
-                continue
-            whole = whole or fit == 2
-            token = state.apply(turn)
-            key = state._key()
-            state.undo(token)
-            if key not in seen:
-                seen.add(key)
-                turns.append(turn)
-            else:
-                twins.append(turn)
-    if partial:
-        return turns
-    if whole:
-        # the turns reaching a position already found go on in their own ways (a
-        # monk that walked may still hover where one that hovered may not)
-        turns.extend(_third_actions(state, work, turns + twins, seen, hovers))
-    changed_looks = {s: looks[s] for s in near}
-    if short and not whole:
-        turns.extend(_completions(state, work, monks, short, changed_looks, hovers))
-    elif not turns and all(observation.value(e) == NONE for e in changed
-                           if not e.startswith("tokens ")):
-        # only monks or cushions taken up: the turns starting from those squares
-        turns.extend(_completions(state, work, monks, [()], changed_looks, hovers))
-    return turns
-
-
-def touched(state: ShenshiState, move: Move) -> frozenset[str]:
-    """The squares ``move`` handles (element groups, see ``group``): a monk walked over
-    a square or lifted off and put back on it, a cushion lifted on the way. A table
-    may show nothing on them for a moment, in the player's hand."""
-    if type(move) is not Turn:
-        return frozenset()
-    return frozenset(SQUARES[s] for action in move.actions for s in _squares(action))
-
-
-def extends(state: ShenshiState, move: Move, bigger: Move) -> bool:
-    """Whether ``bigger`` is ``move`` with more actions, both played from ``state``:
-    the referee keeps such turns after accepting ``move`` from the table, in case the
-    player goes on (a third action moves a monk that already acted, so the table no
-    longer shows ``move``). Leaving out its extra actions leaves ``move``'s actions in
-    either order (as a monk's actions come together, ``NGd1~c1 NMg1~e1`` goes on as
-    ``NMg1~e1 NGd1~c1 NGc1-c2``), or actions that reach the same position (the same
-    blond cushions lifted to the same squares, paired otherwise: the table cannot tell
-    which went where)."""
-    if not (type(move) is Turn and type(bigger) is Turn
-            and len(bigger.actions) > len(move.actions)):
-        return False
-    texts = sorted(map(format_action, move.actions))
-    kept = [tuple(a for i, a in enumerate(bigger.actions) if i not in left_out)
-            for left_out in combinations(range(len(bigger.actions)),
-                                         len(bigger.actions) - len(move.actions))]
-    if any(sorted(map(format_action, actions)) == texts for actions in kept):
-        return True
-    reached = _reached(state, move.actions)
-    return reached is not None and any(_reached(state, actions) == reached
-                                       for actions in kept)
-
-
-def _reached(state: ShenshiState, actions: tuple[Action, ...]) -> tuple[object, ...] | None:
-    """The position ``actions`` reach from ``state`` as one turn (None when they are
-    not a legal turn there)."""
-    turn = Turn(actions)
-    try:
-        state.check(turn)
-    except IllegalMoveError:
-        return None
-    token = state.apply(turn)
-    key = state._key()
-    state.undo(token)
-    return key
-
-
-def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
-                   seen: set[tuple[object, ...]],
-                   hovers: dict[tuple[object, ...], list[tuple[int, Lifts]]]) -> list[Move]:
-    """The legal turns adding one action to a turn of ``turns`` that has fewer than
-    three (by a monk it used: a turn uses one Grand Master and one master), reaching
-    a position none of ``turns`` reaches. A two-action turn is also tried in the
-    other order (when legal): the third action must follow its monk's other one."""
-    out: list[Move] = []
-    rules = state.rules
-    orders: list[Turn] = []
-    for turn in turns:
-        if type(turn) is not Turn or len(turn.actions) == 3:
-            continue
-        orders.append(turn)
-        if len(turn.actions) == 2:
-            swapped = Turn(turn.actions[::-1])
-            try:
-                state.check(swapped)
-            except IllegalMoveError:
-                continue
-            orders.append(swapped)
-    ctx = state.context()
-    for turn in orders:
-        done = []
-        visited = {_board(work)}
-        plan = Plan()
-        for action in turn.actions:
-            monk = rules.monk_id(state.turn, action.monk)
-            nxt = after(ctx, plan, monk, KIND_OF[type(action)])
-            assert type(nxt) is Plan  # the turn is legal
-            done.append((monk, action, _do(work, monk, action)))
-            plan = _next_plan(work, nxt)
-            visited.add(_board(work))
-        used = {(action.monk, monk) for monk, action, _ in done}
-        for code, monk in sorted(used):
-            plans = _allowed(ctx, plan, monk)
-            if work.pos[monk] < 0 or not plans:
-                continue
-            for action, _ in _actions(work, code, monk, set(), None, True, hovers=hovers,
-                                      kinds=frozenset(plans)):
-                undo = _do(work, monk, action)
-                back = _board(work) in visited  # the action undoes an earlier one
-                _undo(work, monk, action, undo)
-                if back:
-                    continue
-                longer = Turn((*turn.actions, action))
-                try:
-                    state.check_from_options(longer)
-                except IllegalMoveError:
-                    continue
-                token = state.apply(longer)
-                key = state._key()
-                state.undo(token)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(longer)
-        for monk, action, undo in reversed(done):
-            _undo(work, monk, action, undo)
-    return out
-
-
-def _completions(state: ShenshiState, work: ShenshiState, monks: list[tuple[int, int]],
-                 short: list[tuple[Action, ...]],
-                 looks: dict[int, tuple[Value | None, Value | None]],
-                 hovers: dict[tuple[object, ...], list[tuple[int, Lifts]]]) -> list[Move]:
-    """A few legal turns beginning with each of ``short`` (actions that fit the table
-    but are not a legal turn yet) that the table is on the way to (``short == [()]``:
-    monks or cushions only taken up so far).
-
-    ``looks``: what is surely seen on each changed square (monk, cushion). A turn is
-    kept when each changed square shows what the turn leaves there, or nothing where
-    the turn touches it (a monk or cushion still in the hand: the walker of a walk
-    that comes back after a removal, a cushion lifted by an orange one). Actions that
-    touch the squares still unexplained are tried first, then those of monks that have
-    not acted yet (moving on a monk that acted takes it from where it is seen); the
-    search stops after ``_COMPLETION_LIMIT`` actions."""
-    out: list[Move] = []
-    texts: set[str] = set()
-    names = _monk_readings(state.rules)
-    budget = [_COMPLETION_LIMIT]
-
-    def shows(s: int) -> tuple[Value | None, Value | None]:
-        occupant = work.occ[s]
-        return (NONE if occupant < 0 else names[occupant].value,
-                CUSHION_NAMES[work.cushion[s]] or NONE)
-
-    def unexplained() -> set[int]:
-        return {s for s, seen in looks.items()
-                if any(x is not None and x != y for x, y in zip(seen, shows(s), strict=True))}
-
-    def on_the_way(touched: frozenset[int]) -> bool:
-        for s in unexplained():
-            if s not in touched or any(x not in (None, NONE, y) for x, y in
-                                       zip(looks[s], shows(s), strict=True)):
-                return False
-        return True
-
-    def options_of(prefix: tuple[Action, ...], touched: frozenset[int],
-                   plan: Plan) -> list[tuple[int, Action, Plan]]:
-        used = {action.monk for action in prefix}
-        wanted = unexplained() - touched
-        found = []
-        for code, monk in monks:
-            plans = _allowed(ctx, plan, monk)
-            if not plans:
-                continue
-            for action, _ in _actions(work, code, monk, set(), None, True, hovers=hovers,
-                                      kinds=frozenset(plans)):
-                found.append((not (_squares(action) & wanted), code in used, code, monk,
-                              action, plans[KIND_OF[type(action)]]))
-        found.sort(key=lambda item: (item[0], item[1]))
-        return [(monk, action, nxt) for _, _, _, monk, action, nxt in found]
-
-    def extend(prefix: tuple[Action, ...], touched: frozenset[int],
-               visited: frozenset[tuple[object, ...]], plan: Plan) -> None:
-        if len(out) >= IN_PROGRESS_LIMIT or len(prefix) == 3:
-            return
-        for monk, action, nxt in options_of(prefix, touched, plan):
-            if len(out) >= IN_PROGRESS_LIMIT or budget[0] <= 0:
-                return
-            budget[0] -= 1
-            undo = _do(work, monk, action)
-            reached = _board(work)
-            _undo(work, monk, action, undo)
-            if reached in visited:  # the action undoes earlier ones
-                continue
-            turn = Turn((*prefix, action))
-            try:
-                state.check_from_options(turn)
-            except IllegalMoveError as error:
-                if len(prefix) <= 1 and error.rule.startswith(
-                        ("turn.needs", "turn.swap-alone")):
-                    undo = _do(work, monk, action)
-                    extend((*prefix, action), touched | _squares(action), visited | {reached},
-                           _next_plan(work, nxt))
-                    _undo(work, monk, action, undo)
-                continue
-            undo = _do(work, monk, action)
-            keep = on_the_way(touched | _squares(action))
-            if not keep and len(prefix) < 2:  # a whole turn, but the table shows more
-                extend((*prefix, action), touched | _squares(action), visited | {reached},
-                       _next_plan(work, nxt))
-            _undo(work, monk, action, undo)
-            text = format_move(turn)
-            if keep and text not in texts:
-                texts.add(text)
-                out.append(turn)
-
-    ctx = state.context()
-    for actions in short:
-        undos = []
-        boards = {_board(work)}
-        plan = Plan()
-        for action in actions:
-            monk = state.rules.monk_id(state.turn, action.monk)
-            nxt = after(ctx, plan, monk, KIND_OF[type(action)])
-            assert type(nxt) is Plan  # the actions begin a legal turn
-            undos.append((monk, action, _do(work, monk, action)))
-            plan = _next_plan(work, nxt)
-            boards.add(_board(work))
-        extend(actions, frozenset(s for a in actions for s in _squares(a)), frozenset(boards),
-               plan)
-        for monk, action, undo in reversed(undos):
-            _undo(work, monk, action, undo)
-        if len(out) >= IN_PROGRESS_LIMIT or budget[0] <= 0:
-            break
-    return out
-
-
 # ---------------------------------------------------------------------- guess
 
 
@@ -860,7 +175,7 @@ def guess(state: ShenshiState, observation: Observation,
     table; the turn is rebuilt from that (entries first, then walks, hovers and swaps
     in square order) and ``check`` names the rule it breaks."""
     rules = state.rules
-    readings = _monk_readings(rules)
+    readings = monk_readings(rules)
     where: dict[str, int] = {}
     for s in range(SIZE * SIZE):
         value = observation.value(MONK[s])
@@ -877,7 +192,7 @@ def guess(state: ShenshiState, observation: Observation,
         if end != start:
             moved.append((monk, start, end))
     movers = [(m, a, b) for m, a, b in moved if b >= 0]
-    if not _changed_squares(changed):
+    if not changed_squares(changed):
         return ("passing", Pass(), p)
     others = [m for m, _, _ in movers if rules.monk_code(p, m) < 0]
     if others:

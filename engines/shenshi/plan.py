@@ -13,6 +13,10 @@ from __future__ import annotations
 WALK, HOVER, ENTER, SWAP = 0, 1, 2, 3
 """Kinds of action. An entry and a swap count as the monk's walk."""
 
+TURN, GIVE = 0, 1
+"""Phases: a player's turn, or (expert variant) the opponent choosing the free cushion
+that the player will enter on."""
+
 KIND_LETTERS = "WHWW"  # how a kind is written in ``Plan.block``: entries and swaps are walks
 
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Self
+from typing import Self
 
 from engines.base import JSON, Rules
 from engines.errors import RecordError
 from engines.shenshi import moves
 from engines.shenshi.board import Board, load_board
-
-if TYPE_CHECKING:
-    from engines.shenshi.state import ShenshiState
+from engines.shenshi.state import ShenshiState
 
 METALS = ("silver", "copper", "gold", "black")
 """Player colours. Black is a player only in a 4-player game; otherwise its two monks
@@ -40,7 +38,7 @@ DEFAULTS: dict[str, JSON] = {
 OPTIONS = tuple(DEFAULTS)
 
 
-class ShenshiRules(Rules[moves.Move, "ShenshiState"]):
+class ShenshiRules(Rules[moves.Move, ShenshiState]):
     """Players (metals, in turn order; ``players[0]`` begins) and the options of
     RULINGS 3. See docs/shenshi.md for what each option means for players.
 
@@ -174,14 +172,10 @@ class ShenshiRules(Rules[moves.Move, "ShenshiState"]):
                 "quiet_rounds": self.quiet_rounds}
 
     def initial_state(self) -> ShenshiState:
-        from engines.shenshi.state import ShenshiState
-
         return ShenshiState.initial(self)
 
     def state_from_json(self, data: JSON) -> ShenshiState:
-        from engines.shenshi.document import state_from_json
-
-        return state_from_json(self, data)
+        return ShenshiState.from_json(self, data)
 
     def parse_move(self, text: str) -> moves.Move:
         return moves.parse_move(text)

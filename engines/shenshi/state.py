@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Self, cast
 
 from engines.base import JSON, GameState
 from engines.dice import Dice
-from engines.shenshi import movegen
+from engines.shenshi import document, draw, movegen
 from engines.shenshi.board import BLOND, FADED, INTACT, NO_CUSHION, ORANGE
 from engines.shenshi.moves import (
     RESERVE_BLOND,
@@ -32,14 +32,14 @@ from engines.shenshi.moves import (
     Turn,
     Walk,
 )
-from engines.shenshi.rules import ShenshiRules
+from engines.shenshi.plan import GIVE as GIVE
+from engines.shenshi.plan import TURN as TURN
+from engines.shenshi.plan import TurnContext
+from engines.shenshi.validate import check_move
 
 if TYPE_CHECKING:
-    from engines.shenshi.plan import TurnContext
-
-TURN, GIVE = 0, 1
-"""Phases: a player's turn, or (expert variant) the opponent choosing the free cushion
-that the player will enter on."""
+    # The rules build states (``initial_state``); a state only reads its rules.
+    from engines.shenshi.rules import ShenshiRules
 
 _WalkUndo = tuple[list[tuple[int, int]] | None, list[int] | None, int]
 
@@ -94,6 +94,15 @@ class ShenshiState(GameState[Move]):
         self._legal_set: set[Move] | None = None
 
     # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_json(cls, rules: ShenshiRules, data: JSON) -> ShenshiState:
+        """The position a state document describes (docs/notation.md, "ShenShi
+        positions"). Raises ``RecordError`` if it is malformed or inconsistent with the
+        rules."""
+        state = cls(rules)
+        document.fill_from_json(state, data)
+        return state
 
     @classmethod
     def initial(cls, rules: ShenshiRules) -> ShenshiState:
@@ -199,8 +208,6 @@ class ShenshiState(GameState[Move]):
 
     def context(self) -> TurnContext:
         """The obligations of the turn of the player whose turn it is."""
-        from engines.shenshi.plan import TurnContext
-
         p = self.turn
         rules = self.rules
         return TurnContext(p, n_players=rules.n_players, expert=rules.expert,
@@ -221,7 +228,7 @@ class ShenshiState(GameState[Move]):
 
     def _legal_list(self) -> list[Move]:
         if self._legal is None:
-            key = self._key()
+            key = self.position_key()
             found = _SHARED.get(key)
             if found is None:
                 found = _MoveList(self._generate())
@@ -229,8 +236,10 @@ class ShenshiState(GameState[Move]):
             self._legal = found
         return self._legal
 
-    def _key(self) -> tuple[object, ...]:
-        """Everything the legal moves depend on."""
+    def position_key(self) -> tuple[object, ...]:
+        """Everything the legal moves depend on: two states with equal keys are the
+        same position for the game (they share their legal moves; a search tells apart
+        the turns reaching different positions by it)."""
         return (self.rules, self.tile, tuple(self.cushion), tuple(self.occ),
                 tuple(self.reserve), tuple(self.tokens), self.supply, self.turn,
                 self.phase, self.offered, tuple(self.neutral_from), self.over)
@@ -274,11 +283,11 @@ class ShenshiState(GameState[Move]):
 
     def random_move(self, dice: Dice) -> Move:
         """A move drawn uniformly from ``legal_moves()``: ``dice.choice`` from the list
-        when it is known, else ``movegen.random_move``, which builds neither the list of
+        when it is known, else ``draw.random_move``, which builds neither the list of
         turns nor counts them all (the same distribution, other numbers drawn)."""
         if self._legal is not None or self.over or self.phase == GIVE:
             return dice.choice(self._legal_list())
-        return movegen.random_move(self, dice)
+        return draw.random_move(self, dice)
 
     # ------------------------------------------------------------------ actions
 
@@ -505,8 +514,6 @@ class ShenshiState(GameState[Move]):
         """Raise ``IllegalMoveError`` if ``move`` is illegal, working through the rules
         action by action (``engines.shenshi.validate``) without listing the legal
         moves. The state is unchanged afterwards."""
-        from engines.shenshi.validate import check_move
-
         check_move(self, move)
 
     def check_from_options(self, turn: Turn) -> None:
@@ -514,22 +521,16 @@ class ShenshiState(GameState[Move]):
         (``engines.shenshi.options``) in the position the actions before it reach, as a
         search over them does: only the rules of the turn are checked (which monk acts
         when and how often, what a turn must hold), not again where each action goes."""
-        from engines.shenshi.validate import check_move
-
         check_move(self, turn, from_options=True)
 
     # ------------------------------------------------------------------ JSON and text
 
     def to_json(self) -> dict[str, JSON]:
         """The state document (docs/notation.md, "ShenShi positions")."""
-        from engines.shenshi.document import state_to_json
-
-        return state_to_json(self)
+        return document.state_to_json(self)
 
     def describe(self) -> str:
-        from engines.shenshi.document import describe
-
-        return describe(self)
+        return document.describe(self)
 
     def __repr__(self) -> str:
         return f"<ShenshiState {self.to_json()!r}>"

@@ -45,7 +45,17 @@ from engines.shenshi.moves import (
     format_action,
     format_move,
 )
-from engines.shenshi.plan import ENTER, HOVER, SWAP, WALK, Plan, TurnContext, after, incomplete
+from engines.shenshi.plan import (
+    ENTER,
+    GIVE,
+    HOVER,
+    SWAP,
+    WALK,
+    Plan,
+    TurnContext,
+    after,
+    incomplete,
+)
 
 if TYPE_CHECKING:
     from engines.shenshi.state import ShenshiState
@@ -66,8 +76,6 @@ def check_move(state: ShenshiState, move: Move, *, from_options: bool = False) -
     (``engines.shenshi.options``) in the position the actions before it reach, as a
     search over them does; where each action goes is then not checked again, only the
     rules of the turn (which monk acts when, how often, what a turn must hold)."""
-    from engines.shenshi.state import GIVE
-
     rules = state.rules
     who = rules.colour_name(state.to_move)
     if state.over:

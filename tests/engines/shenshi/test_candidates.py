@@ -1,4 +1,4 @@
-"""The turns the table search (``observation.candidates``) offers the referee: the turn
+"""The turns the table search (``turn_search.candidates``) offers the referee: the turn
 a table shows is among them, whatever shortcuts the search takes (the turn rules
 narrowing each monk's actions, the last action changing every square that does not fit
 yet, the cheaper check of actions taken from the options), and turns acting under a
@@ -14,8 +14,9 @@ from engines import Dice, IllegalMoveError
 from engines.observation import Observation, Reading
 from engines.shenshi import ShenshiRules, ShenshiState, options
 from engines.shenshi.moves import Hover, Turn, Walk
-from engines.shenshi.observation import _candidates, candidates, expected
+from engines.shenshi.observation import candidates, expected
 from engines.shenshi.state import GIVE
+from engines.shenshi.turn_search import turns_fitting
 
 
 def _positions(rules: ShenshiRules, seed: int, count: int) -> list[ShenshiState]:
@@ -45,7 +46,7 @@ def _puts_down_and_takes_away(move: Turn) -> bool:
 
 def _key_after(state: ShenshiState, move: object) -> tuple[object, ...]:
     token = state.apply(move)
-    key = state._key()
+    key = state.position_key()
     state.undo(token)
     return key
 
@@ -139,5 +140,5 @@ def test_a_turn_acting_under_a_hand_waits_for_the_hand_to_go() -> None:
     waiting = candidates(state, covered, changed, hidden)
     assert all(_key_after(state, m) != wanted for m in waiting)
     unknown = frozenset()
-    assert not [m for m in _candidates(state, covered, changed, unknown)
+    assert not [m for m in turns_fitting(state, covered, changed, unknown)
                 if _key_after(state, m) == wanted]

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from engines import Dice
-from engines.shenshi import ShenshiRules, ShenshiState, movegen
+from engines.shenshi import ShenshiRules, ShenshiState, draw, movegen
 from tests.engines.shenshi.positions import position
 
 
@@ -85,10 +85,10 @@ def test_the_counted_draw_is_the_draw_from_the_list_of_legal_turns() -> None:
 def test_the_uniform_draw_gives_legal_turns_and_replays_from_its_seed() -> None:
     state = _lifting_position()
     legal = set(state.legal_moves())
-    drawn = [movegen.random_move(state, Dice(seed)) for seed in range(40)]
+    drawn = [draw.random_move(state, Dice(seed)) for seed in range(40)]
     assert set(drawn) <= legal
     assert len(set(drawn)) > 30
-    assert drawn == [movegen.random_move(state, Dice(seed)) for seed in range(40)]
+    assert drawn == [draw.random_move(state, Dice(seed)) for seed in range(40)]
 
 
 @pytest.mark.slow  # 1,500 draws; the test above shows each is the list's draw
@@ -98,7 +98,7 @@ def test_the_uniform_draw_is_uniform() -> None:
     place = {move: i for i, move in enumerate(legal)}
     bins, draws = 15, 1500
     dice = Dice(11)
-    counts = Counter(place[movegen.random_move(state, dice)] * bins // len(legal)
+    counts = Counter(place[draw.random_move(state, dice)] * bins // len(legal)
                      for _ in range(draws))
     expected = draws / bins
     chi2 = sum((counts[b] - expected) ** 2 / expected for b in range(bins))
@@ -117,7 +117,7 @@ def test_the_uniform_draw_costs_less_than_one_count_of_the_turns() -> None:
     counted = time.process_time() - start
     assert count == 73_322_267
     start = time.process_time()
-    drawn = [movegen.random_move(state, Dice(seed)) for seed in range(5)]
+    drawn = [draw.random_move(state, Dice(seed)) for seed in range(5)]
     took = (time.process_time() - start) / 5
     assert took < counted, (took, counted)
     for move in drawn:
@@ -135,6 +135,6 @@ def test_the_uniform_draw_is_a_hundred_times_quicker_than_going_through_the_turn
     walked = time.process_time() - start
     start = time.process_time()
     for seed in range(5):
-        movegen.random_move(state, Dice(seed))
+        draw.random_move(state, Dice(seed))
     took = (time.process_time() - start) / 5
     assert took * 100 < walked, (took, walked)
