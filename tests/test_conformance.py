@@ -8,7 +8,15 @@ from engines import available_games, rules_class
 from tests.conformance import play_random_game
 
 PLAYER_COUNTS = {"shangrila": (3, 4), "shendao": (2,), "shenshi": (2, 3, 4)}
-CASES = [(game, n) for game in available_games() for n in PLAYER_COUNTS[game]]
+SLOW = pytest.mark.slow
+CASES = [
+    # ShenShi's random games are the longest to check: its first seed runs in the default
+    # suite, the other two with -m slow.
+    pytest.param(game, n, seed, marks=[SLOW] if game == "shenshi" and seed > 0 else [])
+    for game in available_games()
+    for n in PLAYER_COUNTS[game]
+    for seed in range(3)
+]
 # Full checks on every ply, except ShenShi: its turns of up to three actions can number
 # a million in one position, so the costly checks run on every 8th ply.
 DEEP_EVERY = {"shenshi": 8}
@@ -17,8 +25,7 @@ DEEP_EVERY = {"shenshi": 8}
 OPTIONS: dict[str, dict[str, int]] = {"shenshi": {"orange_lifts": 1}}
 
 
-@pytest.mark.parametrize(("game", "players"), CASES)
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(("game", "players", "seed"), CASES)
 def test_random_games_keep_the_interface_contracts(game: str, players: int, seed: int) -> None:
     cls = rules_class(game)
     rules = cls.from_record(cls.default_players(players), OPTIONS.get(game, {}))

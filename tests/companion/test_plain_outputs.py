@@ -15,7 +15,9 @@ RAW = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\[\d+(, \d+)+\]|\['")
 """Python's own words for values, and its lists."""
 
 
-@pytest.mark.parametrize("game", ["shangrila", "shendao", "shenshi"])
+# A whole ShenShi game lists its legal turns at every move: it runs with -m slow.
+@pytest.mark.parametrize("game", ["shangrila", "shendao",
+                                  pytest.param("shenshi", marks=pytest.mark.slow)])
 def test_rules_demo_prints_words(game: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "demo", "--game", game, "--seed", "3"]) == 0
     text = capsys.readouterr().out

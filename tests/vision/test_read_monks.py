@@ -51,6 +51,7 @@ def test_the_reader_reads_only_the_metals_in_play() -> None:
 EMPTY_VIEWS = [(50.0, 40.0, 85.0, 51), (65.0, 160.0, 205.0, 66), (80.0, 280.0, 325.0, 81)]
 
 
+@pytest.mark.slow
 def test_seats_without_legs_hold_no_monk() -> None:
     """Robes left unsure between silver and the faded mandala or cushion under them
     are read as no monk where no legs cross the line where they would be: more
@@ -99,6 +100,7 @@ def test_tiles_off_the_marked_squares(elevation: float, rotation: float, light: 
 INTACT = tuple((f"{square} tile", "intact") for square in MARKED)
 
 
+@pytest.mark.slow
 def test_intact_mandalas_are_told_from_hands_by_their_pattern() -> None:
     """Yellow corners and red edges read an intact mandala the colour of the band
     alone takes for a hand; faded mandalas and bare stone never read intact."""
