@@ -12,7 +12,12 @@ renders real frames with no display).
 - **verdict to spoken call**: from the same verdicts to the moment the voice is asked
   to say them, with spoken announcements on and a silent voice that takes a real
   voice's time over each sentence (``PacedVoice``), so a call that comes while a move
-  is being said is measured as it would be at the table.
+  is being said is measured as it would be at the table;
+- **demo mode**: the app's own demo (``companion app --demo``: the table simulator and
+  its simulated people, nobody tapping) played to the end ``demo_games`` times, one
+  game after another (Shangri-La, Shendao, ShenShi, ...), the table unpaced: the false
+  alarms (an illegal-move banner for a legal move), the illegal moves tried and
+  caught, and whether the referee's game ended as the table did.
 """
 
 from __future__ import annotations
@@ -47,6 +52,9 @@ class AppFigures:
     banner_ms: list[float] = field(default_factory=list)
     spoken_ms: list[float] = field(default_factory=list)
     video: str = ""
+    demo_games: list[dict[str, Any]] = field(default_factory=list)
+    """Per demo game: its game, moves, false alarms, illegal moves tried and caught,
+    whether it reached its end with the referee's table right, and its seconds."""
 
     def summary(self) -> dict[str, Any]:
         def median(values: list[float]) -> float:
@@ -69,6 +77,8 @@ class AppFigures:
             "verdict_to_spoken_call_ms_median": median(self.spoken_ms),
             "verdict_to_spoken_call_ms_max": round(max(self.spoken_ms, default=0.0), 1),
             "spoken_calls": len(self.spoken_ms),
+            "demo_games": self.demo_games,
+            "demo_false_alarms": sum(g["false_alarms"] for g in self.demo_games),
         }
 
 
@@ -256,6 +266,75 @@ def measure_speech(app: Any, calls: int, seed: int) -> list[float]:
     return delays
 
 
+DEMO_GAMES = ("shangrila", "shendao", "shenshi")
+DEMO_GAME_LIMIT_S = 1800.0
+"""The longest a demo game may take before it is counted as not finished."""
+
+
+def measure_demo(games: int, seed: int) -> list[dict[str, Any]]:
+    """The app's demo mode played to the end ``games`` times in one offscreen app (the
+    games in turn from ``DEMO_GAMES``, seeds from ``seed``), the table unpaced."""
+    offscreen()
+    from kivy.base import EventLoop
+    from kivy.core.window import Window
+
+    from companion.app.gamesetup import GameSetup
+    from companion.app.main import CompanionApp
+
+    Window.size = (1280, 800)
+    found = []
+    with tempfile.TemporaryDirectory(prefix="companion-bench-") as data:
+        app = CompanionApp(data_dir=data, muted=True,
+                           session_options={"simulator_interval": 0.0})
+        app._run_prepare()
+        play = app.root.ids.play
+        for index in range(games):
+            game = DEMO_GAMES[index % len(DEMO_GAMES)]
+            app.begin(replace(GameSetup.default(game), demo=True, seed=seed + index))
+            table = play.session.table
+            began = time.perf_counter()
+            while table is not None and table.is_alive() and \
+                    time.perf_counter() - began < DEMO_GAME_LIMIT_S:
+                EventLoop.idle()
+                time.sleep(0.002)
+            for _ in range(3):
+                EventLoop.idle()
+            score = table.game.score if table is not None else None
+            tried = sum(r.tried for r in score.rules.values()) if score else 0
+            found.append({
+                "game": game, "seed": seed + index,
+                "moves": score.moves if score else 0,
+                "false_alarms": score.false_flags if score else 0,
+                "illegal_tried": tried,
+                "illegal_caught": sum(r.caught for r in score.rules.values()) if score else 0,
+                "finished": bool(play.over and score is not None
+                                 and score.final_state_right),
+                "seconds": round(time.perf_counter() - began, 1)})
+            play.detach()
+        app.root.ids.calibrate.close()
+    return found
+
+
+def demo_probe(games: int, seed: int) -> None:
+    """Run in a fresh process (one Kivy window a process): ``measure_demo``'s games as
+    one JSON line."""
+    print(READY, json.dumps(measure_demo(games, seed)), flush=True)
+
+
+def demo_in_own_process(games: int, seed: int) -> list[dict[str, Any]]:
+    child = subprocess.run(
+        [sys.executable, "-c",
+         f"from companion.app.bench import demo_probe; demo_probe({games}, {seed})"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env={**os.environ, **OFFSCREEN}, check=False)
+    for line in child.stdout.splitlines():
+        if line.startswith(READY):
+            found: list[dict[str, Any]] = json.loads(line.split(" ", 1)[1])
+            return found
+    raise RuntimeError(f"the demo mode's run ended without its figures (exit status "
+                       f"{child.returncode})")
+
+
 def bench_command(args: Any) -> int:
     figures = AppFigures()
     with tempfile.TemporaryDirectory(prefix="companion-bench-video-") as folder:
@@ -272,6 +351,9 @@ def bench_command(args: Any) -> int:
         figures.start_process_s, figures.start_app_s = measure_start(args.starts)
         print("measuring the live view and the banner...", file=sys.stderr, flush=True)
         measure_app(figures, video, args.seconds, args.banners, args.seed)
+    if args.demo_games:
+        print("playing the app's demo mode to the end...", file=sys.stderr, flush=True)
+        figures.demo_games = demo_in_own_process(args.demo_games, args.seed)
     summary = figures.summary()
     if args.json:
         print(json.dumps(summary))
@@ -290,5 +372,11 @@ def bench_command(args: Any) -> int:
     print(f"verdict to spoken call: median {summary['verdict_to_spoken_call_ms_median']:.1f} "
           f"ms, max {summary['verdict_to_spoken_call_ms_max']} ms over "
           f"{summary['spoken_calls']} illegal moves (moves spoken too)")
+    for game in figures.demo_games:
+        print(f"demo mode, {game['game']} (seed {game['seed']}): "
+              f"{'played to the end' if game['finished'] else 'NOT played to the end'}, "
+              f"{game['moves']} moves, {game['false_alarms']} false alarms, "
+              f"{game['illegal_caught']} of {game['illegal_tried']} illegal moves caught "
+              f"({game['seconds']:.0f} s)")
     return 0
 
