@@ -31,8 +31,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--sensor-sim", action="store_true",
                         help="add the simulated sensor board (on a pseudo-terminal)")
     parser.add_argument("--players", type=int, help="number of players")
-    parser.add_argument("--language", default="en", choices=("en", "fr", "es"),
-                        help="the app's language (default en; switchable in the app)")
+    parser.add_argument("--language", default=None, choices=("en", "fr", "es"),
+                        help="the app's language (default: the system's, English when it "
+                        "is none of these; switchable in the app)")
     parser.set_defaults(handler=app_command)
 
 
@@ -78,13 +79,17 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--banners", type=int, default=10,
                         help="illegal moves to time (default 10)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--demo-games", type=int, default=0, metavar="N",
+                        help="also play the app's demo mode to the end N times and count "
+                        "its false alarms (default 0)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(handler=bench_command)
 
 
 def bench_command(args: argparse.Namespace) -> int:
-    if args.starts < 1 or args.banners < 1 or args.seconds <= 0:
-        raise UsageError("--starts and --banners must be at least 1, --seconds positive")
+    if args.starts < 1 or args.banners < 1 or args.seconds <= 0 or args.demo_games < 0:
+        raise UsageError("--starts and --banners must be at least 1, --seconds positive, "
+                         "--demo-games 0 or more")
     from companion.app.bench import bench_command as run
 
     return run(args)

@@ -10,12 +10,25 @@ is a programming error.
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
 from importlib import resources
 from typing import Any
 
 LANGUAGES = ("en", "fr", "es")
 DEFAULT_LANGUAGE = "en"
+
+
+def system_language(environ: dict[str, str] | None = None) -> str:
+    """The language the system asks for (``LC_ALL``, ``LC_MESSAGES``, then ``LANG``,
+    as in ``fr_FR.UTF-8``) when the app has it, else English."""
+    environ = dict(os.environ) if environ is None else environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "")
+        if value:
+            code = value.split("_")[0].split(".")[0].lower()
+            return code if code in LANGUAGES else DEFAULT_LANGUAGE
+    return DEFAULT_LANGUAGE
 
 
 @cache

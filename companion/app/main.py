@@ -23,7 +23,7 @@ from kivy.utils import platform
 
 from companion.app.controller import PlayController
 from companion.app.gamesetup import GameSetup, Seat
-from companion.app.i18n import LANGUAGES, Translator, table
+from companion.app.i18n import LANGUAGES, Translator, system_language, table
 from companion.app.report import ANALYSIS_LEVEL
 from companion.app.screens import (  # noqa: F401  (the kv rules name these classes)
     CalibrateScreen,
@@ -243,7 +243,7 @@ class CompanionApp(App):
 
 def run_app(game: str = "shangrila", video: str | Path | None = None,
             camera: int | None = None, sensor_sim: bool = False, demo: bool = False,
-            language: str = "en", data_dir: str | Path | None = None,
+            language: str | None = None, data_dir: str | Path | None = None,
             autostart: bool | None = None, players: int | Sequence[str] | None = None,
             start: GameState[Any] | None = None) -> int:
     """Open the app. With ``video``, ``camera`` or ``demo`` it opens straight into a game
@@ -262,7 +262,7 @@ def run_app(game: str = "shangrila", video: str | Path | None = None,
         setup = replace(setup, sensors="simulator")
     opens_game = video is not None or camera is not None or demo
     CompanionApp(setup, autostart=opens_game if autostart is None else autostart,
-                 data_dir=data_dir, language=language).run()
+                 data_dir=data_dir, language=language or system_language()).run()
     return 0
 
 
