@@ -20,7 +20,9 @@ to list (Shangri-La):
 * ``TURN_IN_PARTS`` — a turn is made in parts in any order, so a table no legal turn
   explains is in progress until the player says the turn is done (default: False);
 * ``MOVES_GO_ON`` and ``extends`` — a move accepted from the table may go on into a
-  bigger one of the same player (default: never).
+  bigger one of the same player (default: never);
+* ``hidden_parts`` — what the table hides, split into parts that the referee may keep
+  apart (``HiddenParts``; default: None, the referee keeps whole other histories).
 
 Each game's table model lives beside its engine (``engines.<game>.observation``) and
 is found with ``engines.registry.table_model``.
@@ -29,7 +31,7 @@ is found with ``engines.registry.table_model``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from engines.base import GameState
@@ -44,6 +46,89 @@ M = TypeVar("M")
 
 Change = tuple[str, Value | None, Value]
 """(element, the value seen or ``None``, the value wanted)."""
+
+
+class HiddenParts(ABC, Generic[S, M]):
+    """What a game's table hides, in parts the referee can keep apart (Shangri-La: the
+    students on the masters of each village). A move the table cannot tell from others
+    that differ only in what it hides (an "unseen choice": a recruit seen from above)
+    adds hidden items (``spread``: per part) to one or several parts; the referee keeps,
+    per part, the few contents it may have, and how many items each unseen move put in
+    it, instead of every whole history. A part's content is a set of small integers
+    (Shangri-La: the spaces whose master has a student)."""
+
+    most: int
+    """The most hidden items one unseen move adds; each adds at least one."""
+
+    @abstractmethod
+    def parts(self, state: S) -> Sequence[int]:
+        """Every part of the table."""
+
+    @abstractmethod
+    def unseen_choice(self, state: S, moves: Sequence[M]) -> bool:
+        """Whether ``moves``, legal in ``state`` and fitting the table alike, are one
+        unseen choice the parts can keep: each adds hidden items only, and in every
+        part the items the player could add are ``free`` whatever the other parts
+        hold."""
+
+    @abstractmethod
+    def spread(self, move: M) -> dict[int, frozenset[int]]:
+        """The hidden items an unseen move adds, per part."""
+
+    @abstractmethod
+    def free(self, state: S, part: int, content: frozenset[int], player: int) -> list[int]:
+        """The items of ``part`` an unseen move of ``player`` could add, the part
+        holding ``content`` (the rest of ``state`` as it is)."""
+
+    @abstractmethod
+    def content(self, state: S, part: int) -> frozenset[int]:
+        """What ``part`` hides in ``state``."""
+
+    @abstractmethod
+    def with_content(self, state: S, contents: Mapping[int, frozenset[int]]) -> S:
+        """A copy of ``state`` whose parts hide ``contents`` instead."""
+
+    @abstractmethod
+    def read_by(self, state: S, move: M) -> frozenset[int] | None:
+        """The parts whose hidden content ``move``'s legality or result depends on or
+        changes (None: every part, each on its own: the move is legal when each part
+        allows it)."""
+
+    @abstractmethod
+    def parts_of(self, element: str) -> frozenset[int]:
+        """The parts an element of the table belongs to (a Shangri-La bridge: the two
+        villages it joins)."""
+
+    @abstractmethod
+    def shows(self, state: S, part: int, content: frozenset[int]) -> dict[str, Any]:
+        """The table's elements that show what ``part`` hides (Shangri-La: its stack
+        heights), and what each shows when it hides ``content``."""
+
+    @abstractmethod
+    def part_of_item(self, item: int) -> int:
+        """The part a hidden item belongs to."""
+
+    @abstractmethod
+    def unseen_move(self, items: frozenset[int]) -> M:
+        """The unseen move that adds ``items`` (from every part)."""
+
+    def limits(self, state: S) -> dict[int, int]:
+        """Kinds of hidden items of which the parts may hold only so many in all (a
+        player's tiles of one discipline in Shangri-La: six, less their masters),
+        those the limit may bind. Default: none."""
+        return {}
+
+    def tally(self, state: S, content: frozenset[int]) -> dict[int, int]:
+        """How many hidden items of each kind of ``limits`` ``content`` holds."""
+        return {}
+
+    scores_seen: bool = True
+    """Whether the scores depend only on what the table shows (then an unseen move
+    still in doubt at the end is never asked about)."""
+
+    @abstractmethod
+    def label(self, part: int) -> str:
+        """The part in words ("village 4")."""
 
 
 class TableModel(ABC, Generic[R, S, M]):
@@ -127,3 +212,8 @@ class TableModel(ABC, Generic[R, S, M]):
         """Whether ``bigger`` is ``move`` going on, both played from ``state``
         (``MOVES_GO_ON``). Default: never."""
         return False
+
+    def hidden_parts(self) -> HiddenParts[S, M] | None:
+        """What the table hides, in parts the referee keeps apart (``HiddenParts``).
+        Default: None."""
+        return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import product
 from math import log
 from typing import Any, ClassVar
 
@@ -42,6 +43,7 @@ from companion.referee.events import (
 )
 from companion.referee.inference import DECISIVE, Explainer, Verdict
 from companion.referee.inference import VerdictKind as Kind
+from companion.referee.parts import MOST_TRIED, Entry, Factor, Parts, refused
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
 from engines.observation import Observation, Reading, TableSchema
 
@@ -78,12 +80,20 @@ class RefereeConfig:
     three frames in a row, then right again, is no illegal move. A player's ``done``
     is answered at once."""
 
+    parts: bool = False
+    """Keep what the table hides part by part (Shangri-La: village by village,
+    ``companion.referee.parts``) instead of as whole other histories, for a game whose
+    table model offers it. Off: on simulated games seen from above it asked as often
+    and corrected and flagged more (docs/referee.md)."""
+
     def frames_for(self, source: str) -> int:
         return self.source_frames.get(source, self.stable_frames)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"sure": self.sure, "stable_frames": self.stable_frames,
                                 "confirm_frames": self.confirm_frames}
+        if self.parts:
+            data["parts"] = True
         if self.source_frames:
             data["source_frames"] = dict(self.source_frames)
         return data
@@ -341,6 +351,15 @@ class Referee:
         """What the move just accepted may still turn out to be."""
         self.belief = Belief()
         """Moves accepted while others fitted the table as well, and those others."""
+        hidden = self.explainer.model.hidden_parts() if self.config.parts else None
+        parts = self.parts = Parts(hidden) if hidden is not None else None
+        """For a game whose table hides things in parts (Shangri-La's students, village
+        by village): the unseen moves in doubt, kept part by part (``parts``)."""
+        if parts is not None:
+            for e in self.schema.elements:
+                for part in parts.model.parts_of(e):
+                    parts.elements.setdefault(part, []).append(e)
+            parts.save(0)
         self._gap_question = False
         """The open question asks which of several moves made unseen came next: once
         it is answered, the rest of the table is explained again."""
@@ -370,7 +389,7 @@ class Referee:
 
     SNAPSHOT_FIELDS = frozenset({
         "history", "state", "sources", "status", "candidates", "_last", "pending",
-        "last_move", "belief", "_gap_question"})
+        "last_move", "belief", "_gap_question", "parts"})
     """The fields ``snapshot`` covers; the others are fixed by the game, its start and
     the settings. A new field that changes as the game goes is added here and there."""
 
@@ -391,7 +410,8 @@ class Referee:
                 "held_again": pending.held_again, "typed_from": typed[0] if typed else None,
                 "shorter": list(last.shorter) if last.shorter is not None else None,
                 "sources": {name: d.snapshot() for name, d in self.sources.items()},
-                "belief": self.belief.to_json()}
+                "belief": self.belief.to_json(),
+                **({"parts": self.parts.to_json()} if self.parts else {})}
 
     def restore(self, data: dict[str, Any]) -> None:
         """Put this referee, fresh from its game, start and settings, in the state of
@@ -416,6 +436,9 @@ class Referee:
         self.last_move.shorter = None if shorter is None else (int(shorter[0]), str(shorter[1]))
         if "belief" in data:
             self.belief.restore(data["belief"], self.start, self.rules)
+        if "parts" in data and self.parts is not None:
+            self.parts.restore(data["parts"])
+            self.parts.save(len(self.history))
         for name, source in data["sources"].items():
             debouncer = self.sources[name] = Debouncer(
                 self.schema, self.config.frames_for(name), self.explainer.expected(self.state),
@@ -567,6 +590,8 @@ class Referee:
                                   + ", ".join(self.candidates))]
         if self.belief.asked is not None:
             return self._answer_doubt(text)
+        if self.parts is not None and self.parts.asked is not None:
+            return self._answer_part(text)
         out = self._accept(move, "answer", [])
         if self._gap_question and self.status == self.WATCHING:
             self._gap_question = False
@@ -613,7 +638,7 @@ class Referee:
             return None
         self.history.pop()
         self.state = earlier
-        self.belief.truncate(self.history, self.rules)
+        self._truncate_beliefs()
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text)]
         return out + self._accept(move, "typed", [])
 
@@ -622,7 +647,7 @@ class Referee:
             return [InputRejected("takeback", "no move to take back")]
         previous, text = self.history.pop()
         self.state = previous
-        self.belief.truncate(self.history, self.rules)
+        self._truncate_beliefs()
         self.status = self.WATCHING
         self.last_move = LastMove()
         self._gap_question = False
@@ -660,6 +685,10 @@ class Referee:
                 return split
         if verdict.kind == Kind.ILLEGAL and self.belief:
             settled = self._by_belief(observation, turn_done, hidden)
+            if settled is not None:
+                return settled
+        if verdict.kind == Kind.ILLEGAL and self.parts:
+            settled = self._by_parts(observation, turn_done, hidden)
             if settled is not None:
                 return settled
         typed_from = self.last_move.typed_from
@@ -787,7 +816,7 @@ class Referee:
             return None
         self.history.pop()
         self.state = earlier
-        self.belief.truncate(self.history, self.rules)
+        self._truncate_beliefs()
         self.last_move.bigger = []
         self.last_move.made_seen = []
         self._last = None
@@ -846,7 +875,7 @@ class Referee:
             return None
         self.history.pop()
         self.state = earlier
-        self.belief.truncate(self.history, self.rules)
+        self._truncate_beliefs()
         self._last = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, bigger)]
         out += self._accept(self.rules.parse_move(text), "table", [])
@@ -892,6 +921,10 @@ class Referee:
             observation, sure = self.believed_table(), self.config.sure
             self.belief.keep(lambda h: not contradicted(
                 self.explainer.expected(h.state), observation, sure))
+        if self.parts:
+            out = self._part_check(self.believed_table(), add=False)
+            if out:
+                return out
         if self.status == self.ILLEGAL:
             self.status = self.WATCHING
             return self._emit([TableRestored(self.state.to_move), self._lights_for(None)])
@@ -904,7 +937,13 @@ class Referee:
         return out
 
     def _verdict_ambiguous(self, verdict: Verdict) -> list[Output]:
-        if not self._gap_question and verdict.scores:
+        if not self._gap_question and verdict.scores and self.parts is not None \
+                and not self.belief and self.parts.model.unseen_choice(self.state,
+                                                                       verdict.moves):
+            kept = self._keep_unseen(verdict)
+            if kept is not None:
+                return kept
+        if not self._gap_question and verdict.scores and not self.parts:
             kept = self._branch(verdict)
             if kept is not None:
                 return kept
@@ -1144,6 +1183,9 @@ class Referee:
         those differ from the record is asked about first."""
         scores, winners = self.state.scores(), self.state.winners()
         record = [text for _, text in self.history]
+        if self.parts and not self.parts.model.scores_seen:
+            return self._ask_part(min(self.parts.open), "The result depends on a move "
+                                  "the table could not show.")
         deciding = [h for h in self.belief.histories if not h.state.is_over()
                     or h.state.scores() != scores or h.state.winners() != winners]
         if deciding:
@@ -1211,9 +1253,10 @@ class Referee:
         return outputs
 
     def _accept(self, move: Any, by: str, corrected: list[str],
-                branches: list[History] | None = None) -> list[Output]:
+                branches: list[History] | None = None, unseen: bool = False) -> list[Output]:
         """Play ``move`` in the record; ``branches``: the belief's histories after it,
-        when the table fitted it several ways (``_branch``)."""
+        when the table fitted it several ways (``_branch``); ``unseen``: it is one of an
+        unseen choice the parts keep (``_keep_unseen``)."""
         text = self.rules.format_move(move)
         player = self.state.to_move
         before = self.explainer.expected(self.state)
@@ -1238,6 +1281,8 @@ class Referee:
             MoveAccepted(len(self.history), player, text, by, corrected),
             Indicators([Light(e, "green") for e in changed]),
         ]
+        if self.parts is not None:
+            out += self._follow_parts(move, by, unseen)
         if self.state.is_over():
             out += self._end()
         return out
@@ -1271,6 +1316,302 @@ class Referee:
         if flag is None:
             return Indicators([])
         return Indicators([Light(e, "red", "blink") for e in flag.elements])
+
+
+    # ------------------------------------------------------------------ the parts
+
+    def _truncate_beliefs(self) -> None:
+        """The record was cut (a move taken back or replaced): both beliefs follow."""
+        self.belief.truncate(self.history, self.rules)
+        if self.parts is not None:
+            self.parts.truncate(len(self.history))
+
+    def _keep_unseen(self, verdict: Verdict) -> list[Output] | None:
+        """A table an unseen choice fits (a recruit seen from above): the likeliest
+        move is accepted and the parts keep the others (``Parts.branch``). When they
+        would overflow, the oldest unseen move in doubt is asked about first (the
+        table is judged again once answered); with none, None: the move is asked."""
+        parts = self.parts
+        assert parts is not None
+        if parts.wide(self.state, self.state.to_move):
+            if not parts.open:
+                return None
+            self.belief.again_done = self.pending.judging_done
+            return self._ask_part(min(parts.open), "Too many moves fit the tables seen "
+                                  "so far.")
+        ranked = sorted(zip(verdict.scores, range(len(verdict.moves)), verdict.moves,
+                            strict=True), key=lambda t: (-t[0], t[1]))
+        out = self._accept(ranked[0][2], "table", [], unseen=True)
+        if self.status == self.WATCHING:
+            self.last_move.bigger = self._bigger_moves(self.history[-1][0],
+                                                       self.believed_table())
+        return out
+
+    def _follow_parts(self, move: Any, by: str, unseen: bool) -> list[Output]:
+        """After ``move`` entered the record: the parts branch on it (``unseen``) or
+        play it in every entry; the ways the table no longer allows go; unseen moves
+        settled are corrected in the record where it said otherwise."""
+        parts = self.parts
+        assert parts is not None
+        index = len(self.history) - 1
+        before = self.history[-1][0]
+        observation = self.believed_table() if by == "table" else None
+        changed = unseen
+        if unseen:
+            parts.branch(index, before, self.state, self._part_weigh(observation, True)
+                         if observation is not None else None)
+        elif parts:
+            changed = parts.follow(before, move, self._world_check(observation))
+        out: list[Output] = []
+        if parts:
+            if observation is not None and not unseen:
+                changed = parts.weigh_all(self._part_weigh(observation, True)) or changed
+            if changed or parts.model.limits(self.state):
+                out = self._settle_parts()
+        parts.save(len(self.history))
+        return out
+
+    def _record_put(self) -> list[Entry | None]:
+        parts = self.parts
+        assert parts is not None
+        put = parts.record_put([t for _, t in self.history], self.rules.parse_move)
+        return parts.record_entries(self.state, put)
+
+    def _settle_parts(self) -> list[Output]:
+        """Keep the ways of the whole game; settle what every way agrees on; if the
+        record is no longer a way, the likeliest way becomes the record."""
+        parts = self.parts
+        assert parts is not None
+        parts.at(self.state)
+        parts.prune(self._record_put())
+        out: list[Output] = []
+        if any(e is None for e in self._record_put()):
+            ways = parts.best()
+            if ways is not None:
+                out += self._switch_parts(parts.moves_of(ways))
+        for index, items in parts.settled().items():
+            text = self.rules.format_move(parts.model.unseen_move(items))
+            if self.history[index][1] != text:
+                out += self._switch_parts({index: items})
+        return out
+
+    def _part_weigh(self, observation: Observation | None, add: bool
+                    ) -> Callable[[Factor, Entry], float | None]:
+        """For an entry: None if a sure reading of ``observation`` shows its parts
+        otherwise; else (``add``) how much likelier (log) the unsure readings are with
+        it than with the record's content."""
+        parts = self.parts
+        assert parts is not None
+        model, state, sure = parts.model, self.state, self.config.sure
+        schema = self.schema
+        read = set() if observation is None else {
+            e for e in observation if observation[e].value is not None
+            or observation[e].evidence}
+        parts_read = {p for e in read for p in model.parts_of(e)}
+
+        def weigh(factor: Factor, entry: Entry) -> float | None:
+            if observation is None:
+                return 0.0
+            total = 0.0
+            for part, content in zip(factor.parts, entry.content, strict=True):
+                if part not in parts_read:
+                    continue
+                shown = model.shows(state, part, content)
+                if read.isdisjoint(shown):
+                    continue
+                if refused(shown, observation, sure):
+                    return None
+                if not add:
+                    continue
+                record = model.shows(state, part, model.content(state, part))
+                for e, value in shown.items():
+                    reading = observation[e]
+                    if reading.evidence and reading.confidence < sure and \
+                            value != record.get(e):
+                        count = len(schema.values[e])
+                        total += log(reading.chance(value, count)) - log(
+                            reading.chance(record[e], count))
+            return total
+        return weigh
+
+    def _world_check(self, observation: Observation | None
+                     ) -> Callable[[Factor, GameState[Any]], float | None] | None:
+        """For ``Parts.follow``: None for a world whose parts a sure reading
+        contradicts, else how much likelier (log) its unsure readings are than the
+        record's."""
+        if observation is None:
+            return None
+        sure, record = self.config.sure, self.explainer.expected(self.state)
+        elements = self.parts.elements if self.parts is not None else {}
+
+        def check(factor: Factor, world: GameState[Any]) -> float | None:
+            table = self.explainer.expected(world)
+            total = 0.0
+            for part in factor.parts:
+                for e in elements.get(part, ()):
+                    reading, value = observation[e], table.value(e)
+                    if reading.value is None and not reading.evidence:
+                        continue
+                    if reading.confidence >= sure:
+                        if reading.value != value or type(reading.value) is not type(value):
+                            return None
+                    elif value is not None and value != record.value(e):
+                        was = record.value(e)
+                        count = len(self.schema.values[e])
+                        total += log(reading.chance(value, count)) - (
+                            0.0 if was is None else log(reading.chance(was, count)))
+            return total
+        return check
+
+    def _part_check(self, observation: Observation, add: bool) -> list[Output]:
+        """A table seen: the entries its sure readings contradict go."""
+        parts = self.parts
+        assert parts is not None
+        if not parts.weigh_all(self._part_weigh(observation, add)):
+            return []
+        out = self._settle_parts()
+        parts.save(len(self.history))
+        return out
+
+    def _by_parts(self, observation: Observation, turn_done: bool,
+                  hidden: frozenset[str]) -> list[Output] | None:
+        """For a table the record cannot explain: the ways of the parts it concerns
+        (its sure changes) that explain it. The likeliest becomes the record (each
+        unseen move that changes is corrected), then the table is judged on it. None
+        when no way explains it."""
+        parts = self.parts
+        assert parts is not None
+        model = parts.model
+        expected, sure = self.expected_table(), self.config.sure
+        touched = {p for e in observation.differences(expected, min_confidence=sure)
+                   for p in model.parts_of(e)}
+        indexes = [i for i, f in enumerate(parts.factors) if touched & set(f.parts)]
+        if not indexes:
+            return None
+        parts.at(self.state)
+        record = self._record_put()
+        found: list[tuple[float, list[Entry]]] = []
+        tried = 0
+        for combo in product(*(parts.factors[i].entries for i in indexes)):
+            tried += 1
+            if tried > MOST_TRIED:
+                break
+            fixed = dict(zip(indexes, combo, strict=True))
+            if all(record[i] == e for i, e in fixed.items()):
+                continue  # the record's own way
+            contents = {p: c for i, e in fixed.items()
+                        for p, c in zip(parts.factors[i].parts, e.content, strict=True)}
+            world = model.with_content(self.state, contents)
+            verdict = self.explainer.explain(world, observation, turn_done=turn_done,
+                                             hidden=hidden)
+            if verdict.kind not in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
+                continue
+            ways = parts.best(fixed, record)
+            if ways is not None:
+                found.append((sum(e.weight for e in ways), ways))
+        if not found:
+            return None
+        ways = max(found, key=lambda pair: pair[0])[1]
+        out = self._switch_parts(parts.moves_of(ways))
+        verdict = self.explainer.explain(self.state, observation, turn_done=turn_done,
+                                         hidden=hidden)
+        return out + self._verdict_handlers[verdict.kind](self, verdict)
+
+    def _switch_parts(self, items: dict[int, frozenset[int]]) -> list[Output]:
+        """The unseen moves of the record at these indexes put these items instead: the
+        record is played again from the first that changes, each change announced."""
+        parts = self.parts
+        assert parts is not None
+        texts = {k: self.rules.format_move(parts.model.unseen_move(v))
+                 for k, v in items.items()}
+        texts = {k: t for k, t in texts.items() if self.history[k][1] != t}
+        if not texts:
+            return []
+        old_history, old_state = self.history, self.state
+        first = min(texts)
+        state = self.history[first][0].copy()
+        rebuilt = self.history[:first]
+        for i in range(first, len(old_history)):
+            text = texts.get(i, old_history[i][1])
+            rebuilt.append((state.copy(), text))
+            state.play(self.rules.parse_move(text))
+        self.history, self.state = rebuilt, state
+        self.last_move = LastMove()
+        self._last = None
+        out: list[Output] = []
+        for i in sorted(texts):
+            player = self.history[i][0].to_move
+            words = self._correction_words(i, (self.history[i][0], texts[i]),
+                                           (old_history[i][0], old_history[i][1]))
+            out.append(MoveCorrected(i + 1, player, old_history[i][1], texts[i], words))
+        before, after = self.explainer.expected(old_state), self.explainer.expected(state)
+        out.append(Indicators([Light(e, "amber", "pulse") for e in self.schema.elements
+                               if before[e] != after[e]]))
+        if self.status in (self.OVER, self.QUESTION) and parts.asked is None:
+            self.status = self.WATCHING
+            if self.state.is_over():
+                out += self._end()
+        return out
+
+    def _ask_part(self, index: int, reason: str) -> list[Output]:
+        """Ask which move was the unseen move ``index`` (from 0) of the record."""
+        parts = self.parts
+        assert parts is not None
+        self.status = self.QUESTION
+        parts.asked = index
+        record = self.history[index][1]
+        parts.at(self.state)
+        texts = [self.rules.format_move(parts.model.unseen_move(items))
+                 for items in parts.choices(index)]
+        self.candidates = [record] + [t for t in texts if t != record]
+        before = self.history[index][0]
+        choices = [self._part_choice(before, text) for text in self.candidates]
+        return self._emit([Question(before.to_move, self.candidates,
+                                    f"{reason} Which was move {index + 1}?", index + 1,
+                                    choices)])
+
+    def _part_choice(self, before: GameState[Any], text: str) -> Choice:
+        """An unseen move as an answer to tap: the elements that would show its items,
+        and their words (it may be legal only in another way of the game than the
+        record's, so it is not played)."""
+        parts = self.parts
+        assert parts is not None
+        model = parts.model
+        elements: list[str] = []
+        for part, items in sorted(model.spread(self.rules.parse_move(text)).items()):
+            empty = model.shows(before, part, frozenset())
+            full = model.shows(before, part, items)
+            elements += [e for e in self.schema.elements
+                         if e in full and full[e] != empty.get(e)]
+        describe = self.explainer.model.describe_element
+        words = f"{text}: " + (", ".join(describe(e) for e in elements) or "no piece moved")
+        return Choice(text, words, elements, "")
+
+    def _answer_part(self, text: str) -> list[Output]:
+        """The answer to a question on the unseen move ``parts.asked``: the ways with
+        other items there go; the record follows the likeliest way left."""
+        parts = self.parts
+        assert parts is not None
+        index = parts.asked
+        assert index is not None
+        parts.asked = None
+        self.candidates = []
+        self.status = self.WATCHING
+        items = frozenset(i for v in parts.model.spread(self.rules.parse_move(text)).values()
+                          for i in v)
+        parts.answer(index, items)
+        parts.at(self.state)
+        record = self._record_put()
+        parts.prune(record)
+        ways = parts.best(prefer=record)
+        out = self._switch_parts(parts.moves_of(ways)) if ways is not None else []
+        out += self._settle_parts()
+        parts.save(len(self.history))
+        if self.state.is_over():
+            return out + self._end()
+        again, self.belief.again_done = self.belief.again_done, False
+        self.pending.confirm_frames = 0  # the table has been still since the question
+        return out + self._evaluate(turn_done=again)
 
 
 def _output_from_json(data: dict[str, Any]) -> Output:

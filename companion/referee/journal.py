@@ -269,7 +269,8 @@ def _config(data: Any, version: int) -> RefereeConfig:
     data = dict(data)
     if version == OLD_VERSION:
         data.setdefault("confirm_frames", 0)  # written before it: flags at once
-    unknown = set(data) - {"sure", "stable_frames", "confirm_frames", "source_frames"}
+    unknown = set(data) - {"sure", "stable_frames", "confirm_frames", "source_frames",
+                           "parts"}
     if unknown:
         raise ValueError(f"unknown referee settings {sorted(unknown)}")
     sure = data.get("sure", RefereeConfig.sure)
@@ -284,8 +285,11 @@ def _config(data: Any, version: int) -> RefereeConfig:
         if type(count) is not int or not 0 <= count <= 1000 or (
                 count == 0 and name != "confirm_frames"):
             raise ValueError(f"{name} is {count!r}, not a count of frames")
+    parts = data.get("parts", False)
+    if type(parts) is not bool:
+        raise ValueError(f"parts is {parts!r}, not true or false")
     return RefereeConfig(float(sure), counts["stable_frames"], dict(sources),
-                         counts["confirm_frames"])
+                         counts["confirm_frames"], parts)
 
 
 def _referee_from_header(header: dict[str, Any]) -> tuple[Referee, int]:

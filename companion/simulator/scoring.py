@@ -268,8 +268,10 @@ class RefereedGame:
         """Whether the true game of ``moves`` moves is among the histories the referee
         keeps in doubt (it will settle them itself)."""
         referee = self.referee
-        return len(referee.history) == moves and any(
+        parts = getattr(referee, "parts", None)
+        return len(referee.history) == moves and (any(
             history.state == self.truth_state for history in referee.belief.histories)
+            or (bool(parts) and parts.holds(self.truth_state, referee.state)))
 
     def record_right(self, start: GameState[Any]) -> int:
         """Moves of the referee's record that are the move played: each one, played

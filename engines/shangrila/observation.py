@@ -18,10 +18,11 @@ from functools import cache
 
 from engines.observation import Observation, Reading, TableSchema, Value
 from engines.shangrila.board import COLOURS
+from engines.shangrila.hidden import HIDDEN
 from engines.shangrila.moves import LETTERS, NAMES, Journey, Move, Pass, Place, Recruit
 from engines.shangrila.rules import ShangrilaRules
 from engines.shangrila.state import ShangrilaState
-from engines.table_model import Change, TableModel
+from engines.table_model import Change, HiddenParts, TableModel
 
 EMPTY = "empty"
 
@@ -264,6 +265,9 @@ class ShangrilaTable(TableModel[ShangrilaRules, ShangrilaState, Move]):
 
     def describe_element(self, element: str) -> str:
         return describe_element(element)
+
+    def hidden_parts(self) -> HiddenParts[ShangrilaState, Move]:
+        return HIDDEN
 
 
 TABLE = ShangrilaTable()

@@ -1,0 +1,247 @@
+"""The belief kept village by village (``companion.referee.parts``) holds exactly the
+ways of the game that whole other histories hold, on small scripted games seen from
+above, and stays small where whole histories would not."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.referee import core
+from companion.referee.core import Referee, RefereeConfig
+from companion.referee.events import Answer, Output, Seen, TurnDone
+from companion.referee.journal import Journal, JournaledReferee, resume
+from companion.referee.words import say
+from engines.observation import Observation
+from engines.shangrila import ShangrilaRules
+from engines.shangrila.observation import expected as shangrila_table
+from engines.shangrila.observation import from_camera_above
+from tests.companion.referee.streams import names, only
+from tests.companion.referee.test_belief import OTHERS, Table
+from tests.engines.shangrila.helpers import FOUR, position
+from tests.engines.shangrila.helpers import position as shangrila_position
+
+PARTS = RefereeConfig(parts=True)
+
+
+def above(state: Any) -> Observation:
+    return from_camera_above(shangrila_table(state))
+
+
+def play(referee: Referee, truth: Any, text: str) -> list[Output]:
+    """``text`` played on the table, seen from above; done said if nothing shows."""
+    before = above(truth)
+    truth.play_text(text)
+    now = above(truth)
+    out: list[Output] = []
+    config = referee.config
+    for _ in range(config.stable_frames + config.confirm_frames):
+        out += referee.handle(Seen(now, "camera"))
+    if now == before:
+        out += referee.handle(TurnDone())
+    return out
+
+
+def worlds_by_parts(referee: Referee) -> set[str]:
+    """Every position the village-by-village belief holds, the record's included."""
+    parts = referee.parts
+    assert parts is not None
+    if not parts:
+        return {repr(referee.state.to_json())}
+    parts.at(referee.state)
+    out = set()
+    for way in parts.each_way():
+        contents = {p: c for f, e in zip(parts.factors, way, strict=True)
+                    for p, c in zip(f.parts, e.content, strict=True)}
+        out.add(repr(parts.model.with_content(referee.state, contents).to_json()))
+    return out
+
+
+def worlds_by_histories(referee: Referee) -> set[str]:
+    return {repr(referee.state.to_json())} | {
+        repr(h.state.to_json()) for h in referee.belief.histories}
+
+
+class GoesOn(Referee):
+    """Whole histories, going on as the parts do where they would ask: when several
+    histories explain a table alike, the likeliest becomes the record and the others
+    stay."""
+
+    def _ask(self, index: int, reason: str) -> list[Output]:
+        return self._evaluate(turn_done=self.pending.judging_done)
+
+
+class PartsTable(Table):
+    """``Table`` before a referee that keeps the villages apart."""
+
+    def __init__(self, truth: Any, view: Callable[[Any], Observation]) -> None:
+        super().__init__(truth, view)
+        self.referee = Referee(truth.rules, truth, PARTS)
+        self.handle = self.referee.handle
+
+
+SPACES = {4: {"A": "red", "H": "red"}, 5: {"R": "red", "P": "blue"},
+          9: {"R": "blue", "A": "yellow", "D": "violet", "H": "red"},
+          10: {"P": "blue", "Y": "yellow"}, 7: {"D": "violet"}}
+GAMES = [
+    # recruits in doubt, then journeys that tell some villages apart
+    ["+H4", "+P5", "A@10", "H@7", "4>7", "5>8"],
+    ["+H4", "+R9", "A@10", "P@7", "A@5", "9>8", "D@10", "R@7", "4>0"],
+    ["+A4+R5", "Y@5", "+Y10", "R@7", "5>2", "P@9", "10>11", "Y@7", "4>7"],
+]
+
+
+@pytest.mark.parametrize("moves", GAMES)
+def test_the_parts_hold_the_same_ways_as_whole_histories(
+        moves: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(core, "MOST_WAYS", 1000)
+    monkeypatch.setattr(core, "MOST_HISTORIES", 100_000)
+    by_parts = Referee(position(SPACES).rules, position(SPACES), PARTS)
+    by_histories = GoesOn(position(SPACES).rules, position(SPACES))
+    by_histories.parts = None
+    truths = [position(SPACES), position(SPACES)]
+    for text in moves:
+        out_parts = play(by_parts, truths[0], text)
+        out_histories = play(by_histories, truths[1], text)
+        assert "question" not in names(out_parts) + names(out_histories)
+        assert "illegal_move" not in names(out_parts) + names(out_histories)
+        assert worlds_by_parts(by_parts) == worlds_by_histories(by_histories), text
+        assert repr(truths[0].to_json()) in worlds_by_parts(by_parts)
+    # the record is one of the ways in both (not always the same of ways alike)
+
+
+def recruit_seen_from_above() -> PartsTable:
+    """Red recruits onto the Healer of village 4, seen from above: the referee shows
+    the Astrologer, and keeps the Healer and both in doubt."""
+    table = PartsTable(shangrila_position({4: {"A": "red", "H": "red"}, **OTHERS}), above)
+    assert only(table.play("+H4"), "move_accepted").move == "+A4"
+    assert set(ways(table.referee, 0)) == {"+A4", "+H4", "+A4+H4"}
+    return table
+
+
+def ways(referee: Referee, index: int) -> list[str]:
+    """The moves the unseen move ``index`` of the record may be, kept village by
+    village (the likeliest first)."""
+    assert referee.parts is not None
+    return [referee.rules.format_move(referee.parts.model.unseen_move(items))
+            for items in referee.parts.choices(index)]
+
+
+def test_village_by_village_a_hidden_recruit_is_settled_by_a_later_journey() -> None:
+    table = recruit_seen_from_above()
+    for text in ("A@9", "D@9", "H@9"):  # the others place; nothing settles the doubt
+        assert only(table.play(text), "move_accepted").move == text
+    assert len(ways(table.referee, 0)) == 3
+    out = table.play("4>7")  # the student arrives on the Healer space of village 7
+    corrected = only(out, "move_corrected")
+    assert (corrected.number, corrected.was, corrected.now) == (1, "+A4", "+H4")
+    assert "Healer space of village 4" in corrected.words
+    assert say(corrected, table.truth.rules.players) == corrected.words
+    assert only(out, "move_accepted").move == "4>7"
+    assert "illegal_move" not in names(out) and "question" not in names(out)
+    assert table.record() == table.played
+    assert table.referee.state == table.truth
+    assert not table.referee.parts  # the journey told every way apart
+
+
+def test_village_by_village_a_hidden_recruit_is_settled_by_a_slanted_view() -> None:
+    table = recruit_seen_from_above()
+    assert only(table.play("A@9"), "move_accepted").move == "A@9"
+    # the camera moves to 55 degrees: it sees both stacks of village 4 from the side
+    slanted = above(table.truth).replace({"4A^": 1, "4H^": 2})
+    out = table.show(slanted)
+    corrected = only(out, "move_corrected")
+    assert (corrected.was, corrected.now) == ("+A4", "+H4")
+    assert "illegal_move" not in names(out)
+    assert table.record() == table.played and not table.referee.parts
+
+
+def test_village_by_village_a_doubt_the_result_does_not_depend_on_is_not_asked() -> None:
+    # Red's student is in doubt when the last stone is placed: students do not score.
+    # (two bridges left, 1-5 and 4-7: the journey over 1-5 places the last two stones)
+    standing = ((1, 5), (4, 7))
+    start = shangrila_position({4: {"A": "red", "H": "red"}, 5: {"R": "blue+"}, **OTHERS},
+                               broken=tuple(b for b in ShangrilaRules(FOUR).bridges
+                                            if b not in standing))
+    table = PartsTable(start, above)
+    assert only(table.play("+H4"), "move_accepted").move == "+A4"
+    out = table.play("5>1")
+    assert table.truth.is_over() and table.referee.state.is_over()
+    assert "question" not in names(out) and only(out, "game_over")
+    assert table.referee.parts  # still in doubt: the record keeps the likelier
+
+
+def test_a_recruit_onto_one_of_many_masters_is_kept_village_by_village() -> None:
+    # Red's doubt is still open when blue recruits onto one of six masters seen from
+    # above: both are kept, each village on its own, and nothing is asked.
+    spaces = {4: {"A": "red", "H": "red"},
+              9: {"R": "blue", "P": "blue", "Y": "blue", "A": "yellow", "D": "violet"},
+              10: {"R": "blue", "P": "blue", "Y": "blue"}}
+    table = PartsTable(shangrila_position(spaces), above)
+    assert only(table.play("+H4"), "move_accepted").move == "+A4"
+    out = table.play("+R9")
+    assert "question" not in names(out) and only(out, "move_accepted").move == "+R9"
+    assert len(ways(table.referee, 1)) == 6 + 15  # one of six masters, or two
+    parts = table.referee.parts
+    assert parts is not None and sorted(parts.open) == [0, 1]
+    assert sorted(f.parts for f in parts.factors) == [(4,), (9,), (10,)]
+
+
+def test_a_doubt_is_asked_before_a_move_too_wide_to_follow(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # With room for one recruit in doubt only, red's doubt is asked before blue's
+    # recruit is kept.
+    monkeypatch.setattr("companion.referee.parts.MOST_OPEN", 1)
+    spaces = {4: {"A": "red", "H": "red"},
+              9: {"R": "blue", "P": "blue", "Y": "blue", "A": "yellow", "D": "violet"},
+              10: {"R": "blue", "P": "blue", "Y": "blue"}}
+    table = PartsTable(shangrila_position(spaces), above)
+    assert only(table.play("+H4"), "move_accepted").move == "+A4"
+    out = table.play("+R9")
+    question = only(out, "question")
+    assert question.about == 1
+    assert set(question.candidates) == {"+A4", "+H4", "+A4+H4"}
+    assert sorted(c.elements for c in question.choices) == [
+        ["4A^"], ["4A^", "4H^"], ["4H^"]]
+    out = table.referee.handle(Answer("+H4"))
+    assert only(out, "move_corrected").now == "+H4"
+    assert only(out, "move_accepted").move == "+R9"  # judged again, and kept in doubt
+    assert table.record()[0] == "+H4"
+    parts = table.referee.parts
+    assert parts is not None and sorted(parts.open) == [1]
+
+
+def test_village_by_village_a_resumed_journal_equals_the_uninterrupted_game(
+        tmp_path: Path) -> None:
+    def journaled(path: Path, moves: list[str]) -> tuple[JournaledReferee, Table]:
+        table = PartsTable(shangrila_position({4: {"A": "red", "H": "red"}, **OTHERS}), above)
+        runner = JournaledReferee(table.referee, Journal.create(path, table.referee))
+        table.handle = runner.handle
+        for text in moves:
+            table.play(text)
+        return runner, table
+
+    moves = ["+H4", "A@9", "D@9", "H@9", "4>7"]
+    whole, _ = journaled(tmp_path / "whole.jsonl", moves)
+    half, _ = journaled(tmp_path / "half.jsonl", moves[:2])
+    assert half.referee.parts  # the doubt is open when the game stops
+    half.journal.close()
+    resumed = resume(tmp_path / "half.jsonl")
+    assert resumed.warnings == []
+    resumed_parts, half_parts = resumed.referee.referee.parts, half.referee.parts
+    assert resumed_parts is not None and half_parts is not None
+    assert resumed_parts.to_json() == half_parts.to_json()
+    table = PartsTable(shangrila_position({4: {"A": "red", "H": "red"}, **OTHERS}), above)
+    for text in moves[:2]:
+        table.truth.play_text(text)
+    table.referee, table.handle = resumed.referee.referee, resumed.referee.handle
+    for text in moves[2:]:
+        table.play(text)
+    assert table.record() == whole.referee.record().moves == moves
+    assert table.referee.snapshot() == whole.referee.snapshot()
+    whole.journal.close()
+    resumed.referee.journal.close()
+    assert (tmp_path / "half.jsonl").read_text() == (tmp_path / "whole.jsonl").read_text()
