@@ -116,8 +116,9 @@ def export(folder: Path, result: Result, analysis: Analysis | None,
         report["strength"] = strength_rows(analysis, result.players)
         report["analysis"] = analysis.to_json()
         write_charts(analysis, folder, result.players)
-        pictures = [("Loss per move", folder / "loss.png"),
-                    ("Which level each player played like", folder / "strength.png")]
+        words = tr or Translator()
+        pictures = [(words.text("page.loss_picture"), folder / "loss.png"),
+                    (words.text("page.strength_picture"), folder / "strength.png")]
     (folder / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False),
                                         encoding="utf-8")
     tr = tr or Translator()

@@ -103,6 +103,7 @@ def test_export_writes_the_record_and_the_page(tmp_path: Path,
     text = french.read_text()  # the page in the app's language
     assert '<html lang="fr">' in text and "Revoir la partie" in text
     assert "Coup 1, Ann" in text and "Ann place" in text
+    assert "Perte à chaque coup" in text and "Loss per move" not in text  # the charts' titles
 
 
 CHROMIUM = find_chromium()
