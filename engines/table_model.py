@@ -112,10 +112,11 @@ class HiddenParts(ABC, Generic[S, M]):
     def unseen_move(self, items: frozenset[int]) -> M:
         """The unseen move that adds ``items`` (from every part)."""
 
-    def limits(self, state: S) -> dict[int, int]:
-        """Kinds of hidden items of which the parts may hold only so many in all (a
-        player's tiles of one discipline in Shangri-La: six, less their masters),
-        those the limit may bind. Default: none."""
+    def limits(self, state: S, kept: Collection[int]) -> dict[int, int]:
+        """Kinds of hidden items of which the ``kept`` parts may hold only so many in
+        all (a player's tiles of one discipline in Shangri-La: six, less their masters
+        and the students of the other parts), those the limit may bind. Default:
+        none."""
         return {}
 
     def tally(self, state: S, content: frozenset[int]) -> dict[int, int]:

@@ -1366,7 +1366,8 @@ class Referee:
         if parts:
             if observation is not None and not unseen:
                 changed = parts.weigh_all(self._part_weigh(observation, True)) or changed
-            if changed or parts.model.limits(self.state):
+            if changed or parts.model.limits(
+                    self.state, {p for f in parts.factors for p in f.parts}):
                 out = self._settle_parts()
         parts.save(len(self.history))
         return out
@@ -1388,11 +1389,11 @@ class Referee:
         if any(e is None for e in self._record_put()):
             ways = parts.best()
             if ways is not None:
-                out += self._switch_parts(parts.moves_of(ways))
+                out += self._switch_parts(parts.moves_of(ways)) or []
         for index, items in parts.settled().items():
             text = self.rules.format_move(parts.model.unseen_move(items))
             if self.history[index][1] != text:
-                out += self._switch_parts({index: items})
+                out += self._switch_parts({index: items}) or []
         return out
 
     def _part_weigh(self, observation: Observation | None, add: bool
@@ -1509,17 +1510,22 @@ class Referee:
             ways = parts.best(fixed, record)
             if ways is not None:
                 found.append((sum(e.weight for e in ways), ways))
-        if not found:
+        found.sort(key=lambda pair: -pair[0])
+        for _, ways in found:
+            switched = self._switch_parts(parts.moves_of(ways))
+            if switched is not None:
+                break
+        else:
             return None
-        ways = max(found, key=lambda pair: pair[0])[1]
-        out = self._switch_parts(parts.moves_of(ways))
+        out = switched
         verdict = self.explainer.explain(self.state, observation, turn_done=turn_done,
                                          hidden=hidden)
         return out + self._verdict_handlers[verdict.kind](self, verdict)
 
-    def _switch_parts(self, items: dict[int, frozenset[int]]) -> list[Output]:
+    def _switch_parts(self, items: dict[int, frozenset[int]]) -> list[Output] | None:
         """The unseen moves of the record at these indexes put these items instead: the
-        record is played again from the first that changes, each change announced."""
+        record is played again from the first that changes, each change announced.
+        None when a move of the record is illegal that way (the record stays)."""
         parts = self.parts
         assert parts is not None
         texts = {k: self.rules.format_move(parts.model.unseen_move(v))
@@ -1531,10 +1537,13 @@ class Referee:
         first = min(texts)
         state = self.history[first][0].copy()
         rebuilt = self.history[:first]
-        for i in range(first, len(old_history)):
-            text = texts.get(i, old_history[i][1])
-            rebuilt.append((state.copy(), text))
-            state.play(self.rules.parse_move(text))
+        try:
+            for i in range(first, len(old_history)):
+                text = texts.get(i, old_history[i][1])
+                rebuilt.append((state.copy(), text))
+                state.play(self.rules.parse_move(text))
+        except EngineError:
+            return None  # a way the parts could not tell was none: the record stays
         self.history, self.state = rebuilt, state
         self.last_move = LastMove()
         self._last = None
@@ -1604,7 +1613,7 @@ class Referee:
         record = self._record_put()
         parts.prune(record)
         ways = parts.best(prefer=record)
-        out = self._switch_parts(parts.moves_of(ways)) if ways is not None else []
+        out = (self._switch_parts(parts.moves_of(ways)) or []) if ways is not None else []
         out += self._settle_parts()
         parts.save(len(self.history))
         if self.state.is_over():

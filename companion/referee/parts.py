@@ -316,7 +316,7 @@ class Parts:
         """The record's position now: the limits it sets on what the parts hide in
         all (``HiddenParts.limits``), and the owners ``tally`` counts by."""
         self.state = state
-        self.limits = self.model.limits(state)
+        self.limits = self.model.limits(state, {p for f in self.factors for p in f.parts})
 
     def _counting(self) -> tuple[Callable[[Entry], int], Callable[[int], bool],
                                  Callable[[int], bool]]:

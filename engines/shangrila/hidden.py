@@ -9,7 +9,7 @@ master has a student.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from engines.shangrila.moves import LETTERS, Journey, Move, Pass, Place, Recruit
@@ -51,16 +51,23 @@ class ShangrilaHidden(HiddenParts[ShangrilaState, Move]):
             return False
         return all(type(m) is Recruit for m in moves)
 
-    def limits(self, state: ShangrilaState) -> dict[int, int]:
-        """A player's tiles of one discipline are six: with more than three masters of
-        it, their students may run out of tiles (key: player * 7 + discipline)."""
+    def limits(self, state: ShangrilaState, kept: Collection[int]) -> dict[int, int]:
+        """A player's tiles of one discipline are six (key: player * 7 +
+        discipline): less their masters and the students outside the ``kept``
+        villages, those the ``kept`` villages' masters could outnumber."""
         n = state.rules.n_players
-        counts = [0] * (n * ND)
+        used = [0] * (n * ND)
+        inside = [0] * (n * ND)
         for s, p in enumerate(state.owner):
             if p >= 0:
-                counts[p * ND + s % ND] += 1
-        return {key: TILES_PER_DISCIPLINE - c for key, c in enumerate(counts)
-                if 2 * c > TILES_PER_DISCIPLINE}
+                key = p * ND + s % ND
+                used[key] += 1
+                if s // ND in kept:
+                    inside[key] += 1
+                else:
+                    used[key] += state.student[s]
+        return {key: TILES_PER_DISCIPLINE - u for key, u in enumerate(used)
+                if inside[key] > TILES_PER_DISCIPLINE - u}
 
     def tally(self, state: ShangrilaState, content: frozenset[int]) -> dict[int, int]:
         owner = state.owner
