@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.calibrate_cli import GAMES, user_errors
+from engines.registry import GAMES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -296,7 +296,6 @@ def colour_separation(config: CalibrationConfig, seed: int, light_name: str | No
                         separation.training_accuracy, len(truth), correct, margin)
 
 
-@user_errors
 def bench_command(args: argparse.Namespace) -> int:
     from calibration.config import load_config
 

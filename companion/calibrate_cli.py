@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.calibrate_bench import REAL_PHOTOS_DIR, bench_command
 from companion.cli import UsageError, camera_index
 
 if TYPE_CHECKING:
@@ -695,9 +696,8 @@ def _describe(path: Path) -> str:
     raise ProfileError(f"{path} is not a file the companion writes")
 
 
+@user_errors
 def _bench(args: argparse.Namespace) -> int:
-    from companion.calibrate_bench import REAL_PHOTOS_DIR, bench_command
-
     if args.real_photos is None:
         args.real_photos = REAL_PHOTOS_DIR
     return bench_command(args)

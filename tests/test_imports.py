@@ -22,14 +22,7 @@ CLEAN = ("engines",)
 KNOWN_CYCLES = {
     ("companion.app.android_camera", "companion.app.feeds"),
     ("companion.bench_appearance", "companion.bench_heights", "companion.vision_cli"),
-    ("companion.calibrate_bench", "companion.calibrate_cli", "companion.calibrate_layout_cli"),
-    (
-        "companion.app", "companion.app.main", "companion.app.people", "companion.app.screens",
-        "companion.app.screens.play", "companion.app.session", "companion.demo",
-        "companion.demo.calibrate", "companion.demo.chain", "companion.demo.film",
-        "companion.demo.recognise", "companion.demo.report", "companion.demo.run",
-        "companion.demo.script",
-    ),
+    ("companion.calibrate_cli", "companion.calibrate_layout_cli"),
     # protocol opens the default transport inside a function, so that pyserial loads
     # only when a board is opened; transport implements protocol's Transport.
     ("firmware_bridge.protocol", "firmware_bridge.transport"),

@@ -19,17 +19,9 @@ import time
 from pathlib import Path
 
 from companion.cli import UsageError
-
-GAMES = ("shangrila", "shendao", "shenshi")
-READERS = ("appearance", "colours")
-"""How the camera reads the film (see ``companion.demo.recognise``)."""
-NAMES = {"shangrila": "The Bridges of Shangri-La", "shendao": "Shendao",
-         "shenshi": "ShenShi"}
-
-
-class DemoError(UsageError):
-    """The demo cannot be made as asked (a film too short to show what it must, no
-    game among the seeds tried that shows it); the message says what to change."""
+from companion.demo.base import GAMES, READERS
+from companion.demo.base import NAMES as NAMES
+from companion.demo.base import DemoError as DemoError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

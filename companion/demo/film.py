@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.demo import DemoError
+from companion.demo.base import DemoError
 from companion.demo.script import Script
 from companion.referee.events import TurnDone
 from companion.simulator import Step, TableConfig, TableSimulator, Truth

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.demo import READERS
+from companion.demo.base import READERS
 from companion.demo.film import Shot
 from engines.observation import Observation
 from vision.pipeline import STILL, Pipeline, PipelineResult, draw_recognised, reader_for

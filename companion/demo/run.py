@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from companion.demo import DemoError
+from companion.demo.base import NAMES, DemoError
 from companion.demo.calibrate import TableCalibration, calibrate_table
 from companion.demo.chain import ChainResult, referee_film
 from companion.demo.film import QUIET_END, Moment, Shot, frames, moments, shoot
@@ -78,8 +78,6 @@ class Progress:
 
 def prepare(options: DemoOptions, out: TextIO) -> Prepared:
     """The game, the calibrated table, the film and the video file; what it took."""
-    from companion.demo import NAMES
-
     spec = SPECS[options.game]
     if options.moves is not None:
         if options.moves <= QUIET_END:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from companion.demo import DemoError
+from companion.demo.base import DemoError
 from engines import GameRecord, GameState, Rules
 from engines.registry import rules_class
 from engines.search.players import SearchPlayer
