@@ -36,19 +36,23 @@ from engines.search.calibration import (
     append_game,
     generate,
     labelled,
+    options_of,
     read_games,
 )
 from engines.search.mcts import SearchConfig
 from engines.search.pooling import GROUP_SIZES, POOLING_PATH
 from engines.search.strength import (
     COVERAGE,
+    MIN_MOVES,
     MODEL_PATH,
     Labelled,
     StrengthModel,
     check,
     estimate,
     fit_model,
+    held_out_logits,
     load_models,
+    random_share,
 )
 
 GAMES_DIR = Path(__file__).resolve().parent.parent / "engines" / "search" / "strength_games"
@@ -154,8 +158,13 @@ def fit_command(args: argparse.Namespace) -> int:
         document = json.loads(args.output.read_text(encoding="utf-8"))
     for set_name in sets:
         games = read_games(games_path(set_name, FIT_SEED, args.folder))
-        rows = labelled(games, levels=SETS[set_name][2])
-        model, cv = fit_model(set_name, rows, ANALYSIS_ITERATIONS)
+        game, players, levels = SETS[set_name]
+        rows = labelled(games, levels=levels)
+        cls = rules_class(game)
+        options = cls.from_record(cls.default_players(players),
+                                  options_of(set_name)).options_json()
+        model, cv = fit_model(set_name, rows, ANALYSIS_ITERATIONS, levels, 1.0 / players,
+                              options)
         document["models"][set_name] = {
             "command": f"companion bench strength-fit --set {set_name}",
             "made": date.today().isoformat(),
@@ -163,17 +172,24 @@ def fit_command(args: argparse.Namespace) -> int:
                              f"({len(games)} games)",
             "analysis": {"iterations": ANALYSIS_ITERATIONS, "rollout_moves": ANALYSIS_ROLLOUT},
             "cross_validated": cv.to_json(),
+            "cross_validated_whole_games": _whole_games_cv(model, rows),
             "model": model.to_json()}
-        print(f"{set_name}: {len(games)} games, weight {model.weight}, temperature "
-              f"{model.temperature}; cross-validated on the fitting games: range holds "
-              f"the level {100 * cv.coverage:.0f}%, within one {100 * cv.within_one:.0f}%")
+        found = document["models"][set_name]["cross_validated_whole_games"]
+        print(f"{set_name}: {len(games)} games, temperature {model.temperature}, few moves "
+              f"{model.few_moves}, level-0 "
+              f"threshold {model.random_threshold}; cross-validated on the fitting "
+              f"games: range holds the level {100 * cv.coverage:.0f}% (every view); "
+              f"whole games: within one {100 * found['within_one']:.0f}%, random play "
+              f"level 0 {100 * found['random_play_level_0']:.0f}%")
     document["about"] = (
         "Strength model (engines/search/strength.py), one per game and player count, "
         "fitted by the command given on the games named (engines/search/strength_games). "
-        "means: each level's mean move score; move_variance, game_variance: the spreads; "
-        "weight: accuracy against best-move share in a move's score; temperature: the "
+        "population: the fitting players' average of each quantity; centre, scale, "
+        "weights: the multinomial logistic model over the levels; temperature: the "
         "widening that makes the ranges hold the level " f"{100 * COVERAGE:.0f}% of the "
-        "time in cross-validation on the fitting games.")
+        "time in cross-validation on the fitting games; random_threshold: the share of "
+        "the posterior on level 0 from which level 0 is given; options: the rules "
+        "options of the fitting games.")
     args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n",
                            encoding="utf-8")
     load_models.cache_clear()
@@ -181,11 +197,23 @@ def fit_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str, float]:
+    """Within one and random play judged level 0 on the whole games of ``rows``,
+    cross-validated as in the fit."""
+    out = held_out_logits(rows, model.levels, model.even_share)
+    items = [(r.level, r.evidence.moves, logits) for r, logits in out if r.view == "full"]
+    near = [abs(model.point(model.posterior_of(x, n)) - lv) <= 1
+            for lv, n, x in items if n >= MIN_MOVES]
+    return {"within_one": round(sum(near) / max(1, len(near)), 3),
+            "random_play_level_0": round(random_share(model, items), 3)}
+
+
 def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tuple[int, int]:
     """(level-0 seats of whole games estimated at level 0, level-0 seats with an
     estimate)."""
     rows = [r for r in labelled(games, ("full",), [0])]
-    found = [estimate(model, r.evidence.accuracies, r.evidence.best) for r in rows]
+    found = [estimate(model, r.evidence.accuracies, r.evidence.best,
+                      kept=r.evidence.kept) for r in rows]
     judged = [f for f in found if f.level is not None]
     return sum(f.level == 0 for f in judged), len(judged)
 
@@ -256,7 +284,7 @@ def pool_fit_command(args: argparse.Namespace) -> int:
         document["models"][key] = entry_json(
             shared, fitted, games_path(key, FIT_SEED, GAMES_DIR).name,
             "companion bench strength-pool-fit")
-        print(f"{key}: shared {shared} of the game variance; on the fitting games "
+        print(f"{key}: shared fraction {shared}; on the fitting games "
               f"({fitted.tested} pooled groups) the range holds the level "
               f"{100 * fitted.coverage:.0f}%, within one {100 * fitted.within_one:.0f}%")
     if not document["models"]:

@@ -286,7 +286,8 @@ def assemble(final: GameState[Any], jobs: Sequence[PositionJob],
     else:
         chances.append(list(chances[-1]) if chances else [1.0 / n] * n)
     model = model_for(rules.game, n, calibration) if calibration is not None else None
-    summary = [summarise(p, name, reports, chances, model, config)
+    options = rules.options_json()
+    summary = [summarise(p, name, reports, chances, model, config, options)
                for p, name in enumerate(rules.players)]
     config_json = {"iterations": config.iterations, "seconds": config.seconds,
                    "rollout_moves": config.rollout_moves, "seed": config.seed}
@@ -309,15 +310,18 @@ def player_game_accuracy(reports: list[MoveReport], chances: list[list[float]],
 
 
 def summarise(player: int, name: str, reports: list[MoveReport], chances: list[list[float]],
-              model: StrengthModel | None, config: SearchConfig) -> PlayerReport:
-    """One player's summary of the analysed ``reports``."""
+              model: StrengthModel | None, config: SearchConfig,
+              options: dict[str, Any] | None = None) -> PlayerReport:
+    """One player's summary of the analysed ``reports`` (of a game of the rules
+    ``options``, when given)."""
     mine = [r for r in reports if r.player == player and not r.forced]
     counts = {j: sum(1 for r in mine if r.judgement == j) for j, _ in JUDGEMENTS}
     accuracy = player_game_accuracy(reports, chances, player)
     mean_loss = sum(r.loss for r in mine) / len(mine) if mine else math.nan
     best_share = sum(r.played == r.best for r in mine) / len(mine) if mine else math.nan
     strength = (estimate(model, [r.accuracy or 0.0 for r in mine],
-                         [r.played == r.best for r in mine], config.iterations)
+                         [r.played == r.best for r in mine], config.iterations,
+                         [r.best_value for r in mine], options)
                 if model is not None else None)
     return PlayerReport(player, name, len(mine),
                         math.nan if accuracy is None else round(accuracy, 1),

@@ -48,6 +48,15 @@ SETS: dict[str, tuple[str, int, tuple[int, ...]]] = {
 }
 """Per game and player count: the game, the players, the levels its games seat."""
 
+SET_OPTIONS: dict[str, dict[str, Any]] = {}
+"""Rules options of a set's games (none: the game's defaults). A model is fitted for the
+options of its games only: ``options_of`` gives them."""
+
+
+def options_of(set_name: str) -> dict[str, Any]:
+    """The rules options a set's games are played with (empty: the defaults)."""
+    return dict(SET_OPTIONS.get(set_name, {}))
+
 
 def level_player(level: int, seed: int, uniform: bool) -> Player:
     """The engine player of ``level``; level 0 plays at random, drawing uniformly among
@@ -142,7 +151,7 @@ def generate(set_name: str, seed: int, start: int, stop: int) -> Iterator[Stored
     ``seed``, on one process, at the analysis' default budget."""
     game, n, levels = SETS[set_name]
     cls = rules_class(game)
-    rules = cls.from_record(cls.default_players(n), {})
+    rules = cls.from_record(cls.default_players(n), options_of(set_name))
     for index in range(start, stop):
         began = time.perf_counter()
         seats = seat_levels(levels, n, seed, index)
@@ -194,7 +203,8 @@ def evidence_of(stored: StoredGame, player: int, start: int = 0) -> Evidence:
     """``player``'s judged moves in ``stored`` from move ``start`` on."""
     mine = [m for m in stored.moves[start:] if m.player == player and not m.forced]
     return Evidence(tuple(move_accuracy(100 * m.best_value, 100 * m.played_value)
-                          for m in mine), tuple(m.is_best for m in mine))
+                          for m in mine), tuple(m.is_best for m in mine),
+                    tuple(m.best_value for m in mine))
 
 
 def labelled(games: Sequence[StoredGame], views: Sequence[str] = VIEWS,
@@ -207,5 +217,6 @@ def labelled(games: Sequence[StoredGame], views: Sequence[str] = VIEWS,
             start = joined_at(view, len(stored.moves))
             for seat, level in enumerate(stored.levels):
                 if levels is None or level in levels:
-                    rows.append(Labelled(level, evidence_of(stored, seat, start), group))
+                    rows.append(Labelled(level, evidence_of(stored, seat, start), group,
+                                         view))
     return rows

@@ -1,16 +1,15 @@
 """A player's strength over several games: each game's level with its range, the
 level of all their games pooled, and how they finished against each player they met.
 
-**Pooling.** Under the strength model (``engines.search.strength``) a game's mean move
-score ``s`` is the level's mean, plus a spread of the game (variance ``g``), plus that
-of its ``n`` moves (``m / n``). Over several games of one player, part of the game's
-spread is *shared*: whatever makes this player's games score apart from the model's
-mean (how they play, what the model gets wrong about games like theirs) does not
-average out over their games. With a shared variance ``c`` (a fraction of ``g``) and
-the rest independent, the games' weighted mean score ``s̄`` (weights ``1 / v``, ``v = m
-/ n + g - c``) is all the games say about the level, with variance ``1 / Σ(1 / v) + c``.
-The likelihood of each level, raised to the model's ``temperature``, with a uniform
-prior, gives the pooled posterior, its most likely level and the narrowest run of
+**Pooling.** Under the strength model (``engines.search.strength``) each game gives
+the log-odds of each level. Over several games of one player the games are not
+independent witnesses: whatever makes this player's games look unlike the model's
+average (how they play, what the model gets wrong about games like theirs) does not
+average out over their games. With a *shared* fraction ``c`` (the correlation between a
+player's games), ``k`` games weigh as ``k / (1 + c (k - 1))`` independent ones: each
+game's log-odds count ``1 / (1 + c (k - 1))`` times, are added up, and the model's
+widening (its ``temperature``, and its ``few_moves`` for all the games' judged moves)
+then gives the pooled posterior, its level and the narrowest run of
 levels holding ``COVERAGE`` of it. One game pooled alone gives that game's estimate
 whatever ``c``.
 
@@ -29,16 +28,16 @@ a player who did not win), else neither finished ahead.
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from engines.search.strength import (
     COVERAGE,
-    FEW_MOVES,
     MIN_MOVES,
     CalibrationError,
     Check,
@@ -46,7 +45,7 @@ from engines.search.strength import (
     Labelled,
     StrengthEstimate,
     StrengthModel,
-    credible_range,
+    summarise,
 )
 
 SHARED_FRACTIONS: tuple[float, ...] = (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875,
@@ -59,51 +58,26 @@ POOLING_PATH = Path(__file__).with_name("pooling_model.json")
 
 def pooled_posterior(model: StrengthModel, games: Sequence[Evidence],
                      shared: float = 0.0) -> dict[int, float]:
-    """Probability of each level given every game of ``games``, ``shared`` of the
-    game variance being common to them (uniform without a judged move)."""
-    common = shared * model.game_variance
-    inverse = weighted = 0.0
-    for evidence in games:
-        if evidence.moves < 1:
-            continue
-        variance = model.move_variance / evidence.moves + model.game_variance - common
-        inverse += 1.0 / variance
-        weighted += evidence.mean_score(model.weight) / variance
-    if not inverse:
-        return {level: 1.0 / len(model.means) for level in model.levels}
-    score, variance = weighted / inverse, 1.0 / inverse + common
-    logs = {level: -model.temperature * (score - mean) ** 2 / (2.0 * variance)
-            for level, mean in model.means.items()}
-    top = max(logs.values())
-    weights = {level: math.exp(value - top) for level, value in logs.items()}
-    total = sum(weights.values())
-    return {level: weights[level] / total for level in model.levels}
+    """Probability of each level given every game of ``games``, a ``shared`` fraction
+    of what sets a game apart being common to them (uniform without a judged move)."""
+    played = [evidence for evidence in games if evidence.moves >= 1]
+    if not played:
+        return {level: 1.0 / len(model.levels) for level in model.levels}
+    weight = 1.0 / (1.0 + shared * (len(played) - 1))
+    total = np.sum([model.logits(evidence) for evidence in played], axis=0)
+    return model.posterior_of(weight * total, sum(e.moves for e in played))
 
 
 def pooled_estimate(model: StrengthModel, games: Sequence[Evidence], shared: float = 0.0,
-                    analysis_iterations: int | None = None) -> StrengthEstimate:
+                    analysis_iterations: int | None = None,
+                    options: Mapping[str, Any] | None = None) -> StrengthEstimate:
     """The level of all ``games`` pooled (one player's evidence per game, of the
     model's game and player count; ``shared`` as ``pooled_posterior``), by analyses of
-    ``analysis_iterations`` a position when given. Fewer than ``MIN_MOVES`` judged
-    moves in all give no level."""
+    ``analysis_iterations`` a position and of games of the rules ``options`` when given.
+    Fewer than ``MIN_MOVES`` judged moves in all give no level."""
     moves = sum(e.moves for e in games)
-    levels = model.levels
-    if moves < MIN_MOVES:
-        return StrengthEstimate(None, None, levels[0], levels[-1], COVERAGE, moves, {},
-                                f"fewer than {MIN_MOVES} judged moves", True)
-    posterior = pooled_posterior(model, games, shared)
-    low, high = credible_range(posterior)
-    level = max(posterior, key=lambda lv: (posterior[lv], -lv))
-    notes = []
-    if moves < FEW_MOVES:
-        notes.append(f"only {moves} judged moves: a wide range")
-    if analysis_iterations is not None and analysis_iterations != model.analysis_iterations:
-        notes.append(f"the model knows analyses of {model.analysis_iterations} iterations a "
-                     f"position, these used {analysis_iterations}: a rough guide")
-    return StrengthEstimate(
-        level, round(sum(lv * p for lv, p in posterior.items()), 2), low, high, COVERAGE,
-        moves, {lv: round(p, 4) for lv, p in posterior.items()}, "; ".join(notes),
-        (low, high) == (levels[0], levels[-1]))
+    return summarise(model, pooled_posterior(model, games, shared), moves,
+                     analysis_iterations, options, "these")
 
 
 # ---------------------------------------------------------------------- fitting

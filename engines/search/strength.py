@@ -1,25 +1,35 @@
 """How strong did a player play? A level on the engine scale (0: random play), with a
 range, or "not enough moves".
 
-The evidence is a player's judged moves in one analysed game: each move's accuracy
-(``engines.search.accuracy``, 0-100) and whether it was the analysis' best move. Each
-move gets a **score**, ``weight * accuracy + (1 - weight) * 100 * best``, and the
-evidence is the mean score over the player's ``n`` judged moves.
+The evidence is a player's judged moves in one analysed game: for each move its
+accuracy (``engines.search.accuracy``, 0-100; it gives the move's loss of win chance),
+whether it was the analysis' best move, and the win chance the best move kept. What
+tells levels apart is the **relative loss** of a move: the share of their win chance
+the player gave away (a loss of 0.05 is small for a leader at 0.6, and nearly all a
+trailing player at 0.06 had). Random play often gives away more than half of it;
+strong play rarely does.
 
-The model (one per game and player count, fitted by ``fit_model`` on analysed games
-between engine levels, ``engines.search.calibration``): each level's mean score (forced
-to rise with the level), and a spread in two parts — that of one move, divided by
-``n`` (a short game says little), and that between games, which no number of moves
-removes (a player in a lost position scores differently from one in a close game).
-Both spreads are pooled over the levels, so a higher score never points to a lower
-level. The likelihood of each level, raised to a power ``temperature`` (at most 1,
-widening every range alike), with a uniform prior over the levels, gives a
-posterior: the most likely level, and the narrowest run of levels holding
-``COVERAGE`` of it. ``weight`` and ``temperature`` are chosen on the fitting games by
-cross-validation (folds of whole games): the temperature is the largest whose ranges
-hold the true level ``COVERAGE`` of the time, the weight the one whose most likely
-level is most often within one of the truth. Fewer than ``MIN_MOVES`` judged moves
-give no level at all.
+Six averages over a player's moves (``QUANTITIES``: the mean relative loss, the share
+of moves giving away more than half, the share giving away almost nothing, the share
+of best moves, the mean loss, the mean win chance kept) are each drawn towards the
+fitting players' average by ``SHRINK`` moves' worth (a short game says little and lands
+near the middle), and, with the number of moves, give each level a probability by a
+multinomial logistic model (fitted by ``fit_model`` on analysed games between engine
+levels, ``engines.search.calibration``). Its log-odds times a ``temperature`` (at most
+1, widening every range alike) and times ``n / (n + few_moves)`` for ``n`` judged moves
+(widening the ranges of short evidence most) give the posterior; the range is the
+narrowest run of levels holding ``COVERAGE`` of it. The level given is the posterior
+median, or level 0 (random play) as soon as level 0 has at least ``random_threshold``
+of the posterior: a player who may well be playing at random is told so.
+
+``few_moves``, ``temperature`` and ``random_threshold`` are chosen on the fitting games
+by cross-validation (folds of whole games): for each ``few_moves`` of
+``FEW_MOVES_CHOICES`` the largest temperature whose ranges hold the true level
+``COVERAGE`` of the time in whole games and in games joined late alike, and of those
+the pair giving the narrowest ranges; then the threshold the one coming closest to
+both goals on whole games (the level within one of the truth ``NEAR_GOAL`` of the
+time, random play judged level 0 ``RANDOM_GOAL`` of the time). Fewer than
+``MIN_MOVES`` judged moves give no level at all.
 """
 
 from __future__ import annotations
@@ -32,25 +42,57 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 COVERAGE = 0.9
 """Share of the posterior the reported range of levels holds."""
 MIN_MOVES = 4
 """Below this many judged moves there is no estimate ("not enough moves")."""
 FEW_MOVES = 15
 """Below this many judged moves the estimate carries a note that it says little."""
-MIN_GAME_VARIANCE = 1.0
-"""Floor of the between-games variance (score points squared)."""
-WEIGHTS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
-"""Candidate weights of accuracy against the best-move share in a move's score."""
+NEAR_GOAL = 0.8
+RANDOM_GOAL = 0.95
+"""The goals the level-0 threshold is chosen for (see the module's docstring)."""
+SHRINK = 2.0
+"""Moves' worth of the fitting players' average added to a player's own averages."""
+KEPT_FLOOR = 0.02
+"""Win chance below which a move's relative loss is taken against this floor."""
+BIG_SHARE = 0.5
+SMALL_SHARE = 0.05
+"""A move gives away much (more than ``BIG_SHARE`` of the win chance it had) or almost
+nothing (less than ``SMALL_SHARE``)."""
+QUANTITIES: tuple[str, ...] = ("relative loss", "gave away more than half",
+                               "gave away almost nothing", "best move", "loss",
+                               "win chance kept")
+L2 = 0.3
+"""Ridge penalty of the logistic model (on standardised features)."""
+STEPS = 2000
+RATE = 0.5
+"""Gradient steps and step size of the fit (deterministic: same games, same model)."""
 TEMPERATURES: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(20, 0, -1))
 """Candidate temperatures, tried from 1 down."""
+FEW_MOVES_CHOICES: tuple[float, ...] = (0.0, 5.0, 10.0, 20.0, 40.0)
+"""Candidate ``few_moves``: the moves at which the evidence's log-odds count half."""
+RANDOM_THRESHOLDS: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 11))
+"""Candidate level-0 thresholds."""
 FOLDS = 5
 MODEL_PATH = Path(__file__).with_name("strength_model.json")
+
+FloatArray = npt.NDArray[np.float64]
 
 
 class CalibrationError(ValueError):
     """The model file is missing, unreadable or malformed (the message says which,
     with the path)."""
+
+
+def loss_of(accuracy: float) -> float:
+    """The loss of win chance (0-1) a move's accuracy stands for (the inverse of
+    ``engines.search.accuracy.move_accuracy``; accuracy 0 stands for a loss of 0.8 or
+    more, 100 for none)."""
+    clipped = max(0.0, min(100.0, accuracy))
+    return max(0.0, -math.log((clipped + 3.1669) / 103.1668) / 0.04354) / 100.0
 
 
 @dataclass(frozen=True)
@@ -61,18 +103,24 @@ class Evidence:
     """Each judged move's accuracy, 0-100."""
     best: tuple[bool, ...]
     """Whether each judged move was the analysis' best move."""
+    kept: tuple[float, ...] = ()
+    """The win chance (0-1) the best move kept at each judged move; empty when not
+    known (an even share is assumed, a rougher estimate)."""
 
     @property
     def moves(self) -> int:
         return len(self.accuracies)
 
-    def scores(self, weight: float) -> list[float]:
-        return [weight * a + (1.0 - weight) * (100.0 if b else 0.0)
-                for a, b in zip(self.accuracies, self.best, strict=True)]
-
-    def mean_score(self, weight: float) -> float:
-        scores = self.scores(weight)
-        return sum(scores) / len(scores)
+    def quantities(self, even_share: float) -> FloatArray:
+        """Per judged move, the ``QUANTITIES`` (one row a move)."""
+        kept = self.kept if len(self.kept) == self.moves else (even_share,) * self.moves
+        rows = []
+        for accuracy, best, chance in zip(self.accuracies, self.best, kept, strict=True):
+            loss = loss_of(accuracy)
+            relative = min(1.0, loss / max(chance, KEPT_FLOOR))
+            rows.append((relative, float(relative > BIG_SHARE),
+                         float(relative < SMALL_SHARE), float(best), loss, chance))
+        return np.array(rows, dtype=np.float64).reshape(-1, len(QUANTITIES))
 
 
 @dataclass(frozen=True)
@@ -83,58 +131,122 @@ class Labelled:
     evidence: Evidence
     group: int
     """Which game (folds of the cross-validation keep a game's players together)."""
+    view: str = "full"
+    """Which part of the game: ``full``, or joined late (``engines.search.calibration``)."""
+
+
+def features(evidence: Evidence, population: FloatArray, even_share: float) -> FloatArray:
+    """The model's inputs: each quantity's average drawn towards ``population`` by
+    ``SHRINK`` moves, and the log of the number of moves."""
+    rows = evidence.quantities(even_share)
+    mean = (rows.sum(axis=0) + SHRINK * population) / (len(rows) + SHRINK)
+    return np.append(mean, math.log(max(1, len(rows))))
+
+
+def _softmax(logits: FloatArray) -> FloatArray:
+    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    out: FloatArray = shifted / shifted.sum(axis=-1, keepdims=True)
+    return out
 
 
 @dataclass(frozen=True)
 class StrengthModel:
-    """Per level, its mean score; the pooled spreads; weight and temperature."""
+    """The logistic model of one game and player count, with its temperature and
+    level-0 threshold."""
 
     key: str
     """Game and player count, ``shangrila-4``."""
-    means: dict[int, float]
-    move_variance: float
-    game_variance: float
-    weight: float
+    level_list: tuple[int, ...]
+    population: tuple[float, ...]
+    """The fitting players' average of each quantity (what a player's own are drawn
+    towards)."""
+    centre: tuple[float, ...]
+    scale: tuple[float, ...]
+    """Standardisation of the features."""
+    weights: tuple[tuple[float, ...], ...]
+    """One row per standardised feature and a last one for the constant; one column
+    per level."""
     temperature: float
+    random_threshold: float
     analysis_iterations: int
     """The analysis budget (iterations a position) of the fitting games: losses found
     with another budget compare only roughly."""
+    even_share: float
+    """1 / players: the win chance assumed when the evidence does not say."""
+    few_moves: float = 0.0
+    """Judged moves at which the log-odds count half (short evidence, wide ranges)."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The rules options of the fitting games (every option, as in records)."""
 
     @property
     def levels(self) -> list[int]:
-        return sorted(self.means)
+        return list(self.level_list)
+
+    def logits(self, evidence: Evidence) -> FloatArray:
+        """The untempered log-odds of each level (``levels`` order)."""
+        x = features(evidence, np.array(self.population), self.even_share)
+        z = np.append((x - np.array(self.centre)) / np.array(self.scale), 1.0)
+        out: FloatArray = z @ np.array(self.weights)
+        return out
 
     def posterior(self, evidence: Evidence) -> dict[int, float]:
         """Probability of each level given ``evidence`` (no moves: uniform)."""
         if evidence.moves < 1:
-            return {level: 1.0 / len(self.means) for level in self.levels}
-        score = evidence.mean_score(self.weight)
-        variance = self.move_variance / evidence.moves + self.game_variance
-        logs = {level: -self.temperature * (score - mean) ** 2 / (2.0 * variance)
-                for level, mean in self.means.items()}
-        top = max(logs.values())
-        weights = {level: math.exp(value - top) for level, value in logs.items()}
-        total = sum(weights.values())
-        return {level: weights[level] / total for level in self.levels}
+            return {level: 1.0 / len(self.level_list) for level in self.levels}
+        return self.posterior_of(self.logits(evidence), evidence.moves)
+
+    def posterior_of(self, logits: FloatArray, moves: int) -> dict[int, float]:
+        """The tempered posterior of untempered ``logits`` of ``moves`` judged moves."""
+        p = _softmax(self.temperature * moves / (moves + self.few_moves) * logits)
+        return {level: float(p[i]) for i, level in enumerate(self.level_list)}
+
+    def point(self, posterior: Mapping[int, float]) -> int:
+        """The level given for ``posterior``: the lowest level when it holds at least
+        ``random_threshold``, else the median."""
+        levels = sorted(posterior)
+        if posterior[levels[0]] >= self.random_threshold:
+            return levels[0]
+        mass = 0.0
+        for level in levels:
+            mass += posterior[level]
+            if mass >= 0.5:
+                return level
+        return levels[-1]
 
     def to_json(self) -> dict[str, Any]:
-        return {"means": {str(k): round(v, 3) for k, v in sorted(self.means.items())},
-                "move_variance": round(self.move_variance, 3),
-                "game_variance": round(self.game_variance, 3), "weight": self.weight,
-                "temperature": self.temperature,
-                "analysis_iterations": self.analysis_iterations}
+        return {"levels": list(self.level_list),
+                "population": [round(v, 6) for v in self.population],
+                "centre": [round(v, 6) for v in self.centre],
+                "scale": [round(v, 6) for v in self.scale],
+                "weights": [[round(v, 6) for v in row] for row in self.weights],
+                "temperature": self.temperature, "random_threshold": self.random_threshold,
+                "analysis_iterations": self.analysis_iterations,
+                "even_share": round(self.even_share, 6), "few_moves": self.few_moves,
+                "options": dict(self.options)}
 
     @classmethod
     def from_json(cls, key: str, data: Mapping[str, Any]) -> StrengthModel:
         """Raises KeyError / TypeError / ValueError on a malformed entry."""
-        means = {int(k): float(v) for k, v in data["means"].items()}
-        model = cls(key, means, float(data["move_variance"]), float(data["game_variance"]),
-                    float(data["weight"]), float(data["temperature"]),
-                    int(data["analysis_iterations"]))
-        if not means or model.move_variance < 0 or model.game_variance <= 0:
-            raise ValueError(f"{key}: needs levels and positive spreads")
-        if not 0 < model.temperature <= 1 or not 0 <= model.weight <= 1:
-            raise ValueError(f"{key}: temperature in (0, 1] and weight in [0, 1]")
+        levels = tuple(int(v) for v in data["levels"])
+        width = len(QUANTITIES) + 1
+        model = cls(key, levels, tuple(float(v) for v in data["population"]),
+                    tuple(float(v) for v in data["centre"]),
+                    tuple(float(v) for v in data["scale"]),
+                    tuple(tuple(float(v) for v in row) for row in data["weights"]),
+                    float(data["temperature"]), float(data["random_threshold"]),
+                    int(data["analysis_iterations"]), float(data["even_share"]),
+                    float(data["few_moves"]), dict(data.get("options", {})))
+        if (len(levels) < 2 or len(model.population) != len(QUANTITIES)
+                or len(model.centre) != width or len(model.scale) != width
+                or len(model.weights) != width + 1
+                or any(len(row) != len(levels) for row in model.weights)):
+            raise ValueError(f"{key}: the model's sizes do not match its levels and "
+                             f"{width} features")
+        if not 0 < model.temperature <= 1 or not 0 < model.random_threshold <= 1:
+            raise ValueError(f"{key}: temperature and threshold in (0, 1]")
+        if (any(s <= 0 for s in model.scale) or not 0 < model.even_share < 1
+                or model.few_moves < 0):
+            raise ValueError(f"{key}: positive scales and an even share in (0, 1)")
         return model
 
 
@@ -162,7 +274,7 @@ class StrengthEstimate:
     """A player's strength on the level scale (level 0: random play)."""
 
     level: int | None
-    """The most likely level; None with too few judged moves."""
+    """The level given; None with too few judged moves."""
     expected: float | None
     """The posterior mean level."""
     low: int
@@ -174,7 +286,8 @@ class StrengthEstimate:
     """Judged moves the estimate rests on."""
     posterior: dict[int, float] = field(default_factory=dict)
     note: str = ""
-    """Why to take it with care (few moves, another analysis budget), or empty."""
+    """Why to take it with care (few moves, another analysis budget or rules options),
+    or empty."""
     whole_scale: bool = False
     """The range covers every level the model knows: the moves did not tell."""
 
@@ -190,77 +303,53 @@ class StrengthEstimate:
         return f"plays like level {self.level} (range {span})"
 
 
-def estimate(model: StrengthModel, accuracies: Sequence[float], best: Sequence[bool],
-             analysis_iterations: int | None = None) -> StrengthEstimate:
-    """The strength estimate from a player's judged moves: their accuracies (0-100) and
-    whether each was the best move, found by an analysis of ``analysis_iterations`` a
-    position when given."""
-    evidence = Evidence(tuple(accuracies), tuple(best))
+def differing_options(model: StrengthModel, options: Mapping[str, Any] | None) -> list[str]:
+    """The rules options of a game (every option, as in records) that differ from
+    those of the model's fitting games (none when either is not known)."""
+    if options is None or not model.options:
+        return []
+    return sorted(k for k, v in model.options.items() if k in options and options[k] != v)
+
+
+def summarise(model: StrengthModel, posterior: Mapping[int, float], moves: int,
+              analysis_iterations: int | None, options: Mapping[str, Any] | None,
+              these: str = "this one") -> StrengthEstimate:
+    """The estimate of a ``posterior`` resting on ``moves`` judged moves."""
     levels = model.levels
-    if evidence.moves < MIN_MOVES:
-        return StrengthEstimate(None, None, levels[0], levels[-1], COVERAGE, evidence.moves,
-                                {}, f"fewer than {MIN_MOVES} judged moves", True)
-    posterior = model.posterior(evidence)
+    if moves < MIN_MOVES:
+        return StrengthEstimate(None, None, levels[0], levels[-1], COVERAGE, moves, {},
+                                f"fewer than {MIN_MOVES} judged moves", True)
     low, high = credible_range(posterior)
-    level = max(posterior, key=lambda lv: (posterior[lv], -lv))
     notes = []
-    if evidence.moves < FEW_MOVES:
-        notes.append(f"only {evidence.moves} judged moves: a wide range")
+    if moves < FEW_MOVES:
+        notes.append(f"only {moves} judged moves: a wide range")
     if analysis_iterations is not None and analysis_iterations != model.analysis_iterations:
         notes.append(f"the model knows analyses of {model.analysis_iterations} iterations a "
-                     f"position, this one used {analysis_iterations}: a rough guide")
+                     f"position, {these} used {analysis_iterations}: a rough guide")
+    differ = differing_options(model, options)
+    if differ:
+        notes.append(f"the model knows games played with {', '.join(differ)} as "
+                     + ", ".join(f"{model.options[k]}" for k in differ)
+                     + ": a rough guide")
     return StrengthEstimate(
-        level, round(sum(lv * p for lv, p in posterior.items()), 2), low, high, COVERAGE,
-        evidence.moves, {lv: round(p, 4) for lv, p in posterior.items()}, "; ".join(notes),
-        (low, high) == (levels[0], levels[-1]))
+        model.point(posterior), round(sum(lv * p for lv, p in posterior.items()), 2), low,
+        high, COVERAGE, moves, {lv: round(p, 4) for lv, p in posterior.items()},
+        "; ".join(notes), (low, high) == (levels[0], levels[-1]))
+
+
+def estimate(model: StrengthModel, accuracies: Sequence[float], best: Sequence[bool],
+             analysis_iterations: int | None = None, kept: Sequence[float] = (),
+             options: Mapping[str, Any] | None = None) -> StrengthEstimate:
+    """The strength estimate from a player's judged moves: their accuracies (0-100),
+    whether each was the best move and, when known, the win chance the best move kept;
+    found by an analysis of ``analysis_iterations`` a position, of a game played with
+    the rules ``options``, when given."""
+    evidence = Evidence(tuple(accuracies), tuple(best), tuple(kept))
+    return summarise(model, model.posterior(evidence), evidence.moves, analysis_iterations,
+                     options)
 
 
 # ---------------------------------------------------------------------- fitting
-
-
-def isotonic(values: Mapping[int, float], weights: Mapping[int, float]) -> dict[int, float]:
-    """The non-decreasing sequence (by level) closest to ``values`` in weighted least
-    squares (pool adjacent violators)."""
-    blocks: list[list[Any]] = []  # [mean, weight, levels]
-    for level in sorted(values):
-        blocks.append([values[level], weights[level], [level]])
-        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
-            v2, w2, l2 = blocks.pop()
-            v1, w1, l1 = blocks.pop()
-            blocks.append([(v1 * w1 + v2 * w2) / (w1 + w2), w1 + w2, l1 + l2])
-    return {level: value for value, _, levels in blocks for level in levels}
-
-
-def fit_spreads(rows: Sequence[Labelled], weight: float,
-                analysis_iterations: int, key: str = "") -> StrengthModel:
-    """Level means and pooled spreads of ``rows`` (player-games with at least two
-    judged moves), at temperature 1. Raises ValueError without data."""
-    by_level: dict[int, list[list[float]]] = {}
-    for row in rows:
-        if row.evidence.moves >= 2:
-            by_level.setdefault(row.level, []).append(row.evidence.scores(weight))
-    if not by_level:
-        raise ValueError("no player-game with two judged moves to fit on")
-    raw_means, counts = {}, {}
-    within_sum = within_df = 0.0
-    for level, games in by_level.items():
-        means = [sum(g) / len(g) for g in games]
-        raw_means[level] = sum(means) / len(means)
-        counts[level] = float(len(games))
-        for g, m in zip(games, means, strict=True):
-            within_sum += sum((s - m) ** 2 for s in g)
-            within_df += len(g) - 1
-    move_variance = within_sum / max(1.0, within_df)
-    means_fit = isotonic(raw_means, counts)
-    between_sum = between_n = 0.0
-    for level, games in by_level.items():
-        for g in games:
-            residual = sum(g) / len(g) - means_fit[level]
-            between_sum += residual ** 2 - move_variance / len(g)
-            between_n += 1
-    game_variance = max(MIN_GAME_VARIANCE, between_sum / max(1.0, between_n))
-    return StrengthModel(key, means_fit, move_variance, game_variance, weight, 1.0,
-                         analysis_iterations)
 
 
 @dataclass(frozen=True)
@@ -272,7 +361,7 @@ class Check:
     coverage: float
     """Share whose range held the true level."""
     within_one: float
-    """Share whose most likely level was within one of the true level."""
+    """Share whose level was within one of the true level."""
     exact: float
     mean_width: float
     """Mean of high - low, in levels."""
@@ -285,75 +374,144 @@ class Check:
                 "mean_width": round(self.mean_width, 2), "refused": self.refused}
 
 
-def check(model: StrengthModel, rows: Sequence[Labelled]) -> Check:
-    """Estimate every row with ``model`` and compare with its true level."""
+def _tally(model: StrengthModel, found: Sequence[tuple[int, int, FloatArray]]) -> Check:
+    """A check of (true level, moves, untempered logits) items."""
     tested = refused = hits = near = exact = width = 0
-    for row in rows:
-        found = estimate(model, row.evidence.accuracies, row.evidence.best)
-        if found.level is None:
+    for level, moves, logits in found:
+        if moves < MIN_MOVES:
             refused += 1
             continue
+        posterior = model.posterior_of(logits, moves)
+        low, high = credible_range(posterior)
+        given = model.point(posterior)
         tested += 1
-        hits += found.low <= row.level <= found.high
-        near += abs(found.level - row.level) <= 1
-        exact += found.level == row.level
-        width += found.high - found.low
+        hits += low <= level <= high
+        near += abs(given - level) <= 1
+        exact += given == level
+        width += high - low
     if not tested:
         return Check(0, 0.0, 0.0, 0.0, 0.0, refused)
     return Check(tested, hits / tested, near / tested, exact / tested, width / tested,
                  refused)
 
 
-def _with_temperature(model: StrengthModel, temperature: float) -> StrengthModel:
-    return StrengthModel(model.key, model.means, model.move_variance, model.game_variance,
-                         model.weight, temperature, model.analysis_iterations)
+def check(model: StrengthModel, rows: Sequence[Labelled]) -> Check:
+    """Estimate every row with ``model`` and compare with its true level."""
+    return _tally(model, [(r.level, r.evidence.moves, model.logits(r.evidence))
+                          for r in rows if r.evidence.moves >= 1])
 
 
-def cross_validated(rows: Sequence[Labelled], weight: float,
-                    temperature: float) -> Check:
-    """Pooled check of models fitted on all folds but one, on the fold left out."""
+def random_share(model: StrengthModel, found: Sequence[tuple[int, int, FloatArray]]) -> float:
+    """Share of the lowest level's items (with an estimate) given the lowest level."""
+    lowest = model.level_list[0]
+    mine = [model.point(model.posterior_of(logits, moves)) == lowest
+            for level, moves, logits in found if level == lowest and moves >= MIN_MOVES]
+    return sum(mine) / len(mine) if mine else 0.0
+
+
+def _fit_logistic(x: FloatArray, y: npt.NDArray[np.int64],
+                  classes: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(centre, scale, weights) of a multinomial logistic model with a ridge penalty,
+    by full-batch gradient descent from zero (deterministic)."""
+    centre = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale = np.where(scale > 1e-9, scale, 1.0)
+    z = np.hstack([(x - centre) / scale, np.ones((len(x), 1))])
+    targets = np.eye(classes)[y]
+    weights = np.zeros((z.shape[1], classes))
+    penalty = np.ones((z.shape[1], 1))
+    penalty[-1] = 0.0
+    for _ in range(STEPS):
+        p = _softmax(z @ weights)
+        weights -= RATE * (z.T @ (p - targets) + L2 * penalty * weights) / len(z)
+    return centre, scale, weights
+
+
+def fit_logistic(key: str, rows: Sequence[Labelled], levels: Sequence[int],
+                 even_share: float, analysis_iterations: int,
+                 options: Mapping[str, Any] | None = None) -> StrengthModel:
+    """The logistic model of ``rows`` (player-games of at least ``MIN_MOVES`` judged
+    moves), at temperature 1 and threshold 1. Raises ValueError without data."""
+    usable = [r for r in rows if r.evidence.moves >= MIN_MOVES and r.level in levels]
+    if not usable:
+        raise ValueError(f"no player-game with {MIN_MOVES} judged moves to fit on")
+    population = np.concatenate([r.evidence.quantities(even_share) for r in usable]).mean(
+        axis=0)
+    x = np.array([features(r.evidence, population, even_share) for r in usable])
+    index = {level: i for i, level in enumerate(levels)}
+    y = np.array([index[r.level] for r in usable], dtype=np.int64)
+    centre, scale, weights = _fit_logistic(x, y, len(levels))
+    return StrengthModel(key, tuple(levels), tuple(float(v) for v in population),
+                         tuple(float(v) for v in centre), tuple(float(v) for v in scale),
+                         tuple(tuple(float(v) for v in row) for row in weights), 1.0, 1.0,
+                         analysis_iterations, even_share, 0.0, dict(options or {}))
+
+
+def _with(model: StrengthModel, temperature: float, threshold: float,
+          few_moves: float) -> StrengthModel:
+    return StrengthModel(model.key, model.level_list, model.population, model.centre,
+                         model.scale, model.weights, temperature, threshold,
+                         model.analysis_iterations, model.even_share, few_moves,
+                         model.options)
+
+
+def held_out_logits(rows: Sequence[Labelled], levels: Sequence[int], even_share: float
+                    ) -> list[tuple[Labelled, FloatArray]]:
+    """Each row's untempered logits by a model fitted on the folds without its game."""
     folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
     for row in rows:
         folds[row.group % FOLDS].append(row)
-    pooled: list[tuple[Check, int]] = []
+    found = []
     for k in range(FOLDS):
         train = [r for j, fold in enumerate(folds) if j != k for r in fold]
         if not folds[k] or not train:
             continue
-        model = _with_temperature(fit_spreads(train, weight, 0), temperature)
-        pooled.append((check(model, folds[k]), k))
-    tested = sum(c.tested for c, _ in pooled)
-    if not tested:
-        return Check(0, 0.0, 0.0, 0.0, 0.0, sum(c.refused for c, _ in pooled))
-    return Check(tested, sum(c.coverage * c.tested for c, _ in pooled) / tested,
-                 sum(c.within_one * c.tested for c, _ in pooled) / tested,
-                 sum(c.exact * c.tested for c, _ in pooled) / tested,
-                 sum(c.mean_width * c.tested for c, _ in pooled) / tested,
-                 sum(c.refused for c, _ in pooled))
+        model = fit_logistic("", train, levels, even_share, 0)
+        found += [(r, model.logits(r.evidence)) for r in folds[k]]
+    return found
 
 
-def fit_model(key: str, rows: Sequence[Labelled],
-              analysis_iterations: int) -> tuple[StrengthModel, Check]:
-    """The model fitted on ``rows`` and its cross-validated check: for each weight the
-    largest temperature whose ranges hold the true level ``COVERAGE`` of the time (else
-    the smallest); of those, the weight most often within one level. Raises ValueError
-    without data."""
-    best: tuple[float, float, float, Check] | None = None
-    for weight in WEIGHTS:
-        found = None
-        for temperature in TEMPERATURES:
-            found = cross_validated(rows, weight, temperature)
-            if found.coverage >= COVERAGE:
+def fit_model(key: str, rows: Sequence[Labelled], analysis_iterations: int,
+              levels: Sequence[int] | None = None, even_share: float | None = None,
+              options: Mapping[str, Any] | None = None) -> tuple[StrengthModel, Check]:
+    """The model fitted on ``rows`` and its cross-validated check (every view): the
+    few-moves widening and temperature as the module's docstring says, then the
+    level-0 threshold coming closest to both goals on
+    whole games (``NEAR_GOAL``, ``RANDOM_GOAL``; of equals, the one most often within
+    one). ``levels`` defaults to those of ``rows``, ``even_share`` to 1 / 4. Raises
+    ValueError without data."""
+    levels = sorted(levels or {r.level for r in rows})
+    share = even_share if even_share is not None else 0.25
+    base = fit_logistic(key, rows, levels, share, analysis_iterations, options)
+    out = held_out_logits(rows, levels, share)
+    held = [(r.level, r.evidence.moves, logits) for r, logits in out]
+    views = {r.view for r, _ in out}
+    by_view = [[(r.level, r.evidence.moves, x) for r, x in out if r.view == view]
+               for view in sorted(views)]
+    whole = [(r.level, r.evidence.moves, logits) for r, logits in out if r.view == "full"]
+    chosen: tuple[float, float, float] | None = None  # (width, few moves, temperature)
+    for few in FEW_MOVES_CHOICES:
+        temperature = TEMPERATURES[-1]
+        for candidate in TEMPERATURES:
+            trial = _with(base, candidate, 1.0, few)
+            if all(_tally(trial, items).coverage >= COVERAGE for items in by_view):
+                temperature = candidate
                 break
-        assert found is not None
-        candidate = (found.within_one, weight, temperature, found)
-        if best is None or candidate[0] > best[0] + 1e-9:
-            best = candidate
+        width = _tally(_with(base, temperature, 1.0, few), held).mean_width
+        if chosen is None or width < chosen[0] - 1e-9:
+            chosen = (width, few, temperature)
+    assert chosen is not None
+    _, few, temperature = chosen
+    best: tuple[float, float, float] | None = None
+    for threshold in RANDOM_THRESHOLDS:
+        model = _with(base, temperature, threshold, few)
+        near = _tally(model, whole or held).within_one
+        score = min(near / NEAR_GOAL, random_share(model, whole or held) / RANDOM_GOAL, 1.0)
+        if best is None or (score, near) > (best[0], best[1]):
+            best = (score, near, threshold)
     assert best is not None
-    _, weight, temperature, cv = best
-    model = _with_temperature(fit_spreads(rows, weight, analysis_iterations, key),
-                              temperature)
-    return model, cv
+    model = _with(base, temperature, best[2], few)
+    return model, _tally(model, held)
 
 
 # ---------------------------------------------------------------------- the file

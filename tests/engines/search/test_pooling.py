@@ -45,11 +45,9 @@ def test_more_games_alike_narrow_the_range_down_to_the_shared_spread() -> None:
     widths = [(lambda e: e.high - e.low)(pooled_estimate(model, [game] * k, 0.0))
               for k in (1, 2, 4, 8)]
     assert widths == sorted(widths, reverse=True) and widths[-1] < widths[0]
-    # all of the game's spread shared: eight games say what one game of as many
-    # moves says (only the moves' own spread averages out)
-    long_game = evidence(85.0, 0.6, 160)
+    # all of what sets a game apart shared: eight games alike say what one says
     many = pooled_posterior(model, [game] * 8, 1.0)
-    assert many == pytest.approx(pooled_posterior(model, [long_game], 0.0))
+    assert many == pytest.approx(pooled_posterior(model, [game], 0.0))
 
 
 def test_thin_evidence_over_games_gives_no_level() -> None:

@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from companion.bench_strength import TEST_SEED, games_path
+from engines.search.accuracy import move_accuracy
 from engines.search.calibration import (
+    evidence_of,
     joined_at,
+    read_games,
     seat_levels,
 )
 from engines.search.strength import (
@@ -22,8 +26,8 @@ from engines.search.strength import (
     credible_range,
     estimate,
     fit_model,
-    isotonic,
     load_models,
+    loss_of,
     model_for,
 )
 
@@ -39,8 +43,9 @@ def synthetic_rows() -> list[Labelled]:
         for k in range(10):
             moves = shape * (3 + k % 3)
             accuracies = tuple(min(100.0, a + k % 4) for a, _ in moves)
-            rows.append(Labelled(level, Evidence(accuracies, tuple(b for _, b in moves)),
-                                 group=10 * level + k))
+            kept = tuple(0.2 + 0.05 * (i % 5) for i in range(len(moves)))
+            rows.append(Labelled(level, Evidence(accuracies, tuple(b for _, b in moves),
+                                                 kept), group=10 * level + k))
     return rows
 
 
@@ -50,31 +55,70 @@ def test_the_range_is_the_narrowest_run_holding_the_coverage() -> None:
     assert credible_range({0: 0.25, 1: 0.25, 2: 0.25, 3: 0.25}) == (0, 3)
 
 
-def test_level_means_are_made_to_rise_with_the_level() -> None:
-    means = isotonic({0: 50.0, 1: 60.0, 2: 55.0, 3: 70.0}, {0: 1, 1: 1, 2: 1, 3: 2})
-    assert means == {0: 50.0, 1: 57.5, 2: 57.5, 3: 70.0}
+def test_a_moves_loss_is_read_back_from_its_accuracy() -> None:
+    for before, after in ((60.0, 60.0), (60.0, 55.0), (40.0, 10.0), (30.0, 29.5)):
+        assert loss_of(move_accuracy(before, after)) == pytest.approx(
+            (before - after) / 100, abs=1e-4)
+    assert loss_of(0.0) == pytest.approx(0.8, abs=0.01)
+
+
+def test_the_same_loss_weighs_more_for_a_player_with_less_to_lose() -> None:
+    accuracy = move_accuracy(30.0, 25.0)
+    leader = Evidence((accuracy,), (False,), (0.6,)).quantities(0.25)
+    trailer = Evidence((accuracy,), (False,), (0.06,)).quantities(0.25)
+    assert leader[0, 0] == pytest.approx(0.05 / 0.6, abs=1e-3)
+    assert trailer[0, 0] == pytest.approx(0.05 / 0.06, abs=1e-3)
+    assert trailer[0, 1] == 1.0 and leader[0, 1] == 0.0
+    unknown = Evidence((accuracy,), (False,)).quantities(0.25)
+    assert unknown[0, 0] == pytest.approx(0.05 / 0.25, abs=1e-3)
 
 
 def test_thin_evidence_gives_no_level_or_a_wide_range() -> None:
     model, check = fit_model("test", synthetic_rows(), 300)
     assert check.tested > 0 and model.levels == [0, 1, 2]
     careless = synthetic_rows()[0].evidence
-    full = estimate(model, careless.accuracies * 3, careless.best * 3)
+    full = estimate(model, careless.accuracies * 3, careless.best * 3, kept=careless.kept * 3)
     assert full.level == 0
-    short = estimate(model, careless.accuracies[:MIN_MOVES], careless.best[:MIN_MOVES])
-    assert short.level is not None and short.high - short.low > full.high - full.low
-    assert "only 4 judged moves" in short.note
     none = estimate(model, careless.accuracies[:MIN_MOVES - 1],
                     careless.best[:MIN_MOVES - 1])
     assert none.level is None and none.describe() == "not enough moves (3 judged)"
     assert (none.low, none.high) == (0, 2)
     assert "iterations" in estimate(model, careless.accuracies, careless.best, 1000).note
+    short = estimate(model, careless.accuracies[:MIN_MOVES], careless.best[:MIN_MOVES])
+    assert "only 4 judged moves" in short.note
+    # the shipped model: a player's first moves give wider ranges than all of them
+    shipped = load_models()["shangrila-3"]
+    wide = narrow = players = 0
+    for stored in read_games(games_path("shangrila-3", TEST_SEED))[:12]:
+        for seat in range(stored.players):
+            moves = evidence_of(stored, seat)
+            first = estimate(shipped, moves.accuracies[:MIN_MOVES], moves.best[:MIN_MOVES],
+                             kept=moves.kept[:MIN_MOVES])
+            whole = estimate(shipped, moves.accuracies, moves.best, kept=moves.kept)
+            wide += first.high - first.low
+            narrow += whole.high - whole.low
+            players += 1
+    assert wide > narrow and wide >= 2.5 * players  # of a scale 4 levels wide
 
 
-def test_a_higher_score_never_points_to_a_lower_level() -> None:
+def test_careless_moves_are_judged_lower_than_careful_ones() -> None:
     model, _ = fit_model("test", synthetic_rows(), 300)
-    found = [estimate(model, [a] * 20, [a > 90] * 20).level for a in range(0, 101, 5)]
-    assert found == sorted(found)  # type: ignore[type-var]
+    careless = estimate(model, [40.0, 20.0, 70.0, 95.0] * 5, [False] * 20, kept=[0.3] * 20)
+    careful = estimate(model, [100.0, 95.0, 100.0, 90.0] * 5, [True, True, False, True] * 5,
+                       kept=[0.3] * 20)
+    assert careless.level is not None and careful.level is not None
+    assert careless.level < careful.level
+    assert careless.expected is not None and careful.expected is not None
+    assert careless.expected < careful.expected
+
+
+def test_the_same_moves_give_the_same_estimate() -> None:
+    first, _ = fit_model("test", synthetic_rows(), 300)
+    again, _ = fit_model("test", synthetic_rows(), 300)
+    assert first == again
+    moves = synthetic_rows()[12].evidence
+    assert estimate(first, moves.accuracies, moves.best, kept=moves.kept) == estimate(
+        again, moves.accuracies, moves.best, kept=moves.kept)
 
 
 def test_the_seats_mix_levels_and_the_first_seat_cycles() -> None:
@@ -96,9 +140,10 @@ def test_the_model_file_loads_and_knows_every_level_of_its_games() -> None:
     assert "shangrila-4" in models and "shendao-2" in models
     for key, model in models.items():
         assert model.levels[0] == 0, key
-        means = [model.means[lv] for lv in model.levels]
-        assert means == sorted(means)
         assert model.analysis_iterations == 300
+        assert 0 < model.temperature <= 1 and 0 < model.random_threshold <= 1
+        assert model.even_share == pytest.approx(1 / int(key.rsplit("-", 1)[1]))
+        assert model.options, key
     document = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
     for entry in document["models"].values():
         assert entry["command"].startswith("companion bench strength-fit")
@@ -115,8 +160,24 @@ def test_an_unreadable_model_file_is_an_error(tmp_path: Path) -> None:
 
 
 def test_a_range_over_the_whole_scale_says_the_moves_did_not_tell() -> None:
-    model = StrengthModel("test", {0: 50.0, 1: 60.0, 2: 70.0}, 900.0, 1.0, 1.0, 1.0, 300)
-    few = estimate(model, [60.0] * 4, [False] * 4)
+    fitted, _ = fit_model("test", synthetic_rows(), 300)
+    blind = StrengthModel("test", (0, 1, 2), fitted.population, fitted.centre,
+                          fitted.scale, tuple((0.0, 0.0, 0.0) for _ in fitted.weights),
+                          1.0, 0.9, 300, 0.25)
+    few = estimate(blind, [60.0] * 4, [False] * 4)
     assert few.whole_scale and few.describe() == "not enough moves to tell (range 0-2)"
-    many = estimate(model, [60.0] * 200, [False] * 200)
-    assert not many.whole_scale and many.describe() == "plays like level 1 (range 1)"
+    careful = synthetic_rows()[25].evidence
+    many = estimate(fitted, careful.accuracies * 4, careful.best * 4, kept=careful.kept * 4)
+    assert not many.whole_scale and many.describe().startswith("plays like level 2")
+
+
+def test_other_rules_options_are_said_to_be_a_rough_guide() -> None:
+    fitted, _ = fit_model("test", synthetic_rows(), 300, options={"orange_lifts": 2})
+    moves = synthetic_rows()[3].evidence
+    same = estimate(fitted, moves.accuracies, moves.best, kept=moves.kept,
+                    options={"orange_lifts": 2})
+    other = estimate(fitted, moves.accuracies, moves.best, kept=moves.kept,
+                     options={"orange_lifts": 1})
+    assert "orange_lifts" not in same.note
+    assert "orange_lifts as 2: a rough guide" in other.note
+    assert other.level == same.level

@@ -7,7 +7,12 @@ import pytest
 
 from companion.bench_strength import TEST_SEED, games_path
 from engines.search.calibration import StoredGame, evidence_of, labelled, read_games
-from engines.search.strength import estimate, load_models
+from engines.search.strength import (
+    StrengthEstimate,
+    StrengthModel,
+    estimate,
+    load_models,
+)
 
 
 def _test_games(key: str) -> list[StoredGame]:
@@ -17,14 +22,14 @@ def _test_games(key: str) -> list[StoredGame]:
 @pytest.mark.parametrize("key", ["shangrila-4", "shangrila-3", "shendao-2"])
 def test_random_play_is_judged_random_on_test_games(key: str) -> None:
     model = load_models()[key]
-    found = [estimate(model, r.evidence.accuracies, r.evidence.best)
+    found = [estimate(model, r.evidence.accuracies, r.evidence.best, kept=r.evidence.kept)
              for r in labelled(_test_games(key), ("full",)) if r.level == 0]
     assert len(found) >= 5
-    assert sum(f.level == 0 for f in found) >= 0.8 * len(found)
-    assert all(f.low == 0 for f in found)
+    assert sum(f.level == 0 for f in found) >= 0.9 * len(found)
+    assert sum(f.low == 0 for f in found) >= 0.9 * len(found)
 
 
-@pytest.mark.parametrize("key", ["shangrila-4", "shendao-2"])
+@pytest.mark.parametrize("key", ["shangrila-4", "shangrila-3", "shendao-2"])
 def test_strong_and_weak_players_of_a_test_game_are_ranked_right(key: str) -> None:
     model = load_models()[key]
     pairs = right = 0
@@ -33,14 +38,14 @@ def test_strong_and_weak_players_of_a_test_game_are_ranked_right(key: str) -> No
             for weak, low in enumerate(stored.levels):
                 if high - low < 3 or low > 1:
                     continue
-                a = estimate(model, *_moves(stored, strong))
-                b = estimate(model, *_moves(stored, weak))
+                a = _estimate(model, stored, strong)
+                b = _estimate(model, stored, weak)
                 pairs += 1
                 right += (a.expected or 0) > (b.expected or 0)
     assert pairs >= 3
     assert right >= 0.8 * pairs
 
 
-def _moves(stored: StoredGame, seat: int) -> tuple[tuple[float, ...], tuple[bool, ...]]:
+def _estimate(model: StrengthModel, stored: StoredGame, seat: int) -> StrengthEstimate:
     evidence = evidence_of(stored, seat)
-    return evidence.accuracies, evidence.best
+    return estimate(model, evidence.accuracies, evidence.best, kept=evidence.kept)
