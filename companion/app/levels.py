@@ -80,7 +80,7 @@ def evidence_of(analysis: Analysis, seat: int) -> Evidence:
     """The judged moves of ``seat`` in ``analysis`` (as its strength estimate uses)."""
     mine = [m for m in analysis.moves if m.player == seat and not m.forced]
     return Evidence(tuple(m.accuracy or 0.0 for m in mine),
-                    tuple(m.played == m.best for m in mine))
+                    tuple(m.played == m.best for m in mine), tuple(m.best_value for m in mine))
 
 
 def collect(data: Path, engine_name: Callable[[int], str] = lambda level: f"engine {level}",
@@ -123,7 +123,8 @@ def collect(data: Path, engine_name: Callable[[int], str] = lambda level: f"engi
                 continue
             found = evidence_of(analysis, seat)
             players[key].games.append(GameLevel(
-                past.when, model.key, estimate(model, found.accuracies, found.best, budget),
+                past.when, model.key, estimate(model, found.accuracies, found.best, budget,
+                                               found.kept),
                 found, budget))
     for key, player in players.items():
         # shown as spelt most often (the earliest of equals: Counter keeps first seen first)
