@@ -37,6 +37,7 @@ from vision.appearance import (
 )
 from vision.appearance_stacks import (
     ALTERNATIVES,
+    LEAST_TEMPERATURE,
     MONK_BASES_MM,
     SURE_RIGHT,
     _temperature,
@@ -162,6 +163,29 @@ def test_a_monk_of_each_size_fills_its_own_points() -> None:
         assert heights[master_out & ~ring].min() <= heights[grand_in].max()
 
 
+def test_a_monks_outline_shows_how_high_it_reaches() -> None:
+    """Metal up to a master's head on one square, up to a Grand Master's on the other:
+    the outline's layers above the master's head tell them apart."""
+    pieces = load_model(GAME).pieces
+    _, heights, groups = stack_points("monk", pieces)
+    layers = len(monk_layers(pieces))
+    core = groups < layers
+    tops = (MONK_BASES_MM[0] + pieces["master_height_mm"],
+            MONK_BASES_MM[0] + pieces["grand_height_mm"])
+    metal = np.array([core & (heights <= top) for top in tops])
+    closest_piece = np.where(metal, 0.1, 2.0)
+    bare_d = np.where(metal, 1.5, 0.05)
+    use = np.ones_like(metal)
+    outline = appearance_stacks._silhouette(closest_piece, bare_d, use, use, groups, layers)
+    rings = len(MONK_BASES_MM)
+    assert outline.shape == (2, 2 * (appearance_stacks.SILHOUETTE_LAYERS + rings))
+    shares = outline[:, :appearance_stacks.SILHOUETTE_LAYERS]
+    between = [i for i, z in enumerate(monk_layers(pieces)[:len(shares[0])])
+               if tops[0] < z <= tops[1]]
+    assert between and (shares[0, between] == 0.0).all() and (shares[1, between] == 1.0).all()
+    assert (shares[:, 0] == 1.0).all()  # both stand on the lowest layer
+
+
 def test_a_point_behind_the_square_in_front_may_be_hidden_only_when_seen_low() -> None:
     model = load_model(GAME)
     schema = referee_schema(GAME)
@@ -264,7 +288,7 @@ def test_the_shipped_shenshi_classifiers_are_whole() -> None:
     assert set(fitted.stacks) == {"tile", "cushion", "monk"}
     for kind, params in fitted.stacks.items():
         assert params["alternatives"] == ALTERNATIVES[kind]
-        assert 0.5 <= params["temperature"] <= 8.0
+        assert LEAST_TEMPERATURE[kind] <= params["temperature"] <= 8.0
     again = FittedModel.from_json(json.loads(json.dumps(fitted.to_json())), "again")
     for kind, params in fitted.stacks.items():
         assert np.allclose(again.stacks[kind]["w1"], params["w1"])
