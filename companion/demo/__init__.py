@@ -49,6 +49,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="how the camera reads the table: by the set's appearance "
                         "learned at calibration (appearance), or by the colour reader, to "
                         "compare (colours)")
+    parser.add_argument("--language", choices=("en", "fr", "es"), default=None,
+                        help="the app's and the report's language (default: the system's, "
+                        "English when it is none of these)")
     parser.set_defaults(handler=demo_command)
 
 
@@ -74,8 +77,11 @@ def demo_command(args: argparse.Namespace) -> int:
         opencv_path(out)  # the film is written there by OpenCV
     except SourceError as error:
         raise UsageError(f"--out: {error}") from None
+    from companion.app.i18n import system_language
+
     options = DemoOptions(game=args.game, seed=args.seed, out=out, sensor=args.sensor_sim,
-                          moves=args.moves, level=args.level, reader=args.reader)
+                          moves=args.moves, level=args.level, reader=args.reader,
+                          language=args.language or system_language())
     if has_display() and not args.headless:
         from companion.demo.run import open_app
 

@@ -19,11 +19,12 @@ import cv2
 import numpy as np
 
 from companion.analyse_cli import write_plots
+from companion.app.i18n import Translator
 from companion.demo.chain import ChainResult
 from companion.demo.film import FPS
 from companion.demo.script import Script
+from companion.referee import messages
 from companion.referee.events import GameOver, IllegalMove, MoveAccepted, MoveTakenBack, Output
-from companion.referee.words import say, tiebreak_words
 from companion.review import build_review
 from companion.review_page import Film, data_uri, page
 from engines import GameRecord
@@ -91,10 +92,12 @@ def strength_table(analysis: Analysis) -> list[dict[str, Any]]:
 
 def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Analysis,
                  timings: Timings, board_picture: np.ndarray[Any, Any] | None,
-                 levels: list[int], calibration: dict[str, Any] | None = None) -> Path:
+                 levels: list[int], calibration: dict[str, Any] | None = None,
+                 language: str = "en") -> Path:
     """Write report.json, the charts, board.png and index.html into ``folder``; the
     HTML file's path. ``calibration``: the table's calibration, as
-    :meth:`companion.demo.calibrate.TableCalibration.to_json` gives it."""
+    :meth:`companion.demo.calibrate.TableCalibration.to_json` gives it; ``language``:
+    the page's (en, fr or es)."""
     folder.mkdir(parents=True, exist_ok=True)
     record = script.record()
     (folder / "record.json").write_text(json.dumps(record.to_json(), indent=1) + "\n",
@@ -137,7 +140,7 @@ def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Ana
     (folder / "report.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     page = folder / "index.html"
     page.write_text(_html(data, chain, players, record, analysis, folder,
-                          board_picture is not None), encoding="utf-8")
+                          board_picture is not None, Translator(language)), encoding="utf-8")
     return page
 
 
@@ -161,67 +164,93 @@ def renumbered(output: Output, before: int) -> Output:
 
 
 def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
-          record: GameRecord, analysis: Analysis, folder: Path, has_board: bool) -> str:
+          record: GameRecord, analysis: Analysis, folder: Path, has_board: bool,
+          tr: Translator) -> str:
+    """The report's page in ``tr``'s language (the referee's sentences too)."""
+    from companion.app.report import strength_rows
+
     e = html.escape
+    t = tr.text
     final = data["final"]
     referee = data["referee"]
     before = data["moves_before_film"]
+    names = tuple(tr.name("colour", p).capitalize() for p in players)
+
+    def who(p: int) -> str:
+        return names[p]
+
     rows = []
     if final is not None:
-        for p, name in enumerate(players):
-            won = " (winner)" if name in final["winners"] else ""
-            rows.append(f"<tr><td>{e(name.capitalize())}{won}</td>"
-                        f"<td>{final['scores'][p]}</td></tr>")
+        winners = {players.index(w) for w in final["winners"]}
+        for p, name in enumerate(names):
+            won = f" ({e(t('page.winner'))})" if p in winners else ""
+            rows.append(f"<tr><td>{e(name)}{won}</td><td>{final['scores'][p]}</td></tr>")
     judgements = [j for j, _ in JUDGEMENTS]
     strength = "".join(
-        "<tr>" + "".join(f"<td>{e('-' if row[k] is None else str(row[k]))}</td>" for k in
-                         ["player", "moves", "accuracy", "mean_loss", *judgements,
-                          "strength"]) + "</tr>"
-        for row in data["strength"])
+        "<tr>" + "".join(f"<td>{e(str(v))}</td>" for v in [
+            row["name"], row["moves"], "-" if not row["moves"] else f"{row['accuracy']:.1f}",
+            "-" if not s.moves else f"{100 * s.mean_loss:.1f}",
+            *(row[j] for j in judgements), row["level"] or "-"]) + "</tr>"
+        for row, s in zip(strength_rows(analysis, names), analysis.summary, strict=True))
     verdicts = "".join(
-        f"<li><span class='f'>frame {frame}</span> "
-        f"{e(say(renumbered(output, before), players, data['game']))}</li>"
+        f"<li><span class='f'>{e(t('demo.frame', frame=frame))}</span> "
+        f"{e(_said(renumbered(output, before), tr, who, players))}</li>"
         .replace("\n", "<br>")
         for frame, output in chain.outputs if _shown(output))
-    board = ("<h2>The board as the camera read it at the end</h2>"
+    board = (f"<h2>{e(t('demo.board_title'))}</h2>"
              f"<img src='{picture_uri(folder / 'board.png')}' "
-             "alt='the recognised board'>") if has_board else ""
-    calibration = _calibration_html(data["camera_calibration"], folder)
-    heading = "Final scores" + (f" — {e(final['summary'])}" if final else " (not finished)")
-    tiebreak = tiebreak_words(data["game"], final["tiebreak"], players) if final else "-"
-    result = (final["summary"] + " " if final else "") + f"Tie-break: {tiebreak}."
-    review = build_review(record, analysis=analysis, first_number=before + 1,
-                          frames=film_frames(chain, len(record.moves)),
-                          result=result)
+             f"alt='{e(t('demo.board_title'))}'>") if has_board else ""
+    calibration = _calibration_html(data["camera_calibration"], folder, tr)
+    outcome = messages.result(data["game"], final["scores"],
+                              [players.index(w) for w in final["winners"]],
+                              final["tiebreak"], who, tr.language) if final else ""
+    tiebreak = messages.tiebreak(data["game"], final["tiebreak"], who, len(players),
+                                 tr.language) if final else "-"
+    heading = t("demo.final_scores") + (f" — {outcome}" if final else
+                                        " " + t("demo.not_finished"))
+    result = outcome or t("demo.not_finished")
+    review = build_review(record, tr, analysis=analysis, first_number=before + 1,
+                          frames=film_frames(chain, len(record.moves)), result=result)
     levels = ", ".join(map(str, data["engine_levels"]))
-    intro = f"""<p>{len(players)} players, engine levels {e(levels)}.
-The film joins the game after move {before} and shows moves {before + 1} to
-{before + data['moves_filmed']}; the camera pipeline read every frame and the referee
-ruled on what it read.</p>
-<h2>{heading}</h2>
-<table><tr><th>player</th><th>score</th></tr>{''.join(rows)}</table>
-<p>Tie-break: {e(tiebreak)}</p>"""
-    sections = f"""<h2>How well each player played</h2>
-<table><tr><th>player</th><th>moves</th><th>accuracy %</th><th>mean loss</th>
-{''.join(f'<th>{e(j)}</th>' for j in judgements)}<th>strength</th></tr>{strength}</table>
-<h2>The referee</h2>
-<p>{referee['moves_right_in_record']} of {referee['moves']} moves right in the referee's
-record ({referee['moves_right_first_time']} recognised at once, the others kept in doubt
-until a later table or an answer settled them);
-{referee['moves_corrected_by_players']} corrected by the players;
-{referee['illegal_moves_caught']} of {referee['illegal_moves_tried']} illegal moves caught;
-{referee['false_flags']} false alarms; {referee['questions']} questions.</p>
-{calibration}
-{board}
-<h2>What the referee said</h2><ol>{verdicts}</ol>"""
-    pictures = [(name, folder / file) for name, file in
-                (("Loss per move", "loss.png"), ("Which level each player played like",
-                                                  "strength.png"))
+    said = t("demo.intro", players=len(players), levels=levels, before=before,
+             first=before + 1, last=before + data["moves_filmed"])
+    intro = (f"<p>{e(said)}</p>"
+             f"<h2>{e(heading)}</h2><table><tr><th>{e(t('end.player'))}</th>"
+             f"<th>{e(t('page.score_col'))}</th></tr>{''.join(rows)}</table>"
+             f"<p>{e(t('demo.tiebreak', tiebreak=tiebreak))}</p>")
+    head = "".join(f"<th>{e(h)}</th>" for h in [
+        t("end.player"), t("page.moves_judged"), t("end.accuracy") + " %",
+        t("demo.mean_loss"), *(t("judgement." + j) for j in judgements), t("end.level")])
+    referee_text = t(
+        "demo.referee", right=referee["moves_right_in_record"], moves=referee["moves"],
+        at_once=referee["moves_right_first_time"],
+        corrected=referee["moves_corrected_by_players"],
+        caught=referee["illegal_moves_caught"], tried=referee["illegal_moves_tried"],
+        false_alarms=referee["false_flags"], questions=referee["questions"])
+    sections = (f"<h2>{e(t('end.strength'))}</h2><table><tr>{head}</tr>{strength}</table>"
+                f"<h2>{e(t('demo.referee_title'))}</h2><p>{e(referee_text)}</p>"
+                f"{calibration}{board}"
+                f"<h2>{e(t('demo.said_title'))}</h2><ol>{verdicts}</ol>")
+    pictures = [(t(key), folder / file) for key, file in
+                (("page.loss_picture", "loss.png"), ("page.strength_picture", "strength.png"))
                 if (folder / file).is_file()]
     film = browser_film(folder / "film.mp4", folder / "film.webm")
-    return page(review, f"companion demo: {data['game']}", record, intro=intro,
-                sections=sections, pictures=pictures,
-                film=Film(film, FPS, "video/webm") if film is not None else None)
+    return page(review, t("demo.title", game=tr.name("game", data["game"])), record,
+                intro=intro, sections=sections, pictures=pictures,
+                film=Film(film, FPS, "video/webm") if film is not None else None, tr=tr)
+
+
+def _said(output: Output, tr: Translator, who: Any, players: list[str]) -> str:
+    """What the referee said, as the app says it, with what to put right after an
+    illegal move."""
+    from companion.app.wording import verdict_words
+
+    text = verdict_words(tr, output, who, players)
+    if isinstance(output, IllegalMove) and output.fix:
+        text += "\n" + messages.render("illegal.to_put_right", tr.language) + "\n" + \
+            "\n".join(f"- {step}" for step in messages.steps(output.fix, tr.language,
+                                                             shown=None))
+    return text
 
 
 BROWSER_FILM_WIDTH = 854
@@ -270,20 +299,21 @@ def browser_film(film: Path, copy: Path) -> Path | None:
     return copy if copy.is_file() and copy.stat().st_size > 0 else None
 
 
-def _calibration_html(calibration: dict[str, Any] | None, folder: Path) -> str:
+def _calibration_html(calibration: dict[str, Any] | None, folder: Path,
+                      tr: Translator) -> str:
     """The calibration the camera read through: its steps, the profile's parts and the
     fitted layout drawn on the empty board."""
     if not calibration:
         return ""
     e = html.escape
+    t = tr.text
     steps = "".join(f"<li>{e(step)}</li>" for step in calibration["steps"])
     picture = calibration.get("layout_picture")
-    return ("<h2>The camera's calibration</h2><p>Before the film the table was calibrated "
-            "as a player's is, from a picture of the empty board and one of the "
-            f"calibration position:</p><ul>{steps}</ul><p>The camera read through "
+    return (f"<h2>{e(t('demo.calibration_title'))}</h2><p>{e(t('demo.calibration'))}</p>"
+            f"<ul>{steps}</ul><p>{e(t('demo.read_through'))} "
             + "; ".join(e(line) for line in calibration["profile"]) + ".</p>"
             + (f"<img src='{picture_uri(folder / picture)}' "
-               "alt='the fitted layout on the empty board'>"
+               f"alt='{e(t('demo.layout_picture'))}'>"
                if picture and (folder / picture).is_file() else ""))
 
 

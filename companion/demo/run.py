@@ -34,6 +34,8 @@ class DemoOptions:
     level: int = 3
     reader: str = "appearance"
     """How the camera reads the table (``companion.demo.recognise.READERS``)."""
+    language: str = "en"
+    """The report's language, and the app's (en, fr or es)."""
     shot: Shot = field(default_factory=Shot)
 
 
@@ -165,7 +167,7 @@ def report_chain(options: DemoOptions, prepared: Prepared, chain: ChainResult,
     _summary(out, script, chain, analysis)
     out.write(f"The camera read through {'; '.join(calibration['profile'])}.\n")
     page = write_report(options.out, script, chain, analysis, timings, picture,
-                        list(script.spec.levels), calibration)
+                        list(script.spec.levels), calibration, options.language)
     out.write(f"\nReport: {page} (with report.json, record.json, film.mp4, the charts "
               f"win-chance.png, loss.png, scores.png, board.png, and the table's "
               f"calibration in {calibration['folder']})\n")
@@ -243,7 +245,7 @@ def open_app(options: DemoOptions) -> int:
     recogniser = VisionRecogniser(camera_pipeline(prepared.table.profile, rules,
                                                   options.reader))
     report = AppReport(options, prepared, recogniser, sys.stdout)
-    CompanionApp(setup, autostart=True,
+    CompanionApp(setup, autostart=True, language=options.language,
                  session_options={"recogniser": recogniser,
                                   "film": report.film()}).run()
     report.after_app()
