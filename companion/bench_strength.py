@@ -58,6 +58,8 @@ from engines.search.strength import (
 GAMES_DIR = Path(__file__).resolve().parent.parent / "engines" / "search" / "strength_games"
 FIT_SEED = 1
 TEST_SEED = 2
+MIN_FIT_GAMES = 10
+"""A set with fewer fitting games gets no model (the fit says so)."""
 
 
 def games_path(set_name: str, seed: int, folder: Path = GAMES_DIR) -> Path:
@@ -158,6 +160,10 @@ def fit_command(args: argparse.Namespace) -> int:
         document = json.loads(args.output.read_text(encoding="utf-8"))
     for set_name in sets:
         games = read_games(games_path(set_name, FIT_SEED, args.folder))
+        if len(games) < MIN_FIT_GAMES:
+            print(f"{set_name}: only {len(games)} fitting games, no model (at least "
+                  f"{MIN_FIT_GAMES}; strength-games goes on where it stopped)")
+            continue
         game, players, levels = SETS[set_name]
         rows = labelled(games, levels=levels)
         cls = rules_class(game)
@@ -229,8 +235,14 @@ def check_set(model: StrengthModel, games: Sequence[StoredGame]) -> dict[str, An
         rows: list[Labelled] = [r for r in full if r.level == level]
         per_level[str(level)] = check(model, rows).to_json()
     zero, judged = random_play_share(model, games)
+    told = {}
+    for view in VIEWS:
+        rows = labelled(games, (view,), levels)
+        found = [estimate(model, r.evidence.accuracies, r.evidence.best,
+                          kept=r.evidence.kept) for r in rows]
+        told[view] = [sum(f.level is None or f.whole_scale for f in found), len(found)]
     return {"test_games": len(games), "views": views, "levels": per_level,
-            "random_play_level_0": [zero, judged]}
+            "random_play_level_0": [zero, judged], "not_enough_moves": told}
 
 
 def check_command(args: argparse.Namespace) -> int:
@@ -253,11 +265,12 @@ def check_command(args: argparse.Namespace) -> int:
         print(f"{set_name}: {found['test_games']} test games (seed {TEST_SEED}); random "
               f"play judged level 0 in {zero}/{judged} whole games")
         print(f"  {'view':<6} {'players':>7} {'in range':>8} {'within 1':>8} "
-              f"{'exact':>6} {'width':>6} {'too few':>7}")
+              f"{'exact':>6} {'width':>6} {'too few':>7} {'told not enough':>15}")
         for view, c in found["views"].items():
+            told, seats = found["not_enough_moves"][view]
             print(f"  {view:<6} {c['tested']:>7} {100 * c['coverage']:>7.0f}% "
                   f"{100 * c['within_one']:>7.0f}% {100 * c['exact']:>5.0f}% "
-                  f"{c['mean_width']:>6.1f} {c['refused']:>7}")
+                  f"{c['mean_width']:>6.1f} {c['refused']:>7} {100 * told / seats:>14.0f}%")
         for level, c in found["levels"].items():
             print(f"  level {level} (whole games): {c['tested']} players, in range "
                   f"{100 * c['coverage']:.0f}%, within one {100 * c['within_one']:.0f}%")
