@@ -88,3 +88,9 @@ def test_a_shenshi_walk_is_said_in_words() -> None:
             for language in LANGUAGES}
     assert said["en"] == "Ann: the Grand Master walks from e4 by e5 to e6.", said
     assert not any(_lacking(text) for text in said.values())
+
+
+def test_a_placement_names_the_space_as_the_referee_does() -> None:
+    rules = rules_class("shangrila")()
+    said = move_words(Translator("en"), rules, "Blue", "A@12")
+    assert said == "Blue places a master on the Astrologer space of village 12.", said
