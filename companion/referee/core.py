@@ -1478,8 +1478,8 @@ class Referee:
                   hidden: frozenset[str]) -> list[Output] | None:
         """For a table the record cannot explain: the ways of the parts it concerns
         (its sure changes) that explain it. The likeliest becomes the record (each
-        unseen move that changes is corrected), then the table is judged on it. None
-        when no way explains it."""
+        unseen move that changes is corrected), then the table is judged on it. Only a
+        way with the table on the way to a move: wait. None when no way explains it."""
         parts = self.parts
         assert parts is not None
         model = parts.model
@@ -1492,6 +1492,7 @@ class Referee:
         parts.at(self.state)
         record = self._record_put()
         found: list[tuple[float, list[Entry]]] = []
+        waiting = False
         tried = 0
         for combo in product(*(parts.factors[i].entries for i in indexes)):
             tried += 1
@@ -1505,11 +1506,16 @@ class Referee:
             world = model.with_content(self.state, contents)
             verdict = self.explainer.explain(world, observation, turn_done=turn_done,
                                              hidden=hidden)
+            if verdict.kind == Kind.IN_PROGRESS and not verdict.unexplained and \
+                    parts.best(fixed, record) is not None:
+                waiting = True
             if verdict.kind not in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
                 continue
             ways = parts.best(fixed, record)
             if ways is not None:
                 found.append((sum(e.weight for e in ways), ways))
+        if not found:
+            return [] if waiting else None  # on the way to a move in another way: wait
         found.sort(key=lambda pair: -pair[0])
         for _, ways in found:
             switched = self._switch_parts(parts.moves_of(ways))
