@@ -18,10 +18,12 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from engines import Dice, rules_class
+from engines.search.mcts import POLICIES
 from engines.search.players import (
     DEFAULT_LEVEL,
     LEVELS,
@@ -149,6 +151,25 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
     search.add_argument("--json", action="store_true", help="print the figures as JSON")
     search.set_defaults(handler=search_command)
 
+    policies = bench_sub.add_parser(
+        "policies", help="the multiplayer search policies against each other, by play",
+        description=POLICIES_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
+    policies.add_argument("--game", default="shangrila", choices=sorted(PLAYERS))
+    policies.add_argument("--players", type=int, default=3, help="players a game (3)")
+    policies.add_argument("--policy", default="paranoid", choices=POLICIES,
+                          help="the policy of the measured seat (default paranoid)")
+    policies.add_argument("--against", default="maxn", choices=POLICIES,
+                          help="the policy of every other seat (default maxn)")
+    policies.add_argument("--level", type=int, default=DEFAULT_LEVEL, choices=sorted(LEVELS),
+                          help=f"the search budget of every seat (default {DEFAULT_LEVEL})")
+    policies.add_argument("--games", type=int, default=60, help="games (60)")
+    policies.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    policies.add_argument("--log", type=Path, default=None,
+                          help="a file of one game a line: a run goes on from the games "
+                          "it holds, and a run stopped early keeps them")
+    policies.add_argument("--json", action="store_true", help="print the figures as JSON")
+    policies.set_defaults(handler=policies_command)
+
     from companion.bench_strength import register as register_strength
 
     register_strength(bench_sub)
@@ -204,4 +225,81 @@ def players_command(args: argparse.Namespace) -> int:
             print(row(results[-1]), flush=True)
     if args.json:
         print(json.dumps({"figures": [asdict(r) for r in results]}))
+    return 0
+
+
+POLICIES_DOC = """``companion bench policies``: one seat searches with a policy
+(``--policy``), every other seat with another (``--against``), all with the same budget
+(``--level``); seats rotate game by game and each game has its own seeds. The figure is
+the measured seat's first-place share (a shared first place counts in part) with its
+Wilson 95 % interval; with ``n`` players, equal policies take first place ``1/n`` of
+the time, and a policy is significantly stronger when the whole interval lies above
+``1/n``. The Elo-like figure reads the share as ``companion bench players`` does."""
+
+
+def policy_game(game: str, players: int, policy: str, against: str, level: int,
+                seed: int, index: int) -> dict[str, Any]:
+    """Play game ``index`` of a policy match and say who took first place."""
+    cls = rules_class(game)
+    rules = cls.from_record(cls.default_players(players), {})
+    seat = index % players
+    base = seed * 1_000_000 + 100 * index
+    seats = [SearchPlayer(seed=base + i,
+                          config=replace(LEVELS[level], policy=policy if i == seat
+                                         else against)) for i in range(players)]
+    began = time.perf_counter()
+    result = play_match(rules, seats)
+    share = 1.0 / len(result.winners) if seat in result.winners else 0.0
+    return {"index": index, "seat": seat, "share": share, "moves": result.moves,
+            "seconds": round(time.perf_counter() - began, 1)}
+
+
+def policies_command(args: argparse.Namespace) -> int:
+    from companion.cli import UsageError
+
+    if args.games < 1:
+        raise UsageError("--games must be positive")
+    try:
+        rules_class(args.game).default_players(args.players)
+    except (KeyError, ValueError) as error:
+        raise UsageError(f"{args.game} is not played by {args.players}: {error}") from None
+    done: list[dict[str, Any]] = []
+    if args.log is not None and args.log.exists():
+        done = [json.loads(line) for line in args.log.read_text(encoding="utf-8")
+                .splitlines() if line.strip()]
+    began = time.perf_counter()
+    for index in range(len(done), args.games):
+        found = policy_game(args.game, args.players, args.policy, args.against,
+                            args.level, args.seed, index)
+        done.append(found)
+        if args.log is not None:
+            with args.log.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(found) + "\n")
+        print(f"\r{args.game} {args.players}: {args.policy} vs {args.against}: "
+              f"{index + 1}/{args.games}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    games = done[:args.games]
+    share = sum(g["share"] for g in games) / len(games)
+    low, high = share_interval(share, len(games))
+    figures = {"game": args.game, "players": args.players, "policy": args.policy,
+               "against": args.against, "level": args.level, "games": len(games),
+               "first_place_share": round(share, 3), "interval": [round(low, 3),
+                                                                  round(high, 3)],
+               "equal_share": round(1 / args.players, 3),
+               "elo_difference": _rounded(elo(share, args.players)),
+               "elo_interval": [_rounded(elo(low, args.players)),
+                                _rounded(elo(high, args.players))],
+               "significantly_stronger": low > 1 / args.players,
+               "significantly_weaker": high < 1 / args.players,
+               "seconds": round(time.perf_counter() - began, 1)}
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    verdict = ("significantly stronger" if figures["significantly_stronger"] else
+               "significantly weaker" if figures["significantly_weaker"] else
+               "not told apart")
+    print(f"{args.game}, {args.players} players, level {args.level} budget: {args.policy} "
+          f"against {args.against} in {len(games)} games: first place "
+          f"{100 * share:.1f}% (95 % interval {100 * low:.1f}% to {100 * high:.1f}%; "
+          f"equal: {100 / args.players:.1f}%): {verdict}")
     return 0

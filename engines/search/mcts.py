@@ -1,8 +1,11 @@
 """Monte Carlo tree search for 2 to 4 players over the common game interface.
 
-Each node keeps, per player, the sum of the rewards seen below it; selection at a node
-maximises the reward of the player to move there (UCT, "max^n"), so every player plays
-for their own result. Rewards lie in [0, 1] per player (``engines.search.evaluate``).
+Each node keeps, per player, the sum of the rewards seen below it. Selection at a node
+follows the search's ``policy`` (``POLICIES``): by default it maximises the reward of
+the player to move there (UCT, "max^n"), so every player plays for their own result;
+``paranoid`` has every other player minimise the reward of the player the search is
+for (the root's player to move), as if all opponents played against them. Rewards lie
+in [0, 1] per player (``engines.search.evaluate``).
 
 Playouts use the game's ``playout_move(dice)`` when the state has one (a policy that
 plays more like people than uniform moves), else ``random_move``. The search is seeded
@@ -18,12 +21,17 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engines.base import GameState
 from engines.dice import Dice
 from engines.search.evaluate import Evaluator, evaluator_for
+
+POLICIES: tuple[str, ...] = ("maxn", "paranoid")
+"""How a node's child is chosen in a game of more than two players: ``maxn``, each
+player for their own reward; ``paranoid``, the opponents of the searching player against
+that player's reward. With two players both are the same search."""
 
 WIDENING = 2.0
 """Progressive widening for games with ``wide_branching`` states (ShenShi: a million
@@ -42,10 +50,15 @@ class SearchConfig:
     rollout_moves: int | None = None
     """Stop a playout after this many moves and evaluate (None: play to the end)."""
     seed: int = 0
+    policy: str = "maxn"
+    """How the tree's players choose (``POLICIES``)."""
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.seconds is None:
             raise ValueError("a search needs an iteration or a time budget")
+        if self.policy not in POLICIES:
+            raise ValueError(f"unknown search policy {self.policy!r}: one of "
+                             f"{', '.join(POLICIES)}")
 
 
 class Node:
@@ -119,8 +132,9 @@ class MCTS:
         budget = config.iterations if config.iterations is not None else 1 << 62
         done = 0
         work = state.copy()
+        searcher = state.to_move if config.policy == "paranoid" else -1
         while done < budget:
-            self._iterate(root, work, evaluate)
+            self._iterate(root, work, evaluate, searcher)
             done += 1
             if done & 63 == 0:
                 if time.perf_counter() >= deadline:
@@ -145,7 +159,9 @@ class MCTS:
 
     # ------------------------------------------------------------------ internals
 
-    def _iterate(self, root: Node, state: GameState[Any], evaluate: Evaluator) -> None:
+    def _iterate(self, root: Node, state: GameState[Any], evaluate: Evaluator,
+                 searcher: int = -1) -> None:
+        """One iteration. ``searcher`` >= 0: the paranoid policy, for that player."""
         tokens: list[object] = []
         node = root
         c = self.config.exploration
@@ -175,8 +191,11 @@ class MCTS:
             log_n = math.log(node.visits)
             best, best_score = node.children[0], -math.inf
             for child in node.children:
-                score = child.totals[child.mover] / child.visits + c * math.sqrt(
-                    log_n / child.visits)
+                if searcher < 0 or child.mover == searcher:
+                    mean = child.totals[child.mover] / child.visits
+                else:
+                    mean = 1.0 - child.totals[searcher] / child.visits
+                score = mean + c * math.sqrt(log_n / child.visits)
                 if score > best_score:
                     best, best_score = child, score
             node = best
@@ -230,8 +249,7 @@ def search_parallel(state: GameState[Any], config: SearchConfig, workers: int = 
                     pool: ProcessPoolExecutor | None = None) -> SearchResult:
     """Root parallelism: ``workers`` independent trees (seeds ``seed``, ``seed + 1``, ...)
     on separate processes; their root statistics are added up."""
-    configs = [SearchConfig(config.iterations, config.seconds, config.exploration,
-                            config.rollout_moves, config.seed + i) for i in range(workers)]
+    configs = [replace(config, seed=config.seed + i) for i in range(workers)]
     if workers == 1:
         return MCTS(configs[0]).search(state)
     own_pool = pool is None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from engines.base import GameState, Rules
@@ -96,8 +96,7 @@ class SearchPlayer:
     def __init__(self, level: int = DEFAULT_LEVEL, seed: int = 0,
                  config: SearchConfig | None = None) -> None:
         base = config or LEVELS[level]
-        self.config = SearchConfig(base.iterations, base.seconds, base.exploration,
-                                   base.rollout_moves, seed)
+        self.config = replace(base, seed=seed)
         self.mcts = MCTS(self.config)
         self.name = f"level {level}" if config is None else "search"
 
