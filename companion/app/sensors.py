@@ -105,15 +105,16 @@ class SensorLink:
     def wait_for(self, observation: Observation, timeout: float) -> bool:
         """Simulated board only: wait until the last table it told (and gave to
         ``on_input``) is ``observation`` as its sensors read it; False when not
-        within ``timeout`` seconds (or no simulated board, or a table it cannot
-        read)."""
+        within ``timeout`` seconds (or no simulated board). A table its sensors cannot
+        read gives False and a ``notice.sensors_failed`` notice saying why."""
         from firmware_bridge.errors import BridgeError
 
         if self._converter is None:
             return False
         try:
             readings = self._converter.readings(observation)
-        except (BridgeError, ValueError):
+        except (BridgeError, ValueError) as error:
+            self.notice("notice.sensors_failed", str(error))
             return False
         with self._told:
             return self._told.wait_for(lambda: self.last == readings, timeout)

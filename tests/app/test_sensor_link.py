@@ -48,3 +48,20 @@ def test_the_simulated_board_reads_a_mid_game_table_from_its_first_reading() -> 
         assert converter.readings(last.observation) == converter.readings(moved)
     finally:
         link.close()
+
+
+def test_a_table_the_sensors_cannot_read_is_told_in_a_notice() -> None:
+    from firmware_bridge.errors import BridgeError
+
+    class Unreadable:
+        def readings(self, observation: object) -> bytes:
+            raise BridgeError("no sensor under the Astrologer space")
+
+    notices: list[tuple[str, str]] = []
+    link = SensorLink.__new__(SensorLink)
+    link.notice = lambda key, detail: notices.append((key, detail))
+    link._converter = Unreadable()
+    table = table_model("shangrila").expected(GameSetup.default("shangrila").rules()
+                                              .initial_state())
+    assert not link.wait_for(table, 0.01)
+    assert notices == [("notice.sensors_failed", "no sensor under the Astrologer space")]
