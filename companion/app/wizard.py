@@ -59,6 +59,7 @@ class CalibrationWizard:
         self.config = load_config(None)
         self.state = WizardState()
         self.message = ""
+        self._overlay_problem = ""
         self._board: Any = None
         self._camera: Any = None
         self._loaded = False
@@ -106,9 +107,14 @@ class CalibrationWizard:
         if self._board is None or (self.step == "layout" and self.layout_editor is not None):
             return frame
         try:
-            return draw_overlay(self.config.registration, self._board, self._camera, frame)
-        except (CalibrationError, cv2.error):
+            drawn = draw_overlay(self.config.registration, self._board, self._camera, frame)
+        except (CalibrationError, cv2.error) as error:
+            self.message = self._overlay_problem = f"the board model cannot be drawn: {error}"
             return frame
+        if self._overlay_problem and self.message == self._overlay_problem:
+            self.message = ""  # drawn again: the problem said before is over
+        self._overlay_problem = ""
+        return drawn
 
     # ------------------------------------------------------------------ the steps
 
@@ -427,8 +433,12 @@ class WizardPreview:
 
     def __init__(self, wizard: CalibrationWizard) -> None:
         self.wizard = wizard
-        self.message = ""
         self.last: Image | None = None
+
+    @property
+    def message(self) -> str:
+        """The wizard's message (a stored profile or the model that cannot be used)."""
+        return self.wizard.message
 
     def feed(self, frame: Image) -> Observation | None:
         self.last = frame
