@@ -91,7 +91,13 @@ class CalibrateScreen(Screen):
             return
         camera.message = app.t("play.camera_starting")
         self.feed = LiveFeed(source, self.preview, lambda _event: None,
-                             lambda frame, _m: post(lambda: camera.show_frame(frame))).start()
+                             lambda frame, said: post(lambda: self._frame(frame, said))).start()
+
+    def _frame(self, frame: Any, said: str) -> None:
+        """A frame of the live view, and the wizard's problem with it, if any."""
+        self.ids.camera.show_frame(frame)
+        if said and said != self.message:
+            self.message = said
 
     def close(self) -> None:
         """Stop the camera; its last frame is not kept (the next visit shows its own)."""
