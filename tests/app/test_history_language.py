@@ -45,3 +45,43 @@ def test_history_is_written_again_in_the_new_language(ui: Driver) -> None:
         app.root.ids.language.text = "English"
         ui.pump(3)
     assert "not finished (2 moves)" in row()
+
+
+def test_the_move_list_keeps_the_move_shown_in_view(ui: Driver) -> None:
+    from companion.review import build_review
+    from tests.companion.test_review import random_record
+
+    app = ui.app
+    panel = app.root.ids.history.ids.review
+    scroll = panel.ids.scroll
+    manager = app.root.ids.manager
+    try:
+        for orientation in ("landscape", "portrait"):
+            ui.size(orientation)
+            app.go("start")
+            assert ui.wait(lambda: not manager.transition.is_active, 10)
+            app.go("history")  # the list filled as the screen comes in, not laid out yet
+            panel.load(build_review(random_record(60), app.translator))  # at its end
+            panel.show(1)
+            assert ui.wait(lambda: not manager.transition.is_active, 10)
+            ui.pump(6)
+            assert panel.ids.moves.height > scroll.height  # the list scrolls
+            row = panel._rows[1]
+            top = row.to_window(row.x, row.top)[1]
+            bottom = scroll.to_window(scroll.x, scroll.y)[1]
+            assert bottom <= top <= bottom + scroll.height + 1, (orientation, top, bottom)
+            panel.show(panel.last)
+            ui.pump(6)
+            row = panel._rows[panel.last]
+            low = row.to_window(row.x, row.y)[1]
+            assert bottom - 1 <= low <= bottom + scroll.height, (orientation, low, bottom)
+        panel.show(1)  # the tablet turned: the move shown stays in view
+        ui.size("landscape")
+        ui.pump(6)
+        row = panel._rows[1]
+        top = row.to_window(row.x, row.top)[1]
+        bottom = scroll.to_window(scroll.x, scroll.y)[1]
+        assert bottom <= top <= bottom + scroll.height + 1, ("turned", top, bottom)
+    finally:
+        panel.load(None)
+        ui.size("landscape")

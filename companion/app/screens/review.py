@@ -44,6 +44,9 @@ class ReviewPanel(BoxLayout):
         """The board to draw, given to the board once it has a size."""
         self._rows: list[Any] = []
         self._keys = False
+        self._shown_row = 0
+        """The row of the move shown, which the list keeps in view."""
+        self._follows = False
 
     def load(self, review: Review | None, index: int | None = None) -> None:
         """Show ``review`` at ``index`` (default: its end); None empties the panel."""
@@ -96,10 +99,17 @@ class ReviewPanel(BoxLayout):
             app.t("review.where", number=move.number, at=index, of=self.last)
         for row in self._rows:
             row.background_color = NOW_RGBA if row.position == index else ROW_RGBA
-        Clock.schedule_once(lambda _dt: self._scroll_to(index), 0)  # once laid out
+        # The list follows the move shown, once laid out, and again whenever its layout
+        # changes (a list just filled, the tablet turned).
+        self._shown_row = index
+        if not self._follows:
+            self._follows = True
+            self.ids.moves.bind(height=lambda *_: Clock.schedule_once(self._scroll_to, 0))
+            self.ids.scroll.bind(size=lambda *_: Clock.schedule_once(self._scroll_to, 0))
+        Clock.schedule_once(self._scroll_to, 0)
 
-    def _scroll_to(self, index: int) -> None:
-        scroll = self.ids.scroll
+    def _scroll_to(self, *_: Any) -> None:
+        scroll, index = self.ids.scroll, self._shown_row
         if index < len(self._rows) and self.ids.moves.height > scroll.height:
             scroll.scroll_to(self._rows[index], padding=40, animate=False)
 
