@@ -208,30 +208,36 @@ def load_clock(journal: Path) -> GameClock | None:
         return None
     try:
         return GameClock.from_json(read_json_file(path, "the clock file"))
-    except (OSError, JSONTextError) as error:
+    except (OSError, JSONTextError, ClockError) as error:
         raise ClockError(f"{path}: {error}") from None
 
 
 def open_clock(journal: Path | None, settings: ClockSettings, players: int,
-               now: float) -> GameClock | None:
+               now: float) -> tuple[GameClock | None, str]:
     """The clocks of a game: those kept beside ``journal`` (a game reopened), or new
-    ones with ``settings`` (written there); None when the game is not timed. A clock
-    file that cannot be read is replaced by new clocks (raises nothing)."""
+    ones with ``settings`` (written there), None when the game is not timed; and why
+    the kept clocks were not used ("" when nothing went wrong). A clock file that
+    cannot be read is replaced by new clocks, and the reason says why (raises
+    nothing)."""
+    problem = ""
     if journal is not None:
         try:
             kept = load_clock(journal)
-        except ClockError:
-            kept = None
+        except ClockError as error:
+            kept, problem = None, str(error)
         if kept is not None and len(kept.used) == players:
-            return kept
+            return kept, ""
+        if kept is not None:
+            problem = (f"{clock_path(journal)}: {len(kept.used)} players' clocks kept "
+                       f"for a game of {players}")
     settings = settings.for_players(players)
     if not settings.timed:
-        return None
+        return None, problem
     clock = GameClock(settings)
     if journal is not None:
         with contextlib.suppress(OSError):  # the game goes on; its clocks are not kept
             save_clock(journal, clock, now)
-    return clock
+    return clock, problem
 
 
 def clock_text(seconds: float) -> str:

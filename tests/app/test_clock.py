@@ -82,13 +82,13 @@ def test_the_same_player_moving_twice_gets_a_new_move_time() -> None:
 
 def test_clocks_kept_beside_the_journal_are_found_on_reopening(tmp_path: Path) -> None:
     journal = tmp_path / "shangrila-20261126-101500.jsonl"
-    clock = open_clock(journal, ClockSettings.same(3, 900.0, 0.0), 3, now=0.0)
-    assert clock is not None and clock_path(journal).is_file()
+    clock, problem = open_clock(journal, ClockSettings.same(3, 900.0, 0.0), 3, now=0.0)
+    assert clock is not None and clock_path(journal).is_file() and problem == ""
     clock.follow(0, 0, True, now=0.0)
     clock.follow(1, 1, True, now=40.0)
     save_clock(journal, clock, now=55.0)  # the app closes 15 s into blue's move
-    reopened = open_clock(journal, ClockSettings(), 3, now=9000.0)
-    assert reopened is not None
+    reopened, problem = open_clock(journal, ClockSettings(), 3, now=9000.0)
+    assert reopened is not None and problem == ""
     assert reopened.used == pytest.approx([40.0, 15.0, 0.0])
     assert reopened.settings.limits[0] == Limit(900.0, 0.0)
     assert not reopened.running  # starts again when the game is on the screen
@@ -99,13 +99,19 @@ def test_clocks_kept_beside_the_journal_are_found_on_reopening(tmp_path: Path) -
 
 def test_untimed_games_have_no_clock_and_damaged_files_are_named(tmp_path: Path) -> None:
     journal = tmp_path / "g.jsonl"
-    assert open_clock(journal, ClockSettings(), 2, now=0.0) is None
+    assert open_clock(journal, ClockSettings(), 2, now=0.0) == (None, "")
     assert not clock_path(journal).exists()
     clock_path(journal).write_text('{"clock": 1, "used": ["x"]}', encoding="utf-8")
     with pytest.raises(ClockError, match="used times"):
         load_clock(journal)
-    fresh = open_clock(journal, ClockSettings.same(2, 60.0), 2, now=0.0)
+    fresh, problem = open_clock(journal, ClockSettings.same(2, 60.0), 2, now=0.0)
     assert fresh is not None and fresh.used == [0.0, 0.0]
+    assert problem.startswith(str(clock_path(journal))) and "used times" in problem
+    # the new clocks replaced the damaged file: reopened, they are found and said nothing
+    assert open_clock(journal, ClockSettings(), 2, now=5.0)[1] == ""
+    # clocks kept for another number of players are not used, and that is said
+    assert "2 players' clocks kept for a game of 3" in open_clock(
+        journal, ClockSettings(), 3, now=5.0)[1]
 
 
 def test_limits_are_checked_and_round_trip() -> None:

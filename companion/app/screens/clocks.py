@@ -37,6 +37,8 @@ class ClockBar(Label):
         self.bind(width=lambda *_: setattr(self, "text_size", (self.width, None)),
                   texture_size=self._fit)
         self.clock: GameClock | None = None
+        self.problem = ""
+        """Why the clocks kept with the game were not used ("" when they were)."""
         self.journal: Any = None
         self.names: tuple[str, ...] = ()
         self.colours: tuple[str, ...] = ()
@@ -51,7 +53,8 @@ class ClockBar(Label):
         journal = controller.journal
         self.journal = journal.path if journal is not None else None
         players = len(controller.referee.rules.players)
-        self.clock = open_clock(self.journal, setup.clocks, players, time.monotonic())
+        self.clock, self.problem = open_clock(self.journal, setup.clocks, players,
+                                              time.monotonic())
         self.text = ""
         self._fit()
         if self.clock is not None:

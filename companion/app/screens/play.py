@@ -95,9 +95,12 @@ class PlayScreen(Screen):
         self.session = Session(controller, setup, self, post, **session_options)
         self.ids.clocks.start(controller, setup)
         self.show_view(controller.view(), [])
-        if layout_problem:  # said once, as the game starts; the usual board is drawn
-            self._held = (_app().t("notice.layout_damaged", detail=layout_problem),
-                          len(controller.view().log))
+        # said once, as the game starts: the usual board is drawn, new clocks started
+        problems = [_app().t(key, detail=detail) for key, detail in (
+            ("notice.layout_damaged", layout_problem),
+            ("notice.clock_damaged", self.ids.clocks.problem)) if detail]
+        if problems:
+            self._held = (" ".join(problems), len(controller.view().log))
             self.status = self._held[0]
         self.session.start()
 
