@@ -68,6 +68,9 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
                         help="how verdict times are measured: wall (default) or cpu, the "
                         "processor time of this process alone (a shared machine's waiting "
                         "for a core left out)")
+    parser.add_argument("--parts", action="store_true",
+                        help="keep what the table hides part by part (Shangri-La: village "
+                        "by village) instead of as whole games (RefereeConfig.parts)")
     parser.add_argument("--gap", type=float, default=0.0, metavar="RATE",
                         help="share of moves after which the table goes unseen for a few "
                         "moves (a cable pulled, a paused camera; default 0)")
@@ -238,7 +241,8 @@ def referee_command(args: argparse.Namespace) -> int:
                     gap_moves=tuple(args.gap_moves), gap_hidden=args.gap_hidden)
     if getattr(args, "flicker_sure", None) is not None:
         table = replace(table, flicker_sure=args.flicker_sure)
-    referee = RefereeConfig(stable_frames=args.stable_frames)
+    referee = RefereeConfig(stable_frames=args.stable_frames,
+                            parts=getattr(args, "parts", False))
     options = _options(getattr(args, "option", []))
     readers = getattr(args, "readers", "flicker")
     if readers == "fitted":
