@@ -188,10 +188,13 @@ class PlayScreen(Screen):
         position = controller.position() if controller is not None else None
         if position is None or question.about:
             return None
+        # Every move asked about is a key of ``words``, and the table before and after
+        # a move share the game's elements: only a move this position does not allow
+        # (a question about an earlier move) leaves the board untappable.
         try:
             return TapAnswer.for_question(view.game, controller.referee.rules, position[0],
                                           list(words), words.__getitem__)
-        except (EngineError, ValueError, KeyError):
+        except (EngineError, ValueError):  # the buttons answer it
             return None
 
     def _choice_buttons(self) -> None:
