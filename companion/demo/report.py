@@ -169,7 +169,7 @@ def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
     """The report's page in ``tr``'s language (the referee's sentences too)."""
     from companion.app.report import strength_rows
 
-    e = html.escape
+    e = _text
     t = tr.text
     final = data["final"]
     referee = data["referee"]
@@ -199,7 +199,7 @@ def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
         for frame, output in chain.outputs if _shown(output))
     board = (f"<h2>{e(t('demo.board_title'))}</h2>"
              f"<img src='{picture_uri(folder / 'board.png')}' "
-             f"alt='{e(t('demo.board_title'))}'>") if has_board else ""
+             f"alt='{html.escape(t('demo.board_title'))}'>") if has_board else ""
     calibration = _calibration_html(data["camera_calibration"], folder, tr)
     outcome = messages.result(data["game"], final["scores"],
                               [players.index(w) for w in final["winners"]],
@@ -305,7 +305,7 @@ def _calibration_html(calibration: dict[str, Any] | None, folder: Path,
     fitted layout drawn on the empty board."""
     if not calibration:
         return ""
-    e = html.escape
+    e = _text
     t = tr.text
     steps = "".join(f"<li>{e(step)}</li>" for step in calibration["steps"])
     picture = calibration.get("layout_picture")
@@ -313,8 +313,13 @@ def _calibration_html(calibration: dict[str, Any] | None, folder: Path,
             f"<ul>{steps}</ul><p>{e(t('demo.read_through'))} "
             + "; ".join(e(line) for line in calibration["profile"]) + ".</p>"
             + (f"<img src='{picture_uri(folder / picture)}' "
-               f"alt='{e(t('demo.layout_picture'))}'>"
+               f"alt='{html.escape(t('demo.layout_picture'))}'>"
                if picture and (folder / picture).is_file() else ""))
+
+
+def _text(words: object) -> str:
+    """``words`` as the text of an HTML element (apostrophes left as they are)."""
+    return html.escape(str(words), quote=False)
 
 
 def picture_uri(path: Path) -> str:
