@@ -409,18 +409,42 @@ def write_seats(journal: Path, seats: Sequence[Seat]) -> None:
     Path(str(journal) + SEATS_SUFFIX).write_text(json.dumps(data), encoding="utf-8")
 
 
-def read_seats(journal: Path, colours: Sequence[str]) -> tuple[Seat, ...]:
-    """The seats written beside ``journal``; plain colours when the file is missing or
-    unreadable (the game itself is in the journal)."""
-    from engines.jsontext import read_json_file
+class SeatsError(ValueError):
+    """A seats file beside a journal that cannot be used (the message names it)."""
 
+
+def read_seats(journal: Path, colours: Sequence[str]) -> tuple[Seat, ...]:
+    """The seats written beside ``journal``; plain colours when there is no seats file
+    (the game itself is in the journal). Raises ``SeatsError`` for a file that cannot
+    be read, is not a list of seats, or seats other colours than ``colours``."""
+    from engines.jsontext import JSONTextError, read_json_file
+
+    path = Path(str(journal) + SEATS_SUFFIX)
     try:
-        data = read_json_file(Path(str(journal) + SEATS_SUFFIX), "the seats file")
-        seats = tuple(Seat(str(d["colour"]), str(d.get("name", "")), bool(d.get("engine")),
-                           int(d.get("level", HINT_LEVEL))) for d in data)
-        if [s.colour for s in seats] == list(colours):
-            return seats
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    return tuple(Seat(c) for c in colours)
+        path.stat()
+    except FileNotFoundError:
+        return tuple(Seat(c) for c in colours)
+    try:
+        data = read_json_file(path, "the seats file")
+    except JSONTextError as error:
+        raise SeatsError(str(error)) from None
+    if not isinstance(data, list) or not all(_is_seat(d) for d in data):
+        raise SeatsError(f"the seats file {path} is not a list of seats "
+                         "(a colour, a name, engine or not, a level)")
+    seats = tuple(Seat(d["colour"], d.get("name", ""), d.get("engine", False),
+                       d.get("level", HINT_LEVEL)) for d in data)
+    if [s.colour for s in seats] != list(colours):
+        raise SeatsError(f"the seats file {path} seats {', '.join(s.colour for s in seats)}"
+                         f" for a game of {', '.join(colours)}")
+    return seats
+
+
+def _is_seat(data: Any) -> bool:
+    """Whether ``data`` is one seat as ``write_seats`` writes it."""
+    if not isinstance(data, dict):
+        return False
+    level = data.get("level", HINT_LEVEL)
+    return (isinstance(data.get("colour"), str) and isinstance(data.get("name", ""), str)
+            and isinstance(data.get("engine", False), bool)
+            and isinstance(level, int) and not isinstance(level, bool))
 

@@ -14,12 +14,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from companion.app.controller import read_seats
+from companion.app.controller import SeatsError, read_seats
 from companion.app.gamesetup import Seat
 from companion.referee.journal import JournalError, Resumed, resume, summary
 from engines import EngineError, GameRecord, GameState
-from engines.search.analysis import Analysis, MoveReport, PlayerReport
-from engines.search.strength import StrengthEstimate
+from engines.search.analysis import Analysis
 
 ANALYSIS_FILE = "analysis.json"
 
@@ -57,10 +56,12 @@ def list_games(folder: Path) -> list[PastGame]:
 
 
 def _with_result(past: PastGame) -> PastGame:
+    """``past`` with its players' names and where the game stands; a journal that does
+    not replay, or a damaged seats file, as its problem."""
     if past.problem:
         return past
-    names = tuple(seat.name for seat in read_seats(past.path, past.players))
     try:
+        names = tuple(seat.name for seat in read_seats(past.path, past.players))
         info = past.path.stat()
         key = (str(past.path), info.st_size, info.st_mtime_ns)
         if key not in _RESULTS:
@@ -68,8 +69,8 @@ def _with_result(past: PastGame) -> PastGame:
             _RESULTS[key] = (tuple(state.scores()), tuple(state.winners()) if
                              state.is_over() else (), state.is_over())
         scores, winners, over = _RESULTS[key]
-    except (OSError, JournalError, EngineError):
-        return replace(past, names=names)
+    except (OSError, JournalError, EngineError, SeatsError) as error:
+        return replace(past, problem=str(error))
     return replace(past, scores=scores, winners=winners, over=over, names=names)
 
 
@@ -133,7 +134,11 @@ def reopen(path: Path) -> tuple[Resumed, tuple[Seat, ...]]:
     Raises ``JournalError`` with what went wrong."""
     resumed = resume(path)
     colours = resumed.referee.referee.rules.players
-    return resumed, read_seats(path, colours)
+    try:
+        return resumed, read_seats(path, colours)
+    except SeatsError as error:
+        resumed.referee.journal.close()
+        raise JournalError(str(error)) from None
 
 
 def replay_record(path: Path) -> GameRecord:
@@ -172,36 +177,76 @@ def save_analysis(folder: Path, analysis: Analysis) -> None:
     (folder / ANALYSIS_FILE).write_text(json.dumps(analysis.to_json()), encoding="utf-8")
 
 
+class AnalysisError(ValueError):
+    """A strength report kept with a game that cannot be read (the message names the
+    file and what in it is wrong)."""
+
+
 def load_analysis(folder: Path, record: GameRecord) -> Analysis | None:
-    """The analysis kept in ``folder`` when it judged exactly ``record``'s moves (a game
-    gone on with since has none)."""
+    """The analysis kept in ``folder`` when it judged exactly ``record``'s moves; None
+    when there is none, or for a game gone on with since. Raises ``AnalysisError`` for
+    a file that cannot be read or is not a strength report."""
     from engines.jsontext import JSONTextError, read_json_file
 
     path = folder / ANALYSIS_FILE
     if not path.is_file():
         return None
     try:
-        data = read_json_file(path, "the analysis")
-        moves = [MoveReport(**m) for m in data["moves"]]
-        summary = [_player_report(row) for row in data["summary"]]
-        analysis = Analysis(data["game"], list(data["players"]), dict(data["level_config"]),
-                            moves, summary, [list(c) for c in data["chances"]])
-    except (OSError, JSONTextError, KeyError, TypeError, ValueError, AttributeError):
-        return None
-    if [m.played for m in moves] != list(record.moves) or analysis.game != record.game:
+        analysis = _from_json(read_json_file(path, "the analysis"), Analysis, "")
+    except (JSONTextError, AnalysisError) as error:
+        raise AnalysisError(f"{path}: {error}") from None
+    if [m.played for m in analysis.moves] != list(record.moves) \
+            or analysis.game != record.game:
         return None
     return analysis
 
 
-def _player_report(row: dict[str, Any]) -> PlayerReport:
-    """A player's summary as ``Analysis.to_json`` wrote it (null figures back to NaN,
-    the levels' keys back to numbers)."""
-    figures = {k: math.nan if row[k] is None else float(row[k])
-               for k in ("accuracy", "mean_loss", "best_share")}
-    strength = row.get("strength")
-    estimate = None
-    if strength is not None:
-        posterior = {int(k): float(v) for k, v in strength.get("posterior", {}).items()}
-        estimate = StrengthEstimate(**{**strength, "posterior": posterior})
-    return PlayerReport(row["player"], row["name"], row["moves"], **figures,
-                        counts=dict(row["counts"]), strength=estimate)
+def _from_json(value: Any, hint: Any, where: str) -> Any:
+    """``value`` as ``Analysis.to_json`` wrote a value of type ``hint`` (a dataclass, a
+    list, a dict, a number...), rebuilt: a null figure back to NaN, a level's key back
+    to a number. Raises ``AnalysisError`` saying where (``summary[1].moves``) a value
+    is not what it should be."""
+    import dataclasses
+    import types
+    import typing
+
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _from_json(value, inner, where)
+    if hint is Any:
+        return value
+    if hint is float and (value is None or isinstance(value, int | float)) \
+            and not isinstance(value, bool):
+        return math.nan if value is None else float(value)
+    if hint in (int, str, bool) and isinstance(value, hint) \
+            and (hint is bool or not isinstance(value, bool)):
+        return value
+    if origin is list and isinstance(value, list):
+        return [_from_json(v, args[0], f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is dict and isinstance(value, dict):
+        if args[0] is int and not all(k.lstrip("-").isdigit() for k in value):
+            raise AnalysisError(f"{where or 'the report'}: keys are not whole numbers")
+        return {(int(k) if args[0] is int else k): _from_json(v, args[1], f"{where}.{k}")
+                for k, v in value.items()}
+    if dataclasses.is_dataclass(hint) and isinstance(value, dict):
+        fields = {f.name: f for f in dataclasses.fields(hint)}
+        hints = typing.get_type_hints(hint)
+        unknown = sorted(set(value) - set(fields))
+        missing = [n for n, f in fields.items() if n not in value
+                   and f.default is dataclasses.MISSING
+                   and f.default_factory is dataclasses.MISSING]
+        if unknown or missing:
+            raise AnalysisError(f"{where or 'the report'}: "
+                                + "; ".join(([f"unknown {', '.join(unknown)}"] if unknown
+                                             else [])
+                                            + ([f"no {', '.join(missing)}"] if missing
+                                               else [])))
+        return hint(**{n: _from_json(v, hints[n], f"{where}.{n}".lstrip("."))
+                       for n, v in value.items()})
+    what = getattr(hint, "__name__", str(hint))
+    article = "an" if what[:1].lower() in "aeiou" else "a"
+    raise AnalysisError(f"{where or 'the report'}: {json.dumps(value)[:40]} is not "
+                        f"{article} {what}")

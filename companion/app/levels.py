@@ -83,22 +83,39 @@ def evidence_of(analysis: Analysis, seat: int) -> Evidence:
                     tuple(m.played == m.best for m in mine), tuple(m.best_value for m in mine))
 
 
+@dataclass(frozen=True)
+class SkippedGame:
+    """A recorded game left out of the levels, and why."""
+
+    when: str
+    reason: str
+
+
 def collect(data: Path, engine_name: Callable[[int], str] = lambda level: f"engine {level}",
-            model_path: Path = MODEL_PATH,
-            pooling_path: Path = POOLING_PATH) -> dict[str, PlayerLevels]:
+            model_path: Path = MODEL_PATH, pooling_path: Path = POOLING_PATH,
+            skipped: list[SkippedGame] | None = None) -> dict[str, PlayerLevels]:
     """Every named player of the games kept in ``data`` (the app's data folder), by
-    ``person(name)``. Raises ``CalibrationError`` for an unreadable model file."""
-    from companion.app.history import _moves_played
+    ``person(name)``. A game that cannot be read (its journal, its seats or its
+    strength report) is left out and, when ``skipped`` is given, added to it with why.
+    Raises ``CalibrationError`` for an unreadable model file."""
+    from companion.app.controller import SeatsError
+    from companion.app.history import AnalysisError, _moves_played
     from companion.referee.journal import JournalError
     from engines import EngineError
 
+    left_out: list[SkippedGame] = [] if skipped is None else skipped
     players: dict[str, PlayerLevels] = {}
     spellings: dict[str, Counter[str]] = {}
     finishes: list[Finish] = []
     for past in sorted(list_games(data / "games"), key=lambda p: (p.when, str(p.path))):
         if past.problem:
+            left_out.append(SkippedGame(past.when, past.problem))
             continue
-        names = seat_names(past, engine_name)
+        try:
+            names = seat_names(past, engine_name)
+        except SeatsError as error:
+            left_out.append(SkippedGame(past.when, str(error)))
+            continue
         keys = [person(n) for n in names]
         for name, key in zip(names, keys, strict=True):
             if key:
@@ -111,9 +128,10 @@ def collect(data: Path, engine_name: Callable[[int], str] = lambda level: f"engi
             continue
         try:
             record = _moves_played(past.path)
-        except (OSError, JournalError, EngineError):
+            analysis = load_analysis(report_folder(data, past.path), record)
+        except (OSError, JournalError, EngineError, AnalysisError) as error:
+            left_out.append(SkippedGame(past.when, str(error)))
             continue
-        analysis = load_analysis(report_folder(data, past.path), record)
         if analysis is None:
             continue
         iterations = analysis.level_config.get("iterations")

@@ -124,3 +124,37 @@ def test_the_history_screen_shows_a_players_level_over_time(ui: Any, data: Path)
         ui.pump(2)
     finally:
         ui.app._data_dir = kept
+
+
+def test_games_that_cannot_be_read_are_left_out_and_said(ui: Any, data: Path,
+                                                         tmp_path: Path) -> None:
+    import shutil
+
+    from companion.app.controller import SEATS_SUFFIX
+    from companion.app.history import ANALYSIS_FILE
+    from companion.app.levels import SkippedGame
+
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    journals = sorted((copy / "games").glob("*.jsonl"))
+    (report_folder(copy, journals[0]) / ANALYSIS_FILE).write_text("{", encoding="utf-8")
+    Path(str(journals[1]) + SEATS_SUFFIX).write_text("[1]", encoding="utf-8")
+    skipped: list[SkippedGame] = []
+    players = collect(copy, skipped=skipped)
+    assert len(skipped) == 2, skipped
+    assert "analysis.json" in skipped[0].reason and "not valid JSON" in skipped[0].reason
+    assert "is not a list of seats" in skipped[1].reason
+    assert len(players["ann"].games) == 3  # five reports kept, two of them unreadable
+
+    kept = ui.app._data_dir
+    ui.app._data_dir = copy
+    try:
+        ui.app.go("history")
+        history = ui.app.root.ids.history
+        history.refresh()
+        ui.pump(3)
+        message = history.message
+        assert message.startswith("2 games are left out of the players' levels: ")
+        assert "not valid JSON" in message and "is not a list of seats" in message
+    finally:
+        ui.app._data_dir = kept

@@ -64,8 +64,8 @@ class HistoryScreen(Screen):
         """Everything written again in the app's new language: the games' rows, the
         players, the game being gone over (at the move shown) and its title."""
         selected, index = self.selected, self.ids.review.index
-        self.refresh()
         self.message = ""
+        self.refresh()  # says again, in the new language, the games the levels left out
         if selected:
             self.select(selected)
             if self.selected == selected:
@@ -75,17 +75,24 @@ class HistoryScreen(Screen):
         """A button for each named player with a level or a rival to show."""
         from kivy.factory import Factory
 
-        from companion.app.levels import collect
+        from companion.app.levels import SkippedGame, collect
         from engines.search.strength import CalibrationError
 
         app = _app()
         box = self.ids.players
         box.clear_widgets()
+        skipped: list[SkippedGame] = []
         try:
             self.players = collect(app.data_path, lambda level: app.t("levels.engine",
-                                                                      level=level))
-        except CalibrationError:
+                                                                      level=level),
+                                   skipped=skipped)
+        except CalibrationError as error:
             self.players = {}
+            self.message = app.t("levels.unreadable", detail=str(error))
+        if skipped:
+            key = "levels.skipped" if len(skipped) > 1 else "levels.skipped_one"
+            self.message = app.t(key, count=len(skipped), detail="; ".join(
+                f"{game.when}: {game.reason}" for game in skipped))
         for key, player in sorted(self.players.items()):
             if player.games or player.rivals:
                 button = Factory.TapButton(text=player.name, font_size="16sp")
@@ -99,7 +106,12 @@ class HistoryScreen(Screen):
         return open_levels(self.players[key])
 
     def select(self, path: str) -> None:
-        from companion.app.history import load_analysis, replay_record, report_folder
+        from companion.app.history import (
+            AnalysisError,
+            load_analysis,
+            replay_record,
+            report_folder,
+        )
         from companion.referee.journal import JournalError
         from companion.review import build_review
         from engines import EngineError
@@ -110,7 +122,11 @@ class HistoryScreen(Screen):
             record = replay_record(Path(path))
             past = self.games.get(path)
             names = past.names if past is not None else ()
-            analysis = load_analysis(report_folder(app.data_path, Path(path)), record)
+            try:
+                analysis = load_analysis(report_folder(app.data_path, Path(path)), record)
+            except AnalysisError as error:  # the moves are gone over without it
+                analysis = None
+                self.message = app.t("history.report_unreadable", detail=str(error))
             review = build_review(record, app.translator, names, analysis,
                                   result=self._outcome(past))
         except (JournalError, EngineError) as error:
@@ -135,7 +151,7 @@ class HistoryScreen(Screen):
     def export(self) -> None:
         """Write the selected game's report and record to the exports folder, and say
         where."""
-        from companion.app.history import load_analysis, report_folder
+        from companion.app.history import AnalysisError, load_analysis, report_folder
         from companion.app.report import Result, export
         from companion.app.screens.dialogs import tell
 
@@ -146,7 +162,11 @@ class HistoryScreen(Screen):
         names = tuple(n or app.t_name("colour", c).capitalize()
                       for n, c in zip(past.names or ("",) * len(past.players), past.players,
                                       strict=True))
-        analysis = load_analysis(report_folder(app.data_path, past.path), record)
+        try:
+            analysis = load_analysis(report_folder(app.data_path, past.path), record)
+        except AnalysisError as error:
+            self.message = app.t("end.export_failed", detail=str(error))
+            return
         result = Result(record.game, names, past.scores, past.winners, self._outcome(past),
                         past.over, record)
         folder = app.data_path / "exports" / time.strftime("%Y%m%d-%H%M%S")
