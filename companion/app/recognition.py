@@ -55,10 +55,9 @@ class VisionRecogniser:
         scale = max(2, round(max(image.shape[:2]) / 400))
         for elements, colour in ((suggest, SUGGEST_BGR), (highlight, HIGHLIGHT_BGR)):
             for name in elements:
-                try:
-                    region = self.model.region(name)
-                except KeyError:  # an element beside the board (ShenShi's tokens)
+                if not self.model.on_board(name):  # beside the board (ShenShi's tokens)
                     continue
+                region = self.model.region(name)
                 corners = view.to_image(region.corners_mm() * 1.0)
                 centre = corners.mean(axis=0)
                 grown = centre + (corners - centre) * 1.35
