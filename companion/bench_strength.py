@@ -284,29 +284,31 @@ def _pool_rows(model: StrengthModel, path: Path) -> list[Labelled]:
 
 def pool_fit_command(args: argparse.Namespace) -> int:
     from companion.cli import UsageError
-    from engines.search.pooling import entry_json, fit_shared, load_shared, pooled_groups
+    from engines.search.pooling import entry_json, fit_shared_held_out, load_shared
 
     models = load_models(args.model)
     document: dict[str, Any] = {"models": {}}
     for key, model in sorted(models.items()):
-        path = games_path(key, FIT_SEED, args.folder)
-        groups = pooled_groups(_pool_rows(model, path))
-        if not groups:
+        rows = labelled(read_games(games_path(key, FIT_SEED, args.folder)), VIEWS,
+                        model.levels)
+        if not rows:
             continue
-        shared, fitted = fit_shared(model, groups)
+        shared, fitted = fit_shared_held_out(model, rows)
         document["models"][key] = entry_json(
             shared, fitted, games_path(key, FIT_SEED, GAMES_DIR).name,
             "companion bench strength-pool-fit")
-        print(f"{key}: shared fraction {shared}; on the fitting games "
-              f"({fitted.tested} pooled groups) the range holds the level "
+        print(f"{key}: shared fraction {shared}; on the fitting games, each under a "
+              f"model fitted without it ({fitted.tested} pooled groups), the range holds "
+              f"the level "
               f"{100 * fitted.coverage:.0f}%, within one {100 * fitted.within_one:.0f}%")
     if not document["models"]:
         raise UsageError(f"no fitting games in {args.folder}")
     document["about"] = (
         "Pooling of a player's games (engines/search/pooling.py): per strength model, "
-        "the share of its game variance a player's games have in common, the smallest "
+        "the shared fraction of a player's games (their correlation), the smallest "
         "whose pooled ranges hold the true level " f"{100 * COVERAGE:.0f}% of the time on "
-        "the fitting games (whole games, a level's players by 2, 3 and 5 games).")
+        "the fitting games, each pooled under a model fitted without it (whole games, a "
+        "level's players by 2, 3 and 5 games).")
     args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n",
                            encoding="utf-8")
     load_shared.cache_clear()

@@ -13,9 +13,10 @@ then gives the pooled posterior, its level and the narrowest run of
 levels holding ``COVERAGE`` of it. One game pooled alone gives that game's estimate
 whatever ``c``.
 
-The shared fraction is fitted (``fit_shared``) on the strength model's fitting games:
-the smallest whose pooled ranges (a level's players in groups of ``GROUP_SIZES`` games)
-hold the true level ``COVERAGE`` of the time; the test games check it. Pooling assumes
+The shared fraction is fitted (``fit_shared_held_out``) on the strength model's fitting
+games, each pooled under a model fitted without it: the smallest whose pooled ranges (a
+level's players in groups of ``GROUP_SIZES`` games) hold the true level ``COVERAGE`` of
+the time; the test games check it. Pooling assumes
 the player kept one level over the games pooled; each game's own estimate shows whether
 they did. Games of another game or player count have another model: they are pooled
 apart.
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ import numpy as np
 
 from engines.search.strength import (
     COVERAGE,
+    FOLDS,
     MIN_MOVES,
     CalibrationError,
     Check,
@@ -45,6 +47,7 @@ from engines.search.strength import (
     Labelled,
     StrengthEstimate,
     StrengthModel,
+    fit_logistic,
     summarise,
 )
 
@@ -131,6 +134,43 @@ def fit_shared(model: StrengthModel,
     for shared in SHARED_FRACTIONS:
         found = (shared, check_pooled(model, groups, shared))
         if found[1].coverage >= COVERAGE:
+            break
+    assert found is not None
+    return found
+
+
+def fit_shared_held_out(model: StrengthModel, rows: Sequence[Labelled],
+                        sizes: Sequence[int] = GROUP_SIZES) -> tuple[float, Check]:
+    """As ``fit_shared``, but each game's players are pooled under a model fitted
+    without that game (folds of whole games, as the strength model's own fit): the
+    smallest shared fraction whose pooled ranges hold the true level ``COVERAGE`` of
+    the time on games the model did not learn from (else the largest), and its check.
+    The fold models learn from every view of ``rows``; whole games are pooled."""
+    folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
+    for row in rows:
+        folds[row.group % FOLDS].append(row)
+    parts = []
+    for k in range(FOLDS):
+        train = [r for j, fold in enumerate(folds) if j != k for r in fold]
+        if not folds[k] or not train:
+            continue
+        fitted = fit_logistic(model.key, train, model.levels, model.even_share,
+                              model.analysis_iterations, model.options)
+        held = replace(fitted, temperature=model.temperature,
+                       random_threshold=model.random_threshold, few_moves=model.few_moves)
+        whole = [r for r in folds[k] if r.view == "full"]
+        parts.append((held, pooled_groups(whole, sizes)))
+    found: tuple[float, Check] | None = None
+    for shared in SHARED_FRACTIONS:
+        checks = [check_pooled(held, groups, shared) for held, groups in parts]
+        tested = sum(c.tested for c in checks)
+        pooled = Check(tested, sum(c.coverage * c.tested for c in checks) / max(1, tested),
+                       sum(c.within_one * c.tested for c in checks) / max(1, tested),
+                       sum(c.exact * c.tested for c in checks) / max(1, tested),
+                       sum(c.mean_width * c.tested for c in checks) / max(1, tested),
+                       sum(c.refused for c in checks))
+        found = (shared, pooled)
+        if pooled.coverage >= COVERAGE:
             break
     assert found is not None
     return found
