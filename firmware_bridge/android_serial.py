@@ -26,6 +26,8 @@ needs them.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -319,13 +321,28 @@ def open_usb(target: str) -> UsbSerialTransport:
     return default_usb().open(target)
 
 
+LIBRARIES = ("usb4a", "usbserial4a")
+"""The modules USB serial needs on Android (the Android package includes them)."""
+
+
+def libraries_installed() -> bool:
+    """Whether ``LIBRARIES`` can be imported (found, not imported)."""
+    for name in LIBRARIES:
+        if name in sys.modules:
+            if sys.modules[name] is None:  # marked as not importable
+                return False
+        elif importlib.util.find_spec(name) is None:
+            return False
+    return True
+
+
 def list_usb_ports() -> list[tuple[str, str, str]]:
     """(target, description, hardware id) of each attached USB device, the reference
-    board first; empty when the libraries are missing."""
-    try:
-        devices = default_usb().devices()
-    except LinkLost:
+    board first; empty when the libraries are missing (there is no USB serial to list).
+    Raises ``LinkLost`` when Android cannot be asked for its devices."""
+    if _default is None and not libraries_installed():
         return []
+    devices = default_usb().devices()
     ports = []
     for device in devices:
         description = ""

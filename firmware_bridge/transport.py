@@ -44,7 +44,8 @@ def on_android() -> bool:
 
 def list_ports() -> list[PortInfo]:
     """The serial ports of this machine (USB adapters, built-in UARTs), by device path;
-    on Android, the attached USB devices as ``usb:`` targets, the reference board first."""
+    on Android, the attached USB devices as ``usb:`` targets, the reference board first.
+    Raises ``LinkLost`` when Android cannot be asked for its USB devices."""
     if on_android():
         from firmware_bridge.android_serial import list_usb_ports
 

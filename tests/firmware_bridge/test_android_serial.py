@@ -328,6 +328,22 @@ def test_without_the_libraries_usb_is_refused_plainly(monkeypatch: pytest.Monkey
         transport.open_transport("usb:")
     monkeypatch.setenv("ANDROID_ARGUMENT", "app")
     assert transport.list_ports() == []
+    for name in ("usb4a", "usbserial4a"):  # a machine without them: not found
+        monkeypatch.delitem(sys.modules, name)
+    assert not android_serial.libraries_installed()
+
+
+def test_android_failing_to_list_its_devices_is_said_not_an_empty_list(
+        monkeypatch: pytest.MonkeyPatch, usb: FakeUsb) -> None:
+    def fails() -> list[FakeDevice]:
+        raise RuntimeError("java.lang.SecurityException: USB service unavailable")
+
+    _install(monkeypatch, usb)
+    monkeypatch.setattr(usb, "get_usb_device_list", fails)
+    monkeypatch.setenv("ANDROID_ARGUMENT", "app")
+    assert android_serial.libraries_installed()
+    with pytest.raises(LinkLost, match=r"cannot list the USB devices: .*SecurityException"):
+        transport.list_ports()
 
 
 # ---------------------------------------------------------------------- a game's board
