@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from companion.app.session import Session
     from companion.simulator import TableSimulator
 
-JUDGED_WITHIN_S = 30.0
-"""Longest wait for one input's verdict (a slow machine; the game goes on after)."""
+STOP_WITHIN_S = 3.0
+"""Longest wait for a demo thread to end once stopped."""
 
 
 class ThroughSession:
@@ -48,7 +48,7 @@ class ThroughSession:
         return getattr(self.session.controller.referee, name)
 
     def handle(self, event: Input) -> list[Output]:
-        outputs = self.session.judge(event, JUDGED_WITHIN_S)
+        outputs = self.session.judge(event)
         self.outputs += [(self.frame, o) for o in outputs]
         return outputs
 
@@ -70,7 +70,7 @@ class _Paced(threading.Thread):
     def stop(self) -> None:
         self.stopping.set()
         if self.is_alive() and self is not threading.current_thread():
-            self.join(JUDGED_WITHIN_S / 10)
+            self.join(STOP_WITHIN_S)
 
 
 class DemoTable(_Paced):

@@ -39,6 +39,8 @@ class SensorLink:
         """The raw readings of the last table told."""
         self._converter: Any = None
         self._told = threading.Condition()
+        self.stopped = False
+        """The bridge has stopped reading the board for good."""
         try:
             layout = layout_for(setup.game)
             target: str | None = setup.port or None
@@ -80,6 +82,9 @@ class SensorLink:
         elif isinstance(event, ConnectFailed) and event.retry_in >= 1.0:
             self.notice("notice.sensors_retry", event.reason)
         elif isinstance(event, BridgeStopped):
+            with self._told:
+                self.stopped = True
+                self._told.notify_all()
             self.notice("notice.sensors_failed", event.reason)
 
     def show(self, lights: Iterable[Light]) -> None:
@@ -102,11 +107,14 @@ class SensorLink:
         except (BridgeError, ValueError) as error:
             self.notice("notice.sensors_failed", str(error))
 
-    def wait_for(self, observation: Observation, timeout: float) -> bool:
+    def wait_for(self, observation: Observation, timeout: float | None,
+                 cancel: threading.Event | None = None) -> bool:
         """Simulated board only: wait until the last table it told (and gave to
         ``on_input``) is ``observation`` as its sensors read it; False when not
-        within ``timeout`` seconds (or no simulated board). A table its sensors cannot
-        read gives False and a ``notice.sensors_failed`` notice saying why."""
+        within ``timeout`` seconds (None: as long as it takes), once ``cancel`` is
+        set or the bridge has stopped for good (or no simulated board). A table its
+        sensors cannot read gives False and a ``notice.sensors_failed`` notice saying
+        why."""
         from firmware_bridge.errors import BridgeError
 
         if self._converter is None:
@@ -116,8 +124,19 @@ class SensorLink:
         except (BridgeError, ValueError) as error:
             self.notice("notice.sensors_failed", str(error))
             return False
+        def told() -> bool:
+            return self.last == readings
+
+        def given_up() -> bool:
+            return self.stopped or (cancel is not None and cancel.is_set())
+
         with self._told:
-            return self._told.wait_for(lambda: self.last == readings, timeout)
+            if timeout is not None:
+                return self._told.wait_for(lambda: told() or given_up(), timeout) \
+                    and told()
+            while not (told() or given_up()):
+                self._told.wait(0.2)  # ``cancel`` is looked at now and then
+            return told()
 
     def close(self) -> None:
         self.bridge.close()

@@ -38,14 +38,6 @@ from companion.referee.journal import JournalError
 
 Post = Callable[[Callable[[], None]], None]
 
-SENSOR_READ_S = 1.0
-"""Longest wait for the simulated sensor board's reading of a table put on it (it
-scans 100 times a second and debounces a change over a few scans)."""
-
-SENSOR_CONNECT_S = 5.0
-"""Longest wait for the simulated sensor board's first reading, which comes once the
-link to it is made (a pseudo-terminal opened, a handshake)."""
-
 DEMO_TABLE = dict(frames_per_step=3, settle_frames=4, hands=0.1, illegal=0.08,
                   flicker=0.0)
 """The demo table: a few hands over the pieces and now and then an illegal attempt
@@ -97,14 +89,23 @@ class RefereeWorker:
         """Inputs put so far."""
         return self._queued
 
-    def wait_idle(self, timeout: float) -> bool:
+    def wait_idle(self, timeout: float | None = None,
+                  cancel: threading.Event | None = None) -> bool:
         """Wait until every input put so far has been judged (False: not within
-        ``timeout`` seconds, or the worker has stopped)."""
-        deadline = time.monotonic() + timeout
+        ``timeout`` seconds, ``cancel`` set, or the worker has stopped). With no
+        ``timeout``, as long as it takes: however slow the machine, nothing is left
+        unjudged."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         with self._idle:
             while self._finished < self._queued:
+                if self.failed or self._stopping.is_set() or \
+                        (cancel is not None and cancel.is_set()):
+                    return False
+                if deadline is None:
+                    self._idle.wait(0.2)
+                    continue
                 left = deadline - time.monotonic()
-                if left <= 0 or self.failed or self._stopping.is_set():
+                if left <= 0:
                     return False
                 self._idle.wait(min(left, 0.2))
         return True
@@ -176,6 +177,9 @@ class Session:
         self._heard: list[Output] | None = None
         self._heard_lock = threading.Lock()
         self._placed: Any = None
+        self.closing = threading.Event()
+        """Set once the session is being stopped: whoever waits for a verdict stops
+        waiting."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -193,6 +197,7 @@ class Session:
         return self
 
     def stop(self) -> None:
+        self.closing.set()
         for part in (self.feed, self.table):
             if part is not None:
                 part.stop()
@@ -292,11 +297,17 @@ class Session:
                                on_end=lambda _: self._notice("notice.demo_ended"))
         self.table.start()
 
-    def judge(self, event: Input, timeout: float) -> list[Output]:
+    def judge(self, event: Input) -> list[Output]:
         """Give ``event`` to the referee and wait until it, and whatever it led to, is
-        judged (at most ``timeout`` seconds); the outputs meanwhile. A sensor reading
-        goes through the simulated board when there is one (the whole chain: board,
-        serial link, bridge). For the simulated people of a demo table, one thread."""
+        judged; the outputs meanwhile. A sensor reading goes through the simulated
+        board when there is one (the whole chain: board, serial link, bridge). For the
+        simulated people of a demo table, one thread.
+
+        There is no time limit: on a slow or busy machine the people wait as long as
+        it takes, so a verdict is never left behind to be taken for the next input's,
+        and the same game always gets the same verdicts. The wait ends early only when
+        the session stops, the worker stops judging, or the board cannot read the
+        table."""
         with self._heard_lock:
             self._heard = []
         if isinstance(event, Seen) and event.source == "sensors" and self.sensors is not None:
@@ -305,11 +316,10 @@ class Session:
                 self.sensors.place(event.observation)
             # until the board has told this very table (any reading before it, such
             # as its first on connecting, is queued ahead of it)
-            self.sensors.wait_for(event.observation, SENSOR_READ_S if self.sensors.readings
-                                  else SENSOR_CONNECT_S)
+            self.sensors.wait_for(event.observation, None, self.closing)
         else:
             self.worker.put(event)
-        self.worker.wait_idle(timeout)
+        self.worker.wait_idle(None, self.closing)
         with self._heard_lock:
             heard, self._heard = self._heard or [], None
         return heard
