@@ -110,18 +110,28 @@ class BoardGeometry:
     def to_json(self) -> dict[str, Any]:
         layout: dict[str, Any]
         if isinstance(self.layout, GridLayout):
-            layout = {"kind": "grid", "cells": list(self.layout.cells),
-                      "origin_mm": list(self.layout.origin_mm), "cell_mm": self.layout.cell_mm,
-                      "gate_border_mm": self.layout.gate_border_mm}
+            layout = {
+                "kind": "grid",
+                "cells": list(self.layout.cells),
+                "origin_mm": list(self.layout.origin_mm),
+                "cell_mm": self.layout.cell_mm,
+                "gate_border_mm": self.layout.gate_border_mm,
+            }
         else:
             layout = {"kind": "villages", "village_mm": self.layout.village_mm}
         return {
-            "name": self.name, "size_mm": list(self.size_mm), "dictionary": self.dictionary,
+            "name": self.name,
+            "size_mm": list(self.size_mm),
+            "dictionary": self.dictionary,
             "marker_mm": self.marker_mm,
-            "markers": [{"id": m.id, "corner": m.corner, "centre_mm": list(m.centre_mm)}
-                        for m in self.markers],
-            "border_mm": self.border_mm, "piece_mm": self.piece_mm,
-            "player_colours": list(self.player_colours), "layout": layout,
+            "markers": [
+                {"id": m.id, "corner": m.corner, "centre_mm": list(m.centre_mm)}
+                for m in self.markers
+            ],
+            "border_mm": self.border_mm,
+            "piece_mm": self.piece_mm,
+            "player_colours": list(self.player_colours),
+            "layout": layout,
         }
 
 
@@ -165,8 +175,11 @@ def geometry_from_json(game: str, data: Any, dictionary: str | None = None) -> B
     if len(set(ids)) != len(ids) or len(ids) < 2:
         raise ValueError("a board needs at least 2 markers with different ids")
     colours = _list(data.get("player_colours"), "player_colours")
-    if not colours or not all(isinstance(c, str) and c for c in colours) \
-            or len(set(colours)) != len(colours):
+    if (
+        not colours
+        or not all(isinstance(c, str) and c for c in colours)
+        or len(set(colours)) != len(colours)
+    ):
         raise ValueError("player_colours must be different non-empty names")
     layout_data = data.get("layout")
     if not isinstance(layout_data, dict):
@@ -174,17 +187,21 @@ def geometry_from_json(game: str, data: Any, dictionary: str | None = None) -> B
     layout: GridLayout | VillageLayout
     if layout_data.get("kind") == "grid":
         cells = _list(layout_data.get("cells"), "layout.cells")
-        if len(cells) != 2 or not all(isinstance(c, int) and not isinstance(c, bool) and c > 0
-                                      for c in cells):
+        if len(cells) != 2 or not all(
+            isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in cells
+        ):
             raise ValueError("layout.cells must be [columns, rows]")
         origin = _pair(layout_data.get("origin_mm"), "layout.origin_mm", allow_zero=True)
         cell = _positive(layout_data.get("cell_mm"), "layout.cell_mm")
         gate = layout_data.get("gate_border_mm", 0.0)
         if isinstance(gate, bool) or not isinstance(gate, int | float) or gate < 0:
             raise ValueError("layout.gate_border_mm must be a number >= 0")
-        if origin[0] - gate < 0 or origin[1] - gate < 0 or \
-                origin[0] + cells[0] * cell + gate > size[0] + 1e-6 or \
-                origin[1] + cells[1] * cell + gate > size[1] + 1e-6:
+        if (
+            origin[0] - gate < 0
+            or origin[1] - gate < 0
+            or origin[0] + cells[0] * cell + gate > size[0] + 1e-6
+            or origin[1] + cells[1] * cell + gate > size[1] + 1e-6
+        ):
             raise ValueError("the grid and its gate ring do not fit on the board")
         layout = GridLayout((cells[0], cells[1]), origin, cell, float(gate))
     elif layout_data.get("kind") == "villages":
@@ -196,10 +213,17 @@ def geometry_from_json(game: str, data: Any, dictionary: str | None = None) -> B
     if not isinstance(name, str) or not isinstance(dictionary_name, str):
         raise ValueError("name and dictionary must be text")
     return BoardGeometry(
-        game=game, name=name, size_mm=size, dictionary=dictionary_name, marker_mm=marker_mm,
-        markers=tuple(markers), border_mm=_positive(data.get("border_mm"), "border_mm"),
+        game=game,
+        name=name,
+        size_mm=size,
+        dictionary=dictionary_name,
+        marker_mm=marker_mm,
+        markers=tuple(markers),
+        border_mm=_positive(data.get("border_mm"), "border_mm"),
         piece_mm=_positive(data.get("piece_mm"), "piece_mm"),
-        player_colours=tuple(colours), layout=layout)
+        player_colours=tuple(colours),
+        layout=layout,
+    )
 
 
 def _list(value: Any, key: str) -> list[Any]:
@@ -209,8 +233,12 @@ def _list(value: Any, key: str) -> list[Any]:
 
 
 def _positive(value: Any, key: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0 \
-            or not np.isfinite(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not value > 0
+        or not np.isfinite(value)
+    ):
         raise ValueError(f"{key} must be a positive number, not {value!r}")
     return float(value)
 
@@ -219,8 +247,10 @@ def _pair(value: Any, key: str, allow_zero: bool = False) -> tuple[float, float]
     if not isinstance(value, list) or len(value) != 2:
         raise ValueError(f"{key} must be two numbers")
     if allow_zero:
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
-                   and np.isfinite(v) for v in value):
+        if not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 and np.isfinite(v)
+            for v in value
+        ):
             raise ValueError(f"{key} must be two numbers >= 0")
         return float(value[0]), float(value[1])
     return _positive(value[0], key), _positive(value[1], key)
@@ -232,21 +262,28 @@ def load_boards(path: str | Path | None = None) -> dict[str, BoardGeometry]:
     source = "the packaged boards.json" if path is None else str(path)
     try:
         if path is None:
-            text: str | bytes = resources.files("calibration").joinpath(
-                "boards.json").read_text("utf-8")
+            text: str | bytes = (
+                resources.files("calibration").joinpath("boards.json").read_text("utf-8")
+            )
         else:
             text = Path(path).read_bytes()
     except OSError as error:
-        raise ConfigError(f"cannot read the board data {source}: {error.strerror or error}") \
-            from None
+        raise ConfigError(
+            f"cannot read the board data {source}: {error.strerror or error}"
+        ) from None
     try:
         data = parse_json(text, f"the board data {source}")
     except JSONTextError as error:
         raise ConfigError(str(error)) from None
-    if not isinstance(data, dict) or data.get("version") != BOARDS_VERSION \
-            or not isinstance(data.get("boards"), dict):
-        raise ConfigError(f"the board data {source} is not a version {BOARDS_VERSION} "
-                          "boards file (with 'version' and 'boards')")
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != BOARDS_VERSION
+        or not isinstance(data.get("boards"), dict)
+    ):
+        raise ConfigError(
+            f"the board data {source} is not a version {BOARDS_VERSION} "
+            "boards file (with 'version' and 'boards')"
+        )
     boards = {}
     for game, board in data["boards"].items():
         try:
@@ -257,8 +294,10 @@ def load_boards(path: str | Path | None = None) -> dict[str, BoardGeometry]:
     for game, board in boards.items():
         for marker_id in board.marker_ids:
             if marker_id in seen:
-                raise ConfigError(f"the board data {source}: marker id {marker_id} is used by "
-                                  f"both {seen[marker_id]} and {game}")
+                raise ConfigError(
+                    f"the board data {source}: marker id {marker_id} is used by "
+                    f"both {seen[marker_id]} and {game}"
+                )
             seen[marker_id] = game
     return boards
 
@@ -292,8 +331,15 @@ def model_polylines(geometry: BoardGeometry) -> list[FloatArray]:
         lines += [np.array([[x0, y0 + j * cell], [x1, y0 + j * cell]]) for j in range(rows + 1)]
         if layout.gate_border_mm > 0:
             g = layout.gate_border_mm
-            ring = np.array([[x0 - g, y0 - g], [x1 + g, y0 - g], [x1 + g, y1 + g],
-                             [x0 - g, y1 + g], [x0 - g, y0 - g]])
+            ring = np.array(
+                [
+                    [x0 - g, y0 - g],
+                    [x1 + g, y0 - g],
+                    [x1 + g, y1 + g],
+                    [x0 - g, y1 + g],
+                    [x0 - g, y0 - g],
+                ]
+            )
             lines.append(ring)
     else:
         centres, bridges = _village_centres(geometry)
@@ -330,8 +376,12 @@ def marker_image(geometry: BoardGeometry, marker_id: int, side_px: int) -> NDArr
     return np.asarray(cv2.aruco.generateImageMarker(dictionary, marker_id, side_px))
 
 
-def draw_board(geometry: BoardGeometry, px_per_mm: float, with_markers: bool = True,
-               base_bgr: tuple[int, int, int] = (170, 205, 225)) -> NDArray[np.uint8]:
+def draw_board(
+    geometry: BoardGeometry,
+    px_per_mm: float,
+    with_markers: bool = True,
+    base_bgr: tuple[int, int, int] = (170, 205, 225),
+) -> NDArray[np.uint8]:
     """A plain picture of the board model (BGR, ``px_per_mm``): background, the
     layout's lines, and the markers stuck where ``boards.json`` puts them. It stands in
     for the printed board in rendered tests and figures."""
@@ -349,15 +399,19 @@ def draw_board(geometry: BoardGeometry, px_per_mm: float, with_markers: bool = T
         for i, centre in enumerate(centres):
             x, y = (centre * px_per_mm).astype(int)
             r = round(geometry.layout.village_mm * 0.3 * px_per_mm)
-            cv2.circle(image, (int(x), int(y)), r, (90 + 10 * i, 140, 200 - 8 * i), -1,
-                       cv2.LINE_AA)
+            cv2.circle(image, (int(x), int(y)), r, (90 + 10 * i, 140, 200 - 8 * i), -1, cv2.LINE_AA)
     if with_markers:
         stick_markers(image, geometry, px_per_mm)
     return image
 
 
-def stick_markers(image: NDArray[np.uint8], geometry: BoardGeometry, px_per_mm: float,
-                  white: int = 255, black: int = 0) -> None:
+def stick_markers(
+    image: NDArray[np.uint8],
+    geometry: BoardGeometry,
+    px_per_mm: float,
+    white: int = 255,
+    black: int = 0,
+) -> None:
     """Stick ``geometry``'s markers on a picture of the board (``px_per_mm``), in place:
     each on its white card, as printed and cut out. ``white`` and ``black`` are the
     paper's and the ink's grey levels (a real print is neither pure white nor black)."""
@@ -366,17 +420,20 @@ def stick_markers(image: NDArray[np.uint8], geometry: BoardGeometry, px_per_mm: 
         x0 = max(0, round((placement.centre_mm[0] - card / 2) * px_per_mm))
         y0 = max(0, round((placement.centre_mm[1] - card / 2) * px_per_mm))
         q = round(card * px_per_mm)
-        image[y0:y0 + q, x0:x0 + q] = white
+        image[y0 : y0 + q, x0 : x0 + q] = white
         side = round(geometry.marker_mm * px_per_mm)
         mx = round((placement.centre_mm[0] - geometry.marker_mm / 2) * px_per_mm)
         my = round((placement.centre_mm[1] - geometry.marker_mm / 2) * px_per_mm)
         square = marker_image(geometry, placement.id, side)
-        image[my:my + side, mx:mx + side] = np.clip(square, black, white)[:, :, None]
+        image[my : my + side, mx : mx + side] = np.clip(square, black, white)[:, :, None]
 
 
-def draw_pieces(board_image: NDArray[np.uint8], px_per_mm: float,
-                pieces: Sequence[tuple[tuple[float, float], tuple[int, int, int]]],
-                side_mm: float) -> NDArray[np.uint8]:
+def draw_pieces(
+    board_image: NDArray[np.uint8],
+    px_per_mm: float,
+    pieces: Sequence[tuple[tuple[float, float], tuple[int, int, int]]],
+    side_mm: float,
+) -> NDArray[np.uint8]:
     """A copy of a :func:`draw_board` picture with flat square pieces (``side_mm``
     wide, sRGB colour given as BGR) centred at board positions in mm, as Shangri-La's
     tiles lie on its board."""
@@ -385,5 +442,5 @@ def draw_pieces(board_image: NDArray[np.uint8], px_per_mm: float,
     for (cx, cy), bgr in pieces:
         x0, y0 = round((cx - half) * px_per_mm), round((cy - half) * px_per_mm)
         x1, y1 = round((cx + half) * px_per_mm), round((cy + half) * px_per_mm)
-        image[max(0, y0):y1, max(0, x0):x1] = bgr
+        image[max(0, y0) : y1, max(0, x0) : x1] = bgr
     return image

@@ -72,12 +72,22 @@ class ColourModel:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "created": self.created, "game": self.game, "feature_space": "CIE Lab (D65)",
-            "white_balance": self.white_balance, "gains_bgr": list(self.gains_bgr),
-            "px_per_mm": self.px_per_mm, "board_created": self.board_created,
-            "classes": [{"name": c.name, "mean": list(c.mean),
-                         "covariance": [list(r) for r in c.covariance], "samples": c.samples}
-                        for c in self.classes],
+            "created": self.created,
+            "game": self.game,
+            "feature_space": "CIE Lab (D65)",
+            "white_balance": self.white_balance,
+            "gains_bgr": list(self.gains_bgr),
+            "px_per_mm": self.px_per_mm,
+            "board_created": self.board_created,
+            "classes": [
+                {
+                    "name": c.name,
+                    "mean": list(c.mean),
+                    "covariance": [list(r) for r in c.covariance],
+                    "samples": c.samples,
+                }
+                for c in self.classes
+            ],
         }
 
     @classmethod
@@ -92,18 +102,29 @@ class ColourModel:
             if not np.allclose(matrix, matrix.T) or np.any(np.linalg.eigvalsh(matrix) <= 0):
                 raise item.fail("covariance", "is not symmetric positive definite")
             mean = item.numbers("mean", 3)
-            classes.append(ColourClass(item.string("name"), (mean[0], mean[1], mean[2]),
-                                       covariance, item.integer("samples", 1)))
+            classes.append(
+                ColourClass(
+                    item.string("name"),
+                    (mean[0], mean[1], mean[2]),
+                    covariance,
+                    item.integer("samples", 1),
+                )
+            )
         names = [c.name for c in classes]
         if len(classes) < 2 or len(set(names)) != len(names):
             raise fields.fail("classes", "must hold two or more classes with different names")
         gains = fields.numbers("gains_bgr", 3)
         if min(gains) <= 0:
             raise fields.fail("gains_bgr", "must be positive")
-        return cls(fields.string("game"), tuple(classes),
-                   fields.string("white_balance", WHITE_BALANCE_METHODS),
-                   (gains[0], gains[1], gains[2]), fields.number("px_per_mm", 1e-3),
-                   fields.string("board_created"), fields.string("created"))
+        return cls(
+            fields.string("game"),
+            tuple(classes),
+            fields.string("white_balance", WHITE_BALANCE_METHODS),
+            (gains[0], gains[1], gains[2]),
+            fields.number("px_per_mm", 1e-3),
+            fields.string("board_created"),
+            fields.string("created"),
+        )
 
 
 @dataclass(frozen=True)
@@ -130,8 +151,10 @@ class Separation:
 
 # --- images -------------------------------------------------------------------------
 
-def rectify(config: ColourConfig, profile: BoardProfile, camera: CameraProfile | None,
-            image: Image) -> Image:
+
+def rectify(
+    config: ColourConfig, profile: BoardProfile, camera: CameraProfile | None, image: Image
+) -> Image:
     """A top view of the board, ``config.px_per_mm`` pixels per mm, from ``image``."""
     w_mm, h_mm = profile.geometry.size_mm
     width, height = round(w_mm * config.px_per_mm), round(h_mm * config.px_per_mm)
@@ -139,8 +162,11 @@ def rectify(config: ColourConfig, profile: BoardProfile, camera: CameraProfile |
     centre = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
     to_image = profile.matrix @ scale @ centre
     if camera is None:
-        return np.asarray(cv2.warpPerspective(image, to_image, (width, height),
-                                              flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP))
+        return np.asarray(
+            cv2.warpPerspective(
+                image, to_image, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+            )
+        )
     xs, ys = np.meshgrid(np.arange(width, dtype=np.float64), np.arange(height, dtype=np.float64))
     grid = np.column_stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])
     ideal = grid @ to_image.T
@@ -170,11 +196,15 @@ def markers_mask(config: ColourConfig, geometry: BoardGeometry) -> NDArray[np.bo
     mask = np.zeros((h, w), dtype=bool)
     for placement in geometry.markers:
         half = geometry.card_mm(placement.id) / 2.0 + config.edge_margin_mm
-        x0, y0 = (placement.centre_mm[0] - half) * config.px_per_mm, \
-            (placement.centre_mm[1] - half) * config.px_per_mm
-        x1, y1 = (placement.centre_mm[0] + half) * config.px_per_mm, \
-            (placement.centre_mm[1] + half) * config.px_per_mm
-        mask[max(0, int(y0)):int(np.ceil(y1)), max(0, int(x0)):int(np.ceil(x1))] = True
+        x0, y0 = (
+            (placement.centre_mm[0] - half) * config.px_per_mm,
+            (placement.centre_mm[1] - half) * config.px_per_mm,
+        )
+        x1, y1 = (
+            (placement.centre_mm[0] + half) * config.px_per_mm,
+            (placement.centre_mm[1] + half) * config.px_per_mm,
+        )
+        mask[max(0, int(y0)) : int(np.ceil(y1)), max(0, int(x0)) : int(np.ceil(x1))] = True
     return mask
 
 
@@ -185,11 +215,13 @@ def border_mask(config: ColourConfig, geometry: BoardGeometry) -> NDArray[np.boo
     outer = _rect_px(config, config.edge_margin_mm)
     inner = _rect_px(config, geometry.border_mm)
     if inner <= outer:
-        raise FitError(f"the {geometry.name} border ({geometry.border_mm:g} mm in boards.json) "
-                       f"is too narrow to measure white balance on; use a grey card")
+        raise FitError(
+            f"the {geometry.name} border ({geometry.border_mm:g} mm in boards.json) "
+            f"is too narrow to measure white balance on; use a grey card"
+        )
     mask = np.zeros((h, w), dtype=bool)
-    mask[outer:h - outer, outer:w - outer] = True
-    mask[inner:h - inner, inner:w - inner] = False
+    mask[outer : h - outer, outer : w - outer] = True
+    mask[inner : h - inner, inner : w - inner] = False
     return mask & ~markers_mask(config, geometry)
 
 
@@ -198,30 +230,34 @@ def play_mask(config: ColourConfig, geometry: BoardGeometry) -> NDArray[np.bool_
     h, w = _rect_px(config, geometry.size_mm[1]), _rect_px(config, geometry.size_mm[0])
     inner = _rect_px(config, geometry.border_mm)
     mask = np.zeros((h, w), dtype=bool)
-    mask[inner:h - inner, inner:w - inner] = True
+    mask[inner : h - inner, inner : w - inner] = True
     return mask & ~markers_mask(config, geometry)
 
 
-def region_mask(config: ColourConfig, geometry: BoardGeometry,
-                region_mm: tuple[float, float, float, float]) -> NDArray[np.bool_]:
+def region_mask(
+    config: ColourConfig, geometry: BoardGeometry, region_mm: tuple[float, float, float, float]
+) -> NDArray[np.bool_]:
     """Top-view pixels of a rectangle ``(x, y, width, height)`` in board mm."""
     h, w = _rect_px(config, geometry.size_mm[1]), _rect_px(config, geometry.size_mm[0])
     x, y, rw, rh = (v * config.px_per_mm for v in region_mm)
     mask = np.zeros((h, w), dtype=bool)
-    mask[max(0, round(y)):max(0, round(y + rh)), max(0, round(x)):max(0, round(x + rw))] = True
+    mask[max(0, round(y)) : max(0, round(y + rh)), max(0, round(x)) : max(0, round(x + rw))] = True
     if not mask.any():
         raise FitError(f"the grey card region {region_mm} mm is not on the board")
     return mask
 
 
-def white_balance_gains(linear: NDArray[np.float32],
-                        reference: NDArray[np.bool_]) -> tuple[float, float, float]:
+def white_balance_gains(
+    linear: NDArray[np.float32], reference: NDArray[np.bool_]
+) -> tuple[float, float, float]:
     """Per-channel gains (B, G, R) that make the median colour of the ``reference``
     pixels neutral at its own brightness. Raises ``FitError`` for a black reference."""
     medians = np.median(linear[reference], axis=0)
     if np.any(medians <= 1e-4):
-        raise FitError("the white-balance reference is black in one colour channel: is it "
-                       "lit and in the picture?")
+        raise FitError(
+            "the white-balance reference is black in one colour channel: is it "
+            "lit and in the picture?"
+        )
     grey = float(np.mean(medians))
     gains = grey / medians
     return float(gains[0]), float(gains[1]), float(gains[2])
@@ -229,25 +265,33 @@ def white_balance_gains(linear: NDArray[np.float32],
 
 # --- sampling ------------------------------------------------------------------------
 
-def tile_features(config: ColourConfig, lab_image: NDArray[np.float32],
-                  mask: NDArray[np.bool_], rng: np.random.Generator) -> FloatArray:
+
+def tile_features(
+    config: ColourConfig,
+    lab_image: NDArray[np.float32],
+    mask: NDArray[np.bool_],
+    rng: np.random.Generator,
+) -> FloatArray:
     """Mean Lab of the ``tile_mm`` squares lying wholly inside ``mask``, at most
     ``max_tiles_per_class`` of them chosen at random, shape (N, 3)."""
     tile = _rect_px(config, config.tile_mm)
     h, w = mask.shape
     rows, cols = h // tile, w // tile
-    cropped = mask[:rows * tile, :cols * tile].reshape(rows, tile, cols, tile)
+    cropped = mask[: rows * tile, : cols * tile].reshape(rows, tile, cols, tile)
     full = cropped.all(axis=(1, 3))
-    values = lab_image[:rows * tile, :cols * tile].reshape(rows, tile, cols, tile, 3)
+    values = lab_image[: rows * tile, : cols * tile].reshape(rows, tile, cols, tile, 3)
     means = values.mean(axis=(1, 3))[full]
     if len(means) > config.max_tiles_per_class:
         means = means[rng.choice(len(means), config.max_tiles_per_class, replace=False)]
     return np.asarray(means, dtype=np.float64)
 
 
-def piece_mask(config: ColourConfig, empty_lab: NDArray[np.float32],
-               pieces_lab: NDArray[np.float32],
-               where: NDArray[np.bool_]) -> tuple[NDArray[np.bool_], int]:
+def piece_mask(
+    config: ColourConfig,
+    empty_lab: NDArray[np.float32],
+    pieces_lab: NDArray[np.float32],
+    where: NDArray[np.bool_],
+) -> tuple[NDArray[np.bool_], int]:
     """Where the pieces lie in a capture: pixels of ``where`` whose colour changed by
     more than ``change_threshold`` from the empty board, in blobs of at least
     ``min_piece_area_mm2``, shrunk by ``edge_margin_mm``. Returns the mask and the
@@ -259,13 +303,14 @@ def piece_mask(config: ColourConfig, empty_lab: NDArray[np.float32],
     changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, kernel)
     changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, kernel)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
-    min_area = config.min_piece_area_mm2 * config.px_per_mm ** 2
+    min_area = config.min_piece_area_mm2 * config.px_per_mm**2
     keep = np.zeros(count, dtype=bool)
     keep[1:] = stats[1:, cv2.CC_STAT_AREA] >= min_area
     blobs = keep[labels].astype(np.uint8)
     margin = _rect_px(config, config.edge_margin_mm)
-    inner = cv2.erode(blobs, cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
-                                                       (2 * margin + 1, 2 * margin + 1)))
+    inner = cv2.erode(
+        blobs, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1))
+    )
     return inner.astype(bool), int(keep.sum())
 
 
@@ -280,9 +325,15 @@ class Capture:
     gains_bgr: tuple[float, float, float]
 
 
-def capture_samples(config: ColourConfig, profile: BoardProfile, camera: CameraProfile | None,
-                    empty: Image, pieces: Mapping[str, Image], rng: np.random.Generator,
-                    grey_card_mm: tuple[float, float, float, float] | None = None) -> Capture:
+def capture_samples(
+    config: ColourConfig,
+    profile: BoardProfile,
+    camera: CameraProfile | None,
+    empty: Image,
+    pieces: Mapping[str, Image],
+    rng: np.random.Generator,
+    grey_card_mm: tuple[float, float, float, float] | None = None,
+) -> Capture:
     """Lab samples of the empty board and of each colour's pieces.
 
     ``empty`` shows the empty board; ``pieces[colour]`` the board with (only) that
@@ -315,15 +366,20 @@ def capture_samples(config: ColourConfig, profile: BoardProfile, camera: CameraP
     found = {}
     for name, image in pieces.items():
         linear = linear_rgb(rectify(config, profile, camera, image))
-        image_gains = gains if method == "grey-card" else \
-            white_balance_gains(linear, border_mask(config, geometry))
+        image_gains = (
+            gains
+            if method == "grey-card"
+            else white_balance_gains(linear, border_mask(config, geometry))
+        )
         image_lab = lab(linear, image_gains)
         mask, count = piece_mask(config, empty_lab, image_lab, play)
         tiles = tile_features(config, image_lab, mask, rng)
         if count == 0 or len(tiles) == 0:
-            raise NotFoundError(f"no {name} pieces found: put them on the board, spread out and "
-                                "away from the markers, and check that the board and camera "
-                                "did not move since the empty-board picture")
+            raise NotFoundError(
+                f"no {name} pieces found: put them on the board, spread out and "
+                "away from the markers, and check that the board and camera "
+                "did not move since the empty-board picture"
+            )
         samples[name] = tiles
         found[name] = count
     return Capture(samples, found, method, gains)
@@ -331,23 +387,39 @@ def capture_samples(config: ColourConfig, profile: BoardProfile, camera: CameraP
 
 # --- the model ---------------------------------------------------------------------------
 
-def fit_colour_model(config: ColourConfig, profile: BoardProfile,
-                     capture: Capture) -> tuple[ColourModel, Separation]:
+
+def fit_colour_model(
+    config: ColourConfig, profile: BoardProfile, capture: Capture
+) -> tuple[ColourModel, Separation]:
     """One Gaussian per class (Lab mean, covariance plus ``covariance_floor``), and how
     well they separate. Raises ``FitError`` when a class has fewer samples than it
     needs for a covariance."""
     classes = []
     for name, samples in capture.samples.items():
         if len(samples) < _MIN_SAMPLES:
-            raise FitError(f"only {len(samples)} samples of {name}: put more {name} pieces "
-                           "on the board, or larger ones, and capture again")
+            raise FitError(
+                f"only {len(samples)} samples of {name}: put more {name} pieces "
+                "on the board, or larger ones, and capture again"
+            )
         covariance = np.cov(samples.T) + config.covariance_floor * np.eye(3)
         mean = samples.mean(axis=0)
-        classes.append(ColourClass(name, (float(mean[0]), float(mean[1]), float(mean[2])),
-                                   tuple(tuple(float(x) for x in row) for row in covariance),
-                                   len(samples)))
-    model = ColourModel(profile.game, tuple(classes), capture.white_balance, capture.gains_bgr,
-                        config.px_per_mm, profile.created, now_iso())
+        classes.append(
+            ColourClass(
+                name,
+                (float(mean[0]), float(mean[1]), float(mean[2])),
+                tuple(tuple(float(x) for x in row) for row in covariance),
+                len(samples),
+            )
+        )
+    model = ColourModel(
+        profile.game,
+        tuple(classes),
+        capture.white_balance,
+        capture.gains_bgr,
+        config.px_per_mm,
+        profile.created,
+        now_iso(),
+    )
     return model, separation(config, model, capture.samples)
 
 
@@ -361,13 +433,14 @@ def _distances(model: ColourModel, features: FloatArray) -> FloatArray:
     return out
 
 
-def separation(config: ColourConfig, model: ColourModel,
-               samples: Mapping[str, FloatArray]) -> Separation:
+def separation(
+    config: ColourConfig, model: ColourModel, samples: Mapping[str, FloatArray]
+) -> Separation:
     """The closest pair of classes (Mahalanobis distance between their means under the
     pair's average covariance) and the share of ``samples`` classified correctly."""
     best = (("", ""), float("inf"))
     for i, a in enumerate(model.classes):
-        for b in model.classes[i + 1:]:
+        for b in model.classes[i + 1 :]:
             delta = np.array(a.mean) - np.array(b.mean)
             pooled = (np.array(a.covariance) + np.array(b.covariance)) / 2.0
             distance = float(np.sqrt(delta @ np.linalg.solve(pooled, delta)))
@@ -381,8 +454,9 @@ def separation(config: ColourConfig, model: ColourModel,
     return Separation(best[0], best[1], correct / total if total else 0.0)
 
 
-def classify_features(config: ColourConfig, model: ColourModel,
-                      features: FloatArray) -> list[ColourMatch]:
+def classify_features(
+    config: ColourConfig, model: ColourModel, features: FloatArray
+) -> list[ColourMatch]:
     """Classify Lab features (N, 3): the nearest class, or ``unknown`` when even the
     nearest is farther than ``config.max_distance``."""
     distances = _distances(model, np.asarray(features, dtype=np.float64).reshape(-1, 3))
@@ -396,24 +470,39 @@ def classify_features(config: ColourConfig, model: ColourModel,
     return out
 
 
-def frame_lab(config: ColourConfig, model: ColourModel, profile: BoardProfile,
-              camera: CameraProfile | None, image: Image) -> NDArray[np.float32]:
+def frame_lab(
+    config: ColourConfig,
+    model: ColourModel,
+    profile: BoardProfile,
+    camera: CameraProfile | None,
+    image: Image,
+) -> NDArray[np.float32]:
     """The white-balanced Lab top view of a frame, as the model expects it."""
     linear = linear_rgb(rectify(config, profile, camera, image))
-    gains = model.gains_bgr if model.white_balance == "grey-card" else \
-        white_balance_gains(linear, border_mask(config, profile.geometry))
+    gains = (
+        model.gains_bgr
+        if model.white_balance == "grey-card"
+        else white_balance_gains(linear, border_mask(config, profile.geometry))
+    )
     return lab(linear, gains)
 
 
-def classify_patches(config: ColourConfig, model: ColourModel, profile: BoardProfile,
-                     camera: CameraProfile | None, image: Image, centres_mm: FloatArray,
-                     radius_mm: float) -> list[ColourMatch]:
+def classify_patches(
+    config: ColourConfig,
+    model: ColourModel,
+    profile: BoardProfile,
+    camera: CameraProfile | None,
+    image: Image,
+    centres_mm: FloatArray,
+    radius_mm: float,
+) -> list[ColourMatch]:
     """Classify round patches of ``radius_mm`` at board positions ``centres_mm`` (N, 2)
     in a camera frame. Raises ``ProfileError`` when the model was made for another
     registration than ``profile``."""
     if model.board_created != profile.created or model.game != profile.game:
-        raise ProfileError("the colour model was made with another board registration; "
-                           "capture the colours again")
+        raise ProfileError(
+            "the colour model was made with another board registration; capture the colours again"
+        )
     lab_image = frame_lab(config, model, profile, camera, image)
     h, w = lab_image.shape[:2]
     radius = radius_mm * config.px_per_mm
@@ -423,7 +512,7 @@ def classify_patches(config: ColourConfig, model: ColourModel, profile: BoardPro
         x0, x1 = max(0, int(px - radius)), min(w, int(np.ceil(px + radius)) + 1)
         y0, y1 = max(0, int(py - radius)), min(h, int(np.ceil(py + radius)) + 1)
         ys, xs = np.mgrid[y0:y1, x0:x1]
-        inside = (xs - px) ** 2 + (ys - py) ** 2 <= radius ** 2
+        inside = (xs - px) ** 2 + (ys - py) ** 2 <= radius**2
         if not inside.any():
             raise ValueError(f"the patch at ({cx:g}, {cy:g}) mm is off the board")
         features.append(lab_image[y0:y1, x0:x1][inside].mean(axis=0))

@@ -121,13 +121,15 @@ def load_config(path: str | Path | None = None) -> CalibrationConfig:
     source = "the packaged config.json" if path is None else str(path)
     try:
         if path is None:
-            text: str | bytes = resources.files("calibration").joinpath(
-                "config.json").read_text("utf-8")
+            text: str | bytes = (
+                resources.files("calibration").joinpath("config.json").read_text("utf-8")
+            )
         else:
             text = Path(path).read_bytes()
     except OSError as error:
-        raise ConfigError(f"cannot read the calibration config {source}: "
-                          f"{error.strerror or error}") from None
+        raise ConfigError(
+            f"cannot read the calibration config {source}: {error.strerror or error}"
+        ) from None
     try:
         data = parse_json(text, f"the calibration config {source}")
     except JSONTextError as error:
@@ -140,14 +142,18 @@ def config_from_json(data: Any, source: str) -> CalibrationConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"the calibration config {source} is not a JSON object")
     if data.get("version") != CONFIG_VERSION:
-        raise ConfigError(f"the calibration config {source} has version "
-                          f"{data.get('version')!r}; this version reads {CONFIG_VERSION}")
+        raise ConfigError(
+            f"the calibration config {source} has version "
+            f"{data.get('version')!r}; this version reads {CONFIG_VERSION}"
+        )
     unknown = set(data) - set(_SECTIONS) - {"about", "version"}
     if unknown:
-        raise ConfigError(f"the calibration config {source} has unknown sections: "
-                          f"{', '.join(sorted(unknown))}")
-    sections = {name: _section(cls, data.get(name), f"{source}: {name}")
-                for name, cls in _SECTIONS.items()}
+        raise ConfigError(
+            f"the calibration config {source} has unknown sections: {', '.join(sorted(unknown))}"
+        )
+    sections = {
+        name: _section(cls, data.get(name), f"{source}: {name}") for name, cls in _SECTIONS.items()
+    }
     return CalibrationConfig(source=source, **sections)
 
 
@@ -158,8 +164,9 @@ def _section(cls: type[Any], data: Any, where: str) -> Any:
     missing = [n for n in names if n not in data]
     unknown = sorted(set(data) - set(names) - {"why"})
     if missing or unknown:
-        parts = ([f"missing {', '.join(missing)}"] if missing else []) + \
-            ([f"unknown {', '.join(unknown)}"] if unknown else [])
+        parts = ([f"missing {', '.join(missing)}"] if missing else []) + (
+            [f"unknown {', '.join(unknown)}"] if unknown else []
+        )
         raise ConfigError(f"{where}: {'; '.join(parts)}")
     values = {}
     for f in dataclasses.fields(cls):
@@ -185,8 +192,12 @@ def _value(kind: str, value: Any, where: str) -> Any:
             raise ConfigError(f"{where}: expected a positive whole number, not {value!r}")
         return value
     if kind == "float":
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0 \
-                or value == float("inf"):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not value > 0
+            or value == float("inf")
+        ):
             raise ConfigError(f"{where}: expected a positive number, not {value!r}")
         return float(value)
     raise TypeError(f"no reader for config values of type {kind}")

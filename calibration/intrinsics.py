@@ -99,8 +99,9 @@ class CameraProfile:
             "distortion": list(self.distortion),
             "distortion_model": "k1 k2 p1 p2 k3 (OpenCV)",
             "rms_px": self.rms_px,
-            "views": [{"label": v.label, "error_px": v.error_px, "points": v.points}
-                      for v in self.views],
+            "views": [
+                {"label": v.label, "error_px": v.error_px, "points": v.points} for v in self.views
+            ],
             "rejected": [r.to_json() for r in self.rejected],
         }
 
@@ -110,15 +111,25 @@ class CameraProfile:
         fields = Fields(data, source, "camera profile")
         matrix = fields.matrix("camera_matrix", 3, 3)
         m = np.array(matrix)
-        if not (m[0, 0] > 0 and m[1, 1] > 0 and m[2, 2] == 1.0 and m[1, 0] == 0
-                and m[2, 0] == 0 and m[2, 1] == 0):
-            raise fields.fail("camera_matrix", "is not a camera matrix (positive focal "
-                              "lengths, last row 0 0 1)")
+        if not (
+            m[0, 0] > 0
+            and m[1, 1] > 0
+            and m[2, 2] == 1.0
+            and m[1, 0] == 0
+            and m[2, 0] == 0
+            and m[2, 1] == 0
+        ):
+            raise fields.fail(
+                "camera_matrix", "is not a camera matrix (positive focal lengths, last row 0 0 1)"
+            )
         views = []
         for i, record in enumerate(fields.records("views")):
             view = fields.sub(record, f"views[{i}]")
-            views.append(ViewError(view.string("label"), view.number("error_px", 0.0),
-                                   view.integer("points", 1)))
+            views.append(
+                ViewError(
+                    view.string("label"), view.number("error_px", 0.0), view.integer("points", 1)
+                )
+            )
         rejected = []
         for i, record in enumerate(fields.records("rejected")):
             item = fields.sub(record, f"rejected[{i}]")
@@ -145,8 +156,12 @@ class CameraCalibration:
     warnings: tuple[str, ...]
 
 
-def calibrate_camera(config: CameraConfig, views: Sequence[TargetView],
-                     rejected: Sequence[RejectedView] = (), target: str = "") -> CameraCalibration:
+def calibrate_camera(
+    config: CameraConfig,
+    views: Sequence[TargetView],
+    rejected: Sequence[RejectedView] = (),
+    target: str = "",
+) -> CameraCalibration:
     """Fit the lens to ``views`` (all of one image size).
 
     While more than ``config.min_views`` remain, the view with the largest RMS
@@ -161,8 +176,10 @@ def calibrate_camera(config: CameraConfig, views: Sequence[TargetView],
     kept = list(views)
     dropped = list(rejected)
     if len(kept) < config.min_views:
-        raise FitError(f"only {len(kept)} usable views of the target (need "
-                       f"{config.min_views}); take more, from different angles and positions")
+        raise FitError(
+            f"only {len(kept)} usable views of the target (need "
+            f"{config.min_views}); take more, from different angles and positions"
+        )
     sizes = {v.image_size for v in kept}
     if len(sizes) != 1:
         raise FitError(f"the views have different image sizes: {sorted(sizes)}")
@@ -175,28 +192,36 @@ def calibrate_camera(config: CameraConfig, views: Sequence[TargetView],
         worst = int(np.argmax(per_view))
         if per_view[worst] <= limit or len(kept) <= config.min_views:
             break
-        dropped.append(RejectedView(
-            kept[worst].label,
-            f"reprojection error {per_view[worst]:.2f} px is above the limit {limit:.2f} px "
-            f"(median of the views {median:.2f} px): the target may be blurred, bent or "
-            "partly misdetected in this view"))
+        dropped.append(
+            RejectedView(
+                kept[worst].label,
+                f"reprojection error {per_view[worst]:.2f} px is above the limit {limit:.2f} px "
+                f"(median of the views {median:.2f} px): the target may be blurred, bent or "
+                "partly misdetected in this view",
+            )
+        )
         del kept[worst]
     coverage = _coverage(config, kept, size)
     warnings = []
     if coverage < config.min_coverage:
-        warnings.append(f"the target's corners covered only {coverage:.0%} of the image: add "
-                        "views with the target near the edges and in the corners, where the "
-                        "lens bends most")
+        warnings.append(
+            f"the target's corners covered only {coverage:.0%} of the image: add "
+            "views with the target near the edges and in the corners, where the "
+            "lens bends most"
+        )
     if per_view[worst] > limit:
-        warnings.append(f"view {kept[worst].label} has a large error ({per_view[worst]:.2f} px) "
-                        f"but was kept because only {len(kept)} views remain")
+        warnings.append(
+            f"view {kept[worst].label} has a large error ({per_view[worst]:.2f} px) "
+            f"but was kept because only {len(kept)} views remain"
+        )
     profile = CameraProfile(
         image_size=size,
         camera_matrix=tuple(tuple(float(x) for x in row) for row in matrix),
         distortion=tuple(float(x) for x in distortion.reshape(-1)[:5]),
         rms_px=float(rms),
-        views=tuple(ViewError(v.label, float(e), len(v.ids))
-                    for v, e in zip(kept, per_view, strict=True)),
+        views=tuple(
+            ViewError(v.label, float(e), len(v.ids)) for v, e in zip(kept, per_view, strict=True)
+        ),
         rejected=tuple(dropped),
         target=target,
         created=now_iso(),
@@ -204,23 +229,31 @@ def calibrate_camera(config: CameraConfig, views: Sequence[TargetView],
     return CameraCalibration(profile, coverage, tuple(warnings))
 
 
-def _fit(views: Sequence[TargetView], size: tuple[int, int],
-         flags: int) -> tuple[float, FloatArray, FloatArray, FloatArray]:
+def _fit(
+    views: Sequence[TargetView], size: tuple[int, int], flags: int
+) -> tuple[float, FloatArray, FloatArray, FloatArray]:
     object_points = [v.object_points for v in views]
     image_points = [v.image_points for v in views]
     try:
         # None asks OpenCV to start the matrix and distortion from scratch; the stubs
         # do not allow it.
         result = cv2.calibrateCameraExtended(  # type: ignore[call-overload]
-            object_points, image_points, size, None, None, flags=flags)
+            object_points, image_points, size, None, None, flags=flags
+        )
     except cv2.error as error:
         raise FitError(f"OpenCV could not fit the camera: {error.err}") from None
     rms, matrix, distortion = result[0], result[1], result[2]
     per_view = np.asarray(result[-1], dtype=np.float64).reshape(-1)
-    if not (np.isfinite(rms) and np.all(np.isfinite(matrix)) and np.all(np.isfinite(distortion))
-            and matrix[0, 0] > 0 and matrix[1, 1] > 0):
-        raise FitError("the camera fit did not converge: take sharper views from more "
-                       "varied angles")
+    if not (
+        np.isfinite(rms)
+        and np.all(np.isfinite(matrix))
+        and np.all(np.isfinite(distortion))
+        and matrix[0, 0] > 0
+        and matrix[1, 1] > 0
+    ):
+        raise FitError(
+            "the camera fit did not converge: take sharper views from more varied angles"
+        )
     return float(rms), matrix, distortion, per_view
 
 
@@ -239,9 +272,11 @@ def check_image_size(profile: CameraProfile, image: Image, what: str) -> None:
     height, width = image.shape[:2]
     if (width, height) != profile.image_size:
         w, h = profile.image_size
-        raise ProfileError(f"{what} is {width}x{height} but the camera profile was made at "
-                           f"{w}x{h}; set the camera to {w}x{h} or calibrate the camera again "
-                           "at this size")
+        raise ProfileError(
+            f"{what} is {width}x{height} but the camera profile was made at "
+            f"{w}x{h}; set the camera to {w}x{h} or calibrate the camera again "
+            "at this size"
+        )
 
 
 def undistort_image(profile: CameraProfile, image: Image) -> Image:
@@ -255,8 +290,9 @@ def undistort_points(profile: CameraProfile, pixels: FloatArray) -> FloatArray:
     """Ideal pixel positions (same camera matrix, no distortion) of image points (N, 2)."""
     points = np.asarray(pixels, dtype=np.float64).reshape(-1, 1, 2)
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, _UNDISTORT_ITERATIONS, 1e-10)
-    ideal = cv2.undistortPoints(points, profile.matrix, profile.coefficients, None, np.eye(3),
-                                profile.matrix, criteria)
+    ideal = cv2.undistortPoints(
+        points, profile.matrix, profile.coefficients, None, np.eye(3), profile.matrix, criteria
+    )
     return np.asarray(ideal.reshape(-1, 2), dtype=np.float64)
 
 

@@ -118,8 +118,11 @@ class LayoutFit:
 
     def doubtful(self, below: float = 0.5) -> list[str]:
         """Elements whose own evidence is weak or disagrees with their group."""
-        return [f.name for f in self.elements.values()
-                if self.has_evidence(f.name) and f.confidence < below]
+        return [
+            f.name
+            for f in self.elements.values()
+            if self.has_evidence(f.name) and f.confidence < below
+        ]
 
     def has_evidence(self, name: str) -> bool:
         """Whether ``name`` was seen itself (its outline, or a piece on it), rather than
@@ -129,6 +132,7 @@ class LayoutFit:
 
 
 # --- groups --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Group:
@@ -154,8 +158,9 @@ def _groups(model: BoardModel) -> list[_Group]:
             groups.append(_Group(f"village {village.id}", members, village.centre_mm, village))
         return groups
     centre = np.mean([e.centre_mm for e in outlined], axis=0)
-    return [_Group("the grid", tuple(e.name for e in outlined),
-                   (float(centre[0]), float(centre[1])))]
+    return [
+        _Group("the grid", tuple(e.name for e in outlined), (float(centre[0]), float(centre[1])))
+    ]
 
 
 def _village_of(name: str) -> int:
@@ -163,6 +168,7 @@ def _village_of(name: str) -> int:
 
 
 # --- similarity transforms -------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Similarity:
@@ -176,8 +182,11 @@ class _Similarity:
     def apply(self, points: FloatArray) -> FloatArray:
         a = math.radians(self.turn_deg)
         rot = self.scale * np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-        return np.asarray((np.asarray(points, np.float64).reshape(-1, 2) - self.pivot) @ rot.T
-                          + self.pivot + self.shift)
+        return np.asarray(
+            (np.asarray(points, np.float64).reshape(-1, 2) - self.pivot) @ rot.T
+            + self.pivot
+            + self.shift
+        )
 
 
 def _fit_shift_scale(pivot: FloatArray, source: FloatArray, target: FloatArray) -> _Similarity:
@@ -196,13 +205,15 @@ def _fit_shift_scale(pivot: FloatArray, source: FloatArray, target: FloatArray) 
 
 # --- the empty board: outlines ---------------------------------------------------------------
 
+
 def _float_image(image: Image) -> NDArray[np.float32]:
     out = image.astype(np.float32) / 255.0
     return out if out.ndim == 3 else out[:, :, None]
 
 
-def _bar_kernel(side_px: float, angle_deg: float, band_px: float) -> tuple[
-        NDArray[np.float32], NDArray[np.float32]]:
+def _bar_kernel(
+    side_px: float, angle_deg: float, band_px: float
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """Kernels picking a square outline's two edges across its ``u`` axis and its two
     edges across its ``v`` axis (each summing to 1), for a square of ``side_px`` turned
     by ``angle_deg``."""
@@ -217,21 +228,26 @@ def _bar_kernel(side_px: float, angle_deg: float, band_px: float) -> tuple[
         for sign in (-1.0, 1.0):
             mid = np.array([c, c]) + sign * normal * side_px / 2.0
             half_n, half_a = band_px / 2.0, side_px * 0.4
-            corners = np.array([mid - normal * half_n - along * half_a,
-                                mid + normal * half_n - along * half_a,
-                                mid + normal * half_n + along * half_a,
-                                mid - normal * half_n + along * half_a])
+            corners = np.array(
+                [
+                    mid - normal * half_n - along * half_a,
+                    mid + normal * half_n - along * half_a,
+                    mid + normal * half_n + along * half_a,
+                    mid - normal * half_n + along * half_a,
+                ]
+            )
             # a pixel's centre x of the kernel is 8 x + 3.5 at eight times its size
-            cv2.fillConvexPoly(kernel, np.rint((corners * 8 + 3.5) * 16).astype(np.int32), 1,
-                               cv2.LINE_AA, 4)
-        small = cv2.resize(kernel.astype(np.float32), (size, size),
-                           interpolation=cv2.INTER_AREA)
+            cv2.fillConvexPoly(
+                kernel, np.rint((corners * 8 + 3.5) * 16).astype(np.int32), 1, cv2.LINE_AA, 4
+            )
+        small = cv2.resize(kernel.astype(np.float32), (size, size), interpolation=cv2.INTER_AREA)
         kernels.append((small / max(small.sum(), 1e-9)).astype(np.float32))
     return kernels[0], kernels[1]
 
 
-def outline_response(board: Image, side_mm: float, angle_deg: float,
-                     px_per_mm: float) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+def outline_response(
+    board: Image, side_mm: float, angle_deg: float, px_per_mm: float
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """How strongly a printed square outline of ``side_mm`` turned by ``angle_deg`` is
     centred at each pixel of ``board`` (the board seen from above at ``px_per_mm``):
     the mean edge strength across the outline's four sides; and the mean edge strength
@@ -253,30 +269,39 @@ def outline_response(board: Image, side_mm: float, angle_deg: float,
         np.maximum(gv, np.abs(-gx * math.sin(a) + gy * math.cos(a)), out=gv)
     side_px = side_mm * px_per_mm
     ku, kv = _bar_kernel(side_px, angle_deg, max(2.0, 1.8 * px_per_mm))
-    along = cv2.filter2D(gu, -1, ku, borderType=cv2.BORDER_REFLECT) \
-        + cv2.filter2D(gv, -1, kv, borderType=cv2.BORDER_REFLECT)
+    along = cv2.filter2D(gu, -1, ku, borderType=cv2.BORDER_REFLECT) + cv2.filter2D(
+        gv, -1, kv, borderType=cv2.BORDER_REFLECT
+    )
     # the edges, and the change of colour across the outline, each on its own scale
     ring = _ring_contrast(image, side_px, angle_deg)
-    along = along / max(float(np.median(along)), 1e-6) \
-        + ring / max(float(np.median(ring)), 1e-6)
+    along = along / max(float(np.median(along)), 1e-6) + ring / max(float(np.median(ring)), 1e-6)
     window = round(side_px * 2.0) | 1
     around = cv2.boxFilter(gu + gv, -1, (window, window), borderType=cv2.BORDER_REFLECT)
     return np.asarray(along, np.float32), np.asarray(around + 1e-3, np.float32)
 
 
-def _ring_contrast(image: NDArray[np.float32], side_px: float,
-                   angle_deg: float) -> NDArray[np.float32]:
+def _ring_contrast(
+    image: NDArray[np.float32], side_px: float, angle_deg: float
+) -> NDArray[np.float32]:
     """How far the colour just inside a square's edge differs from just outside it."""
+
     def box_sum(half: float) -> NDArray[np.float32]:
         k = np.zeros((int(2 * half * 1.5) | 1,) * 2, np.float32)
         c = (k.shape[0] - 1) / 2.0
-        corners = replace(Element("k", "k", (0.0, 0.0), (2 * half, 2 * half), angle_deg),
-                          ).corners_mm() + c
+        corners = (
+            replace(
+                Element("k", "k", (0.0, 0.0), (2 * half, 2 * half), angle_deg),
+            ).corners_mm()
+            + c
+        )
         big = np.zeros((k.shape[0] * 8, k.shape[1] * 8), np.uint8)
-        cv2.fillConvexPoly(big, np.rint((corners * 8 + 3.5) * 16).astype(np.int32), 1,
-                           cv2.LINE_AA, 4)
-        return array_of(np.float32, cv2.resize(big.astype(np.float32), k.shape[::-1],
-                                               interpolation=cv2.INTER_AREA))
+        cv2.fillConvexPoly(
+            big, np.rint((corners * 8 + 3.5) * 16).astype(np.int32), 1, cv2.LINE_AA, 4
+        )
+        return array_of(
+            np.float32,
+            cv2.resize(big.astype(np.float32), k.shape[::-1], interpolation=cv2.INTER_AREA),
+        )
 
     half = side_px / 2.0
     kernels = [box_sum(half * f) for f in (0.6, 0.92, 1.04, 1.16)]
@@ -296,8 +321,7 @@ def _ring_contrast(image: NDArray[np.float32], side_px: float,
     return np.sqrt(diff)
 
 
-def _sample(response: NDArray[np.float32], points_mm: FloatArray,
-            px_per_mm: float) -> FloatArray:
+def _sample(response: NDArray[np.float32], points_mm: FloatArray, px_per_mm: float) -> FloatArray:
     """``response`` at board points (bilinear; 0 outside)."""
     px = np.asarray(points_mm, np.float64).reshape(-1, 2) * px_per_mm - 0.5
     h, w = response.shape
@@ -306,13 +330,18 @@ def _sample(response: NDArray[np.float32], points_mm: FloatArray,
     fx, fy = px[:, 0] - x0, px[:, 1] - y0
     inside = (x0 >= 0) & (y0 >= 0) & (x0 < w - 1) & (y0 < h - 1)
     x0, y0 = np.where(inside, x0, 0), np.where(inside, y0, 0)
-    value = (response[y0, x0] * (1 - fx) * (1 - fy) + response[y0, x0 + 1] * fx * (1 - fy)
-             + response[y0 + 1, x0] * (1 - fx) * fy + response[y0 + 1, x0 + 1] * fx * fy)
+    value = (
+        response[y0, x0] * (1 - fx) * (1 - fy)
+        + response[y0, x0 + 1] * fx * (1 - fy)
+        + response[y0 + 1, x0] * (1 - fx) * fy
+        + response[y0 + 1, x0 + 1] * fx * fy
+    )
     return np.asarray(np.where(inside, value, 0.0), np.float64)
 
 
-def _peak(response: NDArray[np.float32], near_mm: FloatArray, radius_mm: float,
-          px_per_mm: float) -> tuple[FloatArray, float]:
+def _peak(
+    response: NDArray[np.float32], near_mm: FloatArray, radius_mm: float, px_per_mm: float
+) -> tuple[FloatArray, float]:
     """The strongest point of ``response`` within ``radius_mm`` of ``near_mm``, to a
     fraction of a pixel (a parabola through the peak and its neighbours), and its
     value."""
@@ -347,8 +376,13 @@ class _GroupFit:
     agreeing: int
 
 
-def _fit_group(group: _Group, model: BoardModel, response: NDArray[np.float32],
-               around: NDArray[np.float32], settings: LayoutSettings) -> _GroupFit:
+def _fit_group(
+    group: _Group,
+    model: BoardModel,
+    response: NDArray[np.float32],
+    around: NDArray[np.float32],
+    settings: LayoutSettings,
+) -> _GroupFit:
     """A group's shift and scale by a search over the summed outline response, then
     each member's own peak near the group's guess, then the similarity fitted to the
     members that agree with it."""
@@ -359,8 +393,9 @@ def _fit_group(group: _Group, model: BoardModel, response: NDArray[np.float32],
     best, best_score = (np.zeros(2), 1.0), -np.inf
     # coarse (1 mm, 2% steps), then fine (0.25 mm, 0.5%) around the coarse best
     coarse = np.arange(-settings.shift_mm, settings.shift_mm + 1e-9, 1.0)
-    searches = [(np.zeros(2), coarse, np.arange(settings.scales[0], settings.scales[1] + 1e-9,
-                                                0.02))]
+    searches = [
+        (np.zeros(2), coarse, np.arange(settings.scales[0], settings.scales[1] + 1e-9, 0.02))
+    ]
     for stage in range(2):
         centre, steps, scales = searches[stage]
         grid_x, grid_y = np.meshgrid(steps, steps)
@@ -374,8 +409,13 @@ def _fit_group(group: _Group, model: BoardModel, response: NDArray[np.float32],
             if score[index] > best_score:
                 best_score = float(score[index])
                 best = (shift_grid[index], float(scale))
-        searches.append((best[0], np.arange(-1.0, 1.0 + 1e-9, 0.25),
-                         best[1] + np.arange(-0.02, 0.02 + 1e-9, 0.005)))
+        searches.append(
+            (
+                best[0],
+                np.arange(-1.0, 1.0 + 1e-9, 0.25),
+                best[1] + np.arange(-0.02, 0.02 + 1e-9, 0.005),
+            )
+        )
     similarity = _Similarity(pivot, best[0], best[1])
     guess = similarity.apply(nominal)
     own: dict[str, FloatArray] = {}
@@ -403,15 +443,21 @@ def _fit_group(group: _Group, model: BoardModel, response: NDArray[np.float32],
 
 # --- the empty board: each space against its kind's own look ------------------------------
 
-def _patch(board: NDArray[np.float32], centre_mm: FloatArray, size_px: int,
-           px_per_mm: float) -> NDArray[np.float32]:
+
+def _patch(
+    board: NDArray[np.float32], centre_mm: FloatArray, size_px: int, px_per_mm: float
+) -> NDArray[np.float32]:
     at = (float(centre_mm[0] * px_per_mm - 0.5), float(centre_mm[1] * px_per_mm - 0.5))
     return np.asarray(cv2.getRectSubPix(board, (size_px, size_px), at), np.float32)
 
 
-def _refine_by_likeness(board: NDArray[np.float32], model: BoardModel,
-                        groups: Sequence[_Group], fits: dict[str, _GroupFit],
-                        settings: LayoutSettings) -> dict[str, _GroupFit]:
+def _refine_by_likeness(
+    board: NDArray[np.float32],
+    model: BoardModel,
+    groups: Sequence[_Group],
+    fits: dict[str, _GroupFit],
+    settings: LayoutSettings,
+) -> dict[str, _GroupFit]:
     """Each group fitted again, each member now found by its likeness to the board's
     own look of its kind: the spaces of one discipline (or all the squares of a grid)
     are printed alike, so their patches at the current fit, taken together (median),
@@ -424,26 +470,37 @@ def _refine_by_likeness(board: NDArray[np.float32], model: BoardModel,
     size = round(side * 1.3 * s) | 1
     reach = math.ceil(settings.agree_mm * 1.5 * s)
     for _ in range(2):
-        where = {name: fits[g.name].similarity.apply(np.array(outlined[name].centre_mm))[0]
-                 for g in groups for name in g.members}
+        where = {
+            name: fits[g.name].similarity.apply(np.array(outlined[name].centre_mm))[0]
+            for g in groups
+            for name in g.members
+        }
         kinds: dict[str | None, list[str]] = {}
         for name, element in outlined.items():
             kinds.setdefault(element.discipline, []).append(name)
-        templates = {kind: np.median([_patch(board, where[n], size, s) for n in names],
-                                     axis=0).astype(np.float32)
-                     for kind, names in kinds.items()}
+        templates = {
+            kind: np.median([_patch(board, where[n], size, s) for n in names], axis=0).astype(
+                np.float32
+            )
+            for kind, names in kinds.items()
+        }
         own: dict[str, FloatArray] = {}
         likeness: dict[str, float] = {}
         for name, element in outlined.items():
             window = _patch(board, where[name], size + 2 * reach, s)
-            scores = cv2.matchTemplate(window, templates[element.discipline],
-                                       cv2.TM_CCOEFF_NORMED)
+            scores = cv2.matchTemplate(window, templates[element.discipline], cv2.TM_CCOEFF_NORMED)
             iy, ix = np.unravel_index(int(np.argmax(scores)), scores.shape)
             best = float(scores[iy, ix])
-            dx = _parabola(scores[iy, ix - 1], best, scores[iy, ix + 1]) \
-                if 0 < ix < scores.shape[1] - 1 else 0.0
-            dy = _parabola(scores[iy - 1, ix], best, scores[iy + 1, ix]) \
-                if 0 < iy < scores.shape[0] - 1 else 0.0
+            dx = (
+                _parabola(scores[iy, ix - 1], best, scores[iy, ix + 1])
+                if 0 < ix < scores.shape[1] - 1
+                else 0.0
+            )
+            dy = (
+                _parabola(scores[iy - 1, ix], best, scores[iy + 1, ix])
+                if 0 < iy < scores.shape[0] - 1
+                else 0.0
+            )
             own[name] = where[name] + (np.array([ix + dx, iy + dy]) - reach) / s
             likeness[name] = best
         refitted = {}
@@ -463,11 +520,18 @@ def _refine_by_likeness(board: NDArray[np.float32], model: BoardModel,
                     break
                 keep = new_keep
             residual = np.linalg.norm(similarity.apply(nominal) - target, axis=1)
-            agreeing = int(((residual <= settings.agree_mm)
-                            & np.array([likeness[m] >= settings.min_likeness
-                                        for m in group.members])).sum())
-            refitted[group.name] = _GroupFit(similarity, {m: own[m] for m in group.members},
-                                             {m: likeness[m] for m in group.members}, agreeing)
+            agreeing = int(
+                (
+                    (residual <= settings.agree_mm)
+                    & np.array([likeness[m] >= settings.min_likeness for m in group.members])
+                ).sum()
+            )
+            refitted[group.name] = _GroupFit(
+                similarity,
+                {m: own[m] for m in group.members},
+                {m: likeness[m] for m in group.members},
+                agreeing,
+            )
         fits = refitted
     return fits
 
@@ -479,8 +543,7 @@ SHADE_WEIGHT = 0.3
 SHADOW_WEIGHT = 0.1
 """How much a darkening alone counts: a piece's shadow darkens the board around it."""
 _LOG_FLOOR = 0.02
-_PIECES = {"bridge": "bridge_height_mm", "stone": "stone_height_mm",
-           "gate": "stick_height_mm"}
+_PIECES = {"bridge": "bridge_height_mm", "stone": "stone_height_mm", "gate": "stick_height_mm"}
 _IN_PLACE = (True, "closed")
 _TILE_VALUES_EMPTY = (None, "empty", False)
 
@@ -493,8 +556,9 @@ def _footprint(element: Element, angle_deg: float) -> FloatArray:
     return replace(element, centre_mm=(0.0, 0.0), angle_deg=angle_deg).corners_mm()
 
 
-def _silhouette(footprint: FloatArray, height_mm: float, at_mm: FloatArray,
-                camera_mm: FloatArray | None) -> FloatArray:
+def _silhouette(
+    footprint: FloatArray, height_mm: float, at_mm: FloatArray, camera_mm: FloatArray | None
+) -> FloatArray:
     """Where a solid of ``footprint`` (relative to its centre ``at_mm``) and
     ``height_mm`` covers the board as seen from ``camera_mm`` (its top pushed away from
     the camera), relative to ``at_mm``: the convex hull of base and top."""
@@ -506,9 +570,13 @@ def _silhouette(footprint: FloatArray, height_mm: float, at_mm: FloatArray,
     return np.asarray(hull.reshape(-1, 2), np.float64) - at_mm
 
 
-def _template(outline_mm: FloatArray, ring_mm: float, px_per_mm: float,
-              core_mm: FloatArray | None = None, rim_weight: float = 1.0) -> tuple[
-        NDArray[np.float32], FloatArray]:
+def _template(
+    outline_mm: FloatArray,
+    ring_mm: float,
+    px_per_mm: float,
+    core_mm: FloatArray | None = None,
+    rim_weight: float = 1.0,
+) -> tuple[NDArray[np.float32], FloatArray]:
     """A zero-sum template: positive inside ``outline_mm`` (summing to 1), -1/area on a
     ring ``ring_mm`` wide around it; and the template pixel of the outline's origin.
     With ``core_mm`` (a polygon inside the outline), the outline's points outside the
@@ -521,17 +589,27 @@ def _template(outline_mm: FloatArray, ring_mm: float, px_per_mm: float,
     points = np.rint((outline_mm - lo) * px_per_mm * scale - 0.5).astype(np.int32)
     cv2.fillConvexPoly(inside, points, 255)
     grown = inside.copy()
-    cv2.polylines(grown, [points.reshape(-1, 1, 2)], True, 255,
-                  max(1, int(2 * ring_mm * px_per_mm * scale)), cv2.LINE_8)
+    cv2.polylines(
+        grown,
+        [points.reshape(-1, 1, 2)],
+        True,
+        255,
+        max(1, int(2 * ring_mm * px_per_mm * scale)),
+        cv2.LINE_8,
+    )
     weights = inside.astype(np.float32) / 255.0
     if core_mm is not None:
         core = np.zeros_like(inside)
-        cv2.fillConvexPoly(core, np.rint((core_mm - lo) * px_per_mm * scale - 0.5)
-                           .astype(np.int32), 255)
+        cv2.fillConvexPoly(
+            core, np.rint((core_mm - lo) * px_per_mm * scale - 0.5).astype(np.int32), 255
+        )
         weights = weights * rim_weight + core.astype(np.float32) / 255.0 * (1.0 - rim_weight)
     inside_f = cv2.resize(weights, (int(size[0]), int(size[1])), interpolation=cv2.INTER_AREA)
-    ring_f = cv2.resize((grown.astype(np.float32) - inside.astype(np.float32)) / 255.0,
-                        (int(size[0]), int(size[1])), interpolation=cv2.INTER_AREA)
+    ring_f = cv2.resize(
+        (grown.astype(np.float32) - inside.astype(np.float32)) / 255.0,
+        (int(size[0]), int(size[1])),
+        interpolation=cv2.INTER_AREA,
+    )
     template = inside_f / max(inside_f.sum(), 1e-9) - ring_f / max(ring_f.sum(), 1e-9)
     return template.astype(np.float32), -lo * px_per_mm - 0.5
 
@@ -559,8 +637,9 @@ def _difference(empty: Image, frame: Image) -> NDArray[np.float32]:
     return np.asarray(out, np.float32)
 
 
-def _top(footprint: FloatArray, height_mm: float, at_mm: FloatArray,
-         camera_mm: FloatArray | None) -> FloatArray:
+def _top(
+    footprint: FloatArray, height_mm: float, at_mm: FloatArray, camera_mm: FloatArray | None
+) -> FloatArray:
     """Where the top face of a solid of ``footprint`` (relative to its centre
     ``at_mm``) and ``height_mm`` shows on the board plane, relative to ``at_mm``."""
     if camera_mm is None or camera_mm[2] <= height_mm:
@@ -570,11 +649,17 @@ def _top(footprint: FloatArray, height_mm: float, at_mm: FloatArray,
     return np.asarray(top - at_mm, np.float64)
 
 
-def _find_piece(element: Element, height_mm: float, guess_mm: FloatArray,
-                difference: NDArray[np.float32], camera_mm: FloatArray | None,
-                settings: LayoutSettings, search_mm: float,
-                turn_deg: float | None = None,
-                rim_weight: float | None = None) -> tuple[FloatArray, float, float]:
+def _find_piece(
+    element: Element,
+    height_mm: float,
+    guess_mm: FloatArray,
+    difference: NDArray[np.float32],
+    camera_mm: FloatArray | None,
+    settings: LayoutSettings,
+    search_mm: float,
+    turn_deg: float | None = None,
+    rim_weight: float | None = None,
+) -> tuple[FloatArray, float, float]:
     """Where the piece on ``element`` stands near ``guess_mm``: centre, axis and the
     contrast of its silhouette against its surroundings (share of its own difference).
     ``turn_deg``: how far its axis may turn from the model's. ``rim_weight``: how much
@@ -583,8 +668,7 @@ def _find_piece(element: Element, height_mm: float, guess_mm: FloatArray,
     s = settings.px_per_mm
     shape = _silhouette
     limit = settings.turn_deg if turn_deg is None else turn_deg
-    turns = [0.0] if element.kind == "stone" else list(
-        np.arange(-limit, limit + 1e-9, 2.0))
+    turns = [0.0] if element.kind == "stone" else list(np.arange(-limit, limit + 1e-9, 2.0))
     best: tuple[float, FloatArray, float] = (-np.inf, guess_mm, element.angle_deg)
     h, w = difference.shape
     ring = 2.5
@@ -600,9 +684,9 @@ def _find_piece(element: Element, height_mm: float, guess_mm: FloatArray,
             if rim_weight is None:
                 template, origin = _template(outline, ring, s)
             else:
-                template, origin = _template(outline, ring, s,
-                                             _top(footprint, height_mm, guess_mm, camera_mm),
-                                             rim_weight)
+                template, origin = _template(
+                    outline, ring, s, _top(footprint, height_mm, guess_mm, camera_mm), rim_weight
+                )
             th, tw = template.shape
             centre_px = guess_mm * s - 0.5
             x0 = math.floor(centre_px[0] - search_mm * s - origin[0])
@@ -613,9 +697,9 @@ def _find_piece(element: Element, height_mm: float, guess_mm: FloatArray,
                 sx0, sy0 = max(0, x0), max(0, y0)
                 sx1, sy1 = min(w, x0 + span + tw), min(h, y0 + span + th)
                 if sx1 > sx0 and sy1 > sy0:
-                    window[sy0 - y0:sy1 - y0, sx0 - x0:sx1 - x0] = difference[sy0:sy1, sx0:sx1]
+                    window[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = difference[sy0:sy1, sx0:sx1]
             else:
-                window = difference[y0:y0 + span + th, x0:x0 + span + tw]
+                window = difference[y0 : y0 + span + th, x0 : x0 + span + tw]
             scores = cv2.matchTemplate(window, template, cv2.TM_CCORR)
             iy, ix = np.unravel_index(int(np.argmax(scores)), scores.shape)
             score = float(scores[iy, ix])
@@ -636,19 +720,23 @@ def _find_piece(element: Element, height_mm: float, guess_mm: FloatArray,
 
 def _inside_mean(difference: NDArray[np.float32], polygon_mm: FloatArray, s: float) -> float:
     mask = np.zeros(difference.shape, np.uint8)
-    cv2.fillConvexPoly(mask, np.rint(polygon_mm * s * 8 - 0.5 * 8).astype(np.int32), 1,
-                       cv2.LINE_8, 3)
+    cv2.fillConvexPoly(
+        mask, np.rint(polygon_mm * s * 8 - 0.5 * 8).astype(np.int32), 1, cv2.LINE_8, 3
+    )
     return float(difference[mask > 0].mean()) if mask.any() else 0.0
 
 
-def _mask_polygons(difference: NDArray[np.float32], polygons: Iterable[FloatArray],
-                   s: float) -> None:
+def _mask_polygons(
+    difference: NDArray[np.float32], polygons: Iterable[FloatArray], s: float
+) -> None:
     for polygon in polygons:
-        cv2.fillConvexPoly(difference, np.rint(polygon * s * 8 - 0.5 * 8).astype(np.int32),
-                           0.0, cv2.LINE_8, 3)
+        cv2.fillConvexPoly(
+            difference, np.rint(polygon * s * 8 - 0.5 * 8).astype(np.int32), 0.0, cv2.LINE_8, 3
+        )
 
 
 # --- the calibration pictures: each piece's place, to a fraction of a millimetre ------------
+
 
 def _log_colour(image: Image) -> NDArray[np.float32]:
     """Log colour of a board seen from above, lightly smoothed (as :func:`_difference`)."""
@@ -656,35 +744,46 @@ def _log_colour(image: Image) -> NDArray[np.float32]:
     return np.asarray(out if out.ndim == 3 else out[:, :, None], np.float32)
 
 
-def _soft_mask(polygon_mm: FloatArray, lo_mm: FloatArray, size: tuple[int, int],
-               px_per_mm: float) -> NDArray[np.float32]:
+def _soft_mask(
+    polygon_mm: FloatArray, lo_mm: FloatArray, size: tuple[int, int], px_per_mm: float
+) -> NDArray[np.float32]:
     """How much of each pixel of a ``size`` (w, h) grid starting at ``lo_mm`` lies
     inside ``polygon_mm`` (eight times finer, then averaged)."""
     scale = 8
     big = np.zeros((size[1] * scale, size[0] * scale), np.uint8)
-    cv2.fillConvexPoly(big, np.rint((polygon_mm - lo_mm) * px_per_mm * scale - 0.5)
-                       .astype(np.int32), 1)
-    return np.asarray(cv2.resize(big.astype(np.float32), size, interpolation=cv2.INTER_AREA),
-                      np.float32)
+    cv2.fillConvexPoly(
+        big, np.rint((polygon_mm - lo_mm) * px_per_mm * scale - 0.5).astype(np.int32), 1
+    )
+    return np.asarray(
+        cv2.resize(big.astype(np.float32), size, interpolation=cv2.INTER_AREA), np.float32
+    )
 
 
 def _window(image: NDArray[np.float32], x0: int, y0: int, w: int, h: int) -> NDArray[np.float32]:
     """``image[y0:y0+h, x0:x0+w]``, zero where it reaches past the image."""
     ih, iw = image.shape[:2]
     if x0 >= 0 and y0 >= 0 and x0 + w <= iw and y0 + h <= ih:
-        return image[y0:y0 + h, x0:x0 + w]
+        return image[y0 : y0 + h, x0 : x0 + w]
     out = np.zeros((h, w, *image.shape[2:]), np.float32)
     sx0, sy0, sx1, sy1 = max(0, x0), max(0, y0), min(iw, x0 + w), min(ih, y0 + h)
     if sx1 > sx0 and sy1 > sy0:
-        out[sy0 - y0:sy1 - y0, sx0 - x0:sx1 - x0] = image[sy0:sy1, sx0:sx1]
+        out[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = image[sy0:sy1, sx0:sx1]
     return out
 
 
-def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_deg: float,
-                  seen: NDArray[np.float32], changed: NDArray[np.float32],
-                  elsewhere: Sequence[FloatArray], camera_mm: FloatArray | None,
-                  settings: LayoutSettings, search_mm: float,
-                  turn_deg: float) -> tuple[FloatArray, float]:
+def _refine_piece(
+    element: Element,
+    height_mm: float,
+    at_mm: FloatArray,
+    angle_deg: float,
+    seen: NDArray[np.float32],
+    changed: NDArray[np.float32],
+    elsewhere: Sequence[FloatArray],
+    camera_mm: FloatArray | None,
+    settings: LayoutSettings,
+    search_mm: float,
+    turn_deg: float,
+) -> tuple[FloatArray, float]:
     """The piece's place and axis near ``at_mm`` that best explain the calibration
     picture as the empty board with the piece on it: inside its top face, and inside
     the sides the camera sees, the picture is of one colour each (the piece's, in two
@@ -704,8 +803,10 @@ def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_d
         top = _top(footprint, height_mm, at_mm, camera_mm)
         hull = _silhouette(footprint, height_mm, at_mm, camera_mm)
         lo = hull.min(axis=0) - 1.0
-        size = (math.ceil((hull.max(axis=0)[0] + 1.0 - lo[0]) * s) + 1,
-                math.ceil((hull.max(axis=0)[1] + 1.0 - lo[1]) * s) + 1)
+        size = (
+            math.ceil((hull.max(axis=0)[0] + 1.0 - lo[0]) * s) + 1,
+            math.ceil((hull.max(axis=0)[1] + 1.0 - lo[1]) * s) + 1,
+        )
         top_w = _soft_mask(top, lo, size, s)
         rim_w = np.clip(_soft_mask(hull, lo, size, s) - top_w, 0.0, 1.0)
         origin = -lo * s - 0.5
@@ -717,10 +818,15 @@ def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_d
         change_map = _window(changed, x0, y0, ww, wh)
         valid = np.asarray(change_map > 0.0, np.float32)  # 0 where a tile stands
         for polygon in elsewhere:
-            cv2.fillConvexPoly(valid, np.rint((polygon * s - 0.5 - np.array([x0, y0])) * 8)
-                               .astype(np.int32), 0.0, cv2.LINE_8, 3)
+            cv2.fillConvexPoly(
+                valid,
+                np.rint((polygon * s - 0.5 - np.array([x0, y0])) * 8).astype(np.int32),
+                0.0,
+                cv2.LINE_8,
+                3,
+            )
         picture = _window(seen, x0, y0, ww, wh) * valid[:, :, None]
-        spread_map = np.asarray((picture ** 2).sum(axis=2), np.float32)
+        spread_map = np.asarray((picture**2).sum(axis=2), np.float32)
         change_map = change_map * valid
         cost = np.zeros((span, span), np.float32)
         for weights in (top_w, rim_w):
@@ -729,9 +835,10 @@ def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_d
             area = np.maximum(cv2.matchTemplate(valid, weights, cv2.TM_CCORR), 1e-3)
             spread = cv2.matchTemplate(spread_map, weights, cv2.TM_CCORR)
             for c in range(seen.shape[2]):
-                mean = cv2.matchTemplate(np.ascontiguousarray(picture[:, :, c]), weights,
-                                         cv2.TM_CCORR)
-                spread = spread - mean ** 2 / area
+                mean = cv2.matchTemplate(
+                    np.ascontiguousarray(picture[:, :, c]), weights, cv2.TM_CCORR
+                )
+                spread = spread - mean**2 / area
             cost += spread - cv2.matchTemplate(change_map, weights, cv2.TM_CCORR)
         iy, ix = np.unravel_index(int(np.argmin(cost)), cost.shape)
         value = float(cost[iy, ix])
@@ -745,8 +852,10 @@ def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_d
 
     at, angle = np.asarray(at_mm, np.float64), angle_deg
     for _ in range(3):
-        tried = {angle + float(t): at_angle(at, angle + float(t))
-                 for t in np.arange(-turn_deg, turn_deg + 1e-9, 1.0)}
+        tried = {
+            angle + float(t): at_angle(at, angle + float(t))
+            for t in np.arange(-turn_deg, turn_deg + 1e-9, 1.0)
+        }
         whole = min(tried, key=lambda a: tried[a][0])
         for turned in (whole - 0.5, whole + 0.5):  # half a degree either side
             tried[turned] = at_angle(at, turned)
@@ -761,8 +870,10 @@ def _refine_piece(element: Element, height_mm: float, at_mm: FloatArray, angle_d
 
 # --- the view of a registered board ----------------------------------------------------------
 
-def registered_view(homography: FloatArray, image_size: tuple[int, int],
-                    camera: Any = None) -> BoardView:
+
+def registered_view(
+    homography: FloatArray, image_size: tuple[int, int], camera: Any = None
+) -> BoardView:
     """The view of a board registered by ``homography`` (board mm to ideal pixels, as
     ``companion calibrate board`` stores it) in pictures of ``image_size``, with heights
     above the board known so that a piece's silhouette can be predicted.
@@ -777,8 +888,13 @@ def registered_view(homography: FloatArray, image_size: tuple[int, int],
     h = np.asarray(homography, np.float64)
     if camera is not None:
         lens = Lens.of(camera)
-        return BoardView(h, image_size, lens if lens.distorts else None,
-                         pose_from_homography(h, lens.matrix), "markers")
+        return BoardView(
+            h,
+            image_size,
+            lens if lens.distorts else None,
+            pose_from_homography(h, lens.matrix),
+            "markers",
+        )
     w, ht = image_size
     centred = np.array([[1.0, 0.0, -w / 2.0], [0.0, 1.0, -ht / 2.0], [0.0, 0.0, 1.0]]) @ h
     h1, h2 = centred[:, 0], centred[:, 1]
@@ -786,8 +902,9 @@ def registered_view(homography: FloatArray, image_size: tuple[int, int],
     if abs(h1[2] * h2[2]) > 1e-12:
         estimates.append(-(h1[0] * h2[0] + h1[1] * h2[1]) / (h1[2] * h2[2]))
     if abs(h2[2] ** 2 - h1[2] ** 2) > 1e-12:
-        estimates.append((h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2)
-                         / (h2[2] ** 2 - h1[2] ** 2))
+        estimates.append(
+            (h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2) / (h2[2] ** 2 - h1[2] ** 2)
+        )
     good = [f2 for f2 in estimates if (0.2 * w) ** 2 < f2 < (10.0 * w) ** 2]
     focal = math.sqrt(float(np.median(good))) if good else float(w)
     matrix = np.array([[focal, 0.0, w / 2.0], [0.0, focal, ht / 2.0], [0.0, 0.0, 1.0]])
@@ -796,9 +913,15 @@ def registered_view(homography: FloatArray, image_size: tuple[int, int],
 
 # --- the fit -------------------------------------------------------------------------------
 
-def fit_layout(game: str, nominal: BoardModel, empty_frame: Image, view: BoardView,
-               calibration: Sequence[Frame] = (),
-               settings: LayoutSettings | None = None) -> LayoutFit:
+
+def fit_layout(
+    game: str,
+    nominal: BoardModel,
+    empty_frame: Image,
+    view: BoardView,
+    calibration: Sequence[Frame] = (),
+    settings: LayoutSettings | None = None,
+) -> LayoutFit:
     """Where each element of ``nominal`` lies on the board in ``empty_frame`` (seen
     through ``view``), refined with ``calibration`` pictures of pieces in place, each
     with its own view and the observation of what stands where.
@@ -815,17 +938,17 @@ def fit_layout(game: str, nominal: BoardModel, empty_frame: Image, view: BoardVi
     outlined = nominal.of_kind(kind)
     keys = {(e.size_mm, e.angle_deg) for e in outlined}
     if len(keys) != 1:
-        raise LayoutError(f"the {game} model's {kind}s differ in size or turn; the layout "
-                          "fit needs them alike")
-    (size, angle), = keys
+        raise LayoutError(
+            f"the {game} model's {kind}s differ in size or turn; the layout fit needs them alike"
+        )
+    ((size, angle),) = keys
     response, around = outline_response(board, size[0], angle, s)
     fits: dict[str, ElementFit] = {}
     similarity_of: dict[str, _Similarity] = {}
     villages = list(nominal.villages)
     agreeing = total = 0
     groups = _groups(nominal)
-    first = {group.name: _fit_group(group, nominal, response, around, settings)
-             for group in groups}
+    first = {group.name: _fit_group(group, nominal, response, around, settings) for group in groups}
     group_fits = _refine_by_likeness(_float_image(board), nominal, groups, first, settings)
     for group in groups:
         fit = group_fits[group.name]
@@ -839,33 +962,56 @@ def fit_layout(game: str, nominal: BoardModel, empty_frame: Image, view: BoardVi
             confidence = float(np.clip(fit.strength[name], 0.0, 1.0))
             if residual > settings.agree_mm:
                 confidence = min(confidence, settings.agree_mm / residual)
-            fits[name] = _element_fit(element, centre, element.angle_deg
-                                      + fit.similarity.turn_deg, confidence, residual,
-                                      "outline")
+            fits[name] = _element_fit(
+                element,
+                centre,
+                element.angle_deg + fit.similarity.turn_deg,
+                confidence,
+                residual,
+                "outline",
+            )
         if group.village is not None:
             v = group.village
             centre = fit.similarity.apply(np.array(v.centre_mm))[0]
-            villages[v.id] = replace(v, centre_mm=(float(centre[0]), float(centre[1])),
-                                     radius_mm=v.radius_mm * fit.similarity.scale)
+            villages[v.id] = replace(
+                v,
+                centre_mm=(float(centre[0]), float(centre[1])),
+                radius_mm=v.radius_mm * fit.similarity.scale,
+            )
     if total == 0 or agreeing < settings.min_agreement * total:
         raise LayoutError(
             f"the empty board does not show the {game} board's printed {kind}s where they "
             f"should be (only {agreeing} of {total} found in place): is the whole board in "
-            f"the picture, is it the {game} board, and was the board registered first?")
+            f"the picture, is it the {game} board, and was the board registered first?"
+        )
     _follow_groups(nominal, fits, similarity_of)
     _fit_pieces(nominal, fits, board, calibration, settings)
-    elements = {name: replace(e, centre_mm=fits[name].centre_mm,
-                              angle_deg=fits[name].angle_deg)
-                for name, e in nominal.elements.items()}
+    elements = {
+        name: replace(e, centre_mm=fits[name].centre_mm, angle_deg=fits[name].angle_deg)
+        for name, e in nominal.elements.items()
+    }
     model = replace(nominal, elements=elements, villages=tuple(villages))
     return LayoutFit(model, fits)
 
 
-def _element_fit(element: Element, centre: FloatArray, angle: float, confidence: float,
-                 residual: float, source: str) -> ElementFit:
+def _element_fit(
+    element: Element,
+    centre: FloatArray,
+    angle: float,
+    confidence: float,
+    residual: float,
+    source: str,
+) -> ElementFit:
     moved = float(np.linalg.norm(np.asarray(centre) - np.array(element.centre_mm)))
-    return ElementFit(element.name, (float(centre[0]), float(centre[1])), float(angle), moved,
-                      float(confidence), float(residual), source)
+    return ElementFit(
+        element.name,
+        (float(centre[0]), float(centre[1])),
+        float(angle),
+        moved,
+        float(confidence),
+        float(residual),
+        source,
+    )
 
 
 def _group_of(model: BoardModel, element: Element) -> str | None:
@@ -882,8 +1028,9 @@ def _group_of(model: BoardModel, element: Element) -> str | None:
     return None
 
 
-def _follow_groups(model: BoardModel, fits: dict[str, ElementFit],
-                   similarity_of: Mapping[str, _Similarity]) -> None:
+def _follow_groups(
+    model: BoardModel, fits: dict[str, ElementFit], similarity_of: Mapping[str, _Similarity]
+) -> None:
     """Elements without outlines of their own take their group's fit (a bridge spot,
     between two villages, the mean of theirs)."""
     for element in model.elements.values():
@@ -891,15 +1038,19 @@ def _follow_groups(model: BoardModel, fits: dict[str, ElementFit],
             continue
         if model.game == "shenshi":
             tile = fits[element.name.split(" ")[0] + " tile"]
-            fits[element.name] = _element_fit(element, np.array(tile.centre_mm),
-                                              element.angle_deg, 0.0, 0.0, "group")
+            fits[element.name] = _element_fit(
+                element, np.array(tile.centre_mm), element.angle_deg, 0.0, 0.0, "group"
+            )
             continue
         if element.kind == "bridge":
             a, b = (int(x) for x in element.name[7:].split("-"))
-            ends = [next(e.name for e in model.of_kind("space") if _village_of(e.name) == v)
-                    for v in (a, b)]
-            moved = np.mean([similarity_of[n].apply(np.array(element.centre_mm))[0]
-                             for n in ends], axis=0)
+            ends = [
+                next(e.name for e in model.of_kind("space") if _village_of(e.name) == v)
+                for v in (a, b)
+            ]
+            moved = np.mean(
+                [similarity_of[n].apply(np.array(element.centre_mm))[0] for n in ends], axis=0
+            )
             turn = float(np.mean([similarity_of[n].turn_deg for n in ends]))
         else:
             leader = _group_of(model, element)
@@ -908,14 +1059,19 @@ def _follow_groups(model: BoardModel, fits: dict[str, ElementFit],
             similarity = similarity_of[leader]
             moved = similarity.apply(np.array(element.centre_mm))[0]
             turn = similarity.turn_deg
-        fits[element.name] = _element_fit(element, moved, element.angle_deg + turn, 0.0, 0.0,
-                                          "group")
+        fits[element.name] = _element_fit(
+            element, moved, element.angle_deg + turn, 0.0, 0.0, "group"
+        )
 
 
-def _by_piece_colour(model: BoardModel, seen: Image, covered: Sequence[FloatArray],
-                     first: Mapping[str, tuple[FloatArray, float, float]],
-                     camera: FloatArray | None,
-                     settings: LayoutSettings) -> dict[str, tuple[FloatArray, float, float]]:
+def _by_piece_colour(
+    model: BoardModel,
+    seen: Image,
+    covered: Sequence[FloatArray],
+    first: Mapping[str, tuple[FloatArray, float, float]],
+    camera: FloatArray | None,
+    settings: LayoutSettings,
+) -> dict[str, tuple[FloatArray, float, float]]:
     """Each piece found again by its silhouette, on a map of how like the set's own
     pieces of its kind each point looks. A piece's shadow changes the board around it
     (its brightness, and its hue under coloured light), but it is not the colour of
@@ -934,8 +1090,9 @@ def _by_piece_colour(model: BoardModel, seen: Image, covered: Sequence[FloatArra
         for name in names:
             at, angle, _ = first[name]
             face = _top(_footprint(model.elements[name], angle) * 0.6, height, at, camera) + at
-            cv2.fillConvexPoly(mask, np.rint(face * s * 8 - 0.5 * 8).astype(np.int32), 1,
-                               cv2.LINE_8, 3)
+            cv2.fillConvexPoly(
+                mask, np.rint(face * s * 8 - 0.5 * 8).astype(np.int32), 1, cv2.LINE_8, 3
+            )
         colours = image[mask > 0]
         if len(colours) < 10:
             continue
@@ -959,14 +1116,23 @@ def _by_piece_colour(model: BoardModel, seen: Image, covered: Sequence[FloatArra
             if hull_area > top_area * 1.05:
                 tops.append(in_top)
                 rims.append((in_hull * hull_area - in_top * top_area) / (hull_area - top_area))
-        rim_weight = float(np.clip(np.median(rims) / max(np.median(tops), 1e-6), 0.0, 1.0)) \
-            if rims else 1.0
+        rim_weight = (
+            float(np.clip(np.median(rims) / max(np.median(tops), 1e-6), 0.0, 1.0)) if rims else 1.0
+        )
         for name in names:
             at, angle, _ = first[name]
             element = replace(model.elements[name], angle_deg=angle)
-            found = _find_piece(element, height, at, likeness, camera, settings,
-                                settings.agree_mm * 2.0, turn_deg=4.0,
-                                rim_weight=rim_weight)
+            found = _find_piece(
+                element,
+                height,
+                at,
+                likeness,
+                camera,
+                settings,
+                settings.agree_mm * 2.0,
+                turn_deg=4.0,
+                rim_weight=rim_weight,
+            )
             if found[2] >= settings.min_contrast:
                 out[name] = found
     return out
@@ -979,8 +1145,13 @@ def _printed_with_group(element: Element, fit: ElementFit) -> bool:
     return element.kind in ("stone", "gate") and fit.source == "group"
 
 
-def _fit_pieces(model: BoardModel, fits: dict[str, ElementFit],
-                board: Image, calibration: Sequence[Frame], settings: LayoutSettings) -> None:
+def _fit_pieces(
+    model: BoardModel,
+    fits: dict[str, ElementFit],
+    board: Image,
+    calibration: Sequence[Frame],
+    settings: LayoutSettings,
+) -> None:
     """Bridges, stones and gates where a calibration picture shows their piece."""
     s = settings.px_per_mm
     for frame, view, observation in calibration:
@@ -998,29 +1169,45 @@ def _fit_pieces(model: BoardModel, fits: dict[str, ElementFit],
             fitted = fits[element.name]
             grown = replace(element, centre_mm=fitted.centre_mm, angle_deg=fitted.angle_deg)
             foot = _footprint(replace(grown, size_mm=(tile + 3.0, tile + 3.0)), fitted.angle_deg)
-            covered.append(_silhouette(foot, model.pieces.get("tile_thickness_mm", 0.0) * 3,
-                                       np.array(fitted.centre_mm), camera)
-                           + np.array(fitted.centre_mm))
+            covered.append(
+                _silhouette(
+                    foot,
+                    model.pieces.get("tile_thickness_mm", 0.0) * 3,
+                    np.array(fitted.centre_mm),
+                    camera,
+                )
+                + np.array(fitted.centre_mm)
+            )
         _mask_polygons(difference, covered, s)
-        changed = difference ** 2
-        order = sorted((e for e in model.elements.values() if e.kind in _PIECES
-                        and e.name in observation and observation.value(e.name) in _IN_PLACE),
-                       key=lambda e: ("stone", "gate", "bridge").index(e.kind))
+        changed = difference**2
+        order = sorted(
+            (
+                e
+                for e in model.elements.values()
+                if e.kind in _PIECES
+                and e.name in observation
+                and observation.value(e.name) in _IN_PLACE
+            ),
+            key=lambda e: ("stone", "gate", "bridge").index(e.kind),
+        )
         found = []
         first: dict[str, tuple[FloatArray, float, float]] = {}
         for element in order:
             guess = np.array(fits[element.name].centre_mm)
-            search = settings.piece_shift_mm if element.kind == "bridge" \
-                else settings.agree_mm * 2.5
+            search = (
+                settings.piece_shift_mm if element.kind == "bridge" else settings.agree_mm * 2.5
+            )
             height = model.pieces[_PIECES[element.kind]]
-            at, angle, contrast = _find_piece(element, height, guess, difference, camera,
-                                              settings, search)
+            at, angle, contrast = _find_piece(
+                element, height, guess, difference, camera, settings, search
+            )
             if contrast < settings.min_contrast:
                 found.append(element.name)
                 continue
             first[element.name] = (at, angle, contrast)
-            _mask_polygons(difference, [_silhouette(_footprint(element, angle), height, at,
-                                                    camera) + at], s)
+            _mask_polygons(
+                difference, [_silhouette(_footprint(element, angle), height, at, camera) + at], s
+            )
         second = _by_piece_colour(model, seen, covered, first, camera, settings)
         placed = {name: second.get(name, first[name]) for name in first}
         colour = _log_colour(seen)
@@ -1029,14 +1216,30 @@ def _fit_pieces(model: BoardModel, fits: dict[str, ElementFit],
             element = model.elements[name]
             if _printed_with_group(element, fits[name]):
                 continue
-            elsewhere = [_silhouette(_footprint(model.elements[n], placed[n][1]),
-                                     model.pieces[_PIECES[model.elements[n].kind]],
-                                     placed[n][0], camera) + placed[n][0]
-                         for n in placed
-                         if n != name and np.linalg.norm(placed[n][0] - at) < 60.0]
-            at, angle = _refine_piece(element, model.pieces[_PIECES[element.kind]], at, angle,
-                                      colour, changed, elsewhere, camera, settings,
-                                      settings.agree_mm * 2.0, 3.0)
+            elsewhere = [
+                _silhouette(
+                    _footprint(model.elements[n], placed[n][1]),
+                    model.pieces[_PIECES[model.elements[n].kind]],
+                    placed[n][0],
+                    camera,
+                )
+                + placed[n][0]
+                for n in placed
+                if n != name and np.linalg.norm(placed[n][0] - at) < 60.0
+            ]
+            at, angle = _refine_piece(
+                element,
+                model.pieces[_PIECES[element.kind]],
+                at,
+                angle,
+                colour,
+                changed,
+                elsewhere,
+                camera,
+                settings,
+                settings.agree_mm * 2.0,
+                3.0,
+            )
             stood[name] = (at, angle, contrast)
         for element in order:
             if element.name not in first:
@@ -1050,32 +1253,49 @@ def _fit_pieces(model: BoardModel, fits: dict[str, ElementFit],
                 # more finely than a hand puts the piece down; the piece in the picture
                 # confirms it (a piece seen well off its spot makes the spot doubtful)
                 agreement = min(1.0, 1.5 * settings.agree_mm / max(residual, 1e-6))
-                fits[element.name] = _element_fit(element, guess, fits[element.name].angle_deg,
-                                                  min(contrast, agreement), residual, "group")
+                fits[element.name] = _element_fit(
+                    element,
+                    guess,
+                    fits[element.name].angle_deg,
+                    min(contrast, agreement),
+                    residual,
+                    "group",
+                )
             else:
-                fits[element.name] = _element_fit(element, at, angle, contrast, residual,
-                                                  "piece")
+                fits[element.name] = _element_fit(element, at, angle, contrast, residual, "piece")
         if found:
             raise LayoutError(
                 f"{len(found)} piece(s) the calibration position puts on the board are not "
                 f"seen near their place: {', '.join(found[:6])}"
                 + (" ..." if len(found) > 6 else "")
                 + "; put every piece of the calibration position in place and take the "
-                "picture again")
+                "picture again"
+            )
 
 
 # --- storing and showing -------------------------------------------------------------------
 
+
 def layout_to_json(fit: LayoutFit) -> dict[str, Any]:
     """The fit as a profile document's body (``save_layout``)."""
     return {
-        "created": fit.created, "game": fit.model.game,
-        "villages": [{"id": v.id, "centre_mm": list(v.centre_mm), "radius_mm": v.radius_mm}
-                     for v in fit.model.villages],
-        "elements": {name: {"centre_mm": list(f.centre_mm), "angle_deg": f.angle_deg,
-                            "moved_mm": f.moved_mm, "confidence": f.confidence,
-                            "residual_mm": f.residual_mm, "source": f.source}
-                     for name, f in fit.elements.items()},
+        "created": fit.created,
+        "game": fit.model.game,
+        "villages": [
+            {"id": v.id, "centre_mm": list(v.centre_mm), "radius_mm": v.radius_mm}
+            for v in fit.model.villages
+        ],
+        "elements": {
+            name: {
+                "centre_mm": list(f.centre_mm),
+                "angle_deg": f.angle_deg,
+                "moved_mm": f.moved_mm,
+                "confidence": f.confidence,
+                "residual_mm": f.residual_mm,
+                "source": f.source,
+            }
+            for name, f in fit.elements.items()
+        },
     }
 
 
@@ -1102,10 +1322,15 @@ def load_layout(path: Path, nominal: BoardModel) -> LayoutFit:
         x, y = item.numbers("centre_mm", 2)
         if not (0.0 <= x <= w and 0.0 <= y <= h):
             raise item.fail("centre_mm", f"lies off the {w:g} x {h:g} mm board")
-        fits[name] = ElementFit(name, (x, y), item.number("angle_deg"),
-                                item.number("moved_mm", 0.0), item.number("confidence", 0.0),
-                                item.number("residual_mm", 0.0),
-                                item.string("source", ("outline", "piece", "group")))
+        fits[name] = ElementFit(
+            name,
+            (x, y),
+            item.number("angle_deg"),
+            item.number("moved_mm", 0.0),
+            item.number("confidence", 0.0),
+            item.number("residual_mm", 0.0),
+            item.string("source", ("outline", "piece", "group")),
+        )
     extra = [name for name in raw if name not in nominal.elements]
     if extra:
         raise fields.fail("elements", f"names elements the board has not: {', '.join(extra)}")
@@ -1116,11 +1341,17 @@ def load_layout(path: Path, nominal: BoardModel) -> LayoutFit:
     for village, record in zip(nominal.villages, stored, strict=True):
         sub = fields.sub(record, "villages")
         x, y = sub.numbers("centre_mm", 2)
-        villages[village.id] = replace(village, centre_mm=(x, y),
-                                       radius_mm=sub.number("radius_mm", 1.0))
-    model = replace(nominal, elements={
-        name: replace(e, centre_mm=fits[name].centre_mm, angle_deg=fits[name].angle_deg)
-        for name, e in nominal.elements.items()}, villages=tuple(villages))
+        villages[village.id] = replace(
+            village, centre_mm=(x, y), radius_mm=sub.number("radius_mm", 1.0)
+        )
+    model = replace(
+        nominal,
+        elements={
+            name: replace(e, centre_mm=fits[name].centre_mm, angle_deg=fits[name].angle_deg)
+            for name, e in nominal.elements.items()
+        },
+        villages=tuple(villages),
+    )
     return LayoutFit(model, fits, fields.string("created"))
 
 
@@ -1136,28 +1367,53 @@ def describe_layout(path: Path) -> str:
         raise ProfileError(f"{path} is the layout of an unknown game {game!r}") from None
     fit = load_layout(path, model)
     furthest = max(fit.elements.values(), key=lambda f: f.moved_mm)
-    return (f"{game} layout of {len(fit.elements)} elements, the furthest moved "
-            f"{furthest.moved_mm:.1f} mm ({furthest.name}), made {fit.created}")
+    return (
+        f"{game} layout of {len(fit.elements)} elements, the furthest moved "
+        f"{furthest.moved_mm:.1f} mm ({furthest.name}), made {fit.created}"
+    )
 
 
 def draw_layout(fit: LayoutFit, view: BoardView, image: Image) -> Image:
     """``image`` with every fitted element outlined where the fit puts it: green when
     its own evidence is clear, orange when it is doubtful, blue when it only follows
     its group."""
-    out = image.copy() if image.ndim == 3 else array_of(np.uint8,
-                                                        cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    out = (
+        image.copy()
+        if image.ndim == 3
+        else array_of(np.uint8, cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    )
     thickness = max(1, round(out.shape[1] / 900))
     doubtful = set(fit.doubtful())
     for name, element in fit.model.elements.items():
         if element.kind in ("cushion", "monk"):
             continue
-        colour = (255, 140, 40) if not fit.has_evidence(name) else \
-            (0, 150, 255) if name in doubtful else (60, 220, 60)
-        corners = element.corners_mm() if element.kind != "stone" else \
-            _footprint(element, 0.0) + np.array(element.centre_mm)
-        dense = np.vstack([corners[i] + (corners[(i + 1) % len(corners)] - corners[i]) * t
-                           for i in range(len(corners)) for t in np.linspace(0, 1, 6)[:-1]])
+        colour = (
+            (255, 140, 40)
+            if not fit.has_evidence(name)
+            else (0, 150, 255)
+            if name in doubtful
+            else (60, 220, 60)
+        )
+        corners = (
+            element.corners_mm()
+            if element.kind != "stone"
+            else _footprint(element, 0.0) + np.array(element.centre_mm)
+        )
+        dense = np.vstack(
+            [
+                corners[i] + (corners[(i + 1) % len(corners)] - corners[i]) * t
+                for i in range(len(corners))
+                for t in np.linspace(0, 1, 6)[:-1]
+            ]
+        )
         pixels = view.to_image(dense)
-        cv2.polylines(out, [np.rint(pixels * 16).astype(np.int32).reshape(-1, 1, 2)], True,
-                      colour, thickness, cv2.LINE_AA, 4)
+        cv2.polylines(
+            out,
+            [np.rint(pixels * 16).astype(np.int32).reshape(-1, 1, 2)],
+            True,
+            colour,
+            thickness,
+            cv2.LINE_AA,
+            4,
+        )
     return out

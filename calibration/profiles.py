@@ -44,8 +44,12 @@ KIND_CAMERA = "companion.camera"
 KIND_BOARD = "companion.board"
 KIND_COLOURS = "companion.colours"
 KIND_LAYOUT = "companion.layout"
-KIND_NAMES = {KIND_CAMERA: "camera profile", KIND_BOARD: "board profile",
-              KIND_COLOURS: "colour model", KIND_LAYOUT: "board layout"}
+KIND_NAMES = {
+    KIND_CAMERA: "camera profile",
+    KIND_BOARD: "board profile",
+    KIND_COLOURS: "colour model",
+    KIND_LAYOUT: "board layout",
+}
 # Profiles and sheets are ordinary user files: readable by others, like any saved file.
 _FILE_MODE = 0o644
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -68,8 +72,10 @@ def profile_dir(name: str = DEFAULT_PROFILE) -> Path:
     """The folder of profile ``name``. Raises ``ProfileError`` for a name that is not
     1-64 letters, digits, ``-``, ``_`` or ``.`` starting with a letter or digit."""
     if not _NAME_PATTERN.fullmatch(name):
-        raise ProfileError(f"profile name {name!r} is not allowed: use 1-64 letters, digits, "
-                           "'-', '_' or '.', starting with a letter or digit")
+        raise ProfileError(
+            f"profile name {name!r} is not allowed: use 1-64 letters, digits, "
+            "'-', '_' or '.', starting with a letter or digit"
+        )
     return data_dir() / "profiles" / name
 
 
@@ -112,8 +118,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     Raises ``ProfileError`` when the folder cannot be created or written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                                             dir=path.parent)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+        )
         try:
             os.chmod(temporary, _FILE_MODE)
             with os.fdopen(handle, "wb") as out:
@@ -148,16 +155,15 @@ def read_document(path: Path, kind: str) -> dict[str, Any]:
     except FileNotFoundError:
         raise ProfileError(f"no {what} at {path}") from None
     except OSError as error:
-        raise ProfileError(f"cannot read the {what} {path}: {error.strerror or error}") \
-            from None
+        raise ProfileError(f"cannot read the {what} {path}: {error.strerror or error}") from None
     try:
         data = parse_json(raw, "its text")
     except JSONTextError as error:
-        raise ProfileError(f"the {what} {path} is damaged ({error}); make it again") \
-            from None
+        raise ProfileError(f"the {what} {path} is damaged ({error}); make it again") from None
     if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
-        raise ProfileError(f"{path} is not a companion profile (no 'kind' field); "
-                           f"refusing to use it as a {what}")
+        raise ProfileError(
+            f"{path} is not a companion profile (no 'kind' field); refusing to use it as a {what}"
+        )
     if data["kind"] != kind:
         found = KIND_NAMES.get(data["kind"], repr(data["kind"]))
         raise ProfileError(f"{path} is a {found}, not a {what}")
@@ -165,9 +171,11 @@ def read_document(path: Path, kind: str) -> dict[str, Any]:
     if not isinstance(version, int) or isinstance(version, bool):
         raise ProfileError(f"the {what} {path} has no valid version number")
     if version > PROFILE_VERSION:
-        raise ProfileError(f"the {what} {path} was written by a newer version of the "
-                           f"companion (profile version {version}; this one reads up to "
-                           f"{PROFILE_VERSION})")
+        raise ProfileError(
+            f"the {what} {path} was written by a newer version of the "
+            f"companion (profile version {version}; this one reads up to "
+            f"{PROFILE_VERSION})"
+        )
     if version < 1:
         raise ProfileError(f"the {what} {path} has an invalid version {version}")
     return data
@@ -177,16 +185,19 @@ class Fields:
     """Checked access to the fields of a profile document; every failure raises
     ``ProfileError`` naming the file and the field, so nothing is half-loaded."""
 
-    def __init__(self, data: dict[str, Any], source: Path | str, what: str,
-                 prefix: str = "") -> None:
+    def __init__(
+        self, data: dict[str, Any], source: Path | str, what: str, prefix: str = ""
+    ) -> None:
         self.data = data
         self.source = source
         self.what = what
         self.prefix = prefix
 
     def fail(self, key: str, problem: str) -> ProfileError:
-        return ProfileError(f"the {self.what} {self.source} is damaged: field "
-                            f"{self.prefix + key!r} {problem}; make it again")
+        return ProfileError(
+            f"the {self.what} {self.source} is damaged: field "
+            f"{self.prefix + key!r} {problem}; make it again"
+        )
 
     def get(self, key: str) -> Any:
         if key not in self.data:
@@ -205,8 +216,11 @@ class Fields:
         return self.check_number(key, self.get(key), minimum)
 
     def check_number(self, key: str, value: Any, minimum: float | None = None) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) \
-                or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
             raise self.fail(key, f"holds {value!r}, not a finite number")
         if minimum is not None and value < minimum:
             raise self.fail(key, f"is {value}, below {minimum}")
@@ -220,8 +234,7 @@ class Fields:
             raise self.fail(key, f"is {value}, below {minimum}")
         return value
 
-    def numbers(self, key: str, length: int | None = None,
-                value: Any = None) -> tuple[float, ...]:
+    def numbers(self, key: str, length: int | None = None, value: Any = None) -> tuple[float, ...]:
         value = self.get(key) if value is None else value
         if not isinstance(value, list) or (length is not None and len(value) != length):
             size = f"{length} numbers" if length is not None else "a list of numbers"
@@ -236,9 +249,11 @@ class Fields:
 
     def size(self, key: str) -> tuple[int, int]:
         value = self.get(key)
-        if not (isinstance(value, list) and len(value) == 2
-                and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
-                        for v in value)):
+        if not (
+            isinstance(value, list)
+            and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+        ):
             raise self.fail(key, "is not [width, height] in whole pixels")
         return (value[0], value[1])
 

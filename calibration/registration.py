@@ -70,13 +70,19 @@ class BoardProfile:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "created": self.created, "game": self.game, "method": self.method,
+            "created": self.created,
+            "game": self.game,
+            "method": self.method,
             "image_size": list(self.image_size),
             "homography": [list(row) for row in self.homography],
             "homography_maps": "board mm to ideal pixels (lens distortion removed with the "
-                               "camera profile)" if self.camera else "board mm to pixels",
-            "camera_profile": self.camera, "fit_rms_mm": self.fit_rms_mm,
-            "markers_seen": list(self.markers_seen), "geometry": self.geometry.to_json(),
+            "camera profile)"
+            if self.camera
+            else "board mm to pixels",
+            "camera_profile": self.camera,
+            "fit_rms_mm": self.fit_rms_mm,
+            "markers_seen": list(self.markers_seen),
+            "geometry": self.geometry.to_json(),
             "reference_sha256": self.reference_sha256,
         }
 
@@ -93,8 +99,9 @@ class BoardProfile:
         if camera is not None and not isinstance(camera, str):
             raise fields.fail("camera_profile", "is neither null nor text")
         seen = fields.get("markers_seen")
-        if not isinstance(seen, list) or not all(isinstance(i, int) and not isinstance(i, bool)
-                                                 for i in seen):
+        if not isinstance(seen, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in seen
+        ):
             raise fields.fail("markers_seen", "is not a list of marker ids")
         reference = fields.get("reference_sha256")
         if method == "reference" and not isinstance(reference, str):
@@ -103,9 +110,18 @@ class BoardProfile:
             geometry = geometry_from_json(game, fields.get("geometry"))
         except ValueError as error:
             raise fields.fail("geometry", f"is inconsistent ({error})") from None
-        return cls(game, method, fields.size("image_size"), homography, camera,
-                   fields.number("fit_rms_mm", 0.0), tuple(seen), geometry,
-                   reference if isinstance(reference, str) else None, fields.string("created"))
+        return cls(
+            game,
+            method,
+            fields.size("image_size"),
+            homography,
+            camera,
+            fields.number("fit_rms_mm", 0.0),
+            tuple(seen),
+            geometry,
+            reference if isinstance(reference, str) else None,
+            fields.string("created"),
+        )
 
 
 @dataclass(frozen=True)
@@ -142,21 +158,24 @@ def _apply(homography: NDArray[np.floating[Any]], points: FloatArray) -> FloatAr
     return np.asarray(cv2.perspectiveTransform(pts, homography).reshape(-1, 2))
 
 
-def board_to_image(profile: BoardProfile, camera: CameraProfile | None,
-                   points_mm: FloatArray) -> FloatArray:
+def board_to_image(
+    profile: BoardProfile, camera: CameraProfile | None, points_mm: FloatArray
+) -> FloatArray:
     """Image pixels (lens distortion included) of board points in mm, (N, 2)."""
     ideal = _apply(profile.matrix, points_mm)
     return ideal if camera is None else distort_points(camera, ideal)
 
 
-def image_to_board(profile: BoardProfile, camera: CameraProfile | None,
-                   pixels: FloatArray) -> FloatArray:
+def image_to_board(
+    profile: BoardProfile, camera: CameraProfile | None, pixels: FloatArray
+) -> FloatArray:
     """Board millimetres of image pixels, (N, 2)."""
     return _apply(np.linalg.inv(profile.matrix), _ideal_points(camera, pixels))
 
 
-def detect_markers(config: RegistrationConfig, dictionary: str, image: Image,
-                   camera: CameraProfile | None = None) -> dict[int, FloatArray]:
+def detect_markers(
+    config: RegistrationConfig, dictionary: str, image: Image, camera: CameraProfile | None = None
+) -> dict[int, FloatArray]:
     """Every ArUco marker of ``dictionary`` in ``image``: id -> the corners of its black
     square (4, 2), in ArUco's order (the marker's top-left first). Corners are ideal
     pixels (lens distortion removed) when ``camera`` is given, raw pixels otherwise.
@@ -166,8 +185,7 @@ def detect_markers(config: RegistrationConfig, dictionary: str, image: Image,
     is refitted as a straight line through sub-pixel edge points, found in linear light
     so that blur does not move them, and the corners are the lines' crossings.
     """
-    grey = image if image.ndim == 2 else array_of(np.uint8,
-                                                  cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    grey = image if image.ndim == 2 else array_of(np.uint8, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     parameters = cv2.aruco.DetectorParameters()
     parameters.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
     parameters.perspectiveRemovePixelPerCell = config.marker_cell_px
@@ -180,8 +198,7 @@ def detect_markers(config: RegistrationConfig, dictionary: str, image: Image,
     modules = aruco.markerSize + 2
     found = {}
     for marker_id, coarse in zip(ids.reshape(-1), corners, strict=True):
-        refined = _refine_square(linear, coarse.reshape(4, 2).astype(np.float64), modules,
-                                 camera)
+        refined = _refine_square(linear, coarse.reshape(4, 2).astype(np.float64), modules, camera)
         if refined is not None:
             found[int(marker_id)] = refined
         else:
@@ -213,8 +230,9 @@ def _bilinear(image: NDArray[np.float32], points: FloatArray) -> FloatArray:
     return np.asarray(top * (1.0 - fy) + bottom * fy, dtype=np.float64)
 
 
-def _refine_square(linear: NDArray[np.float32], coarse: FloatArray, modules: int,
-                   camera: CameraProfile | None) -> FloatArray | None:
+def _refine_square(
+    linear: NDArray[np.float32], coarse: FloatArray, modules: int, camera: CameraProfile | None
+) -> FloatArray | None:
     """The corners of a dark square on a light margin, refitted from its four edges;
     ``None`` when an edge cannot be measured (the caller keeps the coarse corners). The
     search sizes follow from the marker's own size in the image."""
@@ -239,8 +257,9 @@ def _refine_square(linear: NDArray[np.float32], coarse: FloatArray, modules: int
         if usable.sum() < 4:
             return None
         points = []
-        for row, lo, hi, base_point in zip(profiles[usable], dark[usable], light[usable],
-                                           base[usable], strict=True):
+        for row, lo, hi, base_point in zip(
+            profiles[usable], dark[usable], light[usable], base[usable], strict=True
+        ):
             level = (lo + hi) / 2.0
             above = np.nonzero(row >= level)[0]
             if len(above) == 0 or above[0] == 0:
@@ -252,8 +271,9 @@ def _refine_square(linear: NDArray[np.float32], coarse: FloatArray, modules: int
         if len(points) < 4:
             return None
         edge = _ideal_points(camera, np.array(points))
-        vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_L2, 0, 0.001,
-                                     0.001).reshape(-1)
+        vx, vy, x0, y0 = cv2.fitLine(edge.astype(np.float32), cv2.DIST_L2, 0, 0.001, 0.001).reshape(
+            -1
+        )
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
     return square_corners(lines)
 
@@ -273,9 +293,12 @@ def square_corners(sides: Sequence[tuple[FloatArray, FloatArray]]) -> FloatArray
     return np.array(corners)
 
 
-def _board_markers(config: RegistrationConfig, geometry: BoardGeometry, image: Image,
-                   camera: CameraProfile | None,
-                   ) -> tuple[FloatArray, FloatArray, list[int], list[int]]:
+def _board_markers(
+    config: RegistrationConfig,
+    geometry: BoardGeometry,
+    image: Image,
+    camera: CameraProfile | None,
+) -> tuple[FloatArray, FloatArray, list[int], list[int]]:
     """The game's marker corners seen in ``image``: board mm, ideal pixels, the ids
     seen, and the ids of other markers of the dictionary."""
     found = detect_markers(config, geometry.dictionary, image, camera)
@@ -288,32 +311,38 @@ def _board_markers(config: RegistrationConfig, geometry: BoardGeometry, image: I
     return board, pixels, ids, others
 
 
-def _missing_markers_message(geometry: BoardGeometry, ids: list[int], others: list[int],
-                             need: int) -> str:
+def _missing_markers_message(
+    geometry: BoardGeometry, ids: list[int], others: list[int], need: int
+) -> str:
     wanted = ", ".join(str(i) for i in geometry.marker_ids)
-    message = (f"only {len(ids)} of the {geometry.name} board's markers ({wanted}) are "
-               f"visible; need {need}")
+    message = (
+        f"only {len(ids)} of the {geometry.name} board's markers ({wanted}) are "
+        f"visible; need {need}"
+    )
     if others:
         from calibration.boards import load_boards
 
-        owners = sorted({g for g, b in load_boards().items()
-                         for i in others if i in b.marker_ids})
+        owners = sorted({g for g, b in load_boards().items() for i in others if i in b.marker_ids})
         message += f"; markers {', '.join(map(str, others))} were seen"
         if owners:
             message += f" (they belong to {', '.join(owners)}: is --game right?)"
     return message + ". Make sure the markers are stuck on, uncovered and in the picture"
 
 
-def _residual_mm(homography: FloatArray, board_mm: FloatArray, ideal_px: FloatArray,
-                 ) -> FloatArray:
+def _residual_mm(
+    homography: FloatArray,
+    board_mm: FloatArray,
+    ideal_px: FloatArray,
+) -> FloatArray:
     """Distances in mm on the board between known points and where ``homography``
     sends their seen pixels back."""
     back = _apply(np.linalg.inv(homography), ideal_px)
     return np.asarray(np.linalg.norm(back - board_mm, axis=1))
 
 
-def register_with_markers(config: RegistrationConfig, geometry: BoardGeometry, image: Image,
-                          camera: CameraProfile | None) -> BoardRegistration:
+def register_with_markers(
+    config: RegistrationConfig, geometry: BoardGeometry, image: Image, camera: CameraProfile | None
+) -> BoardRegistration:
     """Register the board from its corner markers in ``image``.
 
     Raises ``NotFoundError`` when fewer than ``config.min_markers`` of the game's
@@ -330,24 +359,38 @@ def register_with_markers(config: RegistrationConfig, geometry: BoardGeometry, i
         raise FitError("the marker corners do not fix a homography (are they all on one line?)")
     homography = array_of(np.float64, found)
     residual = _residual_mm(homography, board, pixels)
-    rms = float(np.sqrt(np.mean(residual ** 2)))
+    rms = float(np.sqrt(np.mean(residual**2)))
     warnings = []
     if rms > config.fit_warn_mm:
         worst = ids[int(np.argmax(residual.reshape(-1, 4).max(axis=1)))]
-        warnings.append(f"the markers disagree with the board model by {rms:.1f} mm RMS; marker "
-                        f"{worst} is the worst: check it is stuck where the marker sheet says, "
-                        "and that boards.json has this board's real size")
+        warnings.append(
+            f"the markers disagree with the board model by {rms:.1f} mm RMS; marker "
+            f"{worst} is the worst: check it is stuck where the marker sheet says, "
+            "and that boards.json has this board's real size"
+        )
     if len(ids) < len(geometry.markers):
         missing = sorted(set(geometry.marker_ids) - set(ids))
-        warnings.append(f"marker(s) {', '.join(map(str, missing))} not seen; registered from "
-                        f"{len(ids)} markers")
+        warnings.append(
+            f"marker(s) {', '.join(map(str, missing))} not seen; registered from {len(ids)} markers"
+        )
     if camera is None:
-        warnings.append("no camera profile: lens distortion is not corrected, so the model "
-                        "may be off by a few mm away from the markers")
+        warnings.append(
+            "no camera profile: lens distortion is not corrected, so the model "
+            "may be off by a few mm away from the markers"
+        )
     height, width = image.shape[:2]
-    profile = BoardProfile(geometry.game, "markers", (width, height), _tuple(homography),
-                           None if camera is None else camera.fingerprint(), rms, tuple(ids),
-                           geometry, None, now_iso())
+    profile = BoardProfile(
+        geometry.game,
+        "markers",
+        (width, height),
+        _tuple(homography),
+        None if camera is None else camera.fingerprint(),
+        rms,
+        tuple(ids),
+        geometry,
+        None,
+        now_iso(),
+    )
     return BoardRegistration(profile, tuple(warnings))
 
 
@@ -404,10 +447,12 @@ def find_board_outline(config: RegistrationConfig, image: Image) -> FloatArray:
         if len(quad) == 4 and cv2.isContourConvex(quad):
             best, best_area = quad.reshape(4, 2).astype(np.float64), area
     if best is None:
-        raise NotFoundError("no board outline found: the board must cover at least "
-                            f"{config.outline_min_area:.0%} of the picture, with all four "
-                            "corners visible against a table of another colour; or give its "
-                            "corners with --corners")
+        raise NotFoundError(
+            "no board outline found: the board must cover at least "
+            f"{config.outline_min_area:.0%} of the picture, with all four "
+            "corners visible against a table of another colour; or give its "
+            "corners with --corners"
+        )
     corners = _order_corners(best)
     return _refine_outline(config, edges, corners)
 
@@ -432,19 +477,27 @@ def _refine_outline(config: RegistrationConfig, edges: Image, corners: FloatArra
         along = (points - a) @ direction
         across = (points - a) @ normal
         band = max(_SIDE_BAND_MIN_PX, _SIDE_BAND_SHARE * length)
-        near = (np.abs(across) < band) & (along > _SIDE_END_SHARE * length) \
+        near = (
+            (np.abs(across) < band)
+            & (along > _SIDE_END_SHARE * length)
             & (along < (1.0 - _SIDE_END_SHARE) * length)
+        )
         if near.sum() < _SIDE_MIN_PIXELS:
-            raise NotFoundError("the board outline's sides are not visible as straight edges; "
-                                "give the corners with --corners")
-        vx, vy, x0, y0 = cv2.fitLine(points[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
-                                     0.01).reshape(-1)
+            raise NotFoundError(
+                "the board outline's sides are not visible as straight edges; "
+                "give the corners with --corners"
+            )
+        vx, vy, x0, y0 = cv2.fitLine(
+            points[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
+        ).reshape(-1)
         unit = np.array([vx, vy], dtype=np.float64)
         origin = np.array([x0, y0], dtype=np.float64)
         distance = (points[near] - origin) @ np.array([-unit[1], unit[0]])
-        if float(np.sqrt(np.mean(distance ** 2))) > config.outline_max_side_error * length:
-            raise NotFoundError("a side of the shape found is not straight, so it is not the "
-                                "board's edge; give the corners with --corners")
+        if float(np.sqrt(np.mean(distance**2))) > config.outline_max_side_error * length:
+            raise NotFoundError(
+                "a side of the shape found is not straight, so it is not the "
+                "board's edge; give the corners with --corners"
+            )
         lines.append((origin, unit))
     refined = []
     for i in range(4):
@@ -455,10 +508,13 @@ def _refine_outline(config: RegistrationConfig, edges: Image, corners: FloatArra
     return np.array(refined)
 
 
-def register_with_outline(config: RegistrationConfig, geometry: BoardGeometry, image: Image,
-                          camera: CameraProfile | None,
-                          corners_px: FloatArray | None = None,
-                          ) -> tuple[BoardRegistration, bytes]:
+def register_with_outline(
+    config: RegistrationConfig,
+    geometry: BoardGeometry,
+    image: Image,
+    camera: CameraProfile | None,
+    corners_px: FloatArray | None = None,
+) -> tuple[BoardRegistration, bytes]:
     """Register the board from its outline in a photograph of the empty board (no
     markers needed). ``corners_px`` (top-left, top-right, bottom-right, bottom-left in
     the raw image) overrides the automatic outline. Returns the registration and the
@@ -479,20 +535,37 @@ def register_with_outline(config: RegistrationConfig, geometry: BoardGeometry, i
     homography = array_of(np.float64, found)
     data, digest = png_sha256(image)
     height, width = image.shape[:2]
-    warnings = ["marker-free registration: keep the camera and the board still; run "
-                "'companion calibrate check' if either is bumped"]
+    warnings = [
+        "marker-free registration: keep the camera and the board still; run "
+        "'companion calibrate check' if either is bumped"
+    ]
     if camera is None:
-        warnings.append("no camera profile: lens distortion is not corrected, so the model "
-                        "may be off by a few mm in the middle of the board")
-    profile = BoardProfile(geometry.game, "reference", (width, height), _tuple(homography),
-                           None if camera is None else camera.fingerprint(), 0.0, (), geometry,
-                           digest, now_iso())
+        warnings.append(
+            "no camera profile: lens distortion is not corrected, so the model "
+            "may be off by a few mm in the middle of the board"
+        )
+    profile = BoardProfile(
+        geometry.game,
+        "reference",
+        (width, height),
+        _tuple(homography),
+        None if camera is None else camera.fingerprint(),
+        0.0,
+        (),
+        geometry,
+        digest,
+        now_iso(),
+    )
     return BoardRegistration(profile, tuple(warnings)), data
 
 
-def check_registration(config: RegistrationConfig, profile: BoardProfile,
-                       camera: CameraProfile | None, image: Image,
-                       reference: Image | None = None) -> RegistrationCheck:
+def check_registration(
+    config: RegistrationConfig,
+    profile: BoardProfile,
+    camera: CameraProfile | None,
+    image: Image,
+    reference: Image | None = None,
+) -> RegistrationCheck:
     """Measure the stored registration on a new frame: the RMS and largest distance in
     mm, on the board plane, between the board's markers (or, for a reference-image
     registration, the reference's features) as seen now and where the registration
@@ -511,38 +584,58 @@ def check_registration(config: RegistrationConfig, profile: BoardProfile,
         seen = f"markers {', '.join(map(str, ids))}"
     else:
         if reference is None:
-            raise ProfileError("the board was registered from a reference image, which is "
-                               "needed to check it")
+            raise ProfileError(
+                "the board was registered from a reference image, which is needed to check it"
+            )
         distances = _feature_drift_mm(config, profile, camera, reference, image)
         seen = f"{len(distances)} matched board features"
-    return RegistrationCheck(float(np.sqrt(np.mean(distances ** 2))), float(distances.max()),
-                             len(distances), seen)
+    return RegistrationCheck(
+        float(np.sqrt(np.mean(distances**2))), float(distances.max()), len(distances), seen
+    )
 
 
 def _check_compatible(profile: BoardProfile, camera: CameraProfile | None, image: Image) -> None:
     height, width = image.shape[:2]
     if (width, height) != profile.image_size:
         w, h = profile.image_size
-        raise ProfileError(f"the frame is {width}x{height} but the board was registered at "
-                           f"{w}x{h}; set the camera to {w}x{h} or register the board again")
+        raise ProfileError(
+            f"the frame is {width}x{height} but the board was registered at "
+            f"{w}x{h}; set the camera to {w}x{h} or register the board again"
+        )
     used = None if camera is None else camera.fingerprint()
     if used != profile.camera:
         if profile.camera is None:
-            raise ProfileError("the board was registered without a camera profile but one is in "
-                               "use now; register the board again")
+            raise ProfileError(
+                "the board was registered without a camera profile but one is in "
+                "use now; register the board again"
+            )
         if camera is None:
-            raise ProfileError("the board was registered with a camera profile that is not "
-                               "available now; calibrate the camera or register the board again")
-        raise ProfileError("the board was registered with another camera profile; register the "
-                           "board again")
+            raise ProfileError(
+                "the board was registered with a camera profile that is not "
+                "available now; calibrate the camera or register the board again"
+            )
+        raise ProfileError(
+            "the board was registered with another camera profile; register the board again"
+        )
 
 
-def _feature_drift_mm(config: RegistrationConfig, profile: BoardProfile,
-                      camera: CameraProfile | None, reference: Image, image: Image) -> FloatArray:
-    ref = cv2.cvtColor(ideal_image(camera, reference), cv2.COLOR_BGR2GRAY) \
-        if reference.ndim == 3 else ideal_image(camera, reference)
-    now = cv2.cvtColor(ideal_image(camera, image), cv2.COLOR_BGR2GRAY) \
-        if image.ndim == 3 else ideal_image(camera, image)
+def _feature_drift_mm(
+    config: RegistrationConfig,
+    profile: BoardProfile,
+    camera: CameraProfile | None,
+    reference: Image,
+    image: Image,
+) -> FloatArray:
+    ref = (
+        cv2.cvtColor(ideal_image(camera, reference), cv2.COLOR_BGR2GRAY)
+        if reference.ndim == 3
+        else ideal_image(camera, reference)
+    )
+    now = (
+        cv2.cvtColor(ideal_image(camera, image), cv2.COLOR_BGR2GRAY)
+        if image.ndim == 3
+        else ideal_image(camera, image)
+    )
     mask = np.zeros(ref.shape, np.uint8)
     outline = _apply(profile.matrix, profile.geometry.outline_mm())
     cv2.fillConvexPoly(mask, np.rint(outline).astype(np.int32), 255)
@@ -550,35 +643,48 @@ def _feature_drift_mm(config: RegistrationConfig, profile: BoardProfile,
     kp_ref, des_ref = orb.detectAndCompute(ref, mask)
     kp_now, des_now = orb.detectAndCompute(now, None)
     if des_ref is None or des_now is None or len(kp_ref) < config.min_matches:
-        raise NotFoundError("too few features on the reference image's board to match; use "
-                            "markers for this board")
+        raise NotFoundError(
+            "too few features on the reference image's board to match; use markers for this board"
+        )
     pairs = cv2.BFMatcher(cv2.NORM_HAMMING).knnMatch(des_ref, des_now, k=2)
-    good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < config.match_ratio
-            * p[1].distance]
+    good = [
+        p[0] for p in pairs if len(p) == 2 and p[0].distance < config.match_ratio * p[1].distance
+    ]
     if len(good) < config.min_matches:
-        raise NotFoundError(f"only {len(good)} board features match the reference image (need "
-                            f"{config.min_matches}): is the board in view and lit as before?")
+        raise NotFoundError(
+            f"only {len(good)} board features match the reference image (need "
+            f"{config.min_matches}): is the board in view and lit as before?"
+        )
     src = np.array([kp_ref[m.queryIdx].pt for m in good])
     dst = np.array([kp_now[m.trainIdx].pt for m in good])
     _, inliers = cv2.findHomography(src, dst, cv2.RANSAC, config.ransac_px)
     keep = inliers.reshape(-1).astype(bool) if inliers is not None else np.zeros(len(good), bool)
     if keep.sum() < config.min_matches:
-        raise NotFoundError(f"only {int(keep.sum())} board features agree with one position of "
-                            f"the board (need {config.min_matches})")
+        raise NotFoundError(
+            f"only {int(keep.sum())} board features agree with one position of "
+            f"the board (need {config.min_matches})"
+        )
     inverse = np.linalg.inv(profile.matrix)
     before = _apply(inverse, src[keep])
     after = _apply(inverse, dst[keep])
     return np.asarray(np.linalg.norm(after - before, axis=1))
 
 
-def draw_overlay(config: RegistrationConfig, profile: BoardProfile,
-                 camera: CameraProfile | None, image: Image,
-                 check: RegistrationCheck | None = None) -> Image:
+def draw_overlay(
+    config: RegistrationConfig,
+    profile: BoardProfile,
+    camera: CameraProfile | None,
+    image: Image,
+    check: RegistrationCheck | None = None,
+) -> Image:
     """``image`` with the board model drawn where the registration puts it (green, or
     red when the check's largest error is above ``config.check_limit_mm``) and the
     check's figures written in the corner."""
-    out = image.copy() if image.ndim == 3 else array_of(np.uint8,
-                                                        cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    out = (
+        image.copy()
+        if image.ndim == 3
+        else array_of(np.uint8, cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    )
     colour = (60, 220, 60)
     if check is not None and check.max_mm > config.check_limit_mm:
         colour = (40, 40, 230)
@@ -586,14 +692,36 @@ def draw_overlay(config: RegistrationConfig, profile: BoardProfile,
     for line in model_polylines(profile.geometry):
         dense = _densify(line, 5.0)
         pixels = board_to_image(profile, camera, dense)
-        cv2.polylines(out, [np.rint(pixels).astype(np.int32).reshape(-1, 1, 2)], False, colour,
-                      scale, cv2.LINE_AA)
+        cv2.polylines(
+            out,
+            [np.rint(pixels).astype(np.int32).reshape(-1, 1, 2)],
+            False,
+            colour,
+            scale,
+            cv2.LINE_AA,
+        )
     if check is not None:
         text = f"registration error {check.rms_mm:.1f} mm RMS, {check.max_mm:.1f} mm max"
-        cv2.putText(out, text, (10 * scale, 25 * scale), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
-                    (0, 0, 0), 3 * scale, cv2.LINE_AA)
-        cv2.putText(out, text, (10 * scale, 25 * scale), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale,
-                    colour, scale, cv2.LINE_AA)
+        cv2.putText(
+            out,
+            text,
+            (10 * scale, 25 * scale),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.6 * scale,
+            (0, 0, 0),
+            3 * scale,
+            cv2.LINE_AA,
+        )
+        cv2.putText(
+            out,
+            text,
+            (10 * scale, 25 * scale),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.6 * scale,
+            colour,
+            scale,
+            cv2.LINE_AA,
+        )
     return out
 
 
@@ -628,13 +756,17 @@ def load_reference_image(path: Path, profile: BoardProfile) -> Image:
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise ProfileError(f"cannot read the board's reference image {path}: "
-                           f"{error.strerror or error}") from None
+        raise ProfileError(
+            f"cannot read the board's reference image {path}: {error.strerror or error}"
+        ) from None
     if hashlib.sha256(data).hexdigest() != profile.reference_sha256:
-        raise ProfileError(f"the reference image {path} is not the one the board was registered "
-                           "with (damaged or replaced); register the board again")
+        raise ProfileError(
+            f"the reference image {path} is not the one the board was registered "
+            "with (damaged or replaced); register the board again"
+        )
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
-        raise ProfileError(f"the reference image {path} cannot be decoded; register the board "
-                           "again")
+        raise ProfileError(
+            f"the reference image {path} cannot be decoded; register the board again"
+        )
     return np.asarray(image)

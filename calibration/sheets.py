@@ -81,14 +81,14 @@ def _paper(name: str, landscape: bool) -> tuple[float, float]:
     return (h, w) if landscape else (w, h)
 
 
-def _text(image: Image, text: str, x_mm: float, y_mm: float, dpi: int,
-          scale: float = 1.0) -> None:
+def _text(image: Image, text: str, x_mm: float, y_mm: float, dpi: int, scale: float = 1.0) -> None:
     """Write ``text`` with its baseline at (x_mm, y_mm)."""
     height_px = TEXT_MM * scale * dpi / MM_PER_INCH
     font_scale = height_px / _FONT_CAP_PX
     thickness = max(1, round(font_scale * 1.6))
-    cv2.putText(image, text, (_px(x_mm, dpi), _px(y_mm, dpi)), _FONT, font_scale, 0,
-                thickness, cv2.LINE_AA)
+    cv2.putText(
+        image, text, (_px(x_mm, dpi), _px(y_mm, dpi)), _FONT, font_scale, 0, thickness, cv2.LINE_AA
+    )
 
 
 def _check_bar(image: Image, x_mm: float, y_mm: float, dpi: int) -> None:
@@ -101,12 +101,12 @@ def _check_bar(image: Image, x_mm: float, y_mm: float, dpi: int) -> None:
         x = _px(x_mm + i * 10.0, dpi)
         tick = _px(4.0 if i % 5 == 0 else 2.5, dpi)
         cv2.line(image, (x, y - tick), (x, y), 0, line)
-    _text(image, "this bar must measure exactly 100 mm", x_mm + CHECK_BAR_MM + 4.0,
-          y_mm, dpi, 0.9)
+    _text(image, "this bar must measure exactly 100 mm", x_mm + CHECK_BAR_MM + 4.0, y_mm, dpi, 0.9)
 
 
-def charuco_sheet(target: CharucoTarget, paper: str = "A4",
-                  dpi: int = 300) -> tuple[Sheet, CharucoTarget]:
+def charuco_sheet(
+    target: CharucoTarget, paper: str = "A4", dpi: int = 300
+) -> tuple[Sheet, CharucoTarget]:
     """The ChArUco target on a landscape sheet, and the target as it will print: its
     squares rounded to whole printer dots. Raises ``ConfigError`` if the board does not
     fit the paper with its margins and labels."""
@@ -116,18 +116,23 @@ def charuco_sheet(target: CharucoTarget, paper: str = "A4",
     cols, rows = target.squares
     board_w, board_h = cols * printed.square_mm, rows * printed.square_mm
     label_mm = 4 * (TEXT_MM + 3.0) + 10.0
-    if board_w + 2 * PRINT_MARGIN_MM > page[0] or \
-            board_h + 2 * PRINT_MARGIN_MM + label_mm > page[1]:
-        raise ConfigError(f"a {cols}x{rows} board of {target.square_mm:g} mm squares "
-                          f"({board_w:.0f}x{board_h:.0f} mm) does not fit on landscape {paper} "
-                          f"({page[0]:g}x{page[1]:g} mm) with margins and labels; use smaller "
-                          "squares, fewer squares or larger paper")
+    if (
+        board_w + 2 * PRINT_MARGIN_MM > page[0]
+        or board_h + 2 * PRINT_MARGIN_MM + label_mm > page[1]
+    ):
+        raise ConfigError(
+            f"a {cols}x{rows} board of {target.square_mm:g} mm squares "
+            f"({board_w:.0f}x{board_h:.0f} mm) does not fit on landscape {paper} "
+            f"({page[0]:g}x{page[1]:g} mm) with margins and labels; use smaller "
+            "squares, fewer squares or larger paper"
+        )
     image = np.full((_px(page[1], dpi), _px(page[0], dpi)), 255, dtype=np.uint8)
-    board_image = target.board().generateImage((cols * square_px, rows * square_px),
-                                               marginSize=0, borderBits=1)
+    board_image = target.board().generateImage(
+        (cols * square_px, rows * square_px), marginSize=0, borderBits=1
+    )
     x0 = (image.shape[1] - board_image.shape[1]) // 2
     y0 = _px(PRINT_MARGIN_MM, dpi)
-    image[y0:y0 + board_image.shape[0], x0:x0 + board_image.shape[1]] = board_image
+    image[y0 : y0 + board_image.shape[0], x0 : x0 + board_image.shape[1]] = board_image
     top = (y0 + board_image.shape[0]) * MM_PER_INCH / dpi + 8.0
     left = PRINT_MARGIN_MM + 5.0
     lines = [
@@ -151,21 +156,24 @@ def marker_sheet(geometry: BoardGeometry, paper: str = "A4", dpi: int = 300) -> 
     line with its id, its corner and where its centre goes, a diagram of the board,
     instructions, and the check bar. Raises ``ConfigError`` if they do not fit."""
     if len(geometry.markers) > 4:
-        raise ConfigError(f"the marker sheet holds 4 markers; {geometry.game} has "
-                          f"{len(geometry.markers)}")
+        raise ConfigError(
+            f"the marker sheet holds 4 markers; {geometry.game} has {len(geometry.markers)}"
+        )
     page = _paper(paper, landscape=False)
     # Whole printer dots per module keep the bit pattern crisp.
-    side_px = max(MARKER_MODULES, round(_px(geometry.marker_mm, dpi) / MARKER_MODULES)
-                  * MARKER_MODULES)
+    side_px = max(
+        MARKER_MODULES, round(_px(geometry.marker_mm, dpi) / MARKER_MODULES) * MARKER_MODULES
+    )
     cut_mm = max(geometry.card_mm(i) for i in geometry.marker_ids)
     cell_w = (page[0] - 2 * PRINT_MARGIN_MM) / 2.0
     header_mm = 6 * (TEXT_MM + 2.5) + 8.0
     cell_h = cut_mm + 4 * (TEXT_MM + 2.5) + 10.0
     footer_mm = 80.0
-    if cut_mm + 10.0 > cell_w or header_mm + 2 * cell_h + footer_mm > \
-            page[1] - 2 * PRINT_MARGIN_MM:
-        raise ConfigError(f"{geometry.marker_mm:g} mm markers do not fit four to a {paper} "
-                          "sheet; use smaller markers or larger paper")
+    if cut_mm + 10.0 > cell_w or header_mm + 2 * cell_h + footer_mm > page[1] - 2 * PRINT_MARGIN_MM:
+        raise ConfigError(
+            f"{geometry.marker_mm:g} mm markers do not fit four to a {paper} "
+            "sheet; use smaller markers or larger paper"
+        )
     image = np.full((_px(page[1], dpi), _px(page[0], dpi)), 255, dtype=np.uint8)
     left = PRINT_MARGIN_MM
     w, h = geometry.size_mm
@@ -187,8 +195,15 @@ def marker_sheet(geometry: BoardGeometry, paper: str = "A4", dpi: int = 300) -> 
         cx = left + cell_w * (index % 2) + cell_w / 2.0
         cy = top + cell_h * (index // 2) + cut_mm / 2.0 + 6.0
         flush = flush_distance(geometry, placement.centre_mm)
-        _marker_cell(image, geometry, placement.id, side_px, (cx, cy),
-                     geometry.card_mm(placement.id) / 2.0, dpi)
+        _marker_cell(
+            image,
+            geometry,
+            placement.id,
+            side_px,
+            (cx, cy),
+            geometry.card_mm(placement.id) / 2.0,
+            dpi,
+        )
         ty = cy + cut_mm / 2.0 + TEXT_MM + 3.0
         captions = [f"id {placement.id}: {placement.corner} corner"]
         if flush is not None:
@@ -211,17 +226,28 @@ def _distance_captions(geometry: BoardGeometry, centre_mm: tuple[float, float]) 
     return [f"centre {across},", down]
 
 
-def _marker_cell(image: Image, geometry: BoardGeometry, marker_id: int, side_px: int,
-                 centre_mm: tuple[float, float], half_cut_mm: float, dpi: int) -> None:
+def _marker_cell(
+    image: Image,
+    geometry: BoardGeometry,
+    marker_id: int,
+    side_px: int,
+    centre_mm: tuple[float, float],
+    half_cut_mm: float,
+    dpi: int,
+) -> None:
     marker = marker_image(geometry, marker_id, side_px)
     cx, cy = _px(centre_mm[0], dpi), _px(centre_mm[1], dpi)
     x0, y0 = cx - side_px // 2, cy - side_px // 2
-    image[y0:y0 + side_px, x0:x0 + side_px] = marker
+    image[y0 : y0 + side_px, x0 : x0 + side_px] = marker
     half_cut = _px(half_cut_mm, dpi)
     dash = _px(3.0, dpi)
     line = max(1, _px(0.3, dpi))
-    corners = [(cx - half_cut, cy - half_cut), (cx + half_cut, cy - half_cut),
-               (cx + half_cut, cy + half_cut), (cx - half_cut, cy + half_cut)]
+    corners = [
+        (cx - half_cut, cy - half_cut),
+        (cx + half_cut, cy - half_cut),
+        (cx + half_cut, cy + half_cut),
+        (cx - half_cut, cy + half_cut),
+    ]
     for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
         length = max(abs(bx - ax), abs(by - ay))
         for start in range(0, length, 2 * dash):
@@ -231,12 +257,20 @@ def _marker_cell(image: Image, geometry: BoardGeometry, marker_id: int, side_px:
             cv2.line(image, p, q, 0, line)
     # The arrow pointing to the board's top edge, outside the cut line.
     tip = (cx, cy - half_cut - _px(7.0, dpi))
-    cv2.arrowedLine(image, (cx, cy - half_cut - _px(1.5, dpi)), tip, 0, max(1, _px(0.5, dpi)),
-                    cv2.LINE_AA, tipLength=0.4)
+    cv2.arrowedLine(
+        image,
+        (cx, cy - half_cut - _px(1.5, dpi)),
+        tip,
+        0,
+        max(1, _px(0.5, dpi)),
+        cv2.LINE_AA,
+        tipLength=0.4,
+    )
 
 
-def _diagram(image: Image, geometry: BoardGeometry, origin_mm: tuple[float, float],
-             side_mm: float, dpi: int) -> None:
+def _diagram(
+    image: Image, geometry: BoardGeometry, origin_mm: tuple[float, float], side_mm: float, dpi: int
+) -> None:
     """A small drawing of the board with the markers where they go."""
     w, h = geometry.size_mm
     scale = side_mm / max(w, h)
@@ -250,9 +284,20 @@ def _diagram(image: Image, geometry: BoardGeometry, origin_mm: tuple[float, floa
         a = (_px(ox + mx * scale - half, dpi), _px(oy + my * scale - half, dpi))
         b = (_px(ox + mx * scale + half, dpi), _px(oy + my * scale + half, dpi))
         cv2.rectangle(image, a, b, 0, -1)
-        _text(image, str(placement.id), ox + mx * scale + (half + 1.5 if mx < w / 2 else
-                                                            -half - 6.0),
-              oy + my * scale + (half + TEXT_MM + 1.0 if my < h / 2 else -half - 1.5), dpi, 0.9)
+        _text(
+            image,
+            str(placement.id),
+            ox + mx * scale + (half + 1.5 if mx < w / 2 else -half - 6.0),
+            oy + my * scale + (half + TEXT_MM + 1.0 if my < h / 2 else -half - 1.5),
+            dpi,
+            0.9,
+        )
     _text(image, "top edge", ox + w * scale / 2 - 7.0, oy - 2.0, dpi, 0.9)
-    _text(image, f"board seen from above, {w:g} x {h:g} mm", ox + w * scale + 6.0,
-          oy + h * scale / 2, dpi, 0.9)
+    _text(
+        image,
+        f"board seen from above, {w:g} x {h:g} mm",
+        ox + w * scale + 6.0,
+        oy + h * scale / 2,
+        dpi,
+        0.9,
+    )

@@ -52,8 +52,7 @@ def opencv_path(path: Path | str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise SourceError(f"the file name {shown(text)} is not UTF-8 text: rename it") \
-            from None
+        raise SourceError(f"the file name {shown(text)} is not UTF-8 text: rename it") from None
     return text
 
 
@@ -90,14 +89,12 @@ def write_image(path: Path, image: Image) -> None:
     except cv2.error:
         ok = False
     if not ok:
-        raise SourceError(f"cannot write {shown(path)}: give it a picture's suffix "
-                          "(.png or .jpg)")
+        raise SourceError(f"cannot write {shown(path)}: give it a picture's suffix (.png or .jpg)")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(encoded.tobytes())
     except OSError as error:
-        raise SourceError(f"cannot write {shown(path)}: {error.strerror or error}") \
-            from None
+        raise SourceError(f"cannot write {shown(path)}: {error.strerror or error}") from None
 
 
 def image_files(folder: Path) -> list[Path]:
@@ -120,8 +117,7 @@ def folder_frames(folder: Path) -> Iterator[tuple[str, Image | None]]:
         try:
             image = decode_image(path)
         except OSError as error:
-            raise SourceError(f"cannot read {shown(path)}: {error.strerror or error}") \
-                from None
+            raise SourceError(f"cannot read {shown(path)}: {error.strerror or error}") from None
         yield shown(path.name), image
 
 
@@ -157,15 +153,20 @@ def _open_camera(index: int, factory: CaptureFactory) -> Capture:
     capture = factory(index)
     if not capture.isOpened():
         capture.release()
-        raise SourceError(f"cannot open camera {index}: no such camera, or another program "
-                          "is using it")
+        raise SourceError(
+            f"cannot open camera {index}: no such camera, or another program is using it"
+        )
     return capture
 
 
-def camera_frames(index: int, interval_s: float, timeout_s: float,
-                  factory: CaptureFactory = cv2.VideoCapture,
-                  clock: Callable[[], float] = time.monotonic,
-                  sleep: Callable[[float], None] = time.sleep) -> Iterator[tuple[str, Image]]:
+def camera_frames(
+    index: int,
+    interval_s: float,
+    timeout_s: float,
+    factory: CaptureFactory = cv2.VideoCapture,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Iterator[tuple[str, Image]]:
     """Frames from live camera ``index``, one every ``interval_s`` seconds, for at most
     ``timeout_s`` seconds. Raises ``SourceError`` when the camera cannot be opened or
     stops delivering frames."""

@@ -9,8 +9,9 @@ from numpy.typing import NDArray
 
 # The sRGB curve for every 8-bit level.
 SRGB_TO_LINEAR = np.array(
-    [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-     for c in (np.arange(256) / 255.0)], dtype=np.float32)
+    [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (np.arange(256) / 255.0)],
+    dtype=np.float32,
+)
 
 
 def linear_light(image: NDArray[np.uint8]) -> NDArray[np.float32]:

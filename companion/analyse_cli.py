@@ -18,30 +18,49 @@ from engines.search.players import LEVELS
 
 # Line colours for the charts, by player name (Shangri-La colours, Shendao, ShenShi).
 PLAYER_COLOURS = {
-    "red": "#c62828", "blue": "#1565c0", "yellow": "#f9a825", "violet": "#6a1b9a",
-    "light": "#bca77a", "dark": "#3e2723",
-    "silver": "#9e9e9e", "copper": "#b87333", "gold": "#d4af37", "black": "#212121",
+    "red": "#c62828",
+    "blue": "#1565c0",
+    "yellow": "#f9a825",
+    "violet": "#6a1b9a",
+    "light": "#bca77a",
+    "dark": "#3e2723",
+    "silver": "#9e9e9e",
+    "copper": "#b87333",
+    "gold": "#d4af37",
+    "black": "#212121",
 }
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
-        "analyse", help="judge every move of a game record and each player's play",
+        "analyse",
+        help="judge every move of a game record and each player's play",
         description="Search every position of a game record and report, for each move, "
         "the win chance of the best move and of the move played, the loss and a judgement "
         "(best, good, inaccuracy, mistake, blunder); then each player's accuracy and the "
-        "engine level they played like, with its range. Thresholds: docs/players.md.")
+        "engine level they played like, with its range. Thresholds: docs/players.md.",
+    )
     parser.add_argument("record", help="the game record (JSON)")
-    parser.add_argument("--level", type=int, default=None, choices=sorted(LEVELS),
-                        help=f"search with the budget of this engine level instead of the "
-                        f"analysis' own ({ANALYSIS_ITERATIONS} iterations a position, the "
-                        f"budget the strength model was fitted with)")
-    parser.add_argument("--workers", type=int, default=2,
-                        help="processes to analyse on (default 2: both cores)")
+    parser.add_argument(
+        "--level",
+        type=int,
+        default=None,
+        choices=sorted(LEVELS),
+        help=f"search with the budget of this engine level instead of the "
+        f"analysis' own ({ANALYSIS_ITERATIONS} iterations a position, the "
+        f"budget the strength model was fitted with)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="processes to analyse on (default 2: both cores)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the analysis as JSON")
-    parser.add_argument("--plots", metavar="DIR", type=Path,
-                        help="write win-chance.png, loss.png and strength.png to DIR")
+    parser.add_argument(
+        "--plots",
+        metavar="DIR",
+        type=Path,
+        help="write win-chance.png, loss.png and strength.png to DIR",
+    )
     parser.set_defaults(handler=analyse_command)
 
 
@@ -54,8 +73,10 @@ class ProgressBar:
     def __call__(self, done: int, total: int) -> None:
         width = 30
         filled = width * done // max(1, total)
-        sys.stderr.write(f"\ranalysing [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total} positions, {time.perf_counter() - self.began:.0f} s")
+        sys.stderr.write(
+            f"\ranalysing [{'#' * filled}{'.' * (width - filled)}] "
+            f"{done}/{total} positions, {time.perf_counter() - self.began:.0f} s"
+        )
         if done == total:
             sys.stderr.write("\n")
         sys.stderr.flush()
@@ -72,8 +93,9 @@ def analyse_command(args: argparse.Namespace) -> int:
         config = analysis_config(seed=args.seed)
     else:
         base = LEVELS[args.level]
-        config = analysis_config(base.iterations or ANALYSIS_ITERATIONS,
-                                 base.rollout_moves, args.seed)
+        config = analysis_config(
+            base.iterations or ANALYSIS_ITERATIONS, base.rollout_moves, args.seed
+        )
     if args.plots is not None:  # a folder that cannot be made is said before the work
         args.plots.mkdir(parents=True, exist_ok=True)
     try:
@@ -95,23 +117,27 @@ def analyse_command(args: argparse.Namespace) -> int:
 def table(result: Analysis) -> str:
     """The moves and the players' summary, as text."""
     names = result.players
-    lines = [f"{'#':>4}  {'player':<8} {'played':<26} {'best':<26} {'win%':>5} "
-             f"{'loss':>5}  judgement"]
+    lines = [
+        f"{'#':>4}  {'player':<8} {'played':<26} {'best':<26} {'win%':>5} {'loss':>5}  judgement"
+    ]
     for m in result.moves:
-        lines.append(f"{m.index + 1:>4}  {names[m.player]:<8} {m.played:<26} "
-                     f"{m.best:<26} {100 * m.played_value:>5.1f} {100 * m.loss:>5.1f}  "
-                     f"{m.judgement}")
+        lines.append(
+            f"{m.index + 1:>4}  {names[m.player]:<8} {m.played:<26} "
+            f"{m.best:<26} {100 * m.played_value:>5.1f} {100 * m.loss:>5.1f}  "
+            f"{m.judgement}"
+        )
     lines.append("")
     head = "player    moves  accuracy  mean loss  " + "  ".join(j for j, _ in JUDGEMENTS)
     lines.append(head)
     for s in result.summary:
         counts = "  ".join(f"{s.counts.get(j, 0):>{len(j)}}" for j, _ in JUDGEMENTS)
         loss = f"{100 * s.mean_loss:.1f}%" if s.moves else ""
-        lines.append(f"{s.name:<8} {s.moves:>6}  {s.accuracy_text():>8}  "
-                     f"{loss:>9}  {counts}")
+        lines.append(f"{s.name:<8} {s.moves:>6}  {s.accuracy_text():>8}  {loss:>9}  {counts}")
     lines += strength_lines(result)
-    lines.append(f"\n(analysed in {result.seconds:.1f} s; win% is the played move's win "
-                 "chance, loss the drop from the best move, in points)")
+    lines.append(
+        f"\n(analysed in {result.seconds:.1f} s; win% is the played move's win "
+        "chance, loss the drop from the best move, in points)"
+    )
     return "\n".join(lines)
 
 
@@ -121,8 +147,11 @@ def strength_lines(result: Analysis) -> list[str]:
     if not estimates:
         return ["", "(no strength estimate: no model for this game and player count)"]
     coverage = round(100 * estimates[0][1].coverage)
-    lines = ["", f"strength on the engine level scale (level 0 is random play; the range "
-             f"holds the level {coverage} % of the time on games the model never saw):"]
+    lines = [
+        "",
+        f"strength on the engine level scale (level 0 is random play; the range "
+        f"holds the level {coverage} % of the time on games the model never saw):",
+    ]
     for name, strength in estimates:
         note = f"  ({strength.note})" if strength.note and strength.level is not None else ""
         lines.append(f"{name:<8} {strength.describe()}{note}")
@@ -144,16 +173,16 @@ def _label(result: Analysis, player: int, names: Sequence[str] | None = None) ->
     if summary.strength is None or summary.strength.level is None:
         return who
     strength = summary.strength
-    span = (f"{strength.low}" if strength.low == strength.high
-            else f"{strength.low}-{strength.high}")
+    span = f"{strength.low}" if strength.low == strength.high else f"{strength.low}-{strength.high}"
     return f"{who}: like level {strength.level} (range {span})"
 
 
 CHARTS = ("win-chance.png", "loss.png", "strength.png")
 
 
-def write_plots(result: Analysis, folder: Path, first_move: int = 1,
-                names: Sequence[str] | None = None) -> None:
+def write_plots(
+    result: Analysis, folder: Path, first_move: int = 1, names: Sequence[str] | None = None
+) -> None:
     """win-chance.png (each player's win chance after each move, ending on the result,
     labelled with the level they played like), loss.png (the loss of every move,
     coloured by player) and strength.png (each player's probability of each level).
@@ -190,8 +219,13 @@ def write_plots(result: Analysis, folder: Path, first_move: int = 1,
     figure, axis = plt.subplots(figsize=(9, 3.5), dpi=110)
     for p, name in enumerate(players):
         mine = [m for m in result.moves if m.player == p and not m.forced]
-        axis.bar([first_move + m.index for m in mine], [100 * m.loss for m in mine],
-                 width=0.9, color=colour[name], label=name)
+        axis.bar(
+            [first_move + m.index for m in mine],
+            [100 * m.loss for m in mine],
+            width=0.9,
+            color=colour[name],
+            label=name,
+        )
     for name, limit in JUDGEMENTS[1:4]:
         axis.axhline(100 * limit, color="#888888", linewidth=0.6, linestyle="--")
         axis.text(first_move - 0.4, 100 * limit + 0.5, name, fontsize=7, color="#666666")
@@ -203,10 +237,14 @@ def write_plots(result: Analysis, folder: Path, first_move: int = 1,
 
     shown = [_who(result, p, names) for p in range(len(players))]
     handles = [Patch(color=colour[n], label=w) for n, w in zip(players, shown, strict=True)]
-    axis.legend(handles=handles,
-                loc="upper center", bbox_to_anchor=(0.5, -0.18),
-                ncol=len(players) if max(map(len, shown), default=0) <= 16
-                else min(2, len(players)), frameon=False, fontsize=9)
+    axis.legend(
+        handles=handles,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.18),
+        ncol=len(players) if max(map(len, shown), default=0) <= 16 else min(2, len(players)),
+        frameon=False,
+        fontsize=9,
+    )
     figure.savefig(folder / "loss.png", bbox_inches="tight")
     plt.close(figure)
     _strength_chart(result, folder / "strength.png", colour, plt, names)
@@ -226,19 +264,30 @@ def _legend_below(axis: Any, entries: int) -> None:
     for short names, two columns for long labels."""
     labels = axis.get_legend_handles_labels()[1]
     columns = entries if max((len(t) for t in labels), default=0) <= 16 else min(2, entries)
-    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=columns,
-                frameon=False, fontsize=9)
+    axis.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=columns, frameon=False, fontsize=9
+    )
 
 
-def _strength_chart(result: Analysis, path: Path, colour: dict[str, Any], plt: Any,
-                    names: Sequence[str] | None = None) -> None:
+def _strength_chart(
+    result: Analysis,
+    path: Path,
+    colour: dict[str, Any],
+    plt: Any,
+    names: Sequence[str] | None = None,
+) -> None:
     """Bars of each player's probability per level, the estimated range shaded."""
     figure, axis = plt.subplots(figsize=(9, 3.5), dpi=110)
-    shown = [s for s in result.summary
-             if s.strength is not None and s.strength.level is not None]
+    shown = [s for s in result.summary if s.strength is not None and s.strength.level is not None]
     if not shown:
-        axis.text(0.5, 0.5, "no strength estimate (no model, or too few moves)", ha="center",
-                  va="center", transform=axis.transAxes)
+        axis.text(
+            0.5,
+            0.5,
+            "no strength estimate (no model, or too few moves)",
+            ha="center",
+            va="center",
+            transform=axis.transAxes,
+        )
         axis.set_axis_off()
     width = 0.8 / max(1, len(shown))
     for k, summary in enumerate(shown):
@@ -246,11 +295,20 @@ def _strength_chart(result: Analysis, path: Path, colour: dict[str, Any], plt: A
         assert strength is not None
         levels = sorted(strength.posterior)
         offset = (k - (len(shown) - 1) / 2) * width
-        axis.bar([lv + offset for lv in levels],
-                 [100 * strength.posterior[lv] for lv in levels], width=width,
-                 color=colour[summary.name], label=_label(result, summary.player, names))
-        axis.hlines(-3 - 2 * k, strength.low - 0.4, strength.high + 0.4,
-                    color=colour[summary.name], linewidth=3)
+        axis.bar(
+            [lv + offset for lv in levels],
+            [100 * strength.posterior[lv] for lv in levels],
+            width=width,
+            color=colour[summary.name],
+            label=_label(result, summary.player, names),
+        )
+        axis.hlines(
+            -3 - 2 * k,
+            strength.low - 0.4,
+            strength.high + 0.4,
+            color=colour[summary.name],
+            linewidth=3,
+        )
     if shown:
         axis.set_xticks(sorted(shown[0].strength.posterior))  # type: ignore[union-attr]
         axis.set_xlabel("engine level (0: random play); lines below: each player's range")

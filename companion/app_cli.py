@@ -17,23 +17,37 @@ __all__ = ["app_command", "bench_command", "register", "register_bench", "run_ap
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
-        "app", help="open the tablet app",
+        "app",
+        help="open the tablet app",
         description="Open the tablet app (docs/app.md). With --video, --camera or --demo "
-        "it opens straight into a game read from there; otherwise on the New game screen.")
-    parser.add_argument("--game", default="shangrila", choices=GAMES,
-                        help="the game (default shangrila)")
+        "it opens straight into a game read from there; otherwise on the New game screen.",
+    )
+    parser.add_argument(
+        "--game", default="shangrila", choices=GAMES, help="the game (default shangrila)"
+    )
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--video", metavar="FILE", help="read the table from a video file")
-    source.add_argument("--camera", type=camera_index, metavar="N",
-                        help="read the table from camera N")
-    source.add_argument("--demo", action="store_true",
-                        help="no camera: the table simulator plays a game on the table")
-    parser.add_argument("--sensor-sim", action="store_true",
-                        help="add the simulated sensor board (on a pseudo-terminal)")
+    source.add_argument(
+        "--camera", type=camera_index, metavar="N", help="read the table from camera N"
+    )
+    source.add_argument(
+        "--demo",
+        action="store_true",
+        help="no camera: the table simulator plays a game on the table",
+    )
+    parser.add_argument(
+        "--sensor-sim",
+        action="store_true",
+        help="add the simulated sensor board (on a pseudo-terminal)",
+    )
     parser.add_argument("--players", type=int, help="number of players")
-    parser.add_argument("--language", default=None, choices=("en", "fr", "es"),
-                        help="the app's language (default: the system's, English when it "
-                        "is none of these; switchable in the app)")
+    parser.add_argument(
+        "--language",
+        default=None,
+        choices=("en", "fr", "es"),
+        help="the app's language (default: the system's, English when it "
+        "is none of these; switchable in the app)",
+    )
     parser.set_defaults(handler=app_command)
 
 
@@ -45,11 +59,20 @@ def app_command(args: argparse.Namespace) -> int:
     if args.players is not None:
         check_players(args.game, args.players)
     if _no_display():
-        raise UsageError("there is no display to open the app on: run 'companion demo' "
-                         "for the headless demo, or set SDL_VIDEODRIVER=offscreen to draw "
-                         "the app without a screen")
-    return run_app(game=args.game, video=args.video, camera=args.camera, demo=args.demo,
-                   sensor_sim=args.sensor_sim, language=args.language, players=args.players)
+        raise UsageError(
+            "there is no display to open the app on: run 'companion demo' "
+            "for the headless demo, or set SDL_VIDEODRIVER=offscreen to draw "
+            "the app without a screen"
+        )
+    return run_app(
+        game=args.game,
+        video=args.video,
+        camera=args.camera,
+        demo=args.demo,
+        sensor_sim=args.sensor_sim,
+        language=args.language,
+        players=args.players,
+    )
 
 
 def _no_display() -> bool:
@@ -65,31 +88,44 @@ def _no_display() -> bool:
 
 def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = bench_sub.add_parser(
-        "app", help="app start time, live view frames per second, verdict-to-banner delay",
+        "app",
+        help="app start time, live view frames per second, verdict-to-banner delay",
         description="Measure the app headless (SDL's offscreen driver): the start time "
         "(fresh processes, to the first frame), the live view's frames per second on a "
         "1280x720 video with the camera pipeline recognising every frame, and the time "
-        "from the referee's illegal-move verdict to the first frame showing the banner.")
-    parser.add_argument("--video", metavar="FILE",
-                        help="a 1280x720 video of a Shangri-La table with its markers "
-                        "(default: render one, about 10 s)")
-    parser.add_argument("--seconds", type=float, default=20.0,
-                        help="longest time to play the video (default 20)")
+        "from the referee's illegal-move verdict to the first frame showing the banner.",
+    )
+    parser.add_argument(
+        "--video",
+        metavar="FILE",
+        help="a 1280x720 video of a Shangri-La table with its markers "
+        "(default: render one, about 10 s)",
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=20.0, help="longest time to play the video (default 20)"
+    )
     parser.add_argument("--starts", type=int, default=3, help="start-time runs (default 3)")
-    parser.add_argument("--banners", type=int, default=10,
-                        help="illegal moves to time (default 10)")
+    parser.add_argument(
+        "--banners", type=int, default=10, help="illegal moves to time (default 10)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    parser.add_argument("--demo-games", type=int, default=0, metavar="N",
-                        help="also play the app's demo mode to the end N times and count "
-                        "its false alarms (default 0)")
+    parser.add_argument(
+        "--demo-games",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also play the app's demo mode to the end N times and count "
+        "its false alarms (default 0)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(handler=bench_command)
 
 
 def bench_command(args: argparse.Namespace) -> int:
     if args.starts < 1 or args.banners < 1 or args.seconds <= 0 or args.demo_games < 0:
-        raise UsageError("--starts and --banners must be at least 1, --seconds positive, "
-                         "--demo-games 0 or more")
+        raise UsageError(
+            "--starts and --banners must be at least 1, --seconds positive, --demo-games 0 or more"
+        )
     from companion.app.bench import bench_command as run
 
     return run(args)

@@ -33,8 +33,9 @@ class RulesFigure:
     moves_per_game: float
 
 
-def random_games(rules: Rules[Any, Any], seconds: float, seed: int,
-                 playout: bool = False) -> RulesFigure:
+def random_games(
+    rules: Rules[Any, Any], seconds: float, seed: int, playout: bool = False
+) -> RulesFigure:
     """Play random complete games (uniform over legal moves, unchecked apply) for about
     ``seconds``; return the rate. ``playout``: draw with the game's search playout
     policy (``playout_move``) instead of uniformly."""
@@ -53,9 +54,15 @@ def random_games(rules: Rules[Any, Any], seconds: float, seed: int,
         if now >= deadline:
             break
     elapsed = now - start
-    return RulesFigure(rules.game, "playout" if playout else "uniform", rules.n_players,
-                       games, round(elapsed, 3),
-                       round(games / elapsed, 1), round(moves / games, 1))
+    return RulesFigure(
+        rules.game,
+        "playout" if playout else "uniform",
+        rules.n_players,
+        games,
+        round(elapsed, 3),
+        round(games / elapsed, 1),
+        round(moves / games, 1),
+    )
 
 
 @contextlib.contextmanager
@@ -91,11 +98,17 @@ def _rules(args: argparse.Namespace) -> int:
                 figure = random_games(rules, args.seconds, args.seed, playout)
                 figures.append(figure)
                 if not args.json:
-                    print(f"{game:<10} {n} players, {figure.policy:<7}: "
-                          f"{figure.games_per_second:>9.1f} games/s ({figure.games} games "
-                          f"in {figure.seconds:.1f} s, {figure.moves_per_game:.1f} moves "
-                          "per game)", flush=True)
+                    print(
+                        f"{game:<10} {n} players, {figure.policy:<7}: "
+                        f"{figure.games_per_second:>9.1f} games/s ({figure.games} games "
+                        f"in {figure.seconds:.1f} s, {figure.moves_per_game:.1f} moves "
+                        "per game)",
+                        flush=True,
+                    )
     if args.json:
-        print(json.dumps({"python": platform.python_version(),
-                          "figures": [asdict(f) for f in figures]}))
+        print(
+            json.dumps(
+                {"python": platform.python_version(), "figures": [asdict(f) for f in figures]}
+            )
+        )
     return 0

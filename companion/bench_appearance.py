@@ -34,8 +34,11 @@ from companion.bench_vision import LEVEL_SPECS, LEVELS, Shot, _camera_and_pose, 
 
 GAMES = ("shangrila", "shendao", "shenshi")
 """Games the appearance reader reads (those with worlds other than the project's)."""
-KINDS_OF = {"shangrila": ("space", "bridge", "stone"), "shendao": ("square", "gate"),
-            "shenshi": ("tile", "cushion", "monk")}
+KINDS_OF = {
+    "shangrila": ("space", "bridge", "stone"),
+    "shendao": ("square", "gate"),
+    "shenshi": ("tile", "cushion", "monk"),
+}
 SETS = {
     "train": (("project", "painted"), 1),
     "validation": (("painted",), 1000),
@@ -60,17 +63,33 @@ class Setup:
 
     @property
     def key(self) -> str:
-        return f"a{CACHE_VERSION}-{self.game}-{self.kind}-{self.seed}-{self.level}-" \
-               f"{self.size[0]}x{self.size[1]}" + ("-markers" if self.markers else "")
+        return (
+            f"a{CACHE_VERSION}-{self.game}-{self.kind}-{self.seed}-{self.level}-"
+            f"{self.size[0]}x{self.size[1]}" + ("-markers" if self.markers else "")
+        )
 
 
-def setups(name: str, count: int, levels: Sequence[str] = LEVELS,
-           size: tuple[int, int] = (1280, 720), game: str = "shangrila",
-           markers: bool = False) -> list[Setup]:
+def setups(
+    name: str,
+    count: int,
+    levels: Sequence[str] = LEVELS,
+    size: tuple[int, int] = (1280, 720),
+    game: str = "shangrila",
+    markers: bool = False,
+) -> list[Setup]:
     """``count`` setups of set ``name``, spread over its kinds of world and ``levels``."""
     kinds, first = SETS[name]
-    return [Setup(kinds[i % len(kinds)], first + i, levels[(i // len(kinds)) % len(levels)],
-                  size, game, markers) for i in range(count)]
+    return [
+        Setup(
+            kinds[i % len(kinds)],
+            first + i,
+            levels[(i // len(kinds)) % len(levels)],
+            size,
+            game,
+            markers,
+        )
+        for i in range(count)
+    ]
 
 
 @dataclass
@@ -102,51 +121,107 @@ def render_setup(setup: Setup) -> Pictures:
     model = world.model
     shot = Shot(game, setup.level, 0, setup.seed, setup.size)
     camera, pose = _camera_and_pose(shot, rng, model.size_mm)
-    imaging = Imaging(blur_sigma=spec.blur, noise_sigma=spec.noise, shot_noise=0.3,
-                      vignetting=0.15, jpeg_quality=spec.jpeg)
+    imaging = Imaging(
+        blur_sigma=spec.blur,
+        noise_sigma=spec.noise,
+        shot_noise=0.3,
+        vignetting=0.15,
+        jpeg_quality=spec.jpeg,
+    )
 
     def light() -> Any:
         chosen = LIGHTS[spec.lights[int(rng.integers(len(spec.lights)))]]
         if setup.level == "hardest":
-            chosen = replace(chosen, direction_deg=float(rng.uniform(0, 360)),
-                             key_level=float(rng.uniform(0.45, 0.7)))
+            chosen = replace(
+                chosen,
+                direction_deg=float(rng.uniform(0, 360)),
+                key_level=float(rng.uniform(0.45, 0.7)),
+            )
         return chosen
 
     def photograph(observation: Any, hands: int, calm: bool) -> Any:
-        options = TableOptions(hands=hands, clutter=spec.clutter, markers=setup.markers,
-                               glare=0.0 if calm else spec.glare,
-                               placement_mm=spec.placement_mm,
-                               placement_deg=3.0 * spec.placement_mm)
-        return render_table(observation, camera, pose, light=light(), imaging=imaging,
-                            options=options, seed=int(rng.integers(2 ** 31)), model=model,
-                            art=world.art(), colours=world.colours)
+        options = TableOptions(
+            hands=hands,
+            clutter=spec.clutter,
+            markers=setup.markers,
+            glare=0.0 if calm else spec.glare,
+            placement_mm=spec.placement_mm,
+            placement_deg=3.0 * spec.placement_mm,
+        )
+        return render_table(
+            observation,
+            camera,
+            pose,
+            light=light(),
+            imaging=imaging,
+            options=options,
+            seed=int(rng.integers(2**31)),
+            model=model,
+            art=world.art(),
+            colours=world.colours,
+        )
 
     schema = referee_schema(game)
-    empty_obs = Observation(schema, {e: (0 if e.endswith("^") else bare_value(schema.values[e]))
-                                     for e in schema.elements if model.on_board(e)})
+    empty_obs = Observation(
+        schema,
+        {
+            e: (0 if e.endswith("^") else bare_value(schema.values[e]))
+            for e in schema.elements
+            if model.on_board(e)
+        },
+    )
     layout = calibration_layout(schema, model, board_geometry(game).player_colours)
     # calibration happens once, under one light, with the camera in place
     calm_light = light()
-    empty = render_table(empty_obs, camera, pose, light=calm_light, imaging=imaging,
-                         options=TableOptions(clutter=spec.clutter, markers=setup.markers),
-                         seed=setup.seed,
-                         model=model, art=world.art(), colours=world.colours)
-    calibration = render_table(layout, camera, pose, light=calm_light, imaging=imaging,
-                               options=TableOptions(clutter=spec.clutter,
-                                                    placement_mm=spec.placement_mm,
-                                                    markers=setup.markers),
-                               seed=setup.seed + 1, model=model, art=world.art(),
-                               colours=world.colours)
-    pictures = Pictures(setup, empty.image, calibration.image, layout.to_json()["readings"],
-                        camera=asdict(camera), pose=asdict(pose))
+    empty = render_table(
+        empty_obs,
+        camera,
+        pose,
+        light=calm_light,
+        imaging=imaging,
+        options=TableOptions(clutter=spec.clutter, markers=setup.markers),
+        seed=setup.seed,
+        model=model,
+        art=world.art(),
+        colours=world.colours,
+    )
+    calibration = render_table(
+        layout,
+        camera,
+        pose,
+        light=calm_light,
+        imaging=imaging,
+        options=TableOptions(
+            clutter=spec.clutter, placement_mm=spec.placement_mm, markers=setup.markers
+        ),
+        seed=setup.seed + 1,
+        model=model,
+        art=world.art(),
+        colours=world.colours,
+    )
+    pictures = Pictures(
+        setup,
+        empty.image,
+        calibration.image,
+        layout.to_json()["readings"],
+        camera=asdict(camera),
+        pose=asdict(pose),
+    )
     for index in range(PLAYS_PER_SETUP):
         depth = DEPTHS[(setup.seed + index) % len(DEPTHS)] + int(rng.integers(0, 4))
-        observation = _state_observation(game, int(rng.integers(2 ** 31)), depth)
+        observation = _state_observation(game, int(rng.integers(2**31)), depth)
         hands = 1 if rng.random() < spec.hand_share else 0
         picture = photograph(observation, hands, calm=False)
-        pictures.plays.append((picture.image, {
-            "observation": observation.to_json()["readings"],
-            "visible": picture.visible().to_json()["readings"], "hands": hands}))
+        pictures.plays.append(
+            (
+                picture.image,
+                {
+                    "observation": observation.to_json()["readings"],
+                    "visible": picture.visible().to_json()["readings"],
+                    "hands": hands,
+                },
+            )
+        )
     return pictures
 
 
@@ -158,13 +233,21 @@ def cached_pictures(folder: Path, setup: Setup) -> Pictures | None:
     if not (folder / "truth.json").exists():
         return None
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
-    images = [cv2.imread(str(folder / f"{i}.png"), cv2.IMREAD_COLOR)
-              for i in range(2 + len(truth["plays"]))]
+    images = [
+        cv2.imread(str(folder / f"{i}.png"), cv2.IMREAD_COLOR)
+        for i in range(2 + len(truth["plays"]))
+    ]
     if any(image is None for image in images):
         return None
-    return Pictures(setup, images[0], images[1], truth["calibration"],
-                    list(zip(images[2:], truth["plays"], strict=True)),
-                    truth["camera"], truth["pose"])
+    return Pictures(
+        setup,
+        images[0],
+        images[1],
+        truth["calibration"],
+        list(zip(images[2:], truth["plays"], strict=True)),
+        truth["camera"],
+        truth["pose"],
+    )
 
 
 def store_pictures(folder: Path, pictures: Pictures) -> None:
@@ -172,16 +255,24 @@ def store_pictures(folder: Path, pictures: Pictures) -> None:
     import cv2
 
     folder.mkdir(parents=True, exist_ok=True)
-    for i, image in enumerate([pictures.empty, pictures.calibration,
-                               *(p[0] for p in pictures.plays)]):
+    for i, image in enumerate(
+        [pictures.empty, pictures.calibration, *(p[0] for p in pictures.plays)]
+    ):
         cv2.imwrite(str(folder / f"{i}.png"), image)
-    (folder / "truth.json").write_text(json.dumps({
-        "calibration": pictures.calibration_truth, "plays": [p[1] for p in pictures.plays],
-        "camera": pictures.camera, "pose": pictures.pose}), encoding="utf-8")
+    (folder / "truth.json").write_text(
+        json.dumps(
+            {
+                "calibration": pictures.calibration_truth,
+                "plays": [p[1] for p in pictures.plays],
+                "camera": pictures.camera,
+                "pose": pictures.pose,
+            }
+        ),
+        encoding="utf-8",
+    )
 
 
-def load_setup(setup: Setup, cache: Path | None,
-               progress: Callable[[str], None]) -> Pictures:
+def load_setup(setup: Setup, cache: Path | None, progress: Callable[[str], None]) -> Pictures:
     """A setup's pictures, from the cache or rendered (and cached)."""
     folder = None if cache is None else cache / setup.key
     if folder is not None and (cached := cached_pictures(folder, setup)) is not None:
@@ -213,8 +304,9 @@ def calibrated_reader(pictures: Pictures, fitted: Any = None, view: Any = None) 
     schema = referee_schema(game)
     view = view if view is not None else _view(pictures, model.size_mm)
     layout = Observation.from_json(schema, {"readings": pictures.calibration_truth})
-    appearance = calibrate(game, model, pictures.empty, view,
-                           [(pictures.calibration, view, layout)])
+    appearance = calibrate(
+        game, model, pictures.empty, view, [(pictures.calibration, view, layout)]
+    )
     fitted = fitted if fitted is not None else _untrained_or(load_fitted, game)
     return AppearanceReader(game, model, appearance, fitted, schema), view
 
@@ -235,8 +327,9 @@ FOREIGN_PER_FRAME = 8
 """Foreign objects laid over each training picture (see :func:`with_foreign_objects`)."""
 
 
-def with_foreign_objects(image: Any, reader: Any, view: Any, seed: int,
-                         count: int = FOREIGN_PER_FRAME) -> tuple[Any, set[str]]:
+def with_foreign_objects(
+    image: Any, reader: Any, view: Any, seed: int, count: int = FOREIGN_PER_FRAME
+) -> tuple[Any, set[str]]:
     """A copy of ``image`` with ``count`` opaque blobs of random colour and grain laid
     over random elements (a hand, a phone, a cup: *something else*), and the elements
     they cover. Colours near one of the set's piece colours are not used, so that the
@@ -262,8 +355,16 @@ def with_foreign_objects(image: Any, reader: Any, view: Any, seed: int,
         radius = float(np.linalg.norm(points - centre, axis=1).max()) * rng.uniform(1.1, 2.5)
         mask = np.zeros(out.shape[:2], np.uint8)
         axes = (max(2, int(radius)), max(2, int(radius * rng.uniform(0.6, 1.0))))
-        cv2.ellipse(mask, (int(centre[0]), int(centre[1])), axes, float(rng.uniform(0, 180)),
-                    0, 360, 255, -1)
+        cv2.ellipse(
+            mask,
+            (int(centre[0]), int(centre[1])),
+            axes,
+            float(rng.uniform(0, 180)),
+            0,
+            360,
+            255,
+            -1,
+        )
         grain = rng.normal(0, 12, out.shape).astype(np.float32)
         blob = np.clip(bgr[None, None, :].astype(np.float32) + grain, 0, 255).astype(np.uint8)
         out[mask > 0] = blob[mask > 0]
@@ -286,8 +387,9 @@ def iter_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
         labels = {k: truth["visible"].get(k) for k in truth["observation"]}
         yield from examples(reader.element_features(image, view), labels)
         if foreign:
-            changed, covered = with_foreign_objects(image, reader, view,
-                                                    pictures.setup.seed * 100 + number)
+            changed, covered = with_foreign_objects(
+                image, reader, view, pictures.setup.seed * 100 + number
+            )
             labels = {k: (None if k in covered else v) for k, v in labels.items()}
             yield from examples(reader.element_features(changed, view), labels)
 
@@ -303,13 +405,20 @@ def fit_command(args: argparse.Namespace) -> int:
     for i, setup in enumerate(chosen, 1):
         pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
         data.extend(iter_examples(pictures, foreign=True))
-        print(f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} ({setup.level}): "
-              f"{len(data)} examples", flush=True)
-    provenance = {"command": f"companion vision fit --game {args.game} --setups {args.setups} "
-                             f"--size {args.size}",
-                  "set": "train", "kinds": list(SETS["train"][0]),
-                  "setup_seeds": [s.seed for s in chosen], "examples": len(data),
-                  "size": list(chosen[0].size)}
+        print(
+            f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} ({setup.level}): "
+            f"{len(data)} examples",
+            flush=True,
+        )
+    provenance = {
+        "command": f"companion vision fit --game {args.game} --setups {args.setups} "
+        f"--size {args.size}",
+        "set": "train",
+        "kinds": list(SETS["train"][0]),
+        "setup_seeds": [s.seed for s in chosen],
+        "examples": len(data),
+        "size": list(chosen[0].size),
+    }
     model = fit(args.game, data, provenance)
     out = Path(args.output) if args.output else fitted_path(args.game)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -330,6 +439,7 @@ def _default_cache() -> Path:
 
 # --- the benchmark ---------------------------------------------------------------------------
 
+
 @dataclass
 class Score:
     elements: int = 0
@@ -345,21 +455,24 @@ class Score:
 
     def line(self) -> str:
         shown = max(1, self.right + self.wrong)
-        return (f"{self.boards} boards, {self.elements} elements: "
-                f"{100 * self.right / shown:.2f}% of shown right, "
-                f"{100 * self.wrong_sure / max(1, self.elements):.3f}% wrong at >= 0.9, "
-                f"unsure {100 * self.unsure / max(1, self.elements):.2f}%, "
-                f"not shown {100 * self.not_shown / max(1, self.elements):.2f}%, "
-                f"perfect {self.perfect}/{self.boards}, "
-                f"right at >= 0.9: {100 * self.sure_right / max(1, self.sure):.2f}%")
+        return (
+            f"{self.boards} boards, {self.elements} elements: "
+            f"{100 * self.right / shown:.2f}% of shown right, "
+            f"{100 * self.wrong_sure / max(1, self.elements):.3f}% wrong at >= 0.9, "
+            f"unsure {100 * self.unsure / max(1, self.elements):.2f}%, "
+            f"not shown {100 * self.not_shown / max(1, self.elements):.2f}%, "
+            f"perfect {self.perfect}/{self.boards}, "
+            f"right at >= 0.9: {100 * self.sure_right / max(1, self.sure):.2f}%"
+        )
 
     def add(self, other: Score) -> None:
         for name, value in asdict(other).items():
             setattr(self, name, getattr(self, name) + value)
 
 
-def score_reading(score: Score, reading: Any, visible: dict[str, Any], schema: Any,
-                  elements: Sequence[str]) -> None:
+def score_reading(
+    score: Score, reading: Any, visible: dict[str, Any], schema: Any, elements: Sequence[str]
+) -> None:
     from engines.observation import Observation
 
     truth = Observation.from_json(schema, {"readings": visible})
@@ -424,8 +537,14 @@ class Cell:
 
     def add(self, other: Cell) -> None:
         self.score.add(other.score)
-        for name in ("pictures", "located", "pictures_reliable", "located_reliable",
-                     "calibrations", "calibrations_located"):
+        for name in (
+            "pictures",
+            "located",
+            "pictures_reliable",
+            "located_reliable",
+            "calibrations",
+            "calibrations_located",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.marker_px += other.marker_px
         self.known_ms += other.known_ms
@@ -436,13 +555,16 @@ class Cell:
         s = self.score
         shown = s.right + s.wrong
         return {
-            "boards": s.boards, "elements": s.elements,
+            "boards": s.boards,
+            "elements": s.elements,
             "located": _share(self.located, self.pictures),
             "located_reliable": _share(self.located_reliable, self.pictures_reliable),
             "marker_px_median": _median(self.marker_px),
             "marker_px_smallest": round(min(self.marker_px), 1) if self.marker_px else None,
-            "right": _share(s.right, shown), "wrong_sure": _share(s.wrong_sure, s.elements, 3),
-            "unsure": _share(s.unsure, s.elements), "not_shown": _share(s.not_shown, s.elements),
+            "right": _share(s.right, shown),
+            "wrong_sure": _share(s.wrong_sure, s.elements, 3),
+            "unsure": _share(s.unsure, s.elements),
+            "not_shown": _share(s.not_shown, s.elements),
             "perfect": f"{s.perfect}/{s.boards}",
             "right_sure": _share(s.sure_right, s.sure),
             "known_ms": _median(self.known_ms),
@@ -466,8 +588,9 @@ def _marker_px(view: Any, game: str) -> float:
     return min(marker_sides_px(view, game).values())
 
 
-def bench_setup(pictures: Pictures, modes: Sequence[str], fitted: Any = None,
-                colour: bool = False) -> dict[tuple[str, str], Cell]:
+def bench_setup(
+    pictures: Pictures, modes: Sequence[str], fitted: Any = None, colour: bool = False
+) -> dict[tuple[str, str], Cell]:
     """Read one setup's pictures of play in each ``mode`` (``exact``, ``markers``):
     a :class:`Cell` per (reader, mode); the reader ``appearance``, and ``colour`` (the
     colour reader given the same views) when asked."""
@@ -493,8 +616,9 @@ def bench_setup(pictures: Pictures, modes: Sequence[str], fitted: Any = None,
                 cell.calibrations_located += 1
                 calibration_view = found.view
         reader, _ = calibrated_reader(pictures, fitted, calibration_view)
-        elements = [e for e in reader.schema.elements
-                    if e.removesuffix("^") in reader.model.elements]
+        elements = [
+            e for e in reader.schema.elements if e.removesuffix("^") in reader.model.elements
+        ]
         colour_reader = None
         if colour:
             from vision.pipeline import reader_for
@@ -513,11 +637,13 @@ def bench_setup(pictures: Pictures, modes: Sequence[str], fitted: Any = None,
                 view = locator.locate(image).view
             if view is None:
                 # not found: every element the picture shows counts as not read (unsure)
-                nothing = SimpleNamespace(observation=Observation(reader.schema, {}),
-                                          unseen=frozenset())
+                nothing = SimpleNamespace(
+                    observation=Observation(reader.schema, {}), unseen=frozenset()
+                )
                 for name in ("appearance", "colour") if colour else ("appearance",):
-                    score_reading(cells[name, mode].score, nothing, truth["visible"],
-                                  reader.schema, elements)
+                    score_reading(
+                        cells[name, mode].score, nothing, truth["visible"], reader.schema, elements
+                    )
                 continue
             cell.located += 1
             cell.located_reliable += setup.markers and smallest >= RELIABLE_MARKER_PX
@@ -531,8 +657,13 @@ def bench_setup(pictures: Pictures, modes: Sequence[str], fitted: Any = None,
             cell.known_ms.append(1000.0 * (time.process_time() - started))
             score_reading(cell.score, read, truth["visible"], reader.schema, elements)
             if colour_reader is not None:
-                score_reading(cells["colour", mode].score, colour_reader.read(image, view),
-                              truth["visible"], reader.schema, elements)
+                score_reading(
+                    cells["colour", mode].score,
+                    colour_reader.read(image, view),
+                    truth["visible"],
+                    reader.schema,
+                    elements,
+                )
     return cells
 
 
@@ -547,10 +678,19 @@ def row_key(setup: Setup, reader: str, mode: str) -> str:
     return f"{reader}|{setup.kind}|{setup.level}|{setup.size[0]}x{setup.size[1]}|{mode}"
 
 
-def bench_table(game: str, set_name: str, count: int, levels: Sequence[str],
-                sizes: Sequence[tuple[int, int]], locate: str, cache: Path | None,
-                progress: Callable[[str], None], fitted: Any = None, colour: bool = False,
-                done: Callable[[dict[str, Cell]], None] | None = None) -> dict[str, Cell]:
+def bench_table(
+    game: str,
+    set_name: str,
+    count: int,
+    levels: Sequence[str],
+    sizes: Sequence[tuple[int, int]],
+    locate: str,
+    cache: Path | None,
+    progress: Callable[[str], None],
+    fitted: Any = None,
+    colour: bool = False,
+    done: Callable[[dict[str, Cell]], None] | None = None,
+) -> dict[str, Cell]:
     """The figures of ``count`` setups of ``set_name`` at each size in ``sizes`` (each
     size its own pictures: the same worlds, cameras and positions), each picture read in
     every mode of ``locate`` (``truth``, ``markers``, ``both``): a :class:`Cell` per
@@ -560,8 +700,9 @@ def bench_table(game: str, set_name: str, count: int, levels: Sequence[str],
     cv2.setNumThreads(1)  # the figures are for one core
     modes = LOCATE_MODES[locate]
     rows: dict[str, Cell] = {}
-    chosen = [s for size in sizes
-              for s in setups(set_name, count, levels, size, game, "markers" in modes)]
+    chosen = [
+        s for size in sizes for s in setups(set_name, count, levels, size, game, "markers" in modes)
+    ]
     started = time.time()
     for number, setup in enumerate(chosen, 1):
         pictures = load_setup(setup, cache, lambda m: progress(f"  {m}"))
@@ -569,21 +710,34 @@ def bench_table(game: str, set_name: str, count: int, levels: Sequence[str],
             rows.setdefault(row_key(setup, reader, mode), Cell()).add(cell)
         elapsed = time.time() - started
         left = elapsed / number * (len(chosen) - number)
-        progress(f"[{number}/{len(chosen)}] {game} {setup.kind} world {setup.seed} "
-                 f"({setup.level}, {setup.size[0]}x{setup.size[1]}) read; "
-                 f"{elapsed / 60:.1f} min, about {left / 60:.0f} min left")
+        progress(
+            f"[{number}/{len(chosen)}] {game} {setup.kind} world {setup.seed} "
+            f"({setup.level}, {setup.size[0]}x{setup.size[1]}) read; "
+            f"{elapsed / 60:.1f} min, about {left / 60:.0f} min left"
+        )
         if done is not None:
             done(rows)
     return rows
 
 
 TABLE_COLUMNS = (
-    ("world", None), ("level", None), ("size", None), ("board found by", None),
-    ("boards", "boards"), ("located", "located"), ("markers px (median / smallest)", None),
-    ("elements", "elements"), ("right", "right"), ("wrong at >= 0.9", "wrong_sure"),
-    ("unsure", "unsure"), ("not shown", "not_shown"), ("perfect boards", "perfect"),
-    ("right at >= 0.9", "right_sure"), ("ms a frame, view known", "known_ms"),
-    ("ms first frame (median / largest)", None))
+    ("world", None),
+    ("level", None),
+    ("size", None),
+    ("board found by", None),
+    ("boards", "boards"),
+    ("located", "located"),
+    ("markers px (median / smallest)", None),
+    ("elements", "elements"),
+    ("right", "right"),
+    ("wrong at >= 0.9", "wrong_sure"),
+    ("unsure", "unsure"),
+    ("not shown", "not_shown"),
+    ("perfect boards", "perfect"),
+    ("right at >= 0.9", "right_sure"),
+    ("ms a frame, view known", "known_ms"),
+    ("ms first frame (median / largest)", None),
+)
 
 
 def _percent(value: float | None, digits: int = 2) -> str:
@@ -603,41 +757,73 @@ def table_rows(rows: dict[str, Cell], reader: str = "appearance") -> list[dict[s
     for key, cell in rows.items():
         name, world, level, size, mode = key.split("|")
         if name == reader:
-            out.append({"world": world, "level": level, "size": size, "mode": mode,
-                        **cell.figures()})
-    return sorted(out, key=lambda r: (r["world"] != "landscape", ORDER.index(r["level"]),
-                                      int(r["size"].split("x")[0]), r["mode"]))
+            out.append(
+                {"world": world, "level": level, "size": size, "mode": mode, **cell.figures()}
+            )
+    return sorted(
+        out,
+        key=lambda r: (
+            r["world"] != "landscape",
+            ORDER.index(r["level"]),
+            int(r["size"].split("x")[0]),
+            r["mode"],
+        ),
+    )
 
 
 def format_markdown(rows: dict[str, Cell], reader: str = "appearance") -> str:
     """The figures as a markdown table (see :data:`TABLE_COLUMNS`)."""
-    lines = ["| " + " | ".join(name for name, _ in TABLE_COLUMNS) + " |",
-             "|" + "---|" * len(TABLE_COLUMNS)]
+    lines = [
+        "| " + " | ".join(name for name, _ in TABLE_COLUMNS) + " |",
+        "|" + "---|" * len(TABLE_COLUMNS),
+    ]
     for r in table_rows(rows, reader):
         markers = r["mode"] == "markers"
-        cells = [r["world"], r["level"], r["size"],
-                 "markers" if markers else "exact view", str(r["boards"]),
-                 _percent(r["located"], 1) if markers else "-",
-                 f"{_number(r['marker_px_median'])} / {_number(r['marker_px_smallest'])}"
-                 if r["marker_px_median"] is not None else "-",
-                 str(r["elements"]), _percent(r["right"]), _percent(r["wrong_sure"], 3),
-                 _percent(r["unsure"]), _percent(r["not_shown"]), r["perfect"],
-                 _percent(r["right_sure"]), _number(r["known_ms"]),
-                 f"{_number(r['first_ms'])} / {_number(r['first_ms_max'])}"]
+        cells = [
+            r["world"],
+            r["level"],
+            r["size"],
+            "markers" if markers else "exact view",
+            str(r["boards"]),
+            _percent(r["located"], 1) if markers else "-",
+            f"{_number(r['marker_px_median'])} / {_number(r['marker_px_smallest'])}"
+            if r["marker_px_median"] is not None
+            else "-",
+            str(r["elements"]),
+            _percent(r["right"]),
+            _percent(r["wrong_sure"], 3),
+            _percent(r["unsure"]),
+            _percent(r["not_shown"]),
+            r["perfect"],
+            _percent(r["right_sure"]),
+            _number(r["known_ms"]),
+            f"{_number(r['first_ms'])} / {_number(r['first_ms_max'])}",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-GOALS = {"located": 99.0, "right": 99.5, "wrong_sure": 0.05, "unsure": 3.0,
-         "known_ms": 30.0, "first_ms": 150.0}
+GOALS = {
+    "located": 99.0,
+    "right": 99.5,
+    "wrong_sure": 0.05,
+    "unsure": 3.0,
+    "known_ms": 30.0,
+    "first_ms": 150.0,
+}
 """The goals at the hardest level: boards located (pictures whose markers are at least
 ``RELIABLE_MARKER_PX``), right among the elements read, wrong at 0.9 or more and unsure
 among the elements shown (percent), a frame once the view is known and the first frame
 (ms, one core; the largest first frame counts)."""
 
 
-def summary_row(rows: dict[str, Cell], size: str, world: str = "landscape",
-                level: str = "hardest", mode: str = "markers") -> dict[str, Any] | None:
+def summary_row(
+    rows: dict[str, Cell],
+    size: str,
+    world: str = "landscape",
+    level: str = "hardest",
+    mode: str = "markers",
+) -> dict[str, Any] | None:
     """The figures of one world, level and size found ``mode``'s way, and which goals
     they meet (:data:`GOALS`); ``None`` when nothing was measured there."""
     key = f"appearance|{world}|{level}|{size}|{mode}"
@@ -645,26 +831,41 @@ def summary_row(rows: dict[str, Cell], size: str, world: str = "landscape",
         return None
     f = rows[key].figures()
     located = f["located_reliable"] if mode == "markers" else 100.0
-    met = {"located": located is not None and located >= GOALS["located"],
-           "right": f["right"] is not None and f["right"] >= GOALS["right"],
-           "wrong_sure": f["wrong_sure"] is not None and f["wrong_sure"] <= GOALS["wrong_sure"],
-           "unsure": f["unsure"] is not None and f["unsure"] < GOALS["unsure"],
-           "known_ms": f["known_ms"] is not None and f["known_ms"] <= GOALS["known_ms"],
-           "first_ms": f["first_ms_max"] is not None and f["first_ms_max"] <= GOALS["first_ms"]}
+    met = {
+        "located": located is not None and located >= GOALS["located"],
+        "right": f["right"] is not None and f["right"] >= GOALS["right"],
+        "wrong_sure": f["wrong_sure"] is not None and f["wrong_sure"] <= GOALS["wrong_sure"],
+        "unsure": f["unsure"] is not None and f["unsure"] < GOALS["unsure"],
+        "known_ms": f["known_ms"] is not None and f["known_ms"] <= GOALS["known_ms"],
+        "first_ms": f["first_ms_max"] is not None and f["first_ms_max"] <= GOALS["first_ms"],
+    }
     return {**f, "located_goal": located, "met": met}
 
 
-SUMMARY_HEADER = ("| game | size | boards | located | right | wrong at >= 0.9 | unsure | "
-                  "not shown | perfect boards | right at >= 0.9 | ms a frame | first frame ms "
-                  "(median / largest) | goals met |\n|" + "---|" * 13)
+SUMMARY_HEADER = (
+    "| game | size | boards | located | right | wrong at >= 0.9 | unsure | "
+    "not shown | perfect boards | right at >= 0.9 | ms a frame | first frame ms "
+    "(median / largest) | goals met |\n|" + "---|" * 13
+)
 
 
-def format_summary(rows: dict[str, Cell], game: str, world: str = "landscape",
-                   level: str = "hardest", mode: str = "markers") -> str:
+def format_summary(
+    rows: dict[str, Cell],
+    game: str,
+    world: str = "landscape",
+    level: str = "hardest",
+    mode: str = "markers",
+) -> str:
     """A markdown row per picture size of ``world`` at ``level`` (see :func:`summary_row`),
     the goals missed named."""
-    names = {"located": "located", "right": "right", "wrong_sure": "wrong at >= 0.9",
-             "unsure": "unsure", "known_ms": "ms a frame", "first_ms": "first frame"}
+    names = {
+        "located": "located",
+        "right": "right",
+        "wrong_sure": "wrong at >= 0.9",
+        "unsure": "unsure",
+        "known_ms": "ms a frame",
+        "first_ms": "first frame",
+    }
     lines = []
     sizes = sorted({key.split("|")[3] for key in rows}, key=lambda s: int(s.split("x")[0]))
     for size in sizes:
@@ -672,12 +873,25 @@ def format_summary(rows: dict[str, Cell], game: str, world: str = "landscape",
         if r is None:
             continue
         missed = [names[k] for k, ok in r["met"].items() if not ok]
-        lines.append(" | ".join([
-            f"| {game}", size, str(r["boards"]), _percent(r["located"], 1),
-            _percent(r["right"]), _percent(r["wrong_sure"], 3), _percent(r["unsure"]),
-            _percent(r["not_shown"]), r["perfect"], _percent(r["right_sure"]),
-            _number(r["known_ms"]), f"{_number(r['first_ms'])} / {_number(r['first_ms_max'])}",
-            "yes |" if not missed else f"no: {', '.join(missed)} |"]))
+        lines.append(
+            " | ".join(
+                [
+                    f"| {game}",
+                    size,
+                    str(r["boards"]),
+                    _percent(r["located"], 1),
+                    _percent(r["right"]),
+                    _percent(r["wrong_sure"], 3),
+                    _percent(r["unsure"]),
+                    _percent(r["not_shown"]),
+                    r["perfect"],
+                    _percent(r["right_sure"]),
+                    _number(r["known_ms"]),
+                    f"{_number(r['first_ms'])} / {_number(r['first_ms_max'])}",
+                    "yes |" if not missed else f"no: {', '.join(missed)} |",
+                ]
+            )
+        )
     return "\n".join(lines)
 
 
@@ -707,28 +921,55 @@ def bench_command(args: argparse.Namespace) -> int:
     cache = Path(args.cache).expanduser() if args.cache else _default_cache()
     levels = _levels(args)
     sizes = [_size(s) for s in (args.sizes.split(",") if args.sizes else [args.size])]
-    command = (f"companion bench appearance --game {args.game} --set {args.set} "
-               f"--setups {args.setups} --levels {','.join(levels)} "
-               f"--sizes {','.join(f'{w}x{h}' for w, h in sizes)} --locate {args.locate}")
+    command = (
+        f"companion bench appearance --game {args.game} --set {args.set} "
+        f"--setups {args.setups} --levels {','.join(levels)} "
+        f"--sizes {','.join(f'{w}x{h}' for w, h in sizes)} --locate {args.locate}"
+    )
 
     def write(rows: dict[str, Cell]) -> None:
         if args.json:
-            Path(args.json).write_text(json.dumps({
-                "command": command, "game": args.game, "set": args.set,
-                "kinds": list(SETS[args.set][0]),
-                "setup_seeds": [s.seed for s in setups(args.set, args.setups, levels)],
-                "rows": {key: {**asdict(cell), "figures": cell.figures()}
-                         for key, cell in rows.items()}}, indent=1), encoding="utf-8")
+            Path(args.json).write_text(
+                json.dumps(
+                    {
+                        "command": command,
+                        "game": args.game,
+                        "set": args.set,
+                        "kinds": list(SETS[args.set][0]),
+                        "setup_seeds": [s.seed for s in setups(args.set, args.setups, levels)],
+                        "rows": {
+                            key: {**asdict(cell), "figures": cell.figures()}
+                            for key, cell in rows.items()
+                        },
+                    },
+                    indent=1,
+                ),
+                encoding="utf-8",
+            )
 
-    rows = bench_table(args.game, args.set, args.setups, levels, sizes, args.locate, cache,
-                       lambda m: print(m, flush=True), colour=args.colour_reader, done=write)
+    rows = bench_table(
+        args.game,
+        args.set,
+        args.setups,
+        levels,
+        sizes,
+        args.locate,
+        cache,
+        lambda m: print(m, flush=True),
+        colour=args.colour_reader,
+        done=write,
+    )
     write(rows)
     summary = format_summary(rows, args.game)
-    text = "\n\n".join([f"`{command}`", format_markdown(rows)]
-                       + ([f"{SUMMARY_HEADER}\n{summary}"] if summary else [])
-                       + ([f"The colour reader, given the same views:\n\n"
-                           f"{format_markdown(rows, 'colour')}"]
-                          if args.colour_reader else []))
+    text = "\n\n".join(
+        [f"`{command}`", format_markdown(rows)]
+        + ([f"{SUMMARY_HEADER}\n{summary}"] if summary else [])
+        + (
+            [f"The colour reader, given the same views:\n\n{format_markdown(rows, 'colour')}"]
+            if args.colour_reader
+            else []
+        )
+    )
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text + "\n", encoding="utf-8")
@@ -742,64 +983,97 @@ def _levels(args: argparse.Namespace) -> list[str]:
         if unknown:
             from companion.cli import UsageError
 
-            raise UsageError(f"--levels: no level {', '.join(unknown)} (the levels: "
-                             f"{', '.join(LEVELS)}, or all)")
+            raise UsageError(
+                f"--levels: no level {', '.join(unknown)} (the levels: {', '.join(LEVELS)}, or all)"
+            )
         return chosen
     return list(args.level or LEVELS)
 
 
 def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=GAMES, default="shangrila")
-    parser.add_argument("--setups", type=int, default=24,
-                        help="training setups (world, camera, level) to fit on")
+    parser.add_argument(
+        "--setups", type=int, default=24, help="training setups (world, camera, level) to fit on"
+    )
     parser.add_argument("--size", default="1280x720", help="picture size (default 1280x720)")
-    parser.add_argument("--output", help="where to write the fitted weights "
-                        "(default: the file shipped in the package)")
-    parser.add_argument("--cache", help="folder of rendered pictures "
-                        "(default ~/.cache/companion/appearance)")
+    parser.add_argument(
+        "--output",
+        help="where to write the fitted weights (default: the file shipped in the package)",
+    )
+    parser.add_argument(
+        "--cache", help="folder of rendered pictures (default ~/.cache/companion/appearance)"
+    )
 
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=GAMES, default="shangrila")
     parser.add_argument("--set", choices=sorted(SETS), default="test")
-    parser.add_argument("--setups", type=int, default=12,
-                        help="setups (world, camera, level) at each size, spread over the "
-                        "set's kinds of world and the levels (default 12)")
-    parser.add_argument("--levels", metavar="LEVEL,...",
-                        help=f"levels, comma-separated, or all ({', '.join(LEVELS)}; "
-                        "default all)")
-    parser.add_argument("--level", action="append", choices=LEVELS,
-                        help="a level (repeatable; --levels says the same in one word)")
-    parser.add_argument("--sizes", metavar="WxH,...",
-                        help="picture sizes, comma-separated (default --size)")
-    parser.add_argument("--size", default="1280x720", help="one picture size (default "
-                        "1280x720)")
-    parser.add_argument("--locate", choices=tuple(LOCATE_MODES), default="truth",
-                        help="where the board is: the picture's exact view (truth, the "
-                        "default), found by the corner markers stuck on it (markers: the "
-                        "calibration pictures too), or each picture read both ways (both)")
-    parser.add_argument("--colour-reader", action="store_true",
-                        help="also read every picture with the colour reader, for comparison")
+    parser.add_argument(
+        "--setups",
+        type=int,
+        default=12,
+        help="setups (world, camera, level) at each size, spread over the "
+        "set's kinds of world and the levels (default 12)",
+    )
+    parser.add_argument(
+        "--levels",
+        metavar="LEVEL,...",
+        help=f"levels, comma-separated, or all ({', '.join(LEVELS)}; default all)",
+    )
+    parser.add_argument(
+        "--level",
+        action="append",
+        choices=LEVELS,
+        help="a level (repeatable; --levels says the same in one word)",
+    )
+    parser.add_argument(
+        "--sizes", metavar="WxH,...", help="picture sizes, comma-separated (default --size)"
+    )
+    parser.add_argument("--size", default="1280x720", help="one picture size (default 1280x720)")
+    parser.add_argument(
+        "--locate",
+        choices=tuple(LOCATE_MODES),
+        default="truth",
+        help="where the board is: the picture's exact view (truth, the "
+        "default), found by the corner markers stuck on it (markers: the "
+        "calibration pictures too), or each picture read both ways (both)",
+    )
+    parser.add_argument(
+        "--colour-reader",
+        action="store_true",
+        help="also read every picture with the colour reader, for comparison",
+    )
     parser.add_argument("--cache")
     parser.add_argument("--json", help="write the figures here as JSON (after every setup)")
     parser.add_argument("--markdown", help="write the figures here as a markdown table")
-    parser.add_argument("--from-json", metavar="FILE",
-                        help="print the tables of a run's --json file instead of reading")
-    parser.add_argument("--heights", action="store_true",
-                        help="the stack heights of Shangri-La, on tables of stacks of one "
-                        "and two tiles seen from several elevations (docs/vision-bench.md)")
-    parser.add_argument("--elevation", type=float, action="append",
-                        help="with --heights: the camera's elevation in degrees (repeat; "
-                        "default 90, 70 and 55)")
+    parser.add_argument(
+        "--from-json",
+        metavar="FILE",
+        help="print the tables of a run's --json file instead of reading",
+    )
+    parser.add_argument(
+        "--heights",
+        action="store_true",
+        help="the stack heights of Shangri-La, on tables of stacks of one "
+        "and two tiles seen from several elevations (docs/vision-bench.md)",
+    )
+    parser.add_argument(
+        "--elevation",
+        type=float,
+        action="append",
+        help="with --heights: the camera's elevation in degrees (repeat; default 90, 70 and 55)",
+    )
 
 
 def add_fit_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``companion vision fit``."""
     fit = commands.add_parser(
-        "fit", help="fit the camera's appearance reader on rendered tables of many worlds",
+        "fit",
+        help="fit the camera's appearance reader on rendered tables of many worlds",
         description="Render the training set (tables of many made-up editions of the "
         "board, each calibrated as a player would) and fit the appearance reader's "
-        "weights; the same setups give the same file (docs/reading.md).")
+        "weights; the same setups give the same file (docs/reading.md).",
+    )
     add_fit_arguments(fit)
     fit.set_defaults(handler=fit_command)
 
@@ -807,9 +1081,11 @@ def add_fit_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
 def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``companion bench appearance``."""
     bench = bench_sub.add_parser(
-        "appearance", help="the appearance reader on boards of worlds it was not fitted on",
+        "appearance",
+        help="the appearance reader on boards of worlds it was not fitted on",
         description="Read the pictures of a set (default: the test set, whose kind of "
         "world was never used for fitting) with the appearance reader, calibrated on each "
-        "setup's own calibration pictures, and with the colour reader for comparison.")
+        "setup's own calibration pictures, and with the colour reader for comparison.",
+    )
     add_bench_arguments(bench)
     bench.set_defaults(handler=bench_command)

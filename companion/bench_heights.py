@@ -54,12 +54,18 @@ class HeightSetup:
 
     @property
     def key(self) -> str:
-        return f"h{CACHE_VERSION}-{self.kind}-{self.seed}-{self.elevation:.1f}-" \
-               f"{self.size[0]}x{self.size[1]}"
+        return (
+            f"h{CACHE_VERSION}-{self.kind}-{self.seed}-{self.elevation:.1f}-"
+            f"{self.size[0]}x{self.size[1]}"
+        )
 
 
-def setups(name: str, count: int, elevations: Sequence[float] | None = None,
-           size: tuple[int, int] = (1280, 720)) -> list[HeightSetup]:
+def setups(
+    name: str,
+    count: int,
+    elevations: Sequence[float] | None = None,
+    size: tuple[int, int] = (1280, 720),
+) -> list[HeightSetup]:
     """``count`` world seeds of set ``name``, each at every one of ``elevations`` (the
     training set: one elevation per seed, drawn with the seed)."""
     kind, first = SETS[name]
@@ -68,21 +74,22 @@ def setups(name: str, count: int, elevations: Sequence[float] | None = None,
         for seed in range(first, first + count):
             rng = np.random.default_rng([seed, 7])
             elevation = float(rng.uniform(*TRAIN_ELEVATIONS))
-            out.append(HeightSetup(kind, seed, elevation,
-                                   TRAIN_SIZES[int(rng.integers(len(TRAIN_SIZES)))]))
+            out.append(
+                HeightSetup(kind, seed, elevation, TRAIN_SIZES[int(rng.integers(len(TRAIN_SIZES)))])
+            )
         return out
     return [HeightSetup(kind, first + i, e, size) for i in range(count) for e in elevations]
 
 
-def _camera(setup: HeightSetup, rng: np.random.Generator, board_mm: tuple[float, float]
-            ) -> tuple[Any, Any]:
+def _camera(
+    setup: HeightSetup, rng: np.random.Generator, board_mm: tuple[float, float]
+) -> tuple[Any, Any]:
     """A camera at the setup's elevation framing the whole board (as the colours'
     bench frames it)."""
     from vision.synth.camera import Camera, Pose
     from vision.view import truth_view
 
-    camera = Camera.from_fov(setup.size[0], setup.size[1], 60.0,
-                             k1=float(rng.uniform(-0.08, 0.0)))
+    camera = Camera.from_fov(setup.size[0], setup.size[1], 60.0, k1=float(rng.uniform(-0.08, 0.0)))
     rotation = float(rng.uniform(0.0, 360.0))
     look = (float(rng.uniform(-20, 20)), float(rng.uniform(-20, 20)))
     w, h = board_mm
@@ -90,14 +97,15 @@ def _camera(setup: HeightSetup, rng: np.random.Generator, board_mm: tuple[float,
     distance = 600.0
     while True:
         pose = Pose(setup.elevation, rotation, distance, look)
-        if bool(truth_view(camera, pose, board_mm).visible(corners, 0.04 * setup.size[1])
-                .all()) or distance > 3000:
+        if (
+            bool(truth_view(camera, pose, board_mm).visible(corners, 0.04 * setup.size[1]).all())
+            or distance > 3000
+        ):
             return camera, pose
         distance *= 1.05
 
 
-def stacked_table(schema: Any, model: Any, colours: Sequence[str],
-                  rng: np.random.Generator) -> Any:
+def stacked_table(schema: Any, model: Any, colours: Sequence[str], rng: np.random.Generator) -> Any:
     """A table with a stack of one or two tiles of a random colour on about
     ``TILED_SHARE`` of the spaces (no game's position: the reader knows no rules),
     and bridges and stones in place or not."""
@@ -137,39 +145,77 @@ def render(setup: HeightSetup) -> Any:
     world = make_world(GAME, setup.kind, setup.seed)
     model = world.model
     camera, pose = _camera(setup, rng, model.size_mm)
-    imaging = Imaging(blur_sigma=spec.blur, noise_sigma=spec.noise, shot_noise=0.3,
-                      vignetting=0.15, jpeg_quality=spec.jpeg)
+    imaging = Imaging(
+        blur_sigma=spec.blur,
+        noise_sigma=spec.noise,
+        shot_noise=0.3,
+        vignetting=0.15,
+        jpeg_quality=spec.jpeg,
+    )
 
     def light() -> Any:
         return LIGHTS[spec.lights[int(rng.integers(len(spec.lights)))]]
 
     schema = referee_schema(GAME)
     colours = board_geometry(GAME).player_colours
-    empty_obs = Observation(schema, {e: (0 if e.endswith("^") else bare_value(schema.values[e]))
-                                     for e in schema.elements if model.on_board(e)})
+    empty_obs = Observation(
+        schema,
+        {
+            e: (0 if e.endswith("^") else bare_value(schema.values[e]))
+            for e in schema.elements
+            if model.on_board(e)
+        },
+    )
     layout = calibration_layout(schema, model, colours)
     calm = light()
-    common = {"camera": camera, "pose": pose, "imaging": imaging, "model": model,
-              "art": world.art(), "colours": world.colours}
-    empty = render_table(empty_obs, light=calm, seed=setup.seed,
-                         options=TableOptions(clutter=spec.clutter), **common)
-    calibration = render_table(layout, light=calm, seed=setup.seed + 1,
-                               options=TableOptions(clutter=spec.clutter,
-                                                    placement_mm=spec.placement_mm),
-                               **common)
-    pictures = Pictures(Setup(setup.kind, setup.seed, LEVEL, setup.size, GAME),
-                        empty.image, calibration.image, layout.to_json()["readings"],
-                        camera=asdict(camera), pose=asdict(pose))
+    common = {
+        "camera": camera,
+        "pose": pose,
+        "imaging": imaging,
+        "model": model,
+        "art": world.art(),
+        "colours": world.colours,
+    }
+    empty = render_table(
+        empty_obs, light=calm, seed=setup.seed, options=TableOptions(clutter=spec.clutter), **common
+    )
+    calibration = render_table(
+        layout,
+        light=calm,
+        seed=setup.seed + 1,
+        options=TableOptions(clutter=spec.clutter, placement_mm=spec.placement_mm),
+        **common,
+    )
+    pictures = Pictures(
+        Setup(setup.kind, setup.seed, LEVEL, setup.size, GAME),
+        empty.image,
+        calibration.image,
+        layout.to_json()["readings"],
+        camera=asdict(camera),
+        pose=asdict(pose),
+    )
     for index in range(PLAYS):
         table = stacked_table(schema, model, colours, rng)
-        options = TableOptions(hands=index % 2, clutter=spec.clutter, glare=spec.glare,
-                               placement_mm=spec.placement_mm,
-                               placement_deg=3.0 * spec.placement_mm)
-        picture = render_table(table, light=light(), seed=int(rng.integers(2 ** 31)),
-                               options=options, **common)
-        pictures.plays.append((picture.image, {
-            "observation": table.to_json()["readings"],
-            "visible": picture.visible().to_json()["readings"], "hands": index % 2}))
+        options = TableOptions(
+            hands=index % 2,
+            clutter=spec.clutter,
+            glare=spec.glare,
+            placement_mm=spec.placement_mm,
+            placement_deg=3.0 * spec.placement_mm,
+        )
+        picture = render_table(
+            table, light=light(), seed=int(rng.integers(2**31)), options=options, **common
+        )
+        pictures.plays.append(
+            (
+                picture.image,
+                {
+                    "observation": table.to_json()["readings"],
+                    "visible": picture.visible().to_json()["readings"],
+                    "hands": index % 2,
+                },
+            )
+        )
     return pictures
 
 
@@ -182,8 +228,9 @@ def load(setup: HeightSetup, cache: Path | None) -> Any:
         cached = cached_pictures(folder, Setup(setup.kind, setup.seed, LEVEL, setup.size, GAME))
         if cached is not None:
             return cached
-    print(f"  rendering {setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees",
-          flush=True)
+    print(
+        f"  rendering {setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees", flush=True
+    )
     pictures = render(setup)
     if folder is not None:
         store_pictures(folder, pictures)
@@ -196,6 +243,7 @@ def _default_cache() -> Path:
 
 # --- fitting ---------------------------------------------------------------------------------
 
+
 def examples(pictures: Any) -> list[Any]:
     """Labelled rows of every stack the height reader would weigh (its lines show
     both edges, the board hidden fits some height), read after the colours of the
@@ -206,8 +254,12 @@ def examples(pictures: Any) -> list[Any]:
     from vision.models import HEIGHT_SUFFIX
 
     reader, view = calibrated_reader(pictures)
-    stacks = ah.HeightReader(reader.model, reader.appearance, reader.schema,
-                             ah.HeightModel(GAME, np.zeros(len(ah.FEATURES)), {}))
+    stacks = ah.HeightReader(
+        reader.model,
+        reader.appearance,
+        reader.schema,
+        ah.HeightModel(GAME, np.zeros(len(ah.FEATURES)), {}),
+    )
     ah._READERS[reader] = None  # the colours only
     plan = stacks.plan(view)
     assert plan is not None
@@ -216,15 +268,25 @@ def examples(pictures: Any) -> list[Any]:
     for image, truth in pictures.plays:
         colours = reader.read(image, view).observation
         below = {e: colours[e] for e in colours if not e.endswith(HEIGHT_SUFFIX)}
-        wanted = [s for s in stacks.spaces if colours[s].known and colours[s].value != "empty"
-                  and truth["visible"].get(s + HEIGHT_SUFFIX) in stacks.heights]
+        wanted = [
+            s
+            for s in stacks.spaces
+            if colours[s].known
+            and colours[s].value != "empty"
+            and truth["visible"].get(s + HEIGHT_SUFFIX) in stacks.heights
+        ]
         light = fit_light(image, view, reader.appearance, reader.model.size_mm)
         for space, result in stacks.measure(image, view, light, below, wanted).items():
             if result is None or not stacks.plausible(result, plan.lines[index[space]]):
                 continue
             lines = plan.lines[index[space]]
-            out.append(ah.Example(ah.rows(result, lines, stacks.heights), stacks.heights.index(
-                truth["visible"][space + HEIGHT_SUFFIX]), lines.step_mm * lines.px_per_mm))
+            out.append(
+                ah.Example(
+                    ah.rows(result, lines, stacks.heights),
+                    stacks.heights.index(truth["visible"][space + HEIGHT_SUFFIX]),
+                    lines.step_mm * lines.px_per_mm,
+                )
+            )
     return out
 
 
@@ -238,8 +300,9 @@ VALIDATION_TABLES = 9
 of play, cameras from 35 to 90 degrees) calibrated on too, at each size."""
 
 
-def validation_pictures(heights_cache: Path, tables_cache: Path | None = None
-                        ) -> list[tuple[str, Any]]:
+def validation_pictures(
+    heights_cache: Path, tables_cache: Path | None = None
+) -> list[tuple[str, Any]]:
     """The validation pictures the chances are calibrated on: the heights' own
     setups, then whole tables at the hardest level (names and loaders)."""
     from companion import bench_appearance as ba
@@ -248,13 +311,21 @@ def validation_pictures(heights_cache: Path, tables_cache: Path | None = None
     out: list[tuple[str, Any]] = []
     for size in VALIDATION_SIZES:
         for setup in setups("validation", VALIDATION_SETUPS, VALIDATION_ELEVATIONS, size):
-            out.append((f"{setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees, "
-                        f"{size[0]}x{size[1]}",
-                        lambda s=setup: load(s, heights_cache)))
+            out.append(
+                (
+                    f"{setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees, "
+                    f"{size[0]}x{size[1]}",
+                    lambda s=setup: load(s, heights_cache),
+                )
+            )
     for size in VALIDATION_SIZES:
         for table in ba.setups("validation", VALIDATION_TABLES, ("hardest",), size, GAME):
-            out.append((f"{table.kind} world {table.seed} (hardest), {size[0]}x{size[1]}",
-                        lambda t=table: ba.load_setup(t, tables, print)))
+            out.append(
+                (
+                    f"{table.kind} world {table.seed} (hardest), {size[0]}x{size[1]}",
+                    lambda t=table: ba.load_setup(t, tables, print),
+                )
+            )
     return out
 
 
@@ -267,34 +338,48 @@ def fit_command(args: argparse.Namespace) -> int:
     chosen = setups("train", args.setups)
     for i, setup in enumerate(chosen, 1):
         data.extend(examples(load(setup, cache)))
-        print(f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} at "
-              f"{setup.elevation:.0f} degrees: {len(data)} examples", flush=True)
+        print(
+            f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} at "
+            f"{setup.elevation:.0f} degrees: {len(data)} examples",
+            flush=True,
+        )
     held: list[Any] = []
     checks = validation_pictures(cache) if args.validation else []
     for i, (name, pictures) in enumerate(checks, 1):
         held.extend(examples(pictures()))
         print(f"[validation {i}/{len(checks)}] {name}: {len(held)} examples", flush=True)
-    provenance = {"command": f"python -m companion.bench_heights fit --setups {args.setups}"
-                  + ("" if args.validation else " --no-validation"),
-                  "set": "train", "kind": SETS["train"][0],
-                  "setup_seeds": [s.seed for s in chosen],
-                  "elevations": [round(s.elevation, 1) for s in chosen],
-                  "examples": len(data), "level": LEVEL, "size": list(chosen[0].size),
-                  "calibrated_on": {
-                      "set": "validation", "kind": SETS["validation"][0],
-                      "pictures": [name for name, _ in checks], "examples": len(held)}}
+    provenance = {
+        "command": f"python -m companion.bench_heights fit --setups {args.setups}"
+        + ("" if args.validation else " --no-validation"),
+        "set": "train",
+        "kind": SETS["train"][0],
+        "setup_seeds": [s.seed for s in chosen],
+        "elevations": [round(s.elevation, 1) for s in chosen],
+        "examples": len(data),
+        "level": LEVEL,
+        "size": list(chosen[0].size),
+        "calibrated_on": {
+            "set": "validation",
+            "kind": SETS["validation"][0],
+            "pictures": [name for name, _ in checks],
+            "examples": len(held),
+        },
+    }
     model = ah.fit(GAME, data, provenance)
     if held:
         model = ah.calibrate(model, held, (1, 2))
     out = Path(args.output) if args.output else ah.fitted_path(GAME)
     out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {out} from {len(data)} examples in {time.time() - started:.0f} s: "
-          f"weights {model.weights.round(4).tolist()}, temperature {model.temperature}, "
-          f"heights read at {model.read_at} or more")
+    print(
+        f"wrote {out} from {len(data)} examples in {time.time() - started:.0f} s: "
+        f"weights {model.weights.round(4).tolist()}, temperature {model.temperature}, "
+        f"heights read at {model.read_at} or more"
+    )
     return 0
 
 
 # --- the benchmark ---------------------------------------------------------------------------
+
 
 @dataclass
 class HeightScore:
@@ -310,16 +395,19 @@ class HeightScore:
     def line(self) -> str:
         shown = max(1, self.right + self.wrong)
         total = max(1, self.stacks)
-        return (f"{self.stacks:5d} stacks: read {self.right + self.wrong} "
-                f"({100 * (self.right + self.wrong) / total:5.1f}%), "
-                f"right {self.right} ({100 * self.right / shown:6.2f}% of read); "
-                f"read at >= 0.9: {self.right_sure + self.wrong_sure}, right "
-                f"{self.right_sure}, wrong {self.wrong_sure}; abstained {self.abstained} "
-                f"({self.unseen} not shown by the view)")
+        return (
+            f"{self.stacks:5d} stacks: read {self.right + self.wrong} "
+            f"({100 * (self.right + self.wrong) / total:5.1f}%), "
+            f"right {self.right} ({100 * self.right / shown:6.2f}% of read); "
+            f"read at >= 0.9: {self.right_sure + self.wrong_sure}, right "
+            f"{self.right_sure}, wrong {self.wrong_sure}; abstained {self.abstained} "
+            f"({self.unseen} not shown by the view)"
+        )
 
     def why(self) -> str:
-        return "; ".join(f"{why}: {n}" for why, n in sorted(self.reasons.items(),
-                                                            key=lambda x: -x[1]))
+        return "; ".join(
+            f"{why}: {n}" for why, n in sorted(self.reasons.items(), key=lambda x: -x[1])
+        )
 
 
 def bench_command(args: argparse.Namespace) -> int:
@@ -359,8 +447,10 @@ def bench_command(args: argparse.Namespace) -> int:
             for name, value in truth["visible"].items():
                 if not name.endswith(HEIGHT_SUFFIX) or value not in (1, 2):
                     continue
-                for key in (f"{setup.elevation:4.0f} deg, height {value}",
-                            f"{setup.elevation:4.0f} deg, all"):
+                for key in (
+                    f"{setup.elevation:4.0f} deg, height {value}",
+                    f"{setup.elevation:4.0f} deg, all",
+                ):
                     score = scores.setdefault(key, HeightScore())
                     score.stacks += 1
                     got = reading.observation[name]
@@ -375,36 +465,45 @@ def bench_command(args: argparse.Namespace) -> int:
                     score.wrong += not ok
                     score.right_sure += ok and got.confidence >= 0.9
                     score.wrong_sure += (not ok) and got.confidence >= 0.9
-        print(f"{setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees read",
-              flush=True)
-    lines = [f"companion bench appearance --heights --set {args.set} --setups {args.setups} "
-             f"--size {size[0]}x{size[1]} " + " ".join(f"--elevation {e:g}" for e in elevations)]
+        print(f"{setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees read", flush=True)
+    lines = [
+        f"companion bench appearance --heights --set {args.set} --setups {args.setups} "
+        f"--size {size[0]}x{size[1]} " + " ".join(f"--elevation {e:g}" for e in elevations)
+    ]
     if times:
-        lines.append(f"appearance reader with heights: {1000 * float(np.median(times)):.0f} ms "
-                     f"the first frame of a view, "
-                     f"{1000 * float(np.median(known or times)):.0f} ms a frame once the view "
-                     f"is known (median, processor time)")
+        lines.append(
+            f"appearance reader with heights: {1000 * float(np.median(times)):.0f} ms "
+            f"the first frame of a view, "
+            f"{1000 * float(np.median(known or times)):.0f} ms a frame once the view "
+            f"is known (median, processor time)"
+        )
     for key in sorted(scores, key=lambda k: (-float(k.split()[0]), k)):
         lines.append(f"{key:22s} {scores[key].line()}")
         if key.endswith("all") and scores[key].reasons:
             lines.append(f"{'':22s} abstained: {scores[key].why()}")
     print("\n".join(lines))
     if getattr(args, "json", None):
-        Path(args.json).write_text(json.dumps({k: asdict(s) for k, s in scores.items()},
-                                              indent=1), encoding="utf-8")
+        Path(args.json).write_text(
+            json.dumps({k: asdict(s) for k, s in scores.items()}, indent=1), encoding="utf-8"
+        )
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m companion.bench_heights",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m companion.bench_heights", description=__doc__.split("\n\n")[0]
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     fit = sub.add_parser("fit", help="fit the height reader's weights on the training set")
     fit.add_argument("--setups", type=int, default=16)
     fit.add_argument("--output")
     fit.add_argument("--cache")
-    fit.add_argument("--no-validation", dest="validation", action="store_false",
-                     help="keep the chances as fitted (no temperature, heights read at 0.6)")
+    fit.add_argument(
+        "--no-validation",
+        dest="validation",
+        action="store_false",
+        help="keep the chances as fitted (no temperature, heights read at 0.6)",
+    )
     fit.set_defaults(handler=fit_command)
     bench = sub.add_parser("bench", help="the height reader on a set")
     bench.add_argument("--set", choices=sorted(SETS), default="test")
@@ -412,8 +511,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench.add_argument("--cache")
     bench.add_argument("--json")
     bench.add_argument("--size", default="1280x720")
-    bench.add_argument("--elevation", type=float, action="append",
-                       help="camera elevation in degrees (repeat; default 90, 70, 55)")
+    bench.add_argument(
+        "--elevation",
+        type=float,
+        action="append",
+        help="camera elevation in degrees (repeat; default 90, 70, 55)",
+    )
     bench.set_defaults(handler=bench_command)
     args = parser.parse_args(argv)
     return int(args.handler(args))
@@ -421,4 +524,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

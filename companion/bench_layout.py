@@ -41,8 +41,7 @@ import numpy as np
 
 from companion.bench_vision import LEVEL_SPECS, LEVELS, Shot, _camera_and_pose
 
-KINDS = {"shangrila": ("painted", "landscape"), "shendao": ("project",),
-         "shenshi": ("project",)}
+KINDS = {"shangrila": ("painted", "landscape"), "shendao": ("project",), "shenshi": ("project",)}
 FIRST_SEED = {"painted": 1, "landscape": 2000, "project": 1}
 WITHIN_MM = 2.0
 
@@ -93,8 +92,12 @@ def _moved_model(model: Any, rng: np.random.Generator) -> Any:
         p = centre + (np.array(point) - centre) * scale + shift
         return float(p[0]), float(p[1])
 
-    return replace(model, elements={name: replace(e, centre_mm=moved(e.centre_mm))
-                                    for name, e in model.elements.items()})
+    return replace(
+        model,
+        elements={
+            name: replace(e, centre_mm=moved(e.centre_mm)) for name, e in model.elements.items()
+        },
+    )
 
 
 def render_setup(setup: LayoutSetup) -> LayoutPictures:
@@ -111,22 +114,38 @@ def render_setup(setup: LayoutSetup) -> LayoutPictures:
     world = make_world(setup.game, setup.kind, setup.seed)
     truth = world.model
     nominal = load_model(setup.game) if setup.kind != "project" else _moved_model(truth, rng)
-    camera, pose = _camera_and_pose(Shot(setup.game, setup.level, 0, setup.seed, setup.size),
-                                    rng, truth.size_mm)
-    imaging = Imaging(blur_sigma=spec.blur, noise_sigma=spec.noise, shot_noise=0.3,
-                      vignetting=0.15, jpeg_quality=spec.jpeg)
+    camera, pose = _camera_and_pose(
+        Shot(setup.game, setup.level, 0, setup.seed, setup.size), rng, truth.size_mm
+    )
+    imaging = Imaging(
+        blur_sigma=spec.blur,
+        noise_sigma=spec.noise,
+        shot_noise=0.3,
+        vignetting=0.15,
+        jpeg_quality=spec.jpeg,
+    )
     light = LIGHTS[spec.lights[int(rng.integers(len(spec.lights)))]]
     if setup.level == "hardest":
-        light = replace(light, direction_deg=float(rng.uniform(0, 360)),
-                        key_level=float(rng.uniform(0.45, 0.7)))
+        light = replace(
+            light, direction_deg=float(rng.uniform(0, 360)), key_level=float(rng.uniform(0.45, 0.7))
+        )
     schema = referee_schema(setup.game)
 
     def photograph(observation: Any, seed: int, placement: float) -> Any:
-        return render_table(observation, camera, pose, light=light, imaging=imaging,
-                            options=TableOptions(clutter=spec.clutter, placement_mm=placement,
-                                                 placement_deg=3.0 * placement),
-                            seed=seed, model=truth, art=world.art(),
-                            colours=world.colours)
+        return render_table(
+            observation,
+            camera,
+            pose,
+            light=light,
+            imaging=imaging,
+            options=TableOptions(
+                clutter=spec.clutter, placement_mm=placement, placement_deg=3.0 * placement
+            ),
+            seed=seed,
+            model=truth,
+            art=world.art(),
+            colours=world.colours,
+        )
 
     empty_observation = _empty_observation(schema)
     empty = photograph(empty_observation, setup.seed, 0.0)
@@ -137,8 +156,9 @@ def render_setup(setup: LayoutSetup) -> LayoutPictures:
     if setup.game in ("shangrila", "shendao"):
         from calibration.boards import board_geometry
 
-        position = calibration_layout(schema, truth,
-                                      list(board_geometry(setup.game).player_colours))
+        position = calibration_layout(
+            schema, truth, list(board_geometry(setup.game).player_colours)
+        )
     if position is not None:
         picture = photograph(position, setup.seed + 1, spec.placement_mm)
         calibration.append((picture.image, view, position))
@@ -155,8 +175,11 @@ def _placed_pieces(picture: Any, truth: Any, view: Any) -> dict[str, Any]:
     camera = view.camera_mm()
     out = {}
     for name, element in truth.elements.items():
-        if element.kind not in _HEIGHTS or name not in picture.truth \
-                or picture.observation.value(name) not in (True, "closed"):
+        if (
+            element.kind not in _HEIGHTS
+            or name not in picture.truth
+            or picture.observation.value(name) not in (True, "closed")
+        ):
             continue
         top = view.to_board(picture.truth[name].top)
         height = truth.pieces[_HEIGHTS[element.kind]]
@@ -175,19 +198,25 @@ class Errors:
 
     def summary(self) -> dict[str, Any]:
         d = np.array(self.distances) if self.distances else np.zeros(0)
-        return {"elements": len(d), "median_mm": float(np.median(d)) if len(d) else None,
-                "p95_mm": float(np.percentile(d, 95)) if len(d) else None,
-                "max_mm": float(d.max()) if len(d) else None,
-                "within_2mm": int((d <= WITHIN_MM).sum()), "failed_fits": self.failed}
+        return {
+            "elements": len(d),
+            "median_mm": float(np.median(d)) if len(d) else None,
+            "p95_mm": float(np.percentile(d, 95)) if len(d) else None,
+            "max_mm": float(d.max()) if len(d) else None,
+            "within_2mm": int((d <= WITHIN_MM).sum()),
+            "failed_fits": self.failed,
+        }
 
     def line(self) -> str:
         s = self.summary()
         if not s["elements"]:
             return f"no elements ({self.failed} fits failed)"
-        return (f"{s['elements']:5d} elements: median {s['median_mm']:.2f} mm, 95% "
-                f"{s['p95_mm']:.2f} mm, max {s['max_mm']:.2f} mm, within {WITHIN_MM:g} mm "
-                f"{s['within_2mm']}/{s['elements']} ({100 * s['within_2mm'] / s['elements']:.1f}%)"
-                + (f", {self.failed} fits failed" if self.failed else ""))
+        return (
+            f"{s['elements']:5d} elements: median {s['median_mm']:.2f} mm, 95% "
+            f"{s['p95_mm']:.2f} mm, max {s['max_mm']:.2f} mm, within {WITHIN_MM:g} mm "
+            f"{s['within_2mm']}/{s['elements']} ({100 * s['within_2mm'] / s['elements']:.1f}%)"
+            + (f", {self.failed} fits failed" if self.failed else "")
+        )
 
 
 def _write_picture(path: Path, pictures: LayoutPictures, fit: Any, names: list[str]) -> None:
@@ -201,12 +230,14 @@ def _write_picture(path: Path, pictures: LayoutPictures, fit: Any, names: list[s
     s = 6.0
     size_mm = pictures.truth.size_mm
     empty = pictures.view.rectify(pictures.empty, size_mm, s)
-    frame, view, _ = pictures.calibration[0] if pictures.calibration \
-        else (pictures.empty, pictures.view, None)
+    frame, view, _ = (
+        pictures.calibration[0] if pictures.calibration else (pictures.empty, pictures.view, None)
+    )
     seen = view.rectify(frame, size_mm, s)
     difference = _difference(empty, seen)
-    difference = np.clip(difference / max(float(np.percentile(difference, 99.5)), 1e-6) * 255,
-                         0, 255).astype(np.uint8)
+    difference = np.clip(
+        difference / max(float(np.percentile(difference, 99.5)), 1e-6) * 255, 0, 255
+    ).astype(np.uint8)
     panels = (empty, seen, cv2.cvtColor(difference, cv2.COLOR_GRAY2BGR))
     rows = []
     for name in names[:6]:
@@ -214,21 +245,30 @@ def _write_picture(path: Path, pictures: LayoutPictures, fit: Any, names: list[s
         fitted = fit.model.elements[name]
         outlines = [(element, (0, 200, 0)), (fitted, (0, 0, 255))]
         if name in pictures.placed:
-            outlines.insert(1, (replace(element, centre_mm=tuple(pictures.placed[name])),
-                                (255, 80, 0)))
+            outlines.insert(
+                1, (replace(element, centre_mm=tuple(pictures.placed[name])), (255, 80, 0))
+            )
         centre = np.array(element.centre_mm)
         x0, y0 = np.maximum(np.rint((centre - 30.0) * s).astype(int), 0)
         tiles = []
         for panel in panels:
             drawn = panel.copy()
             for outline, colour in outlines:
-                cv2.polylines(drawn, [np.rint(outline.corners_mm() * s * 16).astype(np.int32)
-                                      .reshape(-1, 1, 2)], True, colour, 1, cv2.LINE_AA, 4)
-            crop = drawn[y0:y0 + round(60 * s), x0:x0 + round(60 * s)]
+                cv2.polylines(
+                    drawn,
+                    [np.rint(outline.corners_mm() * s * 16).astype(np.int32).reshape(-1, 1, 2)],
+                    True,
+                    colour,
+                    1,
+                    cv2.LINE_AA,
+                    4,
+                )
+            crop = drawn[y0 : y0 + round(60 * s), x0 : x0 + round(60 * s)]
             tiles.append(cv2.resize(crop, (360, 360), interpolation=cv2.INTER_AREA))
         row = np.hstack(tiles)
-        cv2.putText(row, name, (6, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1,
-                    cv2.LINE_AA)
+        cv2.putText(
+            row, name, (6, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA
+        )
         rows.append(row)
     path.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(path), np.vstack(rows))
@@ -254,13 +294,19 @@ def bench_command(args: argparse.Namespace) -> int:
                     pictures = render_setup(setup)
                     started = time.perf_counter()
                     try:
-                        fit = fit_layout(game, pictures.nominal, pictures.empty, pictures.view,
-                                         pictures.calibration)
+                        fit = fit_layout(
+                            game,
+                            pictures.nominal,
+                            pictures.empty,
+                            pictures.view,
+                            pictures.calibration,
+                        )
                     except LayoutError as error:
                         print(f"{game} {kind} {setup.seed} {level}: {error}", flush=True)
                         for element_kind in {e.kind for e in pictures.truth.elements.values()}:
-                            results.setdefault(f"{game} {kind} {level} {element_kind}",
-                                               Errors()).failed += 1
+                            results.setdefault(
+                                f"{game} {kind} {level} {element_kind}", Errors()
+                            ).failed += 1
                         continue
                     seconds = time.perf_counter() - started
                     timing.setdefault(f"{game} {kind} {level}", []).append(seconds)
@@ -268,67 +314,102 @@ def bench_command(args: argparse.Namespace) -> int:
                     for name, element in pictures.truth.elements.items():
                         got = np.array(fit.elements[name].centre_mm)
                         distances[name] = float(np.linalg.norm(got - np.array(element.centre_mm)))
-                        results.setdefault(f"{game} {kind} {level} {element.kind}",
-                                           Errors()).distances.append(distances[name])
+                        results.setdefault(
+                            f"{game} {kind} {level} {element.kind}", Errors()
+                        ).distances.append(distances[name])
                         if name in pictures.placed:
                             results.setdefault(
                                 f"{game} {kind} {level} {element.kind} (piece)", Errors()
-                            ).distances.append(float(np.linalg.norm(
-                                got - pictures.placed[name])))
+                            ).distances.append(float(np.linalg.norm(got - pictures.placed[name])))
                     worst = sorted(distances, key=lambda n: -distances[n])
                     beyond = [n for n in worst if distances[n] > WITHIN_MM]
                     doubtful = set(fit.doubtful())
-                    print(f"{game} {kind} world {setup.seed} ({level}): fitted in "
-                          f"{seconds:.1f} s, worst "
-                          + ", ".join(f"{n} {distances[n]:.2f} mm"
-                                      + (" (doubtful)" if n in doubtful else "")
-                                      for n in worst[:3]), flush=True)
+                    print(
+                        f"{game} {kind} world {setup.seed} ({level}): fitted in "
+                        f"{seconds:.1f} s, worst "
+                        + ", ".join(
+                            f"{n} {distances[n]:.2f} mm" + (" (doubtful)" if n in doubtful else "")
+                            for n in worst[:3]
+                        ),
+                        flush=True,
+                    )
                     if args.pictures and beyond:
                         path = Path(args.pictures) / (
-                            f"{game}-{kind}-{setup.seed}-{level}-{args.size}.png")
+                            f"{game}-{kind}-{setup.seed}-{level}-{args.size}.png"
+                        )
                         _write_picture(path, pictures, fit, beyond)
                         print(f"  wrote {path}")
-    command = (f"companion bench layout --setups {args.setups} --size {args.size}"
-               + (f" --first-seed {args.first_seed}" if args.first_seed is not None else "")
-               + "".join(f" --game {g}" for g in games)
-               + "".join(f" --kind {k}" for k in args.kind or [])
-               + "".join(f" --level {lv}" for lv in args.level or []))
+    command = (
+        f"companion bench layout --setups {args.setups} --size {args.size}"
+        + (f" --first-seed {args.first_seed}" if args.first_seed is not None else "")
+        + "".join(f" --game {g}" for g in games)
+        + "".join(f" --kind {k}" for k in args.kind or [])
+        + "".join(f" --level {lv}" for lv in args.level or [])
+    )
     print(command)
     for key in sorted(results):
         print(f"{key:40s} {results[key].line()}")
     for key in sorted(timing):
         print(f"{key:40s} fit time median {np.median(timing[key]):.1f} s")
     if args.json:
-        Path(args.json).write_text(json.dumps(
-            {"command": command, "errors": {k: v.summary() for k, v in results.items()},
-             "fit_seconds_median": {k: float(np.median(v)) for k, v in timing.items()}},
-            indent=1) + "\n", encoding="utf-8")
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "command": command,
+                    "errors": {k: v.summary() for k, v in results.items()},
+                    "fit_seconds_median": {k: float(np.median(v)) for k, v in timing.items()},
+                },
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 
 def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``companion bench layout``."""
     bench = bench_sub.add_parser(
-        "layout", help="the layout fit on boards whose layout is not the model's",
+        "layout",
+        help="the layout fit on boards whose layout is not the model's",
         description="Render calibration pictures (empty board, calibration position) of "
         "boards whose elements lie elsewhere than the model says - Shangri-La editions "
         "with villages shifted and enlarged and bridges moved along their paths; Shendao "
         "and ShenShi with the model shifted and scaled - fit the layout and print, per "
         "kind of element, the median, 95th percentile and largest error in mm and how "
-        "many lie within 2 mm.")
-    bench.add_argument("--game", action="append", choices=sorted(KINDS),
-                       help="game (repeatable; default shangrila)")
-    bench.add_argument("--kind", action="append", choices=("painted", "landscape", "project"),
-                       help="kind of board (repeatable; default: every kind of the game)")
-    bench.add_argument("--level", action="append", choices=LEVELS,
-                       help="difficulty level (repeatable; default: every level)")
-    bench.add_argument("--setups", type=int, default=4,
-                       help="boards per game, kind and level (default 4)")
-    bench.add_argument("--first-seed", type=int, metavar="N",
-                       help="seed of each kind's first board (default: painted 1, landscape "
-                       "2000, the project's own boards 1)")
+        "many lie within 2 mm.",
+    )
+    bench.add_argument(
+        "--game",
+        action="append",
+        choices=sorted(KINDS),
+        help="game (repeatable; default shangrila)",
+    )
+    bench.add_argument(
+        "--kind",
+        action="append",
+        choices=("painted", "landscape", "project"),
+        help="kind of board (repeatable; default: every kind of the game)",
+    )
+    bench.add_argument(
+        "--level",
+        action="append",
+        choices=LEVELS,
+        help="difficulty level (repeatable; default: every level)",
+    )
+    bench.add_argument(
+        "--setups", type=int, default=4, help="boards per game, kind and level (default 4)"
+    )
+    bench.add_argument(
+        "--first-seed",
+        type=int,
+        metavar="N",
+        help="seed of each kind's first board (default: painted 1, landscape "
+        "2000, the project's own boards 1)",
+    )
     bench.add_argument("--size", default="1280x720", help="picture size (default 1280x720)")
-    bench.add_argument("--pictures", metavar="DIR",
-                       help="write a picture of each element beyond 2 mm into DIR")
+    bench.add_argument(
+        "--pictures", metavar="DIR", help="write a picture of each element beyond 2 mm into DIR"
+    )
     bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     bench.set_defaults(handler=bench_command)

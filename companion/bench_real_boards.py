@@ -52,8 +52,10 @@ def games(data: Path) -> dict[str, list[Photo]]:
     for set_dir in sorted(p for p in data.iterdir() if p.is_dir()):
         for game_dir in sorted(p for p in set_dir.iterdir() if p.is_dir()):
             photos = []
-            for folder, group in ((game_dir, game_dir.name),
-                                  (game_dir / "skip", f"{game_dir.name}/skip")):
+            for folder, group in (
+                (game_dir, game_dir.name),
+                (game_dir / "skip", f"{game_dir.name}/skip"),
+            ):
                 if not folder.is_dir():
                     continue
                 for image in sorted(folder.glob("*.jpg")):
@@ -71,7 +73,7 @@ def split(photos: Sequence[Photo], labels: dict[str, Any]) -> tuple[list[Photo],
     for index, photo in enumerate(photos):
         shown = {v for row in labels[photo.name] for v in row}
         if {"black", "white"} <= shown:
-            return list(photos[:index + 1]), list(photos[index + 1:])
+            return list(photos[: index + 1]), list(photos[index + 1 :])
     raise ValueError(f"no photo of {photos[0].game} shows stones of both colours")
 
 
@@ -88,8 +90,9 @@ class GroupFigures:
     abstained: int = 0
     perfect: int = 0
     complete: int = 0
-    confusion: dict[str, dict[str, int]] = field(default_factory=lambda: {
-        truth: dict.fromkeys(READ_AS, 0) for truth in READ_AS[:3]})
+    confusion: dict[str, dict[str, int]] = field(
+        default_factory=lambda: {truth: dict.fromkeys(READ_AS, 0) for truth in READ_AS[:3]}
+    )
     residual_px: list[float] = field(default_factory=list)
     seconds_grid: float = 0.0
     seconds_read: float = 0.0
@@ -124,15 +127,19 @@ def run(data: Path, fit_on: Sequence[str] = ()) -> dict[str, Any]:
             except rb.GridNotFound as error:
                 errors[photo.name] = str(error)
             grid_seconds[photo.name] = time.perf_counter() - start
-            check = grid_checks.setdefault(photo.group, {"photos": 0, "located": 0,
-                                                          "crossings": [], "corners": []})
+            check = grid_checks.setdefault(
+                photo.group, {"photos": 0, "located": 0, "crossings": [], "corners": []}
+            )
             check["photos"] += 1
             if photo.name in fits:
                 check["located"] += 1
                 offsets = rb.crossing_offsets(image, fits[photo.name], labels[photo.name])
                 check["crossings"].extend(float(e) for e in offsets[:, 2])
-                check["corners"].extend(float(e) for r, c, e in offsets
-                                        if r in (0, rb.LINES - 1) and c in (0, rb.LINES - 1))
+                check["corners"].extend(
+                    float(e)
+                    for r, c, e in offsets
+                    if r in (0, rb.LINES - 1) and c in (0, rb.LINES - 1)
+                )
     features: dict[str, Any] = {}
     read_seconds: dict[str, float] = {}
     evaluation: dict[str, list[Photo]] = {}
@@ -144,15 +151,18 @@ def run(data: Path, fit_on: Sequence[str] = ()) -> dict[str, Any]:
         empty = calibration[0]
         if empty.name not in fits:
             continue
-        pieces = [(images[p.name], fits[p.name], labels[p.name]) for p in calibration
-                  if p.name in fits]
-        appearance = rb.calibrate(images[empty.name], fits[empty.name], pieces,
-                                  empty_labels=labels[empty.name])
+        pieces = [
+            (images[p.name], fits[p.name], labels[p.name]) for p in calibration if p.name in fits
+        ]
+        appearance = rb.calibrate(
+            images[empty.name], fits[empty.name], pieces, empty_labels=labels[empty.name]
+        )
         for photo in later:
             if photo.name in fits:
                 start = time.perf_counter()
-                features[photo.name] = rb.board_features(images[photo.name], fits[photo.name],
-                                                         appearance)
+                features[photo.name] = rb.board_features(
+                    images[photo.name], fits[photo.name], appearance
+                )
                 read_seconds[photo.name] = time.perf_counter() - start
 
     def examples_of(keys: Sequence[str]) -> list[Any]:
@@ -166,8 +176,11 @@ def run(data: Path, fit_on: Sequence[str] = ()) -> dict[str, Any]:
     groups: dict[str, GroupFigures] = {}
     weights_used: dict[str, list[float]] = {}
     for key in found:
-        sources = [k for k in found if k.split("/")[-1] in fit_on] if fit_on else \
-            [k for k in found if k != key]
+        sources = (
+            [k for k in found if k.split("/")[-1] in fit_on]
+            if fit_on
+            else [k for k in found if k != key]
+        )
         if key in sources:
             continue
         weights = rb.fit_board_weights(examples_of(sources))
@@ -179,8 +192,9 @@ def run(data: Path, fit_on: Sequence[str] = ()) -> dict[str, Any]:
             figures.photos += 1
             figures.seconds_grid += grid_seconds.get(photo.name, 0.0)
             if photo.name not in fits:
-                figures.photo_lines.append(f"{photo.name}: grid not found "
-                                           f"({errors.get(photo.name, '')})")
+                figures.photo_lines.append(
+                    f"{photo.name}: grid not found ({errors.get(photo.name, '')})"
+                )
                 continue
             figures.located += 1
             figures.residual_px.append(fits[photo.name].residual_px)
@@ -188,8 +202,9 @@ def run(data: Path, fit_on: Sequence[str] = ()) -> dict[str, Any]:
             reading = rb.reading_of(features[photo.name], weights)
             figures.seconds_read += read_seconds[photo.name] + time.perf_counter() - start
             wrong = abstained = 0
-            for truth_row, read_row, conf_row in zip(labels[photo.name], reading.values,
-                                                     reading.confidence, strict=True):
+            for truth_row, read_row, conf_row in zip(
+                labels[photo.name], reading.values, reading.confidence, strict=True
+            ):
                 for truth, read, confidence in zip(truth_row, read_row, conf_row, strict=True):
                     figures.intersections += 1
                     figures.confusion[truth][read or "abstained"] += 1
@@ -208,25 +223,33 @@ def run(data: Path, fit_on: Sequence[str] = ()) -> dict[str, Any]:
             stones = sum(v != "empty" for row in labels[photo.name] for v in row)
             figures.photo_lines.append(
                 f"{photo.name}: {stones} stones, {wrong} wrong, {abstained} abstained, "
-                f"grid residual {fits[photo.name].residual_px:.1f} px")
-    return {"data": str(data), "calibration": calibration_of,
-            "located": f"{len(fits)}/{len(images) + sum(1 for e in errors if e not in images)}",
-            "not_located": {k: v for k, v in errors.items()},
-            "grid_checks": {group: _spread(check) for group, check in grid_checks.items()},
-            "weights": weights_used, "groups": [asdict(g) for g in groups.values()]}
+                f"grid residual {fits[photo.name].residual_px:.1f} px"
+            )
+    return {
+        "data": str(data),
+        "calibration": calibration_of,
+        "located": f"{len(fits)}/{len(images) + sum(1 for e in errors if e not in images)}",
+        "not_located": {k: v for k, v in errors.items()},
+        "grid_checks": {group: _spread(check) for group, check in grid_checks.items()},
+        "weights": weights_used,
+        "groups": [asdict(g) for g in groups.values()],
+    }
 
 
 def _spread(check: dict[str, Any]) -> dict[str, Any]:
     crossings = np.array(check["crossings"]) if check["crossings"] else np.zeros(1)
     corners = np.array(check["corners"]) if check["corners"] else np.zeros(1)
-    return {"photos": check["photos"], "located": check["located"],
-            "crossings_checked": len(check["crossings"]),
-            "crossing_median_px": round(float(np.median(crossings)), 2),
-            "crossing_p95_px": round(float(np.percentile(crossings, 95)), 2),
-            "crossing_max_px": round(float(crossings.max()), 2),
-            "corners_checked": len(check["corners"]),
-            "corner_median_px": round(float(np.median(corners)), 2),
-            "corner_max_px": round(float(corners.max()), 2)}
+    return {
+        "photos": check["photos"],
+        "located": check["located"],
+        "crossings_checked": len(check["crossings"]),
+        "crossing_median_px": round(float(np.median(crossings)), 2),
+        "crossing_p95_px": round(float(np.percentile(crossings, 95)), 2),
+        "crossing_max_px": round(float(crossings.max()), 2),
+        "corners_checked": len(check["corners"]),
+        "corner_median_px": round(float(np.median(corners)), 2),
+        "corner_max_px": round(float(corners.max()), 2),
+    }
 
 
 def format_report(result: dict[str, Any]) -> str:
@@ -236,23 +259,31 @@ def format_report(result: dict[str, Any]) -> str:
     for key, names in result["calibration"].items():
         lines.append(f"  {key}: calibrated on {', '.join(names)}")
     lines.append("")
-    lines.append("Grid found against the printed crossings, every photo (empty intersections "
-                 "whose neighbours are empty; pixels of the photo):")
+    lines.append(
+        "Grid found against the printed crossings, every photo (empty intersections "
+        "whose neighbours are empty; pixels of the photo):"
+    )
     lines.append("")
-    lines.append("| photos | photos | located | crossings checked | median | 95% | max | "
-                 "corners checked | corner median | corner max |")
+    lines.append(
+        "| photos | photos | located | crossings checked | median | 95% | max | "
+        "corners checked | corner median | corner max |"
+    )
     lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for group, c in result["grid_checks"].items():
-        lines.append(f"| {group} | {c['photos']} | {c['located']} | {c['crossings_checked']} | "
-                     f"{c['crossing_median_px']} | {c['crossing_p95_px']} | "
-                     f"{c['crossing_max_px']} | {c['corners_checked']} | "
-                     f"{c['corner_median_px']} | {c['corner_max_px']} |")
+        lines.append(
+            f"| {group} | {c['photos']} | {c['located']} | {c['crossings_checked']} | "
+            f"{c['crossing_median_px']} | {c['crossing_p95_px']} | "
+            f"{c['crossing_max_px']} | {c['corners_checked']} | "
+            f"{c['corner_median_px']} | {c['corner_max_px']} |"
+        )
     lines.append("")
     lines.append("Reading, evaluation photos only:")
     lines.append("")
-    lines.append("| photos | weights fitted on | photos | located | intersections | right | "
-                 "wrong | wrong at p>=0.9 | abstained | perfect boards | complete boards | "
-                 "grid residual (median, max px) |")
+    lines.append(
+        "| photos | weights fitted on | photos | located | intersections | right | "
+        "wrong | wrong at p>=0.9 | abstained | perfect boards | complete boards | "
+        "grid residual (median, max px) |"
+    )
     lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for g in result["groups"]:
         n = max(g["intersections"], 1)
@@ -263,7 +294,8 @@ def format_report(result: dict[str, Any]) -> str:
             f"{g['intersections']} | {g['right']} ({100 * g['right'] / n:.2f}%) | "
             f"{g['wrong']} ({100 * g['wrong'] / n:.2f}%) | {g['wrong_confident']} | "
             f"{g['abstained']} ({100 * g['abstained'] / n:.2f}%) | {g['perfect']} | "
-            f"{g['complete']} | {spread} |")
+            f"{g['complete']} | {spread} |"
+        )
     lines.append("")
     lines.append("Confusion (rows: truth; columns: read as):")
     lines.append("")
@@ -271,12 +303,15 @@ def format_report(result: dict[str, Any]) -> str:
     lines.append("|---|---|" + "---|" * len(READ_AS))
     for g in result["groups"]:
         for truth, row in g["confusion"].items():
-            lines.append(f"| {g['group']} | {truth} | "
-                         + " | ".join(str(row[r]) for r in READ_AS) + " |")
+            lines.append(
+                f"| {g['group']} | {truth} | " + " | ".join(str(row[r]) for r in READ_AS) + " |"
+            )
     lines.append("")
     for g in result["groups"]:
-        lines.append(f"{g['group']}: grid {g['seconds_grid']:.1f} s, reading "
-                     f"{g['seconds_read']:.1f} s for {g['photos']} photos")
+        lines.append(
+            f"{g['group']}: grid {g['seconds_grid']:.1f} s, reading "
+            f"{g['seconds_read']:.1f} s for {g['photos']} photos"
+        )
         lines.extend(f"  {line}" for line in g["photo_lines"])
     return "\n".join(lines)
 
@@ -284,8 +319,10 @@ def format_report(result: dict[str, Any]) -> str:
 def bench_command(args: argparse.Namespace) -> int:
     data = Path(args.data) if args.data else DEFAULT_DATA
     if not data.is_dir():
-        print(f"No real photographs here: {data} is not a folder. Pass --data FOLDER "
-              "(the folder holding imago-go/).")
+        print(
+            f"No real photographs here: {data} is not a folder. Pass --data FOLDER "
+            "(the folder holding imago-go/)."
+        )
         return 2
     try:
         result = run(data, tuple(args.fit_on or ()))
@@ -301,13 +338,19 @@ def bench_command(args: argparse.Namespace) -> int:
 def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``companion bench real-boards``."""
     bench = bench_sub.add_parser(
-        "real-boards", help="grid finding and stone reading on real photographs",
+        "real-boards",
+        help="grid finding and stone reading on real photographs",
         description="Locate the printed grid of every real photograph with no corners "
         "given, calibrate on each game's first photos and read the later ones; the "
-        "reader's weights for a game are fitted on the other games.")
+        "reader's weights for a game are fitted on the other games.",
+    )
     bench.add_argument("--data", help=f"the folder of real photographs (default {DEFAULT_DATA})")
-    bench.add_argument("--fit-on", nargs="+", metavar="GAME",
-                       help="fit the weights on these games' photos (e.g. t1) and report "
-                       "on the others, instead of each game on all the others")
+    bench.add_argument(
+        "--fit-on",
+        nargs="+",
+        metavar="GAME",
+        help="fit the weights on these games' photos (e.g. t1) and report "
+        "on the others, instead of each game on all the others",
+    )
     bench.add_argument("--json", help="also write the figures to this file")
     bench.set_defaults(handler=bench_command)

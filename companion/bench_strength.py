@@ -68,46 +68,76 @@ def games_path(set_name: str, seed: int, folder: Path = GAMES_DIR) -> Path:
 
 def register(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     games = bench_sub.add_parser(
-        "strength-games", help="play and analyse games of engine levels for the strength "
-        "model", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "strength-games",
+        help="play and analyse games of engine levels for the strength model",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     games.add_argument("--set", required=True, choices=sorted(SETS), dest="set_name")
-    games.add_argument("--seed", type=int, default=FIT_SEED,
-                       help=f"{FIT_SEED}: fitting games, {TEST_SEED}: test games")
-    games.add_argument("--games", type=int, required=True,
-                       help="games the file should hold when done")
+    games.add_argument(
+        "--seed",
+        type=int,
+        default=FIT_SEED,
+        help=f"{FIT_SEED}: fitting games, {TEST_SEED}: test games",
+    )
+    games.add_argument(
+        "--games", type=int, required=True, help="games the file should hold when done"
+    )
     games.add_argument("--folder", type=Path, default=GAMES_DIR)
     games.set_defaults(handler=games_command)
 
     fit = bench_sub.add_parser(
-        "strength-fit", help="fit the strength model on the fitting games",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    fit.add_argument("--set", action="append", choices=sorted(SETS), dest="sets",
-                     help="only this set (repeatable; default all with games)")
+        "strength-fit",
+        help="fit the strength model on the fitting games",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fit.add_argument(
+        "--set",
+        action="append",
+        choices=sorted(SETS),
+        dest="sets",
+        help="only this set (repeatable; default all with games)",
+    )
     fit.add_argument("--folder", type=Path, default=GAMES_DIR)
     fit.add_argument("--output", type=Path, default=MODEL_PATH)
     fit.set_defaults(handler=fit_command)
 
     test = bench_sub.add_parser(
-        "strength-check", help="check the strength model on test games it never saw",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    test.add_argument("--set", action="append", choices=sorted(SETS), dest="sets",
-                      help="only this set (repeatable; default all in the model)")
+        "strength-check",
+        help="check the strength model on test games it never saw",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    test.add_argument(
+        "--set",
+        action="append",
+        choices=sorted(SETS),
+        dest="sets",
+        help="only this set (repeatable; default all in the model)",
+    )
     test.add_argument("--folder", type=Path, default=GAMES_DIR)
     test.add_argument("--model", type=Path, default=MODEL_PATH)
     test.add_argument("--json", action="store_true", help="print the figures as JSON")
     test.set_defaults(handler=check_command)
 
     pool_fit = bench_sub.add_parser(
-        "strength-pool-fit", help="fit how the strength of several games is pooled",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "strength-pool-fit",
+        help="fit how the strength of several games is pooled",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     pool_fit.add_argument("--folder", type=Path, default=GAMES_DIR)
     pool_fit.add_argument("--model", type=Path, default=MODEL_PATH)
     pool_fit.add_argument("--output", type=Path, default=POOLING_PATH)
     pool_fit.set_defaults(handler=pool_fit_command)
 
     pool_check = bench_sub.add_parser(
-        "strength-pool-check", help="check the pooled strength of several games on test "
-        "games", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "strength-pool-check",
+        help="check the pooled strength of several games on test games",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     pool_check.add_argument("--folder", type=Path, default=GAMES_DIR)
     pool_check.add_argument("--model", type=Path, default=MODEL_PATH)
     pool_check.add_argument("--pooling", type=Path, default=POOLING_PATH)
@@ -115,20 +145,36 @@ def register(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     pool_check.set_defaults(handler=pool_check_command)
 
     timing = bench_sub.add_parser(
-        "analysis-time", help="time the analysis of a whole game, from scratch and live",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "analysis-time",
+        help="time the analysis of a whole game, from scratch and live",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     timing.add_argument("--game", default="shangrila")
     timing.add_argument("--players", type=int, default=4)
-    timing.add_argument("--seed", type=int, default=5,
-                        help="the random game's seed (as companion rules demo; default 5)")
-    timing.add_argument("--level", type=int, default=None,
-                        help="the search budget of this engine level (default: the "
-                        f"analysis' own, {ANALYSIS_ITERATIONS} iterations a position)")
-    timing.add_argument("--workers", type=int, default=2,
-                        help="processes of the analysis from scratch (default 2)")
-    timing.add_argument("--move-seconds", type=float, default=0.0,
-                        help="live: seconds between moves (default 0: each move once "
-                        "the one before is analysed, players slower than the analysis)")
+    timing.add_argument(
+        "--seed",
+        type=int,
+        default=5,
+        help="the random game's seed (as companion rules demo; default 5)",
+    )
+    timing.add_argument(
+        "--level",
+        type=int,
+        default=None,
+        help="the search budget of this engine level (default: the "
+        f"analysis' own, {ANALYSIS_ITERATIONS} iterations a position)",
+    )
+    timing.add_argument(
+        "--workers", type=int, default=2, help="processes of the analysis from scratch (default 2)"
+    )
+    timing.add_argument(
+        "--move-seconds",
+        type=float,
+        default=0.0,
+        help="live: seconds between moves (default 0: each move once "
+        "the one before is analysed, players slower than the analysis)",
+    )
     timing.add_argument("--json", action="store_true", help="print the figures as JSON")
     timing.set_defaults(handler=timing_command)
 
@@ -138,9 +184,13 @@ def games_command(args: argparse.Namespace) -> int:
     start = len(read_games(path))
     for stored in generate(args.set_name, args.seed, start, args.games):
         append_game(path, stored)
-        print(f"{args.set_name} seed {args.seed} game {stored.index + 1}/{args.games}: "
-              f"levels {list(stored.levels)}, {len(stored.moves)} moves "
-              f"({stored.seconds:.0f} s)", file=sys.stderr, flush=True)
+        print(
+            f"{args.set_name} seed {args.seed} game {stored.index + 1}/{args.games}: "
+            f"levels {list(stored.levels)}, {len(stored.moves)} moves "
+            f"({stored.seconds:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
     print(f"{path}: {max(start, args.games)} games (seats of levels {SETS[args.set_name][2]})")
     return 0
 
@@ -161,43 +211,47 @@ def fit_command(args: argparse.Namespace) -> int:
     for set_name in sets:
         games = read_games(games_path(set_name, FIT_SEED, args.folder))
         if len(games) < MIN_FIT_GAMES:
-            print(f"{set_name}: only {len(games)} fitting games, no model (at least "
-                  f"{MIN_FIT_GAMES}; strength-games goes on where it stopped)")
+            print(
+                f"{set_name}: only {len(games)} fitting games, no model (at least "
+                f"{MIN_FIT_GAMES}; strength-games goes on where it stopped)"
+            )
             continue
         game, players, levels = SETS[set_name]
         rows = labelled(games, levels=levels)
         cls = rules_class(game)
-        options = cls.from_record(cls.default_players(players),
-                                  options_of(set_name)).options_json()
-        model, cv = fit_model(set_name, rows, ANALYSIS_ITERATIONS, levels, 1.0 / players,
-                              options)
+        options = cls.from_record(cls.default_players(players), options_of(set_name)).options_json()
+        model, cv = fit_model(set_name, rows, ANALYSIS_ITERATIONS, levels, 1.0 / players, options)
         document["models"][set_name] = {
             "command": f"companion bench strength-fit --set {set_name}",
             "made": date.today().isoformat(),
             "fitting_games": f"{games_path(set_name, FIT_SEED, GAMES_DIR).name} "
-                             f"({len(games)} games)",
+            f"({len(games)} games)",
             "analysis": {"iterations": ANALYSIS_ITERATIONS, "rollout_moves": ANALYSIS_ROLLOUT},
             "cross_validated": cv.to_json(),
             "cross_validated_whole_games": _whole_games_cv(model, rows),
-            "model": model.to_json()}
+            "model": model.to_json(),
+        }
         found = document["models"][set_name]["cross_validated_whole_games"]
-        print(f"{set_name}: {len(games)} games, temperature {model.temperature}, few moves "
-              f"{model.few_moves}, level-0 "
-              f"threshold {model.random_threshold}; cross-validated on the fitting "
-              f"games: range holds the level {100 * cv.coverage:.0f}% (every view); "
-              f"whole games: within one {100 * found['within_one']:.0f}%, random play "
-              f"level 0 {100 * found['random_play_level_0']:.0f}%")
+        print(
+            f"{set_name}: {len(games)} games, temperature {model.temperature}, few moves "
+            f"{model.few_moves}, level-0 "
+            f"threshold {model.random_threshold}; cross-validated on the fitting "
+            f"games: range holds the level {100 * cv.coverage:.0f}% (every view); "
+            f"whole games: within one {100 * found['within_one']:.0f}%, random play "
+            f"level 0 {100 * found['random_play_level_0']:.0f}%"
+        )
     document["about"] = (
         "Strength model (engines/search/strength.py), one per game and player count, "
         "fitted by the command given on the games named (engines/search/strength_games). "
         "population: the fitting players' average of each quantity; centre, scale, "
         "weights: the multinomial logistic model over the levels; temperature: the "
-        "widening that makes the ranges hold the level " f"{100 * COVERAGE:.0f}% of the "
+        "widening that makes the ranges hold the level "
+        f"{100 * COVERAGE:.0f}% of the "
         "time in cross-validation on the fitting games; random_threshold: the share of "
         "the posterior on level 0 from which level 0 is given; options: the rules "
-        "options of the fitting games.")
-    args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n",
-                           encoding="utf-8")
+        "options of the fitting games."
+    )
+    args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     load_models.cache_clear()
     print(f"written to {args.output}")
     return 0
@@ -208,18 +262,22 @@ def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str,
     cross-validated as in the fit."""
     out = held_out_logits(rows, model.levels, model.even_share)
     items = [(r.level, r.evidence.moves, logits) for r, logits in out if r.view == "full"]
-    near = [abs(model.point(model.posterior_of(x, n)) - lv) <= 1
-            for lv, n, x in items if n >= MIN_MOVES]
-    return {"within_one": round(sum(near) / max(1, len(near)), 3),
-            "random_play_level_0": round(random_share(model, items), 3)}
+    near = [
+        abs(model.point(model.posterior_of(x, n)) - lv) <= 1 for lv, n, x in items if n >= MIN_MOVES
+    ]
+    return {
+        "within_one": round(sum(near) / max(1, len(near)), 3),
+        "random_play_level_0": round(random_share(model, items), 3),
+    }
 
 
 def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tuple[int, int]:
     """(level-0 seats of whole games estimated at level 0, level-0 seats with an
     estimate)."""
     rows = [r for r in labelled(games, ("full",), [0])]
-    found = [estimate(model, r.evidence.accuracies, r.evidence.best,
-                      kept=r.evidence.kept) for r in rows]
+    found = [
+        estimate(model, r.evidence.accuracies, r.evidence.best, kept=r.evidence.kept) for r in rows
+    ]
     judged = [f for f in found if f.level is not None]
     return sum(f.level == 0 for f in judged), len(judged)
 
@@ -227,8 +285,7 @@ def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tupl
 def check_set(model: StrengthModel, games: Sequence[StoredGame]) -> dict[str, Any]:
     """The test figures of one set: per view, per level of whole games, random play."""
     levels = model.levels
-    views = {view: check(model, labelled(games, (view,), levels)).to_json()
-             for view in VIEWS}
+    views = {view: check(model, labelled(games, (view,), levels)).to_json() for view in VIEWS}
     full = labelled(games, ("full",), levels)
     per_level = {}
     for level in model.levels:
@@ -238,11 +295,18 @@ def check_set(model: StrengthModel, games: Sequence[StoredGame]) -> dict[str, An
     told = {}
     for view in VIEWS:
         rows = labelled(games, (view,), levels)
-        found = [estimate(model, r.evidence.accuracies, r.evidence.best,
-                          kept=r.evidence.kept) for r in rows]
+        found = [
+            estimate(model, r.evidence.accuracies, r.evidence.best, kept=r.evidence.kept)
+            for r in rows
+        ]
         told[view] = [sum(f.level is None or f.whole_scale for f in found), len(found)]
-    return {"test_games": len(games), "views": views, "levels": per_level,
-            "random_play_level_0": [zero, judged], "not_enough_moves": told}
+    return {
+        "test_games": len(games),
+        "views": views,
+        "levels": per_level,
+        "random_play_level_0": [zero, judged],
+        "not_enough_moves": told,
+    }
 
 
 def check_command(args: argparse.Namespace) -> int:
@@ -262,18 +326,26 @@ def check_command(args: argparse.Namespace) -> int:
         return 0
     for set_name, found in figures.items():
         zero, judged = found["random_play_level_0"]
-        print(f"{set_name}: {found['test_games']} test games (seed {TEST_SEED}); random "
-              f"play judged level 0 in {zero}/{judged} whole games")
-        print(f"  {'view':<6} {'players':>7} {'in range':>8} {'within 1':>8} "
-              f"{'exact':>6} {'width':>6} {'too few':>7} {'told not enough':>15}")
+        print(
+            f"{set_name}: {found['test_games']} test games (seed {TEST_SEED}); random "
+            f"play judged level 0 in {zero}/{judged} whole games"
+        )
+        print(
+            f"  {'view':<6} {'players':>7} {'in range':>8} {'within 1':>8} "
+            f"{'exact':>6} {'width':>6} {'too few':>7} {'told not enough':>15}"
+        )
         for view, c in found["views"].items():
             told, seats = found["not_enough_moves"][view]
-            print(f"  {view:<6} {c['tested']:>7} {100 * c['coverage']:>7.0f}% "
-                  f"{100 * c['within_one']:>7.0f}% {100 * c['exact']:>5.0f}% "
-                  f"{c['mean_width']:>6.1f} {c['refused']:>7} {100 * told / seats:>14.0f}%")
+            print(
+                f"  {view:<6} {c['tested']:>7} {100 * c['coverage']:>7.0f}% "
+                f"{100 * c['within_one']:>7.0f}% {100 * c['exact']:>5.0f}% "
+                f"{c['mean_width']:>6.1f} {c['refused']:>7} {100 * told / seats:>14.0f}%"
+            )
         for level, c in found["levels"].items():
-            print(f"  level {level} (whole games): {c['tested']} players, in range "
-                  f"{100 * c['coverage']:.0f}%, within one {100 * c['within_one']:.0f}%")
+            print(
+                f"  level {level} (whole games): {c['tested']} players, in range "
+                f"{100 * c['coverage']:.0f}%, within one {100 * c['within_one']:.0f}%"
+            )
     print(f"({time.perf_counter() - began:.1f} s)")
     return 0
 
@@ -289,28 +361,33 @@ def pool_fit_command(args: argparse.Namespace) -> int:
     models = load_models(args.model)
     document: dict[str, Any] = {"models": {}}
     for key, model in sorted(models.items()):
-        rows = labelled(read_games(games_path(key, FIT_SEED, args.folder)), VIEWS,
-                        model.levels)
+        rows = labelled(read_games(games_path(key, FIT_SEED, args.folder)), VIEWS, model.levels)
         if not rows:
             continue
         shared, fitted = fit_shared_held_out(model, rows)
         document["models"][key] = entry_json(
-            shared, fitted, games_path(key, FIT_SEED, GAMES_DIR).name,
-            "companion bench strength-pool-fit")
-        print(f"{key}: shared fraction {shared}; on the fitting games, each under a "
-              f"model fitted without it ({fitted.tested} pooled groups), the range holds "
-              f"the level "
-              f"{100 * fitted.coverage:.0f}%, within one {100 * fitted.within_one:.0f}%")
+            shared,
+            fitted,
+            games_path(key, FIT_SEED, GAMES_DIR).name,
+            "companion bench strength-pool-fit",
+        )
+        print(
+            f"{key}: shared fraction {shared}; on the fitting games, each under a "
+            f"model fitted without it ({fitted.tested} pooled groups), the range holds "
+            f"the level "
+            f"{100 * fitted.coverage:.0f}%, within one {100 * fitted.within_one:.0f}%"
+        )
     if not document["models"]:
         raise UsageError(f"no fitting games in {args.folder}")
     document["about"] = (
         "Pooling of a player's games (engines/search/pooling.py): per strength model, "
         "the shared fraction of a player's games (their correlation), the smallest "
-        "whose pooled ranges hold the true level " f"{100 * COVERAGE:.0f}% of the time on "
+        "whose pooled ranges hold the true level "
+        f"{100 * COVERAGE:.0f}% of the time on "
         "the fitting games, each pooled under a model fitted without it (whole games, a "
-        "level's players by 2, 3 and 5 games).")
-    args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n",
-                           encoding="utf-8")
+        "level's players by 2, 3 and 5 games)."
+    )
+    args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     load_shared.cache_clear()
     print(f"written to {args.output}")
     return 0
@@ -337,12 +414,16 @@ def pool_check_command(args: argparse.Namespace) -> int:
         print(json.dumps({"figures": figures}))
         return 0
     for key, found in figures.items():
-        print(f"{key}: test games (seed {TEST_SEED}), whole games, a level's players "
-              f"pooled by k games (shared {found['shared']})")
+        print(
+            f"{key}: test games (seed {TEST_SEED}), whole games, a level's players "
+            f"pooled by k games (shared {found['shared']})"
+        )
         print(f"  {'k':>3} {'groups':>6} {'in range':>8} {'within 1':>8} {'width':>6}")
         for size, c in found["games"].items():
-            print(f"  {size:>3} {c['tested']:>6} {100 * c['coverage']:>7.0f}% "
-                  f"{100 * c['within_one']:>7.0f}% {c['mean_width']:>6.1f}")
+            print(
+                f"  {size:>3} {c['tested']:>6} {100 * c['coverage']:>7.0f}% "
+                f"{100 * c['within_one']:>7.0f}% {c['mean_width']:>6.1f}"
+            )
     return 0
 
 
@@ -362,8 +443,10 @@ def random_game(game: str, players: int, seed: int) -> GameRecord:
 
 def _processor_seconds() -> float:
     """Processor time of this process and of its finished child processes."""
-    mine, children = (resource.getrusage(resource.RUSAGE_SELF),
-                      resource.getrusage(resource.RUSAGE_CHILDREN))
+    mine, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
     return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
 
 
@@ -374,28 +457,42 @@ def _load() -> str:
         return "unknown"
 
 
-def time_analysis(record: GameRecord, config: SearchConfig, workers: int,
-                  move_seconds: float) -> dict[str, Any]:
+def time_analysis(
+    record: GameRecord, config: SearchConfig, workers: int, move_seconds: float
+) -> dict[str, Any]:
     """Figures of the analysis of ``record`` from scratch and live (see the module's
     docstring); ``same`` says whether both gave the same analysis."""
     from companion.app.live_analysis import LiveAnalyser
     from engines.search.analysis import analyse
 
-    figures: dict[str, Any] = {"moves": len(record.moves), "iterations": config.iterations,
-                               "load_before": _load()}
+    figures: dict[str, Any] = {
+        "moves": len(record.moves),
+        "iterations": config.iterations,
+        "load_before": _load(),
+    }
     cpu, wall = _processor_seconds(), time.perf_counter()
     scratch = analyse(record, config, workers=workers)
-    figures["scratch"] = {"workers": workers,
-                          "wall": round(time.perf_counter() - wall, 2),
-                          "cpu": round(_processor_seconds() - cpu, 2), "load": _load()}
+    figures["scratch"] = {
+        "workers": workers,
+        "wall": round(time.perf_counter() - wall, 2),
+        "cpu": round(_processor_seconds() - cpu, 2),
+        "load": _load(),
+    }
     worker = LiveAnalyser(config, niceness=0)
     positions = []
     try:
         cpu = _processor_seconds()
         for n in range(1, len(record.moves) + 1):
             fed = time.perf_counter()
-            worker.feed(GameRecord(record.game, list(record.players), dict(record.options),
-                                   record.moves[:n], record.start))
+            worker.feed(
+                GameRecord(
+                    record.game,
+                    list(record.players),
+                    dict(record.options),
+                    record.moves[:n],
+                    record.start,
+                )
+            )
             if n == len(record.moves):
                 live = worker.wait()
                 remainder = time.perf_counter() - fed
@@ -407,11 +504,13 @@ def time_analysis(record: GameRecord, config: SearchConfig, workers: int,
     finally:
         worker.stop()
     figures["live"] = {
-        "move_seconds": move_seconds, "after_last_move": round(remainder, 3),
+        "move_seconds": move_seconds,
+        "after_last_move": round(remainder, 3),
         "cpu": round(_processor_seconds() - cpu, 2),
         "slowest_move": round(max(positions), 3) if positions else None,
         "mean_move": round(sum(positions) / len(positions), 3) if positions else None,
-        "load": _load()}
+        "load": _load(),
+    }
     a, b = scratch.to_json(), live.to_json()
     a.pop("seconds")
     b.pop("seconds")
@@ -442,19 +541,32 @@ def timing_command(args: argparse.Namespace) -> int:
         print(json.dumps(found))
         return 0
     scratch, live = found["scratch"], found["live"]
-    pace = (f"a move every {live['move_seconds']} s" if live["move_seconds"]
-            else "each move once the one before was analysed")
-    print(f"{args.game}, {args.players} players, random game of seed {args.seed}: "
-          f"{found['moves']} moves, {found['iterations']} iterations a position "
-          f"(load before: {found['load_before']})")
-    print(f"from scratch on {scratch['workers']} processes: {scratch['wall']:.1f} s wall, "
-          f"{scratch['cpu']:.1f} s processor (load after: {scratch['load']})")
-    mean = "" if live["mean_move"] is None else (
-        f"; a move took {live['mean_move']:.2f} s on average, "
-        f"{live['slowest_move']:.2f} s at most")
-    print(f"live on one thread ({pace}): the report {live['after_last_move']:.2f} s after "
-          f"the last move; {live['cpu']:.1f} s processor in all{mean} "
-          f"(load after: {live['load']})")
-    print("live and from scratch give the same analysis: "
-          + ("yes" if found["same"] else "NO"))
+    pace = (
+        f"a move every {live['move_seconds']} s"
+        if live["move_seconds"]
+        else "each move once the one before was analysed"
+    )
+    print(
+        f"{args.game}, {args.players} players, random game of seed {args.seed}: "
+        f"{found['moves']} moves, {found['iterations']} iterations a position "
+        f"(load before: {found['load_before']})"
+    )
+    print(
+        f"from scratch on {scratch['workers']} processes: {scratch['wall']:.1f} s wall, "
+        f"{scratch['cpu']:.1f} s processor (load after: {scratch['load']})"
+    )
+    mean = (
+        ""
+        if live["mean_move"] is None
+        else (
+            f"; a move took {live['mean_move']:.2f} s on average, "
+            f"{live['slowest_move']:.2f} s at most"
+        )
+    )
+    print(
+        f"live on one thread ({pace}): the report {live['after_last_move']:.2f} s after "
+        f"the last move; {live['cpu']:.1f} s processor in all{mean} "
+        f"(load after: {live['load']})"
+    )
+    print("live and from scratch give the same analysis: " + ("yes" if found["same"] else "NO"))
     return 0

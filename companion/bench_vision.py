@@ -81,8 +81,7 @@ class LevelSpec:
 
 LEVEL_SPECS = {
     "easy": LevelSpec((70.0, 90.0), ("daylight",), 1.0, 0.3, None, 0.5, 0.0, 0.0, 0),
-    "medium": LevelSpec((50.0, 90.0), ("daylight", "warm", "dim"), 3.0, 0.6, 92, 1.0, 0.0,
-                        0.1, 1),
+    "medium": LevelSpec((50.0, 90.0), ("daylight", "warm", "dim"), 3.0, 0.6, 92, 1.0, 0.0, 0.1, 1),
     "hardest": LevelSpec((35.0, 90.0), ("hardest",), 4.0, 0.9, 85, 1.0, 0.5, 0.3, 3),
 }
 
@@ -156,9 +155,11 @@ class LevelResult:
         self.located += other.located
         for kind, tally in other.kinds.items():
             self.kinds.setdefault(kind, Tally()).add(tally)
-        self.errors.extend(other.errors[:max(0, 40 - len(self.errors))])
-        for mine, theirs in ((self.reasons, other.reasons),
-                             (self.unseen_reasons, other.unseen_reasons)):
+        self.errors.extend(other.errors[: max(0, 40 - len(self.errors))])
+        for mine, theirs in (
+            (self.reasons, other.reasons),
+            (self.unseen_reasons, other.unseen_reasons),
+        ):
             for why, n in theirs.items():
                 mine[why] = mine.get(why, 0) + n
 
@@ -179,6 +180,7 @@ class Timing:
 
 
 # --- the held-out sets -------------------------------------------------------------------
+
 
 def _cache_dir(path: Path | None) -> Path:
     if path is not None:
@@ -201,8 +203,10 @@ class Shot:
 
     @property
     def key(self) -> str:
-        return (f"v{set_version(self.game)}-{self.game}-{self.level}-s{self.seed}-{self.index}-"
-                f"{self.size[0]}x{self.size[1]}" + ("-markers" if self.markers else ""))
+        return (
+            f"v{set_version(self.game)}-{self.game}-{self.level}-s{self.seed}-{self.index}-"
+            f"{self.size[0]}x{self.size[1]}" + ("-markers" if self.markers else "")
+        )
 
 
 def set_version(game: str) -> int:
@@ -257,8 +261,7 @@ def _camera_and_pose(shot: Shot, rng: Any, board_mm: tuple[float, float]) -> tup
     from vision.view import truth_view
 
     spec = LEVEL_SPECS[shot.level]
-    camera = Camera.from_fov(shot.size[0], shot.size[1], 60.0,
-                             k1=float(rng.uniform(-0.08, 0.0)))
+    camera = Camera.from_fov(shot.size[0], shot.size[1], 60.0, k1=float(rng.uniform(-0.08, 0.0)))
     elevation = float(rng.uniform(*spec.elevation))
     rotation = float(rng.uniform(0.0, 360.0))
     look = (float(rng.uniform(-20, 20)), float(rng.uniform(-20, 20)))
@@ -270,8 +273,7 @@ def _camera_and_pose(shot: Shot, rng: Any, board_mm: tuple[float, float]) -> tup
     while True:
         pose = Pose(elevation, rotation, distance, look)
         view = truth_view(camera, pose, board_mm)
-        if bool(view.visible(np.array(corners), 0.04 * shot.size[1]).all()) \
-                or distance > 3000:
+        if bool(view.visible(np.array(corners), 0.04 * shot.size[1]).all()) or distance > 3000:
             return camera, pose
         distance *= 1.05
 
@@ -288,34 +290,57 @@ def render_shot(shot: Shot) -> tuple[Any, dict[str, Any]]:
     spec = LEVEL_SPECS[shot.level]
     rng = np.random.default_rng([shot.seed, LEVELS.index(shot.level), shot.index])
     depth = DEPTHS[shot.index % len(DEPTHS)] + int(rng.integers(0, 4))
-    observation = _state_observation(shot.game, int(rng.integers(2 ** 31)), depth)
+    observation = _state_observation(shot.game, int(rng.integers(2**31)), depth)
     model = load_model(shot.game)
     camera, pose = _camera_and_pose(shot, rng, model.size_mm)
     light = LIGHTS[spec.lights[int(rng.integers(len(spec.lights)))]]
     if shot.level == "hardest":
-        light = replace(light, direction_deg=float(rng.uniform(0, 360)),
-                        key_level=float(rng.uniform(0.45, 0.7)))
-    imaging = Imaging(blur_sigma=spec.blur, noise_sigma=spec.noise, shot_noise=0.3,
-                      vignetting=0.15, jpeg_quality=spec.jpeg)
+        light = replace(
+            light, direction_deg=float(rng.uniform(0, 360)), key_level=float(rng.uniform(0.45, 0.7))
+        )
+    imaging = Imaging(
+        blur_sigma=spec.blur,
+        noise_sigma=spec.noise,
+        shot_noise=0.3,
+        vignetting=0.15,
+        jpeg_quality=spec.jpeg,
+    )
     hands = 1 if rng.random() < spec.hand_share else 0
-    options = TableOptions(hands=hands, clutter=spec.clutter, glare=spec.glare,
-                           markers=shot.markers,
-                           placement_mm=spec.placement_mm,
-                           placement_deg=3.0 * spec.placement_mm)
-    picture = render_table(observation, camera, pose, light=light, imaging=imaging,
-                           options=options, seed=int(rng.integers(2 ** 31)), model=model)
+    options = TableOptions(
+        hands=hands,
+        clutter=spec.clutter,
+        glare=spec.glare,
+        markers=shot.markers,
+        placement_mm=spec.placement_mm,
+        placement_deg=3.0 * spec.placement_mm,
+    )
+    picture = render_table(
+        observation,
+        camera,
+        pose,
+        light=light,
+        imaging=imaging,
+        options=options,
+        seed=int(rng.integers(2**31)),
+        model=model,
+    )
     truth = {
-        "game": shot.game, "level": shot.level, "index": shot.index, "depth": depth,
+        "game": shot.game,
+        "level": shot.level,
+        "index": shot.index,
+        "depth": depth,
         "observation": observation.to_json()["readings"],
         "visible": picture.visible().to_json()["readings"],
         "hands": hands,
-        "camera": asdict(camera), "pose": asdict(pose),
+        "camera": asdict(camera),
+        "pose": asdict(pose),
     }
     return picture.image, truth
 
 
-def load_shot(shot: Shot, cache: Path | None,
-              progress: Callable[[str], None]) -> tuple[Any, dict[str, Any]]:
+def load_shot(
+    shot: Shot, cache: Path | None, progress: Callable[[str], None]
+) -> tuple[Any, dict[str, Any]]:
     """The picture and truth of ``shot``: from the cache, or rendered (and cached)."""
     import cv2
 
@@ -341,20 +366,35 @@ def shot_view(truth: dict[str, Any], board_mm: tuple[float, float]) -> Any:
     from vision.view import truth_view
 
     pose = truth["pose"]
-    return truth_view(Camera(**truth["camera"]),
-                      Pose(pose["elevation_deg"], pose["rotation_deg"], pose["distance_mm"],
-                           tuple(pose["look_at_mm"]), pose["roll_deg"]), board_mm)
+    return truth_view(
+        Camera(**truth["camera"]),
+        Pose(
+            pose["elevation_deg"],
+            pose["rotation_deg"],
+            pose["distance_mm"],
+            tuple(pose["look_at_mm"]),
+            pose["roll_deg"],
+        ),
+        board_mm,
+    )
 
 
 # --- scoring -------------------------------------------------------------------------------
+
 
 def element_group(game: str, element: str, kind: str) -> str:
     """The group an element is reported under: its kind, or ``stack`` for heights."""
     return "stack" if element.endswith("^") else kind
 
 
-def score(result: LevelResult, reader: Any, image: Any, truth: dict[str, Any],
-          label: str, view: Any = None) -> None:
+def score(
+    result: LevelResult,
+    reader: Any,
+    image: Any,
+    truth: dict[str, Any],
+    label: str,
+    view: Any = None,
+) -> None:
     """Read one picture and add it to ``result``, where ``view`` puts the board
     (default: the picture's exact view)."""
     from engines.observation import Observation
@@ -394,8 +434,9 @@ def score(result: LevelResult, reader: Any, image: Any, truth: dict[str, Any],
             tally.wrong += 1
             wrong += 1
             if len(result.errors) < 40:
-                result.errors.append(f"{label}: {element} is {want!r}, read {got.value!r} "
-                                     f"({got.confidence:.2f})")
+                result.errors.append(
+                    f"{label}: {element} is {want!r}, read {got.value!r} ({got.confidence:.2f})"
+                )
     result.boards += 1
     result.perfect += wrong == 0
     result.complete += wrong == 0 and complete
@@ -409,13 +450,21 @@ def lens_profile(truth: dict[str, Any]) -> Any:
 
     camera = Camera(**truth["camera"])
     matrix = tuple(tuple(float(v) for v in row) for row in camera.matrix)
-    return CameraProfile((camera.width, camera.height), matrix,
-                         tuple(float(v) for v in camera.distortion), 0.0, (), (),
-                         "the bench's renderer", "")
+    return CameraProfile(
+        (camera.width, camera.height),
+        matrix,
+        tuple(float(v) for v in camera.distortion),
+        0.0,
+        (),
+        (),
+        "the bench's renderer",
+        "",
+    )
 
 
-def score_located(result: LevelResult, reader: Any, image: Any, truth: dict[str, Any],
-                  label: str) -> None:
+def score_located(
+    result: LevelResult, reader: Any, image: Any, truth: dict[str, Any], label: str
+) -> None:
     """Locate the board in a picture with corner markers (a fresh Locator: no
     tracking from another picture), read it there and add it to ``result``. A board
     not found counts every visible element abstained (unsure)."""
@@ -445,8 +494,10 @@ def score_located(result: LevelResult, reader: Any, image: Any, truth: dict[str,
 
 # --- timing ----------------------------------------------------------------------------------
 
-def time_reading(game: str, seed: int, cache: Path | None,
-                 progress: Callable[[str], None]) -> list[Timing]:
+
+def time_reading(
+    game: str, seed: int, cache: Path | None, progress: Callable[[str], None]
+) -> list[Timing]:
     """Milliseconds per frame on one core, per picture size (median over pictures of
     the hardest level and repeats)."""
     from companion.bench import one_core
@@ -474,12 +525,20 @@ def time_reading(game: str, seed: int, cache: Path | None,
                     state = stillness.update(image, view)
                     reader.read(image, view, state.covered_elements)
                     both_ms.append((time.perf_counter() - began) * 1000)
-        out.append(Timing(game, f"{size[0]}x{size[1]}", statistics.median(read_ms),
-                          statistics.median(both_ms), statistics.median(new_ms)))
+        out.append(
+            Timing(
+                game,
+                f"{size[0]}x{size[1]}",
+                statistics.median(read_ms),
+                statistics.median(both_ms),
+                statistics.median(new_ms),
+            )
+        )
     return out
 
 
 # --- the command -------------------------------------------------------------------------------
+
 
 def parse_seeds(text: str) -> list[int]:
     """Set seeds from ``"1"``, ``"1,2,7-13"``; raises ``ValueError`` naming the fault."""
@@ -489,19 +548,26 @@ def parse_seeds(text: str) -> list[int]:
         try:
             low, high = int(first), int(last or first)
         except ValueError:
-            raise ValueError(f"{part.strip()!r} is not a seed or a range of seeds "
-                             "(1, 2,5 or 7-13)") from None
+            raise ValueError(
+                f"{part.strip()!r} is not a seed or a range of seeds (1, 2,5 or 7-13)"
+            ) from None
         if low < 0 or high < low:
             raise ValueError(f"{part.strip()!r} is not a range of seeds from low to high")
         seeds += [s for s in range(low, high + 1) if s not in seeds]
     return seeds
 
 
-def run_bench(games: list[str], levels: list[str], frames: int, seed: int | Sequence[int],
-              cache: Path | None, timing: bool, progress: Callable[[str], None],
-              size: tuple[int, int] = FRAME_SIZE,
-              located_frames: int = 0) -> tuple[list[LevelResult], list[Timing],
-                                                list[LevelResult]]:
+def run_bench(
+    games: list[str],
+    levels: list[str],
+    frames: int,
+    seed: int | Sequence[int],
+    cache: Path | None,
+    timing: bool,
+    progress: Callable[[str], None],
+    size: tuple[int, int] = FRAME_SIZE,
+    located_frames: int = 0,
+) -> tuple[list[LevelResult], list[Timing], list[LevelResult]]:
     """The figures: per game and level with the exact view (``frames`` pictures of each
     set ``seed``, pooled, with each set's own kept in ``by_seed`` when there are
     several), the timings, and per game at the hardest level (when among ``levels``)
@@ -523,8 +589,11 @@ def run_bench(games: list[str], levels: list[str], frames: int, seed: int | Sequ
                 for index in range(frames):
                     shot = Shot(game, level, index, set_seed, size)
                     image, truth = load_shot(shot, cache, progress)
-                    label = f"{level} #{index}" if len(seeds) == 1 \
+                    label = (
+                        f"{level} #{index}"
+                        if len(seeds) == 1
                         else f"{level} set {set_seed} #{index}"
+                    )
                     score(part, reader, image, truth, label)
                 result.add(part)
                 if len(seeds) > 1:
@@ -556,68 +625,102 @@ def _percent(value: float | None, digits: int = 2) -> str:
 
 def _summary_line(result: LevelResult) -> str:
     total = result.total()
-    return (f"{result.game} {result.level}: {_percent(total.accuracy())} right, "
-            f"{result.perfect}/{result.boards} boards perfect, "
-            f"{_percent(total.abstention())} abstained "
-            f"({_percent(total.unsure_share())} unsure)")
+    return (
+        f"{result.game} {result.level}: {_percent(total.accuracy())} right, "
+        f"{result.perfect}/{result.boards} boards perfect, "
+        f"{_percent(total.abstention())} abstained "
+        f"({_percent(total.unsure_share())} unsure)"
+    )
 
 
-def report_markdown(results: list[LevelResult], timings: list[Timing],
-                    command: str, size: tuple[int, int] = FRAME_SIZE,
-                    located: list[LevelResult] | None = None) -> str:
+def report_markdown(
+    results: list[LevelResult],
+    timings: list[Timing],
+    command: str,
+    size: tuple[int, int] = FRAME_SIZE,
+    located: list[LevelResult] | None = None,
+) -> str:
     """The figures as a Markdown document (``located``: the same boards read through
     the Locator, when measured)."""
-    lines = ["# Camera reading bench", "", f"Command: `{command}`", "",
-             f"Pictures of {size[0]}x{size[1]} pixels, read with their exact view.", "",
-             "Accuracy counts the elements read (abstentions apart); abstention is the "
-             "share of the visible elements not read, split into *not shown* (the view "
-             "cannot show the element: a hand over it, a view too steep to show the side "
-             "of the tiles, a piece standing in front) and *unsure* (the reader could "
-             "see it but would not decide; the goal of under 1% is on these). Elements "
-             "a hand hides in the truth are left out (column *hidden*). A board is "
-             "perfect when no element is wrong, complete when also none is abstained.",
-             ""]
+    lines = [
+        "# Camera reading bench",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"Pictures of {size[0]}x{size[1]} pixels, read with their exact view.",
+        "",
+        "Accuracy counts the elements read (abstentions apart); abstention is the "
+        "share of the visible elements not read, split into *not shown* (the view "
+        "cannot show the element: a hand over it, a view too steep to show the side "
+        "of the tiles, a piece standing in front) and *unsure* (the reader could "
+        "see it but would not decide; the goal of under 1% is on these). Elements "
+        "a hand hides in the truth are left out (column *hidden*). A board is "
+        "perfect when no element is wrong, complete when also none is abstained.",
+        "",
+    ]
     lines += _level_table(results)
-    lines += ["", "By kind of element:", "",
-              "| game | level | kind | elements | accuracy | wrong | abstained | not shown "
-              "| unsure |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "By kind of element:",
+        "",
+        "| game | level | kind | elements | accuracy | wrong | abstained | not shown | unsure |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         for kind, t in sorted(r.kinds.items()):
-            lines.append(f"| {r.game} | {r.level} | {kind} | {t.seen} | "
-                         f"{_percent(t.accuracy(), 3)} | {t.wrong} | "
-                         f"{_percent(t.abstention())} | {_percent(t.unseen_share())} | "
-                         f"{_percent(t.unsure_share())} |")
+            lines.append(
+                f"| {r.game} | {r.level} | {kind} | {t.seen} | "
+                f"{_percent(t.accuracy(), 3)} | {t.wrong} | "
+                f"{_percent(t.abstention())} | {_percent(t.unseen_share())} | "
+                f"{_percent(t.unsure_share())} |"
+            )
     if any(r.by_seed for r in results):
-        lines += ["", "By set (each its own seed; the tables above pool them):", "",
-                  "| game | level | set | boards | wrong | perfect boards | unsure |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "By set (each its own seed; the tables above pool them):",
+            "",
+            "| game | level | set | boards | wrong | perfect boards | unsure |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for r in results:
             for set_seed, part in r.by_seed:
                 t = part.total()
-                lines.append(f"| {r.game} | {r.level} | {set_seed} | {part.boards} | "
-                             f"{t.wrong} | {part.perfect}/{part.boards} | "
-                             f"{_percent(t.unsure_share())} |")
+                lines.append(
+                    f"| {r.game} | {r.level} | {set_seed} | {part.boards} | "
+                    f"{t.wrong} | {part.perfect}/{part.boards} | "
+                    f"{_percent(t.unsure_share())} |"
+                )
     if located:
-        lines += ["", "Through localisation: other boards at the hardest level, "
-                  "photographed with the printed corner markers; each picture read once "
-                  "with its exact view and once where the Locator (with the camera's "
-                  "lens profile, a fresh Locator per picture: no tracking) finds the "
-                  "board from the picture alone. *Located*: boards the Locator found; "
-                  "a board not found counts every element abstained (unsure).", ""]
+        lines += [
+            "",
+            "Through localisation: other boards at the hardest level, "
+            "photographed with the printed corner markers; each picture read once "
+            "with its exact view and once where the Locator (with the camera's "
+            "lens profile, a fresh Locator per picture: no tracking) finds the "
+            "board from the picture alone. *Located*: boards the Locator found; "
+            "a board not found counts every element abstained (unsure).",
+            "",
+        ]
         lines += _level_table(located, located=True)
     if timings:
-        lines += ["", "Milliseconds per frame on one core (median; the board's view "
-                  "unchanged from the frame before; *new view*: the first frame of a "
-                  "view, when the sample points are projected):", "",
-                  "| game | frame | read | stillness + read | new view |",
-                  "|---|---|---|---|---|"]
+        lines += [
+            "",
+            "Milliseconds per frame on one core (median; the board's view "
+            "unchanged from the frame before; *new view*: the first frame of a "
+            "view, when the sample points are projected):",
+            "",
+            "| game | frame | read | stillness + read | new view |",
+            "|---|---|---|---|---|",
+        ]
         for timing in timings:
-            lines.append(f"| {timing.game} | {timing.size} | {timing.read_ms:.1f} | "
-                         f"{timing.read_and_stillness_ms:.1f} | {timing.new_view_ms:.1f} |")
-    for title, key in (("Why elements the reader could see were not read (unsure):",
-                        "reasons"),
-                       ("Why elements were not shown by the view:", "unseen_reasons")):
+            lines.append(
+                f"| {timing.game} | {timing.size} | {timing.read_ms:.1f} | "
+                f"{timing.read_and_stillness_ms:.1f} | {timing.new_view_ms:.1f} |"
+            )
+    for title, key in (
+        ("Why elements the reader could see were not read (unsure):", "reasons"),
+        ("Why elements were not shown by the view:", "unseen_reasons"),
+    ):
         reasons: dict[str, int] = {}
         for r in [*results, *(located or [])]:
             for why, n in getattr(r, key).items():
@@ -626,8 +729,7 @@ def report_markdown(results: list[LevelResult], timings: list[Timing],
             lines += ["", title, ""]
             for why, n in sorted(reasons.items(), key=lambda item: -item[1]):
                 lines.append(f"- {n}: {why}")
-    errors = [e for r in [*results, *(located or [])]
-              for e in (f"{r.game} {x}" for x in r.errors)]
+    errors = [e for r in [*results, *(located or [])] for e in (f"{r.game} {x}" for x in r.errors)]
     if errors:
         lines += ["", "Wrong readings (first ones):", ""]
         lines += [f"- {e}" for e in errors[:60]]
@@ -635,43 +737,68 @@ def report_markdown(results: list[LevelResult], timings: list[Timing],
 
 
 def _level_table(results: list[LevelResult], located: bool = False) -> list[str]:
-    head = "| game | level | boards | " + ("located | " if located else "") + \
-        "elements | right | wrong | accuracy | perfect boards | complete boards | " \
+    head = (
+        "| game | level | boards | "
+        + ("located | " if located else "")
+        + "elements | right | wrong | accuracy | perfect boards | complete boards | "
         "abstained | not shown | unsure | hidden |"
+    )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in results:
         t = r.total()
         found = f"{r.located} | " if located else ""
-        lines.append(f"| {r.game} | {r.level} | {r.boards} | {found}{t.seen} | "
-                     f"{t.right} | {t.wrong} | {_percent(t.accuracy(), 3)} | "
-                     f"{_percent(r.perfect / r.boards if r.boards else None, 1)} | "
-                     f"{_percent(r.complete / r.boards if r.boards else None, 1)} | "
-                     f"{_percent(t.abstention())} | {_percent(t.unseen_share())} | "
-                     f"{_percent(t.unsure_share())} | {t.hidden} |")
+        lines.append(
+            f"| {r.game} | {r.level} | {r.boards} | {found}{t.seen} | "
+            f"{t.right} | {t.wrong} | {_percent(t.accuracy(), 3)} | "
+            f"{_percent(r.perfect / r.boards if r.boards else None, 1)} | "
+            f"{_percent(r.complete / r.boards if r.boards else None, 1)} | "
+            f"{_percent(t.abstention())} | {_percent(t.unseen_share())} | "
+            f"{_percent(t.unsure_share())} | {t.hidden} |"
+        )
     return lines
 
 
-def report_json(results: list[LevelResult], timings: list[Timing], command: str,
-                size: tuple[int, int] = FRAME_SIZE,
-                located: list[LevelResult] | None = None) -> dict[str, Any]:
+def report_json(
+    results: list[LevelResult],
+    timings: list[Timing],
+    command: str,
+    size: tuple[int, int] = FRAME_SIZE,
+    located: list[LevelResult] | None = None,
+) -> dict[str, Any]:
     def tally(t: Tally) -> dict[str, Any]:
-        return {**asdict(t), "seen": t.seen, "unsure": t.unsure, "accuracy": t.accuracy(),
-                "abstention": t.abstention(), "unseen_share": t.unseen_share(),
-                "unsure_share": t.unsure_share()}
+        return {
+            **asdict(t),
+            "seen": t.seen,
+            "unsure": t.unsure,
+            "accuracy": t.accuracy(),
+            "abstention": t.abstention(),
+            "unseen_share": t.unseen_share(),
+            "unsure_share": t.unsure_share(),
+        }
 
     def level(r: LevelResult) -> dict[str, Any]:
-        return {"game": r.game, "level": r.level, "boards": r.boards, "located": r.located,
-                "perfect": r.perfect, "complete": r.complete, "total": tally(r.total()),
-                "kinds": {k: tally(t) for k, t in r.kinds.items()},
-                "reasons": r.reasons, "unseen_reasons": r.unseen_reasons,
-                "errors": r.errors,
-                "by_seed": [{"seed": seed, **level(part)} for seed, part in r.by_seed]}
+        return {
+            "game": r.game,
+            "level": r.level,
+            "boards": r.boards,
+            "located": r.located,
+            "perfect": r.perfect,
+            "complete": r.complete,
+            "total": tally(r.total()),
+            "kinds": {k: tally(t) for k, t in r.kinds.items()},
+            "reasons": r.reasons,
+            "unseen_reasons": r.unseen_reasons,
+            "errors": r.errors,
+            "by_seed": [{"seed": seed, **level(part)} for seed, part in r.by_seed],
+        }
 
     return {
-        "command": command, "machine": platform.machine(), "python": sys.version.split()[0],
-        "set_version": SET_VERSION, "frame_size": list(size),
-        "game_set_versions": {r.game: set_version(r.game)
-                              for r in [*results, *(located or [])]},
+        "command": command,
+        "machine": platform.machine(),
+        "python": sys.version.split()[0],
+        "set_version": SET_VERSION,
+        "frame_size": list(size),
+        "game_set_versions": {r.game: set_version(r.game) for r in [*results, *(located or [])]},
         "levels": {name: asdict(spec) for name, spec in LEVEL_SPECS.items()},
         "results": [level(r) for r in results],
         "located": [level(r) for r in located or []],
@@ -686,8 +813,7 @@ def vision_command(args: argparse.Namespace) -> int:
     games = args.game or list(GAMES)
     unknown = [g for g in games if g not in GAMES]
     if unknown:
-        raise UsageError(f"no board model for {', '.join(unknown)}; known: "
-                         f"{', '.join(GAMES)}")
+        raise UsageError(f"no board model for {', '.join(unknown)}; known: {', '.join(GAMES)}")
     if args.frames < 1:
         raise UsageError("--frames must be at least 1")
     levels = args.level or list(LEVELS)
@@ -696,12 +822,21 @@ def vision_command(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise UsageError(f"--seed: {error}") from None
     cache = None if args.no_cache else _cache_dir(args.cache)
-    command = " ".join(["companion bench vision", *(f"--game {g}" for g in args.game or ()),
-                        *(f"--level {v}" for v in args.level or ()),
-                        f"--frames {args.frames}", f"--seed {args.seed}",
-                        *([f"--size {args.size}"] if args.size != "1920x1080" else []),
-                        *([f"--located-frames {args.located_frames}"]
-                          if args.located_frames != LOCATED_FRAMES else [])])
+    command = " ".join(
+        [
+            "companion bench vision",
+            *(f"--game {g}" for g in args.game or ()),
+            *(f"--level {v}" for v in args.level or ()),
+            f"--frames {args.frames}",
+            f"--seed {args.seed}",
+            *([f"--size {args.size}"] if args.size != "1920x1080" else []),
+            *(
+                [f"--located-frames {args.located_frames}"]
+                if args.located_frames != LOCATED_FRAMES
+                else []
+            ),
+        ]
+    )
 
     def progress(text: str) -> None:
         if not args.quiet:
@@ -715,9 +850,17 @@ def vision_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--size {args.size!r} is out of range")
     if args.located_frames < 0:
         raise UsageError("--located-frames must be 0 or more")
-    results, timings, located = run_bench(games, levels, args.frames, seeds, cache,
-                                          not args.no_timing, progress, (width, height),
-                                          args.located_frames)
+    results, timings, located = run_bench(
+        games,
+        levels,
+        args.frames,
+        seeds,
+        cache,
+        not args.no_timing,
+        progress,
+        (width, height),
+        args.located_frames,
+    )
     markdown = report_markdown(results, timings, command, (width, height), located)
     print(markdown, end="")
     if args.out is not None:
@@ -725,10 +868,12 @@ def vision_command(args: argparse.Namespace) -> int:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(markdown, encoding="utf-8")
             json_path = args.out.with_suffix(".json")
-            json_path.write_text(json.dumps(report_json(results, timings, command,
-                                                        (width, height), located),
-                                            indent=1),
-                                 encoding="utf-8")
+            json_path.write_text(
+                json.dumps(
+                    report_json(results, timings, command, (width, height), located), indent=1
+                ),
+                encoding="utf-8",
+            )
         except OSError as error:
             raise UsageError(f"cannot write {args.out}: {error.strerror or error}") from None
         print(f"wrote {args.out} and {json_path}", file=sys.stderr)
@@ -738,33 +883,61 @@ def vision_command(args: argparse.Namespace) -> int:
 def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``companion bench vision``."""
     parser = bench_sub.add_parser(
-        "vision", help="how well the camera reads the table (rendered pictures)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", action="append",
-                        help="only this game (repeatable; default every game with a "
-                        "board model)")
-    parser.add_argument("--level", action="append", choices=LEVELS,
-                        help="only this level (repeatable; default all three)")
-    parser.add_argument("--frames", type=int, default=30,
-                        help="pictures per game and level (default 30)")
-    parser.add_argument("--seed", default="1", metavar="SEEDS",
-                        help="set seed (default 1), or several pooled: 1,2,7-13 (the "
-                        "timings and the run through localisation use the first)")
-    parser.add_argument("--size", default="1920x1080", metavar="WxH",
-                        help="picture size of the sets (default 1920x1080)")
-    parser.add_argument("--located-frames", type=int, default=LOCATED_FRAMES, metavar="N",
-                        help="pictures per game at the hardest level with corner markers, "
-                        f"read through the Locator (default {LOCATED_FRAMES}; 0: none)")
-    parser.add_argument("--out", type=Path, metavar="FILE.md",
-                        help="also write the table there, and the figures as JSON beside "
-                        "it (FILE.json)")
-    parser.add_argument("--cache", type=Path, metavar="DIR",
-                        help="where rendered pictures are kept (default "
-                        "~/.cache/companion/bench-vision)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="render every picture again and keep none")
-    parser.add_argument("--no-timing", action="store_true",
-                        help="skip the one-core speed figures")
+        "vision",
+        help="how well the camera reads the table (rendered pictures)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--game",
+        action="append",
+        help="only this game (repeatable; default every game with a board model)",
+    )
+    parser.add_argument(
+        "--level",
+        action="append",
+        choices=LEVELS,
+        help="only this level (repeatable; default all three)",
+    )
+    parser.add_argument(
+        "--frames", type=int, default=30, help="pictures per game and level (default 30)"
+    )
+    parser.add_argument(
+        "--seed",
+        default="1",
+        metavar="SEEDS",
+        help="set seed (default 1), or several pooled: 1,2,7-13 (the "
+        "timings and the run through localisation use the first)",
+    )
+    parser.add_argument(
+        "--size",
+        default="1920x1080",
+        metavar="WxH",
+        help="picture size of the sets (default 1920x1080)",
+    )
+    parser.add_argument(
+        "--located-frames",
+        type=int,
+        default=LOCATED_FRAMES,
+        metavar="N",
+        help="pictures per game at the hardest level with corner markers, "
+        f"read through the Locator (default {LOCATED_FRAMES}; 0: none)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE.md",
+        help="also write the table there, and the figures as JSON beside it (FILE.json)",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        metavar="DIR",
+        help="where rendered pictures are kept (default ~/.cache/companion/bench-vision)",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="render every picture again and keep none"
+    )
+    parser.add_argument("--no-timing", action="store_true", help="skip the one-core speed figures")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(handler=vision_command)
-

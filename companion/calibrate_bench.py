@@ -33,11 +33,20 @@ REGISTRATION_TOLERANCE_MM = 1.0
 REAL_PHOTOS_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "calib-real"
 # OpenCV 5.0.0's calibration of those photographs, from their README (unit squares,
 # default flags, cornerSubPix window 11).
-REAL_PHOTO_REFERENCE = {"rms_px": 0.4086947659, "fx": 536.07345314, "fy": 536.01636274,
-                        "cx": 342.37046827, "cy": 235.53687064}
+REAL_PHOTO_REFERENCE = {
+    "rms_px": 0.4086947659,
+    "fx": 536.07345314,
+    "fy": 536.01636274,
+    "cx": 342.37046827,
+    "cy": 235.53687064,
+}
 # sRGB of the Shangri-La players' flat tiles, as BGR for drawing.
-PIECE_BGR = {"red": (35, 35, 200), "blue": (185, 75, 35), "yellow": (35, 200, 235),
-             "violet": (165, 60, 125)}
+PIECE_BGR = {
+    "red": (35, 35, 200),
+    "blue": (185, 75, 35),
+    "yellow": (35, 200, 235),
+    "violet": (165, 60, 125),
+}
 # Board pictures are drawn at 4 px/mm: finer than the camera sees the board, and whole
 # pixels for every marker edge of boards.json.
 BOARD_PX_PER_MM = 4.0
@@ -48,17 +57,23 @@ def bench_camera() -> Camera:
     distortion and a principal point off centre, so nothing is found by symmetry."""
     from vision.synth import Camera
 
-    return Camera(1280, 720, 930.0, 925.0, 652.0, 351.0, k1=-0.18, k2=0.06, p1=0.001,
-                  p2=-0.0008)
+    return Camera(1280, 720, 930.0, 925.0, 652.0, 351.0, k1=-0.18, k2=0.06, p1=0.001, p2=-0.0008)
 
 
 def exact_profile(camera: Camera) -> CameraProfile:
     """A camera profile holding a rendered camera's true intrinsics."""
     from calibration.intrinsics import CameraProfile
 
-    return CameraProfile(camera.size, tuple(tuple(row) for row in camera.matrix.tolist()),
-                         tuple(camera.distortion.tolist()), 0.0, (), (),
-                         "exact (rendered camera)", "")
+    return CameraProfile(
+        camera.size,
+        tuple(tuple(row) for row in camera.matrix.tolist()),
+        tuple(camera.distortion.tolist()),
+        0.0,
+        (),
+        (),
+        "exact (rendered camera)",
+        "",
+    )
 
 
 @dataclass(frozen=True)
@@ -76,8 +91,9 @@ class IntrinsicsFigure:
         return max(abs(self.fx_error_pct), abs(self.fy_error_pct))
 
 
-def rendered_intrinsics(config: CalibrationConfig, views: int,
-                        seed: int) -> tuple[IntrinsicsFigure, CameraProfile]:
+def rendered_intrinsics(
+    config: CalibrationConfig, views: int, seed: int
+) -> tuple[IntrinsicsFigure, CameraProfile]:
     """Render ``views`` photographs of the printed ChArUco sheet lying on a table from
     seeded poses, calibrate from them, and compare with the rendered camera."""
     import numpy as np
@@ -88,18 +104,21 @@ def rendered_intrinsics(config: CalibrationConfig, views: int,
     from vision.synth import LIGHTS, Imaging, PlanarTexture, Pose, Scene, render, table_texture
 
     camera = bench_camera()
-    sheet, target = charuco_sheet(CharucoTarget.from_config(config.charuco),
-                                  config.charuco.paper, config.charuco.dpi)
-    scene = Scene((table_texture(seed), PlanarTexture(sheet.image, sheet.size_mm)),
-                  LIGHTS["warm"])
+    sheet, target = charuco_sheet(
+        CharucoTarget.from_config(config.charuco), config.charuco.paper, config.charuco.dpi
+    )
+    scene = Scene((table_texture(seed), PlanarTexture(sheet.image, sheet.size_mm)), LIGHTS["warm"])
     rng = np.random.default_rng(seed)
     imaging = Imaging(noise_sigma=1.5, blur_sigma=0.6)
     frames = []
     for i in range(views):
-        pose = Pose(float(rng.uniform(45.0, 80.0)), float(rng.uniform(-180.0, 180.0)),
-                    float(rng.uniform(380.0, 650.0)),
-                    (float(rng.uniform(-120.0, 120.0)), float(rng.uniform(-80.0, 80.0))),
-                    float(rng.uniform(-180.0, 180.0)))
+        pose = Pose(
+            float(rng.uniform(45.0, 80.0)),
+            float(rng.uniform(-180.0, 180.0)),
+            float(rng.uniform(380.0, 650.0)),
+            (float(rng.uniform(-120.0, 120.0)), float(rng.uniform(-80.0, 80.0))),
+            float(rng.uniform(-180.0, 180.0)),
+        )
         frames.append((f"view {i}", render(camera, pose, scene, imaging, seed + i)))
     found, rejected = collect_views(config.camera, target, frames, stream=False)
     profile = calibrate_camera(config.camera, found, rejected, target.describe()).profile
@@ -107,9 +126,15 @@ def rendered_intrinsics(config: CalibrationConfig, views: int,
     def error(value: float, truth: float) -> float:
         return (value - truth) / truth * 100.0
 
-    figure = IntrinsicsFigure(views, len(profile.views), profile.rms_px,
-                              error(profile.fx, camera.fx), error(profile.fy, camera.fy),
-                              error(profile.cx, camera.cx), error(profile.cy, camera.cy))
+    figure = IntrinsicsFigure(
+        views,
+        len(profile.views),
+        profile.rms_px,
+        error(profile.fx, camera.fx),
+        error(profile.fy, camera.fy),
+        error(profile.cx, camera.cx),
+        error(profile.cy, camera.cy),
+    )
     return figure, profile
 
 
@@ -136,10 +161,15 @@ def real_photos(config: CalibrationConfig, folder: Path) -> RealPhotoFigure:
     views, rejected = collect_views(config.camera, target, folder_frames(folder), stream=False)
     profile = calibrate_camera(config.camera, views, rejected, target.describe()).profile
     found = {"fx": profile.fx, "fy": profile.fy, "cx": profile.cx, "cy": profile.cy}
-    differences = {k: (v - REAL_PHOTO_REFERENCE[k]) / REAL_PHOTO_REFERENCE[k] * 100.0
-                   for k, v in found.items()}
-    return RealPhotoFigure(len(profile.views), profile.rms_px,
-                           profile.rms_px - REAL_PHOTO_REFERENCE["rms_px"], differences)
+    differences = {
+        k: (v - REAL_PHOTO_REFERENCE[k]) / REAL_PHOTO_REFERENCE[k] * 100.0 for k, v in found.items()
+    }
+    return RealPhotoFigure(
+        len(profile.views),
+        profile.rms_px,
+        profile.rms_px - REAL_PHOTO_REFERENCE["rms_px"],
+        differences,
+    )
 
 
 @dataclass(frozen=True)
@@ -158,12 +188,16 @@ def _board_poses(camera: Camera, size_mm: tuple[float, float]) -> list[Any]:
     from vision.synth import Pose
 
     distance = camera.fy * max(size_mm) / (0.75 * camera.height)
-    return [Pose(90.0, 0.0, distance), Pose(65.0, 12.0, distance * 1.05, (0.0, 25.0), 3.0),
-            Pose(55.0, -20.0, distance * 1.1, (15.0, 40.0), -4.0)]
+    return [
+        Pose(90.0, 0.0, distance),
+        Pose(65.0, 12.0, distance * 1.05, (0.0, 25.0), 3.0),
+        Pose(55.0, -20.0, distance * 1.1, (15.0, 40.0), -4.0),
+    ]
 
 
-def registration_accuracy(config: CalibrationConfig, game: str, lens: CameraProfile,
-                          seed: int) -> RegistrationFigure:
+def registration_accuracy(
+    config: CalibrationConfig, game: str, lens: CameraProfile, seed: int
+) -> RegistrationFigure:
     """Render ``game``'s board with its markers at 1280x720 from three poses, register
     it with the lens figures ``lens``, and measure, over a 21x21 grid covering the whole
     board, how far (mm on the board) the registration sends each true image point from
@@ -207,9 +241,14 @@ def registration_accuracy(config: CalibrationConfig, game: str, lens: CameraProf
     again = render(camera, poses[0], scene, imaging, seed + len(poses))
     check = check_registration(config.registration, profiles[0], lens, again)
     distances = np.concatenate(errors)
-    return RegistrationFigure(game, len(poses), len(distances),
-                              float(np.sqrt(np.mean(distances ** 2))), float(distances.max()),
-                              check.max_mm)
+    return RegistrationFigure(
+        game,
+        len(poses),
+        len(distances),
+        float(np.sqrt(np.mean(distances**2))),
+        float(distances.max()),
+        check.max_mm,
+    )
 
 
 @dataclass(frozen=True)
@@ -224,19 +263,23 @@ class ColourFigure:
     smallest_margin: float
 
 
-def _spread(rng: np.random.Generator, count: int, low: float, high: float,
-            gap: float) -> list[tuple[float, float]]:
+def _spread(
+    rng: np.random.Generator, count: int, low: float, high: float, gap: float
+) -> list[tuple[float, float]]:
     """``count`` random board positions in [low, high]^2 at least ``gap`` apart."""
     points: list[tuple[float, float]] = []
     while len(points) < count:
         x, y = (float(v) for v in rng.uniform(low, high, 2))
-        if all((x - a) ** 2 + (y - b) ** 2 >= gap ** 2 for a, b in points):
+        if all((x - a) ** 2 + (y - b) ** 2 >= gap**2 for a, b in points):
             points.append((x, y))
     return points
 
 
-def colour_separation(config: CalibrationConfig, seed: int, light_name: str | None = None,
-                      ) -> ColourFigure:
+def colour_separation(
+    config: CalibrationConfig,
+    seed: int,
+    light_name: str | None = None,
+) -> ColourFigure:
     """The guided colour capture of Shangri-La's four colours, rendered under the
     renderer's hardest light (a warm lamp on one side, cold window light on the other),
     then a new frame with every colour and empty spots at fresh positions, classified."""
@@ -264,14 +307,16 @@ def colour_separation(config: CalibrationConfig, seed: int, light_name: str | No
     table = table_texture(seed)
     pose = Pose(65.0, 10.0, 800.0, (0.0, 20.0))
     # Colours are averaged over patches: one ray per pixel is enough, and twice as fast.
-    imaging = Imaging(noise_sigma=2.5, shot_noise=0.5, blur_sigma=0.7, vignetting=0.25,
-                      supersample=1)
+    imaging = Imaging(
+        noise_sigma=2.5, shot_noise=0.5, blur_sigma=0.7, vignetting=0.25, supersample=1
+    )
     rng = np.random.default_rng(seed)
     inner = geometry.border_mm + geometry.piece_mm
     low, high = 2.0 * inner, min(geometry.size_mm) - 2.0 * inner
 
-    def photograph(pieces: list[tuple[tuple[float, float], tuple[int, int, int]]],
-                   shot: int) -> Any:
+    def photograph(
+        pieces: list[tuple[tuple[float, float], tuple[int, int, int]]], shot: int
+    ) -> Any:
         texture = draw_pieces(board, BOARD_PX_PER_MM, pieces, geometry.piece_mm)
         scene = Scene((table, PlanarTexture(texture, geometry.size_mm)), LIGHTS[light_name])
         return render(camera, pose, scene, imaging, seed + shot)
@@ -279,21 +324,34 @@ def colour_separation(config: CalibrationConfig, seed: int, light_name: str | No
     empty = photograph([], 0)
     profile = register_with_markers(config.registration, geometry, empty, lens).profile
     gap = geometry.piece_mm * 1.6
-    captures = {name: photograph([(p, bgr) for p in _spread(rng, 8, low, high, gap)], k + 1)
-                for k, (name, bgr) in enumerate(PIECE_BGR.items())}
+    captures = {
+        name: photograph([(p, bgr) for p in _spread(rng, 8, low, high, gap)], k + 1)
+        for k, (name, bgr) in enumerate(PIECE_BGR.items())
+    }
     capture = capture_samples(config.colours, profile, lens, empty, captures, rng)
     model, separation = fit_colour_model(config.colours, profile, capture)
     spots = _spread(rng, 24, low, high, gap)
     names = list(PIECE_BGR)
     truth = [names[i % len(names)] for i in range(20)] + [EMPTY] * 4
-    frame = photograph([(spot, PIECE_BGR[name]) for spot, name in zip(spots, truth, strict=True)
-                        if name != EMPTY], 50)
-    matches = classify_patches(config.colours, model, profile, lens, frame, np.array(spots),
-                               geometry.piece_mm * 0.35)
+    frame = photograph(
+        [(spot, PIECE_BGR[name]) for spot, name in zip(spots, truth, strict=True) if name != EMPTY],
+        50,
+    )
+    matches = classify_patches(
+        config.colours, model, profile, lens, frame, np.array(spots), geometry.piece_mm * 0.35
+    )
     correct = sum(m.name == t for m, t in zip(matches, truth, strict=True))
     margin = min(m.runner_up_distance - m.distance for m in matches)
-    return ColourFigure(light_name, model.names, separation.closest, separation.distance,
-                        separation.training_accuracy, len(truth), correct, margin)
+    return ColourFigure(
+        light_name,
+        model.names,
+        separation.closest,
+        separation.distance,
+        separation.training_accuracy,
+        len(truth),
+        correct,
+        margin,
+    )
 
 
 def bench_command(args: argparse.Namespace) -> int:
@@ -305,23 +363,29 @@ def bench_command(args: argparse.Namespace) -> int:
     intrinsics, lens = rendered_intrinsics(config, args.views, args.seed)
     figures["rendered_charuco"] = dataclasses.asdict(intrinsics)
     if not args.json:
-        print(f"rendered ChArUco, {intrinsics.used} of {intrinsics.views} views at 1280x720: "
-              f"fx {intrinsics.fx_error_pct:+.3f}%, fy {intrinsics.fy_error_pct:+.3f}%, "
-              f"cx {intrinsics.cx_error_pct:+.3f}%, cy {intrinsics.cy_error_pct:+.3f}%, "
-              f"RMS {intrinsics.rms_px:.3f} px (tolerance: focal within "
-              f"{FOCAL_TOLERANCE_PCT}%)", flush=True)
+        print(
+            f"rendered ChArUco, {intrinsics.used} of {intrinsics.views} views at 1280x720: "
+            f"fx {intrinsics.fx_error_pct:+.3f}%, fy {intrinsics.fy_error_pct:+.3f}%, "
+            f"cx {intrinsics.cx_error_pct:+.3f}%, cy {intrinsics.cy_error_pct:+.3f}%, "
+            f"RMS {intrinsics.rms_px:.3f} px (tolerance: focal within "
+            f"{FOCAL_TOLERANCE_PCT}%)",
+            flush=True,
+        )
     if args.real_photos.is_dir():
         real = real_photos(config, args.real_photos)
         figures["real_photos"] = dataclasses.asdict(real)
         if not args.json:
-            worst = max(real.intrinsics_difference_pct,
-                        key=lambda k: abs(real.intrinsics_difference_pct[k]))
-            print(f"real photos, {real.views} views: RMS {real.rms_px:.4f} px, "
-                  f"{round(real.rms_difference_px, 4) + 0.0:+.4f} px from OpenCV's reference; "
-                  f"intrinsics within "
-                  f"{real.worst_intrinsics_pct:.4f}% (worst {worst}) (tolerance: RMS "
-                  f"{REAL_RMS_TOLERANCE_PX} px, intrinsics {REAL_INTRINSICS_TOLERANCE_PCT}%)",
-                  flush=True)
+            worst = max(
+                real.intrinsics_difference_pct, key=lambda k: abs(real.intrinsics_difference_pct[k])
+            )
+            print(
+                f"real photos, {real.views} views: RMS {real.rms_px:.4f} px, "
+                f"{round(real.rms_difference_px, 4) + 0.0:+.4f} px from OpenCV's reference; "
+                f"intrinsics within "
+                f"{real.worst_intrinsics_pct:.4f}% (worst {worst}) (tolerance: RMS "
+                f"{REAL_RMS_TOLERANCE_PX} px, intrinsics {REAL_INTRINSICS_TOLERANCE_PCT}%)",
+                flush=True,
+            )
     elif not args.json:
         print(f"real photos: not found at {args.real_photos} (skipped)")
     figures["registration"] = []
@@ -329,19 +393,24 @@ def bench_command(args: argparse.Namespace) -> int:
         reg = registration_accuracy(config, game, lens, args.seed)
         figures["registration"].append(dataclasses.asdict(reg))
         if not args.json:
-            print(f"registration {game} at 1280x720 (lens from the rendered calibration): "
-                  f"{reg.rms_mm:.3f} mm RMS, {reg.max_mm:.3f} mm max over {reg.points} board "
-                  f"points in {reg.poses} poses; check reports {reg.check_max_mm:.2f} mm max "
-                  f"(tolerance: {REGISTRATION_TOLERANCE_MM} mm)", flush=True)
+            print(
+                f"registration {game} at 1280x720 (lens from the rendered calibration): "
+                f"{reg.rms_mm:.3f} mm RMS, {reg.max_mm:.3f} mm max over {reg.points} board "
+                f"points in {reg.poses} poses; check reports {reg.check_max_mm:.2f} mm max "
+                f"(tolerance: {REGISTRATION_TOLERANCE_MM} mm)",
+                flush=True,
+            )
     colours = colour_separation(config, args.seed)
     figures["colours"] = dataclasses.asdict(colours)
     if not args.json:
         a, b = colours.closest
-        print(f"colours under the '{colours.light}' light: closest pair {a}/{b} "
-              f"{colours.separation:.1f} standard deviations apart; "
-              f"{colours.test_correct}/{colours.test_patches} new patches right "
-              f"(smallest margin {colours.smallest_margin:.1f}); training samples "
-              f"{colours.training_accuracy:.1%} right")
+        print(
+            f"colours under the '{colours.light}' light: closest pair {a}/{b} "
+            f"{colours.separation:.1f} standard deviations apart; "
+            f"{colours.test_correct}/{colours.test_patches} new patches right "
+            f"(smallest margin {colours.smallest_margin:.1f}); training samples "
+            f"{colours.training_accuracy:.1%} right"
+        )
         print(f"({time.perf_counter() - start:.0f} s)")
     else:
         figures["seconds"] = round(time.perf_counter() - start, 1)

@@ -30,7 +30,8 @@ def add_layout_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     from companion.calibrate_cli import user_errors
 
     layout = commands.add_parser(
-        "layout", help="find where each space, square, bridge and stone lies on your board",
+        "layout",
+        help="find where each space, square, bridge and stone lies on your board",
         description="Find where each element really lies on your board, from a picture "
         "of the empty board and a picture of the calibration position (Shangri-La: every "
         "bridge and stone in place and three tiles of each colour, on the spaces "
@@ -38,19 +39,34 @@ def add_layout_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         "enough). Register the board first ('calibrate board'). Stores the layout with the "
         "profile and writes the picture with the layout drawn on it: green where the "
         "element was found clearly, orange where it is doubtful, blue where it only "
-        "follows its neighbours.")
+        "follows its neighbours.",
+    )
     layout.add_argument("--game", choices=GAMES, required=True)
-    layout.add_argument("--empty", type=Path, metavar="FILE",
-                        help="picture of the empty board")
-    layout.add_argument("--position", type=Path, metavar="FILE",
-                        help="picture of the calibration position (Shangri-La, Shendao)")
-    layout.add_argument("--overlay", type=Path, metavar="FILE.png",
-                        help="where to write the picture with the layout drawn on it "
-                        "(default: layout-GAME.png beside the profile's files)")
-    layout.add_argument("--print-position", action="store_true",
-                        help="print the calibration position (what goes where) and stop")
-    layout.add_argument("--profile", default="default", metavar="NAME",
-                        help="the table set-up to use (default: 'default')")
+    layout.add_argument("--empty", type=Path, metavar="FILE", help="picture of the empty board")
+    layout.add_argument(
+        "--position",
+        type=Path,
+        metavar="FILE",
+        help="picture of the calibration position (Shangri-La, Shendao)",
+    )
+    layout.add_argument(
+        "--overlay",
+        type=Path,
+        metavar="FILE.png",
+        help="where to write the picture with the layout drawn on it "
+        "(default: layout-GAME.png beside the profile's files)",
+    )
+    layout.add_argument(
+        "--print-position",
+        action="store_true",
+        help="print the calibration position (what goes where) and stop",
+    )
+    layout.add_argument(
+        "--profile",
+        default="default",
+        metavar="NAME",
+        help="the table set-up to use (default: 'default')",
+    )
     layout.set_defaults(handler=user_errors(layout_command))
 
 
@@ -68,22 +84,35 @@ def _position(game: str, model: Any, colours: tuple[str, ...]) -> Any:
 
 def _describe_position(game: str, position: Any) -> list[str]:
     if game in SET_ONLY_POSITION:
-        squares = dict.fromkeys(name.split(" ")[0] for name in position.schema.elements
-                                if not name.startswith("tokens "))
+        squares = dict.fromkeys(
+            name.split(" ")[0]
+            for name in position.schema.elements
+            if not name.startswith("tokens ")
+        )
         lines = []
         for square in squares:
-            parts = [str(position.value(f"{square} {kind}")) + f" {kind}"
-                     for kind in ("tile", "cushion", "monk")
-                     if position.value(f"{square} {kind}") not in (None, "none")]
+            parts = [
+                str(position.value(f"{square} {kind}")) + f" {kind}"
+                for kind in ("tile", "cushion", "monk")
+                if position.value(f"{square} {kind}") not in (None, "none")
+            ]
             if parts:
                 lines.append(f"  {square}: " + ", ".join(parts))
-        return ["(optional: it teaches the camera your set) on each of these squares, "
-                "bottom up:", *lines, "every other square empty"]
-    tiles = [f"{name}: {position.value(name)}" for name in position.schema.elements
-             if not name.endswith("^") and position.value(name) not in (None, "empty", True,
-                                                                           False)]
-    first = "every gate closed (a stick in each gate)" if game == "shendao" else \
-        "every bridge and every stone in place"
+        return [
+            "(optional: it teaches the camera your set) on each of these squares, bottom up:",
+            *lines,
+            "every other square empty",
+        ]
+    tiles = [
+        f"{name}: {position.value(name)}"
+        for name in position.schema.elements
+        if not name.endswith("^") and position.value(name) not in (None, "empty", True, False)
+    ]
+    first = (
+        "every gate closed (a stick in each gate)"
+        if game == "shendao"
+        else "every bridge and every stone in place"
+    )
     places = "squares" if game == "shendao" else "spaces"
     return [first, f"one tile on each of these {places}:", *(f"  {line}" for line in tiles)]
 
@@ -94,14 +123,21 @@ def _picture(path: Path, size: tuple[int, int], what: str) -> Any:
     image = read_image(path)
     height, width = image.shape[:2]
     if (width, height) != tuple(size):
-        raise UsageError(f"{path} is {width}x{height}; the board was registered on "
-                         f"{size[0]}x{size[1]} pictures: take {what} with the camera in "
-                         "its playing position")
+        raise UsageError(
+            f"{path} is {width}x{height}; the board was registered on "
+            f"{size[0]}x{size[1]} pictures: take {what} with the camera in "
+            "its playing position"
+        )
     return image
 
 
-_PIECE_NAMES = {"bridge": "bridges", "stone": "stones", "gate": "sticks",
-                "cushion": "cushions", "monk": "monks"}
+_PIECE_NAMES = {
+    "bridge": "bridges",
+    "stone": "stones",
+    "gate": "sticks",
+    "cushion": "cushions",
+    "monk": "monks",
+}
 
 
 def _pieces_learned(colours: dict[str, Any]) -> str:
@@ -144,25 +180,37 @@ def layout_command(args: argparse.Namespace) -> int:
     position = _position(args.game, model, profile.geometry.player_colours)
     calibration = []
     if position is not None and args.position is not None:
-        calibration.append((_picture(args.position, profile.image_size,
-                                     "the calibration position"), view, position))
+        calibration.append(
+            (
+                _picture(args.position, profile.image_size, "the calibration position"),
+                view,
+                position,
+            )
+        )
     elif position is not None and args.game not in SET_ONLY_POSITION:
-        raise UsageError(f"give --position FILE: a picture of the {args.game} "
-                         "calibration position (see --print-position)")
+        raise UsageError(
+            f"give --position FILE: a picture of the {args.game} "
+            "calibration position (see --print-position)"
+        )
     elif args.position is not None:
         raise UsageError(f"{args.game} needs only the empty board; leave out --position")
-    fit = fit_layout(args.game, model, empty, view,
-                     [] if args.game in SET_ONLY_POSITION else calibration)
+    fit = fit_layout(
+        args.game, model, empty, view, [] if args.game in SET_ONLY_POSITION else calibration
+    )
     path = layout_path(args.game, args.profile)
     save_layout(fit, path)
     print(f"board layout saved to {path}")
     moved = sorted(fit.elements.values(), key=lambda f: -f.moved_mm)
-    print(f"  {len(fit.elements)} elements; the furthest from the printed model moved "
-          f"{moved[0].moved_mm:.1f} mm ({moved[0].name})")
+    print(
+        f"  {len(fit.elements)} elements; the furthest from the printed model moved "
+        f"{moved[0].moved_mm:.1f} mm ({moved[0].name})"
+    )
     doubtful = fit.doubtful()
     if doubtful:
-        print(f"  check these on the picture (orange): {', '.join(doubtful[:12])}"
-              + (" ..." if len(doubtful) > 12 else ""))
+        print(
+            f"  check these on the picture (orange): {', '.join(doubtful[:12])}"
+            + (" ..." if len(doubtful) > 12 else "")
+        )
     overlay = args.overlay or path.with_suffix(".png")
     if not cv2.imwrite(str(overlay), draw_layout(fit, view, empty)):
         raise SourceError(f"cannot write {overlay} (is the folder there and the suffix .png?)")
@@ -172,7 +220,9 @@ def layout_command(args: argparse.Namespace) -> int:
 
         appearance = calibrate(args.game, fit.model, empty, view, calibration)
         document = save_appearance(appearance, args.profile)
-        print(f"set appearance saved to {document}: the empty board and "
-              f"{_pieces_learned(appearance.colours)}; the camera now reads this set by "
-              f"its own look")
+        print(
+            f"set appearance saved to {document}: the empty board and "
+            f"{_pieces_learned(appearance.colours)}; the camera now reads this set by "
+            f"its own look"
+        )
     return 0

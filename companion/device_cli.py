@@ -52,63 +52,98 @@ def to_referee(event: BridgeEvent) -> Seen | None:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
-        "device", help="the sensor and LED board: ports, live readings, simulator",
-        description="The optional sensor and LED board under the table (docs/device.md).")
-    device_sub = parser.add_subparsers(dest="device_command", required=True,
-                                       metavar="COMMAND")
+        "device",
+        help="the sensor and LED board: ports, live readings, simulator",
+        description="The optional sensor and LED board under the table (docs/device.md).",
+    )
+    device_sub = parser.add_subparsers(dest="device_command", required=True, metavar="COMMAND")
 
     ports = device_sub.add_parser(
-        "ports", help="list the serial ports (and which one is a board)",
+        "ports",
+        help="list the serial ports (and which one is a board)",
         description="List this machine's serial ports. With --probe, say hello on each "
-        "and show which one is a board, of which game.")
-    ports.add_argument("--probe", action="store_true",
-                       help="send the handshake to each port (writes a few bytes to it)")
+        "and show which one is a board, of which game.",
+    )
+    ports.add_argument(
+        "--probe",
+        action="store_true",
+        help="send the handshake to each port (writes a few bytes to it)",
+    )
     ports.set_defaults(handler=ports_command)
 
     show = device_sub.add_parser(
-        "show", help="open a board and show its readings live",
+        "show",
+        help="open a board and show its readings live",
         description="Open a board (a device path, a pyserial URL, or the first port "
         "answering the handshake) and print every change it reads. With --referee, "
         "referee a game from the board and light its LEDs. Stops after --seconds or "
-        "Ctrl-C; reconnects by itself when the cable is pulled.")
-    show.add_argument("target", nargs="?",
-                      help="device path or pyserial URL (default: search every port)")
-    show.add_argument("--game", default="shangrila", choices=GAMES,
-                      help="the board's game: %(choices)s (default shangrila)")
-    show.add_argument("--layouts", metavar="FILE",
-                      help="layouts and calibration (default: the packaged layouts.json)")
-    show.add_argument("--seconds", type=float, default=None,
-                      help="stop after this many seconds (default: run until Ctrl-C)")
-    show.add_argument("--raw", action="store_true",
-                      help="show sensor codes, not the calibrated values")
-    show.add_argument("--referee", action="store_true",
-                      help="referee a new game from the board (Shangri-La)")
-    show.add_argument("--players", nargs="+", metavar="COLOUR",
-                      help="players in turn order, with --referee")
+        "Ctrl-C; reconnects by itself when the cable is pulled.",
+    )
+    show.add_argument(
+        "target", nargs="?", help="device path or pyserial URL (default: search every port)"
+    )
+    show.add_argument(
+        "--game",
+        default="shangrila",
+        choices=GAMES,
+        help="the board's game: %(choices)s (default shangrila)",
+    )
+    show.add_argument(
+        "--layouts",
+        metavar="FILE",
+        help="layouts and calibration (default: the packaged layouts.json)",
+    )
+    show.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="stop after this many seconds (default: run until Ctrl-C)",
+    )
+    show.add_argument(
+        "--raw", action="store_true", help="show sensor codes, not the calibrated values"
+    )
+    show.add_argument(
+        "--referee", action="store_true", help="referee a new game from the board (Shangri-La)"
+    )
+    show.add_argument(
+        "--players", nargs="+", metavar="COLOUR", help="players in turn order, with --referee"
+    )
     show.set_defaults(handler=show_command)
 
     sim = device_sub.add_parser(
-        "simulate", help="run a simulated board on a pseudo-terminal",
+        "simulate",
+        help="run a simulated board on a pseudo-terminal",
         description="A simulated board: prints 'board PATH' (open PATH with device "
         "show), then reads observations as JSON lines (Observation.to_json) and the "
-        "commands unplug [SECONDS], plug, churn N and quit.")
+        "commands unplug [SECONDS], plug, churn N and quit.",
+    )
     add_arguments(sim)
     sim.set_defaults(handler=simulate_command)
 
 
 def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = bench_sub.add_parser(
-        "device", help="sensor board: zero-loss throughput and change-to-verdict latency",
+        "device",
+        help="sensor board: zero-loss throughput and change-to-verdict latency",
         description="Run the board simulator as a separate process on a pseudo-terminal "
         f"paced to {BAUD} baud. Throughput: change the table once per scan at the "
         f"protocol's ceiling ({MAX_EVENT_RATE} one-change events a second) for --seconds "
         "and check that every event arrives, in order and intact. Latency: play a "
         "seeded Shangri-La game on the simulated board and time each move from the "
-        "table change to the referee's verdict.")
-    bench.add_argument("--seconds", type=float, default=600.0,
-                       help="throughput run length (default 600; e.g. 60 for a short run)")
-    bench.add_argument("--moves", type=int, default=60,
-                       help="moves timed for latency (default 60; 0 skips latency)")
+        "table change to the referee's verdict.",
+    )
+    bench.add_argument(
+        "--seconds",
+        type=float,
+        default=600.0,
+        help="throughput run length (default 600; e.g. 60 for a short run)",
+    )
+    bench.add_argument(
+        "--moves",
+        type=int,
+        default=60,
+        help="moves timed for latency (default 60; 0 skips latency)",
+    )
     bench.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(handler=bench_command)
@@ -136,8 +171,10 @@ def ports_command(args: argparse.Namespace) -> int:
                 info = link.info
                 link.close()
                 assert info is not None
-                line += f"  — {_describe_board(info.game, info.layout, info.positions)}, " \
-                        f"firmware {info.firmware}"
+                line += (
+                    f"  — {_describe_board(info.game, info.layout, info.positions)}, "
+                    f"firmware {info.firmware}"
+                )
         print(line)
     return 0
 
@@ -164,23 +201,26 @@ def _print_readings(layout: Layout, event: TableChanged, raw: bool, first: bool)
     stamp = time.strftime("%H:%M:%S")
     if first and event.cause == "snapshot":
         occupied = [p for p, r in enumerate(event.readings) if reading_code(r) != 0]
-        print(f"{stamp} table: {len(event.readings)} positions, "
-              f"{len(occupied)} not empty")
+        print(f"{stamp} table: {len(event.readings)} positions, {len(occupied)} not empty")
         positions = occupied
     else:
         print(f"{stamp} {event.cause}: {len(event.changed)} changed")
         positions = list(event.changed)
     for p in positions:
         reading = event.readings[p]
-        shown = (f"{layout.names[p]}: code {reading_code(reading)}, height bits "
-                 f"{reading >> 6}" if raw else layout.describe(p, reading))
+        shown = (
+            f"{layout.names[p]}: code {reading_code(reading)}, height bits {reading >> 6}"
+            if raw
+            else layout.describe(p, reading)
+        )
         print(f"  {shown}")
 
 
 def show_command(args: argparse.Namespace) -> int:
     if args.seconds is not None and not args.seconds > 0:
-        raise UsageError(f"--seconds {args.seconds:g}: give a positive time, or leave it "
-                         "out to run until Ctrl-C")
+        raise UsageError(
+            f"--seconds {args.seconds:g}: give a positive time, or leave it out to run until Ctrl-C"
+        )
     layout = _layout(args)
     referee: Referee | None = None
     schema = None
@@ -213,9 +253,12 @@ def show_command(args: argparse.Namespace) -> int:
                 last_failure = None
                 first = True
                 info = event.info
-                print(f"Connected to {event.port}: "
-                      f"{_describe_board(info.game, info.layout, info.positions)}, "
-                      f"firmware {info.firmware}", flush=True)
+                print(
+                    f"Connected to {event.port}: "
+                    f"{_describe_board(info.game, info.layout, info.positions)}, "
+                    f"firmware {info.firmware}",
+                    flush=True,
+                )
             elif isinstance(event, TableChanged):
                 _print_readings(layout, event, args.raw, first)
                 first = False
@@ -227,17 +270,22 @@ def show_command(args: argparse.Namespace) -> int:
             elif isinstance(event, ConnectFailed):
                 if event.reason != last_failure:
                     last_failure = event.reason
-                    print(f"No board answers on {event.target} ({event.reason}). Still "
-                          "looking: plug the board in, or press Ctrl-C to stop.", flush=True)
+                    print(
+                        f"No board answers on {event.target} ({event.reason}). Still "
+                        "looking: plug the board in, or press Ctrl-C to stop.",
+                        flush=True,
+                    )
             elif isinstance(event, BoardError):
                 print(f"The board reports: {event.name}.", flush=True)
             elif isinstance(event, BoardRestarted):
                 print("The board restarted; reading its table again.", flush=True)
             sys.stdout.flush()
     stats = bridge.stats
-    print(f"{stats.frames} frames, {stats.events} events, {stats.snapshots} snapshots, "
-          f"{stats.dropped} garbled, {stats.gaps} lost (resynchronised), "
-          f"{bridge.disconnects} disconnections.")
+    print(
+        f"{stats.frames} frames, {stats.events} events, {stats.snapshots} snapshots, "
+        f"{stats.dropped} garbled, {stats.gaps} lost (resynchronised), "
+        f"{bridge.disconnects} disconnections."
+    )
     return 0 if connected_once else 1
 
 
@@ -266,11 +314,11 @@ def simulate_command(args: argparse.Namespace) -> int:
     except BridgeError as error:
         raise UsageError(str(error)) from None
     if not args.scan_hz > 0:
-        raise UsageError(f"--scan-hz {args.scan_hz:g}: the board must scan a positive "
-                         "number of times a second")
+        raise UsageError(
+            f"--scan-hz {args.scan_hz:g}: the board must scan a positive number of times a second"
+        )
     if args.debounce < 1:
-        raise UsageError(f"--debounce {args.debounce}: a change must hold for at least "
-                         "one scan")
+        raise UsageError(f"--debounce {args.debounce}: a change must hold for at least one scan")
     if args.baud < 0:
         raise UsageError(f"--baud {args.baud}: 0 (unpaced) or a positive rate")
     if args.table != "-":
@@ -292,9 +340,22 @@ class _SimulatorProcess:
         self.folder = tempfile.TemporaryDirectory(prefix="companion-board-")
         link = str(Path(self.folder.name) / "board")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "firmware_bridge.simulator", "--game", game,
-             "--link", link, "--exit-at-end", *extra],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+            [
+                sys.executable,
+                "-m",
+                "firmware_bridge.simulator",
+                "--game",
+                game,
+                "--link",
+                link,
+                "--exit-at-end",
+                *extra,
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
         assert self.process.stdout is not None
         line = self.process.stdout.readline().split()
         if len(line) != 2 or line[0] != "board":
@@ -375,8 +436,9 @@ def throughput(seconds: float, game: str = "shangrila") -> ThroughputFigure:
             index = 0  # the next change of the pattern expected
             last_arrival = start
             while received < total and not (
-                    time.monotonic() > start + seconds + QUIET
-                    and time.monotonic() - last_arrival > QUIET):
+                time.monotonic() > start + seconds + QUIET
+                and time.monotonic() - last_arrival > QUIET
+            ):
                 try:
                     event = bridge.events.get(timeout=0.5)
                 except queue.Empty:
@@ -399,9 +461,19 @@ def throughput(seconds: float, game: str = "shangrila") -> ThroughputFigure:
     finally:
         board.close()
     elapsed = max(last_arrival - start, 1e-9)
-    return ThroughputFigure(round(elapsed, 2), rate, total, received, total - received,
-                            wrong, round(received / elapsed, 1), stats.gaps, stats.dropped,
-                            resyncs, stats.device_overflows)
+    return ThroughputFigure(
+        round(elapsed, 2),
+        rate,
+        total,
+        received,
+        total - received,
+        wrong,
+        round(received / elapsed, 1),
+        stats.gaps,
+        stats.dropped,
+        resyncs,
+        stats.device_overflows,
+    )
 
 
 @dataclass
@@ -436,8 +508,7 @@ def latency(moves: int, seed: int) -> LatencyFigure:
         board.send(json.dumps(expected(state).to_json()))
         with SensorBridge(board.path, layout, schema=referee.schema) as bridge:
             first = expected(state)
-            _wait_for(bridge, lambda e: isinstance(e, TableChanged)
-                      and e.observation == first, 5.0)
+            _wait_for(bridge, lambda e: isinstance(e, TableChanged) and e.observation == first, 5.0)
             for _ in range(moves):
                 if state.is_over():
                     break
@@ -470,13 +541,17 @@ def latency(moves: int, seed: int) -> LatencyFigure:
         ordered = sorted(values)
         return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
 
-    return LatencyFigure(moves, len(verdicts),
-                         round(statistics.median(delivered), 1) if delivered else float("nan"),
-                         quantile(delivered, 0.9),
-                         round(statistics.median(verdicts), 1) if verdicts else float("nan"),
-                         quantile(verdicts, 0.9),
-                         round(max(verdicts), 1) if verdicts else float("nan"),
-                         SCAN_HZ, DEBOUNCE_SCANS)
+    return LatencyFigure(
+        moves,
+        len(verdicts),
+        round(statistics.median(delivered), 1) if delivered else float("nan"),
+        quantile(delivered, 0.9),
+        round(statistics.median(verdicts), 1) if verdicts else float("nan"),
+        quantile(verdicts, 0.9),
+        round(max(verdicts), 1) if verdicts else float("nan"),
+        SCAN_HZ,
+        DEBOUNCE_SCANS,
+    )
 
 
 def _handle_quietly(referee: Referee, bridge: SensorBridge, seen: Seen) -> list[Output]:
@@ -491,27 +566,32 @@ def bench_command(args: argparse.Namespace) -> int:
     figures: dict[str, Any] = {}
     if args.seconds > 0:
         if not args.json:
-            print(f"throughput: {args.seconds:g} s at {MAX_EVENT_RATE} events/s ...",
-                  flush=True)
+            print(f"throughput: {args.seconds:g} s at {MAX_EVENT_RATE} events/s ...", flush=True)
         figure = throughput(args.seconds)
         figures["throughput"] = asdict(figure)
         if not args.json:
-            print(f"  {figure.events_received}/{figure.events_expected} events in "
-                  f"{figure.seconds:.1f} s ({figure.events_per_second:.1f}/s): "
-                  f"{figure.events_lost} lost, {figure.events_wrong} wrong, "
-                  f"{figure.sequence_gaps} sequence gaps, {figure.garbled_frames} garbled "
-                  f"frames, {figure.resync_snapshots} resync snapshots, "
-                  f"{figure.device_overflows} device overflows", flush=True)
+            print(
+                f"  {figure.events_received}/{figure.events_expected} events in "
+                f"{figure.seconds:.1f} s ({figure.events_per_second:.1f}/s): "
+                f"{figure.events_lost} lost, {figure.events_wrong} wrong, "
+                f"{figure.sequence_gaps} sequence gaps, {figure.garbled_frames} garbled "
+                f"frames, {figure.resync_snapshots} resync snapshots, "
+                f"{figure.device_overflows} device overflows",
+                flush=True,
+            )
     if args.moves > 0:
         figure_l = latency(args.moves, args.seed)
         figures["latency"] = asdict(figure_l)
         if not args.json:
-            print(f"latency: {figure_l.accepted}/{figure_l.moves} moves accepted; "
-                  f"board change -> bridge delivery median {figure_l.delivered_median_ms} "
-                  f"ms (p90 {figure_l.delivered_p90_ms}); -> referee verdict median "
-                  f"{figure_l.verdict_median_ms} ms (p90 {figure_l.verdict_p90_ms}, max "
-                  f"{figure_l.verdict_max_ms}); board scans at {figure_l.scan_hz} Hz, "
-                  f"debounce {figure_l.debounce_scans} scans", flush=True)
+            print(
+                f"latency: {figure_l.accepted}/{figure_l.moves} moves accepted; "
+                f"board change -> bridge delivery median {figure_l.delivered_median_ms} "
+                f"ms (p90 {figure_l.delivered_p90_ms}); -> referee verdict median "
+                f"{figure_l.verdict_median_ms} ms (p90 {figure_l.verdict_p90_ms}, max "
+                f"{figure_l.verdict_max_ms}); board scans at {figure_l.scan_hz} Hz, "
+                f"debounce {figure_l.debounce_scans} scans",
+                flush=True,
+            )
     if args.json:
         print(json.dumps({"python": sys.version.split()[0], "baud": BAUD, **figures}))
     lost = figures.get("throughput", {}).get("events_lost", 0)

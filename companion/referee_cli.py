@@ -31,18 +31,30 @@ from engines.registry import GAMES
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
-        "referee", help="referee a game from readings of the table, with a journal",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", default="shangrila", choices=GAMES,
-                        help="the game: %(choices)s (default shangrila)")
-    parser.add_argument("--players", nargs="+", metavar="NAME",
-                        help="players in turn order (default: the game's usual colours)")
-    parser.add_argument("--start", metavar="RECORD",
-                        help="begin from the end of this game record")
-    parser.add_argument("--journal", metavar="FILE",
-                        help="journal every input and verdict to FILE (a new file)")
-    parser.add_argument("--resume", metavar="JOURNAL",
-                        help="rebuild the game in JOURNAL and go on appending to it")
+        "referee",
+        help="referee a game from readings of the table, with a journal",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--game",
+        default="shangrila",
+        choices=GAMES,
+        help="the game: %(choices)s (default shangrila)",
+    )
+    parser.add_argument(
+        "--players",
+        nargs="+",
+        metavar="NAME",
+        help="players in turn order (default: the game's usual colours)",
+    )
+    parser.add_argument("--start", metavar="RECORD", help="begin from the end of this game record")
+    parser.add_argument(
+        "--journal", metavar="FILE", help="journal every input and verdict to FILE (a new file)"
+    )
+    parser.add_argument(
+        "--resume", metavar="JOURNAL", help="rebuild the game in JOURNAL and go on appending to it"
+    )
     parser.set_defaults(handler=referee_command)
 
 
@@ -50,14 +62,17 @@ def _new_referee(args: argparse.Namespace) -> Referee:
     if args.start:
         record = GameRecord.load(args.start)
         from engines import replay
+
         result = replay(record)
         if result.error is not None:
-            raise UsageError(f"{args.start}: move {result.played} is illegal: "
-                             f"{result.error.message}")
+            raise UsageError(
+                f"{args.start}: move {result.played} is illegal: {result.error.message}"
+            )
         return Referee(result.state.rules, result.state)
     cls = rules_class(args.game)
     players = args.players or cls.default_players(
-        4 if args.game == "shangrila" else cls.min_players)
+        4 if args.game == "shangrila" else cls.min_players
+    )
     return Referee(cls.from_record(players, {}))
 
 
@@ -85,8 +100,9 @@ def parse_line(line: str, referee: Referee) -> Input | str | None:
         return Takeback()
     if word in ("quit", "record"):
         return line.strip()
-    raise UsageError(f"unknown input {line.strip()!r} (seen, done, answer, move, takeback, "
-                     "record, quit)")
+    raise UsageError(
+        f"unknown input {line.strip()!r} (seen, done, answer, move, takeback, record, quit)"
+    )
 
 
 def referee_command(args: argparse.Namespace) -> int:
@@ -97,12 +113,16 @@ def referee_command(args: argparse.Namespace) -> int:
         referee = runner.referee
         for warning in resumed.warnings:
             print(f"warning: {warning}", file=sys.stderr)
-        print(f"Resumed {args.resume}: {resumed.inputs} inputs, "
-              f"{len(referee.history)} moves played.")
+        print(
+            f"Resumed {args.resume}: {resumed.inputs} inputs, {len(referee.history)} moves played."
+        )
     else:
         referee = _new_referee(args)
-        runner = (JournaledReferee(referee, Journal.create(args.journal, referee))
-                  if args.journal else None)
+        runner = (
+            JournaledReferee(referee, Journal.create(args.journal, referee))
+            if args.journal
+            else None
+        )
     players = referee.rules.players
     print(referee.state.describe())
     for line in sys.stdin:
@@ -124,8 +144,7 @@ def referee_command(args: argparse.Namespace) -> int:
                 with open(path, "w", encoding="utf-8") as out:
                     out.write(referee.record().dumps() + "\n")
             except OSError as error:
-                print(f"companion: cannot write {path}: {error.strerror or error}",
-                      file=sys.stderr)
+                print(f"companion: cannot write {path}: {error.strerror or error}", file=sys.stderr)
                 continue
             print(f"record written to {path}")
             continue

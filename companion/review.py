@@ -90,8 +90,13 @@ class Review:
         (below, or ``beside``), blue frames on what the move that led there changed
         and green ones on what the better move would have."""
         move = self.move_at(index)
-        scene = compose(board, self.tables[index], suggest=move.best_changed if move else (),
-                        legend=self.legend, beside=beside)
+        scene = compose(
+            board,
+            self.tables[index],
+            suggest=move.best_changed if move else (),
+            legend=self.legend,
+            beside=beside,
+        )
         if move is None:
             return scene
         frames = Layer(shapes=frame_shapes(board.layout, move.changed, LAST_MOVE_RGBA))
@@ -105,10 +110,15 @@ def game_board(game: str) -> BoardMap:
     return map_of(game, load_model(game))
 
 
-def build_review(record: GameRecord, tr: Translator | None = None,
-                 names: Sequence[str] = (), analysis: Analysis | None = None,
-                 first_number: int = 1, frames: Sequence[int | None] = (),
-                 result: str = "") -> Review:
+def build_review(
+    record: GameRecord,
+    tr: Translator | None = None,
+    names: Sequence[str] = (),
+    analysis: Analysis | None = None,
+    first_number: int = 1,
+    frames: Sequence[int | None] = (),
+    result: str = "",
+) -> Review:
     """The review of ``record``: ``names`` shown per seat (empty ones: the colour in
     ``tr``'s language, English by default); ``analysis`` of the same record gives the
     judgements, better moves and win chances; ``frames``: the film's frame of each
@@ -134,23 +144,45 @@ def build_review(record: GameRecord, tr: Translator | None = None,
         report = judged.get(index)
         best = best_words = ""
         best_changed: tuple[str, ...] = ()
-        if report is not None and not report.forced and report.best != report.played \
-                and report.judgement != "best":
+        if (
+            report is not None
+            and not report.forced
+            and report.best != report.played
+            and report.judgement != "best"
+        ):
             best = report.best
             best_words = move_words(tr, rules, shown[player], best)
             best_changed = _changed(model, before, best)
-        moves.append(ReviewMove(
-            number=first_number + index, player=player, notation=notation,
-            words=move_words(tr, rules, shown[player], notation),
-            changed=_diff(tables[-2], tables[-1]),
-            judgement=report.judgement if report is not None and not report.forced else "",
-            forced=bool(report and report.forced), best=best, best_words=best_words,
-            best_changed=best_changed, loss=report.loss if report is not None else None,
-            frame=frames[index] if index < len(frames) else None))
+        moves.append(
+            ReviewMove(
+                number=first_number + index,
+                player=player,
+                notation=notation,
+                words=move_words(tr, rules, shown[player], notation),
+                changed=_diff(tables[-2], tables[-1]),
+                judgement=report.judgement if report is not None and not report.forced else "",
+                forced=bool(report and report.forced),
+                best=best,
+                best_words=best_words,
+                best_changed=best_changed,
+                loss=report.loss if report is not None else None,
+                frame=frames[index] if index < len(frames) else None,
+            )
+        )
     chances = tuple(tuple(c) for c in analysis.chances) if analysis is not None else ()
     lines = tuple(legend(record.game, rules.players, shown, tr.name))
-    return Review(record.game, shown, tuple(rules.players), first_number, tuple(moves),
-                  tuple(tables), tuple(scores), chances, result, lines)
+    return Review(
+        record.game,
+        shown,
+        tuple(rules.players),
+        first_number,
+        tuple(moves),
+        tuple(tables),
+        tuple(scores),
+        chances,
+        result,
+        lines,
+    )
 
 
 def _diff(before: Observation, after: Observation) -> tuple[str, ...]:
@@ -167,6 +199,7 @@ def _changed(model: Any, state: GameState[Any], text: str) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------------- the board as SVG
 
+
 def _paint(rgba: Sequence[float], part: str = "fill") -> str:
     """``fill="#rrggbb"`` (or ``stroke``) with its opacity when not opaque."""
     r, g, b = (max(0, min(255, round(255 * c))) for c in rgba[:3])
@@ -180,21 +213,27 @@ def shape_svg(shape: Shape) -> str:
     (cx, cy), (w, h) = shape.centre, shape.size
     turn = f' transform="rotate({shape.angle:.1f} {cx:.1f} {cy:.1f})"' if shape.angle else ""
     if shape.shape == "ellipse":
-        return (f'<ellipse cx="{cx:.1f}" cy="{cy:.1f}" rx="{w / 2:.1f}" ry="{h / 2:.1f}" '
-                f'{_paint(shape.rgba)}{turn}/>')
+        return (
+            f'<ellipse cx="{cx:.1f}" cy="{cy:.1f}" rx="{w / 2:.1f}" ry="{h / 2:.1f}" '
+            f"{_paint(shape.rgba)}{turn}/>"
+        )
     box = f'x="{cx - w / 2:.1f}" y="{cy - h / 2:.1f}" width="{w:.1f}" height="{h:.1f}"'
     if shape.shape == "rect":
-        return f'<rect {box} {_paint(shape.rgba)}{turn}/>'
-    return (f'<rect {box} fill="none" {_paint(shape.rgba, "stroke")} '
-            f'stroke-width="{max(0.5, shape.width):.1f}"{turn}/>')
+        return f"<rect {box} {_paint(shape.rgba)}{turn}/>"
+    return (
+        f'<rect {box} fill="none" {_paint(shape.rgba, "stroke")} '
+        f'stroke-width="{max(0.5, shape.width):.1f}"{turn}/>'
+    )
 
 
 def stroke_svg(stroke: Stroke) -> str:
     points = " ".join(f"{x:.1f},{y:.1f}" for x, y in stroke.points)
     tag = "polygon" if stroke.closed else "polyline"
-    return (f'<{tag} points="{points}" fill="none" {_paint(stroke.rgba, "stroke")} '
-            f'stroke-width="{stroke.width:.2f}" stroke-linejoin="round" '
-            'stroke-linecap="round"/>')
+    return (
+        f'<{tag} points="{points}" fill="none" {_paint(stroke.rgba, "stroke")} '
+        f'stroke-width="{stroke.width:.2f}" stroke-linejoin="round" '
+        'stroke-linecap="round"/>'
+    )
 
 
 def text_svg(text: Text) -> str:
@@ -203,15 +242,20 @@ def text_svg(text: Text) -> str:
     x, y = text.centre
     anchor = "start" if text.left else "middle"
     weight = ' font-weight="bold"' if text.bold else ""
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{1.3 * text.height:.1f}" '
-            f'text-anchor="{anchor}" dominant-baseline="central"{weight} '
-            f'{_paint(text.rgba)}>{_escape(text.text)}</text>')
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{1.3 * text.height:.1f}" '
+        f'text-anchor="{anchor}" dominant-baseline="central"{weight} '
+        f"{_paint(text.rgba)}>{_escape(text.text)}</text>"
+    )
 
 
 def layer_svg(layer: Layer) -> list[str]:
     """A layer's elements in the order the board widget draws them."""
-    return ([shape_svg(s) for s in layer.shapes] + [stroke_svg(s) for s in layer.strokes]
-            + [text_svg(t) for t in layer.texts])
+    return (
+        [shape_svg(s) for s in layer.shapes]
+        + [stroke_svg(s) for s in layer.strokes]
+        + [text_svg(t) for t in layer.texts]
+    )
 
 
 def _escape(text: str) -> str:
@@ -237,7 +281,8 @@ def compact_boards(review: Review, board: BoardMap | None = None) -> Boards:
     layers = [[layer_svg(layer) for layer in scene.layers] for scene in scenes]
     shared_count = 0
     while shared_count < min(len(x) for x in layers) and all(
-            x[shared_count] == layers[0][shared_count] for x in layers):
+        x[shared_count] == layers[0][shared_count] for x in layers
+    ):
         shared_count += 1
     pieces: dict[str, int] = {}
     positions = []
@@ -252,8 +297,10 @@ def compact_boards(review: Review, board: BoardMap | None = None) -> Boards:
 
 # ---------------------------------------------------------------------- the record
 
-def record_notation(record: GameRecord, first_number: int = 1,
-                    names: Callable[[int], str] | None = None) -> str:
+
+def record_notation(
+    record: GameRecord, first_number: int = 1, names: Callable[[int], str] | None = None
+) -> str:
     """The moves as numbered lines in the game's notation (``docs/notation.md``), one
     move a line: ``12. red: +H4``."""
     state = record.starting_state()

@@ -23,12 +23,24 @@ FILM_EMBED_LIMIT = 15_000_000
 """Bytes of film kept inside the page (a third more once written as text); a longer
 film is linked beside it instead, since a page of more than some 20 MB is more than
 most mail takes."""
-JUDGEMENT_COLOURS = {"best": "#1b5e20", "good": "#2e7d32", "inaccuracy": "#b26a00",
-                     "mistake": "#c43e00", "blunder": "#b71c1c"}
+JUDGEMENT_COLOURS = {
+    "best": "#1b5e20",
+    "good": "#2e7d32",
+    "inaccuracy": "#b26a00",
+    "mistake": "#c43e00",
+    "blunder": "#b71c1c",
+}
 CHART_COLOURS = {
-    "red": "#c62828", "blue": "#1565c0", "yellow": "#f9a825", "violet": "#6a1b9a",
-    "light": "#bca77a", "dark": "#3e2723",
-    "silver": "#9e9e9e", "copper": "#b87333", "gold": "#d4af37", "black": "#212121",
+    "red": "#c62828",
+    "blue": "#1565c0",
+    "yellow": "#f9a825",
+    "violet": "#6a1b9a",
+    "light": "#bca77a",
+    "dark": "#3e2723",
+    "silver": "#9e9e9e",
+    "copper": "#b87333",
+    "gold": "#d4af37",
+    "black": "#212121",
 }
 
 
@@ -48,9 +60,17 @@ def data_uri(path: Path, kind: str) -> str:
     return f"data:{kind};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def page(review: Review, title: str, record: GameRecord, *, intro: str = "",
-         sections: str = "", pictures: Sequence[tuple[str, Path]] = (),
-         film: Film | None = None, tr: Translator | None = None) -> str:
+def page(
+    review: Review,
+    title: str,
+    record: GameRecord,
+    *,
+    intro: str = "",
+    sections: str = "",
+    pictures: Sequence[tuple[str, Path]] = (),
+    film: Film | None = None,
+    tr: Translator | None = None,
+) -> str:
     """The whole page, in ``tr``'s language (English by default). ``intro`` and
     ``sections``: HTML shown before and after the review (the caller escapes its own
     text); ``pictures``: (caption, PNG) charts, embedded; ``film``: embedded up to
@@ -61,19 +81,23 @@ def page(review: Review, title: str, record: GameRecord, *, intro: str = "",
     t = tr.text
     boards = compact_boards(review)
     data = {
-        "pieces": boards.pieces, "positions": boards.positions,
+        "pieces": boards.pieces,
+        "positions": boards.positions,
         "captions": [caption(review, i, tr) for i in range(review.positions)],
         "where": [where(review, i, tr) for i in range(review.positions)],
         "frames": [m.frame for m in review.moves],
         "fps": film.fps if film is not None else 0,
     }
     width, height = boards.size
-    charts = "".join(f"<figure><figcaption>{e(name)}</figcaption>"
-                     f"<img alt='{e(name)}' src='{data_uri(path, 'image/png')}'></figure>"
-                     for name, path in pictures)
+    charts = "".join(
+        f"<figure><figcaption>{e(name)}</figcaption>"
+        f"<img alt='{e(name)}' src='{data_uri(path, 'image/png')}'></figure>"
+        for name, path in pictures
+    )
     record_json = json.dumps(record.to_json(), indent=1)
     record_uri = "data:application/json;base64," + base64.b64encode(
-        record_json.encode("utf-8")).decode("ascii")
+        record_json.encode("utf-8")
+    ).decode("ascii")
     return f"""<!doctype html>
 <html lang="{tr.language}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -86,14 +110,14 @@ def page(review: Review, title: str, record: GameRecord, *, intro: str = "",
 <div class="review">
  <div class="boardside">
   <svg id="board" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}"
-   role="img" aria-label="{e(t('page.board'))}" font-family="sans-serif"><g
+   role="img" aria-label="{e(t("page.board"))}" font-family="sans-serif"><g
    id="shared">{boards.shared}</g><g id="moving"></g></svg>
   <div class="controls">
-   <button id="first" title="{e(t('review.first'))} (Home)">◀◀</button>
-   <button id="back" title="{e(t('review.back'))} (←)">◀</button>
+   <button id="first" title="{e(t("review.first"))} (Home)">◀◀</button>
+   <button id="back" title="{e(t("review.back"))} (←)">◀</button>
    <span id="where" aria-live="polite"></span>
-   <button id="forward" title="{e(t('review.next'))} (→)">▶</button>
-   <button id="last" title="{e(t('review.last'))} (End)">▶▶</button>
+   <button id="forward" title="{e(t("review.next"))} (→)">▶</button>
+   <button id="last" title="{e(t("review.last"))} (End)">▶▶</button>
   </div>
   <div id="caption"></div>
   {_film(film, tr)}
@@ -122,8 +146,7 @@ def caption(review: Review, index: int, tr: Translator | None = None) -> str:
         first = review.first_number
         return t("history.start") if first == 1 else t("review.start_late", number=first - 1)
     who = review.names[move.player]
-    lines = [t("review.move", number=move.number, player=who, move=move.notation),
-             move.words]
+    lines = [t("review.move", number=move.number, player=who, move=move.notation), move.words]
     if move.judgement:
         judged = t("review.judged", judgement=t("judgement." + move.judgement))
         if move.loss is not None and move.judgement != "best":
@@ -149,42 +172,73 @@ def where(review: Review, index: int, tr: Translator) -> str:
 def move_table(review: Review, tr: Translator | None = None) -> str:
     e = html.escape
     t = (tr or Translator()).text
-    start = t("review.start_row") if review.first_number == 1 else \
-        t("page.after", number=review.first_number - 1)
+    start = (
+        t("review.start_row")
+        if review.first_number == 1
+        else t("page.after", number=review.first_number - 1)
+    )
     rows = [f"<tr data-i='0' class='start'><td></td><td colspan='4'>{e(start)}</td></tr>"]
     for i, move in enumerate(review.moves, start=1):
-        judgement = (f"<span class='j' style='color:{JUDGEMENT_COLOURS.get(move.judgement)}'>"
-                     f"{e(t('judgement.' + move.judgement))}</span>") if move.judgement else ""
+        judgement = (
+            (
+                f"<span class='j' style='color:{JUDGEMENT_COLOURS.get(move.judgement)}'>"
+                f"{e(t('judgement.' + move.judgement))}</span>"
+            )
+            if move.judgement
+            else ""
+        )
         colour = CHART_COLOURS.get(review.colours[move.player], "#555")
         rows.append(
             f"<tr data-i='{i}'><td class='n'>{move.number}</td>"
             f"<td><span class='dot' style='background:{colour}'></span>"
             f"{e(review.names[move.player])}</td><td class='m'>{e(move.notation)}</td>"
-            f"<td>{judgement}</td><td class='m'>{e(move.best)}</td></tr>")
-    head = "".join(f"<th>{e(t(key))}</th>" for key in
-                   ("page.col_player", "page.col_move", "page.col_judged", "page.col_better"))
-    return (f"<table id='movelist'><thead><tr><th>#</th>{head}</tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>")
+            f"<td>{judgement}</td><td class='m'>{e(move.best)}</td></tr>"
+        )
+    head = "".join(
+        f"<th>{e(t(key))}</th>"
+        for key in ("page.col_player", "page.col_move", "page.col_judged", "page.col_better")
+    )
+    return (
+        f"<table id='movelist'><thead><tr><th>#</th>{head}</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
 
 
 def notation_lines(review: Review) -> str:
-    return "\n".join(f"{m.number}. {review.names[m.player]}: {m.notation}"
-                     for m in review.moves)
+    return "\n".join(f"{m.number}. {review.names[m.player]}: {m.notation}" for m in review.moves)
 
 
 # ---------------------------------------------------------------------- charts
+
 
 def charts_html(review: Review, tr: Translator | None = None) -> str:
     """The scores and (with an analysis) the win chance after each move, as SVG with a
     cursor on the move shown; both end on the result."""
     t = (tr or Translator()).text
     out = [f"<h2>{html.escape(t('page.over_the_game'))}</h2><div class='charts'>"]
-    out.append(_line_chart(review, [list(s) for s in review.scores], t("page.scores_chart"),
-                           t("page.score"), None, t("page.moves_played")))
+    out.append(
+        _line_chart(
+            review,
+            [list(s) for s in review.scores],
+            t("page.scores_chart"),
+            t("page.score"),
+            None,
+            t("page.moves_played"),
+        )
+    )
     if review.chances:
         chances = [[100 * c for c in row] for row in review.chances]
-        out.append(_line_chart(review, chances, t("page.chances_chart"), t("page.win_chance"),
-                               (0.0, 100.0), t("page.moves_played")))
+        out.append(
+            _line_chart(
+                review,
+                chances,
+                t("page.chances_chart"),
+                t("page.win_chance"),
+                (0.0, 100.0),
+                t("page.moves_played"),
+            )
+        )
     out.append("</div>")
     return "".join(out)
 
@@ -202,8 +256,14 @@ def _ticks(low: float, high: float, most: int = 8) -> list[float]:
     return [first + k * step for k in range(int((high - first) / step + 1e-9) + 1)]
 
 
-def _line_chart(review: Review, series: list[list[float]], title: str, unit: str,
-                bounds: tuple[float, float] | None, axis: str) -> str:
+def _line_chart(
+    review: Review,
+    series: list[list[float]],
+    title: str,
+    unit: str,
+    bounds: tuple[float, float] | None,
+    axis: str,
+) -> str:
     """One chart: a line per player over positions 0..n (x: moves played, whole moves
     only), the legend under it, a cursor line the script moves."""
     e = html.escape
@@ -221,46 +281,63 @@ def _line_chart(review: Review, series: list[list[float]], title: str, unit: str
     def y(v: float) -> float:
         return top + (h - top - bottom) * (1 - (v - low) / (high - low))
 
-    parts = [f"<svg class='chart' viewBox='0 0 {w:.0f} {h:.0f}' role='img' "
-             f"aria-label='{e(title)}'>"]
+    parts = [
+        f"<svg class='chart' viewBox='0 0 {w:.0f} {h:.0f}' role='img' aria-label='{e(title)}'>"
+    ]
     for v in _ticks(low, high, 5):
-        parts.append(f"<line x1='{left}' x2='{w - right}' y1='{y(v):.1f}' y2='{y(v):.1f}' "
-                     f"class='grid'/><text x='{left - 4}' y='{y(v) + 4:.1f}' "
-                     f"class='ya'>{v:g}</text>")
+        parts.append(
+            f"<line x1='{left}' x2='{w - right}' y1='{y(v):.1f}' y2='{y(v):.1f}' "
+            f"class='grid'/><text x='{left - 4}' y='{y(v) + 4:.1f}' "
+            f"class='ya'>{v:g}</text>"
+        )
     whole = [t for t in _ticks(first, first + n, 10) if float(t).is_integer()]
     for t in whole:
-        parts.append(f"<text x='{x(t - first):.1f}' y='{h - bottom + 16}' "
-                     f"class='xa'>{int(t)}</text>")
-    parts.append(f"<text x='{(left + w - right) / 2}' y='{h - 2}' class='xa'>"
-                 f"{e(axis)}</text><text x='4' y='12' class='unit'>{e(unit)}</text>")
+        parts.append(
+            f"<text x='{x(t - first):.1f}' y='{h - bottom + 16}' class='xa'>{int(t)}</text>"
+        )
+    parts.append(
+        f"<text x='{(left + w - right) / 2}' y='{h - 2}' class='xa'>"
+        f"{e(axis)}</text><text x='4' y='12' class='unit'>{e(unit)}</text>"
+    )
     for p, colour_name in enumerate(review.colours):
         colour = CHART_COLOURS.get(colour_name, "#555")
         points = " ".join(f"{x(i):.1f},{y(row[p]):.1f}" for i, row in enumerate(series))
-        parts.append(f"<polyline points='{points}' fill='none' stroke='{colour}' "
-                     "stroke-width='2'/>")
+        parts.append(
+            f"<polyline points='{points}' fill='none' stroke='{colour}' stroke-width='2'/>"
+        )
         end = series[-1][p]
         parts.append(f"<circle cx='{x(n):.1f}' cy='{y(end):.1f}' r='3.5' fill='{colour}'/>")
-    parts.append(f"<line class='cursor' x1='{x(n):.1f}' x2='{x(n):.1f}' y1='{top}' "
-                 f"y2='{h - bottom}' data-left='{left}' data-width='{w - left - right}' "
-                 f"data-n='{n}'/></svg>")
+    parts.append(
+        f"<line class='cursor' x1='{x(n):.1f}' x2='{x(n):.1f}' y1='{top}' "
+        f"y2='{h - bottom}' data-left='{left}' data-width='{w - left - right}' "
+        f"data-n='{n}'/></svg>"
+    )
     legend = "".join(
         f"<span><span class='dot' style='background:"
         f"{CHART_COLOURS.get(c, '#555')}'></span>{e(review.names[p])}: "
-        f"{series[-1][p]:.0f}</span>" for p, c in enumerate(review.colours))
-    return (f"<figure class='line'><figcaption>{e(title)}</figcaption>{''.join(parts)}"
-            f"<div class='legend'>{legend}</div></figure>")
+        f"{series[-1][p]:.0f}</span>"
+        for p, c in enumerate(review.colours)
+    )
+    return (
+        f"<figure class='line'><figcaption>{e(title)}</figcaption>{''.join(parts)}"
+        f"<div class='legend'>{legend}</div></figure>"
+    )
 
 
 # ---------------------------------------------------------------------- parts
+
 
 def _film(film: Film | None, tr: Translator) -> str:
     if film is None or not film.path.is_file():
         return ""
     size = film.path.stat().st_size
-    source = data_uri(film.path, film.kind) if size <= FILM_EMBED_LIMIT else \
-        html.escape(film.path.name)
-    return (f"<video id='film' controls muted preload='metadata' src='{source}'></video>"
-            f"<p class='help'>{html.escape(tr.text('page.film'))}</p>")
+    source = (
+        data_uri(film.path, film.kind) if size <= FILM_EMBED_LIMIT else html.escape(film.path.name)
+    )
+    return (
+        f"<video id='film' controls muted preload='metadata' src='{source}'></video>"
+        f"<p class='help'>{html.escape(tr.text('page.film'))}</p>"
+    )
 
 
 def _script_json(data: object) -> str:

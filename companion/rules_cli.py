@@ -34,8 +34,9 @@ def summary(state: GameState[Any]) -> dict[str, Any]:
         "scores": state.scores(),
         "tiebreak": state.tiebreak(),
         "winners": state.winners(),
-        **dict(zip(("legal_moves", "legal_count"), state.legal_preview(LEGAL_IN_JSON),
-                   strict=True)),
+        **dict(
+            zip(("legal_moves", "legal_count"), state.legal_preview(LEGAL_IN_JSON), strict=True)
+        ),
     }
 
 
@@ -47,13 +48,23 @@ def replay_command(args: argparse.Namespace) -> int:
     if result.error is not None:
         error = result.error
         if args.json:
-            print(json.dumps({"ok": False, "index": result.played,
-                              "move": record.moves[result.played], "rule": error.rule,
-                              "message": error.message}))
+            print(
+                json.dumps(
+                    {
+                        "ok": False,
+                        "index": result.played,
+                        "move": record.moves[result.played],
+                        "rule": error.rule,
+                        "message": error.message,
+                    }
+                )
+            )
         else:
             print(state.describe())
-            print(f"\nmove {result.played} ({record.moves[result.played]}) is illegal: "
-                  f"{error.message} [{error.rule}]")
+            print(
+                f"\nmove {result.played} ({record.moves[result.played]}) is illegal: "
+                f"{error.message} [{error.rule}]"
+            )
         return 1
     if args.json:
         print(json.dumps(summary(state)))
@@ -88,8 +99,9 @@ def legal_lines(state: GameState[Any]) -> list[str]:
     if not any(" " in move for move in shown):
         more = f" ... and {count - len(shown):,} more" if count > len(shown) else ""
         return [f"legal moves ({count:,}): {' '.join(shown)}{more}"]
-    lines = [f"legal moves: {count:,}" + (f", the first {TURNS_SHOWN}:"
-                                          if count > TURNS_SHOWN else ":")]
+    lines = [
+        f"legal moves: {count:,}" + (f", the first {TURNS_SHOWN}:" if count > TURNS_SHOWN else ":")
+    ]
     lines += [f"  {n:>2}. {move}" for n, move in enumerate(shown[:TURNS_SHOWN], 1)]
     if count > TURNS_SHOWN:
         lines.append(f"  ... and {count - TURNS_SHOWN:,} more")
@@ -98,15 +110,19 @@ def legal_lines(state: GameState[Any]) -> list[str]:
 
 def demo_command(args: argparse.Namespace) -> int:
     cls = rules_class(args.game)
-    n = args.players if args.players is not None else cls.min_players if cls.game != \
-        "shangrila" else 4
+    n = (
+        args.players
+        if args.players is not None
+        else cls.min_players
+        if cls.game != "shangrila"
+        else 4
+    )
     rules = cls.from_record(cls.default_players(n), {})
     state = rules.initial_state()
     record = new_record(rules)
     dice = Dice(args.seed)
     players = rules.players
-    print(f"A random game of {rules.game} for {n} players: {', '.join(players)} "
-          f"(seed {args.seed})")
+    print(f"A random game of {rules.game} for {n} players: {', '.join(players)} (seed {args.seed})")
     print(state.describe())
     print()
     turn = 0
@@ -125,11 +141,14 @@ def demo_command(args: argparse.Namespace) -> int:
     print(state.describe())
     print()
     scores = state.scores()
-    print("final scores: " + ", ".join(f"{p} {s}" for p, s in zip(players, scores,
-                                                                  strict=True)))
+    print("final scores: " + ", ".join(f"{p} {s}" for p, s in zip(players, scores, strict=True)))
     print("tie-break: " + tiebreak_words(state.rules.game, state.tiebreak(), players))
-    print("winner" + ("s" if len(state.winners()) > 1 else "") + ": "
-          + ", ".join(players[i] for i in state.winners()))
+    print(
+        "winner"
+        + ("s" if len(state.winners()) > 1 else "")
+        + ": "
+        + ", ".join(players[i] for i in state.winners())
+    )
     if args.record:
         with open(args.record, "w", encoding="utf-8") as out:
             out.write(record.dumps() + "\n")

@@ -24,75 +24,134 @@ MOST_PLAYERS = {"shangrila": 4, "shendao": 2, "shenshi": 4}
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``companion vision`` and its commands."""
     parser = sub.add_parser(
-        "vision", help="the camera: synthetic photographs of a table",
-        description="The camera side of the referee (docs/vision.md).")
+        "vision",
+        help="the camera: synthetic photographs of a table",
+        description="The camera side of the referee (docs/vision.md).",
+    )
     commands = parser.add_subparsers(dest="vision_command", required=True, metavar="COMMAND")
     render = commands.add_parser(
-        "render", help="draw a table after random moves as a photograph",
+        "render",
+        help="draw a table after random moves as a photograph",
         description="Play random moves with the engine, then draw the table as a camera "
         "would photograph it: the project's own drawing of the board, the pieces, light, "
-        "lens, noise, hands and clutter. Everything follows --seed.")
+        "lens, noise, hands and clutter. Everything follows --seed.",
+    )
     render.add_argument("--game", required=True, choices=RENDERABLE)
     render.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    render.add_argument("--moves", type=int, default=30,
-                        help="random moves played from the start (default 30)")
-    render.add_argument("--players", type=int, help="number of players (default: the "
-                        "game's largest)")
-    render.add_argument("--elevation", type=float, default=60.0,
-                        help="camera elevation in degrees, 35..90 (default 60)")
-    render.add_argument("--rotation", type=float, default=0.0,
-                        help="where the camera stands around the table, degrees (default 0)")
-    render.add_argument("--distance", type=float, default=800.0,
-                        help="camera distance to the board centre in mm (default 800)")
-    render.add_argument("--size", default="1280x960", metavar="WxH",
-                        help="image size in pixels (default 1280x960)")
-    render.add_argument("--fov", type=float, default=60.0,
-                        help="horizontal field of view in degrees (default 60)")
-    render.add_argument("--distortion", type=float, default=-0.05,
-                        help="radial lens distortion k1 (default -0.05)")
-    render.add_argument("--light", default="daylight",
-                        help="daylight, warm, dim or hardest (default daylight)")
+    render.add_argument(
+        "--moves", type=int, default=30, help="random moves played from the start (default 30)"
+    )
+    render.add_argument(
+        "--players", type=int, help="number of players (default: the game's largest)"
+    )
+    render.add_argument(
+        "--elevation",
+        type=float,
+        default=60.0,
+        help="camera elevation in degrees, 35..90 (default 60)",
+    )
+    render.add_argument(
+        "--rotation",
+        type=float,
+        default=0.0,
+        help="where the camera stands around the table, degrees (default 0)",
+    )
+    render.add_argument(
+        "--distance",
+        type=float,
+        default=800.0,
+        help="camera distance to the board centre in mm (default 800)",
+    )
+    render.add_argument(
+        "--size", default="1280x960", metavar="WxH", help="image size in pixels (default 1280x960)"
+    )
+    render.add_argument(
+        "--fov", type=float, default=60.0, help="horizontal field of view in degrees (default 60)"
+    )
+    render.add_argument(
+        "--distortion", type=float, default=-0.05, help="radial lens distortion k1 (default -0.05)"
+    )
+    render.add_argument(
+        "--light", default="daylight", help="daylight, warm, dim or hardest (default daylight)"
+    )
     render.add_argument("--hands", type=int, default=0, help="arms over the board")
     render.add_argument("--clutter", type=int, default=0, help="objects around the board")
-    render.add_argument("--placement", type=float, default=1.0, metavar="MM",
-                        help="how far off its spot a piece may lie (default 1 mm; it may "
-                        "also turn by up to 3 degrees per mm)")
+    render.add_argument(
+        "--placement",
+        type=float,
+        default=1.0,
+        metavar="MM",
+        help="how far off its spot a piece may lie (default 1 mm; it may "
+        "also turn by up to 3 degrees per mm)",
+    )
     render.add_argument("--glare", type=float, default=0.0, help="glare strength, 0..1")
     render.add_argument("--noise", type=float, default=2.0, help="sensor noise sigma")
     render.add_argument("--blur", type=float, default=0.4, help="defocus blur sigma (px)")
     render.add_argument("--jpeg", type=int, help="JPEG quality (default: none)")
-    render.add_argument("--markers", action="store_true",
-                        help="stick the calibration corner markers on the board (so that "
-                        "'companion vision read' can locate it)")
-    render.add_argument("--out", type=Path, default=Path("table.png"), metavar="FILE.png",
-                        help="where to write the picture (default table.png)")
-    render.add_argument("--truth", type=Path, metavar="FILE.json",
-                        help="also write the ground truth: each element's value, image "
-                        "polygon and visible fraction")
+    render.add_argument(
+        "--markers",
+        action="store_true",
+        help="stick the calibration corner markers on the board (so that "
+        "'companion vision read' can locate it)",
+    )
+    render.add_argument(
+        "--out",
+        type=Path,
+        default=Path("table.png"),
+        metavar="FILE.png",
+        help="where to write the picture (default table.png)",
+    )
+    render.add_argument(
+        "--truth",
+        type=Path,
+        metavar="FILE.json",
+        help="also write the ground truth: each element's value, image "
+        "polygon and visible fraction",
+    )
     render.set_defaults(handler=render_command)
 
     read = commands.add_parser(
-        "read", help="read one picture of a table: every element, or unknown",
+        "read",
+        help="read one picture of a table: every element, or unknown",
         description="Locate the board in a picture (by its corner markers, or with the "
         "exact view a rendered picture's truth file records), read every element with a "
         "confidence or abstain, print the observation and draw it over the picture. With "
-        "--truth, compare with the truth (docs/reading.md).")
+        "--truth, compare with the truth (docs/reading.md).",
+    )
     read.add_argument("image", type=Path, metavar="IMAGE", help="the picture (PNG or JPEG)")
     read.add_argument("--game", required=True, choices=RENDERABLE)
-    read.add_argument("--truth", type=Path, metavar="TRUTH.json",
-                      help="the truth 'companion vision render --truth' wrote: compare")
-    read.add_argument("--locate", choices=("markers", "truth"), default="markers",
-                      help="find the board by its markers (default) or use the camera "
-                      "the truth file records")
-    read.add_argument("--overlay", type=Path, metavar="FILE.png",
-                      help="where to draw what was read (default IMAGE-read.png)")
-    read.add_argument("--all", action="store_true",
-                      help="print every element, not only what is on the board")
-    read.add_argument("--profile", help="calibration profile to use: its lens, board "
-                      "reference, layout, set appearance or colour model (default: the "
-                      "default profile, when there is one)")
-    read.add_argument("--no-profile", action="store_true",
-                      help="use no calibration profile: the board model and default colours")
+    read.add_argument(
+        "--truth",
+        type=Path,
+        metavar="TRUTH.json",
+        help="the truth 'companion vision render --truth' wrote: compare",
+    )
+    read.add_argument(
+        "--locate",
+        choices=("markers", "truth"),
+        default="markers",
+        help="find the board by its markers (default) or use the camera the truth file records",
+    )
+    read.add_argument(
+        "--overlay",
+        type=Path,
+        metavar="FILE.png",
+        help="where to draw what was read (default IMAGE-read.png)",
+    )
+    read.add_argument(
+        "--all", action="store_true", help="print every element, not only what is on the board"
+    )
+    read.add_argument(
+        "--profile",
+        help="calibration profile to use: its lens, board "
+        "reference, layout, set appearance or colour model (default: the "
+        "default profile, when there is one)",
+    )
+    read.add_argument(
+        "--no-profile",
+        action="store_true",
+        help="use no calibration profile: the board model and default colours",
+    )
     read.set_defaults(handler=read_command)
 
     from companion.bench_appearance import add_fit_command
@@ -143,27 +202,52 @@ def render_command(args: argparse.Namespace) -> int:
     observation = importlib.import_module(f"engines.{args.game}.observation").expected(state)
     camera = Camera.from_fov(width, height, args.fov, k1=args.distortion)
     pose = Pose(args.elevation, args.rotation, args.distance)
-    imaging = Imaging(blur_sigma=args.blur, noise_sigma=args.noise, shot_noise=0.3,
-                      vignetting=0.15, jpeg_quality=args.jpeg)
+    imaging = Imaging(
+        blur_sigma=args.blur,
+        noise_sigma=args.noise,
+        shot_noise=0.3,
+        vignetting=0.15,
+        jpeg_quality=args.jpeg,
+    )
     if args.placement < 0:
         raise UsageError("--placement cannot be negative")
-    options = TableOptions(hands=args.hands, clutter=args.clutter, glare=args.glare,
-                           placement_mm=args.placement, placement_deg=3.0 * args.placement,
-                           markers=args.markers)
-    result = render_table(observation, camera, pose, light=LIGHTS[args.light],
-                          imaging=imaging, options=options, seed=args.seed)
+    options = TableOptions(
+        hands=args.hands,
+        clutter=args.clutter,
+        glare=args.glare,
+        placement_mm=args.placement,
+        placement_deg=3.0 * args.placement,
+        markers=args.markers,
+    )
+    result = render_table(
+        observation,
+        camera,
+        pose,
+        light=LIGHTS[args.light],
+        imaging=imaging,
+        options=options,
+        seed=args.seed,
+    )
     _write(args.out, result.image)
-    print(f"{shown(args.out)}: {args.game} after {played} moves, seen from {args.elevation:g} "
-          f"degrees")
+    print(
+        f"{shown(args.out)}: {args.game} after {played} moves, seen from {args.elevation:g} degrees"
+    )
     if args.truth is not None:
         truth = {
-            "game": args.game, "moves": played, "seed": args.seed,
+            "game": args.game,
+            "moves": played,
+            "seed": args.seed,
             "observation": observation.to_json()["readings"],
-            "camera": asdict(camera), "pose": asdict(pose),
-            "elements": {name: {"polygon": t.polygon.round(2).tolist(),
-                                "top": t.top.round(2).tolist(),
-                                "visible": round(t.visible, 4)}
-                         for name, t in result.truth.items()},
+            "camera": asdict(camera),
+            "pose": asdict(pose),
+            "elements": {
+                name: {
+                    "polygon": t.polygon.round(2).tolist(),
+                    "top": t.top.round(2).tolist(),
+                    "visible": round(t.visible, 4),
+                }
+                for name, t in result.truth.items()
+            },
         }
         args.truth.write_text(json.dumps(truth), encoding="utf-8")
         print(f"{shown(args.truth)}: ground truth of {len(truth['elements'])} elements")
@@ -198,13 +282,21 @@ def _truth_view(truth: dict[str, Any], path: Path, size_mm: tuple[float, float])
 
     try:
         pose = truth["pose"]
-        return truth_view(Camera(**truth["camera"]),
-                          Pose(pose["elevation_deg"], pose["rotation_deg"],
-                               pose["distance_mm"], tuple(pose["look_at_mm"]),
-                               pose["roll_deg"]), size_mm)
+        return truth_view(
+            Camera(**truth["camera"]),
+            Pose(
+                pose["elevation_deg"],
+                pose["rotation_deg"],
+                pose["distance_mm"],
+                tuple(pose["look_at_mm"]),
+                pose["roll_deg"],
+            ),
+            size_mm,
+        )
     except (KeyError, TypeError, ValueError):
-        raise UsageError(f"{path} records no camera: render again with this version, or "
-                         "use --locate markers") from None
+        raise UsageError(
+            f"{path} records no camera: render again with this version, or use --locate markers"
+        ) from None
 
 
 def read_command(args: argparse.Namespace) -> int:
@@ -212,15 +304,13 @@ def read_command(args: argparse.Namespace) -> int:
     from vision.models import ModelError
     from vision.pipeline import draw_recognised
 
-    table = _table_profile(args.game, None if args.no_profile else args.profile,
-                           args.no_profile)
+    table = _table_profile(args.game, None if args.no_profile else args.profile, args.no_profile)
     try:
         image = decode_image(args.image)
     except OSError:
         image = None
     if image is None:
-        raise UsageError(f"cannot read {shown(args.image)} as a picture (missing, or not "
-                         "PNG/JPEG)")
+        raise UsageError(f"cannot read {shown(args.image)} as a picture (missing, or not PNG/JPEG)")
     try:
         model = table.model
         reader = table.reader()
@@ -232,8 +322,10 @@ def read_command(args: argparse.Namespace) -> int:
             raise UsageError("--locate truth needs --truth TRUTH.json")
         view = _truth_view(truth, args.truth, model.size_mm)
         if view.image_size != (image.shape[1], image.shape[0]):
-            raise UsageError(f"{args.image} is {image.shape[1]}x{image.shape[0]}, the truth's "
-                             f"camera {view.image_size[0]}x{view.image_size[1]}")
+            raise UsageError(
+                f"{args.image} is {image.shape[1]}x{image.shape[0]}, the truth's "
+                f"camera {view.image_size[0]}x{view.image_size[1]}"
+            )
     else:
         location = table.locator().locate(image)
         if location.view is None:
@@ -251,8 +343,10 @@ def read_command(args: argparse.Namespace) -> int:
     overlay = args.overlay or args.image.with_name(args.image.stem + "-read.png")
     _write(overlay, draw_recognised(image, view, observation, model, legend=True))
     known = reading.read
-    print(f"read {known} of {len(observation)} elements in {reading.seconds * 1000:.1f} ms; "
-          f"overlay: {shown(overlay)}")
+    print(
+        f"read {known} of {len(observation)} elements in {reading.seconds * 1000:.1f} ms; "
+        f"overlay: {shown(overlay)}"
+    )
     if truth is not None:
         wanted = Observation.from_json(observation.schema, {"readings": truth["observation"]})
         return _compare(observation, wanted, truth.get("elements", {}))
@@ -267,8 +361,9 @@ def _table_profile(game: str, profile: str | None, none: bool) -> Any:
     from vision.table_profile import TableProfile, load_table_profile
 
     if none:
-        return TableProfile(game, None, notes=["no profile used: the camera reads with its "
-                                               "default colours"])
+        return TableProfile(
+            game, None, notes=["no profile used: the camera reads with its default colours"]
+        )
     try:
         return load_table_profile(game, profile)
     except ProfileError as error:
@@ -298,8 +393,11 @@ def _compare(seen: Any, wanted: Any, elements: dict[str, Any]) -> int:
     for element in wanted:
         want = wanted[element]
         off_board = bool(elements) and element not in elements
-        if not want.known or off_board or (element in elements
-                                           and elements[element].get("visible", 1.0) < 0.5):
+        if (
+            not want.known
+            or off_board
+            or (element in elements and elements[element].get("visible", 1.0) < 0.5)
+        ):
             hidden += 1
             continue
         got = seen[element]
@@ -309,8 +407,11 @@ def _compare(seen: Any, wanted: Any, elements: dict[str, Any]) -> int:
             right += 1
         else:
             wrong += 1
-            print(f"  WRONG {element}: is {want.value!r}, read {got.value!r} "
-                  f"({got.confidence:.2f})")
-    print(f"against the truth: {right} right, {wrong} wrong, {unread} not read, "
-          f"{hidden} hidden or off the board")
+            print(
+                f"  WRONG {element}: is {want.value!r}, read {got.value!r} ({got.confidence:.2f})"
+            )
+    print(
+        f"against the truth: {right} right, {wrong} wrong, {unread} not read, "
+        f"{hidden} hidden or off the board"
+    )
     return 1 if wrong else 0

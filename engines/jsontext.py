@@ -32,9 +32,11 @@ class JSONTextError(ValueError):
 def _number(kind: Callable[[str], int | float]) -> Callable[[str], int | float]:
     def convert(text: str) -> int | float:
         if len(text) > MAX_NUMBER_DIGITS:
-            raise JSONTextError(f"a number of {len(text)} characters (at most "
-                                f"{MAX_NUMBER_DIGITS} are accepted)")
+            raise JSONTextError(
+                f"a number of {len(text)} characters (at most {MAX_NUMBER_DIGITS} are accepted)"
+            )
         return kind(text)
+
     return convert
 
 
@@ -82,11 +84,16 @@ def parse_json(text: str | bytes, source: str = "the text") -> Any:
     if _depth(text) > MAX_DEPTH:
         raise JSONTextError(f"{source} is nested more than {MAX_DEPTH} levels deep")
     try:
-        return json.loads(text, parse_int=_number(int), parse_float=_number(float),
-                          parse_constant=_reject_constant)
+        return json.loads(
+            text,
+            parse_int=_number(int),
+            parse_float=_number(float),
+            parse_constant=_reject_constant,
+        )
     except json.JSONDecodeError as error:
-        raise JSONTextError(f"{source} is not valid JSON: {error.msg} "
-                            f"(line {error.lineno}, column {error.colno})") from None
+        raise JSONTextError(
+            f"{source} is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+        ) from None
     except JSONTextError as error:
         raise JSONTextError(f"{source}: {error}") from None
     except (RecursionError, ValueError) as error:

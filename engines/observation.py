@@ -60,8 +60,13 @@ class Reading:
         return self.value is not None or self.chances is not None
 
     @classmethod
-    def weighed(cls, chances: Mapping[Value, float] | Iterable[tuple[Value, float]], *,
-                shown: bool = True, scaled: bool = True) -> Reading:
+    def weighed(
+        cls,
+        chances: Mapping[Value, float] | Iterable[tuple[Value, float]],
+        *,
+        shown: bool = True,
+        scaled: bool = True,
+    ) -> Reading:
         """The reading of an element whose values have these probabilities (sorted
         best first, ties in their order; ``scaled`` to sum to 1, else kept as they
         are when they sum to at most 1): showing the likeliest value, or no value when
@@ -77,8 +82,9 @@ class Reading:
             raise ValueError("chances need a positive, finite total")
         if not scaled and total <= 1.0:
             total = 1.0
-        ordered = tuple(sorted(((v, p / total) for v, p in pairs if p > 0.0),
-                               key=lambda pair: -pair[1]))
+        ordered = tuple(
+            sorted(((v, p / total) for v, p in pairs if p > 0.0), key=lambda pair: -pair[1])
+        )
         best, p = ordered[0]
         return cls(best, p, ordered) if shown else cls(None, 0.0, ordered)
 
@@ -130,8 +136,7 @@ class TableSchema:
         if allowed is None:
             raise RecordError(f"{self.game} has no table element {element!r}")
         # bool is an int in Python: keep True/False and 1/0 apart
-        if value is not None and not any(
-                value == a and type(value) is type(a) for a in allowed):
+        if value is not None and not any(value == a and type(value) is type(a) for a in allowed):
             shown = ", ".join(sorted(repr(a) for a in allowed))
             raise RecordError(f"{element!r} cannot read {value!r} (expected one of {shown})")
 
@@ -146,8 +151,9 @@ class Observation(Mapping[str, Reading]):
 
     __slots__ = ("_readings", "schema")
 
-    def __init__(self, schema: TableSchema,
-                 readings: Mapping[str, Reading | Value | None] | None = None) -> None:
+    def __init__(
+        self, schema: TableSchema, readings: Mapping[str, Reading | Value | None] | None = None
+    ) -> None:
         self.schema = schema
         values: dict[str, Reading] = {}
         for element, reading in (readings or {}).items():
@@ -201,8 +207,9 @@ class Observation(Mapping[str, Reading]):
         product of its chances under both readings (``Reading.chance``), scaled to sum
         to 1; the result shows its likeliest value when either reading showed one."""
         if other.schema.game != self.schema.game:
-            raise RecordError(f"cannot merge a {other.schema.game} observation into "
-                              f"a {self.schema.game} one")
+            raise RecordError(
+                f"cannot merge a {other.schema.game} observation into a {self.schema.game} one"
+            )
         out: dict[str, Reading | Value | None] = {}
         for element in self.schema.elements:
             a, b = self[element], other[element]
@@ -225,8 +232,12 @@ class Observation(Mapping[str, Reading]):
         out = []
         for element in self.schema.elements:
             a, b = self[element], other[element]
-            if (a.known and b.known and a.confidence >= min_confidence
-                    and (a.value != b.value or type(a.value) is not type(b.value))):
+            if (
+                a.known
+                and b.known
+                and a.confidence >= min_confidence
+                and (a.value != b.value or type(a.value) is not type(b.value))
+            ):
                 out.append(element)
         return out
 
@@ -249,18 +260,21 @@ class Observation(Mapping[str, Reading]):
         if not isinstance(data, Mapping) or not isinstance(data.get("readings"), Mapping):
             raise RecordError('an observation is {"game": ..., "readings": {element: value}}')
         if data.get("game", schema.game) != schema.game:
-            raise RecordError(f"an observation of {data.get('game')!r} where "
-                              f"{schema.game!r} was expected")
+            raise RecordError(
+                f"an observation of {data.get('game')!r} where {schema.game!r} was expected"
+            )
         readings: dict[str, Reading | Value | None] = {
             element: reading_from_json(schema, element, raw)
-            for element, raw in data["readings"].items()}
+            for element, raw in data["readings"].items()
+        }
         return cls(schema, readings)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Observation):
             return NotImplemented
         return self.schema.game == other.schema.game and all(
-            self[e] == other[e] for e in self.schema.elements)
+            self[e] == other[e] for e in self.schema.elements
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -298,13 +312,15 @@ def reading_from_json(schema: TableSchema, element: str, raw: Any) -> Reading | 
         if len(raw) == 2 and isinstance(raw[1], Mapping):
             return _weighed_from_json(schema, element, raw[1], raw[0], raw[0] is not None)
         if len(raw) != 2 or isinstance(raw[1], bool) or not isinstance(raw[1], int | float):
-            raise RecordError(f"{element!r}: expected a value, [value, confidence] "
-                              "or {value: chance, ...}")
+            raise RecordError(
+                f"{element!r}: expected a value, [value, confidence] or {{value: chance, ...}}"
+            )
         return Reading(raw[0], float(raw[1]))
     if raw is None or isinstance(raw, str | int | float):
         return raw  # type: ignore[return-value]  # a float is refused by the schema
-    raise RecordError(f"{element!r}: expected a value, [value, confidence] "
-                      "or {value: chance, ...}")
+    raise RecordError(
+        f"{element!r}: expected a value, [value, confidence] or {{value: chance, ...}}"
+    )
 
 
 def _check_chances(schema: TableSchema, element: str, chances: Chances) -> None:
@@ -342,8 +358,9 @@ def _chance_key(value: Value) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _weighed_from_json(schema: TableSchema, element: str, raw: Mapping[Any, Any],
-                       value: Any, shown: bool) -> Reading:
+def _weighed_from_json(
+    schema: TableSchema, element: str, raw: Mapping[Any, Any], value: Any, shown: bool
+) -> Reading:
     """A reading with chances from its JSON object (see ``Observation.to_json``)."""
     allowed = schema.values.get(element)
     if allowed is None:
@@ -356,11 +373,9 @@ def _weighed_from_json(schema: TableSchema, element: str, raw: Mapping[Any, Any]
     for key, p in raw.items():
         if key not in by_key:
             shown_values = ", ".join(sorted(by_key))
-            raise RecordError(f"{element!r} cannot read {key!r} (expected one of "
-                              f"{shown_values})")
+            raise RecordError(f"{element!r} cannot read {key!r} (expected one of {shown_values})")
         if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= p <= 1.0:
-            raise RecordError(f"{element!r}: the chance of {key!r} must be a number "
-                              "within 0 and 1")
+            raise RecordError(f"{element!r}: the chance of {key!r} must be a number within 0 and 1")
         pairs.append((by_key[key], float(p)))
     if sum(p for _, p in pairs) > 1.01:  # more than rounding to four places can add
         raise RecordError(f"{element!r}: chances add up to more than 1")

@@ -57,8 +57,13 @@ class GameRecord:
         start = data.get("start")
         if start is not None and not isinstance(start, Mapping):
             raise RecordError('"start" must be a state document (a JSON object)')
-        return cls(game, list(players), dict(options), list(moves),
-                   dict(start) if start is not None else None)
+        return cls(
+            game,
+            list(players),
+            dict(options),
+            list(moves),
+            dict(start) if start is not None else None,
+        )
 
     @classmethod
     def loads(cls, text: str | bytes, source: str = "the game record") -> GameRecord:
@@ -80,8 +85,12 @@ class GameRecord:
         return cls.from_json(data)
 
     def to_json(self) -> dict[str, JSON]:
-        data: dict[str, JSON] = {"game": self.game, "options": dict(self.options),
-                                 "players": list(self.players), "moves": list(self.moves)}
+        data: dict[str, JSON] = {
+            "game": self.game,
+            "options": dict(self.options),
+            "players": list(self.players),
+            "moves": list(self.moves),
+        }
         if self.start is not None:
             data["start"] = self.start
         return data
@@ -97,7 +106,8 @@ class GameRecord:
         """The state the first move is played from. Raises ``RecordError``."""
         rules = self.rules()
         state: GameState[Any] = (
-            rules.initial_state() if self.start is None else rules.state_from_json(self.start))
+            rules.initial_state() if self.start is None else rules.state_from_json(self.start)
+        )
         return state
 
 
@@ -132,8 +142,13 @@ def replay(record: GameRecord) -> Replay:
 
 def new_record(rules: Rules[Any, Any], start: GameState[Any] | None = None) -> GameRecord:
     """An empty record for ``rules`` (optionally from an explicit starting state)."""
-    return GameRecord(rules.game, list(rules.players), rules.options_json(), [],
-                      start.to_json() if start is not None else None)
+    return GameRecord(
+        rules.game,
+        list(rules.players),
+        rules.options_json(),
+        [],
+        start.to_json() if start is not None else None,
+    )
 
 
 __all__ = ["EngineError", "GameRecord", "Replay", "new_record", "replay"]

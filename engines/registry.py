@@ -23,9 +23,7 @@ def rules_class(game: str) -> type[Rules[Any, Any]]:
     try:
         module_name, class_name = _GAMES[game]
     except KeyError:
-        raise RecordError(
-            f"unknown game {game!r}; known games: {', '.join(GAMES)}"
-        ) from None
+        raise RecordError(f"unknown game {game!r}; known games: {', '.join(GAMES)}") from None
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError:

@@ -158,8 +158,9 @@ class TableModel(ABC, Generic[R, S, M]):
         space and its stack)."""
 
     @abstractmethod
-    def guess(self, state: S, observation: Observation,
-              changed: list[str]) -> tuple[str, M | None, int | None]:
+    def guess(
+        self, state: S, observation: Observation, changed: list[str]
+    ) -> tuple[str, M | None, int | None]:
         """What the player seems to have tried, from the elements ``changed`` (those
         surely seen unlike the table ``state`` should show): words for players, the
         move meant when one can be named, and the player whose piece moved."""
@@ -185,8 +186,13 @@ class TableModel(ABC, Generic[R, S, M]):
         (``extends``)."""
         return False
 
-    def candidates(self, state: S, observation: Observation, changed: list[str],
-                   hidden: frozenset[str] = frozenset()) -> list[M]:
+    def candidates(
+        self,
+        state: S,
+        observation: Observation,
+        changed: list[str],
+        hidden: frozenset[str] = frozenset(),
+    ) -> list[M]:
         """The legal moves worth comparing with ``observation``, given the elements
         ``changed`` (surely seen unlike ``state``'s table) and ``hidden`` (under a
         hand; moves acting there may be left out: they are in progress until seen).
@@ -194,8 +200,7 @@ class TableModel(ABC, Generic[R, S, M]):
         moves: list[M] = state.legal_moves()
         return moves
 
-    def first_candidates(self, state: S, observation: Observation,
-                         changed: list[str]) -> list[M]:
+    def first_candidates(self, state: S, observation: Observation, changed: list[str]) -> list[M]:
         """The legal moves worth trying as the first of several made while nobody saw
         the table. Default: ``candidates``."""
         return self.candidates(state, observation, changed)

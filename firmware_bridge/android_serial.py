@@ -51,8 +51,12 @@ POLL_SECONDS = 0.05
 WRITE_TIMEOUT = 0.5
 
 REFERENCE_BOARDS: tuple[tuple[int, int], ...] = (
-    (0x2341, 0x0010), (0x2341, 0x0042), (0x2A03, 0x0010), (0x2A03, 0x0042),
-    (0x2341, 0x0210), (0x2341, 0x0242),
+    (0x2341, 0x0010),
+    (0x2341, 0x0042),
+    (0x2A03, 0x0010),
+    (0x2A03, 0x0042),
+    (0x2341, 0x0210),
+    (0x2341, 0x0242),
     (0x1A86, 0x7523),
 )
 """USB ids of the reference board: the Arduino Mega 2560 (its six ids in Arduino's
@@ -84,9 +88,10 @@ class UsbTarget:
     def parse(cls, text: str) -> UsbTarget:
         """Raises ``LinkLost`` for text that is not a ``usb:`` target."""
         if not text.startswith(USB_PREFIX):
-            raise LinkLost(f"cannot open {text}: not a USB target (usb:, usb:VID:PID or "
-                           "usb:/dev/bus/usb/...)")
-        rest = text[len(USB_PREFIX):].strip()
+            raise LinkLost(
+                f"cannot open {text}: not a USB target (usb:, usb:VID:PID or usb:/dev/bus/usb/...)"
+            )
+        rest = text[len(USB_PREFIX) :].strip()
         if not rest:
             return cls()
         if rest.startswith("/"):
@@ -99,8 +104,10 @@ class UsbTarget:
             if not (0 <= vid <= 0xFFFF and 0 <= pid <= 0xFFFF):
                 raise ValueError
         except ValueError:
-            raise LinkLost(f"cannot open {text}: write usb:, usb:VID:PID with the ids in "
-                           "hexadecimal (usb:2341:0042) or usb:/dev/bus/usb/...") from None
+            raise LinkLost(
+                f"cannot open {text}: write usb:, usb:VID:PID with the ids in "
+                "hexadecimal (usb:2341:0042) or usb:/dev/bus/usb/..."
+            ) from None
         return cls(vid, pid)
 
     def format(self) -> str:
@@ -143,8 +150,12 @@ class PermissionAnswers:
     def _heard(self, context: Any, intent: Any) -> None:
         self.answered.set()
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         if self._receiver is not None:
             self._receiver.stop()
             self._receiver = None
@@ -155,11 +166,15 @@ class AndroidUsb:
     usbserial4a's ``serial4a`` module (fakes in tests). Keeps the devices whose
     permission was refused."""
 
-    def __init__(self, usb: Any, serial4a: Any,
-                 answers: Callable[[], PermissionAnswers] = PermissionAnswers,
-                 permission_wait: float = PERMISSION_WAIT,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        usb: Any,
+        serial4a: Any,
+        answers: Callable[[], PermissionAnswers] = PermissionAnswers,
+        permission_wait: float = PERMISSION_WAIT,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.usb = usb
         self.serial4a = serial4a
         self.answers = answers
@@ -176,8 +191,10 @@ class AndroidUsb:
             from usb4a import usb  # type: ignore[import-not-found]
             from usbserial4a import serial4a  # type: ignore[import-not-found]
         except ImportError as error:
-            raise LinkLost(f"USB serial needs usb4a and usbserial4a, which the Android "
-                           f"package includes ({error})") from None
+            raise LinkLost(
+                f"USB serial needs usb4a and usbserial4a, which the Android "
+                f"package includes ({error})"
+            ) from None
         return cls(usb, serial4a)
 
     def devices(self) -> list[UsbDevice]:
@@ -187,14 +204,21 @@ class AndroidUsb:
             found = [d for d in self.usb.get_usb_device_list() if d is not None]
         except Exception as error:  # a Java exception through pyjnius
             raise LinkLost(f"cannot list the USB devices: {error}") from None
-        return sorted(found, key=lambda d: (
-            (d.getVendorId(), d.getProductId()) not in REFERENCE_BOARDS,
-            str(d.getDeviceName())))
+        return sorted(
+            found,
+            key=lambda d: (
+                (d.getVendorId(), d.getProductId()) not in REFERENCE_BOARDS,
+                str(d.getDeviceName()),
+            ),
+        )
 
     def attached(self, device_name: str) -> bool:
         try:
-            return any(str(d.getDeviceName()) == device_name
-                       for d in self.usb.get_usb_device_list() if d is not None)
+            return any(
+                str(d.getDeviceName()) == device_name
+                for d in self.usb.get_usb_device_list()
+                if d is not None
+            )
         except Exception:  # Android cannot be asked: the read that follows will say
             return True
 
@@ -205,9 +229,11 @@ class AndroidUsb:
             if target.matches(device):
                 return device
         seen = ", ".join(f"{ids(d)} at {d.getDeviceName()}" for d in devices) or "none"
-        raise LinkLost(f"cannot open {target.format()}: no such USB device is attached "
-                       f"(attached: {seen}); is the board plugged in through a USB OTG "
-                       "adapter?")
+        raise LinkLost(
+            f"cannot open {target.format()}: no such USB device is attached "
+            f"(attached: {seen}); is the board plugged in through a USB OTG "
+            "adapter?"
+        )
 
     def ask_permission(self, device: UsbDevice, label: str) -> None:
         """Make sure the app may use ``device``: ask the player when Android has not
@@ -222,8 +248,10 @@ class AndroidUsb:
             try:
                 self.usb.request_usb_permission(device)
             except Exception as error:  # a Java exception through pyjnius
-                raise LinkLost(f"cannot open {label}: Android did not ask for the "
-                               f"permission to use it ({error})") from None
+                raise LinkLost(
+                    f"cannot open {label}: Android did not ask for the "
+                    f"permission to use it ({error})"
+                ) from None
             deadline = self.clock() + self.permission_wait
             while self.clock() < deadline:
                 if self.usb.has_usb_permission(device):
@@ -232,11 +260,12 @@ class AndroidUsb:
                     self.refused.add(name)
                     raise LinkLost(_refused(label))
                 self.sleep(PERMISSION_POLL)
-        raise LinkLost(f"cannot open {label}: Android asked whether Companion may use the "
-                       f"board and no answer came within {self.permission_wait:g} s")
+        raise LinkLost(
+            f"cannot open {label}: Android asked whether Companion may use the "
+            f"board and no answer came within {self.permission_wait:g} s"
+        )
 
-    def open(self, text: str, baud: int = BAUD, poll: float = POLL_SECONDS
-             ) -> UsbSerialTransport:
+    def open(self, text: str, baud: int = BAUD, poll: float = POLL_SECONDS) -> UsbSerialTransport:
         """Open the ``usb:`` target ``text``. Raises ``LinkLost``."""
         target = UsbTarget.parse(text)
         device = self.find(target)
@@ -245,8 +274,9 @@ class AndroidUsb:
         label = f"{USB_PREFIX}{ids(device)}"
         self.ask_permission(device, label)
         try:
-            port = self.serial4a.get_serial_port(name, baudrate=baud, timeout=poll,
-                                                 write_timeout=WRITE_TIMEOUT)
+            port = self.serial4a.get_serial_port(
+                name, baudrate=baud, timeout=poll, write_timeout=WRITE_TIMEOUT
+            )
         except Exception as error:  # SerialException, USBError or a Java exception
             raise LinkLost(f"cannot open {label}: {error}") from None
         if not getattr(port, "is_open", False):
@@ -255,8 +285,10 @@ class AndroidUsb:
 
 
 def _refused(label: str) -> str:
-    return (f"cannot open {label}: the permission to use the board was refused; unplug "
-            "it, plug it in again and allow Companion to use it")
+    return (
+        f"cannot open {label}: the permission to use the board was refused; unplug "
+        "it, plug it in again and allow Companion to use it"
+    )
 
 
 class UsbSerialTransport:
@@ -348,6 +380,11 @@ def list_usb_ports() -> list[tuple[str, str, str]]:
         description = ""
         with contextlib.suppress(Exception):  # a name is a nicety: Android may not say
             description = str(device.getProductName() or "")  # type: ignore[attr-defined]
-        ports.append((USB_PREFIX + str(device.getDeviceName()), description,
-                      f"USB VID:PID={ids(device).upper()}"))
+        ports.append(
+            (
+                USB_PREFIX + str(device.getDeviceName()),
+                description,
+                f"USB VID:PID={ids(device).upper()}",
+            )
+        )
     return ports

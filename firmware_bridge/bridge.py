@@ -115,8 +115,15 @@ class BridgeStopped:
     reason: str
 
 
-BridgeEvent = (Connected | TableChanged | Disconnected | ConnectFailed | BoardError
-               | BoardRestarted | BridgeStopped)
+BridgeEvent = (
+    Connected
+    | TableChanged
+    | Disconnected
+    | ConnectFailed
+    | BoardError
+    | BoardRestarted
+    | BridgeStopped
+)
 
 
 class SensorBridge:
@@ -128,12 +135,18 @@ class SensorBridge:
     when the layout's calibration does not fit it.
     """
 
-    def __init__(self, target: str | None, layout: Layout, *,
-                 schema: TableSchema | None = None,
-                 on_event: Callable[[BridgeEvent], None] | None = None,
-                 opener: Opener | None = None,
-                 ports: Callable[[], list[str]] | None = None,
-                 first_retry: float = FIRST_RETRY, last_retry: float = LAST_RETRY) -> None:
+    def __init__(
+        self,
+        target: str | None,
+        layout: Layout,
+        *,
+        schema: TableSchema | None = None,
+        on_event: Callable[[BridgeEvent], None] | None = None,
+        opener: Opener | None = None,
+        ports: Callable[[], list[str]] | None = None,
+        first_retry: float = FIRST_RETRY,
+        last_retry: float = LAST_RETRY,
+    ) -> None:
         self.target = target
         self.layout = layout
         self.converter = TableConverter(layout, schema) if schema is not None else None
@@ -159,8 +172,7 @@ class SensorBridge:
 
     def start(self) -> SensorBridge:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="sensor-bridge",
-                                            daemon=True)
+            self._thread = threading.Thread(target=self._run, name="sensor-bridge", daemon=True)
             self._thread.start()
         return self
 
@@ -190,17 +202,19 @@ class SensorBridge:
             try:
                 position = self.layout.position_of(light.element)
             except KeyError:
-                raise LightError(f"the {self.layout.game} board has no light for "
-                                 f"{light.element!r}") from None
+                raise LightError(
+                    f"the {self.layout.game} board has no light for {light.element!r}"
+                ) from None
             try:
                 colour = Colour[light.colour.upper()]
                 pattern = Pattern[light.pattern.upper()]
             except KeyError:
-                raise LightError(f"{light.element}: cannot show {light.colour!r} "
-                                 f"{light.pattern!r} (colours: "
-                                 f"{', '.join(c.name.lower() for c in Colour)}; "
-                                 f"patterns: {', '.join(p.name.lower() for p in Pattern)})"
-                                 ) from None
+                raise LightError(
+                    f"{light.element}: cannot show {light.colour!r} "
+                    f"{light.pattern!r} (colours: "
+                    f"{', '.join(c.name.lower() for c in Colour)}; "
+                    f"patterns: {', '.join(p.name.lower() for p in Pattern)})"
+                ) from None
             chosen.setdefault(position, Led(position, colour, pattern))
         with self._lock:
             self._leds = tuple(chosen.values())
@@ -246,10 +260,10 @@ class SensorBridge:
             except Exception as error:  # any failure to connect is retried
                 if self._stop.is_set():
                     break
-                reason = str(error) if isinstance(error, LinkLost | ProtocolError) \
-                    else _describe(error)
-                self._deliver(ConnectFailed(self.target or "any serial port", reason,
-                                            delay))
+                reason = (
+                    str(error) if isinstance(error, LinkLost | ProtocolError) else _describe(error)
+                )
+                self._deliver(ConnectFailed(self.target or "any serial port", reason, delay))
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.last_retry)
                 continue
@@ -298,13 +312,16 @@ class SensorBridge:
         before = self._last_readings
         if update.cause == "snapshot" and before is not None:
             # a fresh link has no mirror yet: compare with what was last delivered
-            changed = tuple(i for i, (a, b) in enumerate(zip(before, update.readings,
-                                                             strict=True)) if a != b)
+            changed = tuple(
+                i for i, (a, b) in enumerate(zip(before, update.readings, strict=True)) if a != b
+            )
         self._last_readings = update.readings
-        observation = (self.converter.observation(update.readings)
-                       if self.converter is not None else None)
-        self._deliver(TableChanged(observation, update.readings, changed, update.cause,
-                                   time.monotonic()))
+        observation = (
+            self.converter.observation(update.readings) if self.converter is not None else None
+        )
+        self._deliver(
+            TableChanged(observation, update.readings, changed, update.cause, time.monotonic())
+        )
 
 
 def _describe(error: Exception) -> str:

@@ -54,10 +54,11 @@ def decode(data: bytes | bytearray) -> bytes:
         end = i + code
         if end > n:
             raise FrameError(f"COBS code {code} at offset {i} runs past the frame end ({n})")
-        block = data[i + 1:end]
+        block = data[i + 1 : end]
         if DELIMITER in block:
-            raise FrameError(f"zero byte inside a COBS frame at offset "
-                             f"{i + 1 + block.index(DELIMITER)}")
+            raise FrameError(
+                f"zero byte inside a COBS frame at offset {i + 1 + block.index(DELIMITER)}"
+            )
         out += block
         i = end
         if code != MAX_RUN and i < n:

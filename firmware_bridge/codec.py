@@ -64,8 +64,10 @@ class Direction(Enum):
 
 def _payload_info(m: DeviceInfo) -> bytes:
     name = m.firmware.encode("ascii")
-    return _INFO.pack(m.protocol, m.game, m.layout, m.positions, int(m.capabilities),
-                      m.heartbeat_ms) + name
+    return (
+        _INFO.pack(m.protocol, m.game, m.layout, m.positions, int(m.capabilities), m.heartbeat_ms)
+        + name
+    )
 
 
 def _payload_event(m: Event) -> bytes:
@@ -80,8 +82,9 @@ def _payload_set_leds(m: SetLeds) -> bytes:
 
 
 def _payload_heartbeat(m: Heartbeat) -> bytes:
-    return _HEARTBEAT.pack(m.uptime_ms & 0xFFFFFFFF, min(m.rejected, 0xFFFF),
-                           min(m.overflows, 0xFFFF))
+    return _HEARTBEAT.pack(
+        m.uptime_ms & 0xFFFFFFFF, min(m.rejected, 0xFFFF), min(m.overflows, 0xFFFF)
+    )
 
 
 _ENCODERS: dict[type, tuple[MessageType, Callable[[Any], bytes]]] = {
@@ -123,8 +126,11 @@ def encode_frame(seq: int, message: Message) -> bytes:
 
 def _need(payload: bytes, size: int, kind: MessageType, seq: int) -> None:
     if len(payload) != size:
-        raise FrameError(f"{kind.name} payload of {len(payload)} bytes (expected {size})",
-                         ErrorCode.BAD_LENGTH, seq)
+        raise FrameError(
+            f"{kind.name} payload of {len(payload)} bytes (expected {size})",
+            ErrorCode.BAD_LENGTH,
+            seq,
+        )
 
 
 def _bad(text: str, seq: int) -> FrameError:
@@ -135,26 +141,29 @@ def _decode_info(p: bytes, seq: int) -> DeviceInfo:
     if not _INFO.size <= len(p) <= _INFO.size + MAX_FIRMWARE_NAME:
         raise FrameError(f"INFO payload of {len(p)} bytes", ErrorCode.BAD_LENGTH, seq)
     protocol, game, layout, positions, capabilities, heartbeat = _INFO.unpack_from(p)
-    name = p[_INFO.size:]
+    name = p[_INFO.size :]
     if any(not 0x20 <= c < 0x7F for c in name):
         raise _bad("INFO firmware name is not printable ASCII", seq)
     if capabilities & ~int(Capability.HEIGHTS | Capability.LEDS) or heartbeat == 0:
         raise _bad(f"INFO capabilities {capabilities:#x} / heartbeat {heartbeat}", seq)
-    return DeviceInfo(protocol, game, layout, positions, Capability(capabilities),
-                      heartbeat, name.decode("ascii"))
+    return DeviceInfo(
+        protocol, game, layout, positions, Capability(capabilities), heartbeat, name.decode("ascii")
+    )
 
 
 def _decode_snapshot(p: bytes, seq: int) -> Snapshot:
     if not p or p[0] != len(p) - 1:
-        raise FrameError(f"SNAPSHOT of {len(p)} bytes does not hold its count",
-                         ErrorCode.BAD_LENGTH, seq)
+        raise FrameError(
+            f"SNAPSHOT of {len(p)} bytes does not hold its count", ErrorCode.BAD_LENGTH, seq
+        )
     return Snapshot(p[1:])
 
 
 def _decode_event(p: bytes, seq: int) -> Event:
     if not p or p[0] == 0 or len(p) != 1 + 2 * p[0]:
-        raise FrameError(f"EVENT of {len(p)} bytes does not hold its count",
-                         ErrorCode.BAD_LENGTH, seq)
+        raise FrameError(
+            f"EVENT of {len(p)} bytes does not hold its count", ErrorCode.BAD_LENGTH, seq
+        )
     changes = tuple((p[i], p[i + 1]) for i in range(1, len(p), 2))
     if len({index for index, _ in changes}) != len(changes):
         raise _bad("EVENT names a position twice", seq)
@@ -194,16 +203,16 @@ def _decode_host_heartbeat(p: bytes, seq: int) -> HostHeartbeat:
 
 def _decode_set_leds(p: bytes, seq: int) -> SetLeds:
     if len(p) < 2 or len(p) != 2 + 3 * p[1]:
-        raise FrameError(f"SET_LEDS of {len(p)} bytes does not hold its count",
-                         ErrorCode.BAD_LENGTH, seq)
+        raise FrameError(
+            f"SET_LEDS of {len(p)} bytes does not hold its count", ErrorCode.BAD_LENGTH, seq
+        )
     if p[0] & ~LED_CLEAR_OTHERS:
         raise _bad(f"SET_LEDS flags {p[0]:#04x}", seq)
     leds = []
     for i in range(2, len(p), 3):
         index, colour, pattern = p[i], p[i + 1], p[i + 2]
         if colour not in _COLOURS or pattern not in _PATTERNS:
-            raise _bad(f"SET_LEDS colour {colour} / pattern {pattern} at position {index}",
-                       seq)
+            raise _bad(f"SET_LEDS colour {colour} / pattern {pattern} at position {index}", seq)
         leds.append(Led(index, Colour(colour), Pattern(pattern)))
     if len({led.index for led in leds}) != len(leds):
         raise _bad("SET_LEDS names a position twice", seq)
@@ -230,12 +239,16 @@ def decode_frame(stuffed: bytes | bytearray, accept: Direction | None = None) ->
     """Decode one stuffed frame (without its delimiter). ``accept`` limits the message
     types to one direction. Raises ``FrameError`` (with the protocol's error code)."""
     if len(stuffed) > MAX_STUFFED:
-        raise FrameError(f"frame of {len(stuffed)} stuffed bytes exceeds {MAX_STUFFED}",
-                         ErrorCode.MALFORMED_FRAME)
+        raise FrameError(
+            f"frame of {len(stuffed)} stuffed bytes exceeds {MAX_STUFFED}",
+            ErrorCode.MALFORMED_FRAME,
+        )
     body = cobs.decode(stuffed)
     if len(body) < HEADER_SIZE + CRC_SIZE:
-        raise FrameError(f"frame of {len(body)} bytes is shorter than a header and a CRC",
-                         ErrorCode.MALFORMED_FRAME)
+        raise FrameError(
+            f"frame of {len(body)} bytes is shorter than a header and a CRC",
+            ErrorCode.MALFORMED_FRAME,
+        )
     (crc,) = _U16.unpack_from(body, len(body) - CRC_SIZE)
     if crc16(body[:-CRC_SIZE]) != crc:
         raise FrameError("CRC mismatch", ErrorCode.CRC_MISMATCH)
@@ -243,8 +256,11 @@ def decode_frame(stuffed: bytes | bytearray, accept: Direction | None = None) ->
     (seq,) = _U16.unpack_from(body, 1)
     decoder = _DECODERS.get(kind)
     from_host = bool(kind & HOST_TO_DEVICE)
-    if decoder is None or (accept is Direction.FROM_DEVICE and from_host) or (
-            accept is Direction.FROM_HOST and not from_host):
+    if (
+        decoder is None
+        or (accept is Direction.FROM_DEVICE and from_host)
+        or (accept is Direction.FROM_HOST and not from_host)
+    ):
         raise FrameError(f"unexpected message type {kind:#04x}", ErrorCode.UNKNOWN_TYPE, seq)
     return Frame(seq, decoder(bytes(body[HEADER_SIZE:-CRC_SIZE]), seq))
 
@@ -279,9 +295,14 @@ class FrameParser:
                 return out
             self._take(data[start:end])
             if self._overlong:
-                out.append(self._reject(FrameError(
-                    f"frame longer than {MAX_STUFFED} stuffed bytes",
-                    ErrorCode.MALFORMED_FRAME)))
+                out.append(
+                    self._reject(
+                        FrameError(
+                            f"frame longer than {MAX_STUFFED} stuffed bytes",
+                            ErrorCode.MALFORMED_FRAME,
+                        )
+                    )
+                )
             elif self._buffer:
                 try:
                     out.append(decode_frame(self._buffer, self.accept))

@@ -56,10 +56,17 @@ class DeviceCore:
     """One board: its layout, sensors, debounced readings, LEDs and output queue.
     Times are in milliseconds since the board started."""
 
-    def __init__(self, layout: Layout, readings: bytes | None = None, *,
-                 debounce: int = DEBOUNCE_SCANS, heartbeat_ms: int = HEARTBEAT_MS,
-                 firmware: str = FIRMWARE_NAME, queue_limit: int = QUEUE_LIMIT,
-                 leds: bool = True) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        readings: bytes | None = None,
+        *,
+        debounce: int = DEBOUNCE_SCANS,
+        heartbeat_ms: int = HEARTBEAT_MS,
+        firmware: str = FIRMWARE_NAME,
+        queue_limit: int = QUEUE_LIMIT,
+        leds: bool = True,
+    ) -> None:
         n = layout.positions
         self.layout = layout
         start = bytes(readings) if readings is not None else bytes(n)
@@ -76,8 +83,9 @@ class DeviceCore:
             capabilities |= Capability.HEIGHTS
         if leds:
             capabilities |= Capability.LEDS
-        self.info = DeviceInfo(PROTOCOL_VERSION, layout.game_id, layout.layout, n,
-                               capabilities, heartbeat_ms, firmware)
+        self.info = DeviceInfo(
+            PROTOCOL_VERSION, layout.game_id, layout.layout, n, capabilities, heartbeat_ms, firmware
+        )
         self.parser = FrameParser(Direction.FROM_HOST)
         self.queue_limit = queue_limit
         self.overflows = 0

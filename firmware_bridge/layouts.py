@@ -77,9 +77,11 @@ class Layout:
         for position, (name, kind) in enumerate(zip(self.names, self.kinds, strict=True)):
             for element in self._elements(name, kind):
                 if element in elements:
-                    raise LayoutError(f"{self.game} layout: element {element!r} of "
-                                      f"position {position} is also position "
-                                      f"{elements[element]}'s")
+                    raise LayoutError(
+                        f"{self.game} layout: element {element!r} of "
+                        f"position {position} is also position "
+                        f"{elements[element]}'s"
+                    )
                 elements[element] = position
         object.__setattr__(self, "_by_element", elements)
 
@@ -116,12 +118,12 @@ class Layout:
 
     def check_info(self, info: DeviceInfo) -> None:
         """Raise ``ProtocolError`` unless the device's handshake names this layout."""
-        if (info.game, info.layout, info.positions) != (self.game_id, self.layout,
-                                                         self.positions):
+        if (info.game, info.layout, info.positions) != (self.game_id, self.layout, self.positions):
             raise ProtocolError(
                 f"the board is game {info.game} layout {info.layout} with "
                 f"{info.positions} positions; expected {self.game} (game {self.game_id}) "
-                f"layout {self.layout} with {self.positions} positions")
+                f"layout {self.layout} with {self.positions} positions"
+            )
 
     def describe(self, position: int, reading: int) -> str:
         """``4H: red, height 1`` — one reading in words (raw code when uncalibrated)."""
@@ -149,15 +151,16 @@ class TableConverter:
 
     def __init__(self, layout: Layout, schema: TableSchema, confidence: float = 1.0) -> None:
         if not layout.calibrated:
-            raise LayoutError(f"the {layout.game} layout is not calibrated: its board "
-                              "streams raw codes, not observations")
+            raise LayoutError(
+                f"the {layout.game} layout is not calibrated: its board "
+                "streams raw codes, not observations"
+            )
         if schema.game != layout.game:
             raise LayoutError(f"a {layout.game} layout cannot read a {schema.game} table")
         self.layout = layout
         self.schema = schema
         # per position: (value elements, code -> their readings, height element)
-        self._plan: list[tuple[tuple[str, ...], dict[int, tuple[Reading, ...]],
-                               str | None]] = []
+        self._plan: list[tuple[tuple[str, ...], dict[int, tuple[Reading, ...]], str | None]] = []
         self._inverse: list[dict[tuple[tuple[type, Value], ...], int]] = []
         for position in range(layout.positions):
             kind = layout.kinds[position]
@@ -169,32 +172,37 @@ class TableConverter:
                 for element in elements:
                     schema.check(element, None)
                 for code in kind.codes:
-                    for element, value in zip(value_elements, kind.values(code),
-                                              strict=True):
+                    for element, value in zip(value_elements, kind.values(code), strict=True):
                         schema.check(element, value)
                 if height_element is not None:
                     for h in range(MAX_HEIGHT + 1):
                         schema.check(height_element, h)
             except RecordError as error:
-                raise LayoutError(f"{layout.game} layout position {position} "
-                                  f"({layout.names[position]}): {error}") from None
-            readings = {code: tuple(Reading(v, confidence) for v in kind.values(code))
-                        for code in kind.codes}
+                raise LayoutError(
+                    f"{layout.game} layout position {position} ({layout.names[position]}): {error}"
+                ) from None
+            readings = {
+                code: tuple(Reading(v, confidence) for v in kind.values(code))
+                for code in kind.codes
+            }
             self._plan.append((value_elements, readings, height_element))
-            self._inverse.append({tuple((type(v), v) for v in kind.values(code)): code
-                                  for code in kind.codes})
+            self._inverse.append(
+                {tuple((type(v), v) for v in kind.values(code)): code for code in kind.codes}
+            )
         self._heights = [Reading(h, confidence) for h in range(MAX_HEIGHT + 1)]
 
     def observation(self, readings: bytes | bytearray) -> Observation:
         """The observation the readings give; unreadable positions, codes the
         calibration does not know and unmeasured heights are unknown."""
         if len(readings) != self.layout.positions:
-            raise LayoutError(f"{len(readings)} readings for a layout of "
-                              f"{self.layout.positions} positions")
+            raise LayoutError(
+                f"{len(readings)} readings for a layout of {self.layout.positions} positions"
+            )
         out: dict[str, Reading] = {}
         heights = self._heights
         for reading, (value_elements, by_code, height_element) in zip(
-                readings, self._plan, strict=True):
+            readings, self._plan, strict=True
+        ):
             values = by_code.get(reading & 0x3F)
             for i, element in enumerate(value_elements):
                 out[element] = UNKNOWN if values is None else values[i]
@@ -217,8 +225,9 @@ class TableConverter:
                 found = self._inverse[position].get(key)  # type: ignore[arg-type]
                 if found is None:
                     shown = ", ".join(repr(v) for v in values)
-                    raise LayoutError(f"no sensor code reads {shown} on "
-                                      f"{', '.join(value_elements)}")
+                    raise LayoutError(
+                        f"no sensor code reads {shown} on {', '.join(value_elements)}"
+                    )
                 code = found
             height = NO_HEIGHT
             if height_element is not None:
@@ -235,8 +244,9 @@ def table_schema(game: str) -> TableSchema:
     try:
         module = importlib.import_module(f"engines.{game}.observation")
     except ModuleNotFoundError as error:
-        raise LayoutError(f"{game} has no table schema yet ({error.name}): its board "
-                          "streams raw readings only") from None
+        raise LayoutError(
+            f"{game} has no table schema yet ({error.name}): its board streams raw readings only"
+        ) from None
     from engines import rules_class
 
     cls = rules_class(game)
@@ -253,21 +263,26 @@ def _kind(game: str, name: str, data: Any) -> Kind:
         raise LayoutError(f"{game} kind {name!r}: needs a 'value' naming {NAME_FIELD}")
     also = tuple(str(t) for t in data.get("also", ()))
     if any(NAME_FIELD not in t for t in also):
-        raise LayoutError(f"{game} kind {name!r}: every 'also' template must name "
-                          f"{NAME_FIELD}")
+        raise LayoutError(f"{game} kind {name!r}: every 'also' template must name {NAME_FIELD}")
     codes: dict[int, Value | tuple[Value, ...]] | None = None
     if "codes" in data:
         codes = {}
         for key, value in data["codes"].items():
             code = int(key)
             if not 0 <= code < CODE_UNREADABLE:
-                raise LayoutError(f"{game} kind {name!r}: code {code} is outside "
-                                  f"0..{CODE_UNREADABLE - 1}")
+                raise LayoutError(
+                    f"{game} kind {name!r}: code {code} is outside 0..{CODE_UNREADABLE - 1}"
+                )
             if also:  # one value per value element
-                if not (isinstance(value, list) and len(value) == 1 + len(also)
-                        and all(isinstance(v, str | int | bool) for v in value)):
-                    raise LayoutError(f"{game} kind {name!r}: code {code} must map to "
-                                      f"{1 + len(also)} values, not {value!r}")
+                if not (
+                    isinstance(value, list)
+                    and len(value) == 1 + len(also)
+                    and all(isinstance(v, str | int | bool) for v in value)
+                ):
+                    raise LayoutError(
+                        f"{game} kind {name!r}: code {code} must map to "
+                        f"{1 + len(also)} values, not {value!r}"
+                    )
                 codes[code] = tuple(value)
             elif isinstance(value, str | int | bool):
                 codes[code] = value
@@ -288,13 +303,13 @@ def _layout(game: str, data: Any) -> Layout:
             kind = kinds[group["kind"]]
             names += [str(n) for n in group["names"]]
             position_kinds += [kind] * len(group["names"])
-        layout = Layout(game, int(data["game_id"]), int(data["layout"]), tuple(names),
-                        tuple(position_kinds))
+        layout = Layout(
+            game, int(data["game_id"]), int(data["layout"]), tuple(names), tuple(position_kinds)
+        )
     except (AttributeError, KeyError, TypeError, ValueError) as error:
         raise LayoutError(f"{game} layout is malformed: {error!r}") from None
     if not 0 < layout.positions <= MAX_POSITIONS:
-        raise LayoutError(f"{game} layout has {layout.positions} positions "
-                          f"(1..{MAX_POSITIONS})")
+        raise LayoutError(f"{game} layout has {layout.positions} positions (1..{MAX_POSITIONS})")
     return layout
 
 
@@ -304,8 +319,9 @@ def load_layouts(path: str | Path | None = None) -> dict[str, Layout]:
     source = f"the layouts {path or 'layouts.json'}"
     try:
         if path is None:
-            text: str | bytes = resources.files("firmware_bridge").joinpath(
-                "layouts.json").read_text("utf-8")
+            text: str | bytes = (
+                resources.files("firmware_bridge").joinpath("layouts.json").read_text("utf-8")
+            )
         else:
             text = Path(path).read_bytes()
     except OSError as error:
@@ -316,7 +332,7 @@ def load_layouts(path: str | Path | None = None) -> dict[str, Layout]:
         raise LayoutError(str(error)) from None
     games = data.get("layouts") if isinstance(data, dict) else None
     if not isinstance(games, dict):
-        raise LayoutError(f"{source} has no \"layouts\" object")
+        raise LayoutError(f'{source} has no "layouts" object')
     layouts = {game: _layout(game, spec) for game, spec in games.items()}
     ids = [(layout.game_id, layout.layout) for layout in layouts.values()]
     if len(set(ids)) != len(ids):

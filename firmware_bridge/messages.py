@@ -248,11 +248,14 @@ SINGLE_EVENT_WIRE_BYTES = wire_bytes(HEADER_SIZE + 1 + 2 + CRC_SIZE)
 """A one-change ``Event`` on the wire: 10 bytes."""
 HEARTBEAT_WIRE_BYTES = wire_bytes(HEADER_SIZE + 8 + CRC_SIZE)
 """A heartbeat on the wire: 15 bytes, four times a second."""
-REFRESH_WIRE_BYTES = wire_bytes(HEADER_SIZE + 2 + CRC_SIZE) \
-    + wire_bytes(HEADER_SIZE + 1 + MAX_POSITIONS + CRC_SIZE)
+REFRESH_WIRE_BYTES = wire_bytes(HEADER_SIZE + 2 + CRC_SIZE) + wire_bytes(
+    HEADER_SIZE + 1 + MAX_POSITIONS + CRC_SIZE
+)
 """The device's answer to a refresh: an ``ACK`` and the largest snapshot, 273 bytes."""
-MAX_EVENT_RATE = (BAUD // 10 - HEARTBEAT_WIRE_BYTES * 1000 // HEARTBEAT_MS
-                  - _ceil_div(REFRESH_WIRE_BYTES * 1000, SNAPSHOT_REFRESH_MS)) \
-    // SINGLE_EVENT_WIRE_BYTES
+MAX_EVENT_RATE = (
+    BAUD // 10
+    - HEARTBEAT_WIRE_BYTES * 1000 // HEARTBEAT_MS
+    - _ceil_div(REFRESH_WIRE_BYTES * 1000, SNAPSHOT_REFRESH_MS)
+) // SINGLE_EVENT_WIRE_BYTES
 """One-change events a second that a 115200-baud link carries beside the heartbeats and
 the refresh snapshots: (11520 - 60 - 137) // 10 = 1132, the protocol's ceiling."""

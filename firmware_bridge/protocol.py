@@ -118,8 +118,9 @@ class LinkStats:
     def plus(self, later: LinkStats) -> LinkStats:
         """Totals of two connections, this one first: counters add up, the device's
         own figures are ``later``'s."""
-        total = LinkStats(**{f.name: getattr(self, f.name) + getattr(later, f.name)
-                             for f in fields(LinkStats)})
+        total = LinkStats(
+            **{f.name: getattr(self, f.name) + getattr(later, f.name) for f in fields(LinkStats)}
+        )
         total.device_rejected = later.device_rejected
         total.device_overflows = later.device_overflows
         return total
@@ -129,8 +130,12 @@ class BoardLink:
     """The host's end of one connection. Raises ``LinkLost`` when the transport fails
     or the board falls silent, ``ProtocolError`` when the board breaks the protocol."""
 
-    def __init__(self, transport: Transport, layout: Layout | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        layout: Layout | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.transport = transport
         self.layout = layout
         self.clock = clock
@@ -178,15 +183,17 @@ class BoardLink:
         for seq, (message, _) in list(self._pending.items()):
             if isinstance(message, SetLeds):
                 del self._pending[seq]
-        chunks = [chosen[i:i + MAX_LEDS_PER_FRAME]
-                  for i in range(0, len(chosen), MAX_LEDS_PER_FRAME)] or [[]]
+        chunks = [
+            chosen[i : i + MAX_LEDS_PER_FRAME] for i in range(0, len(chosen), MAX_LEDS_PER_FRAME)
+        ] or [[]]
         for i, chunk in enumerate(chunks):
             self.send(SetLeds(tuple(chunk), clear_others=i == 0))
 
     # ------------------------------------------------------------------ receiving
 
-    def handshake(self, timeout: float = HANDSHAKE_TIMEOUT,
-                  cancelled: Callable[[], bool] = lambda: False) -> DeviceInfo:
+    def handshake(
+        self, timeout: float = HANDSHAKE_TIMEOUT, cancelled: Callable[[], bool] = lambda: False
+    ) -> DeviceInfo:
         """Say hello and wait for the device's ``DeviceInfo``. Raises ``ProtocolError``
         when no board answers in time, it speaks another protocol version, or its
         layout is not ``layout``; ``LinkLost`` when the port fails."""
@@ -198,24 +205,27 @@ class BoardLink:
             frames = self.parser.feed(self.transport.read())
             for i, frame in enumerate(frames):
                 message = frame.message
-                if isinstance(message, ErrorReport) and \
-                        message.code == ErrorCode.UNSUPPORTED_VERSION:
+                if (
+                    isinstance(message, ErrorReport)
+                    and message.code == ErrorCode.UNSUPPORTED_VERSION
+                ):
                     refused = True
                 elif isinstance(message, DeviceInfo):
                     if refused or message.protocol != PROTOCOL_VERSION:
-                        raise ProtocolError(f"{self.transport.name} speaks protocol "
-                                            f"version {message.protocol}, not "
-                                            f"{PROTOCOL_VERSION}")
+                        raise ProtocolError(
+                            f"{self.transport.name} speaks protocol "
+                            f"version {message.protocol}, not "
+                            f"{PROTOCOL_VERSION}"
+                        )
                     if self.layout is not None:
                         self.layout.check_info(message)
                     self.info = message
                     self._last_rx = self.clock()
-                    self._backlog = frames[i + 1:]
+                    self._backlog = frames[i + 1 :]
                     self._count(frame)
                     return message
                 self._count(frame)
-        raise ProtocolError(f"no board answered on {self.transport.name} within "
-                            f"{timeout:g} s")
+        raise ProtocolError(f"no board answered on {self.transport.name} within {timeout:g} s")
 
     def poll(self) -> list[Update]:
         """Read once, and do what is due: resend, heartbeat, check for silence."""
@@ -282,10 +292,12 @@ class BoardLink:
                 self.layout.check_info(info)
             self.info = info
         elif info != self.info:
-            raise ProtocolError(f"{self.transport.name}: the board announced game "
-                                f"{info.game} layout {info.layout} with {info.positions} "
-                                f"positions mid-stream; it was game {self.info.game} "
-                                f"layout {self.info.layout} with {self.info.positions}")
+            raise ProtocolError(
+                f"{self.transport.name}: the board announced game "
+                f"{info.game} layout {info.layout} with {info.positions} "
+                f"positions mid-stream; it was game {self.info.game} "
+                f"layout {self.info.layout} with {self.info.positions}"
+            )
 
     def _on_ack(self, acked: int) -> None:
         message = self._pending.pop(acked, None)
@@ -298,16 +310,14 @@ class BoardLink:
         positions = self._positions()
         for index, _ in event.changes:
             if positions is not None and index >= positions:
-                raise ProtocolError(f"event for position {index} of a {positions}-position "
-                                    "board")
+                raise ProtocolError(f"event for position {index} of a {positions}-position board")
         if self.readings is None:
             return None
         for index, reading in event.changes:
             self.readings[index] = reading
         if not self.synced:
             return None
-        return TableUpdate(bytes(self.readings), tuple(i for i, _ in event.changes),
-                           "event", seq)
+        return TableUpdate(bytes(self.readings), tuple(i for i, _ in event.changes), "event", seq)
 
     def _on_snapshot(self, snapshot: Snapshot, seq: int) -> TableUpdate | None:
         """The new table; ``None`` for a refresh that changed nothing."""
@@ -316,16 +326,20 @@ class BoardLink:
         self._refreshed = self.clock()
         expected = self._positions()
         if expected is not None and len(snapshot.readings) != expected:
-            raise ProtocolError(f"snapshot of {len(snapshot.readings)} readings from a "
-                                f"{expected}-position board")
+            raise ProtocolError(
+                f"snapshot of {len(snapshot.readings)} readings from a {expected}-position board"
+            )
         before, was_synced = self.readings, self.synced
         self.readings = bytearray(snapshot.readings)
         self.synced = True
         if before is None or len(before) != len(snapshot.readings):
             changed = tuple(range(len(snapshot.readings)))
         else:
-            changed = tuple(i for i, (old, new) in enumerate(
-                zip(before, snapshot.readings, strict=True)) if old != new)
+            changed = tuple(
+                i
+                for i, (old, new) in enumerate(zip(before, snapshot.readings, strict=True))
+                if old != new
+            )
         if was_synced and not changed:
             return None
         return TableUpdate(bytes(snapshot.readings), changed, "snapshot", seq)
@@ -340,8 +354,9 @@ class BoardLink:
         heartbeat_ms = self.info.heartbeat_ms if self.info is not None else HEARTBEAT_MS
         silence = LINK_SILENCE_HEARTBEATS * heartbeat_ms / 1000
         if now - self._last_rx > silence:
-            raise LinkLost(f"{self.transport.name}: no frame from the board for "
-                           f"{now - self._last_rx:.1f} s")
+            raise LinkLost(
+                f"{self.transport.name}: no frame from the board for {now - self._last_rx:.1f} s"
+            )
         for seq, (message, sent) in list(self._pending.items()):
             if now - sent > ACK_TIMEOUT:
                 del self._pending[seq]
@@ -369,9 +384,13 @@ def _default_opener(target: str) -> Transport:
     return open_transport(target)
 
 
-def open_board(target: str, layout: Layout | None = None, opener: Opener | None = None,
-               timeout: float = HANDSHAKE_TIMEOUT,
-               cancelled: Callable[[], bool] = lambda: False) -> BoardLink:
+def open_board(
+    target: str,
+    layout: Layout | None = None,
+    opener: Opener | None = None,
+    timeout: float = HANDSHAKE_TIMEOUT,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> BoardLink:
     """Open ``target`` (a device path, a pyserial URL, or on Android a ``usb:`` target)
     and shake hands. Raises
     ``LinkLost`` (cannot open) or ``ProtocolError`` (no board, or not ``layout``)."""
@@ -385,9 +404,13 @@ def open_board(target: str, layout: Layout | None = None, opener: Opener | None 
     return link
 
 
-def find_board(candidates: Iterable[str], layout: Layout | None = None,
-               opener: Opener | None = None, timeout: float = 0.5,
-               cancelled: Callable[[], bool] = lambda: False) -> BoardLink:
+def find_board(
+    candidates: Iterable[str],
+    layout: Layout | None = None,
+    opener: Opener | None = None,
+    timeout: float = 0.5,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> BoardLink:
     """The first of ``candidates`` (device paths) that answers the handshake, as an
     open link. Raises ``LinkLost`` naming every port tried when none does."""
     tried = []
@@ -398,5 +421,6 @@ def find_board(candidates: Iterable[str], layout: Layout | None = None,
             return open_board(target, layout, opener, timeout, cancelled)
         except (LinkLost, ProtocolError) as error:
             tried.append(f"{target} ({error})")
-    raise LinkLost("no board found" + (": tried " + "; ".join(tried) if tried
-                                         else ": no serial port"))
+    raise LinkLost(
+        "no board found" + (": tried " + "; ".join(tried) if tried else ": no serial port")
+    )

@@ -80,10 +80,17 @@ def churn_change(layout: Layout, i: int) -> tuple[int, int]:
 class BoardSimulator:
     """A simulated board on a pseudo-terminal (see the module's docstring)."""
 
-    def __init__(self, layout: Layout, *, link: str | Path | None = None,
-                 readings: bytes | None = None, scan_hz: float = SCAN_HZ,
-                 debounce: int = DEBOUNCE_SCANS, baud: int = BAUD,
-                 heartbeat_ms: int = HEARTBEAT_MS) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        *,
+        link: str | Path | None = None,
+        readings: bytes | None = None,
+        scan_hz: float = SCAN_HZ,
+        debounce: int = DEBOUNCE_SCANS,
+        baud: int = BAUD,
+        heartbeat_ms: int = HEARTBEAT_MS,
+    ) -> None:
         self.layout = layout
         self.link = Path(link) if link is not None else None
         self.scan_hz = scan_hz
@@ -93,8 +100,7 @@ class BoardSimulator:
         self.churn_total = 0
         """Changes of the test pattern asked for so far (``churn``)."""
         self.churned = 0
-        self._sensors = bytearray(readings if readings is not None else bytes(
-            layout.positions))
+        self._sensors = bytearray(readings if readings is not None else bytes(layout.positions))
         self._converter: TableConverter | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -120,8 +126,7 @@ class BoardSimulator:
     def start(self) -> str:
         """Plug the board in and start scanning; the path to open."""
         self._plug()
-        self._thread = threading.Thread(target=self._run, name="board-simulator",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, name="board-simulator", daemon=True)
         self._thread.start()
         return self.path
 
@@ -148,8 +153,7 @@ class BoardSimulator:
     def set_readings(self, readings: bytes) -> None:
         """Make the sensors read these raw readings (one byte per position)."""
         if len(readings) != self.layout.positions:
-            raise ValueError(f"{len(readings)} readings for {self.layout.positions} "
-                             "positions")
+            raise ValueError(f"{len(readings)} readings for {self.layout.positions} positions")
         with self._lock:
             self._sensors[:] = readings
             self._readings_changed = True
@@ -202,8 +206,9 @@ class BoardSimulator:
         with self._lock:
             readings = bytes(self._sensors)
             self._readings_changed = False
-        self._core = DeviceCore(self.layout, readings, debounce=self.debounce,
-                                heartbeat_ms=self.heartbeat_ms)
+        self._core = DeviceCore(
+            self.layout, readings, debounce=self.debounce, heartbeat_ms=self.heartbeat_ms
+        )
         self._tx.clear()
         if self.link is not None:
             temporary = self.link.with_name(self.link.name + ".new")
@@ -217,7 +222,7 @@ class BoardSimulator:
         if mid_frame:
             frame = encode_frame(0, Heartbeat(0, 0, 0))
             with contextlib.suppress(OSError):  # a full pty: the cable goes anyway
-                os.write(self._master, frame[:len(frame) // 2])
+                os.write(self._master, frame[: len(frame) // 2])
             time.sleep(0.05)  # let the host read the half frame before the line dies
         if self.link is not None:
             self.link.unlink(missing_ok=True)
@@ -305,8 +310,9 @@ class BoardSimulator:
         if (self._tx or core.queued) and rate and not blocked:
             timeout = min(timeout, max(0.0, (SEND_CHUNK - budget) / rate))
         try:
-            readable, _, _ = select.select([self._master], [self._master] if blocked else [],
-                                           [], timeout)
+            readable, _, _ = select.select(
+                [self._master], [self._master] if blocked else [], [], timeout
+            )
             if readable:
                 data = os.read(self._master, 4096)
                 core.receive(data, (time.monotonic() - self._started) * 1000)
@@ -344,12 +350,13 @@ def _control(simulator: BoardSimulator, line: str) -> bool:
         return True
     if word == "quit":
         return False
-    raise ValueError(f"unknown line {text[:40]!r} (an observation as JSON, unplug "
-                     "[SECONDS], plug, churn N, quit)")
+    raise ValueError(
+        f"unknown line {text[:40]!r} (an observation as JSON, unplug "
+        "[SECONDS], plug, churn N, quit)"
+    )
 
 
-def run(simulator: BoardSimulator, stream: TextIO, out: TextIO, *,
-        stay: bool = True) -> int:
+def run(simulator: BoardSimulator, stream: TextIO, out: TextIO, *, stay: bool = True) -> int:
     """Serve ``simulator`` and apply ``stream``'s lines; after the stream ends, keep
     serving until interrupted when ``stay``."""
     path = simulator.start()
@@ -369,30 +376,53 @@ def run(simulator: BoardSimulator, stream: TextIO, out: TextIO, *,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", default="shangrila",
-                        help="the board's game: shangrila (default), shendao, shenshi")
-    parser.add_argument("--link", metavar="PATH",
-                        help="also make PATH a link to the board's pty (kept across "
-                        "unplug and plug)")
-    parser.add_argument("--table", default="-", metavar="FILE",
-                        help="the control stream: observations as JSON lines, unplug "
-                        "[SECONDS], plug, churn N, quit (default - : standard input)")
-    parser.add_argument("--scan-hz", type=float, default=SCAN_HZ,
-                        help=f"scans a second (default {SCAN_HZ}; {MAX_EVENT_RATE} makes "
-                        "churn run at the protocol's ceiling)")
-    parser.add_argument("--debounce", type=int, default=DEBOUNCE_SCANS,
-                        help=f"scans a change must hold (default {DEBOUNCE_SCANS})")
-    parser.add_argument("--baud", type=int, default=BAUD,
-                        help=f"pace output to this link rate; 0: unpaced (default {BAUD})")
-    parser.add_argument("--exit-at-end", action="store_true",
-                        help="stop when the control stream ends")
+    parser.add_argument(
+        "--game",
+        default="shangrila",
+        help="the board's game: shangrila (default), shendao, shenshi",
+    )
+    parser.add_argument(
+        "--link",
+        metavar="PATH",
+        help="also make PATH a link to the board's pty (kept across unplug and plug)",
+    )
+    parser.add_argument(
+        "--table",
+        default="-",
+        metavar="FILE",
+        help="the control stream: observations as JSON lines, unplug "
+        "[SECONDS], plug, churn N, quit (default - : standard input)",
+    )
+    parser.add_argument(
+        "--scan-hz",
+        type=float,
+        default=SCAN_HZ,
+        help=f"scans a second (default {SCAN_HZ}; {MAX_EVENT_RATE} makes "
+        "churn run at the protocol's ceiling)",
+    )
+    parser.add_argument(
+        "--debounce",
+        type=int,
+        default=DEBOUNCE_SCANS,
+        help=f"scans a change must hold (default {DEBOUNCE_SCANS})",
+    )
+    parser.add_argument(
+        "--baud",
+        type=int,
+        default=BAUD,
+        help=f"pace output to this link rate; 0: unpaced (default {BAUD})",
+    )
+    parser.add_argument(
+        "--exit-at-end", action="store_true", help="stop when the control stream ends"
+    )
 
 
 def simulate(args: argparse.Namespace) -> int:
     """Run the simulator process from parsed ``add_arguments`` options."""
     layout = layout_for(args.game)
-    simulator = BoardSimulator(layout, link=args.link, scan_hz=args.scan_hz,
-                               debounce=args.debounce, baud=args.baud)
+    simulator = BoardSimulator(
+        layout, link=args.link, scan_hz=args.scan_hz, debounce=args.debounce, baud=args.baud
+    )
 
     def terminate(signum: int, frame: object) -> None:
         raise SystemExit(0)
@@ -414,7 +444,8 @@ def simulate(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m firmware_bridge.simulator",
-        description="A simulated sensor board on a pseudo-terminal.")
+        description="A simulated sensor board on a pseudo-terminal.",
+    )
     add_arguments(parser)
     try:
         return simulate(parser.parse_args(argv))

@@ -50,8 +50,13 @@ def list_ports() -> list[PortInfo]:
         from firmware_bridge.android_serial import list_usb_ports
 
         return [PortInfo(*port) for port in list_usb_ports()]
-    return sorted((PortInfo(p.device, p.description or "", p.hwid or "")
-                   for p in serial.tools.list_ports.comports()), key=lambda p: p.device)
+    return sorted(
+        (
+            PortInfo(p.device, p.description or "", p.hwid or "")
+            for p in serial.tools.list_ports.comports()
+        ),
+        key=lambda p: p.device,
+    )
 
 
 class SerialTransport:
@@ -61,8 +66,9 @@ class SerialTransport:
     def __init__(self, target: str, baud: int = BAUD, poll: float = POLL_SECONDS) -> None:
         self.name = target
         try:
-            self._port = serial.serial_for_url(target, baudrate=baud, timeout=poll,
-                                               write_timeout=WRITE_TIMEOUT)
+            self._port = serial.serial_for_url(
+                target, baudrate=baud, timeout=poll, write_timeout=WRITE_TIMEOUT
+            )
         except (serial.SerialException, OSError, ValueError) as error:
             raise LinkLost(f"cannot open {target}: {error}") from None
 
@@ -71,8 +77,9 @@ class SerialTransport:
             waiting = self._port.in_waiting
             data: bytes = self._port.read(min(max(waiting, 1), READ_CHUNK))
         except (serial.SerialException, OSError) as error:
-            raise LinkLost(f"{self.name}: the cable was pulled or the board is gone "
-                           f"({error})") from None
+            raise LinkLost(
+                f"{self.name}: the cable was pulled or the board is gone ({error})"
+            ) from None
         return data
 
     def write(self, data: bytes) -> None:
@@ -81,8 +88,9 @@ class SerialTransport:
         except serial.SerialTimeoutException:
             raise LinkLost(f"{self.name}: the board stopped reading") from None
         except (serial.SerialException, OSError) as error:
-            raise LinkLost(f"{self.name}: the cable was pulled or the board is gone "
-                           f"({error})") from None
+            raise LinkLost(
+                f"{self.name}: the cable was pulled or the board is gone ({error})"
+            ) from None
 
     def close(self) -> None:
         # closing a port whose device is gone: nothing is left to release

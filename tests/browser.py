@@ -42,12 +42,24 @@ class Browser:
         self._read, from_browser_write = os.pipe()
         # The browser reads commands on its descriptor 3 and writes answers on its 4.
         self._process = subprocess.Popen(
-            [executable, "--headless", "--no-sandbox", "--disable-gpu",
-             "--remote-debugging-pipe", "--no-first-run", "--mute-audio",
-             f"--window-size={size[0]},{size[1]}", f"--user-data-dir={self._profile}",
-             "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4), preexec_fn=_descriptors(to_browser_read, from_browser_write))
+            [
+                executable,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--remote-debugging-pipe",
+                "--no-first-run",
+                "--mute-audio",
+                f"--window-size={size[0]},{size[1]}",
+                f"--user-data-dir={self._profile}",
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(3, 4),
+            preexec_fn=_descriptors(to_browser_read, from_browser_write),
+        )
         os.close(to_browser_read)
         os.close(from_browser_write)
         self._buffer = b""
@@ -55,13 +67,15 @@ class Browser:
         self.session = ""
         targets = self.call("Target.getTargets")["targetInfos"]
         page = next(t for t in targets if t["type"] == "page")
-        self.session = self.call("Target.attachToTarget", targetId=page["targetId"],
-                                 flatten=True, session=False)["sessionId"]
+        self.session = self.call(
+            "Target.attachToTarget", targetId=page["targetId"], flatten=True, session=False
+        )["sessionId"]
         self.call("Page.enable")
         self.call("Runtime.enable")
 
-    def call(self, method: str, timeout: float = 30.0, session: bool = True,
-             **params: Any) -> dict[str, Any]:
+    def call(
+        self, method: str, timeout: float = 30.0, session: bool = True, **params: Any
+    ) -> dict[str, Any]:
         """Send one command and wait for its answer (events on the way are skipped)."""
         self._next += 1
         message: dict[str, Any] = {"id": self._next, "method": method, "params": params}
@@ -108,18 +122,31 @@ class Browser:
         """Press and release a key, as a player's keyboard does."""
         code = KEY_CODES[name]
         for kind in ("rawKeyDown", "keyUp"):
-            self.call("Input.dispatchKeyEvent", type=kind, key=name, code=name,
-                      windowsVirtualKeyCode=code, nativeVirtualKeyCode=code)
+            self.call(
+                "Input.dispatchKeyEvent",
+                type=kind,
+                key=name,
+                code=name,
+                windowsVirtualKeyCode=code,
+                nativeVirtualKeyCode=code,
+            )
 
     def click(self, selector: str) -> None:
         """A mouse click in the middle of the first element ``selector`` finds."""
         box = self.evaluate(
             f"(() => {{ const el = document.querySelector({json.dumps(selector)}); "
             "el.scrollIntoView({block: 'center'}); const r = el.getBoundingClientRect(); "
-            "return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+            "return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
         for kind in ("mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1],
-                      button="left", clickCount=1)
+            self.call(
+                "Input.dispatchMouseEvent",
+                type=kind,
+                x=box[0],
+                y=box[1],
+                button="left",
+                clickCount=1,
+            )
 
     def screenshot(self, path: Path) -> Path:
         data = self.call("Page.captureScreenshot", format="png")["data"]

@@ -50,8 +50,11 @@ def play_random_game(
             legal = state.legal_moves()
             assert legal, "a game that is not over must offer a move (pass included)"
             assert move in legal
-            chosen = legal if len(legal) <= sample else [
-                legal[picker.below(len(legal))] for _ in range(sample)]
+            chosen = (
+                legal
+                if len(legal) <= sample
+                else [legal[picker.below(len(legal))] for _ in range(sample)]
+            )
             texts = [rules.format_move(m) for m in chosen]
             if chosen is legal:
                 assert len(set(texts)) == len(texts), "one canonical text per legal move"

@@ -27,8 +27,16 @@ os.environ["KIVY_NO_CONSOLELOG"] = "1"
 os.environ["KIVY_LOG_MODE"] = "PYTHON"
 
 LIGHT = ("numpy", "serial")
-HEAVY = ("cv2", "matplotlib", "matplotlib.pyplot", "kivy", "kivy.app", "kivy.lang",
-         "kivy.uix.widget", "kivy.uix.label")
+HEAVY = (
+    "cv2",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "kivy",
+    "kivy.app",
+    "kivy.lang",
+    "kivy.uix.widget",
+    "kivy.uix.label",
+)
 """Loaded once before forking, to keep each child's import short; the heavy ones only
 when a module outside ``engines`` and ``firmware_bridge`` is asked for."""
 

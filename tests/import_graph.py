@@ -47,9 +47,7 @@ class Graph:
                 continue
             # A module naming itself (``python -m pkg.mod`` importing ``pkg.mod`` under
             # its ``__main__`` guard) loads a second copy, not a cycle.
-            out[imp.source].update(
-                t for t in imp.targets if t in self.modules and t != imp.source
-            )
+            out[imp.source].update(t for t in imp.targets if t in self.modules and t != imp.source)
         return out
 
     def cycles(self, *, with_local: bool, within: Iterable[str] = PACKAGES) -> list[list[str]]:
@@ -227,12 +225,12 @@ def report(graph: Graph) -> str:
             lines.append(f"      e.g. {path}")
     local = graph.local_imports()
     per_package = Counter(package_of(imp.source) for imp in local)
-    modules = {package: {imp.source for imp in local if package_of(imp.source) == package}
-               for package in PACKAGES}
+    modules = {
+        package: {imp.source for imp in local if package_of(imp.source) == package}
+        for package in PACKAGES
+    }
     internal = Counter(
-        package_of(imp.source)
-        for imp in local
-        if any(t in graph.modules for t in imp.targets)
+        package_of(imp.source) for imp in local if any(t in graph.modules for t in imp.targets)
     )
     lines.append("function-local imports (all / of project modules / modules holding them):")
     for package in PACKAGES:

@@ -13,8 +13,9 @@ from engines.search.analysis import analyse
 from tests.engines.search.test_analysis import losing_record
 
 
-def _legends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-             names: tuple[str, ...] | None) -> dict[str, list[str]]:
+def _legends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...] | None
+) -> dict[str, list[str]]:
     """Each chart's legend entries, by file name, as written."""
     from matplotlib.figure import Figure
 
@@ -23,8 +24,7 @@ def _legends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
     def recording(self: Any, path: Any, *args: Any, **kwargs: Any) -> None:
         legend = self.axes[0].get_legend()
-        seen[Path(path).name] = [] if legend is None else [
-            t.get_text() for t in legend.get_texts()]
+        seen[Path(path).name] = [] if legend is None else [t.get_text() for t in legend.get_texts()]
         save(self, path, *args, **kwargs)
 
     monkeypatch.setattr(Figure, "savefig", recording)
@@ -34,7 +34,8 @@ def _legends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_the_legends_name_each_player_with_their_colour(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen = _legends(tmp_path, monkeypatch, ("Ann", "Bob", "Cleo", "Dan"))
     assert seen["win-chance.png"] == ["Ann (red)", "Bob (blue)", "Cleo (yellow)", "Dan (violet)"]
     assert seen["loss.png"] == ["Ann (red)", "Bob (blue)", "Cleo (yellow)", "Dan (violet)"]
@@ -42,7 +43,8 @@ def test_the_legends_name_each_player_with_their_colour(
 
 
 def test_without_names_the_legends_keep_the_colours(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen = _legends(tmp_path, monkeypatch, None)
     assert seen["win-chance.png"] == ["red", "blue", "yellow", "violet"]
     assert seen["loss.png"] == ["red", "blue", "yellow", "violet"]

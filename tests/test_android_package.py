@@ -31,8 +31,17 @@ def test_the_recipes_the_code_imports_on_android() -> None:
     # kivy and its camera provider, cv2 for the frames, pyjnius for the camera,
     # speech and USB classes, usb4a + usbserial4a (over pyserial) for the board,
     # "android" for permissions and the broadcast receiver
-    assert {"python3", "kivy", "numpy", "opencv", "pyjnius", "pyserial", "usb4a",
-            "usbserial4a", "android"} <= requirements
+    assert {
+        "python3",
+        "kivy",
+        "numpy",
+        "opencv",
+        "pyjnius",
+        "pyserial",
+        "usb4a",
+        "usbserial4a",
+        "android",
+    } <= requirements
     assert "lib-dynload/termios.so" in _list(_spec()["android.whitelist"])
 
 
@@ -49,7 +58,8 @@ def test_the_usb_device_filter_lists_the_reference_board() -> None:
     intent = (ROOT / app["android.manifest.intent_filters"]).read_text(encoding="utf-8")
     # the file is a fragment of the activity: wrap it to parse it
     fragment = ElementTree.fromstring(
-        f'<activity xmlns:android="{ANDROID[1:-1]}">{intent}</activity>')
+        f'<activity xmlns:android="{ANDROID[1:-1]}">{intent}</activity>'
+    )
     actions = [a.get(f"{ANDROID}name") for a in fragment.iter("action")]
     assert actions == ["android.hardware.usb.action.USB_DEVICE_ATTACHED"]
     [meta] = fragment.iter("meta-data")

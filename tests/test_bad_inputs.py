@@ -37,8 +37,7 @@ class Case:
     subprocess: bool = False
 
 
-GOOD_RECORD = {"game": "shangrila", "players": ["red", "blue", "yellow", "violet"],
-               "moves": []}
+GOOD_RECORD = {"game": "shangrila", "players": ["red", "blue", "yellow", "violet"], "moves": []}
 
 JSON_FILES: dict[str, bytes] = {
     "empty.json": b"",
@@ -66,8 +65,11 @@ RECORDS: dict[str, object] = {
     "record-bad-option-value.json": {**GOOD_RECORD, "options": {"stable_frames": [[]]}},
     "record-start-text.json": {**GOOD_RECORD, "start": "the beginning"},
     "record-start-empty.json": {**GOOD_RECORD, "start": {}},
-    "record-shendao-bad.json": {"game": "shendao", "players": ["white", "black"],
-                                "moves": ["zz99"]},
+    "record-shendao-bad.json": {
+        "game": "shendao",
+        "players": ["white", "black"],
+        "moves": ["zz99"],
+    },
 }
 
 PROFILE_FILES = ("camera.json", "board-shangrila.json", "colours-shangrila.json")
@@ -75,9 +77,13 @@ PROFILE_FILES = ("camera.json", "board-shangrila.json", "colours-shangrila.json"
 
 
 def _bad_json_rows(template: str) -> list[tuple[str, Case]]:
-    return [(f"{template.split()[0]} {template.split()[1]} {name}",
-             Case(template.format(f="{d}/" + name)))
-            for name in [*JSON_FILES, "missing.json", "folder"]]
+    return [
+        (
+            f"{template.split()[0]} {template.split()[1]} {name}",
+            Case(template.format(f="{d}/" + name)),
+        )
+        for name in [*JSON_FILES, "missing.json", "folder"]
+    ]
 
 
 CASES: list[tuple[str, Case]] = [
@@ -105,8 +111,10 @@ CASES: list[tuple[str, Case]] = [
     ("analyse --level 0", Case("analyse --level 0 {d}/good-record.json")),
     ("analyse --level 99", Case("analyse --level 99 {d}/good-record.json")),
     ("analyse --workers 0", Case("analyse --workers 0 {d}/good-record.json")),
-    ("analyse --plots onto a file", Case("analyse --plots {d}/good-record.json "
-                                         "{d}/good-record.json")),
+    (
+        "analyse --plots onto a file",
+        Case("analyse --plots {d}/good-record.json {d}/good-record.json"),
+    ),
     # ---- referee
     ("referee --game chess", Case("referee --game chess")),
     ("referee --players one", Case("referee --players red")),
@@ -120,18 +128,32 @@ CASES: list[tuple[str, Case]] = [
     ("referee --journal exists", Case("referee --journal {d}/good-record.json")),
     ("referee --resume missing", Case("referee --resume {d}/missing.json")),
     ("referee --resume folder", Case("referee --resume {d}/folder")),
-    *[(f"referee --resume {name}", Case(f"referee --resume {{d}}/{name}"))
-      for name in ("empty.json", "garbage.json", "deep.json", "deep-object.json",
-                   "huge-int.json", "not-utf8.json", "nan.json", "array.json")],
+    *[
+        (f"referee --resume {name}", Case(f"referee --resume {{d}}/{name}"))
+        for name in (
+            "empty.json",
+            "garbage.json",
+            "deep.json",
+            "deep-object.json",
+            "huge-int.json",
+            "not-utf8.json",
+            "nan.json",
+            "array.json",
+        )
+    ],
     # ---- calibrate
     ("calibrate no command", Case("calibrate")),
-    ("calibrate charuco-sheet --paper B9", Case("calibrate charuco-sheet --paper B9 "
-                                                "--out {d}/out/sheet.png")),
+    (
+        "calibrate charuco-sheet --paper B9",
+        Case("calibrate charuco-sheet --paper B9 --out {d}/out/sheet.png"),
+    ),
     ("calibrate charuco-sheet --dpi 0", Case("calibrate charuco-sheet --dpi 0")),
     ("calibrate charuco-sheet --squares 1x1", Case("calibrate charuco-sheet --squares 1x1")),
     ("calibrate charuco-sheet --squares abc", Case("calibrate charuco-sheet --squares abc")),
-    ("calibrate charuco-sheet --dictionary", Case("calibrate charuco-sheet --dictionary NOPE "
-                                                  "--out {d}/out/sheet.png")),
+    (
+        "calibrate charuco-sheet --dictionary",
+        Case("calibrate charuco-sheet --dictionary NOPE --out {d}/out/sheet.png"),
+    ),
     *_bad_json_rows("calibrate charuco-sheet --out {{d}}/out/sheet.png --config {f}"),
     ("calibrate camera --images missing", Case("calibrate camera --images {d}/missing")),
     ("calibrate camera --images empty", Case("calibrate camera --images {d}/folder")),
@@ -142,46 +164,85 @@ CASES: list[tuple[str, Case]] = [
     ("calibrate camera --camera x", Case("calibrate camera --camera x")),
     ("calibrate camera --camera 99", Case("calibrate camera --camera 99999")),
     ("calibrate camera --views 0", Case("calibrate camera --images {d}/folder --views 0")),
-    ("calibrate camera --profile ../x", Case("calibrate camera --images {d}/junk "
-                                             "--profile ../x")),
-    ("calibrate camera --config deep", Case("calibrate camera --images {d}/junk "
-                                            "--config {d}/deep.json")),
-    ("calibrate undistort no profile", Case("calibrate undistort --profile none "
-                                            "--out {d}/out {d}/blank.png")),
-    ("calibrate undistort damaged profile", Case("calibrate undistort --profile damaged "
-                                                 "--out {d}/out {d}/blank.png")),
+    ("calibrate camera --profile ../x", Case("calibrate camera --images {d}/junk --profile ../x")),
+    (
+        "calibrate camera --config deep",
+        Case("calibrate camera --images {d}/junk --config {d}/deep.json"),
+    ),
+    (
+        "calibrate undistort no profile",
+        Case("calibrate undistort --profile none --out {d}/out {d}/blank.png"),
+    ),
+    (
+        "calibrate undistort damaged profile",
+        Case("calibrate undistort --profile damaged --out {d}/out {d}/blank.png"),
+    ),
     ("calibrate markers --game chess", Case("calibrate markers --game chess")),
-    ("calibrate markers --paper B9", Case("calibrate markers --game shangrila --paper B9 "
-                                          "--out {d}/out/m.png")),
+    (
+        "calibrate markers --paper B9",
+        Case("calibrate markers --game shangrila --paper B9 --out {d}/out/m.png"),
+    ),
     *_bad_json_rows("calibrate markers --game shangrila --out {{d}}/out/m.png --boards {f}"),
-    ("calibrate board --image missing", Case("calibrate board --game shangrila "
-                                             "--image {d}/missing.png")),
-    ("calibrate board --image text", Case("calibrate board --game shangrila "
-                                          "--image {d}/text.png")),
-    ("calibrate board --image corrupt", Case("calibrate board --game shangrila "
-                                             "--image {d}/corrupt.png")),
-    ("calibrate board --image blank", Case("calibrate board --game shangrila "
-                                           "--image {d}/blank.png")),
-    ("calibrate board --camera -1", Case("calibrate board --game shangrila --camera -1",
-                                         subprocess=True)),
+    (
+        "calibrate board --image missing",
+        Case("calibrate board --game shangrila --image {d}/missing.png"),
+    ),
+    ("calibrate board --image text", Case("calibrate board --game shangrila --image {d}/text.png")),
+    (
+        "calibrate board --image corrupt",
+        Case("calibrate board --game shangrila --image {d}/corrupt.png"),
+    ),
+    (
+        "calibrate board --image blank",
+        Case("calibrate board --game shangrila --image {d}/blank.png"),
+    ),
+    (
+        "calibrate board --camera -1",
+        Case("calibrate board --game shangrila --camera -1", subprocess=True),
+    ),
     ("calibrate board --camera 99", Case("calibrate board --game shangrila --camera 99999")),
-    ("calibrate board --camera 9, as a process",
-     Case("calibrate board --game shangrila --camera 9", subprocess=True)),
-    ("calibrate board --corners bad", Case("calibrate board --game shangrila --method "
-                                           "reference --image {d}/blank.png --corners 1,2")),
-    ("calibrate board --damaged profile", Case("calibrate board --game shangrila "
-                                               "--profile damaged --image {d}/blank.png")),
-    ("calibrate check no profile", Case("calibrate check --game shangrila --profile none "
-                                        "--image {d}/blank.png")),
-    ("calibrate check damaged", Case("calibrate check --game shangrila --profile damaged "
-                                     "--image {d}/blank.png")),
+    (
+        "calibrate board --camera 9, as a process",
+        Case("calibrate board --game shangrila --camera 9", subprocess=True),
+    ),
+    (
+        "calibrate board --corners bad",
+        Case(
+            "calibrate board --game shangrila --method "
+            "reference --image {d}/blank.png --corners 1,2"
+        ),
+    ),
+    (
+        "calibrate board --damaged profile",
+        Case("calibrate board --game shangrila --profile damaged --image {d}/blank.png"),
+    ),
+    (
+        "calibrate check no profile",
+        Case("calibrate check --game shangrila --profile none --image {d}/blank.png"),
+    ),
+    (
+        "calibrate check damaged",
+        Case("calibrate check --game shangrila --profile damaged --image {d}/blank.png"),
+    ),
     ("calibrate check --camera -1", Case("calibrate check --game shangrila --camera -1")),
-    ("calibrate colours no profile", Case("calibrate colours --game shangrila --profile none "
-                                          "--empty {d}/blank.png --pieces red={d}/blank.png")),
-    ("calibrate colours damaged", Case("calibrate colours --game shangrila --profile damaged "
-                                       "--empty {d}/blank.png --pieces red={d}/blank.png")),
-    ("calibrate colours --pieces bad", Case("calibrate colours --game shangrila "
-                                            "--empty {d}/blank.png --pieces red")),
+    (
+        "calibrate colours no profile",
+        Case(
+            "calibrate colours --game shangrila --profile none "
+            "--empty {d}/blank.png --pieces red={d}/blank.png"
+        ),
+    ),
+    (
+        "calibrate colours damaged",
+        Case(
+            "calibrate colours --game shangrila --profile damaged "
+            "--empty {d}/blank.png --pieces red={d}/blank.png"
+        ),
+    ),
+    (
+        "calibrate colours --pieces bad",
+        Case("calibrate colours --game shangrila --empty {d}/blank.png --pieces red"),
+    ),
     ("calibrate colours --camera -1", Case("calibrate colours --game shangrila --camera -1")),
     ("calibrate show --profile ../x", Case("calibrate show --profile ../x")),
     ("calibrate show damaged", Case("calibrate show --profile damaged", code=1)),
@@ -189,10 +250,14 @@ CASES: list[tuple[str, Case]] = [
     ("device show --game chess", Case("device show --game chess --seconds 0.1")),
     ("device show --seconds -1", Case("device show --seconds -1 loop://")),
     *_bad_json_rows("device show --seconds 0.1 --layouts {f}"),
-    ("device show --referee one player", Case("device show loop:// --referee --players red "
-                                              "--seconds 0.2")),
-    ("device show --game shendao --referee", Case("device show loop:// --game shendao "
-                                                  "--referee --players a b c --seconds 0.2")),
+    (
+        "device show --referee one player",
+        Case("device show loop:// --referee --players red --seconds 0.2"),
+    ),
+    (
+        "device show --game shendao --referee",
+        Case("device show loop:// --game shendao --referee --players a b c --seconds 0.2"),
+    ),
     ("device show no such port", Case("device show {d}/no-such-port --seconds 0.3", code=1)),
     ("device show a file", Case("device show {d}/text.png --seconds 0.3", code=1)),
     ("device simulate --game chess", Case("device simulate --game chess")),
@@ -202,60 +267,111 @@ CASES: list[tuple[str, Case]] = [
     ("device simulate --table missing", Case("device simulate --table {d}/missing.txt")),
     # ---- vision
     ("vision render --game chess", Case("vision render --game chess")),
-    ("vision render --size", Case("vision render --game shangrila --size huge "
-                                  "--out {d}/out/t.png")),
-    ("vision render --size 0", Case("vision render --game shangrila --size 0x0 "
-                                    "--out {d}/out/t.png")),
-    ("vision render --moves -1", Case("vision render --game shangrila --moves -1 "
-                                      "--out {d}/out/t.png")),
-    ("vision render --players 9", Case("vision render --game shangrila --players 9 "
-                                       "--out {d}/out/t.png")),
-    ("vision render --players 0", Case("vision render --game shendao --players 0 "
-                                       "--out {d}/out/t.png")),
-    ("vision render --elevation 10", Case("vision render --game shangrila --elevation 10 "
-                                          "--out {d}/out/t.png")),
-    ("vision render --distance 0", Case("vision render --game shangrila --distance 0 "
-                                        "--out {d}/out/t.png")),
-    ("vision render --placement -1", Case("vision render --game shangrila --placement -1 "
-                                          "--moves 0 --size 64x48 --out {d}/out/t.png")),
-    ("vision render --light", Case("vision render --game shangrila --light disco "
-                                   "--out {d}/out/t.png")),
+    (
+        "vision render --size",
+        Case("vision render --game shangrila --size huge --out {d}/out/t.png"),
+    ),
+    (
+        "vision render --size 0",
+        Case("vision render --game shangrila --size 0x0 --out {d}/out/t.png"),
+    ),
+    (
+        "vision render --moves -1",
+        Case("vision render --game shangrila --moves -1 --out {d}/out/t.png"),
+    ),
+    (
+        "vision render --players 9",
+        Case("vision render --game shangrila --players 9 --out {d}/out/t.png"),
+    ),
+    (
+        "vision render --players 0",
+        Case("vision render --game shendao --players 0 --out {d}/out/t.png"),
+    ),
+    (
+        "vision render --elevation 10",
+        Case("vision render --game shangrila --elevation 10 --out {d}/out/t.png"),
+    ),
+    (
+        "vision render --distance 0",
+        Case("vision render --game shangrila --distance 0 --out {d}/out/t.png"),
+    ),
+    (
+        "vision render --placement -1",
+        Case(
+            "vision render --game shangrila --placement -1 "
+            "--moves 0 --size 64x48 --out {d}/out/t.png"
+        ),
+    ),
+    (
+        "vision render --light",
+        Case("vision render --game shangrila --light disco --out {d}/out/t.png"),
+    ),
     ("vision render --out .txt", Case("vision render --game shangrila --out {d}/out/t.txt")),
-    ("vision render --fov 0", Case("vision render --game shangrila --fov 0 "
-                                   "--out {d}/out/t.png")),
-    ("vision render --jpeg 0", Case("vision render --game shangrila --jpeg 0 "
-                                    "--out {d}/out/t.jpg")),
+    ("vision render --fov 0", Case("vision render --game shangrila --fov 0 --out {d}/out/t.png")),
+    ("vision render --jpeg 0", Case("vision render --game shangrila --jpeg 0 --out {d}/out/t.jpg")),
     ("vision read missing", Case("vision read --game shangrila {d}/missing.png")),
-    ("vision read missing, as a process", Case("vision read --game shangrila "
-                                               "{d}/missing.png", subprocess=True)),
+    (
+        "vision read missing, as a process",
+        Case("vision read --game shangrila {d}/missing.png", subprocess=True),
+    ),
     ("vision read text", Case("vision read --game shangrila {d}/text.png")),
     ("vision read corrupt", Case("vision read --game shangrila {d}/corrupt.png")),
     ("vision read a folder", Case("vision read --game shangrila {d}/folder")),
     ("vision read --game chess", Case("vision read --game chess {d}/blank.png")),
-    ("vision read --profile ../x", Case("vision read --game shangrila --profile ../x "
-                                        "{d}/blank.png")),
-    ("vision read --profile damaged", Case("vision read --game shangrila --profile damaged "
-                                           "--locate truth --truth {d}/truth.json "
-                                           "--overlay {d}/out/o.png {d}/blank.png")),
-    ("vision read --locate truth alone", Case("vision read --game shangrila --locate truth "
-                                              "{d}/blank.png")),
-    *_bad_json_rows("vision read --game shangrila --overlay {{d}}/out/o.png --truth {f} "
-                    "{{d}}/blank.png"),
-    ("vision read truth wrong shape", Case("vision read --game shangrila --locate truth "
-                                           "--truth {d}/truth-wrong.json {d}/blank.png")),
-    ("vision read truth bad elements", Case("vision read --game shangrila --locate truth "
-                                            "--truth {d}/truth-elements.json "
-                                            "--overlay {d}/out/o.png {d}/blank.png")),
+    (
+        "vision read --profile ../x",
+        Case("vision read --game shangrila --profile ../x {d}/blank.png"),
+    ),
+    (
+        "vision read --profile damaged",
+        Case(
+            "vision read --game shangrila --profile damaged "
+            "--locate truth --truth {d}/truth.json "
+            "--overlay {d}/out/o.png {d}/blank.png"
+        ),
+    ),
+    (
+        "vision read --locate truth alone",
+        Case("vision read --game shangrila --locate truth {d}/blank.png"),
+    ),
+    *_bad_json_rows(
+        "vision read --game shangrila --overlay {{d}}/out/o.png --truth {f} {{d}}/blank.png"
+    ),
+    (
+        "vision read truth wrong shape",
+        Case(
+            "vision read --game shangrila --locate truth --truth {d}/truth-wrong.json {d}/blank.png"
+        ),
+    ),
+    (
+        "vision read truth bad elements",
+        Case(
+            "vision read --game shangrila --locate truth "
+            "--truth {d}/truth-elements.json "
+            "--overlay {d}/out/o.png {d}/blank.png"
+        ),
+    ),
     # ---- file names that are not UTF-8 (OpenCV crashed the process on them)
-    ("vision read a name not UTF-8", Case("vision read --game shangrila --overlay "
-                                          "{d}/out/o.png {d}/\udcff.png", code=1,
-                                          subprocess=True)),
-    ("calibrate camera --video a name not UTF-8",
-     Case("calibrate camera --video {d}/\udcff.avi", subprocess=True)),
-    ("calibrate camera --images with a name not UTF-8",
-     Case("calibrate camera --images {d}/odd", subprocess=True)),
-    ("calibrate board --image a name not UTF-8", Case("calibrate board --game shangrila "
-                                                      "--image {d}/\udcff.png")),
+    (
+        "vision read a name not UTF-8",
+        Case(
+            "vision read --game shangrila --overlay {d}/out/o.png {d}/\udcff.png",
+            code=1,
+            subprocess=True,
+        ),
+    ),
+    (
+        "calibrate camera --video a name not UTF-8",
+        Case("calibrate camera --video {d}/\udcff.avi", subprocess=True),
+    ),
+    (
+        "calibrate camera --images with a name not UTF-8",
+        Case("calibrate camera --images {d}/odd", subprocess=True),
+    ),
+    (
+        "calibrate board --image a name not UTF-8",
+        Case("calibrate board --game shangrila --image {d}/\udcff.png"),
+    ),
     ("rules replay a name not UTF-8", Case("rules replay {d}/\udcfe.json")),
     ("demo --out a name not UTF-8", Case("demo --headless --out {d}/out/\udcff")),
     # ---- demo
@@ -281,17 +397,31 @@ CASES: list[tuple[str, Case]] = [
 ]
 
 REFEREE_LINES = [
-    "seen {not json", "seen " + "[" * 10_000, "seen {\"4H\": " + "9" * 5_000 + "}",
-    "seen [1, 2]", "seen {\"nowhere\": \"red\"}", "seen {\"4H\": \"plaid\"}",
-    "seen {\"4H\": [\"red\", 7]}", "seen {\"4H\": NaN}", "answer", "answer zz",
-    "move", "move 4>>7", "record", "record {d}/nowhere/game.json", "record {d}/folder",
-    "frobnicate", "\x00\x01\x02",
+    "seen {not json",
+    "seen " + "[" * 10_000,
+    'seen {"4H": ' + "9" * 5_000 + "}",
+    "seen [1, 2]",
+    'seen {"nowhere": "red"}',
+    'seen {"4H": "plaid"}',
+    'seen {"4H": ["red", 7]}',
+    'seen {"4H": NaN}',
+    "answer",
+    "answer zz",
+    "move",
+    "move 4>>7",
+    "record",
+    "record {d}/nowhere/game.json",
+    "record {d}/folder",
+    "frobnicate",
+    "\x00\x01\x02",
 ]
 """Lines of ``companion referee``'s input a player can get wrong: each gets a one-line
 message and the session goes on (the row ends with ``quit``, exit 0)."""
 
-CASES += [(f"referee line {line[:30]!r}", Case("referee", code=0, stdin=f"{line}\nquit\n"))
-          for line in REFEREE_LINES]
+CASES += [
+    (f"referee line {line[:30]!r}", Case("referee", code=0, stdin=f"{line}\nquit\n"))
+    for line in REFEREE_LINES
+]
 
 
 def _picture(path: Path, kind: str) -> None:
@@ -328,16 +458,33 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (d / "odd" / "\udcff.png").write_bytes((d / "blank.png").read_bytes())
     (d / "corrupt.avi").write_bytes(b"RIFF\x00\x00\x00\x00AVI LIST" + bytes(range(256)) * 8)
     (d / "\udcff.avi").write_bytes((d / "corrupt.avi").read_bytes())
-    (d / "truth-wrong.json").write_text(json.dumps({"observation": {}, "camera": 3}),
-                                        encoding="utf-8")
-    truth = {"game": "shangrila", "observation": {},
-             "camera": {"width": 64, "height": 48, "fx": 60.0, "fy": 60.0, "cx": 32.0,
-                        "cy": 24.0, "k1": 0.0},
-             "pose": {"elevation_deg": 60.0, "rotation_deg": 0.0, "distance_mm": 800.0,
-                      "look_at_mm": [0.0, 0.0, 0.0], "roll_deg": 0.0}}
+    (d / "truth-wrong.json").write_text(
+        json.dumps({"observation": {}, "camera": 3}), encoding="utf-8"
+    )
+    truth = {
+        "game": "shangrila",
+        "observation": {},
+        "camera": {
+            "width": 64,
+            "height": 48,
+            "fx": 60.0,
+            "fy": 60.0,
+            "cx": 32.0,
+            "cy": 24.0,
+            "k1": 0.0,
+        },
+        "pose": {
+            "elevation_deg": 60.0,
+            "rotation_deg": 0.0,
+            "distance_mm": 800.0,
+            "look_at_mm": [0.0, 0.0, 0.0],
+            "roll_deg": 0.0,
+        },
+    }
     (d / "truth.json").write_text(json.dumps(truth), encoding="utf-8")
     (d / "truth-elements.json").write_text(
-        json.dumps({**truth, "observation": {"4H": 5}, "elements": [1, 2]}), encoding="utf-8")
+        json.dumps({**truth, "observation": {"4H": 5}, "elements": [1, 2]}), encoding="utf-8"
+    )
     data = d / "data"
     damaged = data / "profiles" / "damaged"
     damaged.mkdir(parents=True)
@@ -348,8 +495,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _snapshot(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
@@ -381,8 +531,9 @@ def _hung(signum: int, frame: object) -> None:
     raise Hung(f"still running after {ROW_SECONDS} s")
 
 
-def _in_process(argv: list[str], stdin: str, capsys: pytest.CaptureFixture[str],
-                monkeypatch: pytest.MonkeyPatch) -> Outcome:
+def _in_process(
+    argv: list[str], stdin: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Outcome:
     from companion.cli import main
 
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
@@ -407,9 +558,15 @@ def _in_process(argv: list[str], stdin: str, capsys: pytest.CaptureFixture[str],
 
 def _child(argv: list[str], stdin: str, env: dict[str, str]) -> Outcome:
     try:
-        result = subprocess.run([sys.executable, "-m", "companion.cli", *argv], input=stdin,
-                                capture_output=True, text=True, timeout=ROW_SECONDS, env=env,
-                                cwd=ROOT)
+        result = subprocess.run(
+            [sys.executable, "-m", "companion.cli", *argv],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=ROW_SECONDS,
+            env=env,
+            cwd=ROOT,
+        )
     except subprocess.TimeoutExpired:
         return Outcome(None, "", "", f"still running after {ROW_SECONDS} s")
     code = result.returncode
@@ -439,8 +596,9 @@ def _message_problem(outcome: Outcome) -> str | None:
     return None
 
 
-def run_corpus(folder: Path, capsys: pytest.CaptureFixture[str],
-               monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
+def run_corpus(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[str, str]]:
     """Run every row; yield (row, problem) for each row that failed a check."""
     env = {**os.environ, "COMPANION_DATA_DIR": str(folder / "data")}
     for name, case in CASES:
@@ -458,8 +616,11 @@ def run_corpus(folder: Path, capsys: pytest.CaptureFixture[str],
             yield name, "traceback: " + outcome.traceback.strip().splitlines()[-1]
             continue
         if outcome.code != case.code:
-            yield name, f"exit status {outcome.code}, documented {case.code}: " \
-                        f"{outcome.stderr.strip()[-200:]!r}"
+            yield (
+                name,
+                f"exit status {outcome.code}, documented {case.code}: "
+                f"{outcome.stderr.strip()[-200:]!r}",
+            )
         problem = _message_problem(outcome)
         if problem is not None:
             yield name, problem
@@ -469,8 +630,8 @@ def run_corpus(folder: Path, capsys: pytest.CaptureFixture[str],
 
 
 def test_every_bad_input_gets_one_line_and_its_exit_status(
-        corpus: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COMPANION_DATA_DIR", str(corpus / "data"))
     for variable in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
         monkeypatch.delenv(variable, raising=False)
@@ -478,6 +639,8 @@ def test_every_bad_input_gets_one_line_and_its_exit_status(
     failures = list(run_corpus(corpus, capsys, monkeypatch))
     tracebacks = sum(problem.startswith("traceback") for _, problem in failures)
     with capsys.disabled():  # the figure, shown with pytest -s
-        print(f"\n{len(CASES)} bad inputs: {tracebacks} tracebacks, hangs or crashes; "
-              f"{len(failures)} checks failed")
+        print(
+            f"\n{len(CASES)} bad inputs: {tracebacks} tracebacks, hangs or crashes; "
+            f"{len(failures)} checks failed"
+        )
     assert not failures, "\n".join(f"{name}: {problem}" for name, problem in failures)

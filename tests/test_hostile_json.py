@@ -64,7 +64,10 @@ def _layouts(path: Path) -> Any:
 
 
 READERS: dict[str, Callable[[Path], Any]] = {
-    "record": _record, "profile": _profile, "config": _config, "boards": _boards,
+    "record": _record,
+    "profile": _profile,
+    "config": _config,
+    "boards": _boards,
     "layouts": _layouts,
 }
 
@@ -77,8 +80,10 @@ def test_hostile_json_is_the_readers_own_error(tmp_path: Path, reader: str, kind
     READERS[reader](path)
 
 
-@pytest.mark.parametrize("text", [b'{"layouts": []}', b"[1, 2]",
-                                  b'{"layouts": {"shangrila": {"kinds": [], "positions": []}}}'])
+@pytest.mark.parametrize(
+    "text",
+    [b'{"layouts": []}', b"[1, 2]", b'{"layouts": {"shangrila": {"kinds": [], "positions": []}}}'],
+)
 def test_layouts_of_the_wrong_shape_are_a_layout_error(tmp_path: Path, text: bytes) -> None:
     from firmware_bridge.errors import LayoutError
     from firmware_bridge.layouts import load_layouts

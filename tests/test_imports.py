@@ -66,7 +66,11 @@ def test_clean_packages_import_only_third_party_modules_inside_functions(graph: 
 def _import_alone(modules: list[str]) -> dict[str, str | None]:
     done = subprocess.run(
         [sys.executable, "-m", "tests.import_alone", *modules],
-        cwd=ROOT, capture_output=True, text=True, check=True, timeout=900,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=900,
     )
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     return {row["module"]: row["error"] for row in rows}
@@ -89,7 +93,8 @@ def _check_imported_alone(modules: list[str]) -> None:
 def _modules(graph: Graph, packages: tuple[str, ...]) -> list[str]:
     """The modules of ``packages``, except ``__main__`` files (importing one runs it)."""
     return [
-        name for name in graph.modules
+        name
+        for name in graph.modules
         if name.split(".")[0] in packages and not name.endswith(".__main__")
     ]
 

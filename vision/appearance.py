@@ -66,8 +66,9 @@ BARE_PX_PER_MM = 2.0
 _LIGHT_PX_PER_MM = 0.2
 _EPS = 1e-2
 _SRGB_TO_LINEAR = np.array(
-    [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-     for c in (np.arange(256) / 255.0)], dtype=np.float32)
+    [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (np.arange(256) / 255.0)],
+    dtype=np.float32,
+)
 BRIGHTNESS_WEIGHT = 0.5
 """How much a change of brightness counts against a change of colour (shadows darken)."""
 NEAR = 0.3
@@ -93,9 +94,20 @@ _STACK = ("tile", "cushion", "monk")
 """Kinds of element stacked on one spot (ShenShi's square), bottom up."""
 
 # Features of each alternative: the bare value, a piece value, something else.
-FEATURES = ("bare", "bare_change", "bare_changed_share", "bare_wins_share",
-            "piece", "piece_distance", "piece_wins_share", "piece_margin", "piece_change",
-            "other", "other_distance", "other_change")
+FEATURES = (
+    "bare",
+    "bare_change",
+    "bare_changed_share",
+    "bare_wins_share",
+    "piece",
+    "piece_distance",
+    "piece_wins_share",
+    "piece_margin",
+    "piece_change",
+    "other",
+    "other_distance",
+    "other_change",
+)
 
 
 class AppearanceError(ValueError):
@@ -116,11 +128,13 @@ def log_colour(lin: NDArray[np.floating[Any]]) -> FloatArray:
 
 def distance(a: FloatArray, b: FloatArray) -> FloatArray:
     d = a - b
-    return np.asarray(np.sqrt((BRIGHTNESS_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2
-                              + d[..., 2] ** 2))
+    return np.asarray(
+        np.sqrt((BRIGHTNESS_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+    )
 
 
 # --- the sample points -----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Sampling:
@@ -139,8 +153,9 @@ _OFFSETS: dict[tuple[Any, ...], tuple[FloatArray, float]] = {}
 """Sample offsets made so far, by kind and size (the same for every view)."""
 
 
-def element_offsets(kind: str, element_size: tuple[float, float],
-                    pieces: Mapping[str, float]) -> tuple[FloatArray, float]:
+def element_offsets(
+    kind: str, element_size: tuple[float, float], pieces: Mapping[str, float]
+) -> tuple[FloatArray, float]:
     """Sample offsets (element frame, mm) and their height above the board (read-only,
     made once per kind and size)."""
     grid, half, hole, height_key, share = _SAMPLING[kind]
@@ -154,8 +169,11 @@ def element_offsets(kind: str, element_size: tuple[float, float],
         return known
     steps = np.linspace(-1.0, 1.0, grid)
     u, v = np.meshgrid(steps, steps)
-    keep = (np.abs(u) > hole / half) | (np.abs(v) > hole / half) if hole else \
-        np.ones_like(u, dtype=bool)
+    keep = (
+        (np.abs(u) > hole / half) | (np.abs(v) > hole / half)
+        if hole
+        else np.ones_like(u, dtype=bool)
+    )
     offsets = np.column_stack([u[keep] * half * size[0], v[keep] * half * size[1]])
     offsets.setflags(write=False)
     known = _OFFSETS[key] = (offsets, pieces.get(height_key, 0.0) * share)
@@ -174,8 +192,10 @@ def plan(model: BoardModel, view: BoardView, elements: Sequence[str]) -> Samplin
         kinds.append(element.kind)
         if element.kind in _STACK:
             offsets, heights, group = appearance_stacks.stack_points(
-                element.kind, model.pieces,
-                appearance_stacks.across(element.centre_mm, element.angle_deg, camera))
+                element.kind,
+                model.pieces,
+                appearance_stacks.across(element.centre_mm, element.angle_deg, camera),
+            )
         else:
             offsets, height = element_offsets(element.kind, element.size_mm, model.pieces)
             heights, group = np.full(len(offsets), height), np.zeros(len(offsets), np.intp)
@@ -189,16 +209,27 @@ def plan(model: BoardModel, view: BoardView, elements: Sequence[str]) -> Samplin
         owners.append(np.full(len(offsets), index))
     pixel_array = view.to_image(np.vstack(board_points))  # one pass for every element
     w, h = view.image_size
-    inside = (pixel_array[:, 0] >= 0) & (pixel_array[:, 0] <= w - 1) \
-        & (pixel_array[:, 1] >= 0) & (pixel_array[:, 1] <= h - 1)
+    inside = (
+        (pixel_array[:, 0] >= 0)
+        & (pixel_array[:, 0] <= w - 1)
+        & (pixel_array[:, 1] >= 0)
+        & (pixel_array[:, 1] <= h - 1)
+    )
     if camera is not None and any(k in _STACK for k in kinds):
         # a point a piece of another square could stand in front of is not looked at
         inside &= ~appearance_stacks.possibly_hidden(
-            np.vstack(board_points), np.concatenate(owners), kinds, elements, model, camera)
+            np.vstack(board_points), np.concatenate(owners), kinds, elements, model, camera
+        )
     point_groups = np.concatenate(groups) if any(k in _STACK for k in kinds) else None
-    return Sampling(tuple(elements), tuple(kinds), np.concatenate(owners).astype(np.intp),
-                    pixel_array.astype(np.float32), view.to_board(pixel_array), inside,
-                    point_groups)
+    return Sampling(
+        tuple(elements),
+        tuple(kinds),
+        np.concatenate(owners).astype(np.intp),
+        pixel_array.astype(np.float32),
+        view.to_board(pixel_array),
+        inside,
+        point_groups,
+    )
 
 
 def sample(image: NDArray[Any], pixels: NDArray[np.float32]) -> NDArray[Any]:
@@ -210,6 +241,7 @@ def sample(image: NDArray[Any], pixels: NDArray[np.float32]) -> NDArray[Any]:
 
 
 # --- what the player's set looks like --------------------------------------------------------
+
 
 @dataclass
 class SetAppearance:
@@ -237,8 +269,11 @@ class SetAppearance:
         if self._light_bare is None:
             h, w = self.bare.shape[:2]
             scale = _LIGHT_PX_PER_MM / BARE_PX_PER_MM
-            small = cv2.resize(self.bare, (max(1, round(w * scale)), max(1, round(h * scale))),
-                               interpolation=cv2.INTER_AREA)
+            small = cv2.resize(
+                self.bare,
+                (max(1, round(w * scale)), max(1, round(h * scale))),
+                interpolation=cv2.INTER_AREA,
+            )
             self._light_bare = log_colour(small)
         return self._light_bare
 
@@ -263,19 +298,32 @@ def save_appearance(appearance: SetAppearance, profile: str | None = None) -> Pa
     from calibration.profiles import now_iso, save_document, write_atomic
 
     document, picture = appearance_paths(appearance.game, profile)
-    srgb = np.where(appearance.bare <= 0.0031308, appearance.bare * 12.92,
-                    1.055 * np.power(np.maximum(appearance.bare, 0.0031308), 1 / 2.4) - 0.055)
+    srgb = np.where(
+        appearance.bare <= 0.0031308,
+        appearance.bare * 12.92,
+        1.055 * np.power(np.maximum(appearance.bare, 0.0031308), 1 / 2.4) - 0.055,
+    )
     ok, encoded = cv2.imencode(".png", np.clip(np.rint(srgb * 255), 0, 255).astype(np.uint8))
     if not ok:
         raise AppearanceError("the empty board's picture could not be encoded")
     data = encoded.tobytes()
     write_atomic(picture, data)
-    colours = {kind: [{"value": value, "colour": _rounded(col)} for value, col in values.items()]
-               for kind, values in appearance.colours.items()}
-    save_document(document, KIND_APPEARANCE, {
-        "game": appearance.game, "created": now_iso(), "px_per_mm": BARE_PX_PER_MM,
-        "bare_picture": picture.name, "bare_sha256": hashlib.sha256(data).hexdigest(),
-        "colours": colours})
+    colours = {
+        kind: [{"value": value, "colour": _rounded(col)} for value, col in values.items()]
+        for kind, values in appearance.colours.items()
+    }
+    save_document(
+        document,
+        KIND_APPEARANCE,
+        {
+            "game": appearance.game,
+            "created": now_iso(),
+            "px_per_mm": BARE_PX_PER_MM,
+            "bare_picture": picture.name,
+            "bare_sha256": hashlib.sha256(data).hexdigest(),
+            "colours": colours,
+        },
+    )
     return document
 
 
@@ -300,11 +348,13 @@ def load_appearance(game: str, profile: str | None = None) -> SetAppearance | No
     try:
         raw = picture.read_bytes()
     except OSError as error:
-        raise ProfileError(f"cannot read {picture}: {error.strerror or error}; calibrate "
-                           f"the set again") from None
+        raise ProfileError(
+            f"cannot read {picture}: {error.strerror or error}; calibrate the set again"
+        ) from None
     if hashlib.sha256(raw).hexdigest() != data.get("bare_sha256"):
-        raise ProfileError(f"{picture} is not the picture {document} was made with; "
-                           f"calibrate the set again")
+        raise ProfileError(
+            f"{picture} is not the picture {document} was made with; calibrate the set again"
+        )
     bare = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_COLOR)
     try:
         if bare is None or data.get("game") != game or data.get("px_per_mm") != BARE_PX_PER_MM:
@@ -316,13 +366,17 @@ def load_appearance(game: str, profile: str | None = None) -> SetAppearance | No
                 value = item["value"]
                 colour = np.array(item["colour"], dtype=np.float64)
                 several = colour.ndim == 2 and colour.shape[1] == 3 and len(colour) >= 1
-                if (colour.shape != (3,) and not several) or \
-                        not np.isfinite(colour).all() or not isinstance(value, str | bool):
+                if (
+                    (colour.shape != (3,) and not several)
+                    or not np.isfinite(colour).all()
+                    or not isinstance(value, str | bool)
+                ):
                     raise ValueError(f"a colour of {kind} is malformed")
                 colours[str(kind)][value] = colour
     except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise ProfileError(f"the set appearance {document} cannot be used ({error}); "
-                           f"calibrate the set again") from None
+        raise ProfileError(
+            f"the set appearance {document} cannot be used ({error}); calibrate the set again"
+        ) from None
     return SetAppearance(game, linear(bare), colours)
 
 
@@ -351,16 +405,21 @@ LOCAL_LIGHT_MM = 25.0
 """How far the local light correction reaches (its blur's sigma on the board)."""
 
 
-def fit_light(frame: Image, view: BoardView, appearance: SetAppearance,
-              size_mm: tuple[float, float]) -> LightField:
+def fit_light(
+    frame: Image, view: BoardView, appearance: SetAppearance, size_mm: tuple[float, float]
+) -> LightField:
     """The light of ``frame`` against the calibration: the log-colour difference over
     the board, fitted by a quadratic with outliers (pieces, hands, shadows) trimmed,
     then what the quadratic leaves on the board's own print, smoothed."""
     reference = appearance.light_reference()
     h, w = reference.shape[:2]
     seen = view.rectify(frame, size_mm, 2.5 * _LIGHT_PX_PER_MM)
-    valid = cv2.resize((seen.max(axis=2) > 0).astype(np.uint8), (w, h),
-                       interpolation=cv2.INTER_NEAREST).reshape(-1) > 0
+    valid = (
+        cv2.resize(
+            (seen.max(axis=2) > 0).astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST
+        ).reshape(-1)
+        > 0
+    )
     seen = cv2.resize(seen, (w, h), interpolation=cv2.INTER_AREA)
     diff = (log_colour(linear(seen)) - reference).reshape(-1, 3)
     design = _light_design_grid(h, w, size_mm)
@@ -380,19 +439,22 @@ def fit_light(frame: Image, view: BoardView, appearance: SetAppearance,
     sigma = LOCAL_LIGHT_MM * _LIGHT_PX_PER_MM
     weight = cv2.GaussianBlur(keep.reshape(h, w).astype(np.float32), (0, 0), sigma)
     local = cv2.GaussianBlur(rest.reshape(h, w, 3).astype(np.float32), (0, 0), sigma)
-    local = local / np.maximum(weight, 0.05)[:, :, None] * np.minimum(weight / 0.05, 1.0)[
-        :, :, None]
+    local = (
+        local / np.maximum(weight, 0.05)[:, :, None] * np.minimum(weight / 0.05, 1.0)[:, :, None]
+    )
     return LightField(np.asarray(coefficients), np.asarray(local, dtype=np.float32), size_mm)
 
 
 def _light_design_grid(h: int, w: int, size_mm: tuple[float, float]) -> FloatArray:
     ys, xs = np.mgrid[0:h, 0:w]
-    points = np.column_stack([(xs.ravel() + 0.5) / _LIGHT_PX_PER_MM,
-                              (ys.ravel() + 0.5) / _LIGHT_PX_PER_MM])
+    points = np.column_stack(
+        [(xs.ravel() + 0.5) / _LIGHT_PX_PER_MM, (ys.ravel() + 0.5) / _LIGHT_PX_PER_MM]
+    )
     return _light_design(points, size_mm)
 
 
 # --- features and the model ------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ElementFeatures:
@@ -406,9 +468,15 @@ class ElementFeatures:
     extra: FloatArray | None = None  # stacked kinds: what their classifier reads
 
 
-def features(frame: Image, view: BoardView, appearance: SetAppearance, model: BoardModel,
-             sampling: Sampling, schema: TableSchema,
-             light: LightField | None = None) -> list[ElementFeatures]:
+def features(
+    frame: Image,
+    view: BoardView,
+    appearance: SetAppearance,
+    model: BoardModel,
+    sampling: Sampling,
+    schema: TableSchema,
+    light: LightField | None = None,
+) -> list[ElementFeatures]:
     """Every element's feature rows in ``frame``, computed kind by kind over arrays of
     (elements, points); ``light``: the frame's light when already fitted."""
     if light is None:
@@ -428,8 +496,16 @@ def features(frame: Image, view: BoardView, appearance: SetAppearance, model: Bo
 
             names = [sampling.elements[m] for m in members]
             stacked = appearance_stacks.features(
-                kind, names, seen[index], to_bare[index], inside, sampling.groups[index[0]],
-                appearance, schema, model.pieces)
+                kind,
+                names,
+                seen[index],
+                to_bare[index],
+                inside,
+                sampling.groups[index[0]],
+                appearance,
+                schema,
+                model.pieces,
+            )
             out.update({int(m): item for m, item in zip(members, stacked, strict=True)})
             continue
         share = inside.mean(axis=1)
@@ -443,31 +519,39 @@ def features(frame: Image, view: BoardView, appearance: SetAppearance, model: Bo
         bare_change = _median(change)
         changed_share = np.nansum(change > NEAR, axis=1) / use.sum(axis=1)
         points = seen[index]
-        piece_d = np.stack([np.where(use, distance(points, colours[v]), np.nan)
-                            for v in piece_values]) if piece_values else \
-            np.full((1, len(members), count), np.inf)
+        piece_d = (
+            np.stack([np.where(use, distance(points, colours[v]), np.nan) for v in piece_values])
+            if piece_values
+            else np.full((1, len(members), count), np.inf)
+        )
         medians = _median(piece_d) if piece_values else np.zeros((0, len(members)))
         closest_piece = np.min(piece_d, axis=0)
         counted = use.sum(axis=1)
         bare_wins = np.sum(use & (change < closest_piece), axis=1) / counted
         alternatives = (bare, *piece_values, OTHER)
         rows = np.zeros((len(members), len(alternatives), len(FEATURES)))
-        rows[:, 0, 0:4] = np.column_stack([np.ones(len(members)), bare_change, changed_share,
-                                           bare_wins])
+        rows[:, 0, 0:4] = np.column_stack(
+            [np.ones(len(members)), bare_change, changed_share, bare_wins]
+        )
         for j in range(len(piece_values)):
             others = np.delete(piece_d, j, axis=0)
             rival = np.minimum(change, others.min(axis=0)) if len(others) else change
             wins = np.sum(use & (piece_d[j] < rival), axis=1) / counted
             other_medians = np.delete(medians, j, axis=0)
-            margin = np.minimum(other_medians.min(axis=0) - medians[j], 1.0) \
-                if len(other_medians) else np.ones(len(members))
-            rows[:, 1 + j, 4:9] = np.column_stack([np.ones(len(members)), medians[j], wins,
-                                                   margin, bare_change])
+            margin = (
+                np.minimum(other_medians.min(axis=0) - medians[j], 1.0)
+                if len(other_medians)
+                else np.ones(len(members))
+            )
+            rows[:, 1 + j, 4:9] = np.column_stack(
+                [np.ones(len(members)), medians[j], wins, margin, bare_change]
+            )
         closest = np.vstack([bare_change[None, :], medians]).min(axis=0)
         rows[:, -1, 9:12] = np.column_stack([np.ones(len(members)), closest, bare_change])
         for row, member in enumerate(members):
-            out[int(member)] = ElementFeatures(sampling.elements[member], kind, alternatives,
-                                               rows[row], float(share[row]))
+            out[int(member)] = ElementFeatures(
+                sampling.elements[member], kind, alternatives, rows[row], float(share[row])
+            )
     items = [out[i] for i in range(len(sampling.elements))]
     if sampling.groups is not None:
         from vision import appearance_stacks
@@ -520,14 +604,21 @@ class FittedModel:
         return probabilities(self.weights[item.kind], item.rows)
 
     def to_json(self) -> dict[str, Any]:
-        data = {"version": FORMAT_VERSION, "game": self.game, "features": list(FEATURES),
-                "weights": {k: [round(float(x), 6) for x in w] for k, w in
-                            self.weights.items()},
-                "provenance": self.provenance}
+        data = {
+            "version": FORMAT_VERSION,
+            "game": self.game,
+            "features": list(FEATURES),
+            "weights": {k: [round(float(x), 6) for x in w] for k, w in self.weights.items()},
+            "provenance": self.provenance,
+        }
         if self.stacks:
-            data["stacks"] = {kind: {key: np.asarray(v).tolist() if isinstance(
-                v, np.ndarray) else v for key, v in params.items()}
-                for kind, params in self.stacks.items()}
+            data["stacks"] = {
+                kind: {
+                    key: np.asarray(v).tolist() if isinstance(v, np.ndarray) else v
+                    for key, v in params.items()
+                }
+                for kind, params in self.stacks.items()
+            }
         return data
 
     @classmethod
@@ -535,8 +626,7 @@ class FittedModel:
         try:
             if data["version"] != FORMAT_VERSION or list(data["features"]) != list(FEATURES):
                 raise AppearanceError(f"{source} was fitted for another reader version")
-            weights = {str(k): np.array([float(x) for x in w]) for k, w in
-                       data["weights"].items()}
+            weights = {str(k): np.array([float(x) for x in w]) for k, w in data["weights"].items()}
             if any(len(w) != len(FEATURES) for w in weights.values()):
                 raise AppearanceError(f"{source}: a kind has the wrong number of weights")
             stacks = data.get("stacks", {})
@@ -544,8 +634,7 @@ class FittedModel:
                 from vision.appearance_stacks import check_classifier
 
                 stacks = {str(k): check_classifier(v, source) for k, v in stacks.items()}
-            return cls(str(data["game"]), weights, dict(data.get("provenance", {})),
-                       dict(stacks))
+            return cls(str(data["game"]), weights, dict(data.get("provenance", {})), dict(stacks))
         except (KeyError, TypeError, ValueError) as error:
             if isinstance(error, AppearanceError):
                 raise
@@ -569,8 +658,14 @@ def load_fitted(game: str, path: str | Path | None = None) -> FittedModel:
 
 # --- calibration -----------------------------------------------------------------------------
 
-def calibrate(game: str, model: BoardModel, empty: Image, empty_view: BoardView,
-              pieces: Sequence[tuple[Image, BoardView, Observation]]) -> SetAppearance:
+
+def calibrate(
+    game: str,
+    model: BoardModel,
+    empty: Image,
+    empty_view: BoardView,
+    pieces: Sequence[tuple[Image, BoardView, Observation]],
+) -> SetAppearance:
     """The set's appearance from a picture of the empty board and pictures of pieces on
     known places (each with the observation it shows). Raises ``AppearanceError`` when
     a kind's piece values are not all shown."""
@@ -578,8 +673,9 @@ def calibrate(game: str, model: BoardModel, empty: Image, empty_view: BoardView,
     appearance = SetAppearance(game, bare, {})
     samples: dict[str, dict[Value, list[FloatArray]]] = {}
     for frame, view, observation in pieces:
-        names = [e for e in observation.schema.elements
-                 if e in model.elements and observation[e].known]
+        names = [
+            e for e in observation.schema.elements if e in model.elements and observation[e].known
+        ]
         sampling = plan(model, view, names)
         light = fit_light(frame, view, appearance, model.size_mm)
         seen = log_colour(linear(np.asarray(sample(frame, sampling.pixels), dtype=np.uint8)))
@@ -593,22 +689,26 @@ def calibrate(game: str, model: BoardModel, empty: Image, empty_view: BoardView,
                 from vision import appearance_stacks
 
                 shows = appearance_stacks.calibration_mask(
-                    sampling.kinds[index], appearance_stacks.square_values(observation, name),
-                    model.pieces, sampling.groups[sampling.owner == index])
+                    sampling.kinds[index],
+                    appearance_stacks.square_values(observation, name),
+                    model.pieces,
+                    sampling.groups[sampling.owner == index],
+                )
                 if shows is None:
                     continue
                 mask[mask] = shows[sampling.inside[sampling.owner == index]]
-            samples.setdefault(sampling.kinds[index], {}).setdefault(value, []).append(
-                seen[mask])
+            samples.setdefault(sampling.kinds[index], {}).setdefault(value, []).append(seen[mask])
     for kind, values in samples.items():
         if kind in _STACK:
             from vision.appearance_stacks import prototypes
 
-            appearance.colours[kind] = {value: prototypes(np.vstack(parts))
-                                        for value, parts in values.items()}
+            appearance.colours[kind] = {
+                value: prototypes(np.vstack(parts)) for value, parts in values.items()
+            }
             continue
-        appearance.colours[kind] = {value: np.median(np.vstack(parts), axis=0)
-                                    for value, parts in values.items()}
+        appearance.colours[kind] = {
+            value: np.median(np.vstack(parts), axis=0) for value, parts in values.items()
+        }
     return appearance
 
 
@@ -616,8 +716,9 @@ _PRESENT = {"bridge": True, "stone": True, "gate": "closed"}
 """What the calibration position puts on every element of these kinds."""
 
 
-def calibration_layout(schema: TableSchema, model: BoardModel,
-                       colours: Sequence[str], per_colour: int = 3) -> Observation:
+def calibration_layout(
+    schema: TableSchema, model: BoardModel, colours: Sequence[str], per_colour: int = 3
+) -> Observation:
     """The calibration position: every bridge, stone (Shangri-La) and stick (Shendao)
     in place, and ``per_colour`` tiles of each colour on places spread over the board
     (which places is shown to the player, and the same for a given board). ShenShi's
@@ -652,27 +753,32 @@ def stack_calibration_layout(schema: TableSchema, model: BoardModel) -> Observat
     intact tile, half on the board), a few cushions alone on intact tiles, and four
     tiles of each face alone. The cushions used are those of a set (at most five
     orange)."""
-    squares = sorted({e.name.split(" ")[0] for e in model.elements.values()
-                      if e.kind in _STACK},
-                     key=lambda n: (-int(n[1:]), n[0]))
+    squares = sorted(
+        {e.name.split(" ")[0] for e in model.elements.values() if e.kind in _STACK},
+        key=lambda n: (-int(n[1:]), n[0]),
+    )
     spread = [n for n in squares if (ord(n[0]) + int(n[1:])) % 2 == 0]
     monks = sorted((v for v in schema.values[f"{spread[0]} monk"] if v != "none"), key=str)
     stacks: list[tuple[Value, Value, Value]] = []
     for i, monk in enumerate(monks):
-        stacks.append(("intact" if i % 2 == 0 else "none",
-                       "orange" if i % 3 == 1 else "blond", monk))
+        stacks.append(
+            ("intact" if i % 2 == 0 else "none", "orange" if i % 3 == 1 else "blond", monk)
+        )
     stacks += [("intact", "blond", "none")] * 3 + [("intact", "orange", "none")] * 2
     stacks += [("intact", "none", "none")] * 4 + [("faded", "none", "none")] * 4
     readings: dict[str, Reading | Value | None] = {
-        name: "none" for name in schema.elements if name in model.elements}
+        name: "none" for name in schema.elements if name in model.elements
+    }
     for i, (tile, cushion, monk) in enumerate(stacks):
         square = spread[(i * 7) % len(spread)]
-        readings.update({f"{square} tile": tile, f"{square} cushion": cushion,
-                         f"{square} monk": monk})
+        readings.update(
+            {f"{square} tile": tile, f"{square} cushion": cushion, f"{square} monk": monk}
+        )
     return Observation(schema, readings)
 
 
 # --- the reader ------------------------------------------------------------------------------
+
 
 @dataclass
 class AppearanceReading:
@@ -717,16 +823,25 @@ class AppearanceReader:
     """Reads a game's table from a frame and its view, by the player's set's appearance
     (:class:`SetAppearance`) and fitted weights (:class:`FittedModel`)."""
 
-    def __init__(self, game: str, model: BoardModel, appearance: SetAppearance,
-                 fitted: FittedModel | None = None, schema: TableSchema | None = None) -> None:
+    def __init__(
+        self,
+        game: str,
+        model: BoardModel,
+        appearance: SetAppearance,
+        fitted: FittedModel | None = None,
+        schema: TableSchema | None = None,
+    ) -> None:
         self.game = game
         self.model = model
         self.appearance = appearance
         self.fitted = fitted or load_fitted(game)
         self.schema = schema or referee_schema(game)
-        self.elements = tuple(e for e in self.schema.elements if e in model.elements
-                              and (model.elements[e].kind in _SAMPLING
-                                   or model.elements[e].kind in _STACK))
+        self.elements = tuple(
+            e
+            for e in self.schema.elements
+            if e in model.elements
+            and (model.elements[e].kind in _SAMPLING or model.elements[e].kind in _STACK)
+        )
         self._plan: tuple[BoardView, Sampling] | None = None
         appearance.bare_log(np.zeros((1, 2)))  # the empty board's log colour, made once
 
@@ -738,14 +853,17 @@ class AppearanceReader:
             self._plan = (view, plan(self.model, view, self.elements))
         return self._plan[1]
 
-    def element_features(self, frame: Image, view: BoardView,
-                         light: LightField | None = None) -> list[ElementFeatures]:
+    def element_features(
+        self, frame: Image, view: BoardView, light: LightField | None = None
+    ) -> list[ElementFeatures]:
         """Every element's feature rows (``light``: the frame's, when already fitted)."""
-        return features(frame, view, self.appearance, self.model, self.sampling(view),
-                        self.schema, light)
+        return features(
+            frame, view, self.appearance, self.model, self.sampling(view), self.schema, light
+        )
 
-    def read(self, frame: Image, view: BoardView,
-             covered: Collection[str] = ()) -> AppearanceReading:
+    def read(
+        self, frame: Image, view: BoardView, covered: Collection[str] = ()
+    ) -> AppearanceReading:
         """Read every element of ``frame`` seen through ``view``; ``covered``: elements
         a hand is known to cover (left unknown, *not shown*). Stack heights are read
         where the camera's slant shows them (:mod:`vision.appearance_heights`)."""
@@ -765,8 +883,9 @@ class AppearanceReader:
                 unseen.add(item.element)
                 continue
             p = self.fitted.probabilities(item)
-            probs[item.element] = {str(v): round(float(x), 4) for v, x in zip(item.values, p,
-                                                                              strict=True)}
+            probs[item.element] = {
+                str(v): round(float(x), 4) for v, x in zip(item.values, p, strict=True)
+            }
             best = int(np.argmax(p))
             if item.values[best] == OTHER:
                 abstained[item.element] = SOMETHING_ELSE
@@ -787,8 +906,12 @@ class AppearanceReader:
             unseen.update(heights.unseen)
         for name in self.schema.elements:
             base = name.removesuffix(HEIGHT_SUFFIX)
-            if name == base or base not in self.model.elements or name in readings \
-                    or name in abstained:
+            if (
+                name == base
+                or base not in self.model.elements
+                or name in readings
+                or name in abstained
+            ):
                 continue
             below = readings.get(base)
             if isinstance(below, Reading) and below.value == "empty":
@@ -797,11 +920,18 @@ class AppearanceReader:
             else:
                 abstained[name] = HEIGHTS_ELSEWHERE
                 unseen.add(name)
-        return AppearanceReading(Observation(self.schema, readings), probs, abstained,
-                                 frozenset(unseen), None, time.perf_counter() - started)
+        return AppearanceReading(
+            Observation(self.schema, readings),
+            probs,
+            abstained,
+            frozenset(unseen),
+            None,
+            time.perf_counter() - started,
+        )
 
 
 # --- fitting ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Example:
@@ -813,8 +943,7 @@ class Example:
     extra: FloatArray | None = None
 
 
-def examples(items: Iterable[ElementFeatures], truth: Mapping[str, Value | None]
-             ) -> list[Example]:
+def examples(items: Iterable[ElementFeatures], truth: Mapping[str, Value | None]) -> list[Example]:
     """Labelled examples: an element the truth leaves unknown (hidden) is ``OTHER``."""
     out = []
     for item in items:
@@ -822,8 +951,7 @@ def examples(items: Iterable[ElementFeatures], truth: Mapping[str, Value | None]
             continue
         value = truth[item.element]
         label: Value | str = OTHER if value is None else value
-        matches = [i for i, v in enumerate(item.values)
-                   if v == label and type(v) is type(label)]
+        matches = [i for i, v in enumerate(item.values) if v == label and type(v) is type(label)]
         if matches:
             out.append(Example(item.kind, item.rows, matches[0], item.extra))
     return out
@@ -844,8 +972,7 @@ class Labelled(Protocol):
     def truth(self) -> int: ...
 
 
-def fit_weights(data: Sequence[Labelled], l2: float = RIDGE, iterations: int = 60
-                ) -> FloatArray:
+def fit_weights(data: Sequence[Labelled], l2: float = RIDGE, iterations: int = 60) -> FloatArray:
     """Weights of the conditional logit by Newton's method with a small ridge; a step
     that would make the fit worse is halved until it does not."""
     size = data[0].rows.shape[1] if data else len(FEATURES)
@@ -877,13 +1004,13 @@ def _penalised_loss(w: FloatArray, data: Sequence[Labelled], l2: float) -> float
     for example in data:
         logits = example.rows @ w
         top = float(logits.max())
-        total += top + math.log(float(np.exp(logits - top).sum())) - float(
-            logits[example.truth])
+        total += top + math.log(float(np.exp(logits - top).sum())) - float(logits[example.truth])
     return total
 
 
-def fit(game: str, data: Sequence[Example], provenance: Mapping[str, Any],
-        l2: float = RIDGE) -> FittedModel:
+def fit(
+    game: str, data: Sequence[Example], provenance: Mapping[str, Any], l2: float = RIDGE
+) -> FittedModel:
     """Fit every kind's weights from labelled examples."""
     kinds = sorted({e.kind for e in data})
     weights = {kind: fit_weights([e for e in data if e.kind == kind], l2) for kind in kinds}

@@ -120,8 +120,14 @@ PLACEMENT_MM = 1.5
 """How far off its spot a neighbouring piece may lie."""
 _CHUNK = 16384
 """Samples looked up at once (a picture lookup takes fewer than 32767)."""
-FEATURES = ("steps_by_hidden_sure", "steps_squared_sure", "steps_by_hidden",
-            "steps_squared", "steps", "taller")
+FEATURES = (
+    "steps_by_hidden_sure",
+    "steps_squared_sure",
+    "steps_by_hidden",
+    "steps_squared",
+    "steps",
+    "taller",
+)
 
 TOO_STEEP = "the view is too steep to show the height of a stack"
 EDGE_HIDDEN = "a neighbouring piece or a hand hides an edge of the stack"
@@ -155,8 +161,14 @@ class StackLines:
     def chords_at(self, shift: FloatArray, turn_deg: float) -> FloatArray:
         """Where each line enters and leaves the tile's footprint when the tile lies
         ``shift`` mm off its spot and turned by ``turn_deg``, (lines, 2)."""
-        return _chords(self.centre + shift, self.half_mm, self.angle_deg + turn_deg,
-                       self.centre, self.along, self.offsets)
+        return _chords(
+            self.centre + shift,
+            self.half_mm,
+            self.angle_deg + turn_deg,
+            self.centre,
+            self.along,
+            self.offsets,
+        )
 
 
 @dataclass(frozen=True)
@@ -171,8 +183,14 @@ class HeightPlan:
     inside_mm: float
 
 
-def _chords(centre: FloatArray, half: float, angle_deg: float, origin: FloatArray,
-            direction: FloatArray, offsets: FloatArray) -> FloatArray:
+def _chords(
+    centre: FloatArray,
+    half: float,
+    angle_deg: float,
+    origin: FloatArray,
+    direction: FloatArray,
+    offsets: FloatArray,
+) -> FloatArray:
     """Where the lines ``origin + o * across + t * direction`` (``across`` a quarter
     turn from ``direction``) enter and leave a square (slabs), NaN when they miss it."""
     a = math.radians(angle_deg)
@@ -216,23 +234,44 @@ def plan(model: BoardModel, view: BoardView, heights: Sequence[int]) -> HeightPl
     v = np.column_stack([-u[:, 1], u[:, 0]])
     steps = thick * reach / max(camera[2] - thick, 1e-6)
     ends = view.to_image(np.vstack([centres, centres + u]))
-    px_per_mm = np.linalg.norm(ends[len(spaces):] - ends[:len(spaces)], axis=1)
+    px_per_mm = np.linalg.norm(ends[len(spaces) :] - ends[: len(spaces)], axis=1)
     offsets = np.linspace(-1.0, 1.0, LINES) * LINE_SPREAD * tile / 2
-    chords = _chords_many(centres, np.full(len(spaces), tile / 2),
-                          np.array([space.angle_deg for space in spaces], dtype=np.float64),
-                          centres, u, np.broadcast_to(offsets, (len(spaces), LINES)))
+    chords = _chords_many(
+        centres,
+        np.full(len(spaces), tile / 2),
+        np.array([space.angle_deg for space in spaces], dtype=np.float64),
+        centres,
+        u,
+        np.broadcast_to(offsets, (len(spaces), LINES)),
+    )
     start = np.nanmin(chords[..., 0], axis=1) - OUTSIDE_MM
     positions = start[:, None] + STEP_MM * np.arange(samples, dtype=np.float64)[None, :]
-    points = (centres[:, None, None, :] + offsets[None, :, None, None] * v[:, None, None, :]
-              + positions[:, None, :, None] * u[:, None, None, :])
-    out = tuple(StackLines(space.name, float(steps[i]), float(px_per_mm[i]), points[i],
-                           positions[i], chords[i], centres[i], u[i], offsets,
-                           space.angle_deg, tile / 2)
-                for i, space in enumerate(spaces))
+    points = (
+        centres[:, None, None, :]
+        + offsets[None, :, None, None] * v[:, None, None, :]
+        + positions[:, None, :, None] * u[:, None, None, :]
+    )
+    out = tuple(
+        StackLines(
+            space.name,
+            float(steps[i]),
+            float(px_per_mm[i]),
+            points[i],
+            positions[i],
+            chords[i],
+            centres[i],
+            u[i],
+            offsets,
+            space.angle_deg,
+            tile / 2,
+        )
+        for i, space in enumerate(spaces)
+    )
     return HeightPlan(out, tuple(sorted(heights)), OUTSIDE_MM, inside)
 
 
 # --- measuring -------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Measure:
@@ -275,18 +314,22 @@ def windows(lines: StackLines, reach: float, outside: float, inside: float) -> W
     def span(lo: FloatArray, hi: FloatArray) -> NDArray[np.bool_]:
         return np.asarray((p >= lo) & (p < hi))
 
-    outer = np.stack([span(a - outside, a - outside + REFERENCE_MM),
-                      span(b + reach + outside - REFERENCE_MM, b + reach + outside)])
-    inner = np.stack([span(a + inside - REFERENCE_MM, a + inside),
-                      span(b - inside, b - inside + REFERENCE_MM)])
+    outer = np.stack(
+        [
+            span(a - outside, a - outside + REFERENCE_MM),
+            span(b + reach + outside - REFERENCE_MM, b + reach + outside),
+        ]
+    )
+    inner = np.stack(
+        [span(a + inside - REFERENCE_MM, a + inside), span(b - inside, b - inside + REFERENCE_MM)]
+    )
     walk = np.stack([span(a - outside, a + inside), span(b - inside, b + reach + outside)])
     end = b + reach + BEYOND_MM
     beyond = np.stack([span(end, end + REFERENCE_MM), span(b - inside, end + REFERENCE_MM)])
     return Windows(outer, inner, walk, beyond)
 
 
-def _masked_median(d: FloatArray, mask: NDArray[np.bool_], stretch: bool = False
-                   ) -> FloatArray:
+def _masked_median(d: FloatArray, mask: NDArray[np.bool_], stretch: bool = False) -> FloatArray:
     """Per row, the median of ``d`` where ``mask``, NaN where the mask is empty.
     ``stretch``: each row's mask is one stretch of columns (only it is sorted)."""
     count = mask.sum(axis=1)
@@ -306,9 +349,14 @@ def _masked_median(d: FloatArray, mask: NDArray[np.bool_], stretch: bool = False
     return np.where(count > 0, (low + high) / 2.0, np.nan)
 
 
-def edges(d: FloatArray, positions: FloatArray, where: Windows,
-          lit: FloatArray | None = None, candidates: FloatArray | None = None,
-          own: FloatArray | None = None) -> FloatArray:
+def edges(
+    d: FloatArray,
+    positions: FloatArray,
+    where: Windows,
+    lit: FloatArray | None = None,
+    candidates: FloatArray | None = None,
+    own: FloatArray | None = None,
+) -> FloatArray:
     """The near and far edge of a stack on each line (lines, 2), from each sample's
     distance to the bare board ``d`` (lines, samples) and the lines' ``positions``:
     where, walking in from the bare board, the distance first gets half way to the
@@ -334,13 +382,21 @@ def edges(d: FloatArray, positions: FloatArray, where: Windows,
         found = clear & above.any(axis=1) & (j != start)
         out[:, side] = np.where(found, _crossing(d, positions, level, i, j), np.nan)
     if lit is not None and candidates is not None and own is not None:
-        out[:, 1] = np.where(np.isnan(out[:, 1]), _far_against_neighbour(
-            d, lit, positions, where, candidates, own), out[:, 1])
+        out[:, 1] = np.where(
+            np.isnan(out[:, 1]),
+            _far_against_neighbour(d, lit, positions, where, candidates, own),
+            out[:, 1],
+        )
     return out
 
 
-def _crossing(d: FloatArray, positions: FloatArray, level: FloatArray, i: NDArray[np.intp],
-              j: NDArray[np.intp]) -> FloatArray:
+def _crossing(
+    d: FloatArray,
+    positions: FloatArray,
+    level: FloatArray,
+    i: NDArray[np.intp],
+    j: NDArray[np.intp],
+) -> FloatArray:
     """Where ``d`` crosses ``level`` between samples ``i`` and ``j`` of each row."""
     rows_ = np.arange(len(d))
     i = np.clip(i, 0, d.shape[1] - 1)
@@ -350,9 +406,14 @@ def _crossing(d: FloatArray, positions: FloatArray, level: FloatArray, i: NDArra
     return np.asarray(pi + share * (pj - pi))
 
 
-def _far_against_neighbour(d: FloatArray, lit: FloatArray, positions: FloatArray,
-                           where: Windows, candidates: FloatArray, own: FloatArray
-                           ) -> FloatArray:
+def _far_against_neighbour(
+    d: FloatArray,
+    lit: FloatArray,
+    positions: FloatArray,
+    where: Windows,
+    candidates: FloatArray,
+    own: FloatArray,
+) -> FloatArray:
     """The far edge of a stack whose line runs into a neighbouring tile of another
     colour beyond it (NaN where it does not, or the edge cannot be told): walking in
     from just past the tallest stack's far edge, where the colour first gets half way
@@ -370,8 +431,9 @@ def _far_against_neighbour(d: FloatArray, lit: FloatArray, positions: FloatArray
     beyond, walk = where.beyond[0][rows_], where.beyond[1][rows_]
     there = np.stack([_masked_median(lit[..., c], beyond, stretch=True) for c in range(3)], -1)
     tint = np.sqrt(((there[:, None, 1:] - candidates[rows_][..., 1:]) ** 2).sum(axis=-1))
-    explained = (np.nanmin(np.where(np.isfinite(tint), tint, np.inf), axis=1) < EXPLAINED) \
-        | (_masked_median(d, beyond, stretch=True) <= EXPLAINED)
+    explained = (np.nanmin(np.where(np.isfinite(tint), tint, np.inf), axis=1) < EXPLAINED) | (
+        _masked_median(d, beyond, stretch=True) <= EXPLAINED
+    )
     # how unlike the stack's colour each sample is: past the edge as what is there
     unlike = distance(lit, own[:, None, :])
     contrast = distance(there, own)
@@ -383,8 +445,6 @@ def _far_against_neighbour(d: FloatArray, lit: FloatArray, positions: FloatArray
     level_up = -level
     out[rows_] = np.where(found, _crossing(-unlike, positions, level_up, j + 1, j), np.nan)
     return out
-
-
 
 
 PLACEMENT_TURN_DEG = 1.0
@@ -408,8 +468,7 @@ class _Stacks:
     far: FloatArray
     mask: NDArray[np.bool_]  # (n, lines)
 
-    def take(self, keep: NDArray[np.bool_], mask: NDArray[np.bool_] | None = None
-             ) -> _Stacks:
+    def take(self, keep: NDArray[np.bool_], mask: NDArray[np.bool_] | None = None) -> _Stacks:
         """The stacks ``keep`` picks (with the lines ``mask`` picks, when given)."""
         parts = [getattr(self, f.name) for f in fields(self)]
         if mask is not None:
@@ -419,15 +478,25 @@ class _Stacks:
     def predicted(self, theta: FloatArray) -> FloatArray:
         """The edges (near, then far; (n, 2 lines)) of the stacks lying ``theta[:, :2]``
         mm off their spot, turned by ``theta[:, 2]`` units, hiding ``theta[:, 3]`` mm."""
-        chords = _chords_many(self.centre + theta[:, :2], self.half,
-                              self.angle + theta[:, 2] * PLACEMENT_TURN_DEG, self.centre,
-                              self.along, self.offsets)
+        chords = _chords_many(
+            self.centre + theta[:, :2],
+            self.half,
+            self.angle + theta[:, 2] * PLACEMENT_TURN_DEG,
+            self.centre,
+            self.along,
+            self.offsets,
+        )
         return np.concatenate([chords[..., 0], chords[..., 1] + theta[:, 3:4]], axis=1)
 
 
-def _chords_many(centre: FloatArray, half: FloatArray, angle_deg: FloatArray,
-                 origin: FloatArray, direction: FloatArray, offsets: FloatArray
-                 ) -> FloatArray:
+def _chords_many(
+    centre: FloatArray,
+    half: FloatArray,
+    angle_deg: FloatArray,
+    origin: FloatArray,
+    direction: FloatArray,
+    offsets: FloatArray,
+) -> FloatArray:
     """:func:`_chords` of several squares at once: per square ``i`` (first axis) the
     lines ``origin[i] + offsets[i, k] * across + t * direction[i]``; (n, lines, 2)."""
     a = np.radians(angle_deg)
@@ -464,8 +533,9 @@ def _fit_placements(stacks: _Stacks) -> tuple[FloatArray, FloatArray, NDArray[np
     seen = np.concatenate([stacks.near, stacks.far], axis=1)
     mask = np.concatenate([stacks.mask, stacks.mask], axis=1)
     theta = np.zeros((n, 4))
-    theta[:, 3] = _masked_median(np.where(stacks.mask, stacks.far - stacks.chords[..., 1], 0.0),
-                                 stacks.mask)
+    theta[:, 3] = _masked_median(
+        np.where(stacks.mask, stacks.far - stacks.chords[..., 1], 0.0), stacks.mask
+    )
     ok = np.ones(n, dtype=bool)
     active = np.ones(n, dtype=bool)
     for _ in range(6):
@@ -516,8 +586,9 @@ def _placement_residuals(stacks: _Stacks, theta: FloatArray) -> FloatArray:
     lines not used)."""
     predicted = stacks.predicted(theta)
     lines = stacks.mask.shape[1]
-    off = np.maximum(np.abs(stacks.near - predicted[:, :lines]),
-                     np.abs(stacks.far - predicted[:, lines:]))
+    off = np.maximum(
+        np.abs(stacks.near - predicted[:, :lines]), np.abs(stacks.far - predicted[:, lines:])
+    )
     return np.where(stacks.mask, off, np.nan)
 
 
@@ -538,8 +609,7 @@ def fit_measures(stacks: _Stacks) -> list[Measure | None]:
         worst = np.nanargmax(np.where(mask, off, -np.inf), axis=1)
         typical = _masked_median(np.where(mask, off, 0.0), mask)
     rows_ = np.arange(len(mask))
-    drop = ok & (mask.sum(axis=1) > MIN_LINES) \
-        & (off[rows_, worst] > 3.0 * (typical + 0.1))
+    drop = ok & (mask.sum(axis=1) > MIN_LINES) & (off[rows_, worst] > 3.0 * (typical + 0.1))
     if drop.any():
         mask[rows_[drop], worst[drop]] = False
         theta2, rms2, ok2 = _fit_placements(stacks.take(drop, mask))
@@ -561,12 +631,19 @@ def rows(measured: Measure, lines: StackLines, heights: Sequence[int]) -> FloatA
     s = lines.step_mm * lines.px_per_mm
     shrink = 1.0 + (measured.spread_mm * lines.px_per_mm) ** 2
     for i, h in enumerate(heights):
-        out[i] = (h * s * x / shrink, -(h * s) ** 2 / shrink, h * s * x, -(h * s) ** 2,
-                  h * s, h - 1)
+        out[i] = (
+            h * s * x / shrink,
+            -((h * s) ** 2) / shrink,
+            h * s * x,
+            -((h * s) ** 2),
+            h * s,
+            h - 1,
+        )
     return out
 
 
 # --- the fitted model ------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class HeightModel:
@@ -586,11 +663,15 @@ class HeightModel:
         return probabilities(self.weights / self.temperature, rows_)
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": FORMAT_VERSION, "game": self.game, "features": list(FEATURES),
-                "weights": [round(float(x), 6) for x in self.weights],
-                "temperature": round(float(self.temperature), 4),
-                "read_at": round(float(self.read_at), 4),
-                "provenance": self.provenance}
+        return {
+            "version": FORMAT_VERSION,
+            "game": self.game,
+            "features": list(FEATURES),
+            "weights": [round(float(x), 6) for x in self.weights],
+            "temperature": round(float(self.temperature), 4),
+            "read_at": round(float(self.read_at), 4),
+            "provenance": self.provenance,
+        }
 
     @classmethod
     def from_json(cls, data: Any, source: str) -> HeightModel:
@@ -602,10 +683,12 @@ class HeightModel:
                 raise AppearanceError(f"{source}: the weights are malformed")
             temperature, read_at = float(data["temperature"]), float(data["read_at"])
             if not (temperature > 0.0 and 0.5 <= read_at <= 1.0):
-                raise AppearanceError(f"{source}: the temperature or the chance a height "
-                                      "is read at is out of range")
-            return cls(str(data["game"]), weights, dict(data.get("provenance", {})),
-                       temperature, read_at)
+                raise AppearanceError(
+                    f"{source}: the temperature or the chance a height is read at is out of range"
+                )
+            return cls(
+                str(data["game"]), weights, dict(data.get("provenance", {})), temperature, read_at
+            )
         except (KeyError, TypeError, ValueError) as error:
             if isinstance(error, AppearanceError):
                 raise
@@ -613,8 +696,9 @@ class HeightModel:
 
 
 def fitted_path(game: str) -> Path:
-    return Path(str(resources.files("vision").joinpath("fitted"))) / \
-        f"appearance-heights-{game}.json"
+    return (
+        Path(str(resources.files("vision").joinpath("fitted"))) / f"appearance-heights-{game}.json"
+    )
 
 
 _SHIPPED: dict[str, HeightModel] = {}
@@ -653,44 +737,51 @@ READ_RIGHT = 0.975
 """The share of held-out heights read that must be right at the chance chosen."""
 
 
-def fit(game: str, data: Sequence[Example], provenance: Mapping[str, Any],
-        l2: float = RIDGE, iterations: int = 50) -> HeightModel:
+def fit(
+    game: str,
+    data: Sequence[Example],
+    provenance: Mapping[str, Any],
+    l2: float = RIDGE,
+    iterations: int = 50,
+) -> HeightModel:
     """The weights by the appearance reader's fit (:func:`vision.appearance.fit_weights`:
     Newton's method on the penalised likelihood)."""
     return HeightModel(game, fit_weights(data, l2, iterations), dict(provenance))
 
 
-def best_chances(weights: FloatArray, temperature: float, heights: Sequence[int],
-                 step_px: float) -> FloatArray:
+def best_chances(
+    weights: FloatArray, temperature: float, heights: Sequence[int], step_px: float
+) -> FloatArray:
     """For each height, the surest the model can be of it when one tile's step spans
     ``step_px`` pixels and the lines agree perfectly (the board hidden tried from none
     to a tile more than the tallest stack)."""
     top = max(heights) + 1
     count = np.array(heights, dtype=np.float64)
-    x, h = np.broadcast_arrays(np.linspace(0.0, top, 4 * top + 1)[:, None] * step_px,
-                               count[None, :])
+    x, h = np.broadcast_arrays(
+        np.linspace(0.0, top, 4 * top + 1)[:, None] * step_px, count[None, :]
+    )
     steps = h * step_px  # (tries, heights): the board each height hides, pixels
-    grid = np.stack([steps * x, -steps ** 2, steps * x, -steps ** 2, steps, h - 1.0],
-                    axis=-1)  # the rows of :func:`rows` with no misfit
+    grid = np.stack(
+        [steps * x, -(steps**2), steps * x, -(steps**2), steps, h - 1.0], axis=-1
+    )  # the rows of :func:`rows` with no misfit
     logits = grid @ (weights / temperature)
     p = np.exp(logits - logits.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
     return np.asarray(p.max(axis=0))
 
 
-def calibrate(model: HeightModel, held: Sequence[Example], heights: Sequence[int]
-              ) -> HeightModel:
+def calibrate(model: HeightModel, held: Sequence[Example], heights: Sequence[int]) -> HeightModel:
     """``model`` with its temperature and the chance heights are read at chosen on
     ``held`` (boards the weights were not fitted on): the lowest temperature (from
     :data:`TEMPERATURES`) at which no held-out height is read wrong at 0.9 or more,
     then the lowest chance (from :data:`READ_CHANCES`) at which the held-out heights
     read are right ``READ_RIGHT`` of the time or more. Only heights the view can show
     (see :data:`TELL_AT`) count."""
+
     def read(temperature: float) -> list[tuple[float, bool]]:
         out = []
         for example in held:
-            if (best_chances(model.weights, temperature, heights, example.step_px)
-                    < TELL_AT).any():
+            if (best_chances(model.weights, temperature, heights, example.step_px) < TELL_AT).any():
                 continue
             p = probabilities(model.weights / temperature, example.rows)
             out.append((float(p.max()), int(np.argmax(p)) == example.truth))
@@ -713,6 +804,7 @@ def calibrate(model: HeightModel, held: Sequence[Example], heights: Sequence[int
 
 # --- the reader ------------------------------------------------------------------------------
 
+
 @dataclass
 class HeightReading:
     """Each measured height's probabilities, the heights read, and why the others
@@ -724,8 +816,7 @@ class HeightReading:
     unseen: set[str]
 
 
-def _colour_of(value: Reading | Value | None, known: Mapping[Value, FloatArray]
-               ) -> FloatArray:
+def _colour_of(value: Reading | Value | None, known: Mapping[Value, FloatArray]) -> FloatArray:
     """The set's colour of the tile ``value`` reads, NaN when not known."""
     if isinstance(value, Reading) and value.known and value.value in known:
         return np.asarray(known[value.value], dtype=np.float64)
@@ -753,30 +844,45 @@ class HeightReader:
     """Reads the stack heights of a game's spaces (elements ``<space>`` +
     ``HEIGHT_SUFFIX``) from a frame, its view and the frame's light."""
 
-    def __init__(self, model: BoardModel, appearance: SetAppearance, schema: TableSchema,
-                 fitted: HeightModel | None = None) -> None:
+    def __init__(
+        self,
+        model: BoardModel,
+        appearance: SetAppearance,
+        schema: TableSchema,
+        fitted: HeightModel | None = None,
+    ) -> None:
         self.model = model
         self.appearance = appearance
         self.schema = schema
         self.fitted = fitted or load_fitted(appearance.game)
-        self.spaces = tuple(e.name for e in model.of_kind("space")
-                            if e.name + HEIGHT_SUFFIX in schema.elements)
-        self.heights = tuple(sorted(
-            {int(v) for s in self.spaces for v in schema.values[s + HEIGHT_SUFFIX]
-             if isinstance(v, int) and not isinstance(v, bool) and v > 0})) or (1,)
+        self.spaces = tuple(
+            e.name for e in model.of_kind("space") if e.name + HEIGHT_SUFFIX in schema.elements
+        )
+        self.heights = tuple(
+            sorted(
+                {
+                    int(v)
+                    for s in self.spaces
+                    for v in schema.values[s + HEIGHT_SUFFIX]
+                    if isinstance(v, int) and not isinstance(v, bool) and v > 0
+                }
+            )
+        ) or (1,)
         self._plan: tuple[BoardView, HeightPlan | None] | None = None
         # per space, for the current plan: whether the view can tell its heights, and
         # the lines each neighbour's piece would spoil (geometry only: kept per view)
         self._can_tell: dict[str, bool] = {}
         self._views: dict[str, _SpaceView] = {}
-        self._pieces: tuple[list[str], list[str], FloatArray, FloatArray, FloatArray,
-                            FloatArray] | None = None
+        self._pieces: (
+            tuple[list[str], list[str], FloatArray, FloatArray, FloatArray, FloatArray] | None
+        ) = None
         self._elements = tuple(model.elements)
         self._element_index = {name: i for i, name in enumerate(self._elements)}
         colours = appearance.colours.get("space", {})
         self._colour_index = {value: i for i, value in enumerate(colours)}
-        self._colour_table = np.array([colours[v] for v in colours], dtype=np.float64) \
-            .reshape(len(colours), 3)
+        self._colour_table = np.array([colours[v] for v in colours], dtype=np.float64).reshape(
+            len(colours), 3
+        )
 
     def plan(self, view: BoardView) -> HeightPlan | None:
         """The sample lines of ``view``, made again only when the view has moved."""
@@ -799,12 +905,26 @@ class HeightReader:
         """Whether the view can show each height: some board hidden (from none to a
         tile more than the tallest stack, lines in perfect agreement) makes the model
         sure of it to ``TELL_AT``."""
-        return bool((best_chances(self.fitted.weights, self.fitted.temperature, self.heights,
-                                  lines.step_mm * lines.px_per_mm) >= TELL_AT).all())
+        return bool(
+            (
+                best_chances(
+                    self.fitted.weights,
+                    self.fitted.temperature,
+                    self.heights,
+                    lines.step_mm * lines.px_per_mm,
+                )
+                >= TELL_AT
+            ).all()
+        )
 
-    def read(self, frame: NDArray[np.uint8], view: BoardView, light: LightField,
-             below: Mapping[str, Reading | Value | None],
-             covered: Sequence[str] | frozenset[str] = ()) -> HeightReading:
+    def read(
+        self,
+        frame: NDArray[np.uint8],
+        view: BoardView,
+        light: LightField,
+        below: Mapping[str, Reading | Value | None],
+        covered: Sequence[str] | frozenset[str] = (),
+    ) -> HeightReading:
         """The heights of the spaces whose tile ``below`` gives (a colour read with
         its confidence; ``"empty"`` gives height 0)."""
         out = HeightReading({}, {}, {}, set())
@@ -839,8 +959,9 @@ class HeightReader:
                 out.abstained[name] = IMPLAUSIBLE
                 continue
             p = self.fitted.probabilities(rows(result, lines, self.heights))
-            out.probabilities[name] = {str(h): round(float(x), 4)
-                                       for h, x in zip(self.heights, p, strict=True)}
+            out.probabilities[name] = {
+                str(h): round(float(x), 4) for h, x in zip(self.heights, p, strict=True)
+            }
             best = int(np.argmax(p))
             if p[best] < self.fitted.read_at:
                 out.abstained[name] = UNSURE
@@ -853,9 +974,14 @@ class HeightReader:
         hidden = measured.excess_mm / max(lines.step_mm, 1e-9)
         return PLAUSIBLE[0] <= hidden <= max(self.heights) + PLAUSIBLE[1]
 
-    def measure(self, frame: NDArray[np.uint8], view: BoardView, light: LightField,
-                below: Mapping[str, Reading | Value | None], spaces: Sequence[str]
-                ) -> dict[str, Measure | None]:
+    def measure(
+        self,
+        frame: NDArray[np.uint8],
+        view: BoardView,
+        light: LightField,
+        below: Mapping[str, Reading | Value | None],
+        spaces: Sequence[str],
+    ) -> dict[str, Measure | None]:
         """What the lines of each of ``spaces`` show (``None``: too few lines show
         both edges against bare board), whatever the view's slant. Only the samples
         of the lines no other piece can spoil are looked at, all stacks at once."""
@@ -864,8 +990,10 @@ class HeightReader:
             return dict.fromkeys(spaces)
         views = self._views_of(plan_, spaces)
         states = self._states(below)
-        ends = [self._spoiled(v, states, int(states[1][self._element_index[v.lines.space]]))
-                for v in views]
+        ends = [
+            self._spoiled(v, states, int(states[1][self._element_index[v.lines.space]]))
+            for v in views
+        ]
         usable = [v.shown & ~near & ~far for v, (near, far, _) in zip(views, ends, strict=True)]
         looked = [v.windows.used & use[:, None] for v, use in zip(views, usable, strict=True)]
         chosen = [v for v, use in zip(views, usable, strict=True) if use.any()]
@@ -874,44 +1002,76 @@ class HeightReader:
             return out
         lines_of = [np.flatnonzero(use) for use in usable if use.any()]
         seen = [m[use] for m, use in zip(looked, usable, strict=True) if use.any()]
-        pixels = np.concatenate([v.pixels[k][m] for v, k, m in
-                                 zip(chosen, lines_of, seen, strict=True)])
-        ground = np.concatenate([v.ground[k][m] for v, k, m in
-                                 zip(chosen, lines_of, seen, strict=True)])
-        bare = np.concatenate([v.bare[k][m] for v, k, m in
-                               zip(chosen, lines_of, seen, strict=True)])
+        pixels = np.concatenate(
+            [v.pixels[k][m] for v, k, m in zip(chosen, lines_of, seen, strict=True)]
+        )
+        ground = np.concatenate(
+            [v.ground[k][m] for v, k, m in zip(chosen, lines_of, seen, strict=True)]
+        )
+        bare = np.concatenate(
+            [v.bare[k][m] for v, k, m in zip(chosen, lines_of, seen, strict=True)]
+        )
         d = np.zeros((sum(len(k) for k in lines_of), plan_.lines[0].positions.shape[0]))
         lit = np.zeros((*d.shape, 3))
-        parts = [self._to_bare(frame, pixels[k:k + _CHUNK], ground[k:k + _CHUNK],
-                               bare[k:k + _CHUNK], light)
-                 for k in range(0, len(pixels), _CHUNK)]
+        parts = [
+            self._to_bare(
+                frame, pixels[k : k + _CHUNK], ground[k : k + _CHUNK], bare[k : k + _CHUNK], light
+            )
+            for k in range(0, len(pixels), _CHUNK)
+        ]
         d[np.concatenate(seen)] = np.concatenate([part[0] for part in parts])
         lit[np.concatenate(seen)] = np.concatenate([part[1] for part in parts])
-        candidates = np.concatenate([ends[i][2][k] for i, k in zip(
-            [i for i, use in enumerate(usable) if use.any()], lines_of, strict=True)])
-        where = Windows(*(np.concatenate([getattr(v.windows, part)[:, k] for v, k in
-                                          zip(chosen, lines_of, strict=True)], axis=1)
-                          for part in ("outer", "inner", "walk", "beyond")))
-        positions = np.concatenate([np.broadcast_to(v.lines.positions, (len(k), d.shape[1]))
-                                    for v, k in zip(chosen, lines_of, strict=True)])
+        candidates = np.concatenate(
+            [
+                ends[i][2][k]
+                for i, k in zip(
+                    [i for i, use in enumerate(usable) if use.any()], lines_of, strict=True
+                )
+            ]
+        )
+        where = Windows(
+            *(
+                np.concatenate(
+                    [getattr(v.windows, part)[:, k] for v, k in zip(chosen, lines_of, strict=True)],
+                    axis=1,
+                )
+                for part in ("outer", "inner", "walk", "beyond")
+            )
+        )
+        positions = np.concatenate(
+            [
+                np.broadcast_to(v.lines.positions, (len(k), d.shape[1]))
+                for v, k in zip(chosen, lines_of, strict=True)
+            ]
+        )
         known = self.appearance.colours.get("space", {})
-        own = np.concatenate([np.broadcast_to(_colour_of(below.get(v.lines.space), known),
-                                              (len(k), 3))
-                              for v, k in zip(chosen, lines_of, strict=True)])
+        own = np.concatenate(
+            [
+                np.broadcast_to(_colour_of(below.get(v.lines.space), known), (len(k), 3))
+                for v, k in zip(chosen, lines_of, strict=True)
+            ]
+        )
         found = edges(d, positions, where, lit, candidates, own)
         count = LINES
         near, far = np.full((len(chosen), count), np.nan), np.full((len(chosen), count), np.nan)
         start = 0
         for i, k in enumerate(lines_of):
-            near[i, k], far[i, k] = found[start:start + len(k), 0], found[start:start + len(k), 1]
+            near[i, k], far[i, k] = (
+                found[start : start + len(k), 0],
+                found[start : start + len(k), 1],
+            )
             start += len(k)
-        stacks = _Stacks(np.array([v.lines.centre for v in chosen]),
-                         np.array([v.lines.half_mm for v in chosen]),
-                         np.array([v.lines.angle_deg for v in chosen]),
-                         np.array([v.lines.along for v in chosen]),
-                         np.array([v.lines.offsets for v in chosen]),
-                         np.array([v.lines.chords for v in chosen]), near, far,
-                         np.isfinite(near) & np.isfinite(far))
+        stacks = _Stacks(
+            np.array([v.lines.centre for v in chosen]),
+            np.array([v.lines.half_mm for v in chosen]),
+            np.array([v.lines.angle_deg for v in chosen]),
+            np.array([v.lines.along for v in chosen]),
+            np.array([v.lines.offsets for v in chosen]),
+            np.array([v.lines.chords for v in chosen]),
+            near,
+            far,
+            np.isfinite(near) & np.isfinite(far),
+        )
         for v, result in zip(chosen, fit_measures(stacks), strict=True):
             out[v.lines.space] = result
         return out
@@ -926,37 +1086,66 @@ class HeightReader:
             view = self._plan[0]
             shape = missing[0].points_mm.shape[:2]
             reach = max(self.heights)
-            where = [windows(lines, reach * lines.step_mm, plan_.outside_mm, plan_.inside_mm)
-                     for lines in missing]
-            pixels = view.to_image(np.concatenate([lines.points_mm.reshape(-1, 2)
-                                                   for lines in missing])).astype(np.float32)
+            where = [
+                windows(lines, reach * lines.step_mm, plan_.outside_mm, plan_.inside_mm)
+                for lines in missing
+            ]
+            pixels = view.to_image(
+                np.concatenate([lines.points_mm.reshape(-1, 2) for lines in missing])
+            ).astype(np.float32)
             w, h = view.image_size
-            inside = ((pixels[:, 0] >= 0) & (pixels[:, 0] <= w - 1) & (pixels[:, 1] >= 0)
-                      & (pixels[:, 1] <= h - 1)).reshape(len(missing), *shape)
+            inside = (
+                (pixels[:, 0] >= 0)
+                & (pixels[:, 0] <= w - 1)
+                & (pixels[:, 1] >= 0)
+                & (pixels[:, 1] <= h - 1)
+            ).reshape(len(missing), *shape)
             used = np.stack([part.used for part in where])
             points = np.stack([lines.points_mm for lines in missing])
             bare = np.zeros((*used.shape, 3))
             looked = points[used]
-            bare[used] = np.concatenate([self.appearance.bare_log(looked[k:k + _CHUNK])
-                                         for k in range(0, len(looked), _CHUNK)]) \
-                if len(looked) else np.zeros((0, 3))
+            bare[used] = (
+                np.concatenate(
+                    [
+                        self.appearance.bare_log(looked[k : k + _CHUNK])
+                        for k in range(0, len(looked), _CHUNK)
+                    ]
+                )
+                if len(looked)
+                else np.zeros((0, 3))
+            )
             pixels = pixels.reshape(len(missing), *shape, 2)
             for k, (lines, part) in enumerate(zip(missing, where, strict=True)):
                 neighbours = self._near(lines.space, lines, view, part)
                 self._views[lines.space] = _SpaceView(
-                    lines, part, pixels[k], lines.points_mm, bare[k], inside[k].all(axis=1),
+                    lines,
+                    part,
+                    pixels[k],
+                    lines.points_mm,
+                    bare[k],
+                    inside[k].all(axis=1),
                     tuple(name for name, _, _ in neighbours),
-                    np.array([self._element_index[name] for name, _, _ in neighbours],
-                             dtype=np.intp),
-                    np.array([self.model.elements[name].kind == "space"
-                              for name, _, _ in neighbours], dtype=bool),
-                    np.array([spoiled for _, _, spoiled in neighbours], dtype=bool).reshape(
-                        len(neighbours), 2, shape[0]).transpose(1, 0, 2))
+                    np.array(
+                        [self._element_index[name] for name, _, _ in neighbours], dtype=np.intp
+                    ),
+                    np.array(
+                        [self.model.elements[name].kind == "space" for name, _, _ in neighbours],
+                        dtype=bool,
+                    ),
+                    np.array([spoiled for _, _, spoiled in neighbours], dtype=bool)
+                    .reshape(len(neighbours), 2, shape[0])
+                    .transpose(1, 0, 2),
+                )
         return [self._views[s] for s in spaces]
 
-    def _to_bare(self, frame: NDArray[np.uint8], pixels: NDArray[np.float32],
-                 ground: FloatArray, bare: FloatArray, light: LightField
-                 ) -> tuple[FloatArray, FloatArray]:
+    def _to_bare(
+        self,
+        frame: NDArray[np.uint8],
+        pixels: NDArray[np.float32],
+        ground: FloatArray,
+        bare: FloatArray,
+        light: LightField,
+    ) -> tuple[FloatArray, FloatArray]:
         """How far each sample is from the bare board (``bare``, at ``ground``) under
         the frame's light, and its colour with the light taken off (log colour)."""
         seen = log_colour(linear(np.asarray(sample(frame, pixels), dtype=np.uint8)))
@@ -976,8 +1165,9 @@ class HeightReader:
                 code[i] = self._colour_index.get(value.value, -1)
         return there, code
 
-    def _spoiled(self, space: _SpaceView, states: tuple[NDArray[np.bool_], NDArray[np.intp]],
-                 own: int) -> tuple[NDArray[np.bool_], NDArray[np.bool_], FloatArray]:
+    def _spoiled(
+        self, space: _SpaceView, states: tuple[NDArray[np.bool_], NDArray[np.intp]], own: int
+    ) -> tuple[NDArray[np.bool_], NDArray[np.bool_], FloatArray]:
         """Per line: whether another piece that may stand near (``states``, see
         :meth:`_states`) can lie on, or hide, the board the line's near end looks at, as
         high as it may be; the same for its far end, but for neighbouring tiles read as
@@ -997,11 +1187,12 @@ class HeightReader:
             order = np.argsort(~runs, axis=0, kind="stable")[:CANDIDATES]
             valid = np.take_along_axis(runs, order, axis=0)
             found = np.where(valid[..., None], self._colour_table[code[order]], np.nan)
-            colours[:, :len(order)] = found.transpose(1, 0, 2)
+            colours[:, : len(order)] = found.transpose(1, 0, 2)
         return np.asarray(near), np.asarray(far), colours
 
-    def _near(self, space: str, lines: StackLines, view: BoardView, where: Windows
-              ) -> list[tuple[str, str, NDArray[np.bool_]]]:
+    def _near(
+        self, space: str, lines: StackLines, view: BoardView, where: Windows
+    ) -> list[tuple[str, str, NDArray[np.bool_]]]:
         """The elements near ``space`` whose piece, standing there as high as it may,
         can lie on or hide some of its lines, each with the lines whose near and far
         ends it spoils (2, lines)."""
@@ -1015,9 +1206,10 @@ class HeightReader:
         any_looked = looked.any(axis=0)
         points = lines.points_mm[any_looked]  # (points, 2): only where the lines look
         near: list[tuple[str, str, NDArray[np.bool_]]] = []
-        close = np.flatnonzero((np.linalg.norm(centres - centre, axis=1)
-                                <= 4 * self.model.pieces["tile_mm"])
-                               & (np.array(names) != space))
+        close = np.flatnonzero(
+            (np.linalg.norm(centres - centre, axis=1) <= 4 * self.model.pieces["tile_mm"])
+            & (np.array(names) != space)
+        )
         if not len(close):
             return near
         lifts = np.linspace(0.0, 1.0, 5)
@@ -1027,15 +1219,22 @@ class HeightReader:
         u = away / np.maximum(reach, 1e-6)[:, None]
         # each neighbour's piece from its foot to its top (lifts), in its own axes
         lifted = (lifts[None, :] * shift[:, None])[..., None]  # (neighbours, lifts, 1)
-        dx = points[None, None, :, 0] - centres[close, 0][:, None, None] \
+        dx = (
+            points[None, None, :, 0]
+            - centres[close, 0][:, None, None]
             - lifted * u[:, 0][:, None, None]
-        dy = points[None, None, :, 1] - centres[close, 1][:, None, None] \
+        )
+        dy = (
+            points[None, None, :, 1]
+            - centres[close, 1][:, None, None]
             - lifted * u[:, 1][:, None, None]
+        )
         a = axes[close][:, None, None]  # (neighbours, 1, 1, 2, 2)
         reach_ = halves[close] + PLACEMENT_MM
-        under = ((np.abs(dx * a[..., 0, 0] + dy * a[..., 0, 1]) <= reach_[:, 0, None, None])
-                 & (np.abs(dx * a[..., 1, 0] + dy * a[..., 1, 1]) <= reach_[:, 1, None, None])
-                 ).any(axis=1)  # (neighbours, points)
+        under = (
+            (np.abs(dx * a[..., 0, 0] + dy * a[..., 0, 1]) <= reach_[:, 0, None, None])
+            & (np.abs(dx * a[..., 1, 0] + dy * a[..., 1, 1]) <= reach_[:, 1, None, None])
+        ).any(axis=1)  # (neighbours, points)
         hit = np.zeros((len(close), *any_looked.shape), dtype=bool)
         hit[:, any_looked] = under
         spoiled = (hit[:, None] & looked[None]).any(axis=3)  # (neighbours, 2, lines)
@@ -1043,8 +1242,9 @@ class HeightReader:
             near.append((names[close[k]], kinds[close[k]], spoiled[k]))
         return near
 
-    def _piece_shapes(self) -> tuple[list[str], list[str], FloatArray, FloatArray,
-                                     FloatArray, FloatArray]:
+    def _piece_shapes(
+        self,
+    ) -> tuple[list[str], list[str], FloatArray, FloatArray, FloatArray, FloatArray]:
         """Every element a piece can stand on near a stack (spaces, bridges, stones):
         names, kinds, centres, half sizes, tallest heights and axes."""
         tile, thick = self.model.pieces["tile_mm"], self.model.pieces["tile_thickness_mm"]
@@ -1063,8 +1263,14 @@ class HeightReader:
                 highs.append(self.model.pieces[f"{other.kind}_height_mm"])
             a = math.radians(other.angle_deg)
             axes.append([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
-        return (names, kinds, np.array(centres, dtype=np.float64), np.array(halves),
-                np.array(highs, dtype=np.float64), np.array(axes))
+        return (
+            names,
+            kinds,
+            np.array(centres, dtype=np.float64),
+            np.array(halves),
+            np.array(highs, dtype=np.float64),
+            np.array(axes),
+        )
 
 
 _READERS: weakref.WeakKeyDictionary[Any, HeightReader | None] = weakref.WeakKeyDictionary()
@@ -1074,8 +1280,12 @@ def reader_for(reader: Any) -> HeightReader | None:
     """The height reader going with an appearance reader (made once), or ``None`` when
     its game has no stacks on spaces."""
     if reader not in _READERS:
-        spaces = [e.name for e in reader.model.of_kind("space")
-                  if e.name + HEIGHT_SUFFIX in reader.schema.elements]
-        _READERS[reader] = HeightReader(reader.model, reader.appearance, reader.schema) \
-            if spaces else None
+        spaces = [
+            e.name
+            for e in reader.model.of_kind("space")
+            if e.name + HEIGHT_SUFFIX in reader.schema.elements
+        ]
+        _READERS[reader] = (
+            HeightReader(reader.model, reader.appearance, reader.schema) if spaces else None
+        )
     return _READERS[reader]

@@ -74,10 +74,12 @@ PROTOTYPES = 3
 
 def _square_ring(half: float, per_side: int) -> FloatArray:
     t = np.linspace(-1.0, 1.0, per_side + 1)[:-1] * half
-    sides = [np.column_stack([t, np.full_like(t, -half)]),
-             np.column_stack([np.full_like(t, half), t]),
-             np.column_stack([-t, np.full_like(t, half)]),
-             np.column_stack([np.full_like(t, -half), -t])]
+    sides = [
+        np.column_stack([t, np.full_like(t, -half)]),
+        np.column_stack([np.full_like(t, half), t]),
+        np.column_stack([-t, np.full_like(t, half)]),
+        np.column_stack([np.full_like(t, -half), -t]),
+    ]
     return np.vstack(sides)
 
 
@@ -97,8 +99,9 @@ FLANK_MM = 12.5
 at (wider than a Grand Master's robe, within a cushion)."""
 
 
-def across(centre_mm: tuple[float, float], angle_deg: float,
-           camera: FloatArray | None) -> FloatArray:
+def across(
+    centre_mm: tuple[float, float], angle_deg: float, camera: FloatArray | None
+) -> FloatArray:
     """The unit direction, in the element's frame, across the line of sight from the
     camera to the element (along x when the camera is overhead or unknown)."""
     if camera is None:
@@ -114,13 +117,22 @@ def across(centre_mm: tuple[float, float], angle_deg: float,
 
 
 def tallest(pieces: Mapping[str, float]) -> float:
-    return pieces["tile_thickness_mm"] + pieces["cushion_height_mm"] + max(
-        pieces["grand_height_mm"], pieces["master_height_mm"]) + 1.0
+    return (
+        pieces["tile_thickness_mm"]
+        + pieces["cushion_height_mm"]
+        + max(pieces["grand_height_mm"], pieces["master_height_mm"])
+        + 1.0
+    )
 
 
-def possibly_hidden(points: FloatArray, owners: NDArray[np.intp], kinds: Sequence[str],
-                    elements: Sequence[str], model: Any, camera: FloatArray
-                    ) -> NDArray[np.bool_]:
+def possibly_hidden(
+    points: FloatArray,
+    owners: NDArray[np.intp],
+    kinds: Sequence[str],
+    elements: Sequence[str],
+    model: Any,
+    camera: FloatArray,
+) -> NDArray[np.bool_]:
     """Monk column points (``points``: board mm with heights) that the tallest monk
     another square could hold would stand in front of, seen from ``camera``."""
     hidden = np.zeros(len(points), bool)
@@ -128,8 +140,11 @@ def possibly_hidden(points: FloatArray, owners: NDArray[np.intp], kinds: Sequenc
         return hidden
     radius = max(model.pieces["grand_base_mm"], model.pieces["master_base_mm"]) / 2.0 + 0.5
     top = tallest(model.pieces)
-    squares = {square_of(e): np.array(model.elements[e].centre_mm)
-               for e, k in zip(elements, kinds, strict=True) if k == "monk"}
+    squares = {
+        square_of(e): np.array(model.elements[e].centre_mm)
+        for e, k in zip(elements, kinds, strict=True)
+        if k == "monk"
+    }
     centres = np.array(list(squares.values()))
     names = list(squares)
     is_monk = np.array([k == "monk" for k in kinds])
@@ -138,24 +153,30 @@ def possibly_hidden(points: FloatArray, owners: NDArray[np.intp], kinds: Sequenc
         return hidden
     p = points[monk_points]
     ray = camera[None, :] - p
-    square_index = np.array([names.index(square_of(e)) if k == "monk" else -1
-                             for e, k in zip(elements, kinds, strict=True)])
+    square_index = np.array(
+        [
+            names.index(square_of(e)) if k == "monk" else -1
+            for e, k in zip(elements, kinds, strict=True)
+        ]
+    )
     own = square_index[owners[monk_points]]
     # where each ray passes nearest each other square's axis, and how high it is there
     flat = np.maximum(np.sum(ray[:, :2] ** 2, axis=1), 1e-9)[:, None]
     rel = centres[None, :, :] - p[:, None, :2]
     t = np.clip(np.einsum("pcx,px->pc", rel, ray[:, :2]) / flat, 0.0, 1.0)
-    near = np.hypot(p[:, None, 0] + t * ray[:, None, 0] - centres[None, :, 0],
-                    p[:, None, 1] + t * ray[:, None, 1] - centres[None, :, 1])
+    near = np.hypot(
+        p[:, None, 0] + t * ray[:, None, 0] - centres[None, :, 0],
+        p[:, None, 1] + t * ray[:, None, 1] - centres[None, :, 1],
+    )
     z = p[:, 2:3] + t * ray[:, 2:3]
     others = own[:, None] != np.arange(len(centres))[None, :]
     hidden[monk_points] = np.any(others & (t > 0.0) & (near < radius) & (z < top), axis=1)
     return hidden
 
 
-def stack_points(kind: str, pieces: Mapping[str, float],
-                 across_mm: FloatArray | None = None
-                 ) -> tuple[FloatArray, FloatArray, NDArray[np.intp]]:
+def stack_points(
+    kind: str, pieces: Mapping[str, float], across_mm: FloatArray | None = None
+) -> tuple[FloatArray, FloatArray, NDArray[np.intp]]:
     """Sample offsets (element frame, mm), their heights above the board and their
     group (a monk's column layer, its leg rings, then the layer's flanks; 0 for the
     others). ``across_mm``: the direction across the line of sight (a monk's flanks)."""
@@ -165,15 +186,17 @@ def stack_points(kind: str, pieces: Mapping[str, float],
     layers = monk_layers(pieces)
     side = (np.array([1.0, 0.0]) if across_mm is None else across_mm) * FLANK_MM
     flanks = np.tile(np.array([side, -side]), (len(layers), 1))
-    return (np.vstack([offsets[:-len(flanks)], flanks]), heights, groups)
+    return (np.vstack([offsets[: -len(flanks)], flanks]), heights, groups)
 
 
-_FIXED: dict[tuple[str, tuple[tuple[str, float], ...]],
-             tuple[FloatArray, FloatArray, NDArray[np.intp]]] = {}
+_FIXED: dict[
+    tuple[str, tuple[tuple[str, float], ...]], tuple[FloatArray, FloatArray, NDArray[np.intp]]
+] = {}
 
 
-def _fixed_points(kind: str, pieces_key: tuple[tuple[str, float], ...]
-                  ) -> tuple[FloatArray, FloatArray, NDArray[np.intp]]:
+def _fixed_points(
+    kind: str, pieces_key: tuple[tuple[str, float], ...]
+) -> tuple[FloatArray, FloatArray, NDArray[np.intp]]:
     """:func:`stack_points` of ``kind`` for these pieces, a monk's flanks along x: made
     once per set of pieces (read-only)."""
     key = (kind, pieces_key)
@@ -186,8 +209,7 @@ def _fixed_points(kind: str, pieces_key: tuple[tuple[str, float], ...]
         groups = np.zeros(len(offsets), np.intp)
     elif kind == "cushion":
         offsets = _square_ring(CUSHION_RING * pieces["cushion_mm"], 6)
-        heights = np.full(len(offsets), pieces["tile_thickness_mm"]
-                          + pieces["cushion_height_mm"])
+        heights = np.full(len(offsets), pieces["tile_thickness_mm"] + pieces["cushion_height_mm"])
         groups = np.zeros(len(offsets), np.intp)
     else:
         layers = monk_layers(pieces)
@@ -220,8 +242,9 @@ def flank_group(layers: int, layer: NDArray[np.intp]) -> NDArray[np.intp]:
     return np.asarray(layers + len(MONK_BASES_MM) + layer, dtype=np.intp)
 
 
-def monk_masks(pieces: Mapping[str, float], groups: NDArray[np.intp], size: str,
-               base: float) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+def monk_masks(
+    pieces: Mapping[str, float], groups: NDArray[np.intp], size: str, base: float
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """The points a monk of ``size`` standing at ``base`` fills, and those it leaves
     showing what is behind it (above its head; the leg ring of its base if a master)."""
     layers = monk_layers(pieces)
@@ -248,8 +271,12 @@ def _kmeans(points: FloatArray, k: int) -> FloatArray:
     label = np.zeros(len(points), np.intp)
     for _ in range(12):
         label = np.argmin(np.stack([distance(points, c) for c in centres]), axis=0)
-        centres = np.array([np.median(points[label == j], axis=0) if np.any(label == j)
-                            else centres[j] for j in range(k)])
+        centres = np.array(
+            [
+                np.median(points[label == j], axis=0) if np.any(label == j) else centres[j]
+                for j in range(k)
+            ]
+        )
     keep = [j for j in range(k) if np.sum(label == j) >= 0.1 * len(points)]
     return np.asarray(centres[keep])
 
@@ -274,8 +301,12 @@ def _all_of(appearance: SetAppearance, kinds: Sequence[str]) -> list[FloatArray]
     return [c for kind in kinds for c in appearance.colours.get(kind, {}).values()]
 
 
-def calibration_mask(kind: str, square_values: Mapping[str, Any], size_mm: Mapping[str, float],
-                     groups: NDArray[np.intp]) -> NDArray[np.bool_] | None:
+def calibration_mask(
+    kind: str,
+    square_values: Mapping[str, Any],
+    size_mm: Mapping[str, float],
+    groups: NDArray[np.intp],
+) -> NDArray[np.bool_] | None:
     """Which points of an element of ``kind`` show its piece in the calibration position
     (``square_values``: the square's ``tile``, ``cushion`` and ``monk``): a tile's or a
     cushion's when nothing stands on it, a monk's column where it fills it; ``None``
@@ -289,16 +320,22 @@ def calibration_mask(kind: str, square_values: Mapping[str, Any], size_mm: Mappi
     if kind != "monk":
         return np.ones(len(groups), bool)
     size = str(value).split("-")[1]
-    base = MONK_BASES_MM[1] if square_values["cushion"] not in (NONE, None) else \
-        MONK_BASES_MM[0]
+    base = MONK_BASES_MM[1] if square_values["cushion"] not in (NONE, None) else MONK_BASES_MM[0]
     inside, _ = monk_masks(size_mm, groups, size, base)
     return inside
 
 
-def features(kind: str, elements: Sequence[str], seen: FloatArray, to_bare: FloatArray,
-             inside: NDArray[np.bool_], groups: NDArray[np.intp],
-             appearance: SetAppearance, schema: TableSchema,
-             pieces: Mapping[str, float]) -> list[ElementFeatures]:
+def features(
+    kind: str,
+    elements: Sequence[str],
+    seen: FloatArray,
+    to_bare: FloatArray,
+    inside: NDArray[np.bool_],
+    groups: NDArray[np.intp],
+    appearance: SetAppearance,
+    schema: TableSchema,
+    pieces: Mapping[str, float],
+) -> list[ElementFeatures]:
     """Feature rows of ``elements`` of a stacked ``kind``: ``seen`` (elements, points, 3)
     light-corrected log colours, ``to_bare`` their distance to the empty board,
     ``inside`` whether each is in the picture, ``groups`` the points' groups."""
@@ -311,16 +348,20 @@ def features(kind: str, elements: Sequence[str], seen: FloatArray, to_bare: Floa
     bare_d = to_bare.copy()
     for colour in _all_of(appearance, BELOW[kind]):
         bare_d = np.minimum(bare_d, nearest(seen, colour))
-    piece_d = np.stack([nearest(seen, colours[v]) for v in piece_values]) if piece_values \
+    piece_d = (
+        np.stack([nearest(seen, colours[v]) for v in piece_values])
+        if piece_values
         else np.full((1, *bare_d.shape), np.inf)
+    )
     closest_piece = piece_d.min(axis=0)
     use = inside.copy()
     above = _all_of(appearance, ABOVE[kind])
     if above:
         above_d = np.min(np.stack([nearest(seen, c) for c in above]), axis=0)
         # a point still showing the empty board is not covered, whatever it is near
-        use &= ~((above_d < NEAR) & (above_d < np.minimum(bare_d, closest_piece))
-                 & (to_bare > NEAR))
+        use &= ~(
+            (above_d < NEAR) & (above_d < np.minimum(bare_d, closest_piece)) & (to_bare > NEAR)
+        )
     share = use.mean(axis=1)
     if kind == "monk":
         core = groups < len(monk_layers(pieces))
@@ -341,13 +382,19 @@ def features(kind: str, elements: Sequence[str], seen: FloatArray, to_bare: Floa
     counted = base_use.sum(axis=1)
     changed = (bare_d > NEAR) if kind != "monk" else stands_out
     bare_change = masked_median(bare_d, base_use)
-    rows[:, 0, 0:4] = np.column_stack([
-        np.ones(count), bare_change, np.sum(base_use & changed, axis=1) / counted,
-        np.sum(base_use & (bare_d < closest_piece), axis=1) / counted])
+    rows[:, 0, 0:4] = np.column_stack(
+        [
+            np.ones(count),
+            bare_change,
+            np.sum(base_use & changed, axis=1) / counted,
+            np.sum(base_use & (bare_d < closest_piece), axis=1) / counted,
+        ]
+    )
     medians = np.zeros((len(piece_values), count))
     if kind == "monk":
-        _monk_rows(rows, medians, piece_values, piece_d, bare_d, use & stands_out, use,
-                   groups, pieces)
+        _monk_rows(
+            rows, medians, piece_values, piece_d, bare_d, use & stands_out, use, groups, pieces
+        )
     else:
         medians[:] = masked_median(piece_d, use[None]) if piece_values else 0.0
         used = use.sum(axis=1)
@@ -356,19 +403,30 @@ def features(kind: str, elements: Sequence[str], seen: FloatArray, to_bare: Floa
             rival = np.minimum(bare_d, others.min(axis=0)) if len(others) else bare_d
             wins = np.sum(use & (piece_d[j] < rival), axis=1) / used
             other_medians = np.delete(medians, j, axis=0)
-            margin = np.minimum(other_medians.min(axis=0) - medians[j], 1.0) \
-                if len(other_medians) else np.ones(count)
-            rows[:, 1 + j, 4:9] = np.column_stack([np.ones(count), medians[j], wins, margin,
-                                                   bare_change])
+            margin = (
+                np.minimum(other_medians.min(axis=0) - medians[j], 1.0)
+                if len(other_medians)
+                else np.ones(count)
+            )
+            rows[:, 1 + j, 4:9] = np.column_stack(
+                [np.ones(count), medians[j], wins, margin, bare_change]
+            )
     closest = np.vstack([bare_change[None, :], medians]).min(axis=0)
     rows[:, -1, 9:12] = np.column_stack([np.ones(count), closest, bare_change])
-    extra = _looks(seen, base_use, use, bare_d, piece_d, piece_values, colours, appearance,
-                   kind)
+    extra = _looks(seen, base_use, use, bare_d, piece_d, piece_values, colours, appearance, kind)
     if kind == "monk":
-        extra = np.hstack([extra, _silhouette(closest_piece, bare_d, use & stands_out, use,
-                                              groups, len(monk_layers(pieces)))])
-    return [ElementFeatures(name, kind, alternatives, rows[i], float(share[i]), extra[i])
-            for i, name in enumerate(elements)]
+        extra = np.hstack(
+            [
+                extra,
+                _silhouette(
+                    closest_piece, bare_d, use & stands_out, use, groups, len(monk_layers(pieces))
+                ),
+            ]
+        )
+    return [
+        ElementFeatures(name, kind, alternatives, rows[i], float(share[i]), extra[i])
+        for i, name in enumerate(elements)
+    ]
 
 
 GLARE = 0.5
@@ -391,10 +449,17 @@ def _quartile(d: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
     return np.asarray(np.take_along_axis(ordered, at[..., None], -1)[..., 0])
 
 
-def _looks(seen: FloatArray, base_use: NDArray[np.bool_], use: NDArray[np.bool_],
-           bare_d: FloatArray, piece_d: FloatArray, piece_values: Sequence[Value],
-           colours: Mapping[Value, FloatArray], appearance: SetAppearance,
-           kind: str) -> FloatArray:
+def _looks(
+    seen: FloatArray,
+    base_use: NDArray[np.bool_],
+    use: NDArray[np.bool_],
+    bare_d: FloatArray,
+    piece_d: FloatArray,
+    piece_values: Sequence[Value],
+    colours: Mapping[Value, FloatArray],
+    appearance: SetAppearance,
+    kind: str,
+) -> FloatArray:
     """What the rows do not say, for the stack's classifier (per element): for the
     bare look and each piece value, the lower quartile of the points' distances and
     the median distance by colour alone (glare whitens a piece but keeps some of its
@@ -406,16 +471,19 @@ def _looks(seen: FloatArray, base_use: NDArray[np.bool_], use: NDArray[np.bool_]
     chroma_bare = np.full(bare_d.shape, np.inf)
     for c in _all_of(appearance, BELOW[kind]):
         chroma_bare = np.minimum(chroma_bare, _chroma(seen, c))
-    columns = [_quartile(bare_d, safe)[:, None],
-               np.minimum(masked_median(chroma_bare, safe), 3.0)[:, None]]
+    columns = [
+        _quartile(bare_d, safe)[:, None],
+        np.minimum(masked_median(chroma_bare, safe), 3.0)[:, None],
+    ]
     glare_share = np.zeros(len(seen))
     if piece_values:
         piece_use = use | ~use.any(axis=1, keepdims=True)
         chroma = np.stack([_chroma(seen, colours[v]) for v in piece_values])
         quartiles = _quartile(piece_d, piece_use[None])
         chroma_medians = np.minimum(masked_median(chroma, piece_use[None]), 3.0)
-        columns.append(np.stack([quartiles, chroma_medians], axis=1).reshape(
-            len(piece_values) * 2, -1).T)
+        columns.append(
+            np.stack([quartiles, chroma_medians], axis=1).reshape(len(piece_values) * 2, -1).T
+        )
         brightest = max(float(np.atleast_2d(colours[v])[:, 0].max()) for v in piece_values)
         lit = seen[..., 0] > brightest + GLARE
         glare_share = np.sum(lit & piece_use, axis=1) / piece_use.sum(axis=1)
@@ -433,27 +501,44 @@ SILHOUETTE_LAYERS = 12
 """Column layers in a monk's outline (up to 48 mm: a Grand Master's head on a cushion)."""
 
 
-def _silhouette(closest_piece: FloatArray, bare_d: FloatArray, standing: NDArray[np.bool_],
-                use: NDArray[np.bool_], groups: NDArray[np.intp], layers: int) -> FloatArray:
+def _silhouette(
+    closest_piece: FloatArray,
+    bare_d: FloatArray,
+    standing: NDArray[np.bool_],
+    use: NDArray[np.bool_],
+    groups: NDArray[np.intp],
+    layers: int,
+) -> FloatArray:
     """A monk's outline up its column and on its leg rings (per element): for each
     column layer and each leg ring, the share of its points that show a metal rather
     than what is below and stand out from what is beside them, and their nearest
     distance to a metal (how high a monk reaches tells a Grand Master from a master)."""
     metal = (closest_piece < bare_d) & standing
     shares, nearest_metal = [], []
-    chosen = [*range(min(layers, SILHOUETTE_LAYERS)),
-              *(layers + k for k in range(len(MONK_BASES_MM)))]
+    chosen = [
+        *range(min(layers, SILHOUETTE_LAYERS)),
+        *(layers + k for k in range(len(MONK_BASES_MM))),
+    ]
     for group in chosen:
         part = groups == group
         seen_here = use[:, part]
-        shares.append(np.sum(metal[:, part] & seen_here, axis=1)
-                      / np.maximum(seen_here.sum(axis=1), 1))
+        shares.append(
+            np.sum(metal[:, part] & seen_here, axis=1) / np.maximum(seen_here.sum(axis=1), 1)
+        )
         nearest_metal.append(np.min(np.where(seen_here, closest_piece[:, part], 5.0), axis=1))
     missing = SILHOUETTE_LAYERS - min(layers, SILHOUETTE_LAYERS)
     gap = [np.zeros(len(use))] * missing
     rings = len(MONK_BASES_MM)
-    return np.column_stack([*shares[:-rings], *gap, *shares[-rings:], *nearest_metal[:-rings],
-                            *[g + 5.0 for g in gap], *nearest_metal[-rings:]])
+    return np.column_stack(
+        [
+            *shares[:-rings],
+            *gap,
+            *shares[-rings:],
+            *nearest_metal[:-rings],
+            *[g + 5.0 for g in gap],
+            *nearest_metal[-rings:],
+        ]
+    )
 
 
 def masked_median(values: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
@@ -466,8 +551,9 @@ def masked_median(values: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
         return np.where(n > 0, (low + high) / 2.0, np.nan)
 
 
-def _stands_out(seen: FloatArray, use: NDArray[np.bool_], groups: NDArray[np.intp],
-                layers: int) -> NDArray[np.bool_]:
+def _stands_out(
+    seen: FloatArray, use: NDArray[np.bool_], groups: NDArray[np.intp], layers: int
+) -> NDArray[np.bool_]:
     """Per point, whether its column layer's centre differs from both points beside it
     (a piece stands there, against what is behind); ring points count as standing
     out, as does a layer whose flanks are not seen."""
@@ -487,8 +573,9 @@ def _stands_out(seen: FloatArray, use: NDArray[np.bool_], groups: NDArray[np.int
     return out
 
 
-def _half_and_half(hits: NDArray[np.bool_], among: NDArray[np.bool_],
-                   ring: NDArray[np.bool_]) -> FloatArray:
+def _half_and_half(
+    hits: NDArray[np.bool_], among: NDArray[np.bool_], ring: NDArray[np.bool_]
+) -> FloatArray:
     """The share of ``among`` that ``hits``, the leg ring's points weighing as much as
     the column's (the ring tells the sizes apart when the camera looks from above,
     where the column's layers fall on one another)."""
@@ -498,14 +585,22 @@ def _half_and_half(hits: NDArray[np.bool_], among: NDArray[np.bool_],
         shares.append((np.sum(hits & part, axis=1) / np.maximum(n, 1), n > 0))
     (ring_share, has_ring), (column_share, has_column) = shares
     both = has_ring & has_column
-    return np.where(both, (ring_share + column_share) / 2.0,
-                    np.where(has_ring, ring_share, column_share))
+    return np.where(
+        both, (ring_share + column_share) / 2.0, np.where(has_ring, ring_share, column_share)
+    )
 
 
-def _monk_rows(rows: FloatArray, medians: FloatArray, piece_values: Sequence[Value],
-               piece_d: FloatArray, bare_d: FloatArray, standing: NDArray[np.bool_],
-               use: NDArray[np.bool_], groups: NDArray[np.intp],
-               pieces: Mapping[str, float]) -> None:
+def _monk_rows(
+    rows: FloatArray,
+    medians: FloatArray,
+    piece_values: Sequence[Value],
+    piece_d: FloatArray,
+    bare_d: FloatArray,
+    standing: NDArray[np.bool_],
+    use: NDArray[np.bool_],
+    groups: NDArray[np.intp],
+    pieces: Mapping[str, float],
+) -> None:
     """Each monk value's row: over the points its monk would fill (on a tile or on a
     cushion, whichever fits better), its distance, the share that shows its metal
     and stands out from what is beside it, the margin to the next metal; and the share
@@ -513,8 +608,9 @@ def _monk_rows(rows: FloatArray, medians: FloatArray, piece_values: Sequence[Val
     metal_of = [str(v).split("-")[0] for v in piece_values]
     metals = sorted(set(metal_of))
     label = np.argmin(np.concatenate([bare_d[None], piece_d]), axis=0) - 1  # -1: bare
-    label_metal = np.where(label >= 0, np.array([metals.index(m) for m in metal_of])[
-        np.maximum(label, 0)], -1)
+    label_metal = np.where(
+        label >= 0, np.array([metals.index(m) for m in metal_of])[np.maximum(label, 0)], -1
+    )
     count = bare_d.shape[0]
     shapes: dict[tuple[str, float], tuple[NDArray[np.bool_], NDArray[np.bool_], FloatArray]] = {}
     for size in sorted({str(v).split("-")[1] for v in piece_values}):
@@ -522,8 +618,7 @@ def _monk_rows(rows: FloatArray, medians: FloatArray, piece_values: Sequence[Val
             fill, free = monk_masks(pieces, groups, size, base)
             filled = use & fill[None, :]
             filled |= ~filled.any(axis=1, keepdims=True) & fill[None, :]
-            shapes[size, base] = (filled, use & free[None, :],
-                                  masked_median(piece_d, filled[None]))
+            shapes[size, base] = (filled, use & free[None, :], masked_median(piece_d, filled[None]))
     for j, value in enumerate(piece_values):
         metal = metals.index(metal_of[j])
         size = str(value).split("-")[1]
@@ -537,8 +632,11 @@ def _monk_rows(rows: FloatArray, medians: FloatArray, piece_values: Sequence[Val
             shows = _half_and_half(filled & standing & metal_here, filled, ring)
             stray = _half_and_half(freed & metal_here, freed, ring)
             median = all_medians[j]
-            margin = np.minimum(all_medians[rivals].min(axis=0) - median, 1.0) if rivals \
+            margin = (
+                np.minimum(all_medians[rivals].min(axis=0) - median, 1.0)
+                if rivals
                 else np.ones(count)
+            )
             score = shows - stray
             better = score > best
             best = np.where(better, score, best)
@@ -559,14 +657,14 @@ def square_values(observation: Observation, element: str) -> dict[str, Any]:
 
 # --- the stack's classifier ------------------------------------------------------------------
 
+
 def _compact(item: ElementFeatures | None, alternatives: int) -> FloatArray:
     """An element's feature rows without their zeros and constants: the bare look's,
     each piece value's, something else's."""
     if item is None or len(item.values) != alternatives:
         return np.zeros(3 + 4 * (alternatives - 2) + 2)
     rows = item.rows
-    parts = [rows[0, 1:4]] + [rows[a, 5:9] for a in range(1, alternatives - 1)] + \
-        [rows[-1, 10:12]]
+    parts = [rows[0, 1:4]] + [rows[a, 5:9] for a in range(1, alternatives - 1)] + [rows[-1, 10:12]]
     return np.concatenate(parts)
 
 
@@ -575,8 +673,7 @@ ALTERNATIVES = {"tile": 4, "cushion": 4, "monk": 10}
 EXTRA = {"tile": 11, "cushion": 11, "monk": 57}
 
 
-def with_context(items: list[ElementFeatures], model: Any, view: Any
-                 ) -> list[ElementFeatures]:
+def with_context(items: list[ElementFeatures], model: Any, view: Any) -> list[ElementFeatures]:
     """``items`` with each stacked element's classifier input: its square's three
     elements (their rows and looks), how much the squares around it changed (a tall
     stack beside a square shades it and stands into its points), and how steeply the
@@ -595,45 +692,65 @@ def with_context(items: list[ElementFeatures], model: Any, view: Any
             member = members.get(kind)
             parts.append(_compact(member, ALTERNATIVES[kind]))
             extra = None if member is None else member.extra
-            parts.append(extra if extra is not None and len(extra) == EXTRA[kind]
-                         else np.zeros(EXTRA[kind]))
+            parts.append(
+                extra if extra is not None and len(extra) == EXTRA[kind] else np.zeros(EXTRA[kind])
+            )
             parts.append(np.array([0.0 if member is None else member.seen_share]))
         parts.append(_around(square, by_square, model, camera))
         inputs[square] = np.concatenate(parts)
-    return [replace(item, extra=inputs[square_of(item.element)]) if item.kind in STACK
-            else item for item in items]
+    return [
+        replace(item, extra=inputs[square_of(item.element)]) if item.kind in STACK else item
+        for item in items
+    ]
 
 
-def _around(square: str, by_square: Mapping[str, Mapping[str, ElementFeatures]],
-            model: Any, camera: FloatArray | None) -> FloatArray:
+def _around(
+    square: str,
+    by_square: Mapping[str, Mapping[str, ElementFeatures]],
+    model: Any,
+    camera: FloatArray | None,
+) -> FloatArray:
     """The squares around ``square``: the most and the mean their monks and cushions
     changed; how the monk and cushion of the square nearer the camera and the monk of
     the one beyond changed (their bare look's distance, share changed, share nearer
     the bare look than a piece); the sine of the camera's elevation seen from the
     square."""
     neighbours, nearer_name, beyond_name, elevation = _neighbourhood(
-        square, tuple(by_square), model, None if camera is None else tuple(camera))
+        square, tuple(by_square), model, None if camera is None else tuple(camera)
+    )
     changes = []
     for name in neighbours:
         monk, cushion = by_square[name].get("monk"), by_square[name].get("cushion")
-        changes.append([0.0 if monk is None else float(monk.rows[0, 2]),
-                        0.0 if cushion is None else float(cushion.rows[0, 2])])
+        changes.append(
+            [
+                0.0 if monk is None else float(monk.rows[0, 2]),
+                0.0 if cushion is None else float(cushion.rows[0, 2]),
+            ]
+        )
 
     def looks(name: str | None, kind: str) -> FloatArray:
         member = None if name is None else by_square[name].get(kind)
         return np.zeros(3) if member is None else np.asarray(member.rows[0, 1:4])
 
     table = np.array(changes) if changes else np.zeros((1, 2))
-    return np.array([*table.max(axis=0), *table.mean(axis=0), *looks(nearer_name, "monk"),
-                     *looks(nearer_name, "cushion"), *looks(beyond_name, "monk"), elevation])
+    return np.array(
+        [
+            *table.max(axis=0),
+            *table.mean(axis=0),
+            *looks(nearer_name, "monk"),
+            *looks(nearer_name, "cushion"),
+            *looks(beyond_name, "monk"),
+            elevation,
+        ]
+    )
 
 
 _NEIGHBOURHOODS: dict[tuple[Any, ...], tuple[list[str], str | None, str | None, float]] = {}
 
 
-def _neighbourhood(square: str, squares: tuple[str, ...], model: Any,
-                   camera: tuple[float, ...] | None
-                   ) -> tuple[list[str], str | None, str | None, float]:
+def _neighbourhood(
+    square: str, squares: tuple[str, ...], model: Any, camera: tuple[float, ...] | None
+) -> tuple[list[str], str | None, str | None, float]:
     """The squares beside ``square`` (of ``squares``), the one nearest the line towards
     the camera and the one nearest the line away from it (within 60 degrees), and the
     sine of the camera's elevation: the view's geometry, kept per view."""
@@ -686,16 +803,19 @@ def check_classifier(raw: Any, source: str) -> dict[str, Any]:
     from vision.appearance import AppearanceError
 
     try:
-        out = {key: np.asarray(raw[key], dtype=np.float64)
-               for key in ("mean", "scale", "w1", "b1", "w2", "b2")}
+        out = {
+            key: np.asarray(raw[key], dtype=np.float64)
+            for key in ("mean", "scale", "w1", "b1", "w2", "b2")
+        }
         out["temperature"] = float(raw["temperature"])
         out["alternatives"] = int(raw["alternatives"])
-        ok = (out["w1"].shape == (len(out["mean"]), len(out["b1"]))
-              and out["w2"].shape == (len(out["b1"]), out["alternatives"])
-              and all(np.isfinite(v).all() for v in out.values()))
+        ok = (
+            out["w1"].shape == (len(out["mean"]), len(out["b1"]))
+            and out["w2"].shape == (len(out["b1"]), out["alternatives"])
+            and all(np.isfinite(v).all() for v in out.values())
+        )
     except (KeyError, TypeError, ValueError) as error:
-        raise AppearanceError(f"{source}: a stack classifier cannot be used ({error})") \
-            from None
+        raise AppearanceError(f"{source}: a stack classifier cannot be used ({error})") from None
     if not ok:
         raise AppearanceError(f"{source}: a stack classifier has the wrong shape")
     return out
@@ -710,25 +830,37 @@ def _logits(params: Mapping[str, Any], x: FloatArray) -> FloatArray:
 def classify(params: Mapping[str, Any], item: ElementFeatures) -> FloatArray | None:
     """``item``'s probabilities by its kind's classifier (``None`` when the item's
     alternatives are not the classifier's: a value the calibration did not show)."""
-    if item.extra is None or len(item.values) != params["alternatives"] \
-            or len(item.extra) != len(params["mean"]):
+    if (
+        item.extra is None
+        or len(item.values) != params["alternatives"]
+        or len(item.extra) != len(params["mean"])
+    ):
         return None
     logits = _logits(params, item.extra) / params["temperature"]
     e = np.exp(logits - logits.max())
     return np.asarray(e / e.sum())
 
 
-def _train(x: FloatArray, y: NDArray[np.intp], classes: int, seed: int,
-           steps: int = STEPS, decay: float = DECAY, rate: float = RATE) -> dict[str, Any]:
+def _train(
+    x: FloatArray,
+    y: NDArray[np.intp],
+    classes: int,
+    seed: int,
+    steps: int = STEPS,
+    decay: float = DECAY,
+    rate: float = RATE,
+) -> dict[str, Any]:
     """A one-hidden-layer classifier by full-batch Adam (deterministic from ``seed``)."""
     rng = np.random.default_rng(seed)
     mean = x.mean(axis=0)
     scale = x.std(axis=0) + 1e-3
     z = (x - mean) / scale
-    params = {"w1": rng.normal(0, 1 / np.sqrt(x.shape[1]), (x.shape[1], HIDDEN)),
-              "b1": np.zeros(HIDDEN), "w2": rng.normal(0, 1 / np.sqrt(HIDDEN),
-                                                       (HIDDEN, classes)),
-              "b2": np.zeros(classes)}
+    params = {
+        "w1": rng.normal(0, 1 / np.sqrt(x.shape[1]), (x.shape[1], HIDDEN)),
+        "b1": np.zeros(HIDDEN),
+        "w2": rng.normal(0, 1 / np.sqrt(HIDDEN), (HIDDEN, classes)),
+        "b2": np.zeros(classes),
+    }
     moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
     onehot = np.eye(classes)[y]
     b1, b2 = 0.9, 0.999
@@ -739,19 +871,19 @@ def _train(x: FloatArray, y: NDArray[np.intp], classes: int, seed: int,
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
         d_logits = (p - onehot) / len(z)
-        d_hidden = (d_logits @ params["w2"].T) * (1.0 - hidden ** 2)
-        grads = {"w2": hidden.T @ d_logits + decay * params["w2"],
-                 "b2": d_logits.sum(axis=0),
-                 "w1": z.T @ d_hidden + decay * params["w1"],
-                 "b1": d_hidden.sum(axis=0)}
+        d_hidden = (d_logits @ params["w2"].T) * (1.0 - hidden**2)
+        grads = {
+            "w2": hidden.T @ d_logits + decay * params["w2"],
+            "b2": d_logits.sum(axis=0),
+            "w1": z.T @ d_hidden + decay * params["w1"],
+            "b1": d_hidden.sum(axis=0),
+        }
         for key, g in grads.items():
             m, v = moments[key]
             m[:] = b1 * m + (1 - b1) * g
             v[:] = b2 * v + (1 - b2) * g * g
-            params[key] -= rate * (m / (1 - b1 ** step)) / (np.sqrt(v / (1 - b2 ** step))
-                                                            + 1e-8)
-    return {"mean": mean, "scale": scale, **params, "temperature": 1.0,
-            "alternatives": classes}
+            params[key] -= rate * (m / (1 - b1**step)) / (np.sqrt(v / (1 - b2**step)) + 1e-8)
+    return {"mean": mean, "scale": scale, **params, "temperature": 1.0, "alternatives": classes}
 
 
 def _temperature(logits: FloatArray, y: NDArray[np.intp]) -> float:
@@ -759,6 +891,7 @@ def _temperature(logits: FloatArray, y: NDArray[np.intp]) -> float:
     held-out readings given at 0.9 or more are right ``SURE_RIGHT`` of the time (a
     reading of *something else*, or of an element something else hides, is not
     counted: those are not shown)."""
+
     def scaled(t: float) -> FloatArray:
         z = logits / t
         return np.asarray(z - z.max(axis=1, keepdims=True))
@@ -796,8 +929,11 @@ def fit_classifiers(data: Sequence[Any], seed: int = 7) -> dict[str, Any]:
     setups), of a classifier fitted on the first half."""
     out: dict[str, Any] = {}
     for kind in STACK:
-        chosen = [e for e in data if e.kind == kind and e.extra is not None
-                  and len(e.rows) == ALTERNATIVES[kind]]
+        chosen = [
+            e
+            for e in data
+            if e.kind == kind and e.extra is not None and len(e.rows) == ALTERNATIVES[kind]
+        ]
         if len(chosen) < 20:
             continue
         x = np.array([e.extra for e in chosen])
@@ -805,8 +941,11 @@ def fit_classifiers(data: Sequence[Any], seed: int = 7) -> dict[str, Any]:
         half = len(x) // 2
         part = _train(x[:half], y[:half], ALTERNATIVES[kind], seed)
         params = _train(x, y, ALTERNATIVES[kind], seed)
-        params["temperature"] = max(_temperature(_logits(part, x[half:]), y[half:]),
-                                    LEAST_TEMPERATURE[kind])
-        out[kind] = {k: (np.round(v, 6).tolist() if isinstance(v, np.ndarray) else v)
-                     for k, v in params.items()}
+        params["temperature"] = max(
+            _temperature(_logits(part, x[half:]), y[half:]), LEAST_TEMPERATURE[kind]
+        )
+        out[kind] = {
+            k: (np.round(v, 6).tolist() if isinstance(v, np.ndarray) else v)
+            for k, v in params.items()
+        }
     return out

@@ -78,9 +78,12 @@ class LocateFigure:
     tracked_ms: float
 
 
-def bench_locate(games: Sequence[str] = GAMES,
-                 sizes: Sequence[tuple[int, int]] = SIZES,
-                 frames: int = 6, seed: int = 0) -> list[LocateFigure]:
+def bench_locate(
+    games: Sequence[str] = GAMES,
+    sizes: Sequence[tuple[int, int]] = SIZES,
+    frames: int = 6,
+    seed: int = 0,
+) -> list[LocateFigure]:
     """Measure localisation (see the module docstring) on ``frames`` poses per game and
     size, with and without a lens profile; a row per game, size and lens."""
     threads = cv2.getNumThreads()
@@ -109,9 +112,14 @@ def _measure(game: str, size: tuple[int, int], frames: int, seed: int) -> list[L
     observation = _observation(game)
 
     def picture(pose: Pose, markers: bool, picture_seed: int) -> NDArray[np.uint8]:
-        return render_table(observation, camera, pose, imaging=IMAGING,
-                            options=TableOptions(px_per_mm=2.0, markers=markers),
-                            seed=picture_seed).image
+        return render_table(
+            observation,
+            camera,
+            pose,
+            imaging=IMAGING,
+            options=TableOptions(px_per_mm=2.0, markers=markers),
+            seed=picture_seed,
+        ).image
 
     for index, pose in enumerate(_poses(frames, seed)):
         truth = truth_view(camera, pose, model.size_mm)
@@ -124,13 +132,15 @@ def _measure(game: str, size: tuple[int, int], frames: int, seed: int) -> list[L
             if not markers:
                 # registered earlier, from a camera standing a little elsewhere
                 registered = _turned(pose, -REFERENCE_TURN_DEG)
-                reference = BoardReference(picture(registered, False, seed + index + 2000),
-                                           truth_view(camera, registered,
-                                                      model.size_mm).homography)
+                reference = BoardReference(
+                    picture(registered, False, seed + index + 2000),
+                    truth_view(camera, registered, model.size_mm).homography,
+                )
             for lens in (False, True):
                 if reference is not None:
-                    reference = BoardReference(reference.image, reference.homography,
-                                               Lens.of(camera) if lens else None)
+                    reference = BoardReference(
+                        reference.image, reference.homography, Lens.of(camera) if lens else None
+                    )
                 locator = Locator(game, camera=profile if lens else None, reference=reference)
                 results[method, lens].add(locator, frame, next_frame, truth, model.size_mm)
     return [results[key].figure(game, size, *key) for key in results]
@@ -151,8 +161,14 @@ class _Samples:
         self.full_ms: list[float] = []
         self.tracked_ms: list[float] = []
 
-    def add(self, locator: Locator, frame: NDArray[np.uint8], next_frame: NDArray[np.uint8],
-            truth: BoardView, size_mm: tuple[float, float]) -> None:
+    def add(
+        self,
+        locator: Locator,
+        frame: NDArray[np.uint8],
+        next_frame: NDArray[np.uint8],
+        truth: BoardView,
+        size_mm: tuple[float, float],
+    ) -> None:
         """Locate ``frame`` afresh, then ``next_frame`` tracked from it, ``REPEATS``
         times for the times; record the errors of the first."""
         full, tracked = [], []
@@ -175,20 +191,29 @@ class _Samples:
         self.errors.extend(errors)
         self.heights.append(height)
 
-    def figure(self, game: str, size: tuple[int, int], method: str,
-               lens: bool) -> LocateFigure:
+    def figure(self, game: str, size: tuple[int, int], method: str, lens: bool) -> LocateFigure:
         errors = np.array(self.errors) if self.errors else np.array([np.nan])
         return LocateFigure(
-            game, size, method, lens, self.frames, self.found,
-            round(float(np.median(errors)), 3), round(float(np.percentile(errors, 95)), 3),
+            game,
+            size,
+            method,
+            lens,
+            self.frames,
+            self.found,
+            round(float(np.median(errors)), 3),
+            round(float(np.percentile(errors, 95)), 3),
             round(float(errors.max()), 3),
             round(float(max(self.heights)) if self.heights else float("nan"), 2),
             round(float(np.median(self.full_ms)), 1),
-            round(float(np.median(self.tracked_ms)) if self.tracked_ms else float("nan"), 1))
+            round(float(np.median(self.tracked_ms)) if self.tracked_ms else float("nan"), 1),
+        )
 
 
-def localisation_errors(view: BoardView, truth: BoardView, size_mm: tuple[float, float],
-                        ) -> tuple[list[float], float]:
+def localisation_errors(
+    view: BoardView,
+    truth: BoardView,
+    size_mm: tuple[float, float],
+) -> tuple[list[float], float]:
     """Errors of ``view`` against ``truth``: for a grid of board points in the picture,
     the distance in mm on the board between each point and where ``view`` puts the
     pixel where it truly is; and the largest error in pixels of points ``HEIGHT_MM``
@@ -209,9 +234,16 @@ def localisation_errors(view: BoardView, truth: BoardView, size_mm: tuple[float,
 def synthetic_profile(camera: Camera) -> CameraProfile:
     """A lens profile holding the rendering camera's exact lens, as a perfect
     ``companion calibrate camera`` would measure it."""
-    return CameraProfile(camera.size, tuple(tuple(float(v) for v in row) for row in camera.matrix),
-                         tuple(float(v) for v in camera.distortion), 0.0, (), (), "synthetic",
-                         "synthetic")
+    return CameraProfile(
+        camera.size,
+        tuple(tuple(float(v) for v in row) for row in camera.matrix),
+        tuple(float(v) for v in camera.distortion),
+        0.0,
+        (),
+        (),
+        "synthetic",
+        "synthetic",
+    )
 
 
 def _observation(game: str) -> Observation:
@@ -233,15 +265,18 @@ def _observation(game: str) -> Observation:
 
 def format_figures(figures: Sequence[LocateFigure]) -> str:
     """The figures as a plain-text table."""
-    lines = ["game       size       method     lens  found  error mm (median/p95/max)  "
-             "height px  full ms  tracked ms"]
+    lines = [
+        "game       size       method     lens  found  error mm (median/p95/max)  "
+        "height px  full ms  tracked ms"
+    ]
     for f in figures:
         lines.append(
             f"{f.game:<10} {f.size[0]}x{f.size[1]:<5} {f.method:<10} "
             f"{'yes' if f.lens_profile else 'no':<5} "
             f"{f.found}/{f.frames:<4} {f.error_median_mm:>6.2f} / {f.error_p95_mm:5.2f} / "
             f"{f.error_max_mm:5.2f}      {f.height_error_max_px:6.2f}   {f.full_ms:6.1f}  "
-            f"{f.tracked_ms:8.1f}")
+            f"{f.tracked_ms:8.1f}"
+        )
     return "\n".join(lines)
 
 
@@ -252,12 +287,15 @@ def format_figures(figures: Sequence[LocateFigure]) -> str:
 # the project uses), and "beyond", harsher than any level there.
 MARKER_LEVELS: dict[str, Imaging] = {
     "easy": Imaging(blur_sigma=0.3, noise_sigma=1.0, shot_noise=0.3, vignetting=0.15),
-    "medium": Imaging(blur_sigma=0.6, noise_sigma=3.0, shot_noise=0.3, vignetting=0.15,
-                      jpeg_quality=92),
-    "hardest": Imaging(blur_sigma=0.9, noise_sigma=4.0, shot_noise=0.3, vignetting=0.15,
-                       jpeg_quality=85),
-    "beyond": Imaging(blur_sigma=1.2, noise_sigma=5.0, shot_noise=0.5, vignetting=0.15,
-                      jpeg_quality=75),
+    "medium": Imaging(
+        blur_sigma=0.6, noise_sigma=3.0, shot_noise=0.3, vignetting=0.15, jpeg_quality=92
+    ),
+    "hardest": Imaging(
+        blur_sigma=0.9, noise_sigma=4.0, shot_noise=0.3, vignetting=0.15, jpeg_quality=85
+    ),
+    "beyond": Imaging(
+        blur_sigma=1.2, noise_sigma=5.0, shot_noise=0.5, vignetting=0.15, jpeg_quality=75
+    ),
 }
 MARKER_SIDES_PX = (12.0, 15.0, 20.0, 25.0, 35.0)
 # Seeds of the pictures the detector's settings were chosen on; the figures are measured
@@ -299,9 +337,12 @@ def marker_sides_px(view: BoardView, game: str) -> dict[int, float]:
     from calibration.boards import board_geometry
 
     geometry = board_geometry(game)
-    return {i: math.sqrt(abs(cv2.contourArea(
-        view.to_image(geometry.marker_corners_mm(i)).astype(np.float32))))
-        for i in geometry.marker_ids}
+    return {
+        i: math.sqrt(
+            abs(cv2.contourArea(view.to_image(geometry.marker_corners_mm(i)).astype(np.float32)))
+        )
+        for i in geometry.marker_ids
+    }
 
 
 def render_marker_shot(shot: MarkerShot) -> MarkerPicture:
@@ -309,15 +350,27 @@ def render_marker_shot(shot: MarkerShot) -> MarkerPicture:
     degrees above the table, all round it, the board anywhere in the picture, the
     "hardest" light (warm lamp one side, cold window the other) turned any way, glare
     and clutter, and the level's blur, noise and JPEG. Everything follows the shot."""
-    rng = np.random.default_rng([shot.seed, GAMES.index(shot.game), shot.size[0],
-                                 round(shot.side_px * 10), list(MARKER_LEVELS).index(shot.level)])
-    camera = Camera.from_fov(shot.size[0], shot.size[1], float(rng.uniform(55.0, 70.0)),
-                             k1=float(rng.uniform(-0.08, 0.0)))
+    rng = np.random.default_rng(
+        [
+            shot.seed,
+            GAMES.index(shot.game),
+            shot.size[0],
+            round(shot.side_px * 10),
+            list(MARKER_LEVELS).index(shot.level),
+        ]
+    )
+    camera = Camera.from_fov(
+        shot.size[0],
+        shot.size[1],
+        float(rng.uniform(55.0, 70.0)),
+        k1=float(rng.uniform(-0.08, 0.0)),
+    )
     model = load_model(shot.game)
     elevation = float(rng.uniform(35.0, 90.0))
     rotation = float(rng.uniform(0.0, 360.0))
-    outline = np.array([[0.0, 0.0], [model.size_mm[0], 0.0], list(model.size_mm),
-                        [0.0, model.size_mm[1]]])
+    outline = np.array(
+        [[0.0, 0.0], [model.size_mm[0], 0.0], list(model.size_mm), [0.0, model.size_mm[1]]]
+    )
     # the board anywhere in the picture, all of it in view: the look-at point is moved
     # off the board's centre by a random share of what the picture allows
     reach = float(rng.uniform(0.0, 1.0))
@@ -328,22 +381,39 @@ def render_marker_shot(shot: MarkerShot) -> MarkerPicture:
         look = (offset * math.cos(angle), offset * math.sin(angle))
         for _ in range(5):
             view = truth_view(camera, Pose(elevation, rotation, distance, look), model.size_mm)
-            distance *= float(np.mean(list(marker_sides_px(view, shot.game).values()))) \
-                / shot.side_px
+            distance *= (
+                float(np.mean(list(marker_sides_px(view, shot.game).values()))) / shot.side_px
+            )
         view = truth_view(camera, Pose(elevation, rotation, distance, look), model.size_mm)
         if view.visible(outline, 0.02 * shot.size[1]).all() or reach == 0.0:
             break
         reach = 0.0 if reach < 0.05 else reach * 0.6
     pose = Pose(elevation, rotation, distance, look)
-    light = replace(LIGHTS["hardest"], direction_deg=float(rng.uniform(0.0, 360.0)),
-                    key_level=float(rng.uniform(0.45, 0.7)))
+    light = replace(
+        LIGHTS["hardest"],
+        direction_deg=float(rng.uniform(0.0, 360.0)),
+        key_level=float(rng.uniform(0.45, 0.7)),
+    )
     options = TableOptions(markers=True, glare=0.3, clutter=3)
-    render = render_table(_observation(shot.game), camera, pose, light=light,
-                          imaging=MARKER_LEVELS[shot.level], options=options,
-                          seed=int(rng.integers(2 ** 31)), model=model)
+    render = render_table(
+        _observation(shot.game),
+        camera,
+        pose,
+        light=light,
+        imaging=MARKER_LEVELS[shot.level],
+        options=options,
+        seed=int(rng.integers(2**31)),
+        model=model,
+    )
     truth = truth_view(camera, pose, model.size_mm)
-    return MarkerPicture(render.image, camera, pose, truth, marker_sides_px(truth, shot.game),
-                         _covered(truth, shot.game, render.occluded))
+    return MarkerPicture(
+        render.image,
+        camera,
+        pose,
+        truth,
+        marker_sides_px(truth, shot.game),
+        _covered(truth, shot.game, render.occluded),
+    )
 
 
 def _covered(view: BoardView, game: str, occluded: NDArray[np.bool_]) -> dict[int, float]:
@@ -398,12 +468,15 @@ class MarkerFigure:
         return self.read / self.markers if self.markers else float("nan")
 
 
-def bench_small_markers(games: Sequence[str] = GAMES,
-                        sizes: Sequence[tuple[int, int]] = SIZES,
-                        sides_px: Sequence[float] = MARKER_SIDES_PX,
-                        levels: Sequence[str] = ("hardest",), pictures: int = 20,
-                        first_seed: int = MARKER_TEST_FIRST,
-                        lens_profile: bool = False) -> list[MarkerFigure]:
+def bench_small_markers(
+    games: Sequence[str] = GAMES,
+    sizes: Sequence[tuple[int, int]] = SIZES,
+    sides_px: Sequence[float] = MARKER_SIDES_PX,
+    levels: Sequence[str] = ("hardest",),
+    pictures: int = 20,
+    first_seed: int = MARKER_TEST_FIRST,
+    lens_profile: bool = False,
+) -> list[MarkerFigure]:
     """Find the markers and locate the board in ``pictures`` rendered pictures per
     game, size, level and marker side (seeds ``first_seed`` on; the detector's settings
     were chosen on ``MARKER_TUNING_SEEDS``, never on these), as a fresh
@@ -416,8 +489,11 @@ def bench_small_markers(games: Sequence[str] = GAMES,
         for size in sizes:
             for level in levels:
                 for side in sides_px:
-                    shots = [MarkerShot(game, size, side, level, first_seed + index)
-                             for game in games for index in range(pictures)]
+                    shots = [
+                        MarkerShot(game, size, side, level, first_seed + index)
+                        for game in games
+                        for index in range(pictures)
+                    ]
                     figures.append(_marker_figure(shots, lens_profile))
         return figures
     finally:
@@ -452,8 +528,9 @@ def _marker_figure(shots: Sequence[MarkerShot], lens_profile: bool) -> MarkerFig
                 read += 1
             else:
                 misplaced += 1
-        misplaced += sum(1 for i in found if i not in geometry.marker_ids
-                         and i in _all_game_markers())
+        misplaced += sum(
+            1 for i in found if i not in geometry.marker_ids and i in _all_game_markers()
+        )
         if location.view is not None:
             located += 1
             outline = geometry.outline_mm()
@@ -461,10 +538,19 @@ def _marker_figure(shots: Sequence[MarkerShot], lens_profile: bool) -> MarkerFig
             errors.append(float(np.linalg.norm(where - outline, axis=1).max()))
     first = shots[0]
     return MarkerFigure(
-        first.size, first.level, first.side_px, len(shots), markers, read, misplaced,
-        located, round(float(np.median(errors)), 2) if errors else float("nan"),
+        first.size,
+        first.level,
+        first.side_px,
+        len(shots),
+        markers,
+        read,
+        misplaced,
+        located,
+        round(float(np.median(errors)), 2) if errors else float("nan"),
         round(float(np.max(errors)), 2) if errors else float("nan"),
-        round(float(np.median(times)), 1), round(float(np.max(times)), 1))
+        round(float(np.median(times)), 1),
+        round(float(np.max(times)), 1),
+    )
 
 
 def _all_game_markers() -> set[int]:
@@ -473,8 +559,10 @@ def _all_game_markers() -> set[int]:
     return {i for board in load_boards().values() for i in board.marker_ids}
 
 
-MARKER_HEADER = ("size       level    side px  pictures  markers read        misplaced  "
-                 "boards located  corner mm (median/max)  ms (median/max)")
+MARKER_HEADER = (
+    "size       level    side px  pictures  markers read        misplaced  "
+    "boards located  corner mm (median/max)  ms (median/max)"
+)
 
 
 def format_marker_figures(figures: Sequence[MarkerFigure]) -> str:
@@ -484,10 +572,12 @@ def format_marker_figures(figures: Sequence[MarkerFigure]) -> str:
 
 def format_marker_row(f: MarkerFigure) -> str:
     """One row of :func:`format_marker_figures`."""
-    return (f"{f.size[0]}x{f.size[1]:<5} {f.level:<8} {f.side_px:>5.0f}   {f.pictures:>6}    "
-            f"{f.read:>4}/{f.markers:<4} {100 * f.rate:5.1f}%  {f.misplaced:>5}      "
-            f"{f.located:>4}/{f.pictures:<4}      {f.corner_error_median_mm:5.2f} / "
-            f"{f.corner_error_max_mm:5.2f}        {f.ms_median:5.0f} / {f.ms_max:4.0f}")
+    return (
+        f"{f.size[0]}x{f.size[1]:<5} {f.level:<8} {f.side_px:>5.0f}   {f.pictures:>6}    "
+        f"{f.read:>4}/{f.markers:<4} {100 * f.rate:5.1f}%  {f.misplaced:>5}      "
+        f"{f.located:>4}/{f.pictures:<4}      {f.corner_error_median_mm:5.2f} / "
+        f"{f.corner_error_max_mm:5.2f}        {f.ms_median:5.0f} / {f.ms_max:4.0f}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -501,26 +591,56 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the boards located against the markers' side in the picture and the blur, "
         "noise and JPEG level, on rendered pictures (seeds never used to choose the "
         "detector's settings). With --poses: localisation error and time from fixed "
-        "camera poses instead.")
-    parser.add_argument("--game", action="append", choices=GAMES,
-                        help="only this game (repeatable; default all three)")
-    parser.add_argument("--size", action="append", metavar="WxH",
-                        help="picture size (repeatable; default 1280x720 and 1920x1080)")
-    parser.add_argument("--side", action="append", type=float, metavar="PX",
-                        help="marker side in the picture (repeatable; default "
-                        f"{', '.join(f'{s:.0f}' for s in MARKER_SIDES_PX)})")
-    parser.add_argument("--level", action="append", choices=list(MARKER_LEVELS),
-                        help="blur, noise and JPEG level (repeatable; default hardest)")
-    parser.add_argument("--pictures", type=int, default=20,
-                        help="pictures per game, size, level and side (default 20)")
-    parser.add_argument("--seed", type=int, default=MARKER_TEST_FIRST,
-                        help=f"first picture seed (default {MARKER_TEST_FIRST}; seeds "
-                        f"{MARKER_TUNING_SEEDS.start}-{MARKER_TUNING_SEEDS.stop - 1} chose "
-                        "the settings)")
-    parser.add_argument("--lens-profile", action="store_true",
-                        help="give the locator the camera's exact lens profile")
-    parser.add_argument("--poses", action="store_true",
-                        help="the localisation figures from fixed poses instead")
+        "camera poses instead.",
+    )
+    parser.add_argument(
+        "--game",
+        action="append",
+        choices=GAMES,
+        help="only this game (repeatable; default all three)",
+    )
+    parser.add_argument(
+        "--size",
+        action="append",
+        metavar="WxH",
+        help="picture size (repeatable; default 1280x720 and 1920x1080)",
+    )
+    parser.add_argument(
+        "--side",
+        action="append",
+        type=float,
+        metavar="PX",
+        help="marker side in the picture (repeatable; default "
+        f"{', '.join(f'{s:.0f}' for s in MARKER_SIDES_PX)})",
+    )
+    parser.add_argument(
+        "--level",
+        action="append",
+        choices=list(MARKER_LEVELS),
+        help="blur, noise and JPEG level (repeatable; default hardest)",
+    )
+    parser.add_argument(
+        "--pictures",
+        type=int,
+        default=20,
+        help="pictures per game, size, level and side (default 20)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=MARKER_TEST_FIRST,
+        help=f"first picture seed (default {MARKER_TEST_FIRST}; seeds "
+        f"{MARKER_TUNING_SEEDS.start}-{MARKER_TUNING_SEEDS.stop - 1} chose "
+        "the settings)",
+    )
+    parser.add_argument(
+        "--lens-profile",
+        action="store_true",
+        help="give the locator the camera's exact lens profile",
+    )
+    parser.add_argument(
+        "--poses", action="store_true", help="the localisation figures from fixed poses instead"
+    )
     args = parser.parse_args(argv)
     games = tuple(args.game or GAMES)
     sizes = tuple(_size(s) for s in args.size) if args.size else SIZES
@@ -532,8 +652,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for size in sizes:
         for level in tuple(args.level or ("hardest",)):
             for side in tuple(args.side or MARKER_SIDES_PX):
-                for figure in bench_small_markers(games, (size,), (side,), (level,),
-                                                  args.pictures, args.seed, args.lens_profile):
+                for figure in bench_small_markers(
+                    games, (size,), (side,), (level,), args.pictures, args.seed, args.lens_profile
+                ):
                     print(format_marker_row(figure), flush=True)
     return 0
 

@@ -181,8 +181,9 @@ class BoardReference:
     lens: Lens | None = None
 
     @classmethod
-    def from_profile(cls, profile: BoardProfile, image: Image,
-                     camera: CameraProfile | None = None) -> BoardReference:
+    def from_profile(
+        cls, profile: BoardProfile, image: Image, camera: CameraProfile | None = None
+    ) -> BoardReference:
         """The reference of a stored board profile and its picture
         (``calibration.registration.load_reference_image``)."""
         return cls(image, profile.matrix, None if camera is None else Lens.of(camera))
@@ -222,11 +223,16 @@ class Locator:
     (then markers are not looked for). ``geometry``: the board's markers and size
     (``calibration/boards.json`` by default)."""
 
-    def __init__(self, game: str, *, camera: CameraProfile | None = None,
-                 reference: BoardReference | None = None,
-                 config: LocateConfig | None = None,
-                 registration: RegistrationConfig | None = None,
-                 geometry: BoardGeometry | None = None) -> None:
+    def __init__(
+        self,
+        game: str,
+        *,
+        camera: CameraProfile | None = None,
+        reference: BoardReference | None = None,
+        config: LocateConfig | None = None,
+        registration: RegistrationConfig | None = None,
+        geometry: BoardGeometry | None = None,
+    ) -> None:
         self.game = game
         self.geometry = geometry or board_geometry(game)
         self.config = config or LocateConfig()
@@ -235,8 +241,14 @@ class Locator:
         self.lens = None if camera is None else Lens.of(camera)
         self.reference = reference
         self._features = None if reference is None else self._reference_features(reference)
-        self._card_ratios = tuple(sorted({self.geometry.card_mm(i) / self.geometry.marker_mm
-                                          for i in self.geometry.marker_ids}))
+        self._card_ratios = tuple(
+            sorted(
+                {
+                    self.geometry.card_mm(i) / self.geometry.marker_mm
+                    for i in self.geometry.marker_ids
+                }
+            )
+        )
         self._track = _Track()
         self._frame_size = (0, 0)
         w, h = self.geometry.size_mm
@@ -258,9 +270,12 @@ class Locator:
         self._frame_size = (width, height)
         if self.camera is not None and (width, height) != self.camera.image_size:
             w, h = self.camera.image_size
-            return Location(WRONG_SIZE, f"board not found: the frame is {width}x{height} but "
-                            f"the camera profile was made at {w}x{h}; set the camera to "
-                            f"{w}x{h} or calibrate it again at this size")
+            return Location(
+                WRONG_SIZE,
+                f"board not found: the frame is {width}x{height} but "
+                f"the camera profile was made at {w}x{h}; set the camera to "
+                f"{w}x{h} or calibrate it again at this size",
+            )
         previous = self._track.view
         if previous is not None and previous.image_size != (width, height):
             self.reset()
@@ -269,8 +284,9 @@ class Locator:
             tracked = self._track_patches(frame)
             if tracked.status != _UNCONFIRMED:
                 return tracked
-        return self._locate_markers(frame) if self.reference is None \
-            else self._locate_reference(frame)
+        return (
+            self._locate_markers(frame) if self.reference is None else self._locate_reference(frame)
+        )
 
     # --- markers ----------------------------------------------------------------------
 
@@ -282,17 +298,25 @@ class Locator:
         from every square OpenCV considered (:mod:`vision.markers`); then those still
         missing sought where the others put them."""
         found = detect_markers(self.registration, self.geometry.dictionary, frame, self.camera)
-        small = {i: self._raw(corners) for i, corners in found.items()
-                 if _side_px(corners) <= self.config.small_markers.max_side_px}
-        for marker_id, marker in reread_markers(frame, self.geometry.dictionary, small,
-                                                config=self.config.small_markers).items():
+        small = {
+            i: self._raw(corners)
+            for i, corners in found.items()
+            if _side_px(corners) <= self.config.small_markers.max_side_px
+        }
+        for marker_id, marker in reread_markers(
+            frame, self.geometry.dictionary, small, config=self.config.small_markers
+        ).items():
             found[marker_id] = self._ideal(marker.corners)
         missing = set(self.geometry.marker_ids) - set(found)
         if missing:
             for marker_id, marker in find_small_markers(
-                    frame, self.geometry.dictionary, card_ratios=self._card_ratios,
-                    config=self.config.small_markers, wanted=missing,
-                    known=[self._raw(corners) for corners in found.values()]).items():
+                frame,
+                self.geometry.dictionary,
+                card_ratios=self._card_ratios,
+                config=self.config.small_markers,
+                wanted=missing,
+                known=[self._raw(corners) for corners in found.values()],
+            ).items():
                 if marker_id not in found:
                     found[marker_id] = self._ideal(marker.corners)
         ids = sorted(i for i in found if i in self.geometry.marker_ids)
@@ -304,44 +328,68 @@ class Locator:
         found = self.find_markers(frame)
         ids = self._consistent(found, sorted(i for i in found if i in self.geometry.marker_ids))
         if not ids:
-            return Location(NO_MARKERS, "board not found: no markers seen"
-                            + self._foreign_markers(found) + self._closer(found, ids))
+            return Location(
+                NO_MARKERS,
+                "board not found: no markers seen"
+                + self._foreign_markers(found)
+                + self._closer(found, ids),
+            )
         board, pixels = self._marker_points(ids, found)
         previous = self._track.view
         if len(ids) < self.registration.min_markers:
             seen = ", ".join(map(str, ids))
             if previous is not None and self._explains(previous, board, pixels):
-                return Location(TRACKED, f"board kept in place: only marker {seen} seen, "
-                                "where it was", previous, tuple(ids))
+                return Location(
+                    TRACKED,
+                    f"board kept in place: only marker {seen} seen, where it was",
+                    previous,
+                    tuple(ids),
+                )
             count = f"{len(ids)} marker" + ("s" if len(ids) > 1 else "")
-            return Location(TOO_FEW_MARKERS, f"board not found: only {count} seen (need "
-                            f"{self.registration.min_markers}); uncover the board's corners"
-                            + self._foreign_markers(found) + self._closer(found, ids),
-                            markers=tuple(ids))
+            return Location(
+                TOO_FEW_MARKERS,
+                f"board not found: only {count} seen (need "
+                f"{self.registration.min_markers}); uncover the board's corners"
+                + self._foreign_markers(found)
+                + self._closer(found, ids),
+                markers=tuple(ids),
+            )
         explained = previous is not None and self._explains(previous, board, pixels)
         # a board mostly out of the picture is said to be so (below), whatever its markers
-        if not explained and self._in_view_share(board, pixels, len(ids)) \
-                >= self.config.min_in_view:
+        if (
+            not explained
+            and self._in_view_share(board, pixels, len(ids)) >= self.config.min_in_view
+        ):
             uncertain = self._uncertainty_mm(board, pixels, ids, found)
             if uncertain > self.config.max_uncertain_mm:
                 seen = ", ".join(map(str, ids))
-                return Location(TOO_FEW_MARKERS, f"board not found: markers {seen} are too "
-                                "small or too few to place the board (its corners could be "
-                                f"{uncertain:.0f} mm off); bring the camera closer and uncover "
-                                "the board's corners", markers=tuple(ids))
+                return Location(
+                    TOO_FEW_MARKERS,
+                    f"board not found: markers {seen} are too "
+                    "small or too few to place the board (its corners could be "
+                    f"{uncertain:.0f} mm off); bring the camera closer and uncover "
+                    "the board's corners",
+                    markers=tuple(ids),
+                )
         location = self._conclude(board, pixels, tuple(ids), "markers", tracking=False)
         closer = self._closer(found, ids)
         if closer and location.status in (FOUND, MOVED):
             location = replace(location, message=location.message + closer)
         if location.view is not None:
             corners = location.view.to_image(board)
-            self._keep_patches(frame, location.view,
-                               {(i, k): corners[4 * n + k] for n, i in enumerate(ids)
-                                for k in range(4)})
+            self._keep_patches(
+                frame,
+                location.view,
+                {(i, k): corners[4 * n + k] for n, i in enumerate(ids) for k in range(4)},
+            )
         return location
 
-    def _find_missing(self, frame: Image, ids: list[int], found: dict[int, FloatArray],
-                      ) -> dict[int, FloatArray]:
+    def _find_missing(
+        self,
+        frame: Image,
+        ids: list[int],
+        found: dict[int, FloatArray],
+    ) -> dict[int, FloatArray]:
         """Markers the whole-frame search missed (small, far, blurred), sought again
         where the markers seen put them, in a window enlarged ``missing_zooms`` times:
         the detector reads small markers better enlarged. A marker found there counts
@@ -352,8 +400,7 @@ class Locator:
         if homography is None:
             return {}
         guess = BoardView(homography, self._frame_size, self.lens)
-        reach = self.config.missing_reach_mm if len(ids) > 1 \
-            else self.config.missing_reach_one_mm
+        reach = self.config.missing_reach_mm if len(ids) > 1 else self.config.missing_reach_one_mm
         height, width = frame.shape[:2]
         extra = {}
         for marker_id in sorted(set(self.geometry.marker_ids) - set(ids)):
@@ -367,18 +414,24 @@ class Locator:
             if x1 - x0 < side or y1 - y0 < side:
                 continue
             # read where the others put it; else enlarged, round that place
-            again = reread_markers(frame, self.geometry.dictionary, {marker_id: predicted},
-                                   config=self.config.small_markers)
+            again = reread_markers(
+                frame,
+                self.geometry.dictionary,
+                {marker_id: predicted},
+                config=self.config.small_markers,
+            )
             if marker_id in again:
                 ideal = self._ideal(again[marker_id].corners)
                 if _residual_mm(homography, corners_mm, ideal).max() <= reach:
                     extra[marker_id] = ideal
                     continue
             for zoom in self.config.missing_zooms:
-                window = cv2.resize(frame[y0:y1, x0:x1], None, fx=zoom, fy=zoom,
-                                    interpolation=cv2.INTER_CUBIC)
-                seen = detect_markers(self.registration, self.geometry.dictionary,
-                                      np.asarray(window, np.uint8))
+                window = cv2.resize(
+                    frame[y0:y1, x0:x1], None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC
+                )
+                seen = detect_markers(
+                    self.registration, self.geometry.dictionary, np.asarray(window, np.uint8)
+                )
                 if marker_id not in seen:
                     continue
                 # pixel centres: x in the window is (x + 0.5) / zoom - 0.5 in the frame
@@ -396,10 +449,11 @@ class Locator:
         copy of a marker lying on the table, or a misread one). Two markers cannot be
         checked against each other."""
         keep = list(ids)
-        while len(keep) >= 3 and self._disagreement_mm(found, keep) \
-                > self.config.missing_reach_mm:
-            keep = min(([j for j in keep if j != i] for i in keep),
-                       key=lambda rest: self._disagreement_mm(found, rest))
+        while len(keep) >= 3 and self._disagreement_mm(found, keep) > self.config.missing_reach_mm:
+            keep = min(
+                ([j for j in keep if j != i] for i in keep),
+                key=lambda rest: self._disagreement_mm(found, rest),
+            )
         return keep
 
     def _disagreement_mm(self, found: dict[int, FloatArray], ids: list[int]) -> float:
@@ -409,8 +463,9 @@ class Locator:
             return math.inf
         return float(_residual_mm(homography, board, pixels).max())
 
-    def _uncertainty_mm(self, board: FloatArray, pixels: FloatArray, ids: list[int],
-                        found: dict[int, FloatArray]) -> float:
+    def _uncertainty_mm(
+        self, board: FloatArray, pixels: FloatArray, ids: list[int], found: dict[int, FloatArray]
+    ) -> float:
         """How far the board's corners could be off, twice the spread that a noise of
         ``corner_noise_px`` on every marker corner gives them (through the derivatives
         of :meth:`_fit_plain`, by central differences). Every marker seen and none
@@ -449,8 +504,12 @@ class Locator:
         view = BoardView(homography, self._frame_size, self.lens)
         return float(np.mean(view.visible(self._coverage_points)))
 
-    def _fit_plain(self, board: FloatArray, pixels: FloatArray, every: bool,
-                   ) -> FloatArray | None:
+    def _fit_plain(
+        self,
+        board: FloatArray,
+        pixels: FloatArray,
+        every: bool,
+    ) -> FloatArray | None:
         """The fit of :meth:`_fit` without its choice between a homography and a pose
         (which a small change of the corners may flip): a homography from every
         marker, else the camera's pose with the focal length known so far."""
@@ -464,17 +523,24 @@ class Locator:
         how large they must be; with some, how large they are (their mean side)."""
         reliable = self.config.reliable_side_px
         if not ids:
-            return ("; if the board is in the picture, bring the camera closer or focus "
-                    f"it: each corner marker must be at least {reliable:.0f} px wide in the "
-                    "picture")
+            return (
+                "; if the board is in the picture, bring the camera closer or focus "
+                f"it: each corner marker must be at least {reliable:.0f} px wide in the "
+                "picture"
+            )
         side = float(np.mean([_side_px(found[i]) for i in ids]))
         if side >= reliable:
             return ""
-        return (f"; the markers are only {side:.0f} px wide in the picture: bring the "
-                f"camera closer (from {reliable:.0f} px they are read reliably)")
+        return (
+            f"; the markers are only {side:.0f} px wide in the picture: bring the "
+            f"camera closer (from {reliable:.0f} px they are read reliably)"
+        )
 
-    def _marker_points(self, ids: list[int], found: dict[int, FloatArray],
-                       ) -> tuple[FloatArray, FloatArray]:
+    def _marker_points(
+        self,
+        ids: list[int],
+        found: dict[int, FloatArray],
+    ) -> tuple[FloatArray, FloatArray]:
         board = np.vstack([self.geometry.marker_corners_mm(i) for i in ids])
         return board, np.vstack([found[i] for i in ids])
 
@@ -482,11 +548,17 @@ class Locator:
         others = sorted(i for i in found if i not in self.geometry.marker_ids)
         if not others:
             return ""
-        owners = sorted({game for game, board in load_boards().items()
-                         if any(i in board.marker_ids for i in others)})
+        owners = sorted(
+            {
+                game
+                for game, board in load_boards().items()
+                if any(i in board.marker_ids for i in others)
+            }
+        )
         text = f"; markers {', '.join(map(str, others))} were seen"
-        return text + (f" (they belong to {', '.join(owners)}: is the game right?)"
-                       if owners else "")
+        return text + (
+            f" (they belong to {', '.join(owners)}: is the game right?)" if owners else ""
+        )
 
     # --- the reference picture --------------------------------------------------------
 
@@ -507,45 +579,65 @@ class Locator:
         pixels = np.array([k.pt for k in keypoints], np.float64).reshape(-1, 2)
         if reference.lens is not None:
             pixels = reference.lens.undistort(pixels)
-        return _ReferenceFeatures(_apply(np.linalg.inv(reference.homography), pixels),
-                                  np.asarray(descriptors, np.uint8))
+        return _ReferenceFeatures(
+            _apply(np.linalg.inv(reference.homography), pixels), np.asarray(descriptors, np.uint8)
+        )
 
     def _locate_reference(self, frame: Image) -> Location:
         features = self._features
         assert features is not None
         need = self.registration.min_matches
         if len(features.descriptors) < need:
-            return Location(NO_MATCH, "board not found: the reference picture shows too few "
-                            "features of the board to match; use markers for this board")
+            return Location(
+                NO_MATCH,
+                "board not found: the reference picture shows too few "
+                "features of the board to match; use markers for this board",
+            )
         grey = _grey(frame)
         orb = cv2.ORB.create(self.registration.orb_features)
         keypoints, descriptors = orb.detectAndCompute(grey, None)
         good: list[cv2.DMatch] = []
         if descriptors is not None and len(keypoints) >= 2:
-            pairs = cv2.BFMatcher(cv2.NORM_HAMMING).knnMatch(features.descriptors, descriptors,
-                                                             k=2)
-            good = [p[0] for p in pairs if len(p) == 2
-                    and p[0].distance < self.registration.match_ratio * p[1].distance]
+            pairs = cv2.BFMatcher(cv2.NORM_HAMMING).knnMatch(features.descriptors, descriptors, k=2)
+            good = [
+                p[0]
+                for p in pairs
+                if len(p) == 2 and p[0].distance < self.registration.match_ratio * p[1].distance
+            ]
         if len(good) < need:
-            return Location(NO_MATCH, f"board not found: only {len(good)} board features "
-                            f"match the reference picture (need {need}); is the board in "
-                            "view and lit as when it was registered?")
+            return Location(
+                NO_MATCH,
+                f"board not found: only {len(good)} board features "
+                f"match the reference picture (need {need}); is the board in "
+                "view and lit as when it was registered?",
+            )
         board = features.keypoints_mm[[m.queryIdx for m in good]]
         pixels = self._ideal(np.array([keypoints[m.trainIdx].pt for m in good], np.float64))
         _, inliers = cv2.findHomography(board, pixels, cv2.RANSAC, self.registration.ransac_px)
         keep = np.zeros(len(good), bool) if inliers is None else inliers.reshape(-1) > 0
         if keep.sum() < need:
-            return Location(NO_MATCH, f"board not found: only {int(keep.sum())} board features "
-                            f"agree with one position of the board (need {need})")
+            return Location(
+                NO_MATCH,
+                f"board not found: only {int(keep.sum())} board features "
+                f"agree with one position of the board (need {need})",
+            )
         location = self._conclude(board[keep], pixels[keep], (), "reference", tracking=False)
         if location.view is not None:
-            self._keep_patches(grey, location.view, self._spread(
-                location.view, [keypoints[m.trainIdx] for m, k in zip(good, keep, strict=True)
-                                if k]))
+            self._keep_patches(
+                grey,
+                location.view,
+                self._spread(
+                    location.view,
+                    [keypoints[m.trainIdx] for m, k in zip(good, keep, strict=True) if k],
+                ),
+            )
         return location
 
-    def _spread(self, view: BoardView, keypoints: list[cv2.KeyPoint],
-                ) -> dict[tuple[int, int], FloatArray]:
+    def _spread(
+        self,
+        view: BoardView,
+        keypoints: list[cv2.KeyPoint],
+    ) -> dict[tuple[int, int], FloatArray]:
         """The strongest matched feature in each cell of a grid over the board: places
         for tracking patches spread over the whole board."""
         cells = self.config.patch_grid
@@ -554,14 +646,17 @@ class Locator:
         board = view.to_board(pixels)
         best: dict[tuple[int, int], int] = {}
         for index, (mm, keypoint) in enumerate(zip(board, keypoints, strict=True)):
-            cell = (int(np.clip(mm[0] / size[0] * cells, 0, cells - 1)),
-                    int(np.clip(mm[1] / size[1] * cells, 0, cells - 1)))
+            cell = (
+                int(np.clip(mm[0] / size[0] * cells, 0, cells - 1)),
+                int(np.clip(mm[1] / size[1] * cells, 0, cells - 1)),
+            )
             if cell not in best or keypoint.response > keypoints[best[cell]].response:
                 best[cell] = index
         return {cell: pixels[index] for cell, index in best.items()}
 
-    def _keep_patches(self, image: Image, view: BoardView,
-                      places: dict[tuple[int, int], FloatArray]) -> None:
+    def _keep_patches(
+        self, image: Image, view: BoardView, places: dict[tuple[int, int], FloatArray]
+    ) -> None:
         """Cut a tracking patch round each place (frame pixels, ``image`` in colour or
         grey) and remember the board point at its centre; patches of places not seen now
         (under a hand) are kept from before. Only the patches are made grey."""
@@ -570,9 +665,10 @@ class Locator:
         for key, (px, py) in places.items():
             x, y = round(px), round(py)
             if half <= x < width - half and half <= y < height - half:
-                template = _grey(image[y - half:y + half + 1, x - half:x + half + 1]).copy()
+                template = _grey(image[y - half : y + half + 1, x - half : x + half + 1]).copy()
                 self._track.patches[key] = _Patch(
-                    template, view.to_board(np.array([[x, y]], np.float64))[0])
+                    template, view.to_board(np.array([[x, y]], np.float64))[0]
+                )
 
     def _track_patches(self, frame: Image) -> Location:
         """The view confirmed by the board's patches matched in small windows round
@@ -592,8 +688,9 @@ class Locator:
             if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
                 continue
             window = _grey(frame[y0:y1, x0:x1])
-            scores = np.asarray(cv2.matchTemplate(window, patch.template, cv2.TM_CCOEFF_NORMED),
-                                np.float32)
+            scores = np.asarray(
+                cv2.matchTemplate(window, patch.template, cv2.TM_CCOEFF_NORMED), np.float32
+            )
             _, score, _, (bx, by) = cv2.minMaxLoc(scores)
             if score < self.config.min_patch_score:
                 continue
@@ -618,8 +715,14 @@ class Locator:
 
     # --- fitting and deciding ---------------------------------------------------------
 
-    def _conclude(self, board: FloatArray, pixels: FloatArray, ids: tuple[int, ...],
-                  method: str, tracking: bool) -> Location:
+    def _conclude(
+        self,
+        board: FloatArray,
+        pixels: FloatArray,
+        ids: tuple[int, ...],
+        method: str,
+        tracking: bool,
+    ) -> Location:
         """Turn seen board points (mm) and their ideal pixels into a Location: keep the
         previous view when it explains them, else fit a new one and say whether the
         board moved. When tracking, a failed fit, a bump or a board leaving the picture
@@ -633,25 +736,48 @@ class Locator:
             return Location(FOUND, f"board in place{seen}", previous, ids)
         homography = self._fit(board, pixels, len(ids))
         if homography is None:
-            return _NOT_CONFIRMED if tracking else Location(
-                TOO_FEW_MARKERS, "board not found: the markers seen do not fix the board's "
-                "position", markers=ids)
-        moved = 0.0 if previous is None else _moved_mm(previous.homography, homography,
-                                                       self.geometry.outline_mm())
+            return (
+                _NOT_CONFIRMED
+                if tracking
+                else Location(
+                    TOO_FEW_MARKERS,
+                    "board not found: the markers seen do not fix the board's position",
+                    markers=ids,
+                )
+            )
+        moved = (
+            0.0
+            if previous is None
+            else _moved_mm(previous.homography, homography, self.geometry.outline_mm())
+        )
         if tracking and moved > self.config.bump_mm:
             return _NOT_CONFIRMED
         residual = _residual_mm(homography, board, pixels)
-        view = BoardView(homography, self._frame_size, self.lens, self._projection(homography),
-                         method, float(np.sqrt(np.mean(residual ** 2))))
+        view = BoardView(
+            homography,
+            self._frame_size,
+            self.lens,
+            self._projection(homography),
+            method,
+            float(np.sqrt(np.mean(residual**2))),
+        )
         in_view = float(np.mean(view.visible(self._coverage_points)))
         if in_view < self.config.min_in_view:
-            return _NOT_CONFIRMED if tracking else Location(
-                OUT_OF_VIEW, f"board not found: only {in_view:.0%} of the board is in the "
-                "picture; point the camera at the whole board", markers=ids)
+            return (
+                _NOT_CONFIRMED
+                if tracking
+                else Location(
+                    OUT_OF_VIEW,
+                    f"board not found: only {in_view:.0%} of the board is in the "
+                    "picture; point the camera at the whole board",
+                    markers=ids,
+                )
+            )
         self._track.view = view
         if moved > self.config.bump_mm:
-            return Location(MOVED, f"board moved by {moved:.0f} mm: located again", view, ids,
-                            moved)
+            return Location(
+                MOVED, f"board moved by {moved:.0f} mm: located again", view, ids, moved
+            )
         status = TRACKED if tracking else FOUND
         return Location(status, _found_message(status, method, ids), view, ids)
 
@@ -669,12 +795,20 @@ class Locator:
         focal length is used for a near top-down view, where its error hardly
         matters."""
         found, _ = cv2.findHomography(board, pixels, 0)
-        homography = None if found is None or abs(np.linalg.det(found)) < 1e-12 \
+        homography = (
+            None
+            if found is None or abs(np.linalg.det(found)) < 1e-12
             else np.asarray(found, np.float64)
+        )
         partial = 1 <= markers < len(self.geometry.markers)
-        if markers >= 2 and partial and self.camera is None and not self._track.focals \
-                and homography is not None \
-                and focal_from_homography(homography, self._frame_size, self.config) is not None:
+        if (
+            markers >= 2
+            and partial
+            and self.camera is None
+            and not self._track.focals
+            and homography is not None
+            and focal_from_homography(homography, self._frame_size, self.config) is not None
+        ):
             partial = False
         if partial:
             posed = self._pose_homography(board, pixels)
@@ -692,14 +826,15 @@ class Locator:
             return None
         rvec, tvec = cv2.solvePnPRefineLM(points, pixels, matrix, None, rvec, tvec)
         rotation, _ = cv2.Rodrigues(rvec)
-        return np.asarray(matrix @ np.column_stack([rotation[:, 0], rotation[:, 1],
-                                                     tvec.reshape(3)]))
+        return np.asarray(
+            matrix @ np.column_stack([rotation[:, 0], rotation[:, 1], tvec.reshape(3)])
+        )
 
     def _projection(self, homography: FloatArray) -> FloatArray:
         if self.camera is None:
             focal = focal_from_homography(homography, self._frame_size, self.config)
             if focal is not None:
-                self._track.focals = [*self._track.focals, focal][-self.config.focal_history:]
+                self._track.focals = [*self._track.focals, focal][-self.config.focal_history :]
         return pose_from_homography(homography, self._matrix())
 
     def _matrix(self) -> FloatArray:
@@ -712,8 +847,9 @@ class Locator:
             focal = float(np.median(self._track.focals))
         else:
             focal = (width / 2.0) / math.tan(math.radians(self.config.default_hfov_deg) / 2.0)
-        return np.array([[focal, 0.0, (width - 1) / 2.0], [0.0, focal, (height - 1) / 2.0],
-                         [0.0, 0.0, 1.0]])
+        return np.array(
+            [[focal, 0.0, (width - 1) / 2.0], [0.0, focal, (height - 1) / 2.0], [0.0, 0.0, 1.0]]
+        )
 
     def _ideal(self, pixels: FloatArray) -> FloatArray:
         return pixels if self.lens is None else self.lens.undistort(pixels)
@@ -722,8 +858,9 @@ class Locator:
         return ideal if self.lens is None else self.lens.distort(ideal)
 
 
-def focal_from_homography(homography: FloatArray, image_size: tuple[int, int],
-                          config: LocateConfig) -> float | None:
+def focal_from_homography(
+    homography: FloatArray, image_size: tuple[int, int], config: LocateConfig
+) -> float | None:
     """The focal length (pixels) that makes ``homography`` (board mm to pixels) the
     view of a flat board by a camera with square pixels and its principal point at the
     image centre: the first two columns of ``K^-1 H`` must be orthogonal and of equal
@@ -732,8 +869,10 @@ def focal_from_homography(homography: FloatArray, image_size: tuple[int, int],
     ``config.min_tilt_deg``: the equations then hardly depend on ``f``) or the answer
     is not a plausible lens."""
     width, height = image_size
-    centred = np.array([[1.0, 0.0, -(width - 1) / 2.0], [0.0, 1.0, -(height - 1) / 2.0],
-                        [0.0, 0.0, 1.0]]) @ homography
+    centred = (
+        np.array([[1.0, 0.0, -(width - 1) / 2.0], [0.0, 1.0, -(height - 1) / 2.0], [0.0, 0.0, 1.0]])
+        @ homography
+    )
     h1, h2 = centred[:, 0], centred[:, 1]
     a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
     b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
@@ -753,8 +892,10 @@ def focal_from_homography(homography: FloatArray, image_size: tuple[int, int],
     return focal
 
 
-def _marker_ids(keys: list[tuple[int, int]], reference: BoardReference | None,
-                ) -> tuple[int, ...]:
+def _marker_ids(
+    keys: list[tuple[int, int]],
+    reference: BoardReference | None,
+) -> tuple[int, ...]:
     """The markers whose patches (keyed marker id, corner) were seen; none for a
     reference picture's patches (keyed by grid cell)."""
     return () if reference is not None else tuple(sorted({key[0] for key in keys}))
@@ -769,8 +910,10 @@ def _found_message(status: str, method: str, ids: tuple[int, ...]) -> str:
     if status == TRACKED:
         return "board tracked"
     if method == "markers" and len(ids) == 2:
-        return (f"board found from markers {ids[0]} and {ids[1]} only: its far side may be "
-                "a few mm off until the other corners are uncovered")
+        return (
+            f"board found from markers {ids[0]} and {ids[1]} only: its far side may be "
+            "a few mm off until the other corners are uncovered"
+        )
     if method == "markers":
         return f"board found from markers {', '.join(map(str, ids))}"
     return "board found by matching the reference picture"
@@ -791,16 +934,18 @@ def _apply(homography: NDArray[np.floating], points: FloatArray) -> FloatArray:
     return np.asarray(cv2.perspectiveTransform(pts, homography).reshape(-1, 2))
 
 
-def _residual_mm(homography: NDArray[np.floating], board: FloatArray,
-                 pixels: FloatArray) -> FloatArray:
+def _residual_mm(
+    homography: NDArray[np.floating], board: FloatArray, pixels: FloatArray
+) -> FloatArray:
     """How far (mm on the board) each seen pixel lies from its board point under
     ``homography``."""
     back = _apply(np.linalg.inv(homography), pixels)
     return np.asarray(np.linalg.norm(back - board, axis=1))
 
 
-def _moved_mm(before: NDArray[np.floating], after: NDArray[np.floating],
-              outline: FloatArray) -> float:
+def _moved_mm(
+    before: NDArray[np.floating], after: NDArray[np.floating], outline: FloatArray
+) -> float:
     """How far the board moved between two homographies: the largest distance, on
     the board as it was, between where its corners were and are."""
     now = _apply(np.linalg.inv(before), _apply(after, outline))
@@ -810,11 +955,13 @@ def _moved_mm(before: NDArray[np.floating], after: NDArray[np.floating],
 def _peak_offset(scores: NDArray[np.float32], x: int, y: int) -> tuple[float, float]:
     """Sub-pixel offset of a correlation peak: a parabola through it and its
     neighbours, in each direction."""
+
     def vertex(left: float, centre: float, right: float) -> float:
         curvature = float(left) - 2.0 * float(centre) + float(right)
         if curvature >= 0.0:
             return 0.0
         return min(0.5, max(-0.5, 0.5 * (float(left) - float(right)) / curvature))
+
     h, w = scores.shape
     dx = vertex(scores[y, x - 1], scores[y, x], scores[y, x + 1]) if 0 < x < w - 1 else 0.0
     dy = vertex(scores[y - 1, x], scores[y, x], scores[y + 1, x]) if 0 < y < h - 1 else 0.0

@@ -92,11 +92,16 @@ class SmallMarker:
     bit_errors: int
 
 
-def find_small_markers(image: Image, dictionary: str, *, card_ratios: Sequence[float] = (),
-                       config: SmallMarkerConfig | None = None,
-                       candidates: Sequence[FloatArray] | None = None,
-                       wanted: Collection[int] = (), known: Sequence[FloatArray] = (),
-                       ) -> dict[int, SmallMarker]:
+def find_small_markers(
+    image: Image,
+    dictionary: str,
+    *,
+    card_ratios: Sequence[float] = (),
+    config: SmallMarkerConfig | None = None,
+    candidates: Sequence[FloatArray] | None = None,
+    wanted: Collection[int] = (),
+    known: Sequence[FloatArray] = (),
+) -> dict[int, SmallMarker]:
     """Markers of ``dictionary`` in ``image`` (BGR or grey) read from OpenCV's
     candidate squares (or the given ``candidates``, (4, 2) pixel quads), as the module
     docstring says. ``card_ratios``: the sides of the white cards the markers are
@@ -105,8 +110,7 @@ def find_small_markers(image: Image, dictionary: str, *, card_ratios: Sequence[f
     stops once every id in ``wanted`` is read; candidates inside the cards of
     ``known`` markers (corners, pixels: read already) are passed over."""
     config = config or SmallMarkerConfig()
-    grey = image if image.ndim == 2 else array_of(np.uint8,
-                                                  cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    grey = image if image.ndim == 2 else array_of(np.uint8, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     codes = _codes(dictionary)
     modules = codes.modules
     if candidates is None:
@@ -121,31 +125,38 @@ def find_small_markers(image: Image, dictionary: str, *, card_ratios: Sequence[f
         if not config.min_side_px <= side <= config.max_side_px * widest:
             continue
         centre = quad.mean(axis=0)
-        if any(cv2.pointPolygonTest(card, (float(centre[0]), float(centre[1])), False) >= 0
-               for card in cards):
+        if any(
+            cv2.pointPolygonTest(card, (float(centre[0]), float(centre[1])), False) >= 0
+            for card in cards
+        ):
             continue
         for ratio in (1.0, *card_ratios):
             square = _scaled(quad, 1.0 / ratio)
             if _side(square) < config.min_side_px:
                 continue
             marker = _read(grey, square, modules, codes, config)
-            if marker is not None and (marker.marker_id not in found
-                                       or marker.bit_errors
-                                       < found[marker.marker_id].bit_errors):
+            if marker is not None and (
+                marker.marker_id not in found
+                or marker.bit_errors < found[marker.marker_id].bit_errors
+            ):
                 found[marker.marker_id] = marker
             if marker is not None:
                 break
     return found
 
 
-def reread_markers(image: Image, dictionary: str, markers: dict[int, FloatArray], *,
-                   config: SmallMarkerConfig | None = None) -> dict[int, SmallMarker]:
+def reread_markers(
+    image: Image,
+    dictionary: str,
+    markers: dict[int, FloatArray],
+    *,
+    config: SmallMarkerConfig | None = None,
+) -> dict[int, SmallMarker]:
     """Markers another detector read (id -> corners, frame pixels), measured again as
     the module docstring says; those read again with the same id. OpenCV's corners of a
     marker under about 60 px are often a pixel off; these are a few tenths of one."""
     config = config or SmallMarkerConfig()
-    grey = image if image.ndim == 2 else array_of(np.uint8,
-                                                  cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    grey = image if image.ndim == 2 else array_of(np.uint8, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     codes = _codes(dictionary)
     again = {}
     for marker_id, corners in markers.items():
@@ -155,8 +166,9 @@ def reread_markers(image: Image, dictionary: str, markers: dict[int, FloatArray]
     return again
 
 
-def candidate_squares(grey: Image, dictionary: str,
-                      config: SmallMarkerConfig | None = None) -> list[FloatArray]:
+def candidate_squares(
+    grey: Image, dictionary: str, config: SmallMarkerConfig | None = None
+) -> list[FloatArray]:
     """The squares OpenCV's detector considers in ``grey``, read or rejected, with
     adaptive threshold windows for small markers, largest first (at most
     ``config.max_candidates``)."""
@@ -173,7 +185,7 @@ def candidate_squares(grey: Image, dictionary: str,
     quads = [np.asarray(q, np.float64).reshape(4, 2) for q in (*corners, *rejected)]
     quads = [q for q in quads if config.min_side_px <= _side(q)]
     quads.sort(key=lambda q: -_side(q))
-    return quads[:config.max_candidates]
+    return quads[: config.max_candidates]
 
 
 @dataclass(frozen=True)
@@ -194,7 +206,8 @@ def _codes(dictionary: str) -> _Codes:
     rows, ids, turns = [], [], []
     for marker_id in range(len(aruco.bytesList)):
         bits = cv2.aruco.Dictionary.getBitsFromByteList(
-            aruco.bytesList[marker_id:marker_id + 1], size).reshape(size, size)
+            aruco.bytesList[marker_id : marker_id + 1], size
+        ).reshape(size, size)
         for turn in range(4):
             # the code as it reads when the marker's top-left corner is the quad's
             # corner ``turn`` (quad corners run clockwise in the picture)
@@ -228,8 +241,7 @@ def _scaled(quad: FloatArray, factor: float) -> FloatArray:
 
 def _unit_homography(quad: FloatArray) -> FloatArray:
     unit = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], np.float32)
-    return np.asarray(cv2.getPerspectiveTransform(unit, np.asarray(quad, np.float32)),
-                      np.float64)
+    return np.asarray(cv2.getPerspectiveTransform(unit, np.asarray(quad, np.float32)), np.float64)
 
 
 def _map(homography: FloatArray, points: FloatArray) -> FloatArray:
@@ -247,8 +259,9 @@ def _bilinear(image: NDArray[np.float32], points: FloatArray) -> FloatArray:
     return np.asarray(top * (1.0 - fy) + bottom * fy, np.float64)
 
 
-def _read(grey: Image, quad: FloatArray, modules: int, codes: _Codes,
-          config: SmallMarkerConfig) -> SmallMarker | None:
+def _read(
+    grey: Image, quad: FloatArray, modules: int, codes: _Codes, config: SmallMarkerConfig
+) -> SmallMarker | None:
     """The marker whose black square lies near ``quad``, or ``None``. The work is done
     in linear light on a patch round the quad only."""
     height, width = grey.shape
@@ -275,8 +288,13 @@ def _read(grey: Image, quad: FloatArray, modules: int, codes: _Codes,
     return SmallMarker(marker.marker_id, marker.corners + origin, marker.bit_errors)
 
 
-def _measure_square(linear: NDArray[np.float32], quad: FloatArray, modules: int,
-                    reach: float, config: SmallMarkerConfig) -> FloatArray | None:
+def _measure_square(
+    linear: NDArray[np.float32],
+    quad: FloatArray,
+    modules: int,
+    reach: float,
+    config: SmallMarkerConfig,
+) -> FloatArray | None:
     """The black square's corners, each side found again as the white-to-black step
     within ``reach`` modules of where ``quad`` puts it; ``None`` when a side shows no
     such step."""
@@ -289,9 +307,14 @@ def _measure_square(linear: NDArray[np.float32], quad: FloatArray, modules: int,
     count = max(9, round(_side(quad)))
     along = np.linspace(0.15, 0.85, count)
     ones, zeros = np.ones(count), np.zeros(count)
-    base = np.stack([np.column_stack([along, zeros]), np.column_stack([ones, along]),
-                     np.column_stack([along[::-1], ones]),
-                     np.column_stack([zeros, along[::-1]])])
+    base = np.stack(
+        [
+            np.column_stack([along, zeros]),
+            np.column_stack([ones, along]),
+            np.column_stack([along[::-1], ones]),
+            np.column_stack([zeros, along[::-1]]),
+        ]
+    )
     outward = np.array([[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
     samples = base[:, :, None, :] + offsets[None, None, :, None] * outward[:, None, None, :]
     pixels = _map(homography, samples.reshape(-1, 2)).reshape(4 * count, len(offsets), 2)
@@ -305,19 +328,19 @@ def _measure_square(linear: NDArray[np.float32], quad: FloatArray, modules: int,
     # step (beyond the card the board may be dark too)
     before = np.arange(len(offsets))[None, :] < brightest[:, None]
     below = (profiles < level[:, None]) & before
-    usable = (light > 0.0) & (light - dark >= config.min_edge_contrast * light) \
-        & below.any(axis=1)
+    usable = (light > 0.0) & (light - dark >= config.min_edge_contrast * light) & below.any(axis=1)
     lines = []
     for side in range(4):
-        rows = side * count + np.nonzero(usable[side * count:(side + 1) * count])[0]
+        rows = side * count + np.nonzero(usable[side * count : (side + 1) * count])[0]
         if len(rows) < 4:
             return None
         k = len(offsets) - 1 - below[rows, ::-1].argmax(axis=1)
         low, high = profiles[rows, k], profiles[rows, k + 1]
         fraction = ((level[rows] - low) / np.maximum(high - low, 1e-9))[:, None]
         points = pixels[rows, k] + fraction * (pixels[rows, k + 1] - pixels[rows, k])
-        vx, vy, x0, y0 = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
-                                     0.01).reshape(-1)
+        vx, vy, x0, y0 = cv2.fitLine(
+            points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
+        ).reshape(-1)
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
     square = square_corners(lines)
     if square is None:
@@ -327,8 +350,13 @@ def _measure_square(linear: NDArray[np.float32], quad: FloatArray, modules: int,
     return square
 
 
-def _decode(linear: NDArray[np.float32], square: FloatArray, modules: int, codes: _Codes,
-            config: SmallMarkerConfig) -> SmallMarker | None:
+def _decode(
+    linear: NDArray[np.float32],
+    square: FloatArray,
+    modules: int,
+    codes: _Codes,
+    config: SmallMarkerConfig,
+) -> SmallMarker | None:
     """Read the modules of the black square ``square``; the marker, or ``None``."""
     homography = _unit_homography(square)
     centres = (np.arange(modules) + 0.5) / modules
@@ -340,13 +368,16 @@ def _decode(linear: NDArray[np.float32], square: FloatArray, modules: int, codes
     values = _bilinear(linear, _map(homography, samples)).reshape(len(cells), -1).mean(axis=1)
     values = values.reshape(modules, modules)
     border = np.concatenate([values[0], values[-1], values[1:-1, 0], values[1:-1, -1]])
-    ring_t = (np.arange(modules + 2) + 0.5) / (modules + 2) * (1.0 + 2.0 / modules) \
-        - 1.0 / modules
+    ring_t = (np.arange(modules + 2) + 0.5) / (modules + 2) * (1.0 + 2.0 / modules) - 1.0 / modules
     out = 0.5 / modules
-    ring = np.concatenate([np.column_stack([ring_t, np.full_like(ring_t, -out)]),
-                           np.column_stack([ring_t, np.full_like(ring_t, 1.0 + out)]),
-                           np.column_stack([np.full_like(ring_t, -out), ring_t]),
-                           np.column_stack([np.full_like(ring_t, 1.0 + out), ring_t])])
+    ring = np.concatenate(
+        [
+            np.column_stack([ring_t, np.full_like(ring_t, -out)]),
+            np.column_stack([ring_t, np.full_like(ring_t, 1.0 + out)]),
+            np.column_stack([np.full_like(ring_t, -out), ring_t]),
+            np.column_stack([np.full_like(ring_t, 1.0 + out), ring_t]),
+        ]
+    )
     white = float(np.median(_bilinear(linear, _map(homography, ring))))
     black = float(np.median(border))
     if white <= 0.0 or black > config.max_black_share * white:
@@ -359,8 +390,10 @@ def _decode(linear: NDArray[np.float32], square: FloatArray, modules: int, codes
     order = np.argsort(distances, kind="stable")
     best = int(order[0])
     others = distances[codes.ids != codes.ids[best]]
-    if distances[best] > config.max_bit_errors \
-            or int(others.min()) - int(distances[best]) < config.min_code_margin:
+    if (
+        distances[best] > config.max_bit_errors
+        or int(others.min()) - int(distances[best]) < config.min_code_margin
+    ):
         return None
     # ArUco's order starts at the marker's own top-left corner
     corners = np.roll(square, int(codes.turns[best]), axis=0)
@@ -371,11 +404,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print the small markers read in a picture."""
     from calibration.boards import board_geometry
 
-    parser = argparse.ArgumentParser(prog="python -m vision.markers",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.markers", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("picture")
-    parser.add_argument("--game", default="shangrila",
-                        help="the board whose marker cards to expect (default shangrila)")
+    parser.add_argument(
+        "--game",
+        default="shangrila",
+        help="the board whose marker cards to expect (default shangrila)",
+    )
     args = parser.parse_args(argv)
     image = cv2.imread(args.picture, cv2.IMREAD_COLOR)
     if image is None:
@@ -383,8 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     geometry = board_geometry(args.game)
     ratios = sorted({geometry.card_mm(i) / geometry.marker_mm for i in geometry.marker_ids})
-    found = find_small_markers(array_of(np.uint8, image), geometry.dictionary,
-                               card_ratios=ratios)
+    found = find_small_markers(array_of(np.uint8, image), geometry.dictionary, card_ratios=ratios)
     for marker in found.values():
         corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in marker.corners)
         print(f"marker {marker.marker_id}: {corners} ({marker.bit_errors} bits misread)")

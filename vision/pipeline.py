@@ -78,8 +78,9 @@ class PipelineResult:
         return self.reading.observation if self.status == STILL and self.reading else None
 
 
-def reader_for(game: str, model: BoardModel | None = None,
-               colours: Any = None, rules: Any = None) -> BoardReader:
+def reader_for(
+    game: str, model: BoardModel | None = None, colours: Any = None, rules: Any = None
+) -> BoardReader:
     """The reader of ``game``'s table (ShenShi's and Shendao's look twice, their own way),
     with the piece colours of ``colours`` (a calibration ``ColourModel``) when given,
     and told what ``rules`` (the game's rules object) put on the table when given
@@ -91,8 +92,7 @@ def reader_for(game: str, model: BoardModel | None = None,
     if game == "shenshi":
         from vision.read_shenshi import ShenshiReader, metals_in_play
 
-        return ShenshiReader(model, config,
-                             None if rules is None else metals_in_play(rules))
+        return ShenshiReader(model, config, None if rules is None else metals_in_play(rules))
     if game == "shendao":
         from vision.read_shendao import ShendaoReader
 
@@ -100,8 +100,9 @@ def reader_for(game: str, model: BoardModel | None = None,
     return BoardReader(game, model, config)
 
 
-def weighed_observation(observation: Observation,
-                        probabilities: Mapping[str, Mapping[str, float]]) -> Observation:
+def weighed_observation(
+    observation: Observation, probabilities: Mapping[str, Mapping[str, float]]
+) -> Observation:
     """``observation`` with each element's ``probabilities`` (element -> {value as
     text: probability}, as :class:`~vision.appearance.AppearanceReading` gives them)
     attached as its reading's chances, keyed by the schema's own values (counts and
@@ -117,21 +118,27 @@ def weighed_observation(observation: Observation,
         if allowed is None:
             continue
         by_text = {str(v): v for v in allowed}
-        pairs = [(by_text[text], float(p)) for text, p in chances.items()
-                 if text in by_text and p > 0.0]
+        pairs = [
+            (by_text[text], float(p)) for text, p in chances.items() if text in by_text and p > 0.0
+        ]
         if not pairs:
             continue
         reading = observation[element]
         best = max(p for _, p in pairs)
-        if not reading.known and any(p > best for text, p in chances.items()
-                                     if text not in by_text):
+        if not reading.known and any(
+            p > best for text, p in chances.items() if text not in by_text
+        ):
             continue
         weighed = Reading.weighed(pairs, shown=reading.known, scaled=False)
-        if reading.known and not (weighed.value == reading.value
-                                  and type(weighed.value) is type(reading.value)):
+        if reading.known and not (
+            weighed.value == reading.value and type(weighed.value) is type(reading.value)
+        ):
             continue  # the reader showed another value than its likeliest: keep it plain
-        updates[element] = (Reading(reading.value, reading.confidence, weighed.chances)
-                            if reading.known else weighed)
+        updates[element] = (
+            Reading(reading.value, reading.confidence, weighed.chances)
+            if reading.known
+            else weighed
+        )
     return observation.replace(updates) if updates else observation
 
 
@@ -159,12 +166,19 @@ class Pipeline:
     ``vision.models.ModelError`` for a game without a board model.
     """
 
-    def __init__(self, game: str, *, view: BoardView | None = None,
-                 locator: LocatesBoard | None = None,
-                 stillness: DetectsStillness | None = None,
-                 reader: BoardReader | None = None, model: BoardModel | None = None,
-                 colours: Any = None, rules: Any = None,
-                 require_still: bool = True) -> None:
+    def __init__(
+        self,
+        game: str,
+        *,
+        view: BoardView | None = None,
+        locator: LocatesBoard | None = None,
+        stillness: DetectsStillness | None = None,
+        reader: BoardReader | None = None,
+        model: BoardModel | None = None,
+        colours: Any = None,
+        rules: Any = None,
+        require_still: bool = True,
+    ) -> None:
         self.game = game
         self.model = model or load_model(game)
         self.reader = reader or reader_for(game, self.model, colours, rules)
@@ -182,8 +196,9 @@ class Pipeline:
         self.stillness = stillness
         self._was_still = False
 
-    def process(self, frame: Image | None, timestamp: float = 0.0,
-                label: str = "") -> PipelineResult:
+    def process(
+        self, frame: Image | None, timestamp: float = 0.0, label: str = ""
+    ) -> PipelineResult:
         """Run one frame through every stage. Never raises for a bad frame."""
         if frame is None or not isinstance(frame, np.ndarray) or frame.size == 0:
             self._was_still = False
@@ -200,23 +215,38 @@ class Pipeline:
             covered = tuple(getattr(state, "covered_elements", ()))
             if not state.still:
                 self._was_still = False
-                return PipelineResult(MOVING, getattr(state, "message", "moving"),
-                                      timestamp, label, view, None, covered)
+                return PipelineResult(
+                    MOVING,
+                    getattr(state, "message", "moving"),
+                    timestamp,
+                    label,
+                    view,
+                    None,
+                    covered,
+                )
         reading = self.reader.read(frame, view, covered)
         if isinstance(reading, AppearanceReading) and reading.problem is None:
-            reading = dataclasses.replace(reading, observation=weighed_observation(
-                reading.observation, reading.probabilities))
+            reading = dataclasses.replace(
+                reading, observation=weighed_observation(reading.observation, reading.probabilities)
+            )
         if reading.problem is not None:
             self._was_still = False
-            return PipelineResult(UNREADABLE, f"cannot read the board: {reading.problem}",
-                                  timestamp, label, view, reading, covered)
+            return PipelineResult(
+                UNREADABLE,
+                f"cannot read the board: {reading.problem}",
+                timestamp,
+                label,
+                view,
+                reading,
+                covered,
+            )
         fresh = not self._was_still
         self._was_still = True
         seen = reading.read
-        message = (f"read {seen} of {len(reading.observation)} elements"
-                   + (f"; {len(covered)} covered" if covered else ""))
-        return PipelineResult(STILL, message, timestamp, label, view, reading, covered,
-                              fresh)
+        message = f"read {seen} of {len(reading.observation)} elements" + (
+            f"; {len(covered)} covered" if covered else ""
+        )
+        return PipelineResult(STILL, message, timestamp, label, view, reading, covered, fresh)
 
     def run(self, frames: Iterable[Any]) -> Iterator[PipelineResult]:
         """Process a source's frames (``vision.sources.SourceFrame``: timestamp,
@@ -224,8 +254,9 @@ class Pipeline:
         for item in frames:
             if getattr(item, "image", None) is None:
                 problem = getattr(item, "problem", "") or "no picture in this frame"
-                yield PipelineResult(NO_FRAME, problem, getattr(item, "timestamp", 0.0),
-                                     getattr(item, "label", ""))
+                yield PipelineResult(
+                    NO_FRAME, problem, getattr(item, "timestamp", 0.0), getattr(item, "label", "")
+                )
                 continue
             yield self.process(item.image, item.timestamp, item.label)
 
@@ -234,9 +265,14 @@ class Pipeline:
 
 # Outline colours (BGR) of what was read.
 VALUE_BGR: dict[Any, tuple[int, int, int]] = {
-    "red": (40, 40, 230), "blue": (230, 120, 30), "yellow": (30, 220, 240),
-    "violet": (200, 60, 170), "light": (245, 245, 245), "dark": (30, 30, 30),
-    "closed": (40, 40, 230), True: (60, 220, 60),
+    "red": (40, 40, 230),
+    "blue": (230, 120, 30),
+    "yellow": (30, 220, 240),
+    "violet": (200, 60, 170),
+    "light": (245, 245, 245),
+    "dark": (30, 30, 30),
+    "closed": (40, 40, 230),
+    True: (60, 220, 60),
 }
 EMPTY_BGR = (150, 150, 150)
 ABSTAIN_BGR = (255, 0, 255)
@@ -248,8 +284,9 @@ and dark boards alike."""
 VALUE_WORDS: dict[Any, str] = {True: "present", "closed": "closed"}
 
 
-def draw_recognised(frame: Image, view: BoardView, observation: Observation,
-                    model: BoardModel, legend: bool = False) -> Image:
+def draw_recognised(
+    frame: Image, view: BoardView, observation: Observation, model: BoardModel, legend: bool = False
+) -> Image:
     """A copy of ``frame`` with each element outlined where it lies, coloured by the
     value read (grey: empty or absent), a magenta cross on each element not read, and
     "2" on stacks of two tiles; each outline edged in black to stand out on any board.
@@ -271,18 +308,27 @@ def draw_recognised(frame: Image, view: BoardView, observation: Observation,
             continue
         colour = VALUE_BGR.get(reading.value, EMPTY_BGR)
         thick = 2 * scale if colour != EMPTY_BGR else scale
-        cv2.polylines(image, [outline], True, _edge(colour), thick + 2 * scale,
-                      cv2.LINE_AA, 4)
+        cv2.polylines(image, [outline], True, _edge(colour), thick + 2 * scale, cv2.LINE_AA, 4)
         cv2.polylines(image, [outline], True, colour, thick, cv2.LINE_AA, 4)
-        seen.setdefault(VALUE_WORDS.get(reading.value, str(reading.value))
-                        if colour != EMPTY_BGR else "empty", colour)
+        seen.setdefault(
+            VALUE_WORDS.get(reading.value, str(reading.value)) if colour != EMPTY_BGR else "empty",
+            colour,
+        )
         height = element.name + HEIGHT_SUFFIX
         if height in observation.schema.values and observation.value(height) == 2:
             centre = corners.mean(axis=0)
             origin = (int(centre[0]) - 4 * scale, int(centre[1]) + 4 * scale)
             for colour, width in ((EDGE_BGR, 3 * scale), ((255, 255, 255), scale)):
-                cv2.putText(image, "2", origin, cv2.FONT_HERSHEY_SIMPLEX, 0.45 * scale,
-                            colour, width, cv2.LINE_AA)
+                cv2.putText(
+                    image,
+                    "2",
+                    origin,
+                    cv2.FONT_HERSHEY_SIMPLEX,
+                    0.45 * scale,
+                    colour,
+                    width,
+                    cv2.LINE_AA,
+                )
             seen["2: a stack of two"] = (255, 255, 255)
     if legend and seen:
         _draw_legend(image, seen, scale)
@@ -294,20 +340,31 @@ def _edge(colour: tuple[int, int, int]) -> tuple[int, int, int]:
     return (235, 235, 235) if sum(colour) < 240 else EDGE_BGR
 
 
-def _draw_legend(image: Image, entries: dict[str, tuple[int, int, int]],
-                 scale: int) -> None:
+def _draw_legend(image: Image, entries: dict[str, tuple[int, int, int]], scale: int) -> None:
     """A key of ``entries`` (words: colour) on a dark box in the top left corner."""
     font, size = cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale
     line = 20 * scale
     width = max(cv2.getTextSize(words, font, size, scale)[0][0] for words in entries)
-    box = (8 * scale, 8 * scale, 8 * scale + width + 40 * scale,
-           8 * scale + line * len(entries) + 8 * scale)
-    corner = image[box[1]:box[3], box[0]:box[2]]
+    box = (
+        8 * scale,
+        8 * scale,
+        8 * scale + width + 40 * scale,
+        8 * scale + line * len(entries) + 8 * scale,
+    )
+    corner = image[box[1] : box[3], box[0] : box[2]]
     corner[:] = (corner * 0.25).astype(image.dtype)
     for i, (words, colour) in enumerate(entries.items()):
         y = box[1] + 8 * scale + line * i
         swatch = ((box[0] + 6 * scale, y + 2 * scale), (box[0] + 26 * scale, y + 14 * scale))
         cv2.rectangle(image, *swatch, colour, -1)
         cv2.rectangle(image, *swatch, (200, 200, 200), 1)
-        cv2.putText(image, words, (box[0] + 32 * scale, y + 13 * scale), font, size,
-                    (255, 255, 255), scale, cv2.LINE_AA)
+        cv2.putText(
+            image,
+            words,
+            (box[0] + 32 * scale, y + 13 * scale),
+            font,
+            size,
+            (255, 255, 255),
+            scale,
+            cv2.LINE_AA,
+        )

@@ -86,9 +86,13 @@ _RIVER_HALF_LENGTH_MM = 20.0
 RING_KINDS = frozenset({"space"})
 # Where the colour of an element is read: its top's height, as a share of the piece's.
 _TOP_SHARE = {"space": 1.5, "square": 0.5, "bridge": 1.0, "stone": 1.0, "gate": 1.0}
-_PIECE_HEIGHT = {"space": "tile_thickness_mm", "square": "tile_thickness_mm",
-                 "bridge": "bridge_height_mm", "stone": "stone_height_mm",
-                 "gate": "stick_height_mm"}
+_PIECE_HEIGHT = {
+    "space": "tile_thickness_mm",
+    "square": "tile_thickness_mm",
+    "bridge": "bridge_height_mm",
+    "stone": "stone_height_mm",
+    "gate": "stick_height_mm",
+}
 
 
 # Why an element is not read when this view cannot show it at all (a hand over it, out
@@ -105,9 +109,21 @@ MONK_IN_FRONT = "a monk in front of it may hide it"
 CUSHION_IN_FRONT = "a cushion in front of it hides part of it"
 NEIGHBOUR_IN_LINE = "a neighbouring stack in front of it or behind it hides an edge"
 LEGS_HIDDEN = "its legs are hidden: its size cannot be told"
-UNSEEN_REASONS = frozenset({COVERED, COVERED_BY_HAND, TOO_STEEP, TOO_STEEP_HERE,
-                            SIDE_TOO_SMALL, NO_HEIGHTS, STACK_OUT, MONK_IN_FRONT, LEGS_HIDDEN,
-                            NEIGHBOUR_IN_LINE, CUSHION_IN_FRONT})
+UNSEEN_REASONS = frozenset(
+    {
+        COVERED,
+        COVERED_BY_HAND,
+        TOO_STEEP,
+        TOO_STEEP_HERE,
+        SIDE_TOO_SMALL,
+        NO_HEIGHTS,
+        STACK_OUT,
+        MONK_IN_FRONT,
+        LEGS_HIDDEN,
+        NEIGHBOUR_IN_LINE,
+        CUSHION_IN_FRONT,
+    }
+)
 # Reasons that only pass on another element's: unseen when that one is unseen.
 COLOUR_NOT_READ = "its colour was not read"
 SEAT_NOT_READ = "the tile or cushion it would sit on was not read"
@@ -164,27 +180,30 @@ class BoardReader:
     Raises ``vision.models.ModelError`` for a game without a board model.
     """
 
-    def __init__(self, game: str, model: BoardModel | None = None,
-                 config: ReadConfig | None = None) -> None:
+    def __init__(
+        self, game: str, model: BoardModel | None = None, config: ReadConfig | None = None
+    ) -> None:
         self.model = model or load_model(game)
         self.game = game
         self.config = config or ReadConfig.for_game(game)
         self.schema = referee_schema(game)
         self.elements: list[Element] = list(self.model.elements.values())
-        self.kinds = {kind: self._kind(kind) for kind in
-                      sorted({e.kind for e in self.elements})}
+        self.kinds = {kind: self._kind(kind) for kind in sorted({e.kind for e in self.elements})}
         self.special_kinds: frozenset[str] = frozenset()
         self._reference_mm, self._paper = self._reference_points()
         self._reference_albedo = linear_of(self.config.reference_bgr)
         self._foreign = features_of(np.array([linear_of(c) for c in self.config.foreign_bgr]))
-        self._surroundings = features_of(np.array([linear_of(c) for c in
-                                                 self.config.surroundings_bgr]))
+        self._surroundings = features_of(
+            np.array([linear_of(c) for c in self.config.surroundings_bgr])
+        )
         self._plan_for: tuple[BoardView, _Plan] | None = None
         self._allowed_of: dict[str, NDArray[np.bool_]] = {}
         self._glare_weights: dict[bytes, FloatArray] = {}
-        self._marks = {kind: self._bare_mark(kind, bare, bgr)
-                       for kind, (bare, bgr) in self.config.bare_marks.items()
-                       if kind in self.kinds}
+        self._marks = {
+            kind: self._bare_mark(kind, bare, bgr)
+            for kind, (bare, bgr) in self.config.bare_marks.items()
+            if kind in self.kinds
+        }
         self.has_heights = any(e.endswith(HEIGHT_SUFFIX) for e in self.schema.elements)
 
     # --- set-up -------------------------------------------------------------------
@@ -198,24 +217,31 @@ class BoardReader:
             for colour in colours:
                 prototypes.append(features_of(linear_of(colour)))
                 owner.append(index)
-        return Kind(tuple(names), tuple(values), np.array(prototypes),
-                     np.exp(np.array(prototypes)) - EPS, np.array(owner, dtype=np.intp))
+        return Kind(
+            tuple(names),
+            tuple(values),
+            np.array(prototypes),
+            np.exp(np.array(prototypes)) - EPS,
+            np.array(owner, dtype=np.intp),
+        )
 
-    def _bare_mark(self, kind_name: str, bare: str,
-                   bgr: tuple[int, int, int]) -> tuple[int, FloatArray, NDArray[np.bool_]]:
+    def _bare_mark(
+        self, kind_name: str, bare: str, bgr: tuple[int, int, int]
+    ) -> tuple[int, FloatArray, NDArray[np.bool_]]:
         """A kind's bare mark (:attr:`ReadConfig.bare_marks`): the bare class's index,
         the mark's features, and which of the kind's elements show it when bare (not
         those whose spot lies on a village's paper)."""
         centres = np.array([e.centre_mm for e in self.elements if e.kind == kind_name])
         shows = np.ones(len(centres), dtype=bool)
         for village in self.model.villages:
-            shows &= np.linalg.norm(centres - np.array(village.centre_mm), axis=1) \
-                > village.radius_mm
-        return (self.kinds[kind_name].names.index(bare), features_of(linear_of(bgr)),
-                shows)
+            shows &= (
+                np.linalg.norm(centres - np.array(village.centre_mm), axis=1) > village.radius_mm
+            )
+        return (self.kinds[kind_name].names.index(bare), features_of(linear_of(bgr)), shows)
 
-    def _hue_vetoed(self, kind: Kind, plain: FloatArray,
-                    best: NDArray[np.intp]) -> NDArray[np.bool_]:
+    def _hue_vetoed(
+        self, kind: Kind, plain: FloatArray, best: NDArray[np.intp]
+    ) -> NDArray[np.bool_]:
         """Which readings ``best`` of a kind's elements (``plain``: their median colour,
         divided by the light, glare left in) the hue of their channel differences
         contradicts (:attr:`ReadConfig.hue_veto_kinds`): clearly nearer another
@@ -224,14 +250,17 @@ class BoardReader:
         hue = hue_angle(plain)  # (E,)
         apart = np.abs(hue[:, None] - hue_angle(kind.linear)[None])  # (E, P)
         apart = np.minimum(apart, 360.0 - apart)
-        per_class = np.stack([apart[:, kind.owner == k].min(axis=1)
-                              for k in range(len(kind.names))], axis=1)  # (E, C)
+        per_class = np.stack(
+            [apart[:, kind.owner == k].min(axis=1) for k in range(len(kind.names))], axis=1
+        )  # (E, C)
         own = per_class[np.arange(len(best)), best]
         per_class[np.arange(len(best)), best] = np.inf
-        chroma = np.hypot(plain[:, 1] - plain[:, 0], plain[:, 2] - plain[:, 1]) \
-            / np.maximum(plain.sum(axis=1), 1e-6)
-        return np.asarray((own - per_class.min(axis=1) >= c.hue_veto_margin_deg)
-                          & (chroma >= c.hue_min_chroma))
+        chroma = np.hypot(plain[:, 1] - plain[:, 0], plain[:, 2] - plain[:, 1]) / np.maximum(
+            plain.sum(axis=1), 1e-6
+        )
+        return np.asarray(
+            (own - per_class.min(axis=1) >= c.hue_veto_margin_deg) & (chroma >= c.hue_min_chroma)
+        )
 
     def _reference_points(self) -> tuple[FloatArray, FloatArray]:
         """Board points of bare paper and the paper's colour there (linear): inside the
@@ -253,8 +282,12 @@ class BoardReader:
                 disc |= d < village.radius_mm - clear
                 near_disc |= d < village.radius_mm + clear
             sparse = (np.floor(grid / step).astype(int) % c.field_every == 0).all(axis=1)
-            field = inside & sparse & ~near_disc \
+            field = (
+                inside
+                & sparse
+                & ~near_disc
                 & (_road_distance(grid, self.model) > c.road_clearance_mm)
+            )
             if field_bgr is None:
                 field[:] = False
         else:
@@ -263,8 +296,9 @@ class BoardReader:
             # paper right beside a slot measures the light and glare on its stick)
             counts = Counter(e.kind for e in self.elements)
             grid_kind = max(counts, key=lambda k: counts[k])
-            occupied = np.array([e.corners_mm() for e in self.elements
-                                 if e.kind == grid_kind]).reshape(-1, 2)
+            occupied = np.array(
+                [e.corners_mm() for e in self.elements if e.kind == grid_kind]
+            ).reshape(-1, 2)
             lo, hi = occupied.min(axis=0), occupied.max(axis=0)
             disc = inside & np.any((grid < lo - 2 * clear) | (grid > hi + 2 * clear), axis=1)
             field = np.zeros(len(grid), bool)
@@ -288,8 +322,9 @@ class BoardReader:
         else:
             grid = (np.arange(n) + 0.5) / n - 0.5
             local = np.stack(np.meshgrid(grid, grid), axis=-1).reshape(-1, 2)
-            share = self.config.window_fractions.get(element.kind,
-                                                     (self.config.window_fraction,) * 2)
+            share = self.config.window_fractions.get(
+                element.kind, (self.config.window_fraction,) * 2
+            )
             size = np.array(element.size_mm) * np.array(share)
         z = _TOP_SHARE[element.kind] * self.model.pieces[_PIECE_HEIGHT[element.kind]]
         return place_points(local * size, element), z
@@ -306,8 +341,7 @@ class BoardReader:
             allowed[shades[0 if odd else 1]] = True
         return allowed
 
-    def _blocked(self, view: BoardView, element: Element,
-                 points: FloatArray) -> NDArray[np.bool_]:
+    def _blocked(self, view: BoardView, element: Element, points: FloatArray) -> NDArray[np.bool_]:
         """Which of an element's sample points (K, 3) pieces may hide in this view."""
         return np.zeros(len(points), dtype=bool)
 
@@ -315,16 +349,27 @@ class BoardReader:
         """Sample points (N, 3) a game reads in its own way (:meth:`_read_extra`)."""
         return np.zeros((0, 3))
 
-    def _check_colours(self, features: FloatArray, visible: NDArray[np.bool_],
-                       blocked: NDArray[np.bool_], readings: dict[str, Reading],
-                       reasons: dict[str, str]) -> None:
+    def _check_colours(
+        self,
+        features: FloatArray,
+        visible: NDArray[np.bool_],
+        blocked: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         """Second looks at the colour readings, with every element's samples
         (features (E, K, 3); ``visible`` (E, K): in the picture and not covered;
         ``blocked``: samples kept out of the colour reading); none by default."""
 
-    def _read_extra(self, linear: FloatArray, hidden: NDArray[np.bool_], light: Light,
-                    classes: dict[int, int], readings: dict[str, Reading],
-                    reasons: dict[str, str]) -> None:
+    def _read_extra(
+        self,
+        linear: FloatArray,
+        hidden: NDArray[np.bool_],
+        light: Light,
+        classes: dict[int, int],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         """Read what :meth:`_extra_points` sampled (nothing by default)."""
 
     def _plan(self, view: BoardView) -> _Plan:
@@ -343,8 +388,9 @@ class BoardReader:
         element_points = np.vstack(points)
         heights = self._height_plan(view) if self.has_heights and lifted else None
         pixels = [view.to_image(self._reference_mm)]
-        pixels.append(view.to_image(element_points) if lifted
-                      else view.to_image(element_points[:, :2]))
+        pixels.append(
+            view.to_image(element_points) if lifted else view.to_image(element_points[:, :2])
+        )
         start = reference.stop
         element_slice = slice(start, start + len(element_points))
         stop = element_slice.stop
@@ -360,15 +406,28 @@ class BoardReader:
         extra_slice = slice(stop, stop + len(extra))
         all_pixels = np.vstack(pixels)
         w, h = view.image_size
-        inside = ((all_pixels[:, 0] >= 0) & (all_pixels[:, 0] <= w - 1)
-                  & (all_pixels[:, 1] >= 0) & (all_pixels[:, 1] <= h - 1))
+        inside = (
+            (all_pixels[:, 0] >= 0)
+            & (all_pixels[:, 0] <= w - 1)
+            & (all_pixels[:, 1] >= 0)
+            & (all_pixels[:, 1] <= h - 1)
+        )
         # remap's maps must be under 32767 pixels a side: rows of _MAP_WIDTH samples
         padded = np.zeros((-(-len(all_pixels) // _MAP_WIDTH) * _MAP_WIDTH, 2), np.float32)
-        padded[:len(all_pixels)] = all_pixels
+        padded[: len(all_pixels)] = all_pixels
         maps = padded.reshape(-1, _MAP_WIDTH, 2)
-        plan = _Plan(len(all_pixels), maps[:, :, 0].copy(), maps[:, :, 1].copy(), inside,
-                     reference, element_slice, self.config.samples_per_side ** 2,
-                     np.array(blocked), height_plan, extra_slice)
+        plan = _Plan(
+            len(all_pixels),
+            maps[:, :, 0].copy(),
+            maps[:, :, 1].copy(),
+            inside,
+            reference,
+            element_slice,
+            self.config.samples_per_side**2,
+            np.array(blocked),
+            height_plan,
+            extra_slice,
+        )
         self._plan_for = (view, plan)
         return plan
 
@@ -389,8 +448,13 @@ class BoardReader:
         # Lines run along the tile's side nearest to the direction away from the
         # camera: the lifted top shifts along it by t * cot(e) * cos(angle between).
         angles = np.radians([self.elements[i].angle_deg for i in spaces])
-        axes = np.stack([np.column_stack([np.cos(angles), np.sin(angles)]),
-                         np.column_stack([-np.sin(angles), np.cos(angles)])], axis=1)
+        axes = np.stack(
+            [
+                np.column_stack([np.cos(angles), np.sin(angles)]),
+                np.column_stack([-np.sin(angles), np.cos(angles)]),
+            ],
+            axis=1,
+        )
         along = np.einsum("sad,sd->sa", axes, u)  # (S, 2)
         pick = np.argmax(np.abs(along), axis=1)
         rows = np.arange(len(spaces))
@@ -400,15 +464,17 @@ class BoardReader:
         if float(step_mm.max()) < self.config.height_min_step_mm:
             return None
         c = self.config
-        steps = np.arange(-(tile / 2 + 3.0), tile / 2 + 2 * float(step_mm.max()) + 3.0,
-                          c.height_step_mm)
-        offsets = np.linspace(-c.height_line_spread_mm, c.height_line_spread_mm,
-                              c.height_lines)
+        steps = np.arange(
+            -(tile / 2 + 3.0), tile / 2 + 2 * float(step_mm.max()) + 3.0, c.height_step_mm
+        )
+        offsets = np.linspace(-c.height_line_spread_mm, c.height_line_spread_mm, c.height_lines)
         across = np.column_stack([-direction[:, 1], direction[:, 0]])
         # (space, line, step, xy)
-        points = (centres[:, None, None, :]
-                  + offsets[None, :, None, None] * across[:, None, None, :]
-                  + steps[None, None, :, None] * direction[:, None, None, :])
+        points = (
+            centres[:, None, None, :]
+            + offsets[None, :, None, None] * across[:, None, None, :]
+            + steps[None, None, :, None] * direction[:, None, None, :]
+        )
         bottom = view.to_image(np.column_stack([centres, np.zeros(len(centres))]))
         top = view.to_image(np.column_stack([centres, np.full(len(centres), thickness)]))
         side_px = np.linalg.norm(top - bottom, axis=1)
@@ -417,18 +483,23 @@ class BoardReader:
         offsets_mm = centres[None, :, :] - centres[:, None, :]  # (S, S, 2)
         distance_mm = np.linalg.norm(offsets_mm, axis=2)
         along_line = np.abs(np.einsum("std,sd->st", offsets_mm, direction))
-        in_line = [[spaces[t] for t in np.flatnonzero(
-            (distance_mm[k] > 0) & (distance_mm[k] < c.height_neighbour_mm)
-            & (along_line[k] > c.height_neighbour_cos * distance_mm[k]))]
-            for k in range(len(spaces))]
-        plan = HeightPlan(spaces, slice(0, 0), c.height_lines, steps, step_mm, side_px,
-                          in_line)
+        in_line = [
+            [
+                spaces[t]
+                for t in np.flatnonzero(
+                    (distance_mm[k] > 0)
+                    & (distance_mm[k] < c.height_neighbour_mm)
+                    & (along_line[k] > c.height_neighbour_cos * distance_mm[k])
+                )
+            ]
+            for k in range(len(spaces))
+        ]
+        plan = HeightPlan(spaces, slice(0, 0), c.height_lines, steps, step_mm, side_px, in_line)
         return points.reshape(-1, 2), plan
 
     # --- reading ------------------------------------------------------------------------
 
-    def read(self, frame: Any, view: BoardView,
-             covered: Collection[str] = ()) -> FrameReading:
+    def read(self, frame: Any, view: BoardView, covered: Collection[str] = ()) -> FrameReading:
         """Read ``frame`` (BGR uint8) where ``view`` puts the board. ``covered``: the
         elements a hand hides (from the stillness detector): unknown, and their paper
         is not used to measure the light. Never raises for a bad frame: the result's
@@ -438,9 +509,15 @@ class BoardReader:
         if problem is not None:
             return self._nothing(problem, began)
         plan = self._plan(view)
-        values = cv2.remap(frame, plan.map_x, plan.map_y, cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
-        linear = SRGB_TO_LINEAR[values.reshape(-1, 3)[:plan.count]]
+        values = cv2.remap(
+            frame,
+            plan.map_x,
+            plan.map_y,
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=(0, 0, 0),
+        )
+        linear = SRGB_TO_LINEAR[values.reshape(-1, 3)[: plan.count]]
         hidden = ~plan.inside
         try:
             light = self._light(linear[plan.reference_slice], hidden[plan.reference_slice])
@@ -452,8 +529,14 @@ class BoardReader:
         if plan.heights is not None:
             self._read_heights(linear, hidden, plan, light, classes, readings, reasons)
         if plan.extra_slice.stop > plan.extra_slice.start:
-            self._read_extra(linear[plan.extra_slice], hidden[plan.extra_slice], light,
-                             classes, readings, reasons)
+            self._read_extra(
+                linear[plan.extra_slice],
+                hidden[plan.extra_slice],
+                light,
+                classes,
+                readings,
+                reasons,
+            )
         if plan.heights is None and self.has_heights:
             why = TOO_STEEP if view.projection is not None else NO_HEIGHTS
             self._heights_unknown(readings, reasons, why)
@@ -463,13 +546,15 @@ class BoardReader:
                     readings[element] = UNKNOWN
                     reasons[element] = COVERED_BY_HAND
         observation = Observation.trusted(self.schema, readings)
-        return FrameReading(observation, reasons, None, time.perf_counter() - began,
-                            self._unseen(reasons))
+        return FrameReading(
+            observation, reasons, None, time.perf_counter() - began, self._unseen(reasons)
+        )
 
     def _unseen(self, reasons: dict[str, str]) -> frozenset[str]:
         """The abstained elements the view cannot show: for their own reason, or as
         the element their reading rests on is unseen (a stack's colour, a monk's
         seat)."""
+
         def unseen(element: str, depth: int = 0) -> bool:
             why = reasons.get(element)
             if why in UNSEEN_REASONS:
@@ -483,13 +568,14 @@ class BoardReader:
         """The element whose abstention ``element``'s abstention (``why``) passes on:
         a stack height's colour."""
         if why == COLOUR_NOT_READ and element.endswith(HEIGHT_SUFFIX):
-            return element[:-len(HEIGHT_SUFFIX)]
+            return element[: -len(HEIGHT_SUFFIX)]
         return None
 
     def _nothing(self, problem: str, began: float) -> FrameReading:
         reasons = dict.fromkeys(self.schema.elements, problem)
-        return FrameReading(Observation.trusted(self.schema, {}), reasons, problem,
-                            time.perf_counter() - began)
+        return FrameReading(
+            Observation.trusted(self.schema, {}), reasons, problem, time.perf_counter() - began
+        )
 
     def _light(self, linear: FloatArray, hidden: NDArray[np.bool_]) -> Light:
         """The light on the board, measured on its paper: a quadratic field per channel
@@ -502,22 +588,26 @@ class BoardReader:
             raise ReadError("the board is mostly hidden or out of the picture")
         usable = in_view & np.all(linear > c.min_paper_level * self._paper, axis=1)
         if usable.sum() < c.min_reference_share * in_view.sum():
-            raise ReadError("the picture is too dark, or the board is not where it is "
-                            "expected: its paper cannot be seen")
+            raise ReadError(
+                "the picture is too dark, or the board is not where it is "
+                "expected: its paper cannot be seen"
+            )
         design = quadratic(self._reference_mm[usable], self.model.size_mm)
         samples = linear[usable] / self._paper[usable]  # the light itself
-        best = ransac_inliers(design, samples, c.reference_outlier, c.ransac_rounds,
-                               c.ransac_points)
+        best = ransac_inliers(
+            design, samples, c.reference_outlier, c.ransac_rounds, c.ransac_points
+        )
         if best.sum() < c.min_reference_share * in_view.sum():
-            raise ReadError("the board's paper does not look like paper under any light: "
-                            "is the board where it is expected?")
+            raise ReadError(
+                "the board's paper does not look like paper under any light: "
+                "is the board where it is expected?"
+            )
         coefficients = fit_light(design[best], samples[best])
         residual = log_residual(samples, design @ coefficients)
         good = residual < c.reference_outlier
         coefficients = fit_light(design[good], samples[good])
         # white light added: the same excess in every channel, in paper units
-        excess = (samples / np.maximum(design @ coefficients, 1e-4) - 1.0) \
-            * self._paper[usable]
+        excess = (samples / np.maximum(design @ coefficients, 1e-4) - 1.0) * self._paper[usable]
         glare = np.maximum(excess.min(axis=1), 0.0)
         # glare is white and faint: a coloured or strong excess is something standing
         # in front of the paper (a cup, a hand)
@@ -545,14 +635,20 @@ class BoardReader:
         weights = self._glare_weights.get(key)
         if weights is None:
             d2 = ((centres_mm[:, None, :] - self._reference_mm[None]) ** 2).sum(axis=2)
-            weights = np.exp(-d2 / (2.0 * self.config.glare_radius_mm ** 2))
+            weights = np.exp(-d2 / (2.0 * self.config.glare_radius_mm**2))
             self._glare_weights[key] = weights
         used = weights[:, light.used]
         return np.asarray((used @ light.glare) / np.maximum(used.sum(axis=1), 1e-9))
 
-    def _read_colours(self, linear: FloatArray, hidden: NDArray[np.bool_], plan: _Plan,
-                      light: Light, readings: dict[str, Reading],
-                      reasons: dict[str, str]) -> dict[int, int]:
+    def _read_colours(
+        self,
+        linear: FloatArray,
+        hidden: NDArray[np.bool_],
+        plan: _Plan,
+        light: Light,
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> dict[int, int]:
         """Fill ``readings`` (and ``reasons``) for every element; return the class
         read for each element read (by index)."""
         c = self.config
@@ -560,12 +656,17 @@ class BoardReader:
         centres = np.array([e.centre_mm for e in self.elements])
         samples = linear[plan.element_slice].reshape(len(centres), k, 3)
         features = self._albedo(samples, centres, light)
-        unglared = samples / np.maximum(
-            quadratic(centres, self.model.size_mm) @ light.field, 1e-4)[:, None, :]
+        unglared = (
+            samples
+            / np.maximum(quadratic(centres, self.model.size_mm) @ light.field, 1e-4)[:, None, :]
+        )
         seen = ~hidden[plan.element_slice].reshape(len(self.elements), k) & ~plan.blocked
         # the glare-blind second opinion counts only where glare was measured nearby
-        glary = self._glare_at(centres, light) > c.glare_veto_floor if light.glare.any() \
+        glary = (
+            self._glare_at(centres, light) > c.glare_veto_floor
+            if light.glare.any()
             else np.zeros(len(centres), dtype=bool)
+        )
         classes: dict[int, int] = {}
         for kind_name, kind in self.kinds.items():
             if kind_name in self.special_kinds:
@@ -578,57 +679,76 @@ class BoardReader:
             visible[open_.sum(axis=1) < c.min_open_samples] = 0.0
             if kind_name not in self._allowed_of:
                 self._allowed_of[kind_name] = np.array(
-                    [self._allowed(self.elements[i], kind) for i in index])
+                    [self._allowed(self.elements[i], kind) for i in index]
+                )
             allowed = self._allowed_of[kind_name]
             barred = np.where(allowed, 0.0, np.inf)  # (E, P)
-            d_samples = colour_distance(f, kind.prototypes, c.brightness_weight) \
-                + barred[:, None, :]  # (E, K, P)
+            d_samples = (
+                colour_distance(f, kind.prototypes, c.brightness_weight) + barred[:, None, :]
+            )  # (E, K, P)
             sample_class = kind.owner[np.argmin(d_samples, axis=2)]
             # skin: a sample nearer a hand's colour than any piece's is not the piece
-            foreign = colour_distance(f, self._foreign, c.brightness_weight).min(axis=2) \
-                < d_samples.min(axis=2)
+            foreign = colour_distance(f, self._foreign, c.brightness_weight).min(
+                axis=2
+            ) < d_samples.min(axis=2)
             seen_here = seen[index] & ~foreign
             visible = np.minimum(visible, seen_here.sum(axis=1) / np.maximum(open_.sum(axis=1), 1))
             median = np.median(f, axis=1)
             partly = ~seen_here.all(axis=1) & seen_here.any(axis=1)
             if partly.any():
                 median[partly] = np.nanmedian(
-                    np.where(seen_here[partly][:, :, None], f[partly], np.nan), axis=1)
+                    np.where(seen_here[partly][:, :, None], f[partly], np.nan), axis=1
+                )
             plain = np.median(unglared[index], axis=1)
             if partly.any():
                 plain[partly] = np.nanmedian(
-                    np.where(seen_here[partly][:, :, None], unglared[index][partly], np.nan),
-                    axis=1)
+                    np.where(seen_here[partly][:, :, None], unglared[index][partly], np.nan), axis=1
+                )
             best, d_best, d_second = nearest_class(
-                colour_distance(median, kind.prototypes, c.brightness_weight) + barred, kind)
-            agreement = ((sample_class == best[:, None]) & seen_here).sum(axis=1) \
-                / np.maximum(seen_here.sum(axis=1), 1)
+                colour_distance(median, kind.prototypes, c.brightness_weight) + barred, kind
+            )
+            agreement = ((sample_class == best[:, None]) & seen_here).sum(axis=1) / np.maximum(
+                seen_here.sum(axis=1), 1
+            )
             # a second opinion blind to white light added (glare): channel differences
             white_blind, blind_best, blind_second = nearest_class(
-                channel_difference_distance(plain, kind.linear) + barred, kind)
-            glared = (white_blind != best) & (blind_second - blind_best > c.glare_veto_margin) \
+                channel_difference_distance(plain, kind.linear) + barred, kind
+            )
+            glared = (
+                (white_blind != best)
+                & (blind_second - blind_best > c.glare_veto_margin)
                 & glary[index]
+            )
             # a colour glare has washed out beyond any piece's, whose channel
             # differences clearly show one
-            washed_out = glary[index] & (blind_best <= c.washed_out_distance) \
+            washed_out = (
+                glary[index]
+                & (blind_best <= c.washed_out_distance)
                 & (blind_second - blind_best >= c.washed_out_margin)
-            hue_vetoed = self._hue_vetoed(kind, plain, best) \
-                if kind_name in c.hue_veto_kinds else np.zeros(len(index), dtype=bool)
+            )
+            hue_vetoed = (
+                self._hue_vetoed(kind, plain, best)
+                if kind_name in c.hue_veto_kinds
+                else np.zeros(len(index), dtype=bool)
+            )
             unmarked = np.zeros(len(index), dtype=bool)
             if kind_name in self._marks:
                 bare, mark, shows = self._marks[kind_name]
-                on_mark = colour_distance(f, mark[None], c.brightness_weight)[:, :, 0] \
-                    <= d_samples.min(axis=2)
-                unmarked = shows & (best == bare) \
+                on_mark = colour_distance(f, mark[None], c.brightness_weight)[
+                    :, :, 0
+                ] <= d_samples.min(axis=2)
+                unmarked = (
+                    shows
+                    & (best == bare)
                     & ((on_mark & seen_here).sum(axis=1) < c.bare_mark_min_samples)
+                )
             for r, i in enumerate(index):
                 name = self.elements[i].name
                 why = _colour_doubt(visible[r], d_best[r], d_second[r], agreement[r], c)
                 if why is None and (glared[r] or hue_vetoed[r]):
                     why = GLARE
                 if why == LIKE_NONE and washed_out[r]:
-                    readings[name] = Reading(kind.values[white_blind[r]],
-                                             c.washed_out_confidence)
+                    readings[name] = Reading(kind.values[white_blind[r]], c.washed_out_confidence)
                     classes[i] = int(white_blind[r])
                     continue
                 if why is None and unmarked[r]:
@@ -647,8 +767,9 @@ class BoardReader:
                 del classes[i]
         return classes
 
-    def _heights_unknown(self, readings: dict[str, Reading], reasons: dict[str, str],
-                         why: str) -> None:
+    def _heights_unknown(
+        self, readings: dict[str, Reading], reasons: dict[str, str], why: str
+    ) -> None:
         for element in self.elements:
             if element.kind != "space":
                 continue
@@ -660,10 +781,16 @@ class BoardReader:
                 readings[name] = UNKNOWN
                 reasons[name] = why if colour.known else COLOUR_NOT_READ
 
-    def _read_heights(self, linear: FloatArray, hidden: NDArray[np.bool_], plan: _Plan,
-                      light: Light, classes: dict[int, int],
-                      readings: dict[str, Reading],
-                      reasons: dict[str, str]) -> None:
+    def _read_heights(
+        self,
+        linear: FloatArray,
+        hidden: NDArray[np.bool_],
+        plan: _Plan,
+        light: Light,
+        classes: dict[int, int],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         heights = plan.heights
         assert heights is not None
         c = self.config
@@ -699,22 +826,25 @@ class BoardReader:
         features = self._albedo(lines, centres, light).reshape(len(rows), heights.lines, m, 3)
         kind = self.kinds["space"]
         colour_class = np.array([classes[heights.spaces[j]] for j in measure])
-        extents = stack_extents(features, kind, colour_class, self._surroundings, c,
-                                 heights, heights.step_mm[rows])
+        extents = stack_extents(
+            features, kind, colour_class, self._surroundings, c, heights, heights.step_mm[rows]
+        )
         tile = self.model.pieces["tile_mm"]
         for j, extent in zip(measure, extents, strict=True):
             element = self.elements[heights.spaces[j]]
             name = element.name + HEIGHT_SUFFIX
             value, why, sureness = stack_height(extent, float(heights.step_mm[j]), tile, c)
-            if why == EDGE_HIDDEN and any(readings[self.elements[k].name].value != "empty"
-                                          for k in heights.in_line[j]):
+            if why == EDGE_HIDDEN and any(
+                readings[self.elements[k].name].value != "empty" for k in heights.in_line[j]
+            ):
                 why = NEIGHBOUR_IN_LINE
             if value is None:
                 readings[name] = UNKNOWN
                 reasons[name] = why
             else:
-                readings[name] = Reading(value, round(
-                    sureness * readings[element.name].confidence, 4))
+                readings[name] = Reading(
+                    value, round(sureness * readings[element.name].confidence, 4)
+                )
 
 
 def place_points(local: FloatArray, element: Element) -> FloatArray:
@@ -737,8 +867,9 @@ def square_ring(count: int, radii: tuple[float, float]) -> FloatArray:
     return np.column_stack([xs, ys]) * radius[:, None] * 2.0
 
 
-def _colour_doubt(visible: float, best: float, second: float, agreement: float,
-                  c: ReadConfig) -> str | None:
+def _colour_doubt(
+    visible: float, best: float, second: float, agreement: float, c: ReadConfig
+) -> str | None:
     """Why an element's colour reading is not sure enough, or ``None``."""
     if visible < c.min_visible_share:
         return COVERED
@@ -762,7 +893,7 @@ def _road_distance(points: FloatArray, model: BoardModel) -> FloatArray:
         a, b = (int(x) for x in bridge.name.split(" ")[1].split("-"))
         spot = np.array(bridge.centre_mm)
         control = 2.0 * spot - (centres[a] + centres[b]) / 2.0
-        curve = (1 - t) ** 2 * centres[a] + 2 * (1 - t) * t * control + t ** 2 * centres[b]
+        curve = (1 - t) ** 2 * centres[a] + 2 * (1 - t) * t * control + t**2 * centres[b]
         d = np.linalg.norm(points[:, None, :] - curve[None], axis=2).min(axis=1)
         river = np.linalg.norm(points - spot, axis=1) - _RIVER_HALF_LENGTH_MM
         nearest = np.minimum(nearest, np.minimum(d, np.maximum(river, 0.0)))
@@ -788,6 +919,8 @@ def _frame_problem(frame: Any, view: BoardView) -> str | None:
     if frame.shape[0] < 16 or frame.shape[1] < 16:
         return "the picture is empty or tiny"
     if (frame.shape[1], frame.shape[0]) != tuple(view.image_size):
-        return (f"the picture is {frame.shape[1]}x{frame.shape[0]} but the board was "
-                f"located in a {view.image_size[0]}x{view.image_size[1]} one")
+        return (
+            f"the picture is {frame.shape[1]}x{frame.shape[0]} but the board was "
+            f"located in a {view.image_size[0]}x{view.image_size[1]} one"
+        )
     return None

@@ -19,14 +19,16 @@ FloatArray = NDArray[np.float64]
 
 # sRGB decoding of every 8-bit level (linear light, 0..1).
 SRGB_TO_LINEAR = np.array(
-    [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-     for c in (np.arange(256) / 255.0)], dtype=np.float64)
+    [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (np.arange(256) / 255.0)],
+    dtype=np.float64,
+)
 EPS = 1e-2
 
 # The light fit's random minimal sets, drawn once (the same frame reads the same way).
 _RANSAC_DRAWS = np.random.default_rng(0).random((256, 16))
 # The light's guesses are planes: a constant and a slope across the board.
 _PLANE_TERMS = 3
+
 
 @dataclass(frozen=True)
 class Light:
@@ -37,7 +39,6 @@ class Light:
     field: FloatArray
     used: NDArray[np.bool_]
     glare: FloatArray
-
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,6 @@ class Kind:
     owner: NDArray[np.intp]  # class of each prototype
 
 
-
 def linear_of(bgr: BGR | tuple[int, ...]) -> FloatArray:
     return np.asarray(SRGB_TO_LINEAR[np.array(bgr, dtype=np.intp)], dtype=np.float64)
 
@@ -60,9 +60,9 @@ def features_of(linear: FloatArray) -> FloatArray:
     return np.asarray(np.log(np.maximum(linear, 0.0) + EPS))
 
 
-
-def nearest_class(distances: FloatArray, kind: Kind) -> tuple[
-        NDArray[np.intp], FloatArray, FloatArray]:
+def nearest_class(
+    distances: FloatArray, kind: Kind
+) -> tuple[NDArray[np.intp], FloatArray, FloatArray]:
     """Per row of prototype ``distances`` (E, P): the nearest class, its distance and
     the next class's."""
     per_class = np.full((len(distances), len(kind.names)), np.inf)
@@ -77,20 +77,23 @@ def hue_angle(linear: FloatArray) -> FloatArray:
     """The direction (degrees) of colours' channel differences (green - blue, red -
     green) in linear light: neither white light added nor the light's strength
     changes it."""
-    return np.asarray(np.degrees(np.arctan2(linear[..., 2] - linear[..., 1],
-                                            linear[..., 1] - linear[..., 0])))
+    return np.asarray(
+        np.degrees(np.arctan2(linear[..., 2] - linear[..., 1], linear[..., 1] - linear[..., 0]))
+    )
 
 
 def channel_difference_distance(linear: FloatArray, prototypes: FloatArray) -> FloatArray:
     """Distances (E, P) between colours in linear light by their channel differences
     (green - blue, red - green): white light added to a colour leaves them as they are."""
+
     def differences(colours: FloatArray) -> FloatArray:
-        return np.stack([colours[..., 1] - colours[..., 0],
-                         colours[..., 2] - colours[..., 1]], axis=-1)
+        return np.stack(
+            [colours[..., 1] - colours[..., 0], colours[..., 2] - colours[..., 1]], axis=-1
+        )
 
-    return np.asarray(np.linalg.norm(differences(linear)[:, None, :]
-                                     - differences(prototypes)[None], axis=2))
-
+    return np.asarray(
+        np.linalg.norm(differences(linear)[:, None, :] - differences(prototypes)[None], axis=2)
+    )
 
 
 def fit_light(design: FloatArray, linear: FloatArray) -> FloatArray:
@@ -99,18 +102,19 @@ def fit_light(design: FloatArray, linear: FloatArray) -> FloatArray:
     weights = 1.0 / np.maximum(linear, 1e-3)
     for channel in range(3):
         w = weights[:, channel]
-        coefficients[:, channel] = np.linalg.lstsq(design * w[:, None], linear[:, channel] * w,
-                                                   rcond=None)[0]
+        coefficients[:, channel] = np.linalg.lstsq(
+            design * w[:, None], linear[:, channel] * w, rcond=None
+        )[0]
     return coefficients
 
 
 def log_residual(linear: FloatArray, fitted: FloatArray) -> FloatArray:
-    return np.asarray(np.abs(np.log((linear + EPS) / (np.maximum(fitted, 1e-4) + EPS)))
-                      .max(axis=1))
+    return np.asarray(np.abs(np.log((linear + EPS) / (np.maximum(fitted, 1e-4) + EPS))).max(axis=1))
 
 
-def ransac_inliers(design: FloatArray, linear: FloatArray, tolerance: float,
-                   rounds: int, points: int) -> NDArray[np.bool_]:
+def ransac_inliers(
+    design: FloatArray, linear: FloatArray, tolerance: float, rounds: int, points: int
+) -> NDArray[np.bool_]:
     """The paper samples one smooth light explains: the largest consensus of fits to
     random small sets (a hand or a shadow over half of the paper does not pull the
     fit). The guesses are planes (the first three columns of ``design``: four points
@@ -119,7 +123,7 @@ def ransac_inliers(design: FloatArray, linear: FloatArray, tolerance: float,
     full fit to them. Seeded, so a frame always gives the same answer."""
     n = design.shape[0]
     plane = design[:, :_PLANE_TERMS]
-    picks = np.floor(_RANSAC_DRAWS[:rounds, :_PLANE_TERMS + 1] * n).astype(np.intp)
+    picks = np.floor(_RANSAC_DRAWS[:rounds, : _PLANE_TERMS + 1] * n).astype(np.intp)
     coefficients = np.linalg.pinv(plane[picks]) @ linear[picks]  # (R, 3, 3)
     # each guess is scored on an even subset of the paper
     scored = slice(None, None, max(1, n // points))
@@ -129,8 +133,9 @@ def ransac_inliers(design: FloatArray, linear: FloatArray, tolerance: float,
     rough = log_residual(linear, plane @ winner) < 1.5 * tolerance
     if rough.sum() < design.shape[1] + 2:
         return rough
-    return np.asarray(log_residual(linear, design @ fit_light(design[rough], linear[rough]))
-                      < tolerance)
+    return np.asarray(
+        log_residual(linear, design @ fit_light(design[rough], linear[rough])) < tolerance
+    )
 
 
 def colour_distance(a: FloatArray, b: FloatArray, brightness_weight: float) -> FloatArray:
@@ -141,7 +146,7 @@ def colour_distance(a: FloatArray, b: FloatArray, brightness_weight: float) -> F
     squash = np.eye(3) + (brightness_weight - 1.0) / 3.0
     pa = a @ squash
     pb = b @ squash
-    d2 = (pa ** 2).sum(axis=-1)[..., None] + (pb ** 2).sum(axis=-1) - 2.0 * pa @ pb.T
+    d2 = (pa**2).sum(axis=-1)[..., None] + (pb**2).sum(axis=-1) - 2.0 * pa @ pb.T
     return np.asarray(np.sqrt(np.maximum(d2, 0.0)))
 
 
@@ -149,5 +154,3 @@ def quadratic(points_mm: FloatArray, size_mm: tuple[float, float]) -> FloatArray
     x = points_mm[:, 0] / size_mm[0] - 0.5
     y = points_mm[:, 1] / size_mm[1] - 0.5
     return np.column_stack([np.ones_like(x), x, y, x * x, x * y, y * y])
-
-

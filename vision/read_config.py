@@ -49,51 +49,76 @@ FADED_BGR: tuple[BGR, ...] = ((196, 212, 224), (165, 175, 196), (205, 190, 175),
 # (a cushion's top, its lighter middle, its dark tuft, and the tuft blurred into the
 # middle: half of each in linear light, as a steep view's blur shows them where the two
 # meet, a colour neither is; an empty orange cushion had been read as a copper monk)
-BLOND_BGR: tuple[BGR, ...] = ((130, 200, 232), (158, 236, 255), (78, 120, 139),
-                              (126, 190, 208))
+BLOND_BGR: tuple[BGR, ...] = ((130, 200, 232), (158, 236, 255), (78, 120, 139), (126, 190, 208))
 ORANGE_BGR: tuple[BGR, ...] = ((25, 105, 235), (40, 130, 255), (15, 63, 141), (30, 103, 208))
-METALS_BGR: dict[str, BGR] = {"silver": (200, 198, 192), "copper": (55, 100, 180),
-                              "gold": (30, 170, 225), "black": (34, 34, 38)}
+METALS_BGR: dict[str, BGR] = {
+    "silver": (200, 198, 192),
+    "copper": (55, 100, 180),
+    "gold": (30, 170, 225),
+    "black": (34, 34, 38),
+}
 
 DEFAULT_PALETTES: dict[str, dict[str, Palette]] = {
     "shangrila": {
         "space": _SHANGRILA_TILES,
         # a bridge's top, or the road, river and grass of the drawing where it stood
-        "bridge": {"wood": (True, ((60, 120, 170),)),
-                   "ground": (False, ((140, 185, 210), (150, 110, 60), (120, 170, 165)))},
+        "bridge": {
+            "wood": (True, ((60, 120, 170),)),
+            "ground": (False, ((140, 185, 210), (150, 110, 60), (120, 170, 165))),
+        },
         # the green glass stone, or the village paper and the printed ring
-        "stone": {"glass": (True, ((90, 165, 60),)),
-                  "paper": (False, ((175, 195, 205), (110, 130, 140)))},
+        "stone": {
+            "glass": (True, ((90, 165, 60),)),
+            "paper": (False, ((175, 195, 205), (110, 130, 140))),
+        },
     },
     "shendao": {
         "square": _SHENDAO_TILES,
-        "gate": {"stick": ("closed", ((40, 40, 180),)),
-                 "slot": ("open", ((80, 110, 140), (40, 55, 70)))},
+        "gate": {
+            "stick": ("closed", ((40, 40, 180),)),
+            "slot": ("open", ((80, 110, 140), (40, 55, 70))),
+        },
     },
     "shenshi": {
-        "tile": {"none": ("none", HALL_BGR), "intact": ("intact", INTACT_BGR[:2]),
-                 "faded": ("faded", FADED_BGR[:2])},
-        "cushion": {"none": ("none", HALL_BGR + INTACT_BGR + FADED_BGR),
-                    "blond": ("blond", BLOND_BGR[:2]), "orange": ("orange", ORANGE_BGR[:2])},
+        "tile": {
+            "none": ("none", HALL_BGR),
+            "intact": ("intact", INTACT_BGR[:2]),
+            "faded": ("faded", FADED_BGR[:2]),
+        },
+        "cushion": {
+            "none": ("none", HALL_BGR + INTACT_BGR + FADED_BGR),
+            "blond": ("blond", BLOND_BGR[:2]),
+            "orange": ("orange", ORANGE_BGR[:2]),
+        },
         # the monk's robe, or what lies under where it would be
-        "monk": {"none": ("none", HALL_BGR + INTACT_BGR + FADED_BGR + BLOND_BGR + ORANGE_BGR),
-                 **{metal: (metal, (bgr,)) for metal, bgr in METALS_BGR.items()}},
+        "monk": {
+            "none": ("none", HALL_BGR + INTACT_BGR + FADED_BGR + BLOND_BGR + ORANGE_BGR),
+            **{metal: (metal, (bgr,)) for metal, bgr in METALS_BGR.items()},
+        },
     },
 }
 # The paper the light is measured on, per game.
-DEFAULT_REFERENCE: dict[str, BGR] = {"shangrila": (175, 195, 205), "shendao": (95, 140, 175),
-                                     "shenshi": (60, 85, 120)}
+DEFAULT_REFERENCE: dict[str, BGR] = {
+    "shangrila": (175, 195, 205),
+    "shendao": (95, 140, 175),
+    "shenshi": (60, 85, 120),
+}
 DEFAULT_FIELD: dict[str, BGR] = {"shangrila": (120, 170, 165)}
 # Kinds read also by the hue of their channel differences (ReadConfig.hue_veto_kinds).
 DEFAULT_HUE_VETO: dict[str, tuple[str, ...]] = {"shangrila": ("space",), "shendao": ("gate",)}
 # What the drawing shows in the middle of a bare spot: a Shangri-La bridge's spot, the
 # river its road crosses there (the bare class, the mark's colour).
 DEFAULT_BARE_MARKS: dict[str, dict[str, tuple[str, BGR]]] = {
-    "shangrila": {"bridge": ("ground", (150, 110, 60))}}
+    "shangrila": {"bridge": ("ground", (150, 110, 60))}
+}
 # What lies around a Shangri-La tile on the board: its space, the space's outline, the
 # village paper, the tile's own shadow on them (stack heights tell tile from these).
-DEFAULT_SURROUNDINGS: tuple[BGR, ...] = ((215, 232, 240), (70, 80, 90), (175, 195, 205),
-                                         (95, 110, 125))
+DEFAULT_SURROUNDINGS: tuple[BGR, ...] = (
+    (215, 232, 240),
+    (70, 80, 90),
+    (175, 195, 205),
+    (95, 110, 125),
+)
 
 
 @dataclass(frozen=True)
@@ -111,8 +136,7 @@ class ReadConfig:
     field_every: int = 2
     """The fields are large: every second reference point in each direction is enough."""
     surroundings_bgr: tuple[BGR, ...] = DEFAULT_SURROUNDINGS
-    foreign_bgr: tuple[BGR, ...] = ((120, 160, 220), (95, 135, 200), (70, 105, 160),
-                                    (60, 85, 130))
+    foreign_bgr: tuple[BGR, ...] = ((120, 160, 220), (95, 135, 200), (70, 105, 160), (60, 85, 130))
     """Skin tones: pixels nearer these than any piece are a hand, not the element."""
     brightness_weight: float = 0.35
     """How much overall brightness counts against colour: low, since shadows of hands
@@ -126,7 +150,8 @@ class ReadConfig:
     window_fraction: float = 0.5
     """Colour is read on the middle of an element: this fraction of its size."""
     window_fractions: dict[str, tuple[float, float]] = field(
-        default_factory=lambda: {"gate": (0.5, 0.2)})
+        default_factory=lambda: {"gate": (0.5, 0.2)}
+    )
     """Kinds read on another share of their size (along, across): a gate stick is
     5 mm wide and a hand leaves it up to a millimetre off its slot."""
     samples_per_side: int = 7
@@ -478,10 +503,13 @@ class ReadConfig:
     def for_game(cls, game: str) -> ReadConfig:
         """The default configuration of ``game``. Raises ``KeyError`` for an unknown
         game."""
-        return cls(palettes=DEFAULT_PALETTES[game], reference_bgr=DEFAULT_REFERENCE[game],
-                   field_bgr=DEFAULT_FIELD.get(game),
-                   bare_marks=DEFAULT_BARE_MARKS.get(game, {}),
-                   hue_veto_kinds=DEFAULT_HUE_VETO.get(game, ()))
+        return cls(
+            palettes=DEFAULT_PALETTES[game],
+            reference_bgr=DEFAULT_REFERENCE[game],
+            field_bgr=DEFAULT_FIELD.get(game),
+            bare_marks=DEFAULT_BARE_MARKS.get(game, {}),
+            hue_veto_kinds=DEFAULT_HUE_VETO.get(game, ()),
+        )
 
     @classmethod
     def from_json(cls, game: str, path: Path) -> ReadConfig:
@@ -492,8 +520,7 @@ class ReadConfig:
         try:
             data: Any = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
-            raise ValueError(f"cannot read the reading configuration {path}: {error}") \
-                from None
+            raise ValueError(f"cannot read the reading configuration {path}: {error}") from None
         if not isinstance(data, dict):
             raise ValueError(f"{path}: the reading configuration must be a JSON object")
         changes: dict[str, Any] = {}
@@ -509,8 +536,9 @@ class ReadConfig:
             elif key == "hue_veto_kinds":
                 changes[key] = tuple(str(v) for v in value)
             elif key == "bare_marks":
-                changes[key] = {k: (str(v[0]), tuple(int(x) for x in v[1]))
-                                for k, v in value.items()}
+                changes[key] = {
+                    k: (str(v[0]), tuple(int(x) for x in v[1])) for k, v in value.items()
+                }
             elif key in ("surroundings_bgr", "foreign_bgr"):
                 changes[key] = tuple(tuple(int(v) for v in c) for c in value)
             else:
@@ -543,8 +571,9 @@ def with_colour_model(config: ReadConfig, game: str, model: Any) -> ReadConfig:
         return np.maximum(cv2.cvtColor(pixel, cv2.COLOR_Lab2LBGR)[0, 0], 1e-4)
 
     def srgb(value: Any) -> BGR:
-        encoded = np.where(value <= 0.0031308, 12.92 * value,
-                           1.055 * np.power(value, 1 / 2.4) - 0.055)
+        encoded = np.where(
+            value <= 0.0031308, 12.92 * value, 1.055 * np.power(value, 1 / 2.4) - 0.055
+        )
         b, g, r = (int(v) for v in np.clip(np.rint(encoded * 255), 0, 255))
         return (b, g, r)
 
@@ -563,8 +592,10 @@ def _palettes(value: Any, path: Path) -> dict[str, Palette]:
         raise ValueError(f"{path}: 'palettes' must map element kinds to classes")
     out: dict[str, Palette] = {}
     for kind, classes in value.items():
-        out[kind] = {name: (reading, tuple(_bgr(c, path) for c in colours))
-                     for name, (reading, colours) in classes.items()}
+        out[kind] = {
+            name: (reading, tuple(_bgr(c, path) for c in colours))
+            for name, (reading, colours) in classes.items()
+        }
     return out
 
 
@@ -572,7 +603,8 @@ def _bgr(value: Any, path: Path) -> BGR:
     """A colour of the configuration: three integers, blue, green, red. Raises
     ``ValueError`` naming the file when it is not."""
     if not isinstance(value, list | tuple) or len(value) != 3:
-        raise ValueError(f"{path}: a colour must be three numbers (blue, green, red), "
-                         f"not {value!r}")
+        raise ValueError(
+            f"{path}: a colour must be three numbers (blue, green, red), not {value!r}"
+        )
     blue, green, red = (int(v) for v in value)
     return blue, green, red

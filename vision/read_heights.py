@@ -37,9 +37,9 @@ class HeightPlan:
     in front of it or behind it along its lines, whose stacks can hide its edges."""
 
 
-
-def stack_height(extent: float, step: float, tile: float,
-                 c: ReadConfig) -> tuple[int | None, str, float]:
+def stack_height(
+    extent: float, step: float, tile: float, c: ReadConfig
+) -> tuple[int | None, str, float]:
     """One tile or two from the board length a stack covers: (height, "", sureness),
     or (None, why, 0)."""
     if math.isnan(extent):
@@ -50,17 +50,26 @@ def stack_height(extent: float, step: float, tile: float,
     threshold = (one + two) / 2
     nearest = one if extent < threshold else two
     if abs(extent - nearest) > c.height_tolerance * rise + 0.5:
-        return None, (f"the stack covers {extent:.1f} mm, neither {one:.1f} (one tile) "
-                      f"nor {two:.1f} (two)"), 0.0
+        return (
+            None,
+            (f"the stack covers {extent:.1f} mm, neither {one:.1f} (one tile) nor {two:.1f} (two)"),
+            0.0,
+        )
     sureness = min(1.0, abs(extent - threshold) / (rise / 2))
     if sureness < c.height_min_sureness:
         return None, "one tile or two: too close to tell", 0.0
     return (1 if nearest == one else 2), "", 0.5 + 0.5 * sureness
 
 
-def stack_extents(features: FloatArray, kind: Kind, colour_class: NDArray[np.intp],
-                   surroundings: FloatArray, c: ReadConfig, heights: HeightPlan,
-                   step_mm: FloatArray) -> FloatArray:
+def stack_extents(
+    features: FloatArray,
+    kind: Kind,
+    colour_class: NDArray[np.intp],
+    surroundings: FloatArray,
+    c: ReadConfig,
+    heights: HeightPlan,
+    step_mm: FloatArray,
+) -> FloatArray:
     """The length of board each tile stack covers along its sample lines (mm), NaN
     when too few lines show both ends against bare board. ``features``: (S, lines, M,
     3).
@@ -84,22 +93,26 @@ def stack_extents(features: FloatArray, kind: Kind, colour_class: NDArray[np.int
     limit = far_limit[:, None, None]
     near_top = np.where(~is_tile & (index <= near_start), index, -1).max(axis=2)
     far_last = np.where(is_tile & (index <= limit), index, -1).max(axis=2)
-    board_sum = np.concatenate([np.zeros((s, lines, 1)), np.cumsum(is_board, axis=2)],
-                               axis=2)
+    board_sum = np.concatenate([np.zeros((s, lines, 1)), np.cumsum(is_board, axis=2)], axis=2)
 
     def board_share(lo: NDArray[np.intp], hi: NDArray[np.intp]) -> FloatArray:
         lo, hi = np.clip(lo, 0, m), np.clip(hi, 0, m)
-        total = (np.take_along_axis(board_sum, hi[..., None], 2)
-                 - np.take_along_axis(board_sum, lo[..., None], 2))[..., 0]
+        total = (
+            np.take_along_axis(board_sum, hi[..., None], 2)
+            - np.take_along_axis(board_sum, lo[..., None], 2)
+        )[..., 0]
         return np.asarray(total / np.maximum(hi - lo, 1))
 
-    beyond = np.take_along_axis(is_tile, (far_limit[:, None, None] + 1).repeat(lines, 1),
-                                2)[..., 0]
-    valid = (is_tile[:, :, near_start] & ~beyond & (near_top >= 0)
-             & (far_last > near_start)
-             & (board_share(near_top - gap + 1, near_top + 1) >= 0.5)
-             & (board_share(far_last + 1, far_last + 1 + gap) >= 0.5)
-             & (far_last + 1 < m))
+    beyond = np.take_along_axis(is_tile, (far_limit[:, None, None] + 1).repeat(lines, 1), 2)[..., 0]
+    valid = (
+        is_tile[:, :, near_start]
+        & ~beyond
+        & (near_top >= 0)
+        & (far_last > near_start)
+        & (board_share(near_top - gap + 1, near_top + 1) >= 0.5)
+        & (board_share(far_last + 1, far_last + 1 + gap) >= 0.5)
+        & (far_last + 1 < m)
+    )
     near = (steps[np.clip(near_top, 0, m - 2)] + steps[np.clip(near_top + 1, 0, m - 1)]) / 2
     far = (steps[np.clip(far_last, 0, m - 1)] + steps[np.clip(far_last + 1, 0, m - 1)]) / 2
     extent = np.where(valid, far - near, np.nan)
@@ -108,5 +121,3 @@ def stack_extents(features: FloatArray, kind: Kind, colour_class: NDArray[np.int
     if enough.any():
         out[enough] = np.nanmedian(extent[enough], axis=1)
     return out
-
-

@@ -70,9 +70,12 @@ _HEAD_POINTS = 8
 # points across the crossed legs, square to the camera's direction, from side to side
 _ACROSS_POINTS = 49
 _PER_SEAT = _ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS + _ACROSS_POINTS
-_PARTS = (slice(0, _ROBE_POINTS), slice(_ROBE_POINTS, _ROBE_POINTS + _LEG_POINTS),
-          slice(_ROBE_POINTS + _LEG_POINTS, _ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS),
-          slice(_ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS, _PER_SEAT))
+_PARTS = (
+    slice(0, _ROBE_POINTS),
+    slice(_ROBE_POINTS, _ROBE_POINTS + _LEG_POINTS),
+    slice(_ROBE_POINTS + _LEG_POINTS, _ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS),
+    slice(_ROBE_POINTS + _LEG_POINTS + _HEAD_POINTS, _PER_SEAT),
+)
 _MIXED = "partly covered or mixed"
 _GREY = "black or silver: its robe is grey (glare or shade)"
 _TOO_CLOSE = "a monk or what it would sit on: too close to tell"
@@ -92,8 +95,12 @@ class MonkReading(BoardReader):
     ``_cushion_tops`` (each read cushion's top as this frame shows it) and
     ``_tile_bands`` (each faded tile's band as this frame shows it)."""
 
-    def __init__(self, model: BoardModel | None = None, config: ReadConfig | None = None,
-                 metals: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        model: BoardModel | None = None,
+        config: ReadConfig | None = None,
+        metals: Sequence[str] | None = None,
+    ) -> None:
         """``metals``: the monks' metals in play (default all four): a robe is read as
         one of these only. Raises ``ValueError`` for a metal the board model does not
         know."""
@@ -106,14 +113,16 @@ class MonkReading(BoardReader):
         self._seats = (0.0, self._tile_z, self._cushion_z, self._tile_z + self._cushion_z)
         self._squares = [e.name.split(" ")[0] for e in self.elements if e.kind == "tile"]
         self._tiles: dict[str, Element] = {
-            e.name.split(" ")[0]: e for e in self.elements if e.kind == "tile"}
+            e.name.split(" ")[0]: e for e in self.elements if e.kind == "tile"
+        }
         from engines.shenshi.board import load_board, square_name
 
         self._marked = {square_name(s) for s in load_board().marked}
         # each cushion's colours (top, middle, tuft, tuft blurred into the middle)
         self._cushion_features = {
             name: features_of(np.array([linear_of(c) for c in colours]))
-            for name, colours in (("blond", BLOND_BGR), ("orange", ORANGE_BGR))}
+            for name, colours in (("blond", BLOND_BGR), ("orange", ORANGE_BGR))
+        }
         self._cushion_tops: dict[str, FloatArray] = {}
         self._tile_bands: dict[str, FloatArray] = {}
         self._cushion_guess: dict[str, str | None] = {}
@@ -121,17 +130,21 @@ class MonkReading(BoardReader):
         monk = self.kinds["monk"]
         known = [n for n in monk.names if n != NONE]
         if metals is not None and not set(metals) <= set(known):
-            raise ValueError(f"unknown metals {sorted(set(metals) - set(known))}: "
-                             f"ShenShi's monks are {', '.join(known)}")
+            raise ValueError(
+                f"unknown metals {sorted(set(metals) - set(known))}: "
+                f"ShenShi's monks are {', '.join(known)}"
+            )
         self._metal_names = [n for n in known if metals is None or n in metals]
-        self._metal_colours = np.array([
-            monk.prototypes[monk.owner == monk.names.index(m)][0] for m in self._metal_names])
+        self._metal_colours = np.array(
+            [monk.prototypes[monk.owner == monk.names.index(m)][0] for m in self._metal_names]
+        )
         self._head_cue = np.zeros(len(self._squares), dtype=bool)
         self._tuft_seen = np.ones(len(self._squares), dtype=bool)
         self._beneath_cache: dict[tuple[str, object, object, bool], NDArray[np.bool_]] = {}
         # every colour that can lie under a monk, once: a square's set is a mask of it
-        self._under = tuple(dict.fromkeys(HALL_BGR + INTACT_BGR + FADED_BGR + BLOND_BGR
-                                          + ORANGE_BGR))
+        self._under = tuple(
+            dict.fromkeys(HALL_BGR + INTACT_BGR + FADED_BGR + BLOND_BGR + ORANGE_BGR)
+        )
         self._under_features = features_of(np.array([linear_of(c) for c in self._under]))
         # the cushions' dark tufts: points may fall on one, a median of them not
         self._tufts = np.array([c in (BLOND_BGR[2], ORANGE_BGR[2]) for c in self._under])
@@ -153,8 +166,11 @@ class MonkReading(BoardReader):
             centre = np.array(self._tiles[square].centre_mm)
             legs = _facing_arc(centre, camera, c.monk_arm_mm)
             # the head tells only where a ray past a master's head misses it
-            slant = math.inf if camera is None or camera[2] <= 0 else \
-                float(np.linalg.norm(camera[:2] - centre)) / camera[2]
+            slant = (
+                math.inf
+                if camera is None or camera[2] <= 0
+                else float(np.linalg.norm(camera[:2] - centre)) / camera[2]
+            )
             head_cue.append(camera is not None and above / 2 * slant > c.monk_head_miss_mm)
             robe_height = _robe_height(slant, c)
             robe_heights.append(robe_height)
@@ -162,18 +178,23 @@ class MonkReading(BoardReader):
             tuft_seen.append(robe_height * slant < c.cushion_tuft_mm + c.monk_robe_mm)
             across = _across(centre, camera, c.monk_across_mm)
             for seat in self._seats:
-                for points, z in ((robe, robe_height), (legs - centre, c.monk_leg_height_mm),
-                                  (head, c.monk_head_height_mm),
-                                  (across, c.monk_across_height_mm)):
-                    blocks.append(np.column_stack([points + centre,
-                                                   np.full(len(points), seat + z)]))
+                for points, z in (
+                    (robe, robe_height),
+                    (legs - centre, c.monk_leg_height_mm),
+                    (head, c.monk_head_height_mm),
+                    (across, c.monk_across_height_mm),
+                ):
+                    blocks.append(
+                        np.column_stack([points + centre, np.full(len(points), seat + z)])
+                    )
         self._head_cue = np.array(head_cue)
         self._tuft_seen = np.array(tuft_seen)
         self._occluders = self._neighbours_in_front(camera, robe, robe_heights)
         return np.vstack(blocks)
 
-    def _neighbours_in_front(self, camera: FloatArray | None, robe: FloatArray,
-                             robe_heights: list[float]) -> list[list[int]]:
+    def _neighbours_in_front(
+        self, camera: FloatArray | None, robe: FloatArray, robe_heights: list[float]
+    ) -> list[list[int]]:
         """For each square, the neighbouring squares whose monk, if there is one, could
         stand between the camera and this square's monk's robe (read ``robe_heights``
         above the seat)."""
@@ -187,9 +208,15 @@ class MonkReading(BoardReader):
         out = []
         for q, centre in enumerate(centres):
             points = np.column_stack([robe + centre, np.full(len(robe), seat + robe_heights[q])])
-            out.append([k for k, other in enumerate(centres) if k != q
-                        and np.linalg.norm(other - centre) < 1.5 * pitch
-                        and hidden_by(points, camera, other, [tall]).any()])
+            out.append(
+                [
+                    k
+                    for k, other in enumerate(centres)
+                    if k != q
+                    and np.linalg.norm(other - centre) < 1.5 * pitch
+                    and hidden_by(points, camera, other, [tall]).any()
+                ]
+            )
         return out
 
     def _rests_on(self, element: str, why: str | None) -> str | None:
@@ -200,22 +227,28 @@ class MonkReading(BoardReader):
 
     # --- the monks ---------------------------------------------------------------------------
 
-    def _read_extra(self, linear: FloatArray, hidden: NDArray[np.bool_], light: Light,
-                    classes: dict[int, int], readings: dict[str, Reading],
-                    reasons: dict[str, str]) -> None:
+    def _read_extra(
+        self,
+        linear: FloatArray,
+        hidden: NDArray[np.bool_],
+        light: Light,
+        classes: dict[int, int],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         per_seat = _PER_SEAT
         centres = np.array([self._tiles[s].centre_mm for s in self._squares])
         samples = linear.reshape(len(self._squares), len(self._seats), per_seat, 3)
         seen = ~hidden.reshape(len(self._squares), len(self._seats), per_seat)
-        seats = {square: self._seats_of(square, readings, reasons)
-                 for square in self._squares}
+        seats = {square: self._seats_of(square, readings, reasons) for square in self._squares}
         # every square's samples at its seats, in one pass
         pairs = [(q, seat) for q, square in enumerate(self._squares) for seat in seats[square]]
         if pairs:
             rows, columns = np.array(pairs).T
             features = self._albedo(samples[rows, columns], centres[rows], light)
             sample_d, median_d, robe_seen, grey = self._robe_distances(
-                features[:, _PARTS[0]], seen[rows, columns][:, _PARTS[0]])
+                features[:, _PARTS[0]], seen[rows, columns][:, _PARTS[0]]
+            )
         where = {pair: k for k, pair in enumerate(pairs)}
         grey_robes: dict[int, list[_Parts]] = {}
         for q, square in enumerate(self._squares):
@@ -231,50 +264,70 @@ class MonkReading(BoardReader):
                 k = where[(q, seat)]
                 here, visible = features[k], seen[q, seat]
                 robe = here[_PARTS[0]][robe_seen[k]]
-                parts.append((here[_PARTS[1]][visible[_PARTS[1]]],
-                              here[_PARTS[2]][visible[_PARTS[2]]],
-                              here[_PARTS[3]], visible[_PARTS[3]],
-                              np.median(robe, axis=0) if len(robe) else None))
+                parts.append(
+                    (
+                        here[_PARTS[1]][visible[_PARTS[1]]],
+                        here[_PARTS[2]][visible[_PARTS[2]]],
+                        here[_PARTS[3]],
+                        visible[_PARTS[3]],
+                        np.median(robe, axis=0) if len(robe) else None,
+                    )
+                )
                 # read as the frame shows it and with the glare its cushion shows
                 # taken off: where the two disagree, the glare decides, and it is
                 # measured too roughly for that
                 both = []
                 for unglare in (False, True):
-                    robe_d, robe_median_d, here_beneath, tufts, brightness = \
-                        self._with_cushion_seen(square, readings,
-                                                features[k][_PARTS[0]][robe_seen[k]],
-                                                sample_d[k][robe_seen[k]], median_d[k],
-                                                beneath, float(grey[k]), unglare)
-                    both.append(self._colour(robe_d, robe_median_d, here_beneath, tufts,
-                                             allowed, brightness))
+                    robe_d, robe_median_d, here_beneath, tufts, brightness = (
+                        self._with_cushion_seen(
+                            square,
+                            readings,
+                            features[k][_PARTS[0]][robe_seen[k]],
+                            sample_d[k][robe_seen[k]],
+                            median_d[k],
+                            beneath,
+                            float(grey[k]),
+                            unglare,
+                        )
+                    )
+                    both.append(
+                        self._colour(
+                            robe_d, robe_median_d, here_beneath, tufts, allowed, brightness
+                        )
+                    )
                 if both[0][0] != both[1][0]:
                     both[0] = (None, 0.0, "glare on its cushion: its metal is unsure")
                 colours.append(both[0])
             # no legs, no monk: not over a cushion not read, whose glare is not
             # measured (black legs lifted to grey look like no metal in play)
             if readings[f"{square} cushion"].known and self._legless(
-                    colours, parts, self._beneath(square, readings, middle=False)):
+                colours, parts, self._beneath(square, readings, middle=False)
+            ):
                 colours = [(NONE, self.config.no_legs_confidence, "")]
             elif allowed and all(value == NONE for value, _, _ in colours):
                 doubt = self._monk_not_ruled_out(square, readings, parts)
                 if doubt is not None:
                     colours = [(None, 0.0, doubt)]
-            elif readings[f"{square} tile"].value == "faded" \
-                    and readings[f"{square} cushion"].value == NONE \
-                    and colours[0][2] in (_TOO_CLOSE, _MIXED):
+            elif (
+                readings[f"{square} tile"].value == "faded"
+                and readings[f"{square} cushion"].value == NONE
+                and colours[0][2] in (_TOO_CLOSE, _MIXED)
+            ):
                 metal = self._metal_by_legs(parts, self._beneath(square, readings, middle=False))
                 if metal is not None:
                     colours = [(metal, self.config.no_legs_confidence, "")]
             value, sureness, why = colours[0]
             if any(other[0] != value for other in colours[1:]):
                 value, why = None, "a monk or not: its seat's height is unsure"
-            if all(other[2] == _GREY for other in colours) \
-                    and readings[f"{square} cushion"].known \
-                    and not any(robe is not None and self._copper_like(robe)
-                                for *_, robe in parts):
+            if (
+                all(other[2] == _GREY for other in colours)
+                and readings[f"{square} cushion"].known
+                and not any(robe is not None and self._copper_like(robe) for *_, robe in parts)
+            ):
                 grey_robes[q] = parts
-            if value == "black" and any(robe is not None and self._copper_in_shade(robe)
-                                        for *_, robe in parts):
+            if value == "black" and any(
+                robe is not None and self._copper_in_shade(robe) for *_, robe in parts
+            ):
                 value, why = None, "black or copper: its robe is dark (shade)"
             if value not in (None, NONE) and not readings[f"{square} cushion"].known:
                 # over a cushion not read, only "no monk" is read: glare on an
@@ -287,9 +340,19 @@ class MonkReading(BoardReader):
                 value, why = None, SEAT_NOT_READ
             if value is not None and value != NONE:
                 around = self._beneath(square, readings, middle=False)
-                sizes = [self._size(legs, head, value, around, bool(self._head_cue[q]),
-                                    across, across_seen, robe)
-                         for legs, head, across, across_seen, robe in parts]
+                sizes = [
+                    self._size(
+                        legs,
+                        head,
+                        value,
+                        around,
+                        bool(self._head_cue[q]),
+                        across,
+                        across_seen,
+                        robe,
+                    )
+                    for legs, head, across, across_seen, robe in parts
+                ]
                 size, size_sureness, why = sizes[0]
                 if any(other[0] != size for other in sizes[1:]):
                     size, why = None, "Grand Master or master: its seat's height is unsure"
@@ -306,15 +369,16 @@ class MonkReading(BoardReader):
         self._grey_by_elimination(grey_robes, readings, reasons)
         self._hide_behind_monks(readings, reasons, grey_robes)
 
-    def _hide_behind_monks(self, readings: dict[str, Reading], reasons: dict[str, str],
-                           squares: Iterable[int]) -> None:
+    def _hide_behind_monks(
+        self, readings: dict[str, Reading], reasons: dict[str, str], squares: Iterable[int]
+    ) -> None:
         """A monk on a square nearer the camera may stand in front of the robe of one
         of ``squares`` (indices): that one is not kept."""
         for q in squares:
             name = f"{self._squares[q]} monk"
             if readings[name].known and any(
-                    readings[f"{self._squares[k]} monk"].value != NONE
-                    for k in self._occluders[q]):
+                readings[f"{self._squares[k]} monk"].value != NONE for k in self._occluders[q]
+            ):
                 readings[name] = UNKNOWN
                 reasons[name] = MONK_IN_FRONT
 
@@ -331,14 +395,17 @@ class MonkReading(BoardReader):
             if len(names) < 2:
                 continue
             names.sort(key=lambda n: -readings[n].confidence)
-            sure = readings[names[0]].confidence - readings[names[1]].confidence \
+            sure = (
+                readings[names[0]].confidence - readings[names[1]].confidence
                 >= self.config.duplicate_margin
+            )
             for name in names[1:] if sure else names:
                 readings[name] = UNKNOWN
                 reasons[name] = "read on another square too: the set has one of each monk"
 
-    def _grey_by_elimination(self, grey: dict[int, list[_Parts]],
-                             readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+    def _grey_by_elimination(
+        self, grey: dict[int, list[_Parts]], readings: dict[str, Reading], reasons: dict[str, str]
+    ) -> None:
         """Read the grey robes (``grey``: square index -> its parts at each seat it may
         have) by the set's parts: one monk of each metal and size (RULINGS 3.1: each
         player's Grand Master and master, the two black ones). Where the legs give
@@ -358,10 +425,13 @@ class MonkReading(BoardReader):
         for q, parts in grey.items():
             square = self._squares[q]
             around = self._beneath(square, readings, middle=False)
-            sizes = {self._size(legs, head, metal, around, bool(self._head_cue[q]),
-                                across, across_seen, robe)[:2]
-                     for metal in _GREY_METALS
-                     for legs, head, across, across_seen, robe in parts}
+            sizes = {
+                self._size(
+                    legs, head, metal, around, bool(self._head_cue[q]), across, across_seen, robe
+                )[:2]
+                for metal in _GREY_METALS
+                for legs, head, across, across_seen, robe in parts
+            }
             names = {size for size, _ in sizes}
             if len(names) != 1 or None in names:
                 continue
@@ -370,41 +440,52 @@ class MonkReading(BoardReader):
             if len(taken) != 1:
                 continue
             metal = next(iter(_GREY_METALS - set(taken)))
-            sureness = min(min(s for _, s in sizes), read_elsewhere[f"{taken[0]}-{size}"],
-                           self.config.unseated_confidence)
+            sureness = min(
+                min(s for _, s in sizes),
+                read_elsewhere[f"{taken[0]}-{size}"],
+                self.config.unseated_confidence,
+            )
             readings[f"{square} monk"] = Reading(f"{metal}-{size}", round(sureness, 4))
             reasons.pop(f"{square} monk", None)
 
-    def _on_metal(self, points: FloatArray, metal: str, colour: FloatArray,
-                  beneath: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    def _on_metal(
+        self, points: FloatArray, metal: str, colour: FloatArray, beneath: NDArray[np.bool_]
+    ) -> NDArray[np.bool_]:
         """Which ``points`` look more like ``metal`` (``colour``: its colours) than like
         any colour ``beneath``: by colour rather than brightness (a metal's side facing
         away from the light is dark), black by its darkness (it has no colour)."""
         c = self.config
         weight = c.brightness_weight if metal == "black" else c.leg_brightness_weight
-        return np.asarray(colour_distance(points, colour, weight).min(axis=1)
-                          < colour_distance(points, self._under_features[beneath],
-                                            weight).min(axis=1))
+        return np.asarray(
+            colour_distance(points, colour, weight).min(axis=1)
+            < colour_distance(points, self._under_features[beneath], weight).min(axis=1)
+        )
 
-    def _legless(self, colours: list[tuple[str | None, float, str]],
-                 parts: list[tuple[FloatArray, FloatArray, FloatArray, NDArray[np.bool_],
-                                   FloatArray | None]],
-                 beneath: NDArray[np.bool_]) -> bool:
+    def _legless(
+        self,
+        colours: list[tuple[str | None, float, str]],
+        parts: list[
+            tuple[FloatArray, FloatArray, FloatArray, NDArray[np.bool_], FloatArray | None]
+        ],
+        beneath: NDArray[np.bool_],
+    ) -> bool:
         """Whether a square whose robe is unsure between a metal and its seat (or
         mixed, or like neither) at one of its possible seats at least, and "none" at
         the others, shows no legs at one of them (:meth:`_no_legs`): the seats differ
         by a tile's 2 mm, and a monk's legs at either would cross the line of the
         other; not where the line's middle is darker than the rest of it at any seat
         (legs in shade: ``legs_shade``)."""
-        unsure = [value is None and why in (_MIXED, _TOO_CLOSE, _FAR)
-                  for value, _, why in colours]
-        if not any(unsure) or not all(u or value == NONE
-                                      for (value, _, _), u in zip(colours, unsure, strict=True)):
+        unsure = [value is None and why in (_MIXED, _TOO_CLOSE, _FAR) for value, _, why in colours]
+        if not any(unsure) or not all(
+            u or value == NONE for (value, _, _), u in zip(colours, unsure, strict=True)
+        ):
             return False
         if any(_shaded_middle(across, self.config.legs_shade) for _, _, across, _, _ in parts):
             return False
-        return any(self._no_legs(across, across_seen, robe, beneath)
-                   for _, _, across, across_seen, robe in parts)
+        return any(
+            self._no_legs(across, across_seen, robe, beneath)
+            for _, _, across, across_seen, robe in parts
+        )
 
     def _copper_like(self, robe: FloatArray) -> bool:
         """Whether a grey robe (``robe``: its median colour) is not clearly nearer
@@ -424,10 +505,10 @@ class MonkReading(BoardReader):
         colour still apart."""
         if "copper" not in self._metal_names:
             return False
-        colours = np.vstack([self._metal_colours[self._metal_names.index(m)]
-                             for m in ("black", "copper")])
-        black, copper = colour_distance(robe[None], colours,
-                                        self.config.leg_brightness_weight)[0]
+        colours = np.vstack(
+            [self._metal_colours[self._metal_names.index(m)] for m in ("black", "copper")]
+        )
+        black, copper = colour_distance(robe[None], colours, self.config.leg_brightness_weight)[0]
         return bool(copper - black < self.config.black_colour_margin)
 
     def _metal_by_legs(self, parts: list[_Parts], beneath: NDArray[np.bool_]) -> str | None:
@@ -441,21 +522,36 @@ class MonkReading(BoardReader):
         can read silver by colour, so the legs confirm the robe's metal, never
         choose it (a black master was read silver)."""
         least = self.config.monk_width_mm[0]
-        nearest = {self._metal_names[int(np.argmin(colour_distance(
-            robe[None], self._metal_colours, self.config.brightness_weight)[0]))]
-            if robe is not None else None for *_, robe in parts}
+        nearest = {
+            self._metal_names[
+                int(
+                    np.argmin(
+                        colour_distance(
+                            robe[None], self._metal_colours, self.config.brightness_weight
+                        )[0]
+                    )
+                )
+            ]
+            if robe is not None
+            else None
+            for *_, robe in parts
+        }
         wide = []
         for k, metal in enumerate(self._metal_names):
             colour = self._metal_colours[k][None]
-            widths = [self._legs_width(across, across_seen,
-                                       self._on_metal(across, metal, colour, beneath), beneath)
-                      for _, _, across, across_seen, _ in parts]
+            widths = [
+                self._legs_width(
+                    across, across_seen, self._on_metal(across, metal, colour, beneath), beneath
+                )
+                for _, _, across, across_seen, _ in parts
+            ]
             if all(width is not None and width >= least for width in widths):
                 wide.append(metal)
         return wide[0] if len(wide) == 1 and nearest == {wide[0]} else None
 
-    def _monk_not_ruled_out(self, square: str, readings: dict[str, Reading],
-                            parts: list[_Parts]) -> str | None:
+    def _monk_not_ruled_out(
+        self, square: str, readings: dict[str, Reading], parts: list[_Parts]
+    ) -> str | None:
         """Why a robe read as no monk on a seat the rules allow one is not kept, or
         ``None``: a monk whose metal the light turns towards its seat's colours
         (copper or silver in a warm light, black lifted by glare) still shows
@@ -466,27 +562,36 @@ class MonkReading(BoardReader):
         - legs: the line across them, all of it seen, shows a metal in play over
           more than ``no_legs_run_mm`` in a row."""
         c = self.config
-        seat = self._cushion_tops.get(square) if readings[f"{square} cushion"].value \
-            in ("blond", "orange") else self._tile_bands.get(square)
+        seat = (
+            self._cushion_tops.get(square)
+            if readings[f"{square} cushion"].value in ("blond", "orange")
+            else self._tile_bands.get(square)
+        )
         if seat is not None and any(
-                robe is not None
-                and float(robe.mean()) < float(seat.mean()) - c.none_darker_than_seat
-                for *_, robe in parts):
+            robe is not None and float(robe.mean()) < float(seat.mean()) - c.none_darker_than_seat
+            for *_, robe in parts
+        ):
             return "darker than what it would sit on: a dark monk?"
         beneath = self._beneath(square, readings, middle=False)
         step = 2.0 * c.monk_across_mm / (_ACROSS_POINTS - 1)
         for _, _, across, across_seen, _ in parts:
             if not across_seen.all():
                 continue
-            runs = [_longest_run(self._on_metal(across, metal, self._metal_colours[k][None],
-                                                beneath))
-                    for k, metal in enumerate(self._metal_names)]
+            runs = [
+                _longest_run(self._on_metal(across, metal, self._metal_colours[k][None], beneath))
+                for k, metal in enumerate(self._metal_names)
+            ]
             if max(runs) * step > c.no_legs_run_mm:
                 return "no monk by its robe, but its legs show"
         return None
 
-    def _no_legs(self, across: FloatArray, across_seen: NDArray[np.bool_],
-                 robe: FloatArray | None, beneath: NDArray[np.bool_]) -> bool:
+    def _no_legs(
+        self,
+        across: FloatArray,
+        across_seen: NDArray[np.bool_],
+        robe: FloatArray | None,
+        beneath: NDArray[np.bool_],
+    ) -> bool:
         """Whether the line across where a monk's crossed legs would be shows no legs:
         all of it seen, and neither skin (a hand over the legs) nor a metal in play
         (its own colour or the robe's as this frame shows it: glare and a seat near
@@ -497,8 +602,10 @@ class MonkReading(BoardReader):
         petals and ring, which can run long, lie either side of its middle."""
         c = self.config
         step = 2.0 * c.monk_across_mm / (_ACROSS_POINTS - 1)
-        if not across_seen.all() \
-                or _longest_run(self._skin_on(across, beneath)) * step > c.no_legs_run_mm:
+        if (
+            not across_seen.all()
+            or _longest_run(self._skin_on(across, beneath)) * step > c.no_legs_run_mm
+        ):
             return False
         metal_like = np.zeros(len(across), dtype=bool)
         longest = 0
@@ -509,17 +616,25 @@ class MonkReading(BoardReader):
             on = self._on_metal(across, metal, colour, beneath)
             metal_like |= on
             longest = max(longest, _longest_run(on))
-        return longest * step <= c.no_legs_run_mm \
-            or _middle_gap(metal_like) * step >= c.no_legs_gap_mm
+        return (
+            longest * step <= c.no_legs_run_mm or _middle_gap(metal_like) * step >= c.no_legs_gap_mm
+        )
 
     def _skin_on(self, points: FloatArray, beneath: NDArray[np.bool_]) -> NDArray[np.bool_]:
         """Which ``points`` look more like skin than like any colour ``beneath``."""
         w = self.config.brightness_weight
-        return np.asarray(colour_distance(points, self._foreign, w).min(axis=1)
-                          < colour_distance(points, self._under_features[beneath], w).min(axis=1))
+        return np.asarray(
+            colour_distance(points, self._foreign, w).min(axis=1)
+            < colour_distance(points, self._under_features[beneath], w).min(axis=1)
+        )
 
-    def _legs_width(self, across: FloatArray, across_seen: NDArray[np.bool_],
-                    on_line: NDArray[np.bool_], beneath: NDArray[np.bool_]) -> float | None:
+    def _legs_width(
+        self,
+        across: FloatArray,
+        across_seen: NDArray[np.bool_],
+        on_line: NDArray[np.bool_],
+        beneath: NDArray[np.bool_],
+    ) -> float | None:
         """The width (mm) of the crossed legs on the line ``across`` (``on_line``: its
         points on the metal), or ``None`` where it cannot be measured; what looks more
         like skin than like the seat is not seen (a hand beside the legs would end
@@ -531,15 +646,24 @@ class MonkReading(BoardReader):
         """Whether a metal's colour is near one of the colours beneath it (colour
         rather than brightness)."""
         c = self.config
-        return bool(colour_distance(metal[None], self._under_features[beneath],
-                                    c.leg_brightness_weight).min() < c.metal_like_seat)
+        return bool(
+            colour_distance(
+                metal[None], self._under_features[beneath], c.leg_brightness_weight
+            ).min()
+            < c.metal_like_seat
+        )
 
-    def _with_cushion_seen(self, square: str, readings: dict[str, Reading],
-                           robe: FloatArray, sample_d: FloatArray, median_d: FloatArray,
-                           beneath: NDArray[np.bool_], brightness: float,
-                           unglare: bool) -> tuple[
-                               FloatArray, FloatArray, NDArray[np.bool_], NDArray[np.bool_],
-                               float]:
+    def _with_cushion_seen(
+        self,
+        square: str,
+        readings: dict[str, Reading],
+        robe: FloatArray,
+        sample_d: FloatArray,
+        median_d: FloatArray,
+        beneath: NDArray[np.bool_],
+        brightness: float,
+        unglare: bool,
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_], NDArray[np.bool_], float]:
         """The robe's distances (samples', median's), the masks of what lies beneath
         and of the cushions' tufts among those colours, and the median's brightness,
         set by the cushion's top as this frame shows it (``unglare``: with the
@@ -563,7 +687,8 @@ class MonkReading(BoardReader):
         # proportion to each channel, glare the same in all of them
         printed = np.exp(palette[0]) - EPS
         (slope, offset), *_ = np.linalg.lstsq(
-            np.column_stack([printed, np.ones(3)]), (np.exp(ring) - EPS) - printed, rcond=None)
+            np.column_stack([printed, np.ones(3)]), (np.exp(ring) - EPS) - printed, rcond=None
+        )
         glare = max(0.0, float(offset) / max(1.0 + float(slope), 0.1)) if unglare else 0.0
 
         def unglared(features: FloatArray) -> FloatArray:
@@ -573,17 +698,20 @@ class MonkReading(BoardReader):
         robe = unglared(robe)
         top = unglared(ring)
         shown = palette if self._tuft_seen[self._squares.index(square)] else palette[:2]
-        colours = np.vstack([self._under_features, top + (shown - palette[0]),
-                             self._metal_colours])
+        colours = np.vstack([self._under_features, top + (shown - palette[0]), self._metal_colours])
         median = np.median(robe, axis=0)
         w = c.brightness_weight
-        return (colour_distance(robe, colours, w), colour_distance(median[None], colours, w)[0],
-                np.concatenate([beneath, np.ones(len(shown), dtype=bool)]),
-                np.concatenate([self._tufts, np.arange(len(shown)) == 2]),
-                float(median.mean()))
+        return (
+            colour_distance(robe, colours, w),
+            colour_distance(median[None], colours, w)[0],
+            np.concatenate([beneath, np.ones(len(shown), dtype=bool)]),
+            np.concatenate([self._tufts, np.arange(len(shown)) == 2]),
+            float(median.mean()),
+        )
 
-    def _robe_distances(self, robes: FloatArray, seen: NDArray[np.bool_]) -> tuple[
-            FloatArray, FloatArray, NDArray[np.bool_], FloatArray]:
+    def _robe_distances(
+        self, robes: FloatArray, seen: NDArray[np.bool_]
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.bool_], FloatArray]:
         """For robes' samples (P, K, 3) and which are seen (P, K): every sample's and
         the median's distances to the colours under a monk and to the metals, the
         samples that count (seen, and nearer one of those than any skin), and the
@@ -597,11 +725,13 @@ class MonkReading(BoardReader):
         partly = ~counted.all(axis=1) & counted.any(axis=1)
         if partly.any():
             median[partly] = np.nanmedian(
-                np.where(counted[partly][:, :, None], robes[partly], np.nan), axis=1)
+                np.where(counted[partly][:, :, None], robes[partly], np.nan), axis=1
+            )
         return sample_d, colour_distance(median, colours, w), counted, median.mean(axis=1)
 
-    def _seats_of(self, square: str, readings: dict[str, Reading],
-                  reasons: dict[str, str]) -> list[int]:
+    def _seats_of(
+        self, square: str, readings: dict[str, Reading], reasons: dict[str, str]
+    ) -> list[int]:
         """The seat heights (indices of ``_seats``) a monk on ``square`` may have, from
         its tile and cushion: one when both are read; with and without each one not
         read (what is read must then read alike on all of them); none when the
@@ -620,12 +750,19 @@ class MonkReading(BoardReader):
         tiles and bare stones were; off the marked squares the rules never put a
         tile, so one not read there, a hand over it, is no seat)."""
         tile = readings[f"{square} tile"]
-        return readings[f"{square} cushion"].value != NONE or tile.value == "faded" \
-            or (not tile.known and square in self._marked
-                and self._tile_guess.get(square) != "intact")
+        return (
+            readings[f"{square} cushion"].value != NONE
+            or tile.value == "faded"
+            or (
+                not tile.known
+                and square in self._marked
+                and self._tile_guess.get(square) != "intact"
+            )
+        )
 
-    def _beneath(self, square: str, readings: dict[str, Reading],
-                 middle: bool = True) -> NDArray[np.bool_]:
+    def _beneath(
+        self, square: str, readings: dict[str, Reading], middle: bool = True
+    ) -> NDArray[np.bool_]:
         """What a monk would hide, as a mask over the colours that can lie under one:
         its cushion, else its tile, else the square's own stone; ``middle``: under its
         robe (a cushion's tuft, where this view shows it there), not its legs."""
@@ -639,26 +776,34 @@ class MonkReading(BoardReader):
             self._beneath_cache[key] = np.array([c in colours for c in self._under])
         return self._beneath_cache[key]
 
-    def _beneath_colours(self, square: str, cushion: object, tile: object,
-                         middle: bool) -> tuple[tuple[int, int, int], ...]:
+    def _beneath_colours(
+        self, square: str, cushion: object, tile: object, middle: bool
+    ) -> tuple[tuple[int, int, int], ...]:
         if cushion in ("blond", "orange"):
             colours = BLOND_BGR if cushion == "blond" else ORANGE_BGR
             return colours if middle else colours[:2]  # the dark tuft is in the middle
         if cushion is None:  # not read: either cushion, or what lies without one
-            return (*self._beneath_colours(square, "blond", tile, middle),
-                    *self._beneath_colours(square, "orange", tile, middle),
-                    *self._beneath_colours(square, NONE, tile, middle))
+            return (
+                *self._beneath_colours(square, "blond", tile, middle),
+                *self._beneath_colours(square, "orange", tile, middle),
+                *self._beneath_colours(square, NONE, tile, middle),
+            )
         if tile in ("intact", "faded"):
             return INTACT_BGR if tile == "intact" else FADED_BGR
-        own = 2 if square in self._marked else \
-            (ord(square[0]) - ord("a") + int(square[1:])) % 2
+        own = 2 if square in self._marked else (ord(square[0]) - ord("a") + int(square[1:])) % 2
         if tile is None:  # not read: any tile, or none
             return (HALL_BGR[own], *INTACT_BGR, *FADED_BGR)
         return (HALL_BGR[own],)
 
-    def _colour(self, sample_d: FloatArray, median_d: FloatArray, beneath: NDArray[np.bool_],
-                tufts: NDArray[np.bool_], seat_allowed: bool,
-                brightness: float) -> tuple[str | None, float, str]:
+    def _colour(
+        self,
+        sample_d: FloatArray,
+        median_d: FloatArray,
+        beneath: NDArray[np.bool_],
+        tufts: NDArray[np.bool_],
+        seat_allowed: bool,
+        brightness: float,
+    ) -> tuple[str | None, float, str]:
         """(metal or "none", sureness, why not) of a robe: ``sample_d`` (K, U + 4) and
         ``median_d`` (U + 4,) are its samples' and their median's distances to the
         colours that can lie under a monk, then to the metals; ``beneath``: the mask of
@@ -671,10 +816,12 @@ class MonkReading(BoardReader):
             return None, 0.0, COVERED
         metals = len(self._metal_names)
         columns = np.concatenate([beneath, np.ones(metals, dtype=bool)])
-        owner = np.concatenate([np.zeros(int(beneath.sum()), dtype=np.intp),
-                                np.arange(1, metals + 1)])
-        d = np.where(np.concatenate([tufts, np.zeros(metals, dtype=bool)]), np.inf,
-                     median_d)[columns]
+        owner = np.concatenate(
+            [np.zeros(int(beneath.sum()), dtype=np.intp), np.arange(1, metals + 1)]
+        )
+        d = np.where(np.concatenate([tufts, np.zeros(metals, dtype=bool)]), np.inf, median_d)[
+            columns
+        ]
         per_class = np.array([d[owner == k].min() for k in range(metals + 1)])
         order = np.argsort(per_class)
         best, margin = int(order[0]), float(per_class[order[1]] - per_class[order[0]])
@@ -700,22 +847,31 @@ class MonkReading(BoardReader):
             return None, 0.0, "between two metals"
         under = len(self._under)
         plain = np.flatnonzero(beneath[:under] & ~tufts[:under])
-        if best == 0 and len(plain) and brightness < self._under_brightness[
-                plain[np.argmin(median_d[plain])]] - c.none_darker_max:
+        if (
+            best == 0
+            and len(plain)
+            and brightness
+            < self._under_brightness[plain[np.argmin(median_d[plain])]] - c.none_darker_max
+        ):
             # far darker than the colour beneath it looks like: a black monk under
             # glare, grey, is nearer a faded mandala's colours than black
             return None, 0.0, "darker than what it would sit on: a dark monk?"
         low, high = c.grey_metal_brightness
-        if best != 0 and self._metal_names[best - 1] in _GREY_METALS \
-                and low < brightness < high:
+        if best != 0 and self._metal_names[best - 1] in _GREY_METALS and low < brightness < high:
             return None, 0.0, _GREY
-        return (NONE if best == 0 else self._metal_names[best - 1]), \
-            min(1.0, 0.5 + margin), ""
+        return (NONE if best == 0 else self._metal_names[best - 1]), min(1.0, 0.5 + margin), ""
 
-    def _size(self, legs: FloatArray, head: FloatArray, metal: str,
-              beneath: NDArray[np.bool_], head_cue: bool, across: FloatArray,
-              across_seen: NDArray[np.bool_],
-              robe: FloatArray | None = None) -> tuple[str | None, float, str]:
+    def _size(
+        self,
+        legs: FloatArray,
+        head: FloatArray,
+        metal: str,
+        beneath: NDArray[np.bool_],
+        head_cue: bool,
+        across: FloatArray,
+        across_seen: NDArray[np.bool_],
+        robe: FloatArray | None = None,
+    ) -> tuple[str | None, float, str]:
         """("grand" or "master", sureness, why not): by the width of its crossed legs
         across the line of sight (``across``: the line's samples, all of them, and
         which are seen) where it can be measured; else a Grand Master's legs reach past
@@ -758,8 +914,10 @@ class MonkReading(BoardReader):
         by_votes: tuple[str | None, float, str]
         if not votes:
             by_votes = None, 0.0, LEGS_HIDDEN
-        elif any(c.min_size_share > share > 1.0 - c.min_size_share for share in votes) \
-                or len({share >= 0.5 for share in votes}) > 1:
+        elif (
+            any(c.min_size_share > share > 1.0 - c.min_size_share for share in votes)
+            or len({share >= 0.5 for share in votes}) > 1
+        ):
             by_votes = None, 0.0, "Grand Master or master: its legs and head do not tell"
         else:
             share = float(np.mean(votes))
@@ -786,15 +944,16 @@ def _robe_height(slant: float, c: ReadConfig) -> float:
     return min(c.monk_robe_height_mm, (c.monk_robe_reach_mm - c.monk_robe_mm) / slant)
 
 
-def _run_width(on: NDArray[np.bool_], seen: NDArray[np.bool_], beside: NDArray[np.bool_],
-               step: float) -> float | None:
+def _run_width(
+    on: NDArray[np.bool_], seen: NDArray[np.bool_], beside: NDArray[np.bool_], step: float
+) -> float | None:
     """The width (mm) of the run of ``on`` points through the middle of a line of
     points ``step`` apart; ``None`` when its middle is not on, when it runs into a
     point not seen or the line's end before two points in a row are off, or when
     what lies a little past its end is not what it stands on (``beside`` false: a
     hand beside the legs would end the run early)."""
     middle = len(on) // 2
-    if not (seen[middle - 1:middle + 2].all() and on[middle - 1:middle + 2].all()):
+    if not (seen[middle - 1 : middle + 2].all() and on[middle - 1 : middle + 2].all()):
         return None
     ends = []
     for direction in (1, -1):
@@ -820,8 +979,9 @@ def _shaded_middle(line: FloatArray, shade: float) -> bool:
     brightness = line.mean(axis=1)
     middle = len(brightness) // 2
     reach = max(1, len(brightness) // 8)
-    return bool(np.median(brightness[middle - reach:middle + reach + 1])
-                < np.median(brightness) - shade)
+    return bool(
+        np.median(brightness[middle - reach : middle + reach + 1]) < np.median(brightness) - shade
+    )
 
 
 def _middle_gap(on: NDArray[np.bool_]) -> int:
@@ -875,12 +1035,17 @@ def _facing_arc(centre: FloatArray, camera: FloatArray | None, radius: float) ->
     else:
         towards = math.atan2(camera[1] - centre[1], camera[0] - centre[0])
         angles = towards + np.linspace(-0.9, 0.9, _LEG_POINTS)
-    return np.column_stack([centre[0] + radius * np.cos(angles),
-                            centre[1] + radius * np.sin(angles)])
+    return np.column_stack(
+        [centre[0] + radius * np.cos(angles), centre[1] + radius * np.sin(angles)]
+    )
 
 
-def hidden_by(points: FloatArray, camera: FloatArray, centre: FloatArray,
-               solids: list[tuple[float, bool, float, float]]) -> NDArray[np.bool_]:
+def hidden_by(
+    points: FloatArray,
+    camera: FloatArray,
+    centre: FloatArray,
+    solids: list[tuple[float, bool, float, float]],
+) -> NDArray[np.bool_]:
     """Which ``points`` (K, 3) the ray to the camera passes through one of ``solids``
     (standing on ``centre``: a half side or radius, round or square, bottom, top)."""
     hidden = np.zeros(len(points), dtype=bool)
@@ -890,7 +1055,8 @@ def hidden_by(points: FloatArray, camera: FloatArray, centre: FloatArray,
             z = low + share * (top - low)
             t = (z - points[:, 2]) / (camera[2] - points[:, 2])
             xy = points[:, :2] + t[:, None] * (camera[:2] - points[:, :2]) - centre
-            inside = np.linalg.norm(xy, axis=1) < reach if round_ \
-                else np.all(np.abs(xy) < reach, axis=1)
+            inside = (
+                np.linalg.norm(xy, axis=1) < reach if round_ else np.all(np.abs(xy) < reach, axis=1)
+            )
             hidden |= inside & (z > points[:, 2] + 0.5) & (top > points[:, 2])
     return hidden

@@ -30,16 +30,17 @@ EMPTY = "empty"
 class ShendaoReader(BoardReader):
     """:class:`BoardReader` for Shendao (see the module's docstring)."""
 
-    def __init__(self, model: BoardModel | None = None,
-                 config: ReadConfig | None = None) -> None:
+    def __init__(self, model: BoardModel | None = None, config: ReadConfig | None = None) -> None:
         super().__init__("shendao", model, config)
         c = self.config
-        total = c.samples_per_side ** 2
+        total = c.samples_per_side**2
         self._rim = total - c.rim_points
-        side = round(self._rim ** 0.5)
+        side = round(self._rim**0.5)
         if side * side != self._rim:
-            raise ValueError(f"samples_per_side {c.samples_per_side} leaves {self._rim} "
-                             f"middle points, not a square number")
+            raise ValueError(
+                f"samples_per_side {c.samples_per_side} leaves {self._rim} "
+                f"middle points, not a square number"
+            )
         grid = (np.arange(side) + 0.5) / side - 0.5
         self._middle = np.stack(np.meshgrid(grid, grid), axis=-1).reshape(-1, 2)
         self._ring = square_ring(c.rim_points, c.rim_radii)
@@ -57,29 +58,39 @@ class ShendaoReader(BoardReader):
         middle = self._middle * size * self.config.window_fraction
         points = place_points(np.vstack([middle, self._ring * size]), element)
         tile_top = self.model.pieces["tile_thickness_mm"] / 2.0
-        heights = np.concatenate([np.full(len(middle), tile_top),
-                                  np.zeros(len(self._ring))])
+        heights = np.concatenate([np.full(len(middle), tile_top), np.zeros(len(self._ring))])
         return points, heights
 
-    def _blocked(self, view: BoardView, element: Element,
-                 points: FloatArray) -> NDArray[np.bool_]:
+    def _blocked(self, view: BoardView, element: Element, points: FloatArray) -> NDArray[np.bool_]:
         """The rim is not read for colour, only compared."""
         blocked = np.zeros(len(points), dtype=bool)
         if element.kind == "square":
-            blocked[self._rim:] = True
+            blocked[self._rim :] = True
         return blocked
 
-    def _check_colours(self, features: FloatArray, visible: NDArray[np.bool_],
-                       blocked: NDArray[np.bool_], readings: dict[str, Reading],
-                       reasons: dict[str, str]) -> None:
-        squares = [i for i, e in enumerate(self.elements) if e.kind == "square"
-                   and ((readings[e.name].known and readings[e.name].value != EMPTY)
-                        or reasons.get(e.name) in (TIED, GLARE))]
+    def _check_colours(
+        self,
+        features: FloatArray,
+        visible: NDArray[np.bool_],
+        blocked: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
+        squares = [
+            i
+            for i, e in enumerate(self.elements)
+            if e.kind == "square"
+            and (
+                (readings[e.name].known and readings[e.name].value != EMPTY)
+                or reasons.get(e.name) in (TIED, GLARE)
+            )
+        ]
         if not squares:
             return
-        middle = _median_seen(features[squares, :self._rim], visible[squares, :self._rim])
-        rim = _median_seen(features[squares, self._rim:],
-                           visible[squares, self._rim:] & self._rim_clear[squares])
+        middle = _median_seen(features[squares, : self._rim], visible[squares, : self._rim])
+        rim = _median_seen(
+            features[squares, self._rim :], visible[squares, self._rim :] & self._rim_clear[squares]
+        )
         apart = np.linalg.norm(middle - rim, axis=1)  # brightness counting fully
         c = self.config
         for i, gap, colour in zip(squares, apart, middle, strict=True):
@@ -88,8 +99,11 @@ class ShendaoReader(BoardReader):
                 # a tie with "empty", or a colour glare leaves unsure, its middle just
                 # like its rim and like an empty square: an empty square (white light
                 # added to both leaves them alike)
-                if gap < c.rim_empty_apart and self._near_empty(colour, i) \
-                        and (reasons[name] == GLARE or EMPTY in self._tied(colour, i)):
+                if (
+                    gap < c.rim_empty_apart
+                    and self._near_empty(colour, i)
+                    and (reasons[name] == GLARE or EMPTY in self._tied(colour, i))
+                ):
                     readings[name] = Reading(EMPTY, c.rim_empty_confidence)
                     del reasons[name]
             elif gap < c.rim_tile_apart:  # NaN (too little seen) compares False
@@ -101,10 +115,8 @@ class ShendaoReader(BoardReader):
         kind = self.kinds["square"]
         if np.isnan(colour).any():
             return False
-        distances = colour_distance(colour[None], kind.prototypes,
-                                    self.config.brightness_weight)[0]
-        empty = (kind.owner == kind.names.index(EMPTY)) & self._allowed(self.elements[index],
-                                                                          kind)
+        distances = colour_distance(colour[None], kind.prototypes, self.config.brightness_weight)[0]
+        empty = (kind.owner == kind.names.index(EMPTY)) & self._allowed(self.elements[index], kind)
         return bool(distances[empty].min() < self.config.rim_empty_near)
 
     def _tied(self, colour: FloatArray, index: int) -> set[str]:
@@ -112,16 +124,17 @@ class ShendaoReader(BoardReader):
         kind = self.kinds["square"]
         if np.isnan(colour).any():
             return set()
-        distances = colour_distance(colour[None], kind.prototypes,
-                                    self.config.brightness_weight)[0]
+        distances = colour_distance(colour[None], kind.prototypes, self.config.brightness_weight)[0]
         distances[~self._allowed(self.elements[index], kind)] = np.inf
         per_class = [distances[kind.owner == k].min() for k in range(len(kind.names))]
         order = np.argsort(per_class)
         return {kind.names[int(order[0])], kind.names[int(order[1])]}
 
 
-def _wall_distance(points: FloatArray, walls: Sequence[tuple[Sequence[float], Sequence[float]]],
-                   ) -> FloatArray:
+def _wall_distance(
+    points: FloatArray,
+    walls: Sequence[tuple[Sequence[float], Sequence[float]]],
+) -> FloatArray:
     """Distance (mm) from each board point (N, 2) to the nearest printed wall (a
     segment from one board point to another)."""
     nearest = np.full(len(points), np.inf)
@@ -129,8 +142,7 @@ def _wall_distance(points: FloatArray, walls: Sequence[tuple[Sequence[float], Se
         start, end = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
         along = end - start
         t = np.clip((points - start) @ along / max(float(along @ along), 1e-9), 0.0, 1.0)
-        nearest = np.minimum(nearest, np.linalg.norm(points - (start + t[:, None] * along),
-                                                     axis=1))
+        nearest = np.minimum(nearest, np.linalg.norm(points - (start + t[:, None] * along), axis=1))
     return nearest
 
 
@@ -139,6 +151,7 @@ def _median_seen(features: FloatArray, seen: NDArray[np.bool_]) -> FloatArray:
     out = np.full((len(features), 3), np.nan)
     enough = seen.sum(axis=1) >= 4
     if enough.any():
-        out[enough] = np.nanmedian(np.where(seen[enough][:, :, None], features[enough], np.nan),
-                                   axis=1)
+        out[enough] = np.nanmedian(
+            np.where(seen[enough][:, :, None], features[enough], np.nan), axis=1
+        )
     return out

@@ -53,14 +53,18 @@ def metals_in_play(rules: ShenshiRules) -> tuple[str, ...]:
 class ShenshiReader(MonkReading):
     """:class:`BoardReader` for ShenShi (see the module's docstring)."""
 
-    def __init__(self, model: BoardModel | None = None, config: ReadConfig | None = None,
-                 metals: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        model: BoardModel | None = None,
+        config: ReadConfig | None = None,
+        metals: Sequence[str] | None = None,
+    ) -> None:
         """``metals``: the monks' metals in play (:func:`metals_in_play`; default all
         four): a robe is read as one of these only. Raises ``ValueError`` for a metal
         the board model does not know."""
         super().__init__(model, config, metals)
         self._index = {e.name: i for i, e in enumerate(self.elements)}
-        band = square_ring(self.config.samples_per_side ** 2, (0.45, 0.475))
+        band = square_ring(self.config.samples_per_side**2, (0.45, 0.475))
         nearest_axis = np.abs(band).min(axis=1)
         # the printed corner triangles, and the plain middle of the edges
         self._tile_corners = (nearest_axis > 0.32, nearest_axis < 0.15)
@@ -68,20 +72,33 @@ class ShenshiReader(MonkReading):
         self._intact_colours = features_of(np.array([linear_of(c) for c in INTACT_BGR[:2]]))
         # an intact mandala's blue petals, and what else a marked square may show
         self._petal = features_of(linear_of(INTACT_BGR[2]))
-        self._not_petal = features_of(np.array([linear_of(c) for c in (
-            *HALL_BGR, *FADED_BGR, *BLOND_BGR, *ORANGE_BGR, *INTACT_BGR[:2], INTACT_BGR[3])]))
+        self._not_petal = features_of(
+            np.array(
+                [
+                    linear_of(c)
+                    for c in (
+                        *HALL_BGR,
+                        *FADED_BGR,
+                        *BLOND_BGR,
+                        *ORANGE_BGR,
+                        *INTACT_BGR[:2],
+                        INTACT_BGR[3],
+                    )
+                ]
+            )
+        )
 
     # --- where to look -------------------------------------------------------------------
 
     def _window(self, element: Element) -> tuple[FloatArray, float | FloatArray]:
-        n = self.config.samples_per_side ** 2
+        n = self.config.samples_per_side**2
         p = self.model.pieces
         if element.kind == "tile":
-            return place_points(square_ring(n, (0.45, 0.475)) * p["tile_mm"], element), \
-                self._tile_z
+            return place_points(square_ring(n, (0.45, 0.475)) * p["tile_mm"], element), self._tile_z
         if element.kind == "cushion":
-            return place_points(square_ring(n, (0.31, 0.37)) * p["cushion_mm"], element), \
-                self._tile_z + self._cushion_z - 1.0
+            return place_points(
+                square_ring(n, (0.31, 0.37)) * p["cushion_mm"], element
+            ), self._tile_z + self._cushion_z - 1.0
         # monks are read by _read_extra; their window is not used
         return np.repeat(np.array([element.centre_mm]), n, axis=0), 0.0
 
@@ -92,14 +109,12 @@ class ShenshiReader(MonkReading):
         if element.kind in ("tile", "cushion"):
             hall = np.flatnonzero(kind.owner == kind.names.index(NONE))
             square = element.name.split(" ")[0]
-            own = 2 if square in self._marked else \
-                (ord(square[0]) - ord("a") + int(square[1:])) % 2
+            own = 2 if square in self._marked else (ord(square[0]) - ord("a") + int(square[1:])) % 2
             allowed[hall[:3]] = False
             allowed[hall[own]] = True
         return allowed
 
-    def _blocked(self, view: BoardView, element: Element,
-                 points: FloatArray) -> NDArray[np.bool_]:
+    def _blocked(self, view: BoardView, element: Element, points: FloatArray) -> NDArray[np.bool_]:
         """Points of the tile band behind a cushion or a Grand Master, of the cushion
         ring behind a Grand Master, on the element's own square."""
         camera = view.camera_mm()
@@ -110,15 +125,22 @@ class ShenshiReader(MonkReading):
         seat = self._tile_z + self._cushion_z
         grand_h, grand_r = p["grand_height_mm"], p["grand_base_mm"] / 2.0
         # (half side of a square footprint or radius of a round one, round?, bottom, top)
-        solids = [(grand_r, True, seat, seat + 0.24 * grand_h),
-                  (0.74 * grand_r, True, seat, seat + 0.93 * grand_h)]
+        solids = [
+            (grand_r, True, seat, seat + 0.24 * grand_h),
+            (0.74 * grand_r, True, seat, seat + 0.93 * grand_h),
+        ]
         if element.kind == "tile":
             solids.append((p["cushion_mm"] / 2.0, False, 0.0, seat))
         return hidden_by(points, camera, centre, solids)
 
-    def _check_colours(self, features: FloatArray, visible: NDArray[np.bool_],
-                       blocked: NDArray[np.bool_], readings: dict[str, Reading],
-                       reasons: dict[str, str]) -> None:
+    def _check_colours(
+        self,
+        features: FloatArray,
+        visible: NDArray[np.bool_],
+        blocked: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         """A faded tile and bare light stone are near in colour; the tile's printed
         corner triangles differ in hue from its plain edges and are no brighter, the
         stone is even: a "faded" reading whose corners do not look printed, or are
@@ -132,16 +154,21 @@ class ShenshiReader(MonkReading):
         self._cushion_tops = {}
         for square in self._squares:
             k = self._index[f"{square} cushion"]
-            if readings[f"{square} cushion"].value in ("blond", "orange") \
-                    and seen[k].sum() >= c.min_open_samples:
+            if (
+                readings[f"{square} cushion"].value in ("blond", "orange")
+                and seen[k].sum() >= c.min_open_samples
+            ):
                 self._cushion_tops[square] = np.median(features[k][seen[k]], axis=0)
         for i, element in enumerate(self.elements):
             name = element.name
             if element.kind != "tile":
                 continue
             value = readings[name].value
-            tied = value is None and reasons.get(name) == TIED \
+            tied = (
+                value is None
+                and reasons.get(name) == TIED
                 and self._tied_between(features[i][seen[i]], element) == {NONE, "faded"}
+            )
             if value != "faded" and not tied:
                 continue
             printed = self._printed_corners(features[i], seen[i])
@@ -153,8 +180,9 @@ class ShenshiReader(MonkReading):
             if tied and not printed:
                 readings[name] = Reading(NONE, c.bare_corner_confidence)
                 del reasons[name]
-            elif value == "faded" and (not printed
-                                       or readings[name].confidence < c.faded_min_confidence):
+            elif value == "faded" and (
+                not printed or readings[name].confidence < c.faded_min_confidence
+            ):
                 readings[name] = UNKNOWN
                 reasons[name] = "a faded tile or bare stone: too close to tell"
         self._bare_under_cushions(features, seen, readings, reasons)
@@ -180,8 +208,13 @@ class ShenshiReader(MonkReading):
                 ranked = self._ranked_classes(features[i][seen[i]], self.elements[i])
                 self._tile_guess[square] = ranked[0] if ranked else None
 
-    def _bare_marked_inside(self, features: FloatArray, seen: NDArray[np.bool_],
-                            readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+    def _bare_marked_inside(
+        self,
+        features: FloatArray,
+        seen: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         """A marked square's tile read bare stone by its band, with no cushion read on
         it, is checked inside the band, where a cushion's ring would be: bare stone
         shows the same stone there, a mandala its print. Where that is clearly nearer
@@ -201,8 +234,13 @@ class ShenshiReader(MonkReading):
                 readings[tile] = UNKNOWN
                 reasons[tile] = "a faded tile or bare stone: too close to tell"
 
-    def _bare_behind_cushions(self, features: FloatArray, seen: NDArray[np.bool_],
-                              readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+    def _bare_behind_cushions(
+        self,
+        features: FloatArray,
+        seen: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         """A marked square's tile read bare stone, part of whose band a cushion on a
         neighbouring square stands in front of (in a slanted view): the cushion's
         blond is the marked stone's colour: not read where it hides a few of the
@@ -225,14 +263,20 @@ class ShenshiReader(MonkReading):
             for other in _neighbours(square):
                 if readings.get(f"{other} cushion", UNKNOWN).value in ("blond", "orange"):
                     centre = np.array(self.elements[self._index[f"{other} cushion"]].centre_mm)
-                    hidden |= hidden_by(points, camera, centre,
-                                        [(half, False, 0.0, self._cushion_z)])
+                    hidden |= hidden_by(
+                        points, camera, centre, [(half, False, 0.0, self._cushion_z)]
+                    )
             if (hidden & seen[i]).sum() >= c.cushion_front_samples:
                 readings[tile] = UNKNOWN
                 reasons[tile] = CUSHION_IN_FRONT
 
-    def _bare_under_cushions(self, features: FloatArray, seen: NDArray[np.bool_],
-                             readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+    def _bare_under_cushions(
+        self,
+        features: FloatArray,
+        seen: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         """The rules put a cushion only on an empty square (RULINGS: set out on the
         start squares, entered and lifted onto empty squares, hovering over empty
         ones). Beside a cushion the tile's band catches the cushion's colour and
@@ -244,15 +288,23 @@ class ShenshiReader(MonkReading):
         c = self.config
         for square in self._squares:
             tile = f"{square} tile"
-            if readings[f"{square} cushion"].value in (None, NONE) \
-                    or readings[tile].value not in (None, "faded") \
-                    or reasons.get(tile) in UNSEEN_REASONS:
+            if (
+                readings[f"{square} cushion"].value in (None, NONE)
+                or readings[tile].value not in (None, "faded")
+                or reasons.get(tile) in UNSEEN_REASONS
+            ):
                 continue
-            self._bare_unless_intact(tile, features, seen, readings, reasons,
-                                     c.bare_under_cushion_confidence)
+            self._bare_unless_intact(
+                tile, features, seen, readings, reasons, c.bare_under_cushion_confidence
+            )
 
-    def _bare_off_marked(self, features: FloatArray, seen: NDArray[np.bool_],
-                         readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+    def _bare_off_marked(
+        self,
+        features: FloatArray,
+        seen: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         """The mandala tiles are drawn onto the marked squares at the start and never
         move (RULINGS): any other square is bare stone. One whose tile, in view, is
         left unread is read bare unless its colour is nearest an intact mandala (a tile
@@ -264,15 +316,25 @@ class ShenshiReader(MonkReading):
         c = self.config
         for square in self._squares:
             tile = f"{square} tile"
-            if square in self._marked or reasons.get(tile) in UNSEEN_REASONS \
-                    or readings[tile].value in (NONE, "intact"):
+            if (
+                square in self._marked
+                or reasons.get(tile) in UNSEEN_REASONS
+                or readings[tile].value in (NONE, "intact")
+            ):
                 continue
-            self._bare_unless_intact(tile, features, seen, readings, reasons,
-                                     c.bare_off_marked_confidence)
+            self._bare_unless_intact(
+                tile, features, seen, readings, reasons, c.bare_off_marked_confidence
+            )
 
-    def _bare_unless_intact(self, tile: str, features: FloatArray, seen: NDArray[np.bool_],
-                            readings: dict[str, Reading], reasons: dict[str, str],
-                            confidence: float) -> None:
+    def _bare_unless_intact(
+        self,
+        tile: str,
+        features: FloatArray,
+        seen: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+        confidence: float,
+    ) -> None:
         """Read ``tile`` as bare stone (at ``confidence``) unless its colour is nearest
         an intact mandala's."""
         i = self._index[tile]
@@ -281,8 +343,13 @@ class ShenshiReader(MonkReading):
             readings[tile] = Reading(NONE, confidence)
             reasons.pop(tile, None)
 
-    def _intact_by_pattern(self, features: FloatArray, seen: NDArray[np.bool_],
-                           readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+    def _intact_by_pattern(
+        self,
+        features: FloatArray,
+        seen: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         """Under the warm lamp an intact mandala's red edge and yellow corners look like
         skin, and its tile is taken for a hand (or for none of its pieces). A hand, the
         stone and a faded mandala are alike at the band's corners and in the middles
@@ -306,18 +373,19 @@ class ShenshiReader(MonkReading):
             corners, middles = seen[i] & corner, seen[i] & middle
             if corners.sum() < 3 or middles.sum() < 3:
                 continue
-            at = np.vstack([np.median(features[i][corners], axis=0),
-                            np.median(features[i][middles], axis=0)])
+            at = np.vstack(
+                [np.median(features[i][corners], axis=0), np.median(features[i][middles], axis=0)]
+            )
             d = colour_distance(at, np.vstack([red, yellow]), w)  # (corners, middles) x
             corner_margin, middle_margin = d[0, 0] - d[0, 1], d[1, 1] - d[1, 0]
-            if min(corner_margin, middle_margin) >= c.intact_pattern_margin \
-                    or (min(corner_margin, middle_margin) >= c.intact_pattern_floor
-                        and corner_margin + middle_margin >= c.intact_pattern_sum):
+            if min(corner_margin, middle_margin) >= c.intact_pattern_margin or (
+                min(corner_margin, middle_margin) >= c.intact_pattern_floor
+                and corner_margin + middle_margin >= c.intact_pattern_sum
+            ):
                 readings[tile] = Reading("intact", c.intact_pattern_confidence)
                 reasons.pop(tile, None)
 
-    def _no_cushion_on_tiles(self, readings: dict[str, Reading],
-                             reasons: dict[str, str]) -> None:
+    def _no_cushion_on_tiles(self, readings: dict[str, Reading], reasons: dict[str, str]) -> None:
         """The rules put a cushion only on an empty square, never on a mandala tile
         (RULINGS: entered, hovering and put down on free squares; the intact mandalas
         block hovering, the faded ones too): where a tile is read, a cushion left
@@ -326,13 +394,21 @@ class ShenshiReader(MonkReading):
         player's mistake the referee should hear of)."""
         for square in self._squares:
             tile, cushion = readings[f"{square} tile"], f"{square} cushion"
-            if tile.value in ("intact", "faded") and not readings[cushion].known \
-                    and reasons.get(cushion) not in UNSEEN_REASONS:
+            if (
+                tile.value in ("intact", "faded")
+                and not readings[cushion].known
+                and reasons.get(cushion) not in UNSEEN_REASONS
+            ):
                 readings[cushion] = Reading(NONE, tile.confidence)
                 reasons.pop(cushion, None)
 
-    def _faded_on_marked(self, features: FloatArray, seen: NDArray[np.bool_],
-                         readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+    def _faded_on_marked(
+        self,
+        features: FloatArray,
+        seen: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         """A marked square's own stone is sand-coloured, unlike a faded mandala (the
         light stone of the other squares is as grey): a marked square's tile left
         unread, in view, with no cushion on it, whose colour is near a faded
@@ -344,23 +420,37 @@ class ShenshiReader(MonkReading):
         c = self.config
         for square in self._marked:
             tile = f"{square} tile"
-            if readings[tile].known or reasons.get(tile) in UNSEEN_REASONS \
-                    or readings[f"{square} cushion"].value != NONE:
+            if (
+                readings[tile].known
+                or reasons.get(tile) in UNSEEN_REASONS
+                or readings[f"{square} cushion"].value != NONE
+            ):
                 continue
             i = self._index[tile]
             contrast = self._corner_contrast(features[i], seen[i])
-            if contrast is not None and contrast[0] >= c.faded_corner_hue[1] \
-                    and contrast[1] >= c.faded_corner_brighter:
+            if (
+                contrast is not None
+                and contrast[0] >= c.faded_corner_hue[1]
+                and contrast[1] >= c.faded_corner_brighter
+            ):
                 continue
             d = self._class_distances(features[i][seen[i]], self.elements[i])
-            if d and d["faded"] <= c.faded_marked_distance \
-                    and d[NONE] - d["faded"] >= c.faded_marked_margin \
-                    and d["intact"] - d["faded"] >= c.faded_marked_margin:
+            if (
+                d
+                and d["faded"] <= c.faded_marked_distance
+                and d[NONE] - d["faded"] >= c.faded_marked_margin
+                and d["intact"] - d["faded"] >= c.faded_marked_margin
+            ):
                 readings[tile] = Reading("faded", c.faded_marked_confidence)
                 reasons.pop(tile, None)
 
-    def _check_marked_cushions(self, features: FloatArray, seen: NDArray[np.bool_],
-                               readings: dict[str, Reading], reasons: dict[str, str]) -> None:
+    def _check_marked_cushions(
+        self,
+        features: FloatArray,
+        seen: NDArray[np.bool_],
+        readings: dict[str, Reading],
+        reasons: dict[str, str],
+    ) -> None:
         """A marked square's stone is nearly a blond cushion's colour, only darker:
         where no tile lies, a cushion is read blond only if its top is clearly brighter
         than the stone the tile's band shows around it, and absent only if it is not.
@@ -378,8 +468,12 @@ class ShenshiReader(MonkReading):
             value = readings[cushion].value
             under = readings[tile].value
             t, k = self._index[tile], self._index[cushion]
-            tied = value is None and under == NONE and reasons.get(cushion) == TIED \
+            tied = (
+                value is None
+                and under == NONE
+                and reasons.get(cushion) == TIED
                 and self._tied_between(features[k][seen[k]], self.elements[k]) == {NONE, "blond"}
+            )
             if not (under in (NONE, None) and value in (NONE, "blond")) and not tied:
                 continue
             if seen[t].sum() < 3 or seen[k].sum() < 3:
@@ -390,21 +484,23 @@ class ShenshiReader(MonkReading):
                     readings[cushion] = Reading(NONE, c.petal_confidence)
                     del reasons[cushion]
                 continue
-            brighter = float(np.median(features[k][seen[k]], axis=0).mean()
-                             - np.median(features[t][seen[t]], axis=0).mean())
+            brighter = float(
+                np.median(features[k][seen[k]], axis=0).mean()
+                - np.median(features[t][seen[t]], axis=0).mean()
+            )
             if tied:
                 sureness = round(min(1.0, 0.5 + abs(brighter - (bare + blond) / 2.0)), 4)
                 if brighter >= blond or brighter <= c.blond_tie_bare:
-                    readings[cushion] = Reading("blond" if brighter >= blond else NONE,
-                                                sureness)
+                    readings[cushion] = Reading("blond" if brighter >= blond else NONE, sureness)
                     del reasons[cushion]
                 continue
             # over a tile not read, the band may show a tile, and a cushion's place
             # looks unlike it either way: only a far brighter place counts against
             # "none" there, or a brighter one where the band looks like the stone
             least = bare if under == NONE else c.blond_over_unread_brighter
-            if under is None and self._ranked_classes(features[t][seen[t]],
-                                                      self.elements[t])[:1] == [NONE]:
+            if under is None and self._ranked_classes(features[t][seen[t]], self.elements[t])[
+                :1
+            ] == [NONE]:
                 least = c.blond_over_stone_brighter
             if (value == "blond" and brighter < blond) or (value == NONE and brighter > least):
                 readings[cushion] = UNKNOWN
@@ -416,8 +512,10 @@ class ShenshiReader(MonkReading):
         may show."""
         w = self.config.brightness_weight
         petal = colour_distance(features, self._petal[None], w)[:, 0]
-        return int((petal < colour_distance(features, self._not_petal, w).min(axis=1)).sum()) \
+        return (
+            int((petal < colour_distance(features, self._not_petal, w).min(axis=1)).sum())
             >= self.config.petal_min_samples
+        )
 
     def _printed_corners(self, features: FloatArray, seen: NDArray[np.bool_]) -> bool | None:
         """Whether a tile band's corners look like a faded tile's print against its
@@ -431,8 +529,9 @@ class ShenshiReader(MonkReading):
         low, high = c.faded_corner_hue
         return low < hue < high and brighter < c.faded_corner_brighter
 
-    def _corner_contrast(self, features: FloatArray,
-                         seen: NDArray[np.bool_]) -> tuple[float, float] | None:
+    def _corner_contrast(
+        self, features: FloatArray, seen: NDArray[np.bool_]
+    ) -> tuple[float, float] | None:
         """How far a tile band's corners are from its edges' middles in hue, and how
         much brighter they are (``None``: too few of either seen)."""
         corner, middle = self._tile_corners
@@ -441,9 +540,12 @@ class ShenshiReader(MonkReading):
             return None
         at_corners = np.median(features[corners], axis=0)
         at_middles = np.median(features[middles], axis=0)
-        return (float(np.linalg.norm((at_corners - at_corners.mean())
-                                     - (at_middles - at_middles.mean()))),
-                float(at_corners.mean() - at_middles.mean()))
+        return (
+            float(
+                np.linalg.norm((at_corners - at_corners.mean()) - (at_middles - at_middles.mean()))
+            ),
+            float(at_corners.mean() - at_middles.mean()),
+        )
 
     def _tied_between(self, features: FloatArray, element: Element) -> set[str]:
         """The two nearest classes of a tile's (or cushion's) colour."""
@@ -461,16 +563,19 @@ class ShenshiReader(MonkReading):
         kind = self.kinds[element.kind]
         if len(features) == 0:
             return {}
-        distances = colour_distance(np.median(features, axis=0)[None], kind.prototypes,
-                                    self.config.brightness_weight)[0]
+        distances = colour_distance(
+            np.median(features, axis=0)[None], kind.prototypes, self.config.brightness_weight
+        )[0]
         distances[~self._allowed(element, kind)] = np.inf
-        return {name: float(distances[kind.owner == k].min())
-                for k, name in enumerate(kind.names)}
+        return {name: float(distances[kind.owner == k].min()) for k, name in enumerate(kind.names)}
 
 
 def _neighbours(square: str) -> list[str]:
     """The squares around ``square`` (file letter, rank number) on a 7 by 7 board."""
     file, rank = ord(square[0]) - ord("a"), int(square[1:])
-    return [f"{chr(ord('a') + f)}{r}" for f in range(file - 1, file + 2)
-            for r in range(rank - 1, rank + 2)
-            if (f, r) != (file, rank) and 0 <= f < 7 and 1 <= r <= 7]
+    return [
+        f"{chr(ord('a') + f)}{r}"
+        for f in range(file - 1, file + 2)
+        for r in range(rank - 1, rank + 2)
+        if (f, r) != (file, rank) and 0 <= f < 7 and 1 <= r <= 7
+    ]

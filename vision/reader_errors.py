@@ -39,8 +39,24 @@ from engines.observation import Reading, TableSchema, Value
 FORMAT_VERSION = 1
 KIND = "companion.reader-errors"
 
-CHANCE_EDGES = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99,
-                0.999, 0.9999, 1.0)
+CHANCE_EDGES = (
+    0.0,
+    0.05,
+    0.1,
+    0.2,
+    0.3,
+    0.4,
+    0.5,
+    0.6,
+    0.7,
+    0.8,
+    0.9,
+    0.95,
+    0.99,
+    0.999,
+    0.9999,
+    1.0,
+)
 """Bins of the confidences counted: finer towards certainty, where most readings lie
 (the referee trusts a reading from 0.9, so that is an edge)."""
 
@@ -95,10 +111,14 @@ class ValueErrors:
         return count / self.total if self.total else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"value": self.value, "right": self.right, "wrong": [
-            [key[1], count] for key, count in sorted(self.wrong.items(), key=repr)],
-            "unsure": self.unsure, "not_shown": self.not_shown,
-            "right_confidence": self.right_confidence}
+        return {
+            "value": self.value,
+            "right": self.right,
+            "wrong": [[key[1], count] for key, count in sorted(self.wrong.items(), key=repr)],
+            "unsure": self.unsure,
+            "not_shown": self.not_shown,
+            "right_confidence": self.right_confidence,
+        }
 
 
 @dataclass
@@ -125,8 +145,9 @@ class KindErrors:
         out = ValueErrors("*")
         for errors in self.values.values():
             out.right += errors.right
-            out.right_confidence = [a + b for a, b in zip(
-                out.right_confidence, errors.right_confidence, strict=True)]
+            out.right_confidence = [
+                a + b for a, b in zip(out.right_confidence, errors.right_confidence, strict=True)
+            ]
             out.unsure += errors.unsure
             out.not_shown += errors.not_shown
             if errors.wrong_total:
@@ -134,9 +155,11 @@ class KindErrors:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        return {"values": [v.to_json() for _, v in sorted(self.values.items(), key=repr)],
-                "wrong_confidence": self.wrong_confidence,
-                "uncertain": self.uncertain}
+        return {
+            "values": [v.to_json() for _, v in sorted(self.values.items(), key=repr)],
+            "wrong_confidence": self.wrong_confidence,
+            "uncertain": self.uncertain,
+        }
 
 
 @dataclass
@@ -153,9 +176,15 @@ class ReaderErrors:
             found = self.kinds[name] = KindErrors(name)
         return found
 
-    def add(self, kind: str, truth: Value, outcome: str, read: Value | None = None,
-            confidence: float | None = None,
-            chances: Mapping[str, float] | None = None) -> None:
+    def add(
+        self,
+        kind: str,
+        truth: Value,
+        outcome: str,
+        read: Value | None = None,
+        confidence: float | None = None,
+        chances: Mapping[str, float] | None = None,
+    ) -> None:
         """Count one element's reading: ``outcome`` (one of :data:`OUTCOMES`), the value
         ``read`` and its ``confidence`` (right and wrong readings), and the reader's
         probabilities by ``str(value)`` (kept for wrong and unsure readings)."""
@@ -176,22 +205,35 @@ class ReaderErrors:
         else:
             raise ValueError(f"unknown outcome {outcome!r} (expected one of {OUTCOMES})")
         if outcome in (WRONG, UNSURE) and chances is not None:
-            errors.uncertain.append({"value": truth, "read": read, "chances": [
-                [name, round(float(p), 4)] for name, p in
-                sorted(chances.items(), key=lambda item: -item[1])]})
+            errors.uncertain.append(
+                {
+                    "value": truth,
+                    "read": read,
+                    "chances": [
+                        [name, round(float(p), 4)]
+                        for name, p in sorted(chances.items(), key=lambda item: -item[1])
+                    ],
+                }
+            )
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": KIND, "version": FORMAT_VERSION, "game": self.game,
-                "chance_edges": list(CHANCE_EDGES), "provenance": self.provenance,
-                "kinds": {name: k.to_json() for name, k in sorted(self.kinds.items())}}
+        return {
+            "kind": KIND,
+            "version": FORMAT_VERSION,
+            "game": self.game,
+            "chance_edges": list(CHANCE_EDGES),
+            "provenance": self.provenance,
+            "kinds": {name: k.to_json() for name, k in sorted(self.kinds.items())},
+        }
 
     @classmethod
     def from_json(cls, data: Any, source: str = "reader errors") -> ReaderErrors:
         """Read :meth:`to_json`'s form. Raises ``ReaderErrorsError``."""
         try:
             if data.get("kind") != KIND or data.get("version") != FORMAT_VERSION:
-                raise ReaderErrorsError(f"{source} is not a reader error file of version "
-                                        f"{FORMAT_VERSION}")
+                raise ReaderErrorsError(
+                    f"{source} is not a reader error file of version {FORMAT_VERSION}"
+                )
             if list(data["chance_edges"]) != list(CHANCE_EDGES):
                 raise ReaderErrorsError(f"{source} counts confidences in other bins")
             out = cls(str(data["game"]), provenance=dict(data.get("provenance", {})))
@@ -201,13 +243,18 @@ class ReaderErrors:
                     value = _value(row["value"])
                     counts = kind.of(value)
                     counts.right, counts.unsure, counts.not_shown = (
-                        _count(row["right"]), _count(row["unsure"]), _count(row["not_shown"]))
+                        _count(row["right"]),
+                        _count(row["unsure"]),
+                        _count(row["not_shown"]),
+                    )
                     counts.wrong = {_key(_value(v)): _count(n) for v, n in row["wrong"]}
                     counts.right_confidence = _bins(row["right_confidence"], source)
                     if sum(counts.right_confidence) != counts.right:
-                        raise ReaderErrorsError(f"{source}: {name} {value!r}'s right "
-                                                "confidences do not add up to its right "
-                                                "readings")
+                        raise ReaderErrorsError(
+                            f"{source}: {name} {value!r}'s right "
+                            "confidences do not add up to its right "
+                            "readings"
+                        )
                 kind.wrong_confidence = _bins(raw["wrong_confidence"], source)
                 kind.uncertain = [dict(u) for u in raw.get("uncertain", [])]
             return out
@@ -220,8 +267,9 @@ class ReaderErrors:
 def _bins(raw: Any, source: str) -> list[int]:
     bins = [_count(n) for n in raw]
     if len(bins) != len(CHANCE_EDGES) - 1:
-        raise ReaderErrorsError(f"{source}: {len(bins)} bins of confidence where "
-                                f"{len(CHANCE_EDGES) - 1} were expected")
+        raise ReaderErrorsError(
+            f"{source}: {len(bins)} bins of confidence where {len(CHANCE_EDGES) - 1} were expected"
+        )
     return bins
 
 
@@ -247,8 +295,10 @@ def dumps(errors: ReaderErrors) -> str:
     """The file's text: indented, with each list of numbers or of one value and its
     count on one line."""
     text = json.dumps(errors.to_json(), indent=1)
-    return re.sub(r"\[\s+([^\[\]{}]*?)\s+\]",
-                  lambda m: "[" + " ".join(m.group(1).split()) + "]", text) + "\n"
+    return (
+        re.sub(r"\[\s+([^\[\]{}]*?)\s+\]", lambda m: "[" + " ".join(m.group(1).split()) + "]", text)
+        + "\n"
+    )
 
 
 def errors_path(game: str) -> Path:
@@ -261,9 +311,11 @@ def load_errors(game: str, path: str | Path | None = None) -> ReaderErrors:
     ``ReaderErrorsError`` (also when there is none)."""
     where = Path(path) if path is not None else errors_path(game)
     if not where.exists():
-        raise ReaderErrorsError(f"no reader errors measured for {game} ({where} is "
-                                "missing: companion bench reader-errors --game "
-                                f"{game} makes it)")
+        raise ReaderErrorsError(
+            f"no reader errors measured for {game} ({where} is "
+            "missing: companion bench reader-errors --game "
+            f"{game} makes it)"
+        )
     try:
         data = read_json_file(where, "reader errors")
     except ValueError as error:
@@ -275,6 +327,7 @@ def load_errors(game: str, path: str | Path | None = None) -> ReaderErrors:
 
 
 # --- drawing readings ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Draw:
@@ -331,37 +384,44 @@ class ReadingSampler:
     the true value was most often read as them.
     """
 
-    def __init__(self, errors: ReaderErrors, schema: TableSchema,
-                 kinds: Mapping[str, str], chances: bool = False) -> None:
+    def __init__(
+        self,
+        errors: ReaderErrors,
+        schema: TableSchema,
+        kinds: Mapping[str, str],
+        chances: bool = False,
+    ) -> None:
         self.errors = errors
         self.schema = schema
         self.kinds = dict(kinds)
         self.chances = chances
         missing = sorted({k for k in self.kinds.values()} - set(errors.kinds))
         if missing:
-            raise ReaderErrorsError(f"the {errors.game} reader errors have no "
-                                    f"{', '.join(missing)}")
+            raise ReaderErrorsError(f"the {errors.game} reader errors have no {', '.join(missing)}")
         self._draws: dict[tuple[str, tuple[str, Value]], _Draw] = {}
-        every_wrong = [sum(bins) for bins in zip(*(k.wrong_confidence for k in
-                                                   errors.kinds.values()), strict=True)]
+        every_wrong = [
+            sum(bins)
+            for bins in zip(*(k.wrong_confidence for k in errors.kinds.values()), strict=True)
+        ]
         self._wrong = {}
         for name, kind in errors.kinds.items():
             bins = kind.wrong_confidence if sum(kind.wrong_confidence) else every_wrong
-            self._wrong[name] = _cumulative(bins if sum(bins) else
-                                            kind.pooled().right_confidence)
+            self._wrong[name] = _cumulative(bins if sum(bins) else kind.pooled().right_confidence)
         # the measured wrong and unsure readings' probabilities, by kind (else the game's)
         self._shapes: dict[tuple[str, bool], list[_Shape]] = {}
         for wrong in (True, False):
-            every = [_Shape.of(u) for k in errors.kinds.values() for u in k.uncertain
-                     if (u["read"] is not None) == wrong]
+            every = [
+                _Shape.of(u)
+                for k in errors.kinds.values()
+                for u in k.uncertain
+                if (u["read"] is not None) == wrong
+            ]
             for name, kind in errors.kinds.items():
-                own = [_Shape.of(u) for u in kind.uncertain
-                       if (u["read"] is not None) == wrong]
+                own = [_Shape.of(u) for u in kind.uncertain if (u["read"] is not None) == wrong]
                 self._shapes[(name, wrong)] = own or every
 
     def _others(self, element: str, value: Value) -> list[Value]:
-        return sorted((v for v in self.schema.values[element] if _key(v) != _key(value)),
-                      key=repr)
+        return sorted((v for v in self.schema.values[element] if _key(v) != _key(value)), key=repr)
 
     def _draw_for(self, kind: str, element: str, value: Value) -> _Draw:
         cache_key = (element, _key(value))
@@ -384,10 +444,10 @@ class ReadingSampler:
             outcomes = (right, right + wrong_share, right + wrong_share + counts.unsure / total)
         else:  # a kind never measured at all is read right
             outcomes = (1.0, 1.0, 1.0)
-        right_bins = counts.right_confidence if counts.right else \
-            errors.pooled().right_confidence
-        found = self._draws[cache_key] = _Draw(outcomes, tuple(wrong), _cumulative(weights),
-                                               _cumulative(right_bins))
+        right_bins = counts.right_confidence if counts.right else errors.pooled().right_confidence
+        found = self._draws[cache_key] = _Draw(
+            outcomes, tuple(wrong), _cumulative(weights), _cumulative(right_bins)
+        )
         return found
 
     def outcome(self, element: str, value: Value, u: float) -> tuple[str, float]:
@@ -408,8 +468,7 @@ class ReadingSampler:
         if outcome == RIGHT:
             confidence, _ = _confidence_in(draw.right_cumulative, u[1], u[2])
             # the others share what the confidence leaves, as for a plain reading
-            return Reading(value, confidence, ((value, confidence),) if self.chances
-                           else None)
+            return Reading(value, confidence, ((value, confidence),) if self.chances else None)
         if outcome == WRONG:
             index, again = _pick(draw.wrong_cumulative, rest)
             read = draw.wrong[index]
@@ -426,29 +485,37 @@ class ReadingSampler:
         shapes = self._shapes[(kind, wrong)]
         return shapes[min(int(u * len(shapes)), len(shapes) - 1)] if shapes else None
 
-    def _wrong_chances(self, kind: str, element: str, truth: Value, read: Value,
-                       confidence: float, u: float) -> Reading:
+    def _wrong_chances(
+        self, kind: str, element: str, truth: Value, read: Value, confidence: float, u: float
+    ) -> Reading:
         others = [v for v in self._others(element, read) if _key(v) != _key(truth)]
         shape = self._shape(kind, True, u)
         if shape is None or shape.read >= 1.0:  # nothing measured: a plain reading
             return Reading(read, confidence, ((read, confidence),))
         scale = (1.0 - confidence) / (1.0 - shape.read)
-        rest = (list(shape.rest) + [0.0] * len(others))[:len(others)]
-        pairs = [(read, confidence), (truth, shape.truth * scale),
-                 *((v, p * scale) for v, p in zip(others, rest, strict=True))]
-        return Reading(read, confidence, tuple(sorted(
-            (pair for pair in pairs if pair[1] > 0.0), key=lambda pair: -pair[1])))
+        rest = (list(shape.rest) + [0.0] * len(others))[: len(others)]
+        pairs = [
+            (read, confidence),
+            (truth, shape.truth * scale),
+            *((v, p * scale) for v, p in zip(others, rest, strict=True)),
+        ]
+        return Reading(
+            read,
+            confidence,
+            tuple(sorted((pair for pair in pairs if pair[1] > 0.0), key=lambda pair: -pair[1])),
+        )
 
-    def _unsure_chances(self, kind: str, element: str, truth: Value, u: float
-                        ) -> Reading | None:
+    def _unsure_chances(self, kind: str, element: str, truth: Value, u: float) -> Reading | None:
         shape = self._shape(kind, False, u)
         if shape is None:
             return None
         # the other values in the order the true value is most often read as them
         counts = self.errors.kinds[kind].values.get(_key(truth))
-        others = sorted(self._others(element, truth), key=lambda v: (
-            -(counts.wrong.get(_key(v), 0) if counts else 0), repr(v)))
-        rest = (list(shape.rest) + [0.0] * len(others))[:len(others)]
+        others = sorted(
+            self._others(element, truth),
+            key=lambda v: (-(counts.wrong.get(_key(v), 0) if counts else 0), repr(v)),
+        )
+        rest = (list(shape.rest) + [0.0] * len(others))[: len(others)]
         pairs = [(truth, shape.truth), *zip(others, rest, strict=True)]
         if not sum(p for _, p in pairs) > 0.0:
             return None
@@ -469,11 +536,12 @@ class _Shape:
     @classmethod
     def of(cls, uncertain: Mapping[str, Any]) -> _Shape:
         truth, read = _str(uncertain["value"]), _str(uncertain["read"])
-        chances = {str(name): float(p) for name, p in uncertain["chances"]
-                   if name != OTHER}
-        return cls(chances.pop(truth, 0.0) if truth is not None else 0.0,
-                   chances.pop(read, 0.0) if read is not None else 0.0,
-                   tuple(sorted(chances.values(), reverse=True)))
+        chances = {str(name): float(p) for name, p in uncertain["chances"] if name != OTHER}
+        return cls(
+            chances.pop(truth, 0.0) if truth is not None else 0.0,
+            chances.pop(read, 0.0) if read is not None else 0.0,
+            tuple(sorted(chances.values(), reverse=True)),
+        )
 
 
 def _str(value: Any) -> str | None:
@@ -481,8 +549,9 @@ def _str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _confidence_in(cumulative: Sequence[float], u_bin: float, u_within: float
-                   ) -> tuple[float, float]:
+def _confidence_in(
+    cumulative: Sequence[float], u_bin: float, u_within: float
+) -> tuple[float, float]:
     """A confidence drawn evenly within a bin drawn by ``cumulative``, and ``u_bin``
     rescaled within the bin's share."""
     index, rest = _pick(cumulative, u_bin)
@@ -501,8 +570,10 @@ def element_kinds(game: str, elements: Iterable[str]) -> dict[str, str]:
 
 def rates_line(errors: ValueErrors) -> str:
     """Right / wrong / unsure / not shown as percentages."""
-    return ", ".join(f"{name.replace('_', ' ')} {100 * errors.rate(name):.3f}%"
-                     for name in OUTCOMES) + f" of {errors.total}"
+    return (
+        ", ".join(f"{name.replace('_', ' ')} {100 * errors.rate(name):.3f}%" for name in OUTCOMES)
+        + f" of {errors.total}"
+    )
 
 
 def upper_rate(count: int, total: int) -> float:

@@ -108,6 +108,7 @@ class LabelError(ValueError):
 
 # --- the grid --------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class GridFit:
     """Where the grid lies in a photo.
@@ -132,7 +133,8 @@ class GridFit:
     def intersections(self) -> FloatArray:
         """Pixels of every intersection, (19, 19, 2) by row and column."""
         return project(self.homography, intersection_units().reshape(-1, 2)).reshape(
-            LINES, LINES, 2)
+            LINES, LINES, 2
+        )
 
 
 def intersection_units() -> FloatArray:
@@ -177,8 +179,14 @@ def _hough_families(response: Image) -> tuple[FloatArray, FloatArray]:
     doubled = np.column_stack([np.cos(2 * lines[:, 1]), np.sin(2 * lines[:, 1])])
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 1e-4)
     # No starting labels (None) with k-means++ centres; the stubs do not allow None.
-    _, labels, _ = cv2.kmeans(doubled.astype(np.float32), 2, None,  # type: ignore[call-overload]
-                              criteria, 5, cv2.KMEANS_PP_CENTERS)
+    _, labels, _ = cv2.kmeans(
+        doubled.astype(np.float32),
+        2,
+        None,  # type: ignore[call-overload]
+        criteria,
+        5,
+        cv2.KMEANS_PP_CENTERS,
+    )
     labels = labels.ravel()
     first, second = lines[labels == 0], lines[labels == 1]
     if min(len(first), len(second)) < 4:
@@ -205,25 +213,31 @@ def _vanishing_point(lines: FloatArray) -> FloatArray:
     return np.asarray(point)
 
 
-def _affine_rectifier(vertical: FloatArray, horizontal: FloatArray,
-                      size: tuple[int, int]) -> FloatArray:
+def _affine_rectifier(
+    vertical: FloatArray, horizontal: FloatArray, size: tuple[int, int]
+) -> FloatArray:
     """A homography sending the vanishing point of the near-vertical lines to infinity
     along y and that of the near-horizontal lines along x: the grid's lines become
     upright, level and equally spaced."""
     w, h = size
     origin = np.array([w / 2, h / 2, 1.0])
-    inverse = np.column_stack([_vanishing_point(horizontal), _vanishing_point(vertical),
-                               origin])
+    inverse = np.column_stack([_vanishing_point(horizontal), _vanishing_point(vertical), origin])
     if abs(np.linalg.det(inverse)) < 1e-12:
         raise GridNotFound("the grid's two directions meet at one point")
     forward = np.linalg.inv(inverse)
     # Scale and orient so that one pixel at the centre is about one unit, x right, y down.
     centre = origin[:2]
-    step = project(forward, np.array([centre, centre + np.array([1.0, 0.0]),
-                                      centre + np.array([0.0, 1.0])]))
+    step = project(
+        forward, np.array([centre, centre + np.array([1.0, 0.0]), centre + np.array([0.0, 1.0])])
+    )
     jacobian = np.column_stack([step[1] - step[0], step[2] - step[0]])
-    scale = np.diag([1.0 / max(float(np.linalg.norm(jacobian[0])), 1e-12),
-                     1.0 / max(float(np.linalg.norm(jacobian[1])), 1e-12), 1.0])
+    scale = np.diag(
+        [
+            1.0 / max(float(np.linalg.norm(jacobian[0])), 1e-12),
+            1.0 / max(float(np.linalg.norm(jacobian[1])), 1e-12),
+            1.0,
+        ]
+    )
     if jacobian[0, 0] < 0:
         scale[0, 0] *= -1
     if jacobian[1, 1] < 0:
@@ -237,13 +251,16 @@ def _comb(profile: FloatArray) -> tuple[float, float]:
     by the comb that best separates the lines from the middles between them."""
     n = len(profile)
     centred = profile - profile.mean()
-    auto = np.correlate(centred, centred, mode="full")[n - 1:]
+    auto = np.correlate(centred, centred, mode="full")[n - 1 :]
     lo, hi = 6, max(7, n // (LINES - 1))
     if hi <= lo + 1:
         raise GridNotFound("the photo is too small for a 19x19 grid")
     lags = np.arange(lo, hi)
-    peaks = [lag for lag in lags if auto[lag] >= auto[lag - 1] and auto[lag] >= auto[lag + 1]
-             and auto[lag] > 0]
+    peaks = [
+        lag
+        for lag in lags
+        if auto[lag] >= auto[lag - 1] and auto[lag] >= auto[lag + 1] and auto[lag] > 0
+    ]
     if not peaks:
         raise GridNotFound("the lines of the grid do not repeat evenly")
     rough = float(max(peaks, key=lambda lag: auto[lag]))
@@ -281,21 +298,28 @@ def _initial_grid(response: Image) -> FloatArray:
     shift = np.array([[1.0, 0.0, -low[0]], [0.0, 1.0, -low[1]], [0.0, 0.0, 1.0]])
     warp = shift @ rectifier
     canvas = (math.ceil(extent[0]) + 1, math.ceil(extent[1]) + 1)
-    flat = cv2.warpPerspective(response.astype(np.float32), warp, canvas,
-                               flags=cv2.INTER_LINEAR, borderValue=-1.0)
+    flat = cv2.warpPerspective(
+        response.astype(np.float32), warp, canvas, flags=cv2.INTER_LINEAR, borderValue=-1.0
+    )
     seen = flat >= 0
     flat = np.where(seen, flat, 0.0)
     columns = flat.sum(axis=0) / np.maximum(seen.sum(axis=0), 1)
     rows = flat.sum(axis=1) / np.maximum(seen.sum(axis=1), 1)
     x0, sx = _comb(columns.astype(np.float64))
     y0, sy = _comb(rows.astype(np.float64))
-    to_flat = np.array([[sx / CELL, 0.0, x0 - MARGIN * sx / CELL],
-                        [0.0, sy / CELL, y0 - MARGIN * sy / CELL], [0.0, 0.0, 1.0]])
+    to_flat = np.array(
+        [
+            [sx / CELL, 0.0, x0 - MARGIN * sx / CELL],
+            [0.0, sy / CELL, y0 - MARGIN * sy / CELL],
+            [0.0, 0.0, 1.0],
+        ]
+    )
     return np.asarray(np.linalg.inv(warp) @ to_flat)
 
 
-def _line_profile(response: Image, homography: FloatArray, direction: int, position: float
-                  ) -> tuple[FloatArray, FloatArray, FloatArray]:
+def _line_profile(
+    response: Image, homography: FloatArray, direction: int, position: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Along the grid line at ``position`` board units (``direction`` 0: a row, 1: a
     column): the search offsets across it, the line response at each offset and sample
     along it (across, along), and their pixels."""
@@ -303,48 +327,57 @@ def _line_profile(response: Image, homography: FloatArray, direction: int, posit
     along = MARGIN + np.linspace(0.0, CELL * (LINES - 1), 4 * (LINES - 1) + 1)
     across = np.linspace(-SEARCH_HALF_CELL, SEARCH_HALF_CELL, 15) * CELL
     grid_a, grid_b = np.meshgrid(along, position + across)
-    units = np.stack([grid_a, grid_b], axis=-1) if direction == 0 else \
-        np.stack([grid_b, grid_a], axis=-1)
+    units = (
+        np.stack([grid_a, grid_b], axis=-1)
+        if direction == 0
+        else np.stack([grid_b, grid_a], axis=-1)
+    )
     pixels = project(homography, units.reshape(-1, 2)).reshape(len(across), len(along), 2)
-    values = sample(response.astype(np.float32), pixels.reshape(-1, 2).astype(
-        np.float32)).reshape(len(across), len(along))
-    inside = (pixels[..., 0] >= 0) & (pixels[..., 0] <= w - 1) \
-        & (pixels[..., 1] >= 0) & (pixels[..., 1] <= h - 1)
+    values = sample(response.astype(np.float32), pixels.reshape(-1, 2).astype(np.float32)).reshape(
+        len(across), len(along)
+    )
+    inside = (
+        (pixels[..., 0] >= 0)
+        & (pixels[..., 0] <= w - 1)
+        & (pixels[..., 1] >= 0)
+        & (pixels[..., 1] <= h - 1)
+    )
     return across, np.where(inside, values, 0.0), pixels
 
 
-def _line_evidence(response: Image, homography: FloatArray, direction: int,
-                   index: float, threshold: float) -> float:
+def _line_evidence(
+    response: Image, homography: FloatArray, direction: int, index: float, threshold: float
+) -> float:
     """The share of a line's length where a printed line is seen right where the grid
     puts line ``index`` (rows or columns; indices outside 0-18 look beyond the grid)."""
-    across, values, _ = _line_profile(response, homography, direction,
-                                      MARGIN + CELL * index)
+    across, values, _ = _line_profile(response, homography, direction, MARGIN + CELL * index)
     best = values.argmax(axis=0)
     peak = values[best, np.arange(values.shape[1])]
     centred = np.abs(across[best]) <= CELL * CENTRED_SHARE
     return float(np.mean(centred & (peak > threshold)))
 
 
-def _shift_to_lines(response: Image, homography: FloatArray, threshold: float
-                    ) -> tuple[FloatArray, bool]:
+def _shift_to_lines(
+    response: Image, homography: FloatArray, threshold: float
+) -> tuple[FloatArray, bool]:
     """Move the grid by whole lines where the 19 consecutive lines with the most
     evidence are not the ones it covers (the comb found the grid's spacing but not which
     run of lines is the grid)."""
     shifts = []
     for direction in (0, 1):
-        evidence = [_line_evidence(response, homography, direction, index, threshold)
-                    for index in range(-2, LINES + 2)]
-        sums = [sum(evidence[start:start + LINES]) for start in range(5)]
+        evidence = [
+            _line_evidence(response, homography, direction, index, threshold)
+            for index in range(-2, LINES + 2)
+        ]
+        sums = [sum(evidence[start : start + LINES]) for start in range(5)]
         shifts.append(int(np.argmax(sums)) - 2)
     if shifts == [0, 0]:
         return homography, False
-    move = np.array([[1.0, 0.0, CELL * shifts[1]], [0.0, 1.0, CELL * shifts[0]],
-                     [0.0, 0.0, 1.0]])
+    move = np.array([[1.0, 0.0, CELL * shifts[1]], [0.0, 1.0, CELL * shifts[0]], [0.0, 0.0, 1.0]])
     return np.asarray(homography @ move), True
 
 
-def _nearest_peak(across: FloatArray, values: FloatArray, threshold: float
-                  ) -> NDArray[np.intp]:
+def _nearest_peak(across: FloatArray, values: FloatArray, threshold: float) -> NDArray[np.intp]:
     """Per sample along a line, the index across it of the response's peak nearest to
     where the line is expected (a border line printed beside the grid can be darker than
     the grid's own outer line); the strongest value where no peak passes ``threshold``."""
@@ -355,8 +388,9 @@ def _nearest_peak(across: FloatArray, values: FloatArray, threshold: float
     return np.asarray(np.where(peaks.any(axis=0), nearest, values.argmax(axis=0)))
 
 
-def _refit(response: Image, homography: FloatArray, threshold: float
-           ) -> tuple[FloatArray, float, float]:
+def _refit(
+    response: Image, homography: FloatArray, threshold: float
+) -> tuple[FloatArray, float, float]:
     """Refit every line of the grid to the printed line seen along it; return the
     homography to the crossings of the fitted lines, the share of samples where a line
     was seen, and the RMS distance of the seen points to the new grid's lines."""
@@ -366,8 +400,9 @@ def _refit(response: Image, homography: FloatArray, threshold: float
     total = 0
     for direction in (0, 1):  # 0: rows (lines of constant y), 1: columns
         for index in range(LINES):
-            across, values, pixels = _line_profile(response, homography, direction,
-                                                   MARGIN + CELL * index)
+            across, values, pixels = _line_profile(
+                response, homography, direction, MARGIN + CELL * index
+            )
             along = np.arange(values.shape[1])
             best = _nearest_peak(across, values, threshold)
             peak = values[best, along]
@@ -425,12 +460,16 @@ def _check_printed(response: Image, homography: FloatArray, threshold: float) ->
             off = _line_evidence(response, homography, direction, side, threshold)
             wins += on > off
     lines = 2 * LINES
-    needed = next(k for k in range(lines + 1)
-                  if sum(math.comb(lines, j) for j in range(k, lines + 1)) / 2 ** lines
-                  < SIGN_TEST_LEVEL)
+    needed = next(
+        k
+        for k in range(lines + 1)
+        if sum(math.comb(lines, j) for j in range(k, lines + 1)) / 2**lines < SIGN_TEST_LEVEL
+    )
     if wins < needed:
-        raise GridNotFound(f"no printed grid: its lines show more than the middles beside "
-                           f"them on only {wins} of {lines} lines")
+        raise GridNotFound(
+            f"no printed grid: its lines show more than the middles beside "
+            f"them on only {wins} of {lines} lines"
+        )
 
 
 def find_grid(image: Image) -> GridFit:
@@ -438,8 +477,11 @@ def find_grid(image: Image) -> GridFit:
     when the photo shows no such grid."""
     h, w = image.shape[:2]
     scale = min(1.0, WORKING_SIDE / max(h, w))
-    small = image if scale == 1.0 else cv2.resize(
-        image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    small = (
+        image
+        if scale == 1.0
+        else cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    )
     gray = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     response = line_response(np.asarray(gray, dtype=np.uint8))
     threshold, _ = cv2.threshold(response, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -454,8 +496,14 @@ def find_grid(image: Image) -> GridFit:
     to_photo = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     full = np.asarray(to_photo @ homography)
     full = full / full[2, 2]
-    outer = np.array([[MARGIN, MARGIN], [MARGIN + CELL * (LINES - 1), MARGIN],
-                      [MARGIN + CELL * (LINES - 1)] * 2, [MARGIN, MARGIN + CELL * (LINES - 1)]])
+    outer = np.array(
+        [
+            [MARGIN, MARGIN],
+            [MARGIN + CELL * (LINES - 1), MARGIN],
+            [MARGIN + CELL * (LINES - 1)] * 2,
+            [MARGIN, MARGIN + CELL * (LINES - 1)],
+        ]
+    )
     return GridFit(full, (w, h), project(full, outer), support, rms / scale)
 
 
@@ -470,6 +518,7 @@ def read_photo(path: str | Path) -> Image:
 
 
 # --- labels ----------------------------------------------------------------------------------
+
 
 def parse_labels(text: str, source: str) -> tuple[tuple[str, ...], ...]:
     """A label file's 19 rows of 19 values (:data:`VALUES`), top row of the photo first.
@@ -494,11 +543,12 @@ def read_labels(path: str | Path) -> tuple[tuple[str, ...], ...]:
 
 # --- the set's appearance --------------------------------------------------------------------
 
+
 def sample_offsets() -> FloatArray:
     """Sample offsets around an intersection (board units): a disc of points."""
     steps = np.linspace(-SAMPLE_RADIUS, SAMPLE_RADIUS, SAMPLE_STEPS) * CELL
     u, v = np.meshgrid(steps, steps)
-    keep = u ** 2 + v ** 2 <= (SAMPLE_RADIUS * CELL) ** 2 + 1e-9
+    keep = u**2 + v**2 <= (SAMPLE_RADIUS * CELL) ** 2 + 1e-9
     return np.column_stack([u[keep], v[keep]])
 
 
@@ -523,8 +573,9 @@ def _smoothed(frame: Image, view: BoardView) -> Image:
     return np.asarray(cv2.GaussianBlur(frame, (0, 0), sigma), dtype=np.uint8)
 
 
-def _seen(frame: Image, view: BoardView, appearance: SetAppearance, points: FloatArray
-          ) -> FloatArray:
+def _seen(
+    frame: Image, view: BoardView, appearance: SetAppearance, points: FloatArray
+) -> FloatArray:
     """Log colour of ``frame`` (already smoothed) at board points, with the frame's light
     (against the bare board) taken off, as :func:`vision.appearance.features` sees it."""
     light = fit_light(frame, view, appearance, BOARD_UNITS)
@@ -533,8 +584,9 @@ def _seen(frame: Image, view: BoardView, appearance: SetAppearance, points: Floa
     return np.asarray(seen - light.at(points))
 
 
-def bare_board(empty: Image, fit: GridFit,
-               labels: Sequence[Sequence[str]] | None = None) -> NDArray[np.float32]:
+def bare_board(
+    empty: Image, fit: GridFit, labels: Sequence[Sequence[str]] | None = None
+) -> NDArray[np.float32]:
     """The board without stones from above (linear light, ``BARE_PX_PER_MM`` pixels a
     board unit). Where ``labels`` put stones on the photo, the median look of the empty
     intersections stands in for what they hide."""
@@ -552,19 +604,25 @@ def bare_board(empty: Image, fit: GridFit,
             x, y = centres[row, column]
             if not (half <= x < w - half and half <= y < h - half):
                 continue
-            patch = bare[y - half:y + half, x - half:x + half]
+            patch = bare[y - half : y + half, x - half : x + half]
             if labels[row][column] != "empty":
                 occupied.append((y, x))
-            elif 0 < row < LINES - 1 and 0 < column < LINES - 1 and all(
-                    labels[r][c] == "empty" for r in range(row - 1, row + 2)
-                    for c in range(column - 1, column + 2)):
+            elif (
+                0 < row < LINES - 1
+                and 0 < column < LINES - 1
+                and all(
+                    labels[r][c] == "empty"
+                    for r in range(row - 1, row + 2)
+                    for c in range(column - 1, column + 2)
+                )
+            ):
                 patches.append(patch)
     if not patches:
         raise LabelError("the calibration photo shows no empty inner intersection")
     typical = np.median(np.stack(patches), axis=0).astype(np.float32)
     filled = bare.copy()
     for y, x in occupied:
-        filled[y - half:y + half, x - half:x + half] = typical
+        filled[y - half : y + half, x - half : x + half] = typical
     return filled
 
 
@@ -573,10 +631,13 @@ def best_turn(frame: Image, fit: GridFit, bare: NDArray[np.float32]) -> int:
     turn under which the frame seen from above looks most like the bare board (the
     board's seam, grain and marks; stones are outliers of the median)."""
     size = bare.shape[1], bare.shape[0]
-    small = (round(size[0] * TURN_PX_PER_UNIT / BARE_PX_PER_MM),
-             round(size[1] * TURN_PX_PER_UNIT / BARE_PX_PER_MM))
-    reference = log_colour(array_of(np.float32,
-                                    cv2.resize(bare, small, interpolation=cv2.INTER_AREA)))
+    small = (
+        round(size[0] * TURN_PX_PER_UNIT / BARE_PX_PER_MM),
+        round(size[1] * TURN_PX_PER_UNIT / BARE_PX_PER_MM),
+    )
+    reference = log_colour(
+        array_of(np.float32, cv2.resize(bare, small, interpolation=cv2.INTER_AREA))
+    )
     scores = []
     for turn in range(4):
         seen = fit.view(turn).rectify(frame, BOARD_UNITS, TURN_PX_PER_UNIT)
@@ -586,10 +647,13 @@ def best_turn(frame: Image, fit: GridFit, bare: NDArray[np.float32]) -> int:
     return int(np.argmin(scores))
 
 
-def calibrate(empty: Image, empty_fit: GridFit,
-              pieces: Sequence[tuple[Image, GridFit, Sequence[Sequence[str]]]],
-              empty_labels: Sequence[Sequence[str]] | None = None,
-              game: str = "go") -> SetAppearance:
+def calibrate(
+    empty: Image,
+    empty_fit: GridFit,
+    pieces: Sequence[tuple[Image, GridFit, Sequence[Sequence[str]]]],
+    empty_labels: Sequence[Sequence[str]] | None = None,
+    game: str = "go",
+) -> SetAppearance:
     """The set's appearance: the bare board from the ``empty`` photo (stones its
     ``empty_labels`` show are filled in, see :func:`bare_board`), and each stone colour
     from ``pieces``, photos with their grids and labels. Raises ``LabelError`` when
@@ -607,12 +671,14 @@ def calibrate(empty: Image, empty_fit: GridFit,
                 gathered.setdefault(value, []).append(seen[owner == index])
     if not gathered:
         raise LabelError("no stone on the calibration photos")
-    appearance.colours[KIND] = {value: np.median(np.vstack(parts), axis=0)
-                                for value, parts in gathered.items()}
+    appearance.colours[KIND] = {
+        value: np.median(np.vstack(parts), axis=0) for value, parts in gathered.items()
+    }
     return appearance
 
 
 # --- reading ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BoardFeatures:
@@ -639,10 +705,15 @@ def board_features(frame: Image, fit: GridFit, appearance: SetAppearance) -> Boa
     view = fit.view(turn)
     pixels = view.to_image(points)
     w, h = fit.image_size
-    inside = (pixels[:, 0] >= 0) & (pixels[:, 0] <= w - 1) & (pixels[:, 1] >= 0) \
+    inside = (
+        (pixels[:, 0] >= 0)
+        & (pixels[:, 0] <= w - 1)
+        & (pixels[:, 1] >= 0)
         & (pixels[:, 1] <= h - 1)
-    sampling = Sampling(ELEMENTS, (KIND,) * len(ELEMENTS), owner,
-                        pixels.astype(np.float32), points, inside)
+    )
+    sampling = Sampling(
+        ELEMENTS, (KIND,) * len(ELEMENTS), owner, pixels.astype(np.float32), points, inside
+    )
     items = features(_smoothed(frame, view), view, appearance, MODEL, sampling, SCHEMA)
     alternatives = tuple(str(v) for v in items[0].values)
     return BoardFeatures(alternatives, np.stack([item.rows for item in items]), turn)
@@ -651,8 +722,11 @@ def board_features(frame: Image, fit: GridFit, appearance: SetAppearance) -> Boa
 def board_examples(features: BoardFeatures, labels: Sequence[Sequence[str]]) -> list[Example]:
     """Labelled examples of every intersection, for :func:`fit_board_weights`."""
     flat = [value for row in labels for value in row]
-    return [Example(KIND, features.rows[index], features.alternatives.index(value))
-            for index, value in enumerate(flat) if value in features.alternatives]
+    return [
+        Example(KIND, features.rows[index], features.alternatives.index(value))
+        for index, value in enumerate(flat)
+        if value in features.alternatives
+    ]
 
 
 def fit_board_weights(examples: Sequence[Example]) -> FloatArray:
@@ -673,8 +747,9 @@ class BoardReading:
     best: tuple[tuple[str, ...], ...]  # the most likely alternative, abstained or not
 
 
-def read_board(frame: Image, fit: GridFit, appearance: SetAppearance,
-               weights: FloatArray) -> BoardReading:
+def read_board(
+    frame: Image, fit: GridFit, appearance: SetAppearance, weights: FloatArray
+) -> BoardReading:
     """Read every intersection of ``frame`` from its grid and the set's calibration."""
     return reading_of(board_features(frame, fit, appearance), weights)
 
@@ -695,7 +770,7 @@ def reading_of(features: BoardFeatures, weights: FloatArray) -> BoardReading:
 
 
 def _rows_of(items: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
-    return tuple(tuple(items[r * LINES:(r + 1) * LINES]) for r in range(LINES))
+    return tuple(tuple(items[r * LINES : (r + 1) * LINES]) for r in range(LINES))
 
 
 # --- checking the grid -----------------------------------------------------------------------
@@ -705,8 +780,7 @@ CHECK_HALF_CELL = 0.3
 is checked."""
 
 
-def crossing_offsets(image: Image, fit: GridFit, labels: Sequence[Sequence[str]]
-                     ) -> FloatArray:
+def crossing_offsets(image: Image, fit: GridFit, labels: Sequence[Sequence[str]]) -> FloatArray:
     """How far (pixels of the photo) each printed crossing lies from where the grid puts
     it, for every intersection that the labels leave empty with all its neighbours empty
     (stones hide lines): rows of (row, column, error). Each line through the
@@ -719,15 +793,21 @@ def crossing_offsets(image: Image, fit: GridFit, labels: Sequence[Sequence[str]]
     out = []
     for row in range(LINES):
         for column in range(LINES):
-            neighbours = [labels[r][c] for r in range(max(0, row - 1), min(LINES, row + 2))
-                          for c in range(max(0, column - 1), min(LINES, column + 2))]
+            neighbours = [
+                labels[r][c]
+                for r in range(max(0, row - 1), min(LINES, row + 2))
+                for c in range(max(0, column - 1), min(LINES, column + 2))
+            ]
             if any(v != "empty" for v in neighbours):
                 continue
             centre = units[row, column]
             found = []
             for direction in (0, 1):  # 0: the column line (x across), 1: the row line
-                offsets = np.stack([across, along], axis=-1) if direction == 0 else \
-                    np.stack([along, across], axis=-1)
+                offsets = (
+                    np.stack([across, along], axis=-1)
+                    if direction == 0
+                    else np.stack([along, across], axis=-1)
+                )
                 pixels = project(fit.homography, (centre + offsets).reshape(-1, 2))
                 values = sample(gray, pixels.astype(np.float32)).reshape(across.shape)
                 profile = values.mean(axis=1)

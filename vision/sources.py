@@ -70,10 +70,15 @@ def blank_frame(image: Image | None) -> str | None:
     colour), or ``None`` when it is a real picture."""
     if image is None or not isinstance(image, np.ndarray) or image.size == 0:
         return "empty frame: the source delivered no picture"
-    if image.dtype != np.uint8 or image.ndim not in (2, 3) \
-            or (image.ndim == 3 and image.shape[2] not in (1, 3, 4)):
-        return (f"not a picture: an array of {image.dtype} with shape {image.shape} "
-                "(expected 8-bit grey or BGR)")
+    if (
+        image.dtype != np.uint8
+        or image.ndim not in (2, 3)
+        or (image.ndim == 3 and image.shape[2] not in (1, 3, 4))
+    ):
+        return (
+            f"not a picture: an array of {image.dtype} with shape {image.shape} "
+            "(expected 8-bit grey or BGR)"
+        )
     step = max(_MIN_SAMPLE_STEP, int((image.shape[0] * image.shape[1] / _SAMPLE_PIXELS) ** 0.5))
     sample = image[::step, ::step].astype(np.float32)
     mean, spread = float(sample.mean()), float(sample.std())
@@ -106,9 +111,12 @@ class FrameSource:
         self.close()
 
 
-def open_source(spec: str | int | Path, fps: float | None = None,
-                factory: CaptureFactory = cv2.VideoCapture,
-                clock: Callable[[], float] = time.monotonic) -> FrameSource:
+def open_source(
+    spec: str | int | Path,
+    fps: float | None = None,
+    factory: CaptureFactory = cv2.VideoCapture,
+    clock: Callable[[], float] = time.monotonic,
+) -> FrameSource:
     """Open ``spec``: a camera number (``0`` or ``"0"``), a folder of images, an image
     file or a video file. ``fps`` sets the timestamps of folder images (default one a
     second). Raises ``SourceError`` when the source cannot be opened."""
@@ -140,8 +148,12 @@ def open_images(paths: list[Path], fps: float, name: str) -> FrameSource:
         for index, path in enumerate(paths):
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
-                yield SourceFrame(index / fps, None, path.name,
-                                  f"{path} cannot be read as an image (damaged, or not an image)")
+                yield SourceFrame(
+                    index / fps,
+                    None,
+                    path.name,
+                    f"{path} cannot be read as an image (damaged, or not an image)",
+                )
             else:
                 yield SourceFrame(index / fps, np.asarray(image), path.name)
 
@@ -156,8 +168,9 @@ def open_video(path: Path, factory: CaptureFactory = cv2.VideoCapture) -> FrameS
     capture = factory(str(path))  # type: ignore[arg-type]
     if not capture.isOpened():
         capture.release()
-        raise SourceError(f"{path} cannot be opened as a video (damaged, or a format OpenCV "
-                          "cannot read)")
+        raise SourceError(
+            f"{path} cannot be opened as a video (damaged, or a format OpenCV cannot read)"
+        )
     ok, first = capture.read()
     if not ok or first is None:
         capture.release()
@@ -184,21 +197,27 @@ def _video_fps(capture: Capture) -> float:
     return fps if 1.0 <= fps <= 1000.0 else 30.0
 
 
-def open_camera(index: int, factory: CaptureFactory = cv2.VideoCapture,
-                clock: Callable[[], float] = time.monotonic) -> FrameSource:
+def open_camera(
+    index: int,
+    factory: CaptureFactory = cv2.VideoCapture,
+    clock: Callable[[], float] = time.monotonic,
+) -> FrameSource:
     """Live camera ``index``, after its exposure has settled. Raises ``SourceError``
     when it cannot be opened or delivers no frame at all; a camera that stops later
     ends the stream with a frame whose problem says so."""
     capture = factory(index)
     if not capture.isOpened():
         capture.release()
-        raise SourceError(f"cannot open camera {index}: no such camera, or another program "
-                          "is using it")
+        raise SourceError(
+            f"cannot open camera {index}: no such camera, or another program is using it"
+        )
     delivered = sum(1 for _ in range(WARM_UP_FRAMES) if capture.read()[0])
     if delivered == 0:
         capture.release()
-        raise SourceError(f"camera {index} opened but delivered no frame; unplug it and plug "
-                          "it in again, or try another camera number")
+        raise SourceError(
+            f"camera {index} opened but delivered no frame; unplug it and plug "
+            "it in again, or try another camera number"
+        )
     start = clock()
 
     def frames() -> Iterator[SourceFrame]:
@@ -208,8 +227,12 @@ def open_camera(index: int, factory: CaptureFactory = cv2.VideoCapture,
             if not ok or frame is None:
                 failures += 1
                 if failures >= CAMERA_RETRIES:
-                    yield SourceFrame(clock() - start, None, f"camera frame {count + 1}",
-                                      f"camera {index} stopped delivering frames (unplugged?)")
+                    yield SourceFrame(
+                        clock() - start,
+                        None,
+                        f"camera frame {count + 1}",
+                        f"camera {index} stopped delivering frames (unplugged?)",
+                    )
                     break
                 continue
             failures = 0

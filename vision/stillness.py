@@ -146,16 +146,21 @@ class StillnessDetector:
     board is still and what is covered. ``size_mm`` is the board's size; ``model``,
     when given, names the covered elements."""
 
-    def __init__(self, size_mm: tuple[float, float], model: BoardModel | None = None,
-                 config: StillnessConfig | None = None) -> None:
+    def __init__(
+        self,
+        size_mm: tuple[float, float],
+        model: BoardModel | None = None,
+        config: StillnessConfig | None = None,
+    ) -> None:
         self.config = config or StillnessConfig()
         self.size_mm = size_mm
         c = self.config.cell_mm
         self.shape = (max(1, round(size_mm[1] / c)), max(1, round(size_mm[0] / c)))
         self._design = _surface_design(self.shape)
         rows, cols = self.shape
-        self._fit_cells = (np.arange(0, rows, 3)[:, None] * cols
-                           + np.arange(0, cols, 3)[None, :]).reshape(-1)
+        self._fit_cells = (
+            np.arange(0, rows, 3)[:, None] * cols + np.arange(0, cols, 3)[None, :]
+        ).reshape(-1)
         self._elements = _ElementCells(model, self.shape, c)
         self._memory = _Memory()
 
@@ -170,8 +175,13 @@ class StillnessDetector:
         config = self.config
         if view is None:
             self.reset()
-            return self._result(False, False, np.zeros(self.shape, bool),
-                                np.zeros(self.shape, bool), "board not located")
+            return self._result(
+                False,
+                False,
+                np.zeros(self.shape, bool),
+                np.zeros(self.shape, bool),
+                "board not located",
+            )
         if view is not memory.view:
             if memory.view is None or self._shift_mm(memory.view, view) > config.realign_mm:
                 # The board or the camera moved: the cells no longer line up.
@@ -182,8 +192,9 @@ class StillnessDetector:
         moving = np.zeros(self.shape, bool)
         if memory.previous is not None:
             residual, _ = self._light_corrected(cells - memory.previous)
-            moving = _regions(self._changed(residual, colours, config.min_motion),
-                              config.min_moving_cells)
+            moving = _regions(
+                self._changed(residual, colours, config.min_motion), config.min_moving_cells
+            )
         memory.previous = cells
         memory.still_frames = 0 if moving.any() else memory.still_frames + 1
         still = memory.still_frames >= config.still_frames
@@ -209,33 +220,53 @@ class StillnessDetector:
                     learnt = ~cv2.dilate(_skin(colours).astype(np.uint8), kernel).astype(bool)
                 memory.background[learnt] = cells[learnt]
         hand = bool(hands.any())
-        return self._result(still, hand, moving, covered,
-                            _message(still, hand, bool(moving.any()), memory.light_changed,
-                                     memory.still_frames))
+        return self._result(
+            still,
+            hand,
+            moving,
+            covered,
+            _message(still, hand, bool(moving.any()), memory.light_changed, memory.still_frames),
+        )
 
     def _shift_mm(self, before: BoardView, after: BoardView) -> float:
         """How far the board's corners moved on the board between two views."""
         w, h = self.size_mm
         corners = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
-        return float(np.linalg.norm(before.to_board(after.to_image(corners)) - corners,
-                                    axis=1).max())
+        return float(
+            np.linalg.norm(before.to_board(after.to_image(corners)) - corners, axis=1).max()
+        )
 
-    def _result(self, still: bool, hand: bool, moving: Mask, covered: Mask,
-                message: str) -> Stillness:
+    def _result(
+        self, still: bool, hand: bool, moving: Mask, covered: Mask, message: str
+    ) -> Stillness:
         names = self._elements.covered(covered, self.config.element_cover_share)
         memory = self._memory
-        return Stillness(still, memory.still_frames, hand, memory.light_changed, moving,
-                         covered, names, self.config.cell_mm, message)
+        return Stillness(
+            still,
+            memory.still_frames,
+            hand,
+            memory.light_changed,
+            moving,
+            covered,
+            names,
+            self.config.cell_mm,
+            message,
+        )
 
-    def _cells(self, frame: Image, view: BoardView) -> tuple[NDArray[np.float32],
-                                                             NDArray[np.float32]]:
+    def _cells(
+        self, frame: Image, view: BoardView
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """The board seen from above in cells: log levels (for comparisons) and plain
         colours 0..1 (for the skin cue), each (rows, cols, 3)."""
-        colour = frame if frame.ndim == 3 else np.asarray(
-            cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR), np.uint8)
+        colour = (
+            frame
+            if frame.ndim == 3
+            else np.asarray(cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR), np.uint8)
+        )
         top = view.rectify(colour, self.size_mm, self.config.sample_px_per_mm)
-        small = cv2.resize(top, (self.shape[1], self.shape[0]),
-                           interpolation=cv2.INTER_AREA).astype(np.float32) / np.float32(255.0)
+        small = cv2.resize(
+            top, (self.shape[1], self.shape[0]), interpolation=cv2.INTER_AREA
+        ).astype(np.float32) / np.float32(255.0)
         return np.log(small + np.float32(1.0 / 64.0)), small
 
     def _visible(self, view: BoardView) -> tuple[Mask, Mask]:
@@ -249,8 +280,9 @@ class StillnessDetector:
         compared = _eroded(seen)
         return compared, compared & ~_eroded(compared)
 
-    def _light_corrected(self, difference: NDArray[np.float32]) -> tuple[
-            NDArray[np.float32], NDArray[np.float32]]:
+    def _light_corrected(
+        self, difference: NDArray[np.float32]
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """``difference`` (log levels, per channel) less the smooth surface that light
         explains, and that surface. The surface is
         fitted on every third cell each way (it is smooth), leaving out, round after
@@ -267,17 +299,20 @@ class StillnessDetector:
                 break
             # Normal equations: six unknowns, as exact as lstsq here and far cheaper.
             terms = design[use]
-            coefficients = np.linalg.solve(terms.T @ terms + np.eye(6, dtype=np.float32) * 1e-6,
-                                           terms.T @ sample[use]).astype(np.float32)
+            coefficients = np.linalg.solve(
+                terms.T @ terms + np.eye(6, dtype=np.float32) * 1e-6, terms.T @ sample[use]
+            ).astype(np.float32)
             residual = sample - design @ coefficients
             spread = _spread(residual[use])
-            use &= np.all(np.abs(residual) <= self.config.fit_clip * spread
-                          + self.config.min_motion, axis=1)
+            use &= np.all(
+                np.abs(residual) <= self.config.fit_clip * spread + self.config.min_motion, axis=1
+            )
         surface = (self._design @ coefficients).reshape(difference.shape)
         return difference - surface, surface
 
-    def _changed(self, residual: NDArray[np.float32], colours: NDArray[np.float32],
-                 floor: float) -> Mask:
+    def _changed(
+        self, residual: NDArray[np.float32], colours: NDArray[np.float32], floor: float
+    ) -> Mask:
         """Visible cells whose light-corrected change, in some channel, is above
         ``floor`` and above the noise. Sensor noise is even in linear levels, so in
         log levels it grows in dark cells: the change is weighed by the cell's level
@@ -286,19 +321,21 @@ class StillnessDetector:
         in_view = self._memory.in_view
         assert in_view is not None
         weighted = residual * np.maximum(colours, np.float32(0.05))
-        spread = max(self.config.min_spread, _spread(weighted.reshape(-1, 3)[
-            self._fit_cells][in_view.reshape(-1)[self._fit_cells]]))
-        large = (np.abs(weighted) > self.config.noise_factor * spread) \
-            & (np.abs(residual) > floor)
+        spread = max(
+            self.config.min_spread,
+            _spread(weighted.reshape(-1, 3)[self._fit_cells][in_view.reshape(-1)[self._fit_cells]]),
+        )
+        large = (np.abs(weighted) > self.config.noise_factor * spread) & (np.abs(residual) > floor)
         return np.asarray(large.any(axis=2) & in_view)
 
     def _hands(self, changed: Mask, colours: NDArray[np.float32], edge: Mask | None) -> Mask:
         """The changed regions that are arms or hands: large and reaching the edge,
         or skin-coloured, smaller and reaching the edge."""
         config = self.config
-        cell_area = config.cell_mm ** 2
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8),
-                                                                     connectivity=4)
+        cell_area = config.cell_mm**2
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(
+            changed.astype(np.uint8), connectivity=4
+        )
         hands = np.zeros(self.shape, bool)
         if count <= 1 or edge is None:
             return hands
@@ -336,8 +373,9 @@ def _eroded(mask: Mask) -> Mask:
 def _surface_design(shape: tuple[int, int]) -> NDArray[np.float32]:
     """The quadratic surface's terms at every cell, coordinates in -1..1."""
     rows, cols = shape
-    grid_y, grid_x = np.meshgrid(np.linspace(-1.0, 1.0, rows), np.linspace(-1.0, 1.0, cols),
-                                 indexing="ij")
+    grid_y, grid_x = np.meshgrid(
+        np.linspace(-1.0, 1.0, rows), np.linspace(-1.0, 1.0, cols), indexing="ij"
+    )
     x, y = grid_x.ravel(), grid_y.ravel()
     return np.column_stack([np.ones_like(x), x, y, x * x, x * y, y * y]).astype(np.float32)
 
@@ -351,8 +389,9 @@ def _spread(residual: NDArray[np.float32]) -> float:
 
 def _regions(mask: Mask, min_cells: int) -> Mask:
     """``mask`` without connected regions smaller than ``min_cells``."""
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8),
-                                                                 connectivity=8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(
+        mask.astype(np.uint8), connectivity=8
+    )
     keep = np.zeros(count, bool)
     keep[1:] = stats[1:, cv2.CC_STAT_AREA] >= min_cells
     return np.asarray(keep[labels])
@@ -371,8 +410,12 @@ class _ElementCells:
     cell under its centre when it is smaller than a cell; kept flat, so the covered
     share of every element is one sum per frame."""
 
-    def __init__(self, model: BoardModel | None, shape: tuple[int, int], cell_mm: float,
-                 ) -> None:
+    def __init__(
+        self,
+        model: BoardModel | None,
+        shape: tuple[int, int],
+        cell_mm: float,
+    ) -> None:
         self.names: list[str] = []
         indices: list[NDArray[np.intp]] = []
         for name, element in ({} if model is None else model.elements).items():
@@ -382,8 +425,12 @@ class _ElementCells:
             flat = np.flatnonzero(mask)
             if len(flat) == 0:
                 cx, cy = element.centre_mm
-                flat = np.array([min(shape[0] - 1, int(cy // cell_mm)) * shape[1]
-                                 + min(shape[1] - 1, int(cx // cell_mm))])
+                flat = np.array(
+                    [
+                        min(shape[0] - 1, int(cy // cell_mm)) * shape[1]
+                        + min(shape[1] - 1, int(cx // cell_mm))
+                    ]
+                )
             self.names.append(name)
             indices.append(flat)
         self.counts = np.array([len(i) for i in indices])
@@ -395,5 +442,6 @@ class _ElementCells:
         if not self.names:
             return ()
         sums = np.add.reduceat(mask.reshape(-1)[self.cells].astype(np.int32), self.starts)
-        return tuple(n for n, s, c in zip(self.names, sums, self.counts, strict=True)
-                     if s >= share * c)
+        return tuple(
+            n for n, s, c in zip(self.names, sums, self.counts, strict=True) if s >= share * c
+        )

@@ -55,28 +55,45 @@ class TableProfile:
 
         return Locator(self.game, camera=self.camera, reference=self.reference)
 
-    def pipeline(self, *, rules: Any = None, view: Any = None,
-                 require_still: bool = True) -> Any:
+    def pipeline(self, *, rules: Any = None, view: Any = None, require_still: bool = True) -> Any:
         """The camera pipeline of this table (see the module docstring)."""
         from vision.pipeline import Pipeline
 
-        return Pipeline(self.game, view=view, locator=None if view is not None else
-                        self.locator(), reader=self.reader(rules), model=self.model,
-                        rules=rules, require_still=require_still)
+        return Pipeline(
+            self.game,
+            view=view,
+            locator=None if view is not None else self.locator(),
+            reader=self.reader(rules),
+            model=self.model,
+            rules=rules,
+            require_still=require_still,
+        )
 
     def describe(self) -> list[str]:
         """What the pipeline takes from the profile, in plain words."""
         label = f"profile {self.name or 'default'}"
-        parts = [what for what, there in (
-            ("the camera's lens", self.camera is not None),
-            ("the board's reference picture", self.reference is not None),
-            ("the board's own layout", self.layout is not None),
-            ("the set's appearance (empty board and piece colours)",
-             self.appearance is not None),
-            ("the colour model", self.colours is not None and self.appearance is None))
-            if there]
-        lines = [f"{label}: " + (", ".join(parts) if parts else "nothing for this game "
-                                 "(the camera reads with its default colours)")]
+        parts = [
+            what
+            for what, there in (
+                ("the camera's lens", self.camera is not None),
+                ("the board's reference picture", self.reference is not None),
+                ("the board's own layout", self.layout is not None),
+                (
+                    "the set's appearance (empty board and piece colours)",
+                    self.appearance is not None,
+                ),
+                ("the colour model", self.colours is not None and self.appearance is None),
+            )
+            if there
+        ]
+        lines = [
+            f"{label}: "
+            + (
+                ", ".join(parts)
+                if parts
+                else "nothing for this game (the camera reads with its default colours)"
+            )
+        ]
         return lines + self.notes
 
 
@@ -92,12 +109,18 @@ def load_table_profile(game: str, name: str | None = None) -> TableProfile:
     folder = profile_dir(name or DEFAULT_PROFILE)
     if not folder.is_dir():
         if strict:
-            raise ProfileError(f"there is no profile {name!r} (looked in {folder}); "
-                               f"make one with 'companion calibrate'")
+            raise ProfileError(
+                f"there is no profile {name!r} (looked in {folder}); "
+                f"make one with 'companion calibrate'"
+            )
         return profile
-    for part, load in (("camera", _camera), ("reference", _reference),
-                       ("colours", _colours), ("layout", _layout),
-                       ("appearance", _appearance)):
+    for part, load in (
+        ("camera", _camera),
+        ("reference", _reference),
+        ("colours", _colours),
+        ("layout", _layout),
+        ("appearance", _appearance),
+    ):
         try:
             setattr(profile, part, load(game, name or DEFAULT_PROFILE, profile))
         except ProfileError as error:

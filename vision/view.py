@@ -47,8 +47,10 @@ class Lens:
         coefficients = getattr(camera, "coefficients", None)
         if coefficients is None:
             coefficients = camera.distortion
-        return cls(np.asarray(camera.matrix, np.float64),
-                   np.asarray(coefficients, np.float64).reshape(-1)[:5])
+        return cls(
+            np.asarray(camera.matrix, np.float64),
+            np.asarray(coefficients, np.float64).reshape(-1)[:5],
+        )
 
     @property
     def distorts(self) -> bool:
@@ -76,8 +78,15 @@ class Lens:
         if not self.distorts:
             return points
         criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10)
-        ideal = cv2.undistortPoints(points.reshape(-1, 1, 2), self.matrix, self.coefficients,
-                                    None, np.eye(3), self.matrix, criteria)
+        ideal = cv2.undistortPoints(
+            points.reshape(-1, 1, 2),
+            self.matrix,
+            self.coefficients,
+            None,
+            np.eye(3),
+            self.matrix,
+            criteria,
+        )
         return np.asarray(ideal.reshape(-1, 2), dtype=np.float64)
 
 
@@ -95,8 +104,9 @@ class BoardView:
     projection: FloatArray | None = None
     method: str = "markers"
     residual_mm: float = 0.0
-    _maps: dict[tuple[float, tuple[int, int]], tuple[NDArray[np.float32], NDArray[np.float32]]] \
-        = field(default_factory=dict, repr=False)
+    _maps: dict[tuple[float, tuple[int, int]], tuple[NDArray[np.float32], NDArray[np.float32]]] = (
+        field(default_factory=dict, repr=False)
+    )
 
     def to_image(self, points_mm: FloatArray) -> FloatArray:
         """Frame pixels (lens distortion included) of board points: (N, 2) on the board
@@ -124,12 +134,12 @@ class BoardView:
         """Board millimetres of frame pixels, (N, 2), on the board plane."""
         points = np.asarray(pixels, dtype=np.float64).reshape(-1, 2)
         ideal = points if self.lens is None else self.lens.undistort(points)
-        homogeneous = np.column_stack([ideal, np.ones(len(ideal))]) @ np.linalg.inv(
-            self.homography).T
+        homogeneous = (
+            np.column_stack([ideal, np.ones(len(ideal))]) @ np.linalg.inv(self.homography).T
+        )
         return np.asarray(homogeneous[:, :2] / homogeneous[:, 2:3])
 
-    def rectify(self, frame: Image, size_mm: tuple[float, float],
-                px_per_mm: float) -> Image:
+    def rectify(self, frame: Image, size_mm: tuple[float, float], px_per_mm: float) -> Image:
         """The board seen from straight above: ``size_mm`` of it from its top-left
         corner at ``px_per_mm`` (pixel centres at ``(i + 0.5) / px_per_mm`` mm). The
         pixel map is made once per size and reused for later frames of this view."""
@@ -141,18 +151,27 @@ class BoardView:
             ys = (np.arange(height, dtype=np.float64) + 0.5) / px_per_mm
             grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
             pixels = self.to_image(grid).reshape(height, width, 2)
-            self._maps[key] = (pixels[:, :, 0].astype(np.float32),
-                               pixels[:, :, 1].astype(np.float32))
+            self._maps[key] = (
+                pixels[:, :, 0].astype(np.float32),
+                pixels[:, :, 1].astype(np.float32),
+            )
         map_x, map_y = self._maps[key]
-        return np.asarray(cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR,
-                                    borderMode=cv2.BORDER_CONSTANT, borderValue=0))
+        return np.asarray(
+            cv2.remap(
+                frame, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0
+            )
+        )
 
     def visible(self, points_mm: FloatArray, margin_px: float = 0.0) -> NDArray[np.bool_]:
         """Which board points fall inside the frame, ``margin_px`` from its edges."""
         pixels = self.to_image(points_mm)
         w, h = self.image_size
-        return np.asarray((pixels[:, 0] >= margin_px) & (pixels[:, 0] <= w - 1 - margin_px)
-                          & (pixels[:, 1] >= margin_px) & (pixels[:, 1] <= h - 1 - margin_px))
+        return np.asarray(
+            (pixels[:, 0] >= margin_px)
+            & (pixels[:, 0] <= w - 1 - margin_px)
+            & (pixels[:, 1] >= margin_px)
+            & (pixels[:, 1] <= h - 1 - margin_px)
+        )
 
 
 def pose_from_homography(homography: FloatArray, matrix: FloatArray) -> FloatArray:
@@ -171,13 +190,18 @@ def pose_from_homography(homography: FloatArray, matrix: FloatArray) -> FloatArr
         rotation = u @ np.diag([1.0, 1.0, -1.0]) @ vt
     # x right and y down on the board make r1 x r2 point into the board, away from the
     # camera: up is its opposite.
-    return np.asarray(matrix @ np.column_stack([rotation[:, 0], rotation[:, 1],
-                                                -rotation[:, 2], t]))
+    return np.asarray(
+        matrix @ np.column_stack([rotation[:, 0], rotation[:, 1], -rotation[:, 2], t])
+    )
 
 
-def truth_view(camera: Any, pose: Any, board_size_mm: tuple[float, float],
-               board_centre_mm: tuple[float, float] = (0.0, 0.0),
-               board_angle_deg: float = 0.0) -> BoardView:
+def truth_view(
+    camera: Any,
+    pose: Any,
+    board_size_mm: tuple[float, float],
+    board_centre_mm: tuple[float, float] = (0.0, 0.0),
+    board_angle_deg: float = 0.0,
+) -> BoardView:
     """The exact view of a rendered picture: the renderer's ``Camera`` at ``Pose``, the
     board of ``board_size_mm`` lying on the table at ``board_centre_mm`` turned by
     ``board_angle_deg`` (as in ``vision.synth.table.TableOptions``)."""
@@ -194,5 +218,11 @@ def truth_view(camera: Any, pose: Any, board_size_mm: tuple[float, float],
     projection = lens.matrix @ np.column_stack([rotation, translation]) @ to_table
     homography = projection[:, [0, 1, 3]]
     scale = homography[2, 2]
-    return BoardView(homography / scale, (camera.width, camera.height),
-                     lens if lens.distorts else None, projection / scale, "truth", 0.0)
+    return BoardView(
+        homography / scale,
+        (camera.width, camera.height),
+        lens if lens.distorts else None,
+        projection / scale,
+        "truth",
+        0.0,
+    )

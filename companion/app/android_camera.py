@@ -82,7 +82,8 @@ class CameraPermission:
             self._answer(True)
             return
         permissions.request_permissions(
-            [camera], lambda asked, grants: self._answer(bool(grants) and all(grants)))
+            [camera], lambda asked, grants: self._answer(bool(grants) and all(grants))
+        )
 
     def _answer(self, granted: bool) -> None:
         self.granted = granted
@@ -110,11 +111,17 @@ class AndroidCameraSource:
 
     live = True
 
-    def __init__(self, index: int = 0, resolution: tuple[int, int] = RESOLUTION, *,
-                 provider: Callable[[int, tuple[int, int]], Any] = kivy_camera,
-                 ui: Ui | None = None, permission: CameraPermission | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        index: int = 0,
+        resolution: tuple[int, int] = RESOLUTION,
+        *,
+        provider: Callable[[int, tuple[int, int]], Any] = kivy_camera,
+        ui: Ui | None = None,
+        permission: CameraPermission | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         if index < 0:
             raise FeedError(f"{index} is not a camera number (0 is the first camera)")
         self.index = index
@@ -141,12 +148,16 @@ class AndroidCameraSource:
         Raises ``FeedError``."""
         granted = self.permission.wait(PERMISSION_WAIT)
         if granted is None:
-            raise FeedError("the camera was not allowed in time: allow Companion to use "
-                            "the camera, then start the game again")
+            raise FeedError(
+                "the camera was not allowed in time: allow Companion to use "
+                "the camera, then start the game again"
+            )
         if not granted:
-            raise FeedError("the permission to use the camera was refused: allow it in "
-                            "Android's settings (Apps, Companion, Permissions), then start "
-                            "the game again")
+            raise FeedError(
+                "the permission to use the camera was refused: allow it in "
+                "Android's settings (Apps, Companion, Permissions), then start "
+                "the game again"
+            )
         self.ui.once(self._open)
         if not self._opened.wait(OPEN_WAIT):
             raise FeedError(f"camera {self.index} did not open within {OPEN_WAIT:g} s")
@@ -206,8 +217,10 @@ class AndroidCameraSource:
                 self._last, self._last_at = raw[0], self.clock()
                 return decode(*raw)
             if self.clock() - self._last_at > wait:
-                raise FeedError(f"camera {self.index} stopped delivering frames: close "
-                                "other apps using it, then start the game again")
+                raise FeedError(
+                    f"camera {self.index} stopped delivering frames: close "
+                    "other apps using it, then start the game again"
+                )
             self.sleep(1.0 / (4 * self.fps))
         return None
 
@@ -252,12 +265,11 @@ def decode(data: bytes, size: tuple[int, int], layout: str) -> Image:
     buffer = np.frombuffer(data, dtype=np.uint8)
     if layout == "nv21":
         if buffer.size != width * height * 3 // 2:
-            raise FeedError(f"a camera frame of {buffer.size} bytes is not {width}x{height} "
-                            "NV21")
-        return np.ascontiguousarray(cv2.cvtColor(buffer.reshape(height * 3 // 2, width),
-                                                 cv2.COLOR_YUV2BGR_NV21))
+            raise FeedError(f"a camera frame of {buffer.size} bytes is not {width}x{height} NV21")
+        return np.ascontiguousarray(
+            cv2.cvtColor(buffer.reshape(height * 3 // 2, width), cv2.COLOR_YUV2BGR_NV21)
+        )
     if buffer.size != width * height * 4:
-        raise FeedError(f"a camera texture of {buffer.size} bytes is not {width}x{height} "
-                        "RGBA")
+        raise FeedError(f"a camera texture of {buffer.size} bytes is not {width}x{height} RGBA")
     rgba = buffer.reshape(height, width, 4)[::-1]
     return np.ascontiguousarray(cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGR))

@@ -33,8 +33,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-OFFSCREEN = {"SDL_VIDEODRIVER": "offscreen", "KIVY_WINDOW": "sdl2", "KIVY_NO_ARGS": "1",
-             "KIVY_NO_CONSOLELOG": "1", "KIVY_LOG_MODE": "PYTHON"}
+OFFSCREEN = {
+    "SDL_VIDEODRIVER": "offscreen",
+    "KIVY_WINDOW": "sdl2",
+    "KIVY_NO_ARGS": "1",
+    "KIVY_NO_CONSOLELOG": "1",
+    "KIVY_LOG_MODE": "PYTHON",
+}
 VIDEO_SIZE = (1280, 720)
 READY = "first-frame"
 
@@ -68,12 +73,14 @@ class AppFigures:
             "live_view_fps_read": round(self.fps_read, 1),
             "live_view_fps_recognised": round(self.fps_recognised, 1),
             "live_view_fps_shown": round(self.fps_shown, 1),
-            "frames": self.frames, "observations": self.observations,
+            "frames": self.frames,
+            "observations": self.observations,
             "recognition": self.recognition,
             "verdict_to_banner_ms_median": median(self.banner_ms),
             "verdict_to_banner_ms_p95": round(p95, 1),
             "verdict_to_banner_ms_max": round(max(self.banner_ms, default=0.0), 1),
-            "banners": len(self.banner_ms), "video": self.video,
+            "banners": len(self.banner_ms),
+            "video": self.video,
             "verdict_to_spoken_call_ms_median": median(self.spoken_ms),
             "verdict_to_spoken_call_ms_max": round(max(self.spoken_ms, default=0.0), 1),
             "spoken_calls": len(self.spoken_ms),
@@ -129,10 +136,13 @@ def measure_start(runs: int) -> tuple[list[float], list[float]]:
     process, app = [], []
     for _ in range(runs):
         began = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-c",
-                                  "from companion.app.bench import start_probe; start_probe()"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                 env={**os.environ, **OFFSCREEN})
+        child = subprocess.Popen(
+            [sys.executable, "-c", "from companion.app.bench import start_probe; start_probe()"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, **OFFSCREEN},
+        )
         assert child.stdout is not None
         for line in child.stdout:
             if line.startswith(READY):
@@ -161,17 +171,22 @@ def render_video(path: Path, pictures: int = 3, frames_each: int = 40, seed: int
     for picture in range(pictures):
         for _ in range(6):
             state.play(state.random_move(dice))
-        image = render_table(expected(state), camera, Pose(72.0, 0.0, 760.0),
-                             light=LIGHTS["daylight"], imaging=Imaging(),
-                             options=TableOptions(markers=True), seed=seed + picture).image
+        image = render_table(
+            expected(state),
+            camera,
+            Pose(72.0, 0.0, 760.0),
+            light=LIGHTS["daylight"],
+            imaging=Imaging(),
+            options=TableOptions(markers=True),
+            seed=seed + picture,
+        ).image
         for _ in range(frames_each):
             writer.write(image)
     writer.release()
     return path
 
 
-def measure_app(figures: AppFigures, video: Path, seconds: float, banners: int,
-                seed: int) -> None:
+def measure_app(figures: AppFigures, video: Path, seconds: float, banners: int, seed: int) -> None:
     """The live view's frame rate and the banner's delay, in one offscreen app."""
     offscreen()
     from kivy.base import EventLoop
@@ -190,20 +205,27 @@ def measure_app(figures: AppFigures, video: Path, seconds: float, banners: int,
         play = app.root.ids.play
         setup = replace(GameSetup.default("shangrila"), camera="video", video=str(video))
         recogniser = make_recogniser("shangrila")
-        figures.recognition = ("vision.pipeline" if not isinstance(recogniser, NoRecognition)
-                               else f"none ({recogniser.message})")
+        figures.recognition = (
+            "vision.pipeline"
+            if not isinstance(recogniser, NoRecognition)
+            else f"none ({recogniser.message})"
+        )
         app.session_options["recogniser"] = recogniser
         app.begin(setup)
         session = play.session
         began = time.perf_counter()
-        while session.feed is not None and session.feed._thread.is_alive() and \
-                time.perf_counter() - began < seconds:  # until the last frame is read
+        while (
+            session.feed is not None
+            and session.feed._thread.is_alive()
+            and time.perf_counter() - began < seconds
+        ):  # until the last frame is read
             EventLoop.idle()
         elapsed = time.perf_counter() - began
         figures.frames = session.feed.frames if session.feed is not None else 0
         figures.fps_read = figures.frames / elapsed
-        figures.fps_recognised = (session.feed.recognised if session.feed is not None
-                                  else 0) / elapsed
+        figures.fps_recognised = (
+            session.feed.recognised if session.feed is not None else 0
+        ) / elapsed
         figures.fps_shown = session.frames_shown / elapsed
         figures.observations = session.feed.observations if session.feed is not None else 0
         play.detach()
@@ -211,8 +233,11 @@ def measure_app(figures: AppFigures, video: Path, seconds: float, banners: int,
         app.session_options.pop("recogniser")
         app.begin(GameSetup.default("shangrila"))
         session = play.session
-        steps = iter(TableSimulator.random(play.controller.referee.rules,
-                                           TableConfig(illegal=0.2), seed=seed))
+        steps = iter(
+            TableSimulator.random(
+                play.controller.referee.rules, TableConfig(illegal=0.2), seed=seed
+            )
+        )
         for step in steps:
             before = session.worker.handled
             session.send(step.event)
@@ -245,8 +270,9 @@ def measure_speech(app: Any, calls: int, seed: int) -> list[float]:
     app.begin(GameSetup.default("shangrila"))
     speech.muted = False
     session = play.session
-    steps = TableSimulator.random(play.controller.referee.rules, TableConfig(illegal=0.2),
-                                  seed=seed)
+    steps = TableSimulator.random(
+        play.controller.referee.rules, TableConfig(illegal=0.2), seed=seed
+    )
     for step in steps:
         before = session.worker.handled
         session.send(step.event)
@@ -259,8 +285,7 @@ def measure_speech(app: Any, calls: int, seed: int) -> list[float]:
             speech.muted = False
         if sum(said.kind == "illegal" for said, _ in speech.said) >= calls:
             break
-    delays = [1000.0 * (asked - said.at) for said, asked in speech.said
-              if said.kind == "illegal"]
+    delays = [1000.0 * (asked - said.at) for said, asked in speech.said if said.kind == "illegal"]
     play.detach()
     app.set_speech(False, keep=False)
     return delays
@@ -284,8 +309,7 @@ def measure_demo(games: int, seed: int) -> list[dict[str, Any]]:
     Window.size = (1280, 800)
     found = []
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as data:
-        app = CompanionApp(data_dir=data, muted=True,
-                           session_options={"simulator_interval": 0.0})
+        app = CompanionApp(data_dir=data, muted=True, session_options={"simulator_interval": 0.0})
         app._run_prepare()
         play = app.root.ids.play
         for index in range(games):
@@ -293,23 +317,29 @@ def measure_demo(games: int, seed: int) -> list[dict[str, Any]]:
             app.begin(replace(GameSetup.default(game), demo=True, seed=seed + index))
             table = play.session.table
             began = time.perf_counter()
-            while table is not None and table.is_alive() and \
-                    time.perf_counter() - began < DEMO_GAME_LIMIT_S:
+            while (
+                table is not None
+                and table.is_alive()
+                and time.perf_counter() - began < DEMO_GAME_LIMIT_S
+            ):
                 EventLoop.idle()
                 time.sleep(0.002)
             for _ in range(3):
                 EventLoop.idle()
             score = table.game.score if table is not None else None
             tried = sum(r.tried for r in score.rules.values()) if score else 0
-            found.append({
-                "game": game, "seed": seed + index,
-                "moves": score.moves if score else 0,
-                "false_alarms": score.false_flags if score else 0,
-                "illegal_tried": tried,
-                "illegal_caught": sum(r.caught for r in score.rules.values()) if score else 0,
-                "finished": bool(play.over and score is not None
-                                 and score.final_state_right),
-                "seconds": round(time.perf_counter() - began, 1)})
+            found.append(
+                {
+                    "game": game,
+                    "seed": seed + index,
+                    "moves": score.moves if score else 0,
+                    "false_alarms": score.false_flags if score else 0,
+                    "illegal_tried": tried,
+                    "illegal_caught": sum(r.caught for r in score.rules.values()) if score else 0,
+                    "finished": bool(play.over and score is not None and score.final_state_right),
+                    "seconds": round(time.perf_counter() - began, 1),
+                }
+            )
             play.detach()
         app.root.ids.calibrate.close()
     return found
@@ -323,16 +353,24 @@ def demo_probe(games: int, seed: int) -> None:
 
 def demo_in_own_process(games: int, seed: int) -> list[dict[str, Any]]:
     child = subprocess.run(
-        [sys.executable, "-c",
-         f"from companion.app.bench import demo_probe; demo_probe({games}, {seed})"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        env={**os.environ, **OFFSCREEN}, check=False)
+        [
+            sys.executable,
+            "-c",
+            f"from companion.app.bench import demo_probe; demo_probe({games}, {seed})",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, **OFFSCREEN},
+        check=False,
+    )
     for line in child.stdout.splitlines():
         if line.startswith(READY):
             found: list[dict[str, Any]] = json.loads(line.split(" ", 1)[1])
             return found
-    raise RuntimeError(f"the demo mode's run ended without its figures (exit status "
-                       f"{child.returncode})")
+    raise RuntimeError(
+        f"the demo mode's run ended without its figures (exit status {child.returncode})"
+    )
 
 
 def bench_command(args: Any) -> int:
@@ -358,25 +396,34 @@ def bench_command(args: Any) -> int:
     if args.json:
         print(json.dumps(summary))
         return 0
-    print(f"app start: {summary['start_process_s_median']:.2f} s from launching the process "
-          f"to the first frame (median of {len(figures.start_process_s)}); "
-          f"{summary['start_app_s_median']:.2f} s of it from creating the app")
-    print(f"live view at 1280x720 with recognition ({summary['recognition']}): "
-          f"{summary['live_view_fps_shown']} frames/s shown, "
-          f"{summary['live_view_fps_read']} read, {summary['live_view_fps_recognised']} "
-          f"recognised ({summary['frames']} frames, {summary['observations']} readings "
-          "for the referee)")
-    print(f"verdict to banner: median {summary['verdict_to_banner_ms_median']:.1f} ms, "
-          f"95th percentile {summary['verdict_to_banner_ms_p95']} ms, max "
-          f"{summary['verdict_to_banner_ms_max']} ms over {summary['banners']} illegal moves")
-    print(f"verdict to spoken call: median {summary['verdict_to_spoken_call_ms_median']:.1f} "
-          f"ms, max {summary['verdict_to_spoken_call_ms_max']} ms over "
-          f"{summary['spoken_calls']} illegal moves (moves spoken too)")
+    print(
+        f"app start: {summary['start_process_s_median']:.2f} s from launching the process "
+        f"to the first frame (median of {len(figures.start_process_s)}); "
+        f"{summary['start_app_s_median']:.2f} s of it from creating the app"
+    )
+    print(
+        f"live view at 1280x720 with recognition ({summary['recognition']}): "
+        f"{summary['live_view_fps_shown']} frames/s shown, "
+        f"{summary['live_view_fps_read']} read, {summary['live_view_fps_recognised']} "
+        f"recognised ({summary['frames']} frames, {summary['observations']} readings "
+        "for the referee)"
+    )
+    print(
+        f"verdict to banner: median {summary['verdict_to_banner_ms_median']:.1f} ms, "
+        f"95th percentile {summary['verdict_to_banner_ms_p95']} ms, max "
+        f"{summary['verdict_to_banner_ms_max']} ms over {summary['banners']} illegal moves"
+    )
+    print(
+        f"verdict to spoken call: median {summary['verdict_to_spoken_call_ms_median']:.1f} "
+        f"ms, max {summary['verdict_to_spoken_call_ms_max']} ms over "
+        f"{summary['spoken_calls']} illegal moves (moves spoken too)"
+    )
     for game in figures.demo_games:
-        print(f"demo mode, {game['game']} (seed {game['seed']}): "
-              f"{'played to the end' if game['finished'] else 'NOT played to the end'}, "
-              f"{game['moves']} moves, {game['false_alarms']} false alarms, "
-              f"{game['illegal_caught']} of {game['illegal_tried']} illegal moves caught "
-              f"({game['seconds']:.0f} s)")
+        print(
+            f"demo mode, {game['game']} (seed {game['seed']}): "
+            f"{'played to the end' if game['finished'] else 'NOT played to the end'}, "
+            f"{game['moves']} moves, {game['false_alarms']} false alarms, "
+            f"{game['illegal_caught']} of {game['illegal_tried']} illegal moves caught "
+            f"({game['seconds']:.0f} s)"
+        )
     return 0
-

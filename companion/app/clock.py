@@ -44,10 +44,13 @@ class Limit:
     def __post_init__(self) -> None:
         for name in ("total", "per_move"):
             value = getattr(self, name)
-            if not isinstance(value, int | float) or isinstance(value, bool) \
-                    or not math.isfinite(value) or value < 0:
-                raise ClockError(f"a clock's {name} is a number of seconds from 0, "
-                                 f"not {value!r}")
+            if (
+                not isinstance(value, int | float)
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or value < 0
+            ):
+                raise ClockError(f"a clock's {name} is a number of seconds from 0, not {value!r}")
 
     @property
     def timed(self) -> bool:
@@ -72,8 +75,9 @@ class ClockSettings:
     def for_players(self, players: int) -> ClockSettings:
         """These limits for ``players`` seats (the first seat's for a seat added)."""
         first = self.limits[0] if self.limits else Limit()
-        return ClockSettings(tuple(self.limits[i] if i < len(self.limits) else first
-                                   for i in range(players)))
+        return ClockSettings(
+            tuple(self.limits[i] if i < len(self.limits) else first for i in range(players))
+        )
 
     def to_json(self) -> list[dict[str, float]]:
         return [{"total": limit.total, "per_move": limit.per_move} for limit in self.limits]
@@ -82,7 +86,7 @@ class ClockSettings:
     def from_json(cls, data: Any) -> ClockSettings:
         """Read ``to_json``'s form. Raises ``ClockError``."""
         if not isinstance(data, list) or not all(isinstance(d, dict) for d in data):
-            raise ClockError("the clocks' limits are a list of {\"total\", \"per_move\"}")
+            raise ClockError('the clocks\' limits are a list of {"total", "per_move"}')
         return cls(tuple(Limit(d.get("total", 0.0), d.get("per_move", 0.0)) for d in data))
 
 
@@ -124,8 +128,9 @@ class GameClock:
         if not self.used:
             self.used = [0.0] * players
         if len(self.used) != players:
-            raise ClockError(f"the clocks hold times for {len(self.used)} players, "
-                             f"their limits for {players}")
+            raise ClockError(
+                f"the clocks hold times for {len(self.used)} players, their limits for {players}"
+            )
 
     def follow(self, to_move: int, moves: int, running: bool, now: float) -> bool:
         """Charge the time since the last call, then take ``to_move``, ``moves`` and
@@ -154,8 +159,7 @@ class GameClock:
             mine = player == self.to_move
             used = self.used[player] + (spent if mine else 0.0)
             left = limit.total - used if limit.total else None
-            move_left = (limit.per_move - self.move_used - spent
-                         if mine and limit.per_move else None)
+            move_left = limit.per_move - self.move_used - spent if mine and limit.per_move else None
             over = (left is not None and left < 0) or (move_left is not None and move_left < 0)
             out.append(Reading(player, used, left, move_left, mine and self.running, over))
         return out
@@ -163,10 +167,14 @@ class GameClock:
     def to_json(self, now: float) -> dict[str, Any]:
         """The clocks at ``now``, stopped (a resumed game starts them again)."""
         self._charge(now)
-        return {"clock": 1, "limits": self.settings.to_json(),
-                "used": [round(u, 3) for u in self.used],
-                "move_used": round(self.move_used, 3), "to_move": self.to_move,
-                "moves": self.moves}
+        return {
+            "clock": 1,
+            "limits": self.settings.to_json(),
+            "used": [round(u, 3) for u in self.used],
+            "move_used": round(self.move_used, 3),
+            "to_move": self.to_move,
+            "moves": self.moves,
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> GameClock:
@@ -175,14 +183,19 @@ class GameClock:
             raise ClockError("not a companion clock file")
         used = data.get("used")
         if not isinstance(used, list) or not all(
-                isinstance(u, int | float) and not isinstance(u, bool) and u >= 0
-                for u in used):
+            isinstance(u, int | float) and not isinstance(u, bool) and u >= 0 for u in used
+        ):
             raise ClockError("the clocks' used times are a list of seconds")
         numbers = [data.get(key, 0) for key in ("move_used", "to_move", "moves")]
         if not all(isinstance(n, int | float) and not isinstance(n, bool) for n in numbers):
             raise ClockError("the clocks' move time, player and moves are numbers")
-        return cls(ClockSettings.from_json(data.get("limits")), [float(u) for u in used],
-                   float(numbers[0]), int(numbers[1]), int(numbers[2]))
+        return cls(
+            ClockSettings.from_json(data.get("limits")),
+            [float(u) for u in used],
+            float(numbers[0]),
+            int(numbers[1]),
+            int(numbers[2]),
+        )
 
 
 def clock_path(journal: Path) -> Path:
@@ -212,8 +225,9 @@ def load_clock(journal: Path) -> GameClock | None:
         raise ClockError(f"{path}: {error}") from None
 
 
-def open_clock(journal: Path | None, settings: ClockSettings, players: int,
-               now: float) -> tuple[GameClock | None, str]:
+def open_clock(
+    journal: Path | None, settings: ClockSettings, players: int, now: float
+) -> tuple[GameClock | None, str]:
     """The clocks of a game: those kept beside ``journal`` (a game reopened), or new
     ones with ``settings`` (written there), None when the game is not timed; and why
     the kept clocks were not used ("" when nothing went wrong). A clock file that
@@ -228,8 +242,10 @@ def open_clock(journal: Path | None, settings: ClockSettings, players: int,
         if kept is not None and len(kept.used) == players:
             return kept, ""
         if kept is not None:
-            problem = (f"{clock_path(journal)}: {len(kept.used)} players' clocks kept "
-                       f"for a game of {players}")
+            problem = (
+                f"{clock_path(journal)}: {len(kept.used)} players' clocks kept "
+                f"for a game of {players}"
+            )
     settings = settings.for_players(players)
     if not settings.timed:
         return None, problem
@@ -270,7 +286,17 @@ def limit_words(tr: Any, minutes: int, seconds: int) -> tuple[str, str]:
     return total, move
 
 
-__all__ = ["CLOCK_SUFFIX", "ClockError", "ClockSettings", "GameClock", "Limit", "Reading",
-           "clock_path", "clock_text", "load_clock", "open_clock", "reading_text",
-           "save_clock"]
-
+__all__ = [
+    "CLOCK_SUFFIX",
+    "ClockError",
+    "ClockSettings",
+    "GameClock",
+    "Limit",
+    "Reading",
+    "clock_path",
+    "clock_text",
+    "load_clock",
+    "open_clock",
+    "reading_text",
+    "save_clock",
+]

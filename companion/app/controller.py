@@ -143,11 +143,17 @@ class _Shown:
 class PlayController:
     """One game being refereed (see the module's docstring)."""
 
-    def __init__(self, referee: Referee, seats: Sequence[Seat], translator: Translator,
-                 journal: Journal | None = None) -> None:
+    def __init__(
+        self,
+        referee: Referee,
+        seats: Sequence[Seat],
+        translator: Translator,
+        journal: Journal | None = None,
+    ) -> None:
         self.referee = referee
         self.runner: Referee | JournaledReferee = (
-            JournaledReferee(referee, journal) if journal is not None else referee)
+            JournaledReferee(referee, journal) if journal is not None else referee
+        )
         self.journal = journal
         self.seats = tuple(seats)
         self.tr = translator
@@ -167,8 +173,13 @@ class PlayController:
     # ------------------------------------------------------------------ building
 
     @classmethod
-    def start(cls, setup: GameSetup, translator: Translator, games_dir: Path | None,
-              config: RefereeConfig | None = None) -> PlayController:
+    def start(
+        cls,
+        setup: GameSetup,
+        translator: Translator,
+        games_dir: Path | None,
+        config: RefereeConfig | None = None,
+    ) -> PlayController:
         """A new game for ``setup``, journaled in ``games_dir`` when given. Raises
         ``RecordError`` for a setup the engine refuses."""
         rules = setup.rules()
@@ -197,7 +208,8 @@ class PlayController:
             outputs = self.runner.handle(event)
             self._take(outputs)
             if self.moves_changed is not None and any(
-                    isinstance(o, MoveAccepted | MoveTakenBack | MoveCorrected) for o in outputs):
+                isinstance(o, MoveAccepted | MoveTakenBack | MoveCorrected) for o in outputs
+            ):
                 self.moves_changed(self.referee.record())
             return outputs
 
@@ -259,14 +271,13 @@ class PlayController:
                 shown.lights = list(output.lights)
                 continue
             if isinstance(output, MoveAccepted):
-                del shown.log[output.number - 1:]
-                shown.log.append(LogEntry(output.number, output.player, output.move,
-                                          output.by))
+                del shown.log[output.number - 1 :]
+                shown.log.append(LogEntry(output.number, output.player, output.move, output.by))
                 shown.banner = None
                 shown.question = None
                 shown.suggestion = None
             elif isinstance(output, MoveTakenBack):
-                del shown.log[output.number - 1:]
+                del shown.log[output.number - 1 :]
                 shown.banner = None
                 shown.question = None
                 shown.over = None
@@ -287,8 +298,7 @@ class PlayController:
     # ------------------------------------------------------------------ the view
 
     def who(self, index: int) -> str:
-        return player_name(self.tr, self.referee.rules.players,
-                           [s.name for s in self.seats], index)
+        return player_name(self.tr, self.referee.rules.players, [s.name for s in self.seats], index)
 
     def words(self, player: int, move: str) -> str:
         return move_words(self.tr, self.referee.rules, self.who(player), move)
@@ -317,38 +327,60 @@ class PlayController:
             else:
                 key = "play.turn_engine" if engine_turn else "play.turn"
                 turn = tr.text(key, player=players[state.to_move])
-            log = tuple((f"{e.number}. {players[e.player]}: {e.notation}",
-                         self.words(e.player, e.notation)) for e in shown.log)
+            log = tuple(
+                (f"{e.number}. {players[e.player]}: {e.notation}", self.words(e.player, e.notation))
+                for e in shown.log
+            )
             banner, highlight = self._banner()
             suggest: frozenset[str] = frozenset()
             suggestion = ""
             if shown.suggestion is not None:
                 kind, move, suggest = shown.suggestion
-                suggestion = tr.text(f"suggest.{kind}", move=move,
-                                     words=self.words(state.to_move, move))
+                suggestion = tr.text(
+                    f"suggest.{kind}", move=move, words=self.words(state.to_move, move)
+                )
             return PlayView(
-                game=referee.rules.game, players=players, colours=referee.rules.players,
-                to_move=state.to_move, turn=turn, log=log, banner=banner,
-                question=self._question(), status=self._status(),
-                table=self._table(banner), highlight=highlight, suggest=suggest,
-                suggestion=suggestion, over=shown.over is not None, paused=self.paused,
-                engine_turn=engine_turn, verdict_time=shown.verdict_time if banner else 0.0,
-                expected=referee.expected_table() if highlight else None)
+                game=referee.rules.game,
+                players=players,
+                colours=referee.rules.players,
+                to_move=state.to_move,
+                turn=turn,
+                log=log,
+                banner=banner,
+                question=self._question(),
+                status=self._status(),
+                table=self._table(banner),
+                highlight=highlight,
+                suggest=suggest,
+                suggestion=suggestion,
+                over=shown.over is not None,
+                paused=self.paused,
+                engine_turn=engine_turn,
+                verdict_time=shown.verdict_time if banner else 0.0,
+                expected=referee.expected_table() if highlight else None,
+            )
 
     def _banner(self) -> tuple[Banner | None, frozenset[str]]:
         output, tr = self._shown.banner, self.tr
         match output:
             case IllegalMove(player, attempt, rule, message, fix, elements):
                 language, colours = tr.language, self.referee.rules.players
-                title = messages.illegal_headline(player, attempt, rule, message, self.who,
-                                                  colours, language)
+                title = messages.illegal_headline(
+                    player, attempt, rule, message, self.who, colours, language
+                )
                 body = messages.reason(rule, message, language)
                 steps = tuple(messages.steps(fix, language))
                 return Banner("illegal", title, body, steps, rule), frozenset(elements)
             case BoardMismatch(message, fix, elements):
-                return (Banner("mismatch", tr.text("banner.mismatch"), message,
-                               tuple(messages.steps(fix, tr.language))),
-                        frozenset(elements))
+                return (
+                    Banner(
+                        "mismatch",
+                        tr.text("banner.mismatch"),
+                        message,
+                        tuple(messages.steps(fix, tr.language)),
+                    ),
+                    frozenset(elements),
+                )
             case GameOver() as over:
                 body = tiebreak_words(tr, self.referee.rules.game, over, self.who)
                 return Banner("over", tr.text("banner.over"), body), frozenset()
@@ -369,13 +401,21 @@ class PlayController:
         if question is None:
             return None
         given = {c.move: c for c in question.choices}
-        choices = tuple(Choice(m, self.words(question.player, m),
-                               tuple(given[m].elements) if m in given else (),
-                               given[m].card if m in given else "")
-                        for m in question.candidates)
-        return QuestionView(question.player,
-                            self.tr.text("question.which", player=self.who(question.player)),
-                            choices, question.about)
+        choices = tuple(
+            Choice(
+                m,
+                self.words(question.player, m),
+                tuple(given[m].elements) if m in given else (),
+                given[m].card if m in given else "",
+            )
+            for m in question.candidates
+        )
+        return QuestionView(
+            question.player,
+            self.tr.text("question.which", player=self.who(question.player)),
+            choices,
+            question.about,
+        )
 
     def _status(self) -> str:
         output = self._shown.status
@@ -404,8 +444,9 @@ def _mover(referee: Referee, index: int) -> int:
 
 
 def write_seats(journal: Path, seats: Sequence[Seat]) -> None:
-    data = [{"colour": s.colour, "name": s.name, "engine": s.engine, "level": s.level}
-            for s in seats]
+    data = [
+        {"colour": s.colour, "name": s.name, "engine": s.engine, "level": s.level} for s in seats
+    ]
     Path(str(journal) + SEATS_SUFFIX).write_text(json.dumps(data), encoding="utf-8")
 
 
@@ -429,13 +470,19 @@ def read_seats(journal: Path, colours: Sequence[str]) -> tuple[Seat, ...]:
     except JSONTextError as error:
         raise SeatsError(str(error)) from None
     if not isinstance(data, list) or not all(_is_seat(d) for d in data):
-        raise SeatsError(f"the seats file {path} is not a list of seats "
-                         "(a colour, a name, engine or not, a level)")
-    seats = tuple(Seat(d["colour"], d.get("name", ""), d.get("engine", False),
-                       d.get("level", HINT_LEVEL)) for d in data)
+        raise SeatsError(
+            f"the seats file {path} is not a list of seats "
+            "(a colour, a name, engine or not, a level)"
+        )
+    seats = tuple(
+        Seat(d["colour"], d.get("name", ""), d.get("engine", False), d.get("level", HINT_LEVEL))
+        for d in data
+    )
     if [s.colour for s in seats] != list(colours):
-        raise SeatsError(f"the seats file {path} seats {', '.join(s.colour for s in seats)}"
-                         f" for a game of {', '.join(colours)}")
+        raise SeatsError(
+            f"the seats file {path} seats {', '.join(s.colour for s in seats)}"
+            f" for a game of {', '.join(colours)}"
+        )
     return seats
 
 
@@ -444,7 +491,10 @@ def _is_seat(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
     level = data.get("level", HINT_LEVEL)
-    return (isinstance(data.get("colour"), str) and isinstance(data.get("name", ""), str)
-            and isinstance(data.get("engine", False), bool)
-            and isinstance(level, int) and not isinstance(level, bool))
-
+    return (
+        isinstance(data.get("colour"), str)
+        and isinstance(data.get("name", ""), str)
+        and isinstance(data.get("engine", False), bool)
+        and isinstance(level, int)
+        and not isinstance(level, bool)
+    )

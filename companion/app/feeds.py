@@ -99,8 +99,13 @@ class Recogniser(Protocol):
 
     def feed(self, frame: Image) -> Observation | None: ...
 
-    def overlay(self, frame: Image, observation: Observation | None,
-                highlight: Collection[str], suggest: Collection[str]) -> Image: ...
+    def overlay(
+        self,
+        frame: Image,
+        observation: Observation | None,
+        highlight: Collection[str],
+        suggest: Collection[str],
+    ) -> Image: ...
 
 
 class NoRecognition:
@@ -113,8 +118,13 @@ class NoRecognition:
     def feed(self, frame: Image) -> Observation | None:
         return None
 
-    def overlay(self, frame: Image, observation: Observation | None,
-                highlight: Collection[str], suggest: Collection[str]) -> Image:
+    def overlay(
+        self,
+        frame: Image,
+        observation: Observation | None,
+        highlight: Collection[str],
+        suggest: Collection[str],
+    ) -> Image:
         return frame
 
 
@@ -159,10 +169,16 @@ class LiveFeed:
     referee. A live camera is read as fast as it comes; a video at its own rate unless
     ``paced`` is False (benchmarks)."""
 
-    def __init__(self, source: FrameSource, recogniser: Recogniser,
-                 on_input: Callable[[Input], None], on_frame: Callable[[Image, str], None],
-                 on_end: Callable[[], None] | None = None, paced: bool = True,
-                 on_error: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        source: FrameSource,
+        recogniser: Recogniser,
+        on_input: Callable[[Input], None],
+        on_frame: Callable[[Image, str], None],
+        on_end: Callable[[], None] | None = None,
+        paced: bool = True,
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
         self.source = source
         self.recogniser = recogniser
         self.on_input, self.on_frame, self.on_end = on_input, on_frame, on_end
@@ -184,8 +200,7 @@ class LiveFeed:
         self._read_all = threading.Event()
         self._stop = threading.Event()
         self._reader = threading.Thread(target=self._read, name="live-feed", daemon=True)
-        self._thread = threading.Thread(target=self._recognise, name="recognition",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._recognise, name="recognition", daemon=True)
 
     def start(self) -> LiveFeed:
         self._reader.start()
@@ -262,9 +277,14 @@ class SimulatedTable:
     to ``on_input`` every ``interval`` seconds; ``paused()`` holds them back (the
     players stop moving while the app is paused)."""
 
-    def __init__(self, steps: Any, on_input: Callable[[Input], None],
-                 interval: float = 0.05, paused: Callable[[], bool] = lambda: False,
-                 on_end: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        steps: Any,
+        on_input: Callable[[Input], None],
+        interval: float = 0.05,
+        paused: Callable[[], bool] = lambda: False,
+        on_end: Callable[[], None] | None = None,
+    ) -> None:
         self.steps = steps
         self.on_input = on_input
         self.interval = interval
@@ -272,8 +292,7 @@ class SimulatedTable:
         self.on_end = on_end
         self.sent = 0
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="table-simulator",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, name="table-simulator", daemon=True)
 
     def start(self) -> SimulatedTable:
         self._thread.start()
@@ -296,4 +315,3 @@ class SimulatedTable:
                 self._stop.wait(self.interval)
         if self.on_end is not None:
             self.on_end()
-

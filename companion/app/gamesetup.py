@@ -44,8 +44,9 @@ class OptionSpec:
             for choice in self.choices:
                 if str(choice).lower() == text.strip().lower():
                     return choice
-            raise ValueError(f"{self.name}: choose one of "
-                             f"{', '.join(str(c) for c in self.choices)}")
+            raise ValueError(
+                f"{self.name}: choose one of {', '.join(str(c) for c in self.choices)}"
+            )
         if self.kind == "number":
             try:
                 value = int(text.strip())

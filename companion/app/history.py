@@ -51,8 +51,7 @@ def list_games(folder: Path) -> list[PastGame]:
     are listed with their problem."""
     if not folder.is_dir():
         return []
-    return [_with_result(_summary(path)) for path in sorted(folder.glob("*.jsonl"),
-                                                            reverse=True)]
+    return [_with_result(_summary(path)) for path in sorted(folder.glob("*.jsonl"), reverse=True)]
 
 
 def _with_result(past: PastGame) -> PastGame:
@@ -66,8 +65,11 @@ def _with_result(past: PastGame) -> PastGame:
         key = (str(past.path), info.st_size, info.st_mtime_ns)
         if key not in _RESULTS:
             state = positions(_moves_played(past.path))[-1]
-            _RESULTS[key] = (tuple(state.scores()), tuple(state.winners()) if
-                             state.is_over() else (), state.is_over())
+            _RESULTS[key] = (
+                tuple(state.scores()),
+                tuple(state.winners()) if state.is_over() else (),
+                state.is_over(),
+            )
         scores, winners, over = _RESULTS[key]
     except (OSError, JournalError, EngineError, SeatsError) as error:
         return replace(past, problem=str(error))
@@ -101,13 +103,18 @@ def _moves_played(path: Path) -> GameRecord:
             if not isinstance(number, int) or number < 1:
                 continue
             if output.get("event") == "move_accepted":
-                del moves[number - 1:]
+                del moves[number - 1 :]
                 moves.append(str(output.get("move")))
             elif output.get("event") == "move_taken_back":
-                del moves[number - 1:]
+                del moves[number - 1 :]
     try:
-        return GameRecord(str(header["game"]), list(header["players"]),
-                          dict(header.get("options") or {}), moves, header.get("start"))
+        return GameRecord(
+            str(header["game"]),
+            list(header["players"]),
+            dict(header.get("options") or {}),
+            moves,
+            header.get("start"),
+        )
     except (KeyError, TypeError, ValueError) as error:
         raise JournalError(f"{path}: line 1, the header: {error}") from None
 
@@ -195,8 +202,7 @@ def load_analysis(folder: Path, record: GameRecord) -> Analysis | None:
         analysis = _from_json(read_json_file(path, "the analysis"), Analysis, "")
     except (JSONTextError, AnalysisError) as error:
         raise AnalysisError(f"{path}: {error}") from None
-    if [m.played for m in analysis.moves] != list(record.moves) \
-            or analysis.game != record.game:
+    if [m.played for m in analysis.moves] != list(record.moves) or analysis.game != record.game:
         return None
     return analysis
 
@@ -218,35 +224,51 @@ def _from_json(value: Any, hint: Any, where: str) -> Any:
         return _from_json(value, inner, where)
     if hint is Any:
         return value
-    if hint is float and (value is None or isinstance(value, int | float)) \
-            and not isinstance(value, bool):
+    if (
+        hint is float
+        and (value is None or isinstance(value, int | float))
+        and not isinstance(value, bool)
+    ):
         return math.nan if value is None else float(value)
-    if hint in (int, str, bool) and isinstance(value, hint) \
-            and (hint is bool or not isinstance(value, bool)):
+    if (
+        hint in (int, str, bool)
+        and isinstance(value, hint)
+        and (hint is bool or not isinstance(value, bool))
+    ):
         return value
     if origin is list and isinstance(value, list):
         return [_from_json(v, args[0], f"{where}[{i}]") for i, v in enumerate(value)]
     if origin is dict and isinstance(value, dict):
         if args[0] is int and not all(k.lstrip("-").isdigit() for k in value):
             raise AnalysisError(f"{where or 'the report'}: keys are not whole numbers")
-        return {(int(k) if args[0] is int else k): _from_json(v, args[1], f"{where}.{k}")
-                for k, v in value.items()}
+        return {
+            (int(k) if args[0] is int else k): _from_json(v, args[1], f"{where}.{k}")
+            for k, v in value.items()
+        }
     if dataclasses.is_dataclass(hint) and isinstance(value, dict):
         fields = {f.name: f for f in dataclasses.fields(hint)}
         hints = typing.get_type_hints(hint)
         unknown = sorted(set(value) - set(fields))
-        missing = [n for n, f in fields.items() if n not in value
-                   and f.default is dataclasses.MISSING
-                   and f.default_factory is dataclasses.MISSING]
+        missing = [
+            n
+            for n, f in fields.items()
+            if n not in value
+            and f.default is dataclasses.MISSING
+            and f.default_factory is dataclasses.MISSING
+        ]
         if unknown or missing:
-            raise AnalysisError(f"{where or 'the report'}: "
-                                + "; ".join(([f"unknown {', '.join(unknown)}"] if unknown
-                                             else [])
-                                            + ([f"no {', '.join(missing)}"] if missing
-                                               else [])))
-        return hint(**{n: _from_json(v, hints[n], f"{where}.{n}".lstrip("."))
-                       for n, v in value.items()})
+            raise AnalysisError(
+                f"{where or 'the report'}: "
+                + "; ".join(
+                    ([f"unknown {', '.join(unknown)}"] if unknown else [])
+                    + ([f"no {', '.join(missing)}"] if missing else [])
+                )
+            )
+        return hint(
+            **{n: _from_json(v, hints[n], f"{where}.{n}".lstrip(".")) for n, v in value.items()}
+        )
     what = getattr(hint, "__name__", str(hint))
     article = "an" if what[:1].lower() in "aeiou" else "a"
-    raise AnalysisError(f"{where or 'the report'}: {json.dumps(value)[:40]} is not "
-                        f"{article} {what}")
+    raise AnalysisError(
+        f"{where or 'the report'}: {json.dumps(value)[:40]} is not {article} {what}"
+    )

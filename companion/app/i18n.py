@@ -36,8 +36,7 @@ def table(language: str) -> dict[str, str]:
     """The string table of ``language``. Raises ``ValueError`` for an unknown one."""
     if language not in LANGUAGES:
         raise ValueError(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
-    text = resources.files("companion.app.locale").joinpath(f"{language}.json").read_text(
-        "utf-8")
+    text = resources.files("companion.app.locale").joinpath(f"{language}.json").read_text("utf-8")
     data = json.loads(text)
     if not isinstance(data, dict):
         raise ValueError(f"locale/{language}.json must be an object of strings")

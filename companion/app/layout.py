@@ -19,11 +19,16 @@ from engines.observation import Observation, Value
 RGBA = tuple[float, float, float, float]
 
 PLAYER_RGBA: dict[str, RGBA] = {
-    "red": (0.78, 0.16, 0.16, 1), "blue": (0.08, 0.40, 0.75, 1),
-    "yellow": (0.98, 0.75, 0.15, 1), "violet": (0.42, 0.11, 0.60, 1),
-    "light": (0.93, 0.86, 0.70, 1), "dark": (0.30, 0.20, 0.15, 1),
-    "silver": (0.75, 0.75, 0.78, 1), "copper": (0.72, 0.45, 0.20, 1),
-    "gold": (0.83, 0.69, 0.22, 1), "black": (0.10, 0.10, 0.10, 1),
+    "red": (0.78, 0.16, 0.16, 1),
+    "blue": (0.08, 0.40, 0.75, 1),
+    "yellow": (0.98, 0.75, 0.15, 1),
+    "violet": (0.42, 0.11, 0.60, 1),
+    "light": (0.93, 0.86, 0.70, 1),
+    "dark": (0.30, 0.20, 0.15, 1),
+    "silver": (0.75, 0.75, 0.78, 1),
+    "copper": (0.72, 0.45, 0.20, 1),
+    "gold": (0.83, 0.69, 0.22, 1),
+    "black": (0.10, 0.10, 0.10, 1),
 }
 """Each player's colour on screen (the pieces' colours)."""
 BOARD_RGBA: RGBA = (0.93, 0.90, 0.80, 1)
@@ -86,13 +91,20 @@ def board_layout(game: str) -> BoardLayout:
 def layout_of_model(game: str, model: Any) -> BoardLayout:
     """The layout drawn from a board model (``vision.models.BoardModel``): the game's
     own, or the one fitted to the player's board at calibration."""
-    spots = {name: Spot(e.kind, e.centre_mm, e.size_mm, e.angle_deg)
-             for name, e in model.elements.items()}
+    spots = {
+        name: Spot(e.kind, e.centre_mm, e.size_mm, e.angle_deg)
+        for name, e in model.elements.items()
+    }
     spots.update(_off_board(game, model.size_mm))
     background: list[Shape] = [
-        Shape("ellipse", v.centre_mm, (2 * v.radius_mm, 2 * v.radius_mm),
-              (0.80, 0.86, 0.72, 1) if not v.red else (0.88, 0.74, 0.70, 1))
-        for v in model.villages]
+        Shape(
+            "ellipse",
+            v.centre_mm,
+            (2 * v.radius_mm, 2 * v.radius_mm),
+            (0.80, 0.86, 0.72, 1) if not v.red else (0.88, 0.74, 0.70, 1),
+        )
+        for v in model.villages
+    ]
     for (x0, y0), (x1, y1) in model.walls:
         centre = ((x0 + x1) / 2, (y0 + y1) / 2)
         size = (max(abs(x1 - x0), 4.0), max(abs(y1 - y0), 4.0))
@@ -117,8 +129,10 @@ def _off_board(game: str, size: tuple[float, float]) -> dict[str, Spot]:
         return {}
     width = size[0] / (len(names) + 1)
     y = size[1] - OFF_BOARD_STRIP_MM
-    return {name: Spot("tokens", ((i + 1) * width, y), (0.8 * width, 12.0))
-            for i, name in enumerate(names)}
+    return {
+        name: Spot("tokens", ((i + 1) * width, y), (0.8 * width, 12.0))
+        for i, name in enumerate(names)
+    }
 
 
 def _rgba(value: Value | None) -> RGBA | None:
@@ -134,25 +148,31 @@ def element_shapes(layout: BoardLayout, element: str, value: Value | None) -> li
     kind = spot.kind
     if kind in ("space", "square", "tile"):
         if element.endswith("^"):  # a Shangri-La stack: a student shows as a centre mark
-            return [Shape("ellipse", c, (0.45 * s[0], 0.45 * s[1]), (1, 1, 1, 0.9))] \
-                if value == 2 else []
+            return (
+                [Shape("ellipse", c, (0.45 * s[0], 0.45 * s[1]), (1, 1, 1, 0.9))]
+                if value == 2
+                else []
+            )
         base = [Shape("outline", c, s, FAINT_RGBA, a, 0.6)]
         if kind == "tile":
-            fill = {"intact": (0.95, 0.80, 0.35, 1), "faded": (0.85, 0.80, 0.70, 1)}.get(
-                str(value))
-            return base + ([Shape("rect", c, (0.92 * s[0], 0.92 * s[1]), fill, a)]
-                           if fill else [])
+            fill = {"intact": (0.95, 0.80, 0.35, 1), "faded": (0.85, 0.80, 0.70, 1)}.get(str(value))
+            return base + ([Shape("rect", c, (0.92 * s[0], 0.92 * s[1]), fill, a)] if fill else [])
         colour = _rgba(value)
-        return base + ([Shape("rect", c, (0.88 * s[0], 0.88 * s[1]), colour, a)]
-                       if colour else [])
+        return base + ([Shape("rect", c, (0.88 * s[0], 0.88 * s[1]), colour, a)] if colour else [])
     if kind == "bridge":
-        return [Shape("rect", c, s, (0.55, 0.35, 0.15, 1), a)] if value is True \
+        return (
+            [Shape("rect", c, s, (0.55, 0.35, 0.15, 1), a)]
+            if value is True
             else [Shape("outline", c, s, FAINT_RGBA, a, 0.8)]
+        )
     if kind == "stone":
         return [Shape("ellipse", c, s, (0.45, 0.45, 0.50, 1))] if value is True else []
     if kind == "gate":
-        return [Shape("rect", c, s, (0.80, 0.10, 0.10, 1), a)] if value == "closed" \
+        return (
+            [Shape("rect", c, s, (0.80, 0.10, 0.10, 1), a)]
+            if value == "closed"
             else [Shape("outline", c, s, FAINT_RGBA, a, 0.5)]
+        )
     if kind == "cushion":
         fill = {"blond": (0.96, 0.87, 0.55, 1), "orange": (0.95, 0.55, 0.15, 1)}.get(str(value))
         return [Shape("ellipse", c, s, fill)] if fill else []
@@ -162,30 +182,50 @@ def element_shapes(layout: BoardLayout, element: str, value: Value | None) -> li
         metal, _, size = str(value).partition("-")
         scale = 1.0 if size == "grand" else 0.7
         colour = PLAYER_RGBA.get(metal, LINE_RGBA)
-        return [Shape("ellipse", c, (s[0] * scale + 2, s[1] * scale + 2), LINE_RGBA),
-                Shape("ellipse", c, (s[0] * scale, s[1] * scale), colour)]
+        return [
+            Shape("ellipse", c, (s[0] * scale + 2, s[1] * scale + 2), LINE_RGBA),
+            Shape("ellipse", c, (s[0] * scale, s[1] * scale), colour),
+        ]
     if kind == "tokens":
         count = int(value) if isinstance(value, int) else 0
         width = s[0] * min(1.0, count / 30)
-        return [Shape("outline", c, s, FAINT_RGBA, 0, 0.6),
-                Shape("rect", (c[0] - (s[0] - width) / 2, c[1]), (width, s[1]),
-                      (0.83, 0.69, 0.22, 1))] if count else [Shape("outline", c, s, FAINT_RGBA,
-                                                                   0, 0.6)]
+        return (
+            [
+                Shape("outline", c, s, FAINT_RGBA, 0, 0.6),
+                Shape(
+                    "rect", (c[0] - (s[0] - width) / 2, c[1]), (width, s[1]), (0.83, 0.69, 0.22, 1)
+                ),
+            ]
+            if count
+            else [Shape("outline", c, s, FAINT_RGBA, 0, 0.6)]
+        )
     return []
 
 
-def paint(layout: BoardLayout, table: Observation,
-          highlight: Collection[str] = (), suggest: Collection[str] = ()) -> list[Shape]:
+def paint(
+    layout: BoardLayout,
+    table: Observation,
+    highlight: Collection[str] = (),
+    suggest: Collection[str] = (),
+) -> list[Shape]:
     """Everything to draw, back to front: the board, each element as ``table`` reads
     it, then red frames on ``highlight`` (what to put back) and green ones on
     ``suggest`` (a hint or an engine's move)."""
     w, h = layout.size
     shapes = [Shape("rect", (w / 2, h / 2), (w, h), BOARD_RGBA), *layout.background]
     # Spaces and squares first, stacks, bridges, stones and monks over them.
-    order = {"space": 0, "square": 0, "tile": 0, "cushion": 1, "bridge": 2, "gate": 2,
-             "stone": 3, "monk": 3, "tokens": 0}
-    elements = sorted(table, key=lambda e: (order.get(_kind(layout, e), 0),
-                                            e.endswith("^")))
+    order = {
+        "space": 0,
+        "square": 0,
+        "tile": 0,
+        "cushion": 1,
+        "bridge": 2,
+        "gate": 2,
+        "stone": 3,
+        "monk": 3,
+        "tokens": 0,
+    }
+    elements = sorted(table, key=lambda e: (order.get(_kind(layout, e), 0), e.endswith("^")))
     for element in elements:
         shapes.extend(element_shapes(layout, element, table.value(element)))
     shapes.extend(frame_shapes(layout, highlight, HIGHLIGHT_RGBA))
@@ -200,8 +240,16 @@ def frame_shapes(layout: BoardLayout, elements: Collection[str], rgba: RGBA) -> 
         spot = layout.spot(element)
         if spot is not None:
             grow = 6.0
-            out.append(Shape("outline", spot.centre, (spot.size[0] + grow, spot.size[1] + grow),
-                             rgba, spot.angle, 3.0))
+            out.append(
+                Shape(
+                    "outline",
+                    spot.centre,
+                    (spot.size[0] + grow, spot.size[1] + grow),
+                    rgba,
+                    spot.angle,
+                    3.0,
+                )
+            )
     return out
 
 

@@ -61,26 +61,41 @@ class PictureBox:
     height: float
 
     @classmethod
-    def contain(cls, picture_size: tuple[int, int], widget_pos: tuple[float, float],
-                widget_size: tuple[float, float]) -> PictureBox:
+    def contain(
+        cls,
+        picture_size: tuple[int, int],
+        widget_pos: tuple[float, float],
+        widget_size: tuple[float, float],
+    ) -> PictureBox:
         """The picture scaled to fit the widget, centred (Kivy's ``fit_mode: contain``)."""
         pw, ph = picture_size
         ww, wh = widget_size
         scale = min(ww / pw, wh / ph) if pw and ph else 1.0
-        return cls(picture_size, widget_pos[0] + (ww - pw * scale) / 2.0,
-                   widget_pos[1] + (wh - ph * scale) / 2.0, pw * scale, ph * scale)
+        return cls(
+            picture_size,
+            widget_pos[0] + (ww - pw * scale) / 2.0,
+            widget_pos[1] + (wh - ph * scale) / 2.0,
+            pw * scale,
+            ph * scale,
+        )
 
     def to_picture(self, x: float, y: float) -> tuple[float, float]:
         pw, ph = self.picture_size
-        return ((x - self.left) * pw / self.width,
-                (self.bottom + self.height - y) * ph / self.height)
+        return (
+            (x - self.left) * pw / self.width,
+            (self.bottom + self.height - y) * ph / self.height,
+        )
 
     def to_widget(self, points_px: FloatArray) -> FloatArray:
         """Widget coordinates of picture pixels, (N, 2)."""
         pw, ph = self.picture_size
         points = np.asarray(points_px, np.float64).reshape(-1, 2)
-        return np.column_stack([self.left + points[:, 0] * self.width / pw,
-                                self.bottom + self.height - points[:, 1] * self.height / ph])
+        return np.column_stack(
+            [
+                self.left + points[:, 0] * self.width / pw,
+                self.bottom + self.height - points[:, 1] * self.height / ph,
+            ]
+        )
 
     def picture_px(self, widget_distance: float) -> float:
         """A distance in widget units, in picture pixels."""
@@ -106,8 +121,7 @@ class LayoutEditor:
 
     def __init__(self, fit: LayoutFit, view: Any, nominal: BoardModel) -> None:
         if fit.model.game != nominal.game:
-            raise ValueError(f"the layout is of {fit.model.game}, the model of "
-                             f"{nominal.game}")
+            raise ValueError(f"the layout is of {fit.model.game}, the model of {nominal.game}")
         self.fit = fit
         self.view = view
         self.nominal = nominal
@@ -125,8 +139,9 @@ class LayoutEditor:
 
     # ------------------------------------------------------------------ drawing
 
-    def outlines(self, fit: LayoutFit | None = None,
-                 moved: frozenset[str] | set[str] | None = None) -> list[Outline]:
+    def outlines(
+        self, fit: LayoutFit | None = None, moved: frozenset[str] | set[str] | None = None
+    ) -> list[Outline]:
         """The outline of every shown element wholly inside the picture (one partly
         out of it cannot be checked there); ``fit``: another state of the layout, such
         as a drag in progress."""
@@ -139,18 +154,29 @@ class LayoutEditor:
             if element.kind in HIDDEN_KINDS:
                 continue
             points = self.view.to_image(_outline_mm(element))
-            if not (np.all(points >= 0.0) and np.all(points[:, 0] <= width)
-                    and np.all(points[:, 1] <= height)):
+            if not (
+                np.all(points >= 0.0)
+                and np.all(points[:, 0] <= width)
+                and np.all(points[:, 1] <= height)
+            ):
                 continue
-            state = MOVED if name in moved else DOUBTFUL if name in doubtful else \
-                CLEAR if fit.has_evidence(name) else FOLLOWS
+            state = (
+                MOVED
+                if name in moved
+                else DOUBTFUL
+                if name in doubtful
+                else CLEAR
+                if fit.has_evidence(name)
+                else FOLLOWS
+            )
             out.append(Outline(name, points, state))
         return out
 
     # ------------------------------------------------------------------ picking
 
-    def pick(self, point_px: tuple[float, float], group: bool = False,
-             reach_px: float = 0.0) -> Target | None:
+    def pick(
+        self, point_px: tuple[float, float], group: bool = False, reach_px: float = 0.0
+    ) -> Target | None:
         """What a touch at ``point_px`` moves: the smallest outline holding the point,
         else the nearest within ``reach_px`` of it; with ``group``, that element's whole
         group. None when the touch is on no element."""
@@ -192,8 +218,9 @@ class LayoutEditor:
 
     # ------------------------------------------------------------------ moving
 
-    def shift_mm(self, start_px: tuple[float, float],
-                 end_px: tuple[float, float]) -> tuple[float, float]:
+    def shift_mm(
+        self, start_px: tuple[float, float], end_px: tuple[float, float]
+    ) -> tuple[float, float]:
         """The board distance between two picture points, (dx, dy) mm."""
         start, end = self.view.to_board(np.array([start_px, end_px], np.float64))
         return float(end[0] - start[0]), float(end[1] - start[1])
@@ -211,19 +238,25 @@ class LayoutEditor:
             at = (float(centre[0]), float(centre[1]))
             elements[name] = replace(element, centre_mm=at)
             nominal = np.asarray(self.nominal.elements[name].centre_mm)
-            fits[name] = replace(fits[name], centre_mm=at,
-                                 moved_mm=float(np.linalg.norm(centre - nominal)),
-                                 confidence=1.0, residual_mm=0.0)
+            fits[name] = replace(
+                fits[name],
+                centre_mm=at,
+                moved_mm=float(np.linalg.norm(centre - nominal)),
+                confidence=1.0,
+                residual_mm=0.0,
+            )
         villages = list(model.villages)
         for vid in target.villages:
             village = villages[vid]
             centre = np.asarray(village.centre_mm) + shift
             villages[vid] = replace(village, centre_mm=(float(centre[0]), float(centre[1])))
-        return LayoutFit(replace(model, elements=elements, villages=tuple(villages)), fits,
-                         self.fit.created)
+        return LayoutFit(
+            replace(model, elements=elements, villages=tuple(villages)), fits, self.fit.created
+        )
 
-    def drag(self, target: Target, start_px: tuple[float, float],
-             end_px: tuple[float, float]) -> tuple[float, float]:
+    def drag(
+        self, target: Target, start_px: tuple[float, float], end_px: tuple[float, float]
+    ) -> tuple[float, float]:
         """Move ``target`` by the drag from ``start_px`` to ``end_px`` (picture pixels)
         and keep it (one step of undo); the shift in mm, shortened where it would take
         an element off the board. A drag of no length changes nothing and adds no undo
@@ -260,17 +293,23 @@ class LayoutEditor:
 
 # --- geometry --------------------------------------------------------------------------------
 
+
 def _outline_mm(element: Element) -> FloatArray:
     """An element's outline on the board, closed, with points along each side (a
     stone spot is round)."""
     if element.kind == "stone":
         angles = np.linspace(0.0, 2.0 * np.pi, 24, endpoint=False)
-        return np.asarray(np.column_stack([np.cos(angles), np.sin(angles)])
-                          * element.size_mm[0] / 2.0 + np.asarray(element.centre_mm))
+        return np.asarray(
+            np.column_stack([np.cos(angles), np.sin(angles)]) * element.size_mm[0] / 2.0
+            + np.asarray(element.centre_mm)
+        )
     corners = element.corners_mm()
     steps = np.linspace(0.0, 1.0, _EDGE_POINTS, endpoint=False)
-    return np.asarray(np.vstack([corners[i] + (corners[(i + 1) % 4] - corners[i]) * t
-                                 for i in range(4) for t in steps]))
+    return np.asarray(
+        np.vstack(
+            [corners[i] + (corners[(i + 1) % 4] - corners[i]) * t for i in range(4) for t in steps]
+        )
+    )
 
 
 def _village(element: Element) -> int | None:

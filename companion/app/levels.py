@@ -72,15 +72,17 @@ def person(name: str) -> str:
 def seat_names(past: PastGame, engine_name: Callable[[int], str]) -> list[str]:
     """Each seat's player name ("" for a seat without one)."""
     seats = read_seats(past.path, past.players)
-    return [" ".join(s.name.split()) or (engine_name(s.level) if s.engine else "")
-            for s in seats]
+    return [" ".join(s.name.split()) or (engine_name(s.level) if s.engine else "") for s in seats]
 
 
 def evidence_of(analysis: Analysis, seat: int) -> Evidence:
     """The judged moves of ``seat`` in ``analysis`` (as its strength estimate uses)."""
     mine = [m for m in analysis.moves if m.player == seat and not m.forced]
-    return Evidence(tuple(m.accuracy or 0.0 for m in mine),
-                    tuple(m.played == m.best for m in mine), tuple(m.best_value for m in mine))
+    return Evidence(
+        tuple(m.accuracy or 0.0 for m in mine),
+        tuple(m.played == m.best for m in mine),
+        tuple(m.best_value for m in mine),
+    )
 
 
 @dataclass(frozen=True)
@@ -91,9 +93,13 @@ class SkippedGame:
     reason: str
 
 
-def collect(data: Path, engine_name: Callable[[int], str] = lambda level: f"engine {level}",
-            model_path: Path = MODEL_PATH, pooling_path: Path = POOLING_PATH,
-            skipped: list[SkippedGame] | None = None) -> dict[str, PlayerLevels]:
+def collect(
+    data: Path,
+    engine_name: Callable[[int], str] = lambda level: f"engine {level}",
+    model_path: Path = MODEL_PATH,
+    pooling_path: Path = POOLING_PATH,
+    skipped: list[SkippedGame] | None = None,
+) -> dict[str, PlayerLevels]:
     """Every named player of the games kept in ``data`` (the app's data folder), by
     ``person(name)``. A game that cannot be read (its journal, its seats or its
     strength report) is left out and, when ``skipped`` is given, added to it with why.
@@ -140,23 +146,31 @@ def collect(data: Path, engine_name: Callable[[int], str] = lambda level: f"engi
             if not key:
                 continue
             found = evidence_of(analysis, seat)
-            players[key].games.append(GameLevel(
-                past.when, model.key, estimate(model, found.accuracies, found.best, budget,
-                                               found.kept),
-                found, budget))
+            players[key].games.append(
+                GameLevel(
+                    past.when,
+                    model.key,
+                    estimate(model, found.accuracies, found.best, budget, found.kept),
+                    found,
+                    budget,
+                )
+            )
     for key, player in players.items():
         # shown as spelt most often (the earliest of equals: Counter keeps first seen first)
         player.name = spellings[key].most_common(1)[0][0]
     for key, player in players.items():
-        player.rivals = [HeadToHead(players[h.opponent].name, h.games, h.ahead, h.behind,
-                                    h.level)
-                         for h in head_to_head(key, finishes) if h.opponent]
+        player.rivals = [
+            HeadToHead(players[h.opponent].name, h.games, h.ahead, h.behind, h.level)
+            for h in head_to_head(key, finishes)
+            if h.opponent
+        ]
         player.pooled = pooled(player.games, model_path, pooling_path)
     return players
 
 
-def pooled(games: Sequence[GameLevel], model_path: Path = MODEL_PATH,
-           pooling_path: Path = POOLING_PATH) -> dict[str, StrengthEstimate]:
+def pooled(
+    games: Sequence[GameLevel], model_path: Path = MODEL_PATH, pooling_path: Path = POOLING_PATH
+) -> dict[str, StrengthEstimate]:
     """The level of ``games`` pooled, per game and player count. Raises
     ``CalibrationError`` for an unreadable model file."""
     out = {}
@@ -167,8 +181,11 @@ def pooled(games: Sequence[GameLevel], model_path: Path = MODEL_PATH,
         if model is None:
             raise CalibrationError(f"no strength model for {key} in {model_path}")
         # a budget the model does not know, if any game used one: the estimate says so
-        budget = next((g.iterations for g in mine
-                       if g.iterations not in (None, model.analysis_iterations)), None)
-        out[key] = pooled_estimate(model, [g.evidence for g in mine],
-                                   shared_for(key, pooling_path), budget)
+        budget = next(
+            (g.iterations for g in mine if g.iterations not in (None, model.analysis_iterations)),
+            None,
+        )
+        out[key] = pooled_estimate(
+            model, [g.evidence for g in mine], shared_for(key, pooling_path), budget
+        )
     return out

@@ -32,8 +32,7 @@ def level_config(level: int, seed: int = 0) -> SearchConfig:
     """The search of the app's strength report at engine ``level`` (as
     ``companion.app.report.strength``)."""
     base = LEVELS[level]
-    return SearchConfig(base.iterations, base.seconds, base.exploration,
-                        base.rollout_moves, seed)
+    return SearchConfig(base.iterations, base.seconds, base.exploration, base.rollout_moves, seed)
 
 
 class AnalysisFailed(RuntimeError):
@@ -44,16 +43,19 @@ class LiveAnalyser:
     """One game's analysis on a background thread. ``feed`` the game so far after each
     change; ``wait`` for the report."""
 
-    def __init__(self, config: SearchConfig, calibration: Path | None = MODEL_PATH,
-                 niceness: int = WORKER_NICENESS) -> None:
+    def __init__(
+        self,
+        config: SearchConfig,
+        calibration: Path | None = MODEL_PATH,
+        niceness: int = WORKER_NICENESS,
+    ) -> None:
         self.live = LiveAnalysis(config, calibration)
         self._changed = threading.Condition()
         self._stopped = False
         self._error: str | None = None
         self._niceness = niceness
         self._fed = False
-        self._thread = threading.Thread(target=self._work, daemon=True,
-                                        name="live analysis")
+        self._thread = threading.Thread(target=self._work, daemon=True, name="live analysis")
         self._thread.start()
 
     @property
@@ -80,8 +82,9 @@ class LiveAnalyser:
         with self._changed:
             return self.live.analysis() if self._fed and self.live.complete else None
 
-    def wait(self, progress: Callable[[int, int], None] | None = None,
-             timeout: float | None = None) -> Analysis:
+    def wait(
+        self, progress: Callable[[int, int], None] | None = None, timeout: float | None = None
+    ) -> Analysis:
         """The report of the game so far, once every move is analysed; ``progress(done,
         total)`` is called as moves finish. Raises ``AnalysisFailed`` when the analysis
         failed or was stopped, ``TimeoutError`` after ``timeout`` seconds."""
@@ -101,8 +104,9 @@ class LiveAnalyser:
                     return self._assembled()
                 if deadline is not None and time.monotonic() >= deadline:
                     raise TimeoutError("the analysis is not done yet")
-                self._changed.wait(0.5 if deadline is None
-                                   else max(0.0, min(0.5, deadline - time.monotonic())))
+                self._changed.wait(
+                    0.5 if deadline is None else max(0.0, min(0.5, deadline - time.monotonic()))
+                )
 
     def _assembled(self) -> Analysis:
         try:
@@ -123,8 +127,9 @@ class LiveAnalyser:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self._niceness)
         while True:
             with self._changed:
-                while not self._stopped and (self._error is not None
-                                             or self.live.next_job() is None):
+                while not self._stopped and (
+                    self._error is not None or self.live.next_job() is None
+                ):
                     self._changed.wait()
                 if self._stopped:
                     return

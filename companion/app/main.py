@@ -80,10 +80,17 @@ class CompanionApp(App):
     text_scale = NumericProperty(1.0)
     """The Play screen's text size: 1, or ``LARGE_TEXT`` in the large-text mode."""
 
-    def __init__(self, setup: GameSetup | None = None, autostart: bool = False,
-                 data_dir: str | Path | None = None, language: str = "en",
-                 muted: bool = False, analysis_level: int = ANALYSIS_LEVEL,
-                 session_options: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        setup: GameSetup | None = None,
+        autostart: bool = False,
+        data_dir: str | Path | None = None,
+        language: str = "en",
+        muted: bool = False,
+        analysis_level: int = ANALYSIS_LEVEL,
+        session_options: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.translator = Translator(language)
         super().__init__(**kwargs)
         self.lang = language
@@ -227,10 +234,16 @@ class CompanionApp(App):
             return
         referee = resumed.referee.referee
         controller = PlayController(referee, seats, self.translator, resumed.referee.journal)
-        setup = GameSetup(referee.rules.game, referee.rules.options_json(), seats,
-                          camera=self.setup.camera, camera_index=self.setup.camera_index,
-                          video=self.setup.video, sensors=self.setup.sensors,
-                          port=self.setup.port)
+        setup = GameSetup(
+            referee.rules.game,
+            referee.rules.options_json(),
+            seats,
+            camera=self.setup.camera,
+            camera_index=self.setup.camera_index,
+            video=self.setup.video,
+            sensors=self.setup.sensors,
+            port=self.setup.port,
+        )
         self.play(controller, setup)
 
     def finish(self, controller: PlayController) -> None:
@@ -241,11 +254,18 @@ class CompanionApp(App):
         self.go("end")
 
 
-def run_app(game: str = "shangrila", video: str | Path | None = None,
-            camera: int | None = None, sensor_sim: bool = False, demo: bool = False,
-            language: str | None = None, data_dir: str | Path | None = None,
-            autostart: bool | None = None, players: int | Sequence[str] | None = None,
-            start: GameState[Any] | None = None) -> int:
+def run_app(
+    game: str = "shangrila",
+    video: str | Path | None = None,
+    camera: int | None = None,
+    sensor_sim: bool = False,
+    demo: bool = False,
+    language: str | None = None,
+    data_dir: str | Path | None = None,
+    autostart: bool | None = None,
+    players: int | Sequence[str] | None = None,
+    start: GameState[Any] | None = None,
+) -> int:
     """Open the app. With ``video``, ``camera`` or ``demo`` it opens straight into a game
     of ``game`` read from there (``demo``: the table simulator, no camera); otherwise on
     the New game screen with ``game`` chosen. ``players``: how many, or their colours in
@@ -261,17 +281,26 @@ def run_app(game: str = "shangrila", video: str | Path | None = None,
     if sensor_sim:
         setup = replace(setup, sensors="simulator")
     opens_game = video is not None or camera is not None or demo
-    CompanionApp(setup, autostart=opens_game if autostart is None else autostart,
-                 data_dir=data_dir, language=language or system_language()).run()
+    CompanionApp(
+        setup,
+        autostart=opens_game if autostart is None else autostart,
+        data_dir=data_dir,
+        language=language or system_language(),
+    ).run()
     return 0
 
 
-def _setup(game: str, players: int | Sequence[str] | None,
-           start: GameState[Any] | None) -> GameSetup:
+def _setup(
+    game: str, players: int | Sequence[str] | None, start: GameState[Any] | None
+) -> GameSetup:
     if start is not None:
         rules = start.rules
-        return GameSetup(rules.game, rules.options_json(),
-                         tuple(Seat(colour) for colour in rules.players), start=start.to_json())
+        return GameSetup(
+            rules.game,
+            rules.options_json(),
+            tuple(Seat(colour) for colour in rules.players),
+            start=start.to_json(),
+        )
     setup = GameSetup.default(game)
     if isinstance(players, int):
         return setup.with_players(players)

@@ -78,9 +78,14 @@ class DemoTable(_Paced):
     the people reacting (see the module's docstring). ``on_end(score)`` once the
     simulator has played its game."""
 
-    def __init__(self, session: Session, simulator: TableSimulator, interval: float,
-                 paused: Callable[[], bool],
-                 on_end: Callable[[GameScore], None] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        simulator: TableSimulator,
+        interval: float,
+        paused: Callable[[], bool],
+        on_end: Callable[[GameScore], None] | None = None,
+    ) -> None:
         super().__init__("demo-table", paused)
         self.simulator = simulator
         self.interval = interval
@@ -144,10 +149,17 @@ class FilmFeed(_Paced):
     and gives the still tables to the referee with the people reacting, as the headless
     demo (``companion.demo.chain.referee_film``) does. ``result`` grows as it goes."""
 
-    def __init__(self, session: Session, film: DemoFilm, source: FrameSource,
-                 recogniser: Recogniser, on_frame: Callable[[Image, str], None],
-                 paused: Callable[[], bool], paced: bool = True,
-                 on_end: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        film: DemoFilm,
+        source: FrameSource,
+        recogniser: Recogniser,
+        on_frame: Callable[[Image, str], None],
+        paused: Callable[[], bool],
+        paced: bool = True,
+        on_end: Callable[[str], None] | None = None,
+    ) -> None:
         super().__init__("demo-film", paused)
         self.on_end = on_end
         self.film = film
@@ -159,8 +171,7 @@ class FilmFeed(_Paced):
         self.suggest: Sequence[str] = ()
         self.referee = ThroughSession(session)
         self.game = RefereedGame(film.simulator, self.referee, time.perf_counter)  # type: ignore[arg-type]
-        self.result = FilmResult(session.controller.referee, self.game.score,
-                                 self.referee.outputs)
+        self.result = FilmResult(session.controller.referee, self.game.score, self.referee.outputs)
         self.frames = 0
 
     def run(self) -> None:
@@ -186,8 +197,10 @@ class FilmFeed(_Paced):
             start = time.perf_counter()
             seen = self.recogniser.feed(frame)
             result.seconds_vision += time.perf_counter() - start
-            self.on_frame(for_display(self.recogniser.overlay(
-                frame, seen, self.highlight, self.suggest)), self.recogniser.message)
+            self.on_frame(
+                for_display(self.recogniser.overlay(frame, seen, self.highlight, self.suggest)),
+                self.recogniser.message,
+            )
             if seen is not None:
                 result.last_seen = seen
             if film.sensor_table is not None:

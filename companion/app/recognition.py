@@ -42,16 +42,22 @@ class VisionRecogniser:
             self._shown = None
         return observation
 
-    def overlay(self, frame: Image, observation: Observation | None,
-                highlight: Collection[str], suggest: Collection[str]) -> Image:
+    def overlay(
+        self,
+        frame: Image,
+        observation: Observation | None,
+        highlight: Collection[str],
+        suggest: Collection[str],
+    ) -> Image:
         from vision.pipeline import draw_recognised
 
         view = self.view
         if view is None:
             return frame
         shown = observation or self._shown
-        image = draw_recognised(frame, view, shown, self.model) if shown is not None \
-            else frame.copy()
+        image = (
+            draw_recognised(frame, view, shown, self.model) if shown is not None else frame.copy()
+        )
         scale = max(2, round(max(image.shape[:2]) / 400))
         for elements, colour in ((suggest, SUGGEST_BGR), (highlight, HIGHLIGHT_BGR)):
             for name in elements:

@@ -47,17 +47,27 @@ def final_result(controller: PlayController) -> Result:
     sentence = tiebreak_words(tr, referee.rules.game, over, controller.who)
     if not state.is_over():
         sentence = tr.text("result.unfinished") + " " + sentence
-    return Result(referee.rules.game, players, tuple(over.scores), tuple(over.winners),
-                  sentence, state.is_over(), referee.record())
+    return Result(
+        referee.rules.game,
+        players,
+        tuple(over.scores),
+        tuple(over.winners),
+        sentence,
+        state.is_over(),
+        referee.record(),
+    )
 
 
-def strength(record: GameRecord, level: int = ANALYSIS_LEVEL, seed: int = 0,
-             progress: Callable[[int, int], None] | None = None) -> Analysis:
+def strength(
+    record: GameRecord,
+    level: int = ANALYSIS_LEVEL,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Analysis:
     """The strength report of ``record`` (one process: the tablet's other core keeps
     the UI going). Raises the engines' errors for a record that does not replay."""
     base = LEVELS[level]
-    config = SearchConfig(base.iterations, base.seconds, base.exploration,
-                          base.rollout_moves, seed)
+    config = SearchConfig(base.iterations, base.seconds, base.exploration, base.rollout_moves, seed)
     return analyse(record, config, workers=1, progress=progress)
 
 
@@ -69,16 +79,25 @@ def strength_rows(analysis: Analysis, names: tuple[str, ...]) -> list[dict[str, 
     for summary in analysis.summary:
         counts = {j: summary.counts.get(j, 0) for j, _ in JUDGEMENTS}
         level = summary.strength
-        rows.append({"name": names[summary.player], "moves": summary.moves,
-                     "accuracy": summary.accuracy, **counts,
-                     "level": "" if level is None or level.level is None else (
-                         f"{level.level}" if level.low == level.high
-                         else f"{level.level} ({level.low}-{level.high})")})
+        rows.append(
+            {
+                "name": names[summary.player],
+                "moves": summary.moves,
+                "accuracy": summary.accuracy,
+                **counts,
+                "level": ""
+                if level is None or level.level is None
+                else (
+                    f"{level.level}"
+                    if level.low == level.high
+                    else f"{level.level} ({level.low}-{level.high})"
+                ),
+            }
+        )
     return rows
 
 
-def write_charts(analysis: Analysis, folder: Path,
-                 names: tuple[str, ...] | None = None) -> Path:
+def write_charts(analysis: Analysis, folder: Path, names: tuple[str, ...] | None = None) -> Path:
     """win-chance.png and loss.png in ``folder``; the win-chance chart's path.
     ``names``: the players' names by seat, for the legends."""
     from companion.analyse_cli import write_plots
@@ -91,8 +110,9 @@ REPORT_PAGE = "report.html"
 """The exported report: one HTML file with everything in it, to keep or send."""
 
 
-def export(folder: Path, result: Result, analysis: Analysis | None,
-           tr: Translator | None = None) -> Path:
+def export(
+    folder: Path, result: Result, analysis: Analysis | None, tr: Translator | None = None
+) -> Path:
     """Write the record (``record.json``, and ``moves.txt``: the moves in the game's
     notation, numbered), the report (``report.json``), the charts with an analysis,
     and ``report.html`` (all of it in one page, the game to step through) into
@@ -104,11 +124,14 @@ def export(folder: Path, result: Result, analysis: Analysis | None,
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "record.json").write_text(result.record.dumps() + "\n", encoding="utf-8")
     (folder / "moves.txt").write_text(
-        record_notation(result.record, names=lambda p: result.players[p]) + "\n",
-        encoding="utf-8")
+        record_notation(result.record, names=lambda p: result.players[p]) + "\n", encoding="utf-8"
+    )
     report: dict[str, Any] = {
-        "game": result.game, "players": list(result.players), "scores": list(result.scores),
-        "winners": [result.players[w] for w in result.winners], "result": result.sentence,
+        "game": result.game,
+        "players": list(result.players),
+        "scores": list(result.scores),
+        "winners": [result.players[w] for w in result.winners],
+        "result": result.sentence,
         "finished": result.finished,
     }
     pictures: list[tuple[str, Path]] = []
@@ -117,16 +140,27 @@ def export(folder: Path, result: Result, analysis: Analysis | None,
         report["analysis"] = analysis.to_json()
         write_charts(analysis, folder, result.players)
         words = tr or Translator()
-        pictures = [(words.text("page.loss_picture"), folder / "loss.png"),
-                    (words.text("page.strength_picture"), folder / "strength.png")]
-    (folder / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False),
-                                        encoding="utf-8")
+        pictures = [
+            (words.text("page.loss_picture"), folder / "loss.png"),
+            (words.text("page.strength_picture"), folder / "strength.png"),
+        ]
+    (folder / "report.json").write_text(
+        json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
     tr = tr or Translator()
     review = build_review(result.record, tr, result.players, analysis, result=result.sentence)
     path = folder / REPORT_PAGE
-    path.write_text(page(review, _title(result, tr), result.record,
-                         intro=_summary_html(result, analysis, tr), pictures=pictures, tr=tr),
-                    encoding="utf-8")
+    path.write_text(
+        page(
+            review,
+            _title(result, tr),
+            result.record,
+            intro=_summary_html(result, analysis, tr),
+            pictures=pictures,
+            tr=tr,
+        ),
+        encoding="utf-8",
+    )
     return folder
 
 
@@ -141,16 +175,21 @@ def _summary_html(result: Result, analysis: Analysis | None, tr: Translator) -> 
     winner = f" ({e(t('page.winner'))})"
     rows = "".join(
         f"<tr><td>{e(name)}{winner if p in result.winners else ''}</td><td>{score}</td></tr>"
-        for p, (name, score) in enumerate(zip(result.players, result.scores, strict=True)))
-    out = [f"<p><b>{e(result.sentence)}</b></p>",
-           f"<table><tr><th>{e(t('end.player'))}</th><th>{e(t('page.score_col'))}</th></tr>"
-           f"{rows}</table>"]
+        for p, (name, score) in enumerate(zip(result.players, result.scores, strict=True))
+    )
+    out = [
+        f"<p><b>{e(result.sentence)}</b></p>",
+        f"<table><tr><th>{e(t('end.player'))}</th><th>{e(t('page.score_col'))}</th></tr>"
+        f"{rows}</table>",
+    ]
     if analysis is not None:
         head = "".join(f"<th>{e(t('judgement.' + j))}</th>" for j, _ in JUDGEMENTS)
         body = "".join(_strength_row(row) for row in strength_rows(analysis, result.players))
-        out.append(f"<h2>{e(t('end.strength'))}</h2><table><tr><th>{e(t('end.player'))}</th>"
-                   f"<th>{e(t('page.moves_judged'))}</th><th>{e(t('end.accuracy'))} %</th>"
-                   f"{head}<th>{e(t('end.level'))}</th></tr>{body}</table>")
+        out.append(
+            f"<h2>{e(t('end.strength'))}</h2><table><tr><th>{e(t('end.player'))}</th>"
+            f"<th>{e(t('page.moves_judged'))}</th><th>{e(t('end.accuracy'))} %</th>"
+            f"{head}<th>{e(t('end.level'))}</th></tr>{body}</table>"
+        )
     return "".join(out)
 
 
@@ -158,5 +197,7 @@ def _strength_row(row: dict[str, Any]) -> str:
     e = html.escape
     accuracy = f"{row['accuracy']:.1f}" if row["moves"] else "-"
     counts = "".join(f"<td>{row[j]}</td>" for j, _ in JUDGEMENTS)
-    return (f"<tr><td>{e(row['name'])}</td><td>{row['moves']}</td><td>{accuracy}</td>"
-            f"{counts}<td>{e(row['level'] or '-')}</td></tr>")
+    return (
+        f"<tr><td>{e(row['name'])}</td><td>{row['moves']}</td><td>{accuracy}</td>"
+        f"{counts}<td>{e(row['level'] or '-')}</td></tr>"
+    )

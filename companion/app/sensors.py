@@ -22,10 +22,14 @@ class SensorLink:
     ``initial``: the table the simulated board's sensors read from the start (the
     game's table as it is set up), rather than an empty board."""
 
-    def __init__(self, setup: GameSetup, schema: TableSchema,
-                 on_input: Callable[[Input], None],
-                 notice: Callable[[str, str], None],
-                 initial: Observation | None = None) -> None:
+    def __init__(
+        self,
+        setup: GameSetup,
+        schema: TableSchema,
+        on_input: Callable[[Input], None],
+        notice: Callable[[str, str], None],
+        initial: Observation | None = None,
+    ) -> None:
         from firmware_bridge.bridge import SensorBridge
         from firmware_bridge.errors import BridgeError
         from firmware_bridge.layouts import layout_for
@@ -107,8 +111,9 @@ class SensorLink:
         except (BridgeError, ValueError) as error:
             self.notice("notice.sensors_failed", str(error))
 
-    def wait_for(self, observation: Observation, timeout: float | None,
-                 cancel: threading.Event | None = None) -> bool:
+    def wait_for(
+        self, observation: Observation, timeout: float | None, cancel: threading.Event | None = None
+    ) -> bool:
         """Simulated board only: wait until the last table it told (and gave to
         ``on_input``) is ``observation`` as its sensors read it; False when not
         within ``timeout`` seconds (None: as long as it takes), once ``cancel`` is
@@ -124,6 +129,7 @@ class SensorLink:
         except (BridgeError, ValueError) as error:
             self.notice("notice.sensors_failed", str(error))
             return False
+
         def told() -> bool:
             return self.last == readings
 
@@ -132,8 +138,7 @@ class SensorLink:
 
         with self._told:
             if timeout is not None:
-                return self._told.wait_for(lambda: told() or given_up(), timeout) \
-                    and told()
+                return self._told.wait_for(lambda: told() or given_up(), timeout) and told()
             while not (told() or given_up()):
                 self._told.wait(0.2)  # ``cancel`` is looked at now and then
             return told()

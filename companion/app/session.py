@@ -38,8 +38,7 @@ from companion.referee.journal import JournalError
 
 Post = Callable[[Callable[[], None]], None]
 
-DEMO_TABLE = dict(frames_per_step=3, settle_frames=4, hands=0.1, illegal=0.08,
-                  flicker=0.0)
+DEMO_TABLE = dict(frames_per_step=3, settle_frames=4, hands=0.1, illegal=0.08, flicker=0.0)
 """The demo table: a few hands over the pieces and now and then an illegal attempt
 (each repaired), so the banner is seen working."""
 
@@ -57,9 +56,12 @@ class Listener(Protocol):
 class RefereeWorker:
     """Feeds the controller from a queue on one thread; posts each view that changed."""
 
-    def __init__(self, controller: PlayController, deliver: Callable[[PlayView, list[Output],
-                                                                      Input], None],
-                 on_failure: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        controller: PlayController,
+        deliver: Callable[[PlayView, list[Output], Input], None],
+        on_failure: Callable[[str], None] | None = None,
+    ) -> None:
         """``on_failure``: told, in words, why the worker stopped judging (the journal
         could not be written: a full disk, a removed card); the game's inputs since are
         not judged, so nothing unsaved is ever shown."""
@@ -89,8 +91,9 @@ class RefereeWorker:
         """Inputs put so far."""
         return self._queued
 
-    def wait_idle(self, timeout: float | None = None,
-                  cancel: threading.Event | None = None) -> bool:
+    def wait_idle(
+        self, timeout: float | None = None, cancel: threading.Event | None = None
+    ) -> bool:
         """Wait until every input put so far has been judged (False: not within
         ``timeout`` seconds, ``cancel`` set, or the worker has stopped). With no
         ``timeout``, as long as it takes: however slow the machine, nothing is left
@@ -98,8 +101,11 @@ class RefereeWorker:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._idle:
             while self._finished < self._queued:
-                if self.failed or self._stopping.is_set() or \
-                        (cancel is not None and cancel.is_set()):
+                if (
+                    self.failed
+                    or self._stopping.is_set()
+                    or (cancel is not None and cancel.is_set())
+                ):
                     return False
                 if deadline is None:
                     self._idle.wait(0.2)
@@ -150,10 +156,17 @@ class Session:
     """One game with its feeds (see the module's docstring). ``start`` starts the
     threads; ``stop`` ends them all (each within a couple of seconds)."""
 
-    def __init__(self, controller: PlayController, setup: GameSetup, listener: Listener,
-                 post: Post, recogniser: Recogniser | None = None,
-                 simulator_interval: float = 0.05, paced: bool = True,
-                 film: DemoFilm | None = None) -> None:
+    def __init__(
+        self,
+        controller: PlayController,
+        setup: GameSetup,
+        listener: Listener,
+        post: Post,
+        recogniser: Recogniser | None = None,
+        simulator_interval: float = 0.05,
+        paced: bool = True,
+        film: DemoFilm | None = None,
+    ) -> None:
         """``film``: a film of a demo table (``companion demo``), shown and judged with
         its people reacting, in place of the setup's video."""
         self.controller = controller
@@ -163,8 +176,9 @@ class Session:
         self.recogniser = recogniser
         self.simulator_interval = simulator_interval
         self.paced = paced
-        self.worker = RefereeWorker(controller, self._deliver,
-                                    lambda why: self._notice("notice.journal_failed", why))
+        self.worker = RefereeWorker(
+            controller, self._deliver, lambda why: self._notice("notice.journal_failed", why)
+        )
         self.feed: LiveFeed | None = None
         self.film = film
         self.table: DemoTable | FilmFeed | None = None
@@ -230,22 +244,36 @@ class Session:
         if isinstance(recogniser, NoRecognition):
             self._notice("notice.no_recognition", recogniser.message)
         if self.film is not None:
-            self.table = FilmFeed(self, self.film, source, recogniser, self._frame,
-                                  paused=lambda: self.controller.paused, paced=self.paced,
-                                  on_end=lambda said: self._notice(
-                                      "notice.demo_report" if said else "notice.video_ended",
-                                      said))
+            self.table = FilmFeed(
+                self,
+                self.film,
+                source,
+                recogniser,
+                self._frame,
+                paused=lambda: self.controller.paused,
+                paced=self.paced,
+                on_end=lambda said: self._notice(
+                    "notice.demo_report" if said else "notice.video_ended", said
+                ),
+            )
             return  # started once the sensor board is there (it may read the film too)
-        self.feed = LiveFeed(source, recogniser, self.worker.put, self._frame,
-                             on_end=self._video_ended, paced=self.paced,
-                             on_error=lambda why: self._notice("notice.camera_failed", why))
+        self.feed = LiveFeed(
+            source,
+            recogniser,
+            self.worker.put,
+            self._frame,
+            on_end=self._video_ended,
+            paced=self.paced,
+            on_error=lambda why: self._notice("notice.camera_failed", why),
+        )
         self.feed.start()  # after self.feed is set: a short video may end at once
 
     def _video_ended(self) -> None:
         """The end of a video; one that gave no picture at all could not be read."""
         if self.feed is not None and self.feed.frames == 0:
-            self._notice("notice.camera_failed",
-                         f"no picture can be read from the video {self.setup.video}")
+            self._notice(
+                "notice.camera_failed", f"no picture can be read from the video {self.setup.video}"
+            )
         else:
             self._notice("notice.video_ended")
 
@@ -263,8 +291,9 @@ class Session:
             initial = table_model(self.setup.game).expected(self.controller.referee.state)
             self._placed = initial
         try:
-            self.sensors = SensorLink(self.setup, self.controller.referee.schema,
-                                      self.worker.put, self._notice, initial)
+            self.sensors = SensorLink(
+                self.setup, self.controller.referee.schema, self.worker.put, self._notice, initial
+            )
         except FeedError as error:
             self._notice("notice.sensors_failed", str(error))
 
@@ -278,23 +307,32 @@ class Session:
         board = self.sensors is not None
         sources = ("camera", "sensors") if board else ("camera",)
         # the sensor board reads each piece's colour too (its layout's codes)
-        config = TableConfig(sources=sources, sensor_colours=board,
-                             **DEMO_TABLE)  # type: ignore[arg-type]
+        config = TableConfig(sources=sources, sensor_colours=board, **DEMO_TABLE)  # type: ignore[arg-type]
         referee = self.controller.referee
         try:
             if setup.demo_record:
                 record = GameRecord.load(setup.demo_record)
-                simulator = TableSimulator(referee.rules, record.moves, config, setup.seed,
-                                           referee.state)
+                simulator = TableSimulator(
+                    referee.rules, record.moves, config, setup.seed, referee.state
+                )
             else:
-                simulator = TableSimulator(referee.rules, _random_moves(referee, setup.seed),
-                                           config, setup.seed, referee.state)
+                simulator = TableSimulator(
+                    referee.rules,
+                    _random_moves(referee, setup.seed),
+                    config,
+                    setup.seed,
+                    referee.state,
+                )
         except (SimulatorError, RecordError) as error:
             self._notice("notice.demo_failed", str(error))
             return
-        self.table = DemoTable(self, simulator, self.simulator_interval,
-                               paused=lambda: self.controller.paused,
-                               on_end=lambda _: self._notice("notice.demo_ended"))
+        self.table = DemoTable(
+            self,
+            simulator,
+            self.simulator_interval,
+            paused=lambda: self.controller.paused,
+            on_end=lambda _: self._notice("notice.demo_ended"),
+        )
         self.table.start()
 
     def judge(self, event: Input) -> list[Output]:
@@ -384,8 +422,9 @@ class Session:
             self._searching = True
         state, level = found
         self._notice("notice.thinking")
-        threading.Thread(target=self._run_search, args=(state, level, kind),
-                         name="engine", daemon=True).start()
+        threading.Thread(
+            target=self._run_search, args=(state, level, kind), name="engine", daemon=True
+        ).start()
 
     def _run_search(self, state: Any, level: int, kind: str) -> None:
         from engines.search.players import SearchPlayer

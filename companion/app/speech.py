@@ -72,8 +72,9 @@ def spoken(text: str) -> str:
     return " ".join(line if line[-1] in ".!?…:" else line + "." for line in lines)
 
 
-def announcements(view: PlayView, outputs: Sequence[Output],
-                  clock: Callable[[], float] = time.perf_counter) -> list[Announcement]:
+def announcements(
+    view: PlayView, outputs: Sequence[Output], clock: Callable[[], float] = time.perf_counter
+) -> list[Announcement]:
     """What to say about ``outputs``, in the words ``view`` shows: each accepted move's
     sentence from the log, then an illegal move's or the result's banner."""
     names = [output.name for output in outputs]
@@ -95,6 +96,7 @@ def announcements(view: PlayView, outputs: Sequence[Output],
 
 # ---------------------------------------------------------------------- voices
 
+
 class Voice(Protocol):
     """A speech engine: ``say`` returns once the text has been said (or cut short by
     ``stop``, from another thread). Both may raise ``SpeechUnavailable``."""
@@ -113,9 +115,11 @@ class CommandVoice:
 
     def say(self, text: str, language: str) -> None:
         try:
-            self._process = subprocess.Popen([self.program, "-v", language, "--", text],
-                                             stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.DEVNULL)
+            self._process = subprocess.Popen(
+                [self.program, "-v", language, "--", text],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             self._process.wait(SPEECH_TIMEOUT)
         except (OSError, subprocess.TimeoutExpired) as error:
             self.stop()
@@ -183,16 +187,18 @@ class PlyerVoice:
         try:
             from plyer import tts
         except ImportError as error:
-            raise SpeechUnavailable(f"no speech engine: install espeak-ng, or plyer "
-                                    f"({error})") from None
+            raise SpeechUnavailable(
+                f"no speech engine: install espeak-ng, or plyer ({error})"
+            ) from None
         self._tts = tts
 
     def say(self, text: str, language: str) -> None:
         try:
             self._tts.speak(message=text)
         except NotImplementedError:
-            raise SpeechUnavailable("plyer has no speech on this system (on Linux it "
-                                    "needs espeak or flite)") from None
+            raise SpeechUnavailable(
+                "plyer has no speech on this system (on Linux it needs espeak or flite)"
+            ) from None
 
     def stop(self) -> None:
         """plyer cannot stop a sentence: it ends on its own."""
@@ -216,16 +222,21 @@ def find_voice(platform: str | None = None) -> Voice:
 
 # ---------------------------------------------------------------------- the announcer
 
+
 class Announcer:
     """Says announcements on its own thread (see the module's docstring). ``enabled``
     is the player's setting, ``muted`` the Play screen's mute; ``language()`` gives the
     app's language at the time of speaking. ``said`` keeps (announcement, when the
     voice was asked) for the last few hundred, ``dropped`` counts those not said."""
 
-    def __init__(self, voice: Callable[[], Voice] = find_voice,
-                 language: Callable[[], str] = lambda: "en",
-                 clock: Callable[[], float] = time.perf_counter,
-                 max_waiting: int = MAX_WAITING, stale_after: float = STALE_AFTER) -> None:
+    def __init__(
+        self,
+        voice: Callable[[], Voice] = find_voice,
+        language: Callable[[], str] = lambda: "en",
+        clock: Callable[[], float] = time.perf_counter,
+        max_waiting: int = MAX_WAITING,
+        stale_after: float = STALE_AFTER,
+    ) -> None:
         self.voice_factory = voice
         self.language = language
         self.clock = clock
@@ -338,8 +349,9 @@ class Announcer:
                 if self._closing:
                     return
                 # the most important first, then the oldest
-                first = max(range(len(self._waiting)),
-                            key=lambda i: (PRIORITY[self._waiting[i].kind], -i))
+                first = max(
+                    range(len(self._waiting)), key=lambda i: (PRIORITY[self._waiting[i].kind], -i)
+                )
                 announcement = self._waiting.pop(first)
                 self._condition.notify_all()
                 if self._muted or self.clock() - announcement.at > self.stale_after:
@@ -375,5 +387,12 @@ class Announcer:
         log.info("Spoken announcements are off: %s", why)
 
 
-__all__ = ["Announcement", "Announcer", "SpeechUnavailable", "Voice", "announcements",
-           "find_voice", "spoken"]
+__all__ = [
+    "Announcement",
+    "Announcer",
+    "SpeechUnavailable",
+    "Voice",
+    "announcements",
+    "find_voice",
+    "spoken",
+]

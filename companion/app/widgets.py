@@ -29,8 +29,7 @@ class BoardWidget(Widget):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.bind(shapes=self._redraw, board_size=self._redraw, size=self._redraw,
-                  pos=self._redraw)
+        self.bind(shapes=self._redraw, board_size=self._redraw, size=self._redraw, pos=self._redraw)
 
     def fit(self) -> tuple[float, float, float]:
         """(scale px per mm, x and y of the board's top-left corner in window px)."""
@@ -88,8 +87,12 @@ class CameraView(KivyImage):
         self.canvas.ask_update()
 
 
-OUTLINE_RGBA = {CLEAR: (0.30, 0.90, 0.30, 1.0), DOUBTFUL: (1.0, 0.50, 0.0, 1.0),
-                FOLLOWS: (0.35, 0.65, 1.0, 1.0), MOVED: (1.0, 0.35, 1.0, 1.0)}
+OUTLINE_RGBA = {
+    CLEAR: (0.30, 0.90, 0.30, 1.0),
+    DOUBTFUL: (1.0, 0.50, 0.0, 1.0),
+    FOLLOWS: (0.35, 0.65, 1.0, 1.0),
+    MOVED: (1.0, 0.35, 1.0, 1.0),
+}
 """The layout's outlines: found clearly (green), doubtful (orange, drawn thicker),
 following their neighbours (blue), moved by the player (pink)."""
 
@@ -195,4 +198,3 @@ class Swatch(Widget):
     """A small square of a player's colour (the Start screen's seat rows)."""
 
     rgba = ListProperty([1, 1, 1, 1])
-

@@ -122,8 +122,9 @@ class CalibrationWizard:
         from calibration.targets import CharucoTarget, RejectedView, detect_target
 
         defaults = self.config.charuco
-        target = CharucoTarget(defaults.squares, defaults.square_mm, defaults.marker_mm,
-                               defaults.dictionary)
+        target = CharucoTarget(
+            defaults.squares, defaults.square_mm, defaults.marker_mm, defaults.dictionary
+        )
         label = f"view {len(self.state.lens_views) + len(self.state.lens_rejected) + 1}"
         outcome = detect_target(self.config.camera, target, label, frame)
         if isinstance(outcome, RejectedView):
@@ -138,15 +139,15 @@ class CalibrationWizard:
         from calibration.profiles import camera_path
 
         try:
-            result = calibrate_camera(self.config.camera, self.state.lens_views,
-                                      self.state.lens_rejected, "ChArUco")
+            result = calibrate_camera(
+                self.config.camera, self.state.lens_views, self.state.lens_rejected, "ChArUco"
+            )
             save_camera_profile(result.profile, camera_path(self.profile))
         except CalibrationError as error:
             return str(error)
         self._loaded = False
         profile = result.profile
-        return (f"camera profile saved: RMS {profile.rms_px:.3f} px over "
-                f"{len(profile.views)} views")
+        return f"camera profile saved: RMS {profile.rms_px:.3f} px over {len(profile.views)} views"
 
     def register(self, frame: Image) -> str:
         from calibration.boards import board_geometry
@@ -158,16 +159,19 @@ class CalibrationWizard:
             self._load()
         try:
             geometry = board_geometry(self.game, None)
-            registration = register_with_markers(self.config.registration, geometry, frame,
-                                                 self._camera)
+            registration = register_with_markers(
+                self.config.registration, geometry, frame, self._camera
+            )
             save_board_profile(registration.profile, board_path(self.game, self.profile))
         except CalibrationError as error:
             return str(error)
         self._board = registration.profile
         self.layout_editor = None  # drawn through the old registration
-        lines = [f"board registered from markers "
-                 f"{', '.join(map(str, registration.profile.markers_seen))} "
-                 f"({registration.profile.fit_rms_mm:.2f} mm RMS)"]
+        lines = [
+            f"board registered from markers "
+            f"{', '.join(map(str, registration.profile.markers_seen))} "
+            f"({registration.profile.fit_rms_mm:.2f} mm RMS)"
+        ]
         return "\n".join([*lines, *registration.warnings])
 
     def check(self, frame: Image) -> str:
@@ -179,14 +183,17 @@ class CalibrationWizard:
         if self._board is None:
             return "register the board first"
         try:
-            result = check_registration(self.config.registration, self._board, self._camera,
-                                        frame, None)
+            result = check_registration(
+                self.config.registration, self._board, self._camera, frame, None
+            )
         except CalibrationError as error:
             return str(error)
         limit = self.config.registration.check_limit_mm
         verdict = "OK" if result.max_mm <= limit else "TOO LARGE: register the board again"
-        return (f"registration error {result.rms_mm:.2f} mm RMS, {result.max_mm:.2f} mm "
-                f"max: {verdict} (limit {limit:g} mm)")
+        return (
+            f"registration error {result.rms_mm:.2f} mm RMS, {result.max_mm:.2f} mm "
+            f"max: {verdict} (limit {limit:g} mm)"
+        )
 
     def colour_names(self) -> list[str]:
         """What to capture, in order: the empty board, then each colour."""
@@ -224,16 +231,23 @@ class CalibrationWizard:
         frames = dict(self.state.colour_frames)
         empty = frames.pop(EMPTY_BOARD)
         try:
-            capture = capture_samples(self.config.colours, self._board, self._camera, empty,
-                                      frames, np.random.default_rng(0))
+            capture = capture_samples(
+                self.config.colours,
+                self._board,
+                self._camera,
+                empty,
+                frames,
+                np.random.default_rng(0),
+            )
             model, separation = fit_colour_model(self.config.colours, self._board, capture)
             save_colour_model(model, colours_path(self.game, self.profile))
         except CalibrationError as error:
             return str(error)
         a, b = separation.closest
-        return (f"colour model saved; closest colours {a} and {b}, "
-                f"{separation.distance:.1f} standard deviations apart")
-
+        return (
+            f"colour model saved; closest colours {a} and {b}, "
+            f"{separation.distance:.1f} standard deviations apart"
+        )
 
     # ------------------------------------------------------------------ the layout step
 
@@ -252,10 +266,12 @@ class CalibrationWizard:
             value = position.value(element.name)
             if element.kind in ("space", "square") and value not in (None, "empty"):
                 by_colour.setdefault(str(value), []).append(element.name)
-        pieces = "a stick in every gate" if self.game == "shendao" else \
-            "every bridge and every stone in place"
-        tiles = "; ".join(f"{colour} on {', '.join(names)}"
-                          for colour, names in by_colour.items())
+        pieces = (
+            "a stick in every gate"
+            if self.game == "shendao"
+            else "every bridge and every stone in place"
+        )
+        tiles = "; ".join(f"{colour} on {', '.join(names)}" for colour, names in by_colour.items())
         return f"{pieces}, and one tile each: {tiles}"
 
     def open_layout(self) -> str:
@@ -279,8 +295,10 @@ class CalibrationWizard:
             self.layout_editor = self._editor(fit)
         except (CalibrationError, ValueError) as error:
             return f"{error}; capture the pictures again to fit it anew"
-        return ("the layout stored in the profile is drawn over the picture; drag an "
-                "outline that is off, or capture the pictures again to fit it anew")
+        return (
+            "the layout stored in the profile is drawn over the picture; drag an "
+            "outline that is off, or capture the pictures again to fit it anew"
+        )
 
     def capture_layout_empty(self, frame: Image) -> str:
         """Keep ``frame`` as the empty board; a game that needs nothing more is fitted
@@ -292,8 +310,10 @@ class CalibrationWizard:
         self.state.layout_position = None
         if self.game not in POSITION_GAMES:
             return self._fit_layout()
-        return (f"empty board captured; now set up the calibration position "
-                f"({self.position_words()}) and tap 'Pieces in place'")
+        return (
+            f"empty board captured; now set up the calibration position "
+            f"({self.position_words()}) and tap 'Pieces in place'"
+        )
 
     def capture_layout_position(self, frame: Image) -> str:
         """Keep ``frame`` as the calibration position, then fit and store the layout
@@ -332,8 +352,10 @@ class CalibrationWizard:
         except (CalibrationError, AppearanceError) as error:
             return str(error)
         moved = len(editor.moved)
-        return (f"board layout saved to {path} ({moved} element{'s' if moved != 1 else ''} "
-                f"placed by hand)" + (f"; {learnt}" if learnt else ""))
+        return (
+            f"board layout saved to {path} ({moved} element{'s' if moved != 1 else ''} "
+            f"placed by hand)" + (f"; {learnt}" if learnt else "")
+        )
 
     def _layout_picture_problem(self, frame: Image, what: str) -> str:
         if not self._loaded:
@@ -343,9 +365,11 @@ class CalibrationWizard:
         height, width = frame.shape[:2]
         w, h = self._board.image_size
         if (width, height) != (w, h):
-            return (f"the picture is {width}x{height} but the board was registered on "
-                    f"{w}x{h} pictures: register the board again (step 2), then take "
-                    f"{what}")
+            return (
+                f"the picture is {width}x{height} but the board was registered on "
+                f"{w}x{h} pictures: register the board again (step 2), then take "
+                f"{what}"
+            )
         return ""
 
     def _nominal(self) -> Any:
@@ -360,15 +384,19 @@ class CalibrationWizard:
 
         if self.game not in POSITION_GAMES:
             return None
-        return calibration_layout(referee_schema(self.game), self._nominal(),
-                                  list(board_geometry(self.game, None).player_colours))
+        return calibration_layout(
+            referee_schema(self.game),
+            self._nominal(),
+            list(board_geometry(self.game, None).player_colours),
+        )
 
     def _view(self) -> Any:
         from calibration.layout import registered_view
 
         board = self._board
-        return registered_view(board.matrix, board.image_size,
-                               self._camera if board.camera else None)
+        return registered_view(
+            board.matrix, board.image_size, self._camera if board.camera else None
+        )
 
     def _editor(self, fit: Any) -> Any:
         from companion.app.layout_edit import LayoutEditor
@@ -390,10 +418,10 @@ class CalibrationWizard:
             view = self._view()
             calibration = []
             if self.state.layout_position is not None:
-                calibration.append((self.state.layout_position, view,
-                                    self._calibration_position()))
-            fit = fit_layout(self.game, self._nominal(), empty, view, calibration,
-                             self.layout_settings)
+                calibration.append((self.state.layout_position, view, self._calibration_position()))
+            fit = fit_layout(
+                self.game, self._nominal(), empty, view, calibration, self.layout_settings
+            )
             path = layout_path(self.game, self.profile)
             save_layout(fit, path)
             self.layout_editor = self._editor(fit)
@@ -403,11 +431,15 @@ class CalibrationWizard:
             return f"{error}"
         furthest = max(fit.elements.values(), key=lambda f: f.moved_mm)
         doubtful = fit.doubtful()
-        lines = [f"board layout saved: {len(fit.elements)} elements, the furthest from "
-                 f"the plan moved {furthest.moved_mm:.1f} mm ({furthest.name})"]
+        lines = [
+            f"board layout saved: {len(fit.elements)} elements, the furthest from "
+            f"the plan moved {furthest.moved_mm:.1f} mm ({furthest.name})"
+        ]
         if doubtful:
-            lines.append(f"check these (orange): {', '.join(doubtful[:8])}"
-                         + (" ..." if len(doubtful) > 8 else ""))
+            lines.append(
+                f"check these (orange): {', '.join(doubtful[:8])}"
+                + (" ..." if len(doubtful) > 8 else "")
+            )
         if learnt:
             lines.append(learnt)
         lines.append("drag any outline that is off onto its printed place, then tap Save")
@@ -422,8 +454,9 @@ class CalibrationWizard:
         if empty is None or position is None or self.game not in POSITION_GAMES:
             return ""
         view = self._view()
-        appearance = calibrate(self.game, model, empty, view,
-                               [(position, view, self._calibration_position())])
+        appearance = calibrate(
+            self.game, model, empty, view, [(position, view, self._calibration_position())]
+        )
         save_appearance(appearance, self.profile)
         return "set appearance saved: the camera now reads your set by its own look"
 
@@ -444,6 +477,11 @@ class WizardPreview:
         self.last = frame
         return None
 
-    def overlay(self, frame: Image, observation: Observation | None,
-                highlight: Collection[str], suggest: Collection[str]) -> Image:
+    def overlay(
+        self,
+        frame: Image,
+        observation: Observation | None,
+        highlight: Collection[str],
+        suggest: Collection[str],
+    ) -> Image:
         return self.wizard.overlay(frame)

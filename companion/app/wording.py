@@ -60,16 +60,21 @@ def _shangrila(tr: Translator, player: str, move: Any) -> str:
         return tr.name("discipline", d)
 
     if isinstance(move, Place):
-        return tr.text("words.place", player=player, discipline=discipline(move.discipline),
-                       village=move.village)
+        return tr.text(
+            "words.place",
+            player=player,
+            discipline=discipline(move.discipline),
+            village=move.village,
+        )
     if isinstance(move, Recruit):
         targets = tr.text("words.and").join(
-            tr.text("words.target", discipline=discipline(d), village=v)
-            for v, d in move.targets)
+            tr.text("words.target", discipline=discipline(d), village=v) for v, d in move.targets
+        )
         return tr.text("words.recruit", player=player, targets=targets)
     if isinstance(move, Journey):
-        return tr.text("words.journey", player=player, origin=move.origin,
-                       destination=move.destination)
+        return tr.text(
+            "words.journey", player=player, origin=move.origin, destination=move.destination
+        )
     return tr.text("words.pass", player=player)
 
 
@@ -102,32 +107,53 @@ def _shenshi(tr: Translator, rules: Rules[Any, Any], player: str, move: Any) -> 
         if isinstance(action, Walk):
             squares = [square_name(s) for s in action.path]
             if len(squares) > 2:  # in words, not arrows: spoken, and in the app's font
-                parts.append(tr.text("words.walk_by", monk=monk, start=squares[0],
-                                     via=", ".join(squares[1:-1]), end=squares[-1]))
+                parts.append(
+                    tr.text(
+                        "words.walk_by",
+                        monk=monk,
+                        start=squares[0],
+                        via=", ".join(squares[1:-1]),
+                        end=squares[-1],
+                    )
+                )
             else:
-                parts.append(tr.text("words.walk", monk=monk, start=squares[0],
-                                     end=squares[-1]))
+                parts.append(tr.text("words.walk", monk=monk, start=squares[0], end=squares[-1]))
         elif isinstance(action, Hover):
-            parts.append(tr.text("words.hover", monk=monk, start=square_name(action.start),
-                                 end=square_name(action.end)))
+            parts.append(
+                tr.text(
+                    "words.hover",
+                    monk=monk,
+                    start=square_name(action.start),
+                    end=square_name(action.end),
+                )
+            )
         elif isinstance(action, Enter):
-            parts.append(tr.text("words.enter_square", monk=monk,
-                                 square=square_name(action.square)))
+            parts.append(
+                tr.text("words.enter_square", monk=monk, square=square_name(action.square))
+            )
         elif isinstance(action, Swap):
-            parts.append(tr.text("words.swap", monk=monk, start=square_name(action.start),
-                                 other=square_name(action.other)))
+            parts.append(
+                tr.text(
+                    "words.swap",
+                    monk=monk,
+                    start=square_name(action.start),
+                    other=square_name(action.other),
+                )
+            )
     return f"{player}: " + "; ".join(parts) + "."
 
 
-def verdict_words(tr: Translator, output: Output, who: Any,
-                  colours: Sequence[str] = ()) -> str:
+def verdict_words(tr: Translator, output: Output, who: Any, colours: Sequence[str] = ()) -> str:
     """One output as players read it (empty for outputs meant for the lights only).
     ``who(index)`` names a seat; ``colours``: each seat's colour, to name who moved
     out of turn."""
     match output:
         case MoveAccepted(number, player, move, by, corrected):
-            how = {"table": "", "answer": tr.text("verdict.by_answer"),
-                   "typed": tr.text("verdict.by_typed")}.get(by, "")
+            how = {
+                "table": "",
+                "answer": tr.text("verdict.by_answer"),
+                "typed": tr.text("verdict.by_typed"),
+            }.get(by, "")
             text = tr.text("verdict.accepted", number=number, player=who(player), move=move) + how
             if corrected:
                 text += " " + tr.text("verdict.overruled", elements=", ".join(corrected))
@@ -136,16 +162,18 @@ def verdict_words(tr: Translator, output: Output, who: Any,
             shown = ", ".join(candidates[:5]) + (" …" if len(candidates) > 5 else "")
             return tr.text("verdict.in_progress", player=who(player), moves=shown)
         case IllegalMove(player, attempt, rule, message, _, _):
-            heading = messages.illegal_headline(player, attempt, rule, message, who,
-                                                colours, tr.language)
+            heading = messages.illegal_headline(
+                player, attempt, rule, message, who, colours, tr.language
+            )
             return f"{heading}\n{messages.reason(rule, message, tr.language)}"
         case TableRestored(player):
             return tr.text("verdict.restored", player=who(player))
         case Question(player, _, _):
             return tr.text("verdict.question", player=who(player))
         case BoardMismatch(message, fix, _):
-            return "\n".join([tr.text("verdict.mismatch"), message,
-                              *messages.steps(fix, tr.language)])
+            return "\n".join(
+                [tr.text("verdict.mismatch"), message, *messages.steps(fix, tr.language)]
+            )
         case MoveTakenBack(number, move):
             return tr.text("verdict.taken_back", number=number, move=move)
         case InputRejected(text, reason):
@@ -159,5 +187,4 @@ def verdict_words(tr: Translator, output: Output, who: Any,
 def tiebreak_words(tr: Translator, game: str, over: GameOver, who: Any) -> str:
     """The result in a sentence, with the tie-break spelled out when it decided (the
     referee's wording, ``companion.referee.messages``, in the app's language)."""
-    return messages.result(game, over.scores, over.winners, over.tiebreak, who,
-                           tr.language)
+    return messages.result(game, over.scores, over.winners, over.tiebreak, who, tr.language)

@@ -26,32 +26,64 @@ from companion.demo.base import DemoError as DemoError
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
-        "demo", help="see the referee work on a filmed game (no camera or board needed)",
+        "demo",
+        help="see the referee work on a filmed game (no camera or board needed)",
         description="Calibrate the demo's table as a player does (the empty board and the "
         "calibration position), film a game with the renderer (a recruit, journeys, an "
         "illegal move put right, the end), then referee the film as a camera reading "
         "through that calibration: vision, referee, scores and how well each player "
         "played. Without a display it prints as it goes and writes a report (JSON, PNG "
-        "charts, one HTML page) to a folder it names.")
+        "charts, one HTML page) to a folder it names.",
+    )
     parser.add_argument("--game", choices=GAMES, default="shangrila")
     parser.add_argument("--seed", type=int, default=0, help="the game and the film (0)")
-    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
-                        help="where the report goes (default: ./companion-demo-GAME)")
-    parser.add_argument("--sensor-sim", action="store_true",
-                        help="add the simulated sensor board, over a pseudo-terminal")
-    parser.add_argument("--headless", action="store_true",
-                        help="print and write the report even when a display is there")
-    parser.add_argument("--moves", type=int, default=None, metavar="N",
-                        help="film only the game's last N moves (default: the game's own)")
-    parser.add_argument("--level", type=int, default=3, choices=range(1, 7),
-                        metavar="1-6", help="the analysis' search level (3)")
-    parser.add_argument("--reader", choices=READERS, default="appearance",
-                        help="how the camera reads the table: by the set's appearance "
-                        "learned at calibration (appearance), or by the colour reader, to "
-                        "compare (colours)")
-    parser.add_argument("--language", choices=("en", "fr", "es"), default=None,
-                        help="the app's and the report's language (default: the system's, "
-                        "English when it is none of these)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the report goes (default: ./companion-demo-GAME)",
+    )
+    parser.add_argument(
+        "--sensor-sim",
+        action="store_true",
+        help="add the simulated sensor board, over a pseudo-terminal",
+    )
+    parser.add_argument(
+        "--headless",
+        action="store_true",
+        help="print and write the report even when a display is there",
+    )
+    parser.add_argument(
+        "--moves",
+        type=int,
+        default=None,
+        metavar="N",
+        help="film only the game's last N moves (default: the game's own)",
+    )
+    parser.add_argument(
+        "--level",
+        type=int,
+        default=3,
+        choices=range(1, 7),
+        metavar="1-6",
+        help="the analysis' search level (3)",
+    )
+    parser.add_argument(
+        "--reader",
+        choices=READERS,
+        default="appearance",
+        help="how the camera reads the table: by the set's appearance "
+        "learned at calibration (appearance), or by the colour reader, to "
+        "compare (colours)",
+    )
+    parser.add_argument(
+        "--language",
+        choices=("en", "fr", "es"),
+        default=None,
+        help="the app's and the report's language (default: the system's, "
+        "English when it is none of these)",
+    )
     parser.set_defaults(handler=demo_command)
 
 
@@ -64,9 +96,11 @@ def demo_command(args: argparse.Namespace) -> int:
     from companion.demo.run import DemoOptions, run_demo
 
     if args.moves is not None and args.moves <= QUIET_END:
-        raise UsageError(f"--moves {args.moves}: the film shows at least {QUIET_END + 1} "
-                         f"moves (an illegal move is tried, then put right, before its "
-                         f"last {QUIET_END})")
+        raise UsageError(
+            f"--moves {args.moves}: the film shows at least {QUIET_END + 1} "
+            f"moves (an illegal move is tried, then put right, before its "
+            f"last {QUIET_END})"
+        )
     out = args.out or Path(f"companion-demo-{args.game}")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file: the report needs a folder")
@@ -79,9 +113,16 @@ def demo_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--out: {error}") from None
     from companion.app.i18n import system_language
 
-    options = DemoOptions(game=args.game, seed=args.seed, out=out, sensor=args.sensor_sim,
-                          moves=args.moves, level=args.level, reader=args.reader,
-                          language=args.language or system_language())
+    options = DemoOptions(
+        game=args.game,
+        seed=args.seed,
+        out=out,
+        sensor=args.sensor_sim,
+        moves=args.moves,
+        level=args.level,
+        reader=args.reader,
+        language=args.language or system_language(),
+    )
     if has_display() and not args.headless:
         from companion.demo.run import open_app
 

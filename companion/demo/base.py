@@ -8,8 +8,7 @@ from companion.cli import UsageError
 GAMES = ("shangrila", "shendao", "shenshi")
 READERS = ("appearance", "colours")
 """How the camera reads the film (see ``companion.demo.recognise``)."""
-NAMES = {"shangrila": "The Bridges of Shangri-La", "shendao": "Shendao",
-         "shenshi": "ShenShi"}
+NAMES = {"shangrila": "The Bridges of Shangri-La", "shendao": "Shendao", "shenshi": "ShenShi"}
 
 
 class DemoError(UsageError):

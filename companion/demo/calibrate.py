@@ -32,8 +32,13 @@ PROFILE = "demo"
 """The name of the demo's profile, in the demo's own data folder."""
 DATA_FOLDER = "calibration"
 """The demo's data folder, inside the report folder."""
-_PIECE_NAMES = {"bridge": "bridges", "stone": "stones", "gate": "sticks",
-                "cushion": "cushions", "monk": "monks"}
+_PIECE_NAMES = {
+    "bridge": "bridges",
+    "stone": "stones",
+    "gate": "sticks",
+    "cushion": "cushions",
+    "monk": "monks",
+}
 
 
 @dataclass(frozen=True)
@@ -55,8 +60,9 @@ class TableCalibration:
         """For the report: the steps, the profile's parts (and the reader, when not the
         profile's own), its folder and the layout picture, relative to
         ``report_folder``."""
-        parts = self.describe() + (["read with the colour reader instead of the profile's"]
-                                   if reader == "colours" else [])
+        parts = self.describe() + (
+            ["read with the colour reader instead of the profile's"] if reader == "colours" else []
+        )
         picture = self.folder / f"layout-{self.profile.game}.png"
 
         def relative(path: Path) -> str:
@@ -65,9 +71,13 @@ class TableCalibration:
             except ValueError:
                 return str(path)
 
-        return {"steps": list(self.steps), "profile": parts, "folder": relative(self.folder),
-                "layout_picture": relative(picture) if picture.exists() else None,
-                "seconds": round(self.seconds, 1)}
+        return {
+            "steps": list(self.steps),
+            "profile": parts,
+            "folder": relative(self.folder),
+            "layout_picture": relative(picture) if picture.exists() else None,
+            "seconds": round(self.seconds, 1),
+        }
 
 
 @contextmanager
@@ -99,8 +109,9 @@ def empty_table(schema: TableSchema) -> Observation:
     return Observation(schema, readings)
 
 
-def calibrate_table(game: str, shot: Shot, seed: int, out: Path,
-                    say: Callable[[str], None] | None = None) -> TableCalibration:
+def calibrate_table(
+    game: str, shot: Shot, seed: int, out: Path, say: Callable[[str], None] | None = None
+) -> TableCalibration:
     """Photograph ``game``'s empty board and calibration position with the demo's
     camera (``shot``, the table of ``seed``), calibrate from the pictures into the
     demo's profile under ``out``, and load it. ``say`` hears each step as it is done.
@@ -140,12 +151,13 @@ def calibrate_table(game: str, shot: Shot, seed: int, out: Path,
         empty = photograph(empty_table(schema), shot, seed)
         pictures = profile_dir(PROFILE)
         write_image(pictures / f"empty-{game}.png", empty)
-        registration = register_with_markers(load_config().registration, geometry, empty,
-                                             lens)
+        registration = register_with_markers(load_config().registration, geometry, empty, lens)
         board = registration.profile
         save_board_profile(board, board_path(game, PROFILE))
-        step(f"the board: registered from markers {', '.join(map(str, board.markers_seen))} "
-             f"({board.fit_rms_mm:.2f} mm RMS)")
+        step(
+            f"the board: registered from markers {', '.join(map(str, board.markers_seen))} "
+            f"({board.fit_rms_mm:.2f} mm RMS)"
+        )
         view = registered_view(board.matrix, board.image_size, lens)
         calibration = []
         if game in NEEDS_POSITION or game in SET_ONLY_POSITION:
@@ -154,21 +166,20 @@ def calibrate_table(game: str, shot: Shot, seed: int, out: Path,
             write_image(pictures / f"position-{game}.png", picture)
             calibration.append((picture, view, position))
         # as the command: a position that teaches only the set's look is no layout evidence
-        fit = fit_layout(game, model, empty, view,
-                         [] if game in SET_ONLY_POSITION else calibration)
+        fit = fit_layout(game, model, empty, view, [] if game in SET_ONLY_POSITION else calibration)
         save_layout(fit, layout_path(game, PROFILE))
-        write_image(layout_path(game, PROFILE).with_suffix(".png"),
-                    draw_layout(fit, view, empty))
+        write_image(layout_path(game, PROFILE).with_suffix(".png"), draw_layout(fit, view, empty))
         furthest = max(fit.elements.values(), key=lambda f: f.moved_mm)
         doubtful = fit.doubtful()
-        step(f"the layout: {len(fit.elements)} elements fitted, the furthest "
-             f"{furthest.moved_mm:.1f} mm from the printed plan ({furthest.name})"
-             + (f"; doubtful: {', '.join(doubtful)}" if doubtful else ""))
+        step(
+            f"the layout: {len(fit.elements)} elements fitted, the furthest "
+            f"{furthest.moved_mm:.1f} mm from the printed plan ({furthest.name})"
+            + (f"; doubtful: {', '.join(doubtful)}" if doubtful else "")
+        )
         if calibration and game in APPEARANCE_GAMES:
             appearance = calibrate(game, fit.model, empty, view, calibration)
             save_appearance(appearance, PROFILE)
-            step(f"the set's appearance: the empty board and "
-                 f"{_pieces_learned(appearance.colours)}")
+            step(f"the set's appearance: the empty board and {_pieces_learned(appearance.colours)}")
         profile = load_table_profile(game, PROFILE)
     return TableCalibration(profile, pictures, tuple(steps), time.perf_counter() - start)
 

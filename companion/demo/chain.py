@@ -65,10 +65,17 @@ class _Listening(Referee):
         return outputs
 
 
-def referee_film(script: Script, film: list[Moment], frames: Iterable[np.ndarray[Any, Any]],
-                 recogniser: Recogniser, *, stable_frames: int, sensor: bool = False,
-                 on_output: Callable[[int, Output], None] | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> ChainResult:
+def referee_film(
+    script: Script,
+    film: list[Moment],
+    frames: Iterable[np.ndarray[Any, Any]],
+    recogniser: Recogniser,
+    *,
+    stable_frames: int,
+    sensor: bool = False,
+    on_output: Callable[[int, Output], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ChainResult:
     """Run the film's ``frames`` (one per moment of ``film``) through ``recogniser``
     and a referee that believes a camera reading after ``stable_frames`` still frames."""
     index = 0
@@ -78,10 +85,12 @@ def referee_film(script: Script, film: list[Moment], frames: Iterable[np.ndarray
         if on_output is not None:
             on_output(index, output)
 
-    referee = _Listening(script.rules, script.start,
-                         RefereeConfig(stable_frames=stable_frames,
-                                       source_frames={"sensors": 1}),
-                         listener=listen)
+    referee = _Listening(
+        script.rules,
+        script.start,
+        RefereeConfig(stable_frames=stable_frames, source_frames={"sensors": 1}),
+        listener=listen,
+    )
     simulator = TableSimulator(script.rules, script.filmed_moves, seed=0, start=script.start)
     game = RefereedGame(simulator, referee, time.perf_counter)
     result = ChainResult(referee, game.score)
@@ -111,8 +120,9 @@ def referee_film(script: Script, film: list[Moment], frames: Iterable[np.ndarray
     return result
 
 
-def people_see(game: RefereedGame, moment: Moment, seen: Observation | None,
-               last_seen: Observation | None) -> None:
+def people_see(
+    game: RefereedGame, moment: Moment, seen: Observation | None, last_seen: Observation | None
+) -> None:
     """The referee given what the camera read at ``moment`` of the film (``seen``, or
     at the end of a phase with nothing read, what it read last: the people look at
     that), then the done pressed at that moment, if any."""
@@ -125,8 +135,9 @@ def people_see(game: RefereedGame, moment: Moment, seen: Observation | None,
 
 
 @contextmanager
-def _sensor_board(script: Script, referee: Referee) -> Iterator[
-        Callable[[Observation], list[Seen]]]:
+def _sensor_board(
+    script: Script, referee: Referee
+) -> Iterator[Callable[[Observation], list[Seen]]]:
     """The simulated sensor board on a pseudo-terminal and the bridge reading it: a
     function that shows a table on the board and returns what the bridge then read."""
     from companion.device_cli import to_referee
@@ -137,8 +148,9 @@ def _sensor_board(script: Script, referee: Referee) -> Iterator[
     layout = layout_for(script.spec.game)
     with BoardSimulator(layout) as board:
         board.show(referee.expected_table())
-        with SensorBridge(board.path, layout, schema=referee.schema,
-                          first_retry=0.02, last_retry=0.1) as bridge:
+        with SensorBridge(
+            board.path, layout, schema=referee.schema, first_retry=0.02, last_retry=0.1
+        ) as bridge:
             deadline = time.monotonic() + 5
             while not isinstance(bridge.events.get(timeout=5), TableChanged):
                 if time.monotonic() > deadline:

@@ -75,17 +75,24 @@ def table_config(script: Script, illegal: float, shot: Shot) -> TableConfig:
     """How the people at the demo's table move: a frame or two per touch, a hand over
     the piece half of the time, and time to look up at the referee after each move
     (the camera waits for the board to be still, then the referee for three readings)."""
-    return TableConfig(sources=("camera",), frames_per_step=2, settle_frames=12,
-                       hands=shot.hand_share, hand_frames=(1, 2), illegal=illegal,
-                       illegal_rules=script.spec.illegal_rules or None)
+    return TableConfig(
+        sources=("camera",),
+        frames_per_step=2,
+        settle_frames=12,
+        hands=shot.hand_share,
+        hand_frames=(1, 2),
+        illegal=illegal,
+        illegal_rules=script.spec.illegal_rules or None,
+    )
 
 
 class _Filming(TableSimulator):
     """The table simulator, each frame as the table physically is (the pieces under a
     hand included), rather than as one reader sees it."""
 
-    def _frame(self, table: Table, hidden: Sequence[str], truth: Truth,
-               rng: np.random.Generator) -> list[Step]:
+    def _frame(
+        self, table: Table, hidden: Sequence[str], truth: Truth, rng: np.random.Generator
+    ) -> list[Step]:
         values = tuple(table.get(e) for e in self.schema.elements)
         return [Step(Filmed(values, frozenset(hidden)), truth)]  # type: ignore[arg-type]
 
@@ -107,10 +114,12 @@ def moments(script: Script, shot: Shot, seed: int) -> list[Moment]:
         if fallback is None and attempts and min(attempts) <= last:
             fallback = film
     if fallback is None:
-        raise DemoError(f"no table simulator seed from {seed} to {seed + TRIED_SEEDS - 1} "
-                        f"tries one illegal move in the film of "
-                        f"{len(script.filmed_moves)} moves: film more moves (--moves) or "
-                        "try another --seed")
+        raise DemoError(
+            f"no table simulator seed from {seed} to {seed + TRIED_SEEDS - 1} "
+            f"tries one illegal move in the film of "
+            f"{len(script.filmed_moves)} moves: film more moves (--moves) or "
+            "try another --seed"
+        )
     return fallback
 
 
@@ -136,20 +145,33 @@ def observation_of(script: Script, filmed: Filmed) -> Observation:
     return Observation(schema, dict(zip(schema.elements, filmed.values, strict=True)))
 
 
-def photograph(table: Observation, shot: Shot, seed: int,
-               hidden: tuple[str, ...] = ()) -> np.ndarray[Any, Any]:
+def photograph(
+    table: Observation, shot: Shot, seed: int, hidden: tuple[str, ...] = ()
+) -> np.ndarray[Any, Any]:
     """The table showing ``table`` as the demo's camera sees it, a hand over the
     ``hidden`` elements. The film and the calibration pictures are all taken this way:
     one table, one camera, one light (the table's grain and the lamp follow ``seed``)."""
-    options = TableOptions(px_per_mm=2.0, markers=True, hands=1 if hidden else 0,
-                           hands_over=hidden)
+    options = TableOptions(px_per_mm=2.0, markers=True, hands=1 if hidden else 0, hands_over=hidden)
     imaging = Imaging(supersample=1, noise_sigma=1.5, jpeg_quality=None)
-    return render_table(table, shot.camera(), shot.pose(), light=LIGHTS[shot.light],
-                        imaging=imaging, options=options, seed=seed).image
+    return render_table(
+        table,
+        shot.camera(),
+        shot.pose(),
+        light=LIGHTS[shot.light],
+        imaging=imaging,
+        options=options,
+        seed=seed,
+    ).image
 
 
-def shoot(script: Script, film: Sequence[Moment], shot: Shot, path: Path, seed: int,
-          progress: Callable[[int, int], None] | None = None) -> int:
+def shoot(
+    script: Script,
+    film: Sequence[Moment],
+    shot: Shot,
+    path: Path,
+    seed: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
     """Render ``film`` into the video file ``path`` (MPEG-4); the number of pictures
     rendered (frames that look alike share one)."""
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), FPS, shot.size)
@@ -160,8 +182,12 @@ def shoot(script: Script, film: Sequence[Moment], shot: Shot, path: Path, seed: 
     try:
         for index, moment in enumerate(film):
             if last is None or last[0] != moment.filmed:
-                image = photograph(observation_of(script, moment.filmed), shot, seed,
-                                   tuple(sorted(moment.filmed.hidden)))
+                image = photograph(
+                    observation_of(script, moment.filmed),
+                    shot,
+                    seed,
+                    tuple(sorted(moment.filmed.hidden)),
+                )
                 last = (moment.filmed, image)
                 renders += 1
             writer.write(last[1])

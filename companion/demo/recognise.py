@@ -21,9 +21,16 @@ def lens_profile(shot: Shot) -> Any:
 
     camera = shot.camera()
     matrix = tuple(tuple(float(v) for v in row) for row in camera.matrix)
-    return CameraProfile((camera.width, camera.height), matrix,
-                         tuple(float(v) for v in camera.distortion), 0.0, (), (),
-                         "the demo's renderer", now_iso())
+    return CameraProfile(
+        (camera.width, camera.height),
+        matrix,
+        tuple(float(v) for v in camera.distortion),
+        0.0,
+        (),
+        (),
+        "the demo's renderer",
+        now_iso(),
+    )
 
 
 def camera_pipeline(profile: Any, rules: Any, reader: str = "appearance") -> Pipeline:
@@ -34,9 +41,13 @@ def camera_pipeline(profile: Any, rules: Any, reader: str = "appearance") -> Pip
     if reader == "appearance":
         return profile.pipeline(rules=rules)  # type: ignore[no-any-return]
     if reader == "colours":
-        return Pipeline(profile.game, locator=profile.locator(),
-                        reader=reader_for(profile.game, profile.model, profile.colours, rules),
-                        model=profile.model, rules=rules)
+        return Pipeline(
+            profile.game,
+            locator=profile.locator(),
+            reader=reader_for(profile.game, profile.model, profile.colours, rules),
+            model=profile.model,
+            rules=rules,
+        )
     raise ValueError(f"no reader {reader!r}; choose one of {', '.join(READERS)}")
 
 
@@ -50,8 +61,11 @@ class CameraReader:
 
     def feed(self, frame: np.ndarray[Any, Any]) -> Observation | None:
         result = self.pipeline.process(frame)
-        if result.status != STILL and result.message and (
-                not self.messages or self.messages[-1] != result.message):
+        if (
+            result.status != STILL
+            and result.message
+            and (not self.messages or self.messages[-1] != result.message)
+        ):
             self.messages.append(result.message)
         if result.status == STILL:
             self.last = result

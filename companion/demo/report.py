@@ -66,42 +66,66 @@ def write_scores_chart(record: GameRecord, path: Path, first_move: int) -> None:
     xs = np.arange(first_move, first_move + len(series))
     figure, axis = plt.subplots(figsize=(9, 3.5), dpi=110)
     for p, name in enumerate(record.players):
-        axis.plot(xs, series[:, p], label=name, color=PLAYER_COLOURS.get(name),
-                  linewidth=2.0, drawstyle="steps-post")
+        axis.plot(
+            xs,
+            series[:, p],
+            label=name,
+            color=PLAYER_COLOURS.get(name),
+            linewidth=2.0,
+            drawstyle="steps-post",
+        )
         axis.plot(xs[-1:], series[-1:, p], "o", color=PLAYER_COLOURS.get(name))  # the result
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     axis.set_xlabel("moves played (the last point: the result)")
     axis.set_ylabel("score")
     axis.set_title(f"{record.game}: scores over the filmed moves")
     axis.grid(alpha=0.3)
-    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=len(record.players),
-                frameon=False, fontsize=9)  # under the chart: it hides no line
+    axis.legend(
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.2),
+        ncol=len(record.players),
+        frameon=False,
+        fontsize=9,
+    )  # under the chart: it hides no line
     figure.savefig(path, bbox_inches="tight")
     plt.close(figure)
 
 
 def strength_table(analysis: Analysis) -> list[dict[str, Any]]:
     """One row per player: accuracy, mean loss, and the count of each judgement."""
-    return [{"player": s.name, "moves": s.moves,
-             "accuracy": round(s.accuracy, 1) if s.moves else None,
-             "mean_loss": round(100 * s.mean_loss, 1) if s.moves else None,
-             **{j: s.counts.get(j, 0) for j, _ in JUDGEMENTS},
-             "strength": s.strength.describe() if s.strength is not None else "no move to judge"}
-            for s in analysis.summary]
+    return [
+        {
+            "player": s.name,
+            "moves": s.moves,
+            "accuracy": round(s.accuracy, 1) if s.moves else None,
+            "mean_loss": round(100 * s.mean_loss, 1) if s.moves else None,
+            **{j: s.counts.get(j, 0) for j, _ in JUDGEMENTS},
+            "strength": s.strength.describe() if s.strength is not None else "no move to judge",
+        }
+        for s in analysis.summary
+    ]
 
 
-def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Analysis,
-                 timings: Timings, board_picture: np.ndarray[Any, Any] | None,
-                 levels: list[int], calibration: dict[str, Any] | None = None,
-                 language: str = "en") -> Path:
+def write_report(
+    folder: Path,
+    script: Script,
+    chain: ChainResult,
+    analysis: Analysis,
+    timings: Timings,
+    board_picture: np.ndarray[Any, Any] | None,
+    levels: list[int],
+    calibration: dict[str, Any] | None = None,
+    language: str = "en",
+) -> Path:
     """Write report.json, the charts, board.png and index.html into ``folder``; the
     HTML file's path. ``calibration``: the table's calibration, as
     :meth:`companion.demo.calibrate.TableCalibration.to_json` gives it; ``language``:
     the page's (en, fr or es)."""
     folder.mkdir(parents=True, exist_ok=True)
     record = script.record()
-    (folder / "record.json").write_text(json.dumps(record.to_json(), indent=1) + "\n",
-                                        encoding="utf-8")
+    (folder / "record.json").write_text(
+        json.dumps(record.to_json(), indent=1) + "\n", encoding="utf-8"
+    )
     first = script.joined_at + 1  # the game's number of the film's first move
     write_plots(analysis, folder, first_move=first)
     write_scores_chart(record, folder / "scores.png", script.joined_at)
@@ -113,25 +137,41 @@ def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Ana
     caught = sum(r.caught for r in score.rules.values())
     tried = sum(r.tried for r in score.rules.values())
     data = {
-        "game": script.spec.game, "players": players, "engine_levels": levels,
-        "seed": script.seed, "moves_before_film": script.joined_at,
+        "game": script.spec.game,
+        "players": players,
+        "engine_levels": levels,
+        "seed": script.seed,
+        "moves_before_film": script.joined_at,
         "first_move_number": script.joined_at + 1,
         "moves_filmed": len(script.filmed_moves),
         "camera_calibration": calibration,
-        "final": None if over is None else {
-            "scores": over.scores, "tiebreak": over.tiebreak,
-            "winners": [players[w] for w in over.winners], "summary": over.summary},
+        "final": None
+        if over is None
+        else {
+            "scores": over.scores,
+            "tiebreak": over.tiebreak,
+            "winners": [players[w] for w in over.winners],
+            "summary": over.summary,
+        },
         "referee": {
             "moves_right_in_record": score.record_right,
-            "moves_right_first_time": score.exact, "moves": score.moves,
-            "moves_corrected_by_players": score.corrected, "questions": score.questions,
-            "done_presses": score.done_presses, "false_flags": score.false_flags,
-            "illegal_moves_tried": tried, "illegal_moves_caught": caught,
+            "moves_right_first_time": score.exact,
+            "moves": score.moves,
+            "moves_corrected_by_players": score.corrected,
+            "questions": score.questions,
+            "done_presses": score.done_presses,
+            "false_flags": score.false_flags,
+            "illegal_moves_tried": tried,
+            "illegal_moves_caught": caught,
             "final_table_right": score.final_state_right,
-            "wrong_moves": score.wrong_moves},
-        "verdicts": [{"frame": frame, **output.to_json()} for frame, output in chain.outputs
-                     if isinstance(output, MoveAccepted | IllegalMove | GameOver)
-                     or output.name in ("question", "table_restored", "move_taken_back")],
+            "wrong_moves": score.wrong_moves,
+        },
+        "verdicts": [
+            {"frame": frame, **output.to_json()}
+            for frame, output in chain.outputs
+            if isinstance(output, MoveAccepted | IllegalMove | GameOver)
+            or output.name in ("question", "table_restored", "move_taken_back")
+        ],
         "strength": strength_table(analysis),
         "analysis": analysis.to_json(),
         "timings": timings.__dict__,
@@ -139,8 +179,19 @@ def write_report(folder: Path, script: Script, chain: ChainResult, analysis: Ana
     }
     (folder / "report.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     page = folder / "index.html"
-    page.write_text(_html(data, chain, players, record, analysis, folder,
-                          board_picture is not None, Translator(language)), encoding="utf-8")
+    page.write_text(
+        _html(
+            data,
+            chain,
+            players,
+            record,
+            analysis,
+            folder,
+            board_picture is not None,
+            Translator(language),
+        ),
+        encoding="utf-8",
+    )
     return page
 
 
@@ -163,9 +214,16 @@ def renumbered(output: Output, before: int) -> Output:
     return output
 
 
-def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
-          record: GameRecord, analysis: Analysis, folder: Path, has_board: bool,
-          tr: Translator) -> str:
+def _html(
+    data: dict[str, Any],
+    chain: ChainResult,
+    players: list[str],
+    record: GameRecord,
+    analysis: Analysis,
+    folder: Path,
+    has_board: bool,
+    tr: Translator,
+) -> str:
     """The report's page in ``tr``'s language (the referee's sentences too)."""
     from companion.app.report import strength_rows
 
@@ -187,57 +245,126 @@ def _html(data: dict[str, Any], chain: ChainResult, players: list[str],
             rows.append(f"<tr><td>{e(name)}{won}</td><td>{final['scores'][p]}</td></tr>")
     judgements = [j for j, _ in JUDGEMENTS]
     strength = "".join(
-        "<tr>" + "".join(f"<td>{e(str(v))}</td>" for v in [
-            row["name"], row["moves"], "-" if not row["moves"] else f"{row['accuracy']:.1f}",
-            "-" if not s.moves else f"{100 * s.mean_loss:.1f}",
-            *(row[j] for j in judgements), row["level"] or "-"]) + "</tr>"
-        for row, s in zip(strength_rows(analysis, names), analysis.summary, strict=True))
+        "<tr>"
+        + "".join(
+            f"<td>{e(str(v))}</td>"
+            for v in [
+                row["name"],
+                row["moves"],
+                "-" if not row["moves"] else f"{row['accuracy']:.1f}",
+                "-" if not s.moves else f"{100 * s.mean_loss:.1f}",
+                *(row[j] for j in judgements),
+                row["level"] or "-",
+            ]
+        )
+        + "</tr>"
+        for row, s in zip(strength_rows(analysis, names), analysis.summary, strict=True)
+    )
     verdicts = "".join(
         f"<li><span class='f'>{e(t('demo.frame', frame=frame))}</span> "
-        f"{e(_said(renumbered(output, before), tr, who, players))}</li>"
-        .replace("\n", "<br>")
-        for frame, output in chain.outputs if _shown(output))
-    board = (f"<h2>{e(t('demo.board_title'))}</h2>"
-             f"<img src='{picture_uri(folder / 'board.png')}' "
-             f"alt='{html.escape(t('demo.board_title'))}'>") if has_board else ""
+        f"{e(_said(renumbered(output, before), tr, who, players))}</li>".replace("\n", "<br>")
+        for frame, output in chain.outputs
+        if _shown(output)
+    )
+    board = (
+        (
+            f"<h2>{e(t('demo.board_title'))}</h2>"
+            f"<img src='{picture_uri(folder / 'board.png')}' "
+            f"alt='{html.escape(t('demo.board_title'))}'>"
+        )
+        if has_board
+        else ""
+    )
     calibration = _calibration_html(data["camera_calibration"], folder, tr)
-    outcome = messages.result(data["game"], final["scores"],
-                              [players.index(w) for w in final["winners"]],
-                              final["tiebreak"], who, tr.language) if final else ""
-    tiebreak = messages.tiebreak(data["game"], final["tiebreak"], who, len(players),
-                                 tr.language) if final else "-"
-    heading = t("demo.final_scores") + (f" — {outcome}" if final else
-                                        " " + t("demo.not_finished"))
+    outcome = (
+        messages.result(
+            data["game"],
+            final["scores"],
+            [players.index(w) for w in final["winners"]],
+            final["tiebreak"],
+            who,
+            tr.language,
+        )
+        if final
+        else ""
+    )
+    tiebreak = (
+        messages.tiebreak(data["game"], final["tiebreak"], who, len(players), tr.language)
+        if final
+        else "-"
+    )
+    heading = t("demo.final_scores") + (f" — {outcome}" if final else " " + t("demo.not_finished"))
     result = outcome or t("demo.not_finished")
-    review = build_review(record, tr, analysis=analysis, first_number=before + 1,
-                          frames=film_frames(chain, len(record.moves)), result=result)
+    review = build_review(
+        record,
+        tr,
+        analysis=analysis,
+        first_number=before + 1,
+        frames=film_frames(chain, len(record.moves)),
+        result=result,
+    )
     levels = ", ".join(map(str, data["engine_levels"]))
-    said = t("demo.intro", players=len(players), levels=levels, before=before,
-             first=before + 1, last=before + data["moves_filmed"])
-    intro = (f"<p>{e(said)}</p>"
-             f"<h2>{e(heading)}</h2><table><tr><th>{e(t('end.player'))}</th>"
-             f"<th>{e(t('page.score_col'))}</th></tr>{''.join(rows)}</table>"
-             f"<p>{e(t('demo.tiebreak', tiebreak=tiebreak))}</p>")
-    head = "".join(f"<th>{e(h)}</th>" for h in [
-        t("end.player"), t("page.moves_judged"), t("end.accuracy") + " %",
-        t("demo.mean_loss"), *(t("judgement." + j) for j in judgements), t("end.level")])
+    said = t(
+        "demo.intro",
+        players=len(players),
+        levels=levels,
+        before=before,
+        first=before + 1,
+        last=before + data["moves_filmed"],
+    )
+    intro = (
+        f"<p>{e(said)}</p>"
+        f"<h2>{e(heading)}</h2><table><tr><th>{e(t('end.player'))}</th>"
+        f"<th>{e(t('page.score_col'))}</th></tr>{''.join(rows)}</table>"
+        f"<p>{e(t('demo.tiebreak', tiebreak=tiebreak))}</p>"
+    )
+    head = "".join(
+        f"<th>{e(h)}</th>"
+        for h in [
+            t("end.player"),
+            t("page.moves_judged"),
+            t("end.accuracy") + " %",
+            t("demo.mean_loss"),
+            *(t("judgement." + j) for j in judgements),
+            t("end.level"),
+        ]
+    )
     referee_text = t(
-        "demo.referee", right=referee["moves_right_in_record"], moves=referee["moves"],
+        "demo.referee",
+        right=referee["moves_right_in_record"],
+        moves=referee["moves"],
         at_once=referee["moves_right_first_time"],
         corrected=referee["moves_corrected_by_players"],
-        caught=referee["illegal_moves_caught"], tried=referee["illegal_moves_tried"],
-        false_alarms=referee["false_flags"], questions=referee["questions"])
-    sections = (f"<h2>{e(t('end.strength'))}</h2><table><tr>{head}</tr>{strength}</table>"
-                f"<h2>{e(t('demo.referee_title'))}</h2><p>{e(referee_text)}</p>"
-                f"{calibration}{board}"
-                f"<h2>{e(t('demo.said_title'))}</h2><ol>{verdicts}</ol>")
-    pictures = [(t(key), folder / file) for key, file in
-                (("page.loss_picture", "loss.png"), ("page.strength_picture", "strength.png"))
-                if (folder / file).is_file()]
+        caught=referee["illegal_moves_caught"],
+        tried=referee["illegal_moves_tried"],
+        false_alarms=referee["false_flags"],
+        questions=referee["questions"],
+    )
+    sections = (
+        f"<h2>{e(t('end.strength'))}</h2><table><tr>{head}</tr>{strength}</table>"
+        f"<h2>{e(t('demo.referee_title'))}</h2><p>{e(referee_text)}</p>"
+        f"{calibration}{board}"
+        f"<h2>{e(t('demo.said_title'))}</h2><ol>{verdicts}</ol>"
+    )
+    pictures = [
+        (t(key), folder / file)
+        for key, file in (
+            ("page.loss_picture", "loss.png"),
+            ("page.strength_picture", "strength.png"),
+        )
+        if (folder / file).is_file()
+    ]
     film = browser_film(folder / "film.mp4", folder / "film.webm")
-    return page(review, t("demo.title", game=tr.name("game", data["game"])), record,
-                intro=intro, sections=sections, pictures=pictures,
-                film=Film(film, FPS, "video/webm") if film is not None else None, tr=tr)
+    return page(
+        review,
+        t("demo.title", game=tr.name("game", data["game"])),
+        record,
+        intro=intro,
+        sections=sections,
+        pictures=pictures,
+        film=Film(film, FPS, "video/webm") if film is not None else None,
+        tr=tr,
+    )
 
 
 def _said(output: Output, tr: Translator, who: Any, players: list[str]) -> str:
@@ -247,9 +374,12 @@ def _said(output: Output, tr: Translator, who: Any, players: list[str]) -> str:
 
     text = verdict_words(tr, output, who, players)
     if isinstance(output, IllegalMove) and output.fix:
-        text += "\n" + messages.render("illegal.to_put_right", tr.language) + "\n" + \
-            "\n".join(f"- {step}" for step in messages.steps(output.fix, tr.language,
-                                                             shown=None))
+        text += (
+            "\n"
+            + messages.render("illegal.to_put_right", tr.language)
+            + "\n"
+            + "\n".join(f"- {step}" for step in messages.steps(output.fix, tr.language, shown=None))
+        )
     return text
 
 
@@ -299,8 +429,7 @@ def browser_film(film: Path, copy: Path) -> Path | None:
     return copy if copy.is_file() and copy.stat().st_size > 0 else None
 
 
-def _calibration_html(calibration: dict[str, Any] | None, folder: Path,
-                      tr: Translator) -> str:
+def _calibration_html(calibration: dict[str, Any] | None, folder: Path, tr: Translator) -> str:
     """The calibration the camera read through: its steps, the profile's parts and the
     fitted layout drawn on the empty board."""
     if not calibration:
@@ -309,12 +438,18 @@ def _calibration_html(calibration: dict[str, Any] | None, folder: Path,
     t = tr.text
     steps = "".join(f"<li>{e(step)}</li>" for step in calibration["steps"])
     picture = calibration.get("layout_picture")
-    return (f"<h2>{e(t('demo.calibration_title'))}</h2><p>{e(t('demo.calibration'))}</p>"
-            f"<ul>{steps}</ul><p>{e(t('demo.read_through'))} "
-            + "; ".join(e(line) for line in calibration["profile"]) + ".</p>"
-            + (f"<img src='{picture_uri(folder / picture)}' "
-               f"alt='{html.escape(t('demo.layout_picture'))}'>"
-               if picture and (folder / picture).is_file() else ""))
+    return (
+        f"<h2>{e(t('demo.calibration_title'))}</h2><p>{e(t('demo.calibration'))}</p>"
+        f"<ul>{steps}</ul><p>{e(t('demo.read_through'))} "
+        + "; ".join(e(line) for line in calibration["profile"])
+        + ".</p>"
+        + (
+            f"<img src='{picture_uri(folder / picture)}' "
+            f"alt='{html.escape(t('demo.layout_picture'))}'>"
+            if picture and (folder / picture).is_file()
+            else ""
+        )
+    )
 
 
 def _text(words: object) -> str:
@@ -335,5 +470,12 @@ def picture_uri(path: Path) -> str:
 
 
 def _shown(output: Output) -> bool:
-    return output.name in ("move_accepted", "illegal_move", "table_restored", "question",
-                           "move_taken_back", "game_over", "board_mismatch")
+    return output.name in (
+        "move_accepted",
+        "illegal_move",
+        "table_restored",
+        "question",
+        "move_taken_back",
+        "game_over",
+        "board_mismatch",
+    )

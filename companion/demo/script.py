@@ -43,18 +43,32 @@ class DemoSpec:
 
 SPECS: dict[str, DemoSpec] = {
     "shangrila": DemoSpec(
-        "shangrila", ("red", "blue", "yellow", "violet"), (1, 2, 3, 3), 20,
+        "shangrila",
+        ("red", "blue", "yellow", "violet"),
+        (1, 2, 3, 3),
+        20,
         ("place.space-occupied", "place.no-master-in-village", "turn.wrong-player"),
-        (Feature("a recruit", lambda m: m.startswith("+")),
-         Feature("journeys", lambda m: ">" in m, 3))),
+        (
+            Feature("a recruit", lambda m: m.startswith("+")),
+            Feature("journeys", lambda m: ">" in m, 3),
+        ),
+    ),
     "shendao": DemoSpec(
-        "shendao", ("light", "dark"), (1, 4), 24,
+        "shendao",
+        ("light", "dark"),
+        (1, 4),
+        24,
         ("gate.closed", "gate.blocked", "turn.wrong-player"),
-        (Feature("a card played", lambda m: " " in m),)),
+        (Feature("a card played", lambda m: " " in m),),
+    ),
     "shenshi": DemoSpec(
-        "shenshi", ("silver", "copper"), (1, 3), 12,
+        "shenshi",
+        ("silver", "copper"),
+        (1, 3),
+        12,
         ("walk.blocked", "walk.length", "hover.not-straight"),
-        (Feature("a monk entering", lambda m: "@" in m),)),
+        (Feature("a monk entering", lambda m: "@" in m),),
+    ),
 }
 SEARCHED_SEEDS = 40
 """Seeds tried, from the one asked for, until a game shows every feature."""
@@ -74,23 +88,26 @@ class Script:
     def start(self) -> GameState[Any]:
         """The table when the film starts."""
         state = self.rules.initial_state()
-        for text in self.moves[:self.joined_at]:
+        for text in self.moves[: self.joined_at]:
             state.play_text(text)
         return state
 
     @property
     def filmed_moves(self) -> list[str]:
-        return self.moves[self.joined_at:]
+        return self.moves[self.joined_at :]
 
     def record(self) -> GameRecord:
         """The filmed part as a record starting from the table the film opens on."""
-        return GameRecord(self.spec.game, list(self.spec.players),
-                          self.rules.options_json(), self.filmed_moves,
-                          self.start.to_json())
+        return GameRecord(
+            self.spec.game,
+            list(self.spec.players),
+            self.rules.options_json(),
+            self.filmed_moves,
+            self.start.to_json(),
+        )
 
 
-def make_script(spec: DemoSpec, seed: int, progress: Callable[[str], None] | None = None
-                ) -> Script:
+def make_script(spec: DemoSpec, seed: int, progress: Callable[[str], None] | None = None) -> Script:
     """Play the demo's game (engine players at ``spec.levels``) from ``seed``, trying
     the following seeds until the filmed moves show every feature. Raises
     ``DemoError`` when none of ``SEARCHED_SEEDS`` seeds does."""
@@ -105,8 +122,10 @@ def make_script(spec: DemoSpec, seed: int, progress: Callable[[str], None] | Non
         if all(sum(f.test(m) for m in filmed) >= f.at_least for f in spec.features):
             return Script(spec, tried, rules, moves, joined_at)
     wanted = ", ".join(f.what for f in spec.features)
-    raise DemoError(f"no game from seeds {seed}..{seed + SEARCHED_SEEDS - 1} ends with "
-                     f"{wanted} in its last {spec.filmed} moves")
+    raise DemoError(
+        f"no game from seeds {seed}..{seed + SEARCHED_SEEDS - 1} ends with "
+        f"{wanted} in its last {spec.filmed} moves"
+    )
 
 
 def _play(rules: Rules[Any, Any], spec: DemoSpec, seed: int) -> list[str]:

@@ -68,8 +68,14 @@ class Belief:
 
     def doubts(self, record: list[str]) -> list[int]:
         """The indexes of the record's moves some history replaces, oldest first."""
-        return sorted({i for h in self.histories for i, (a, b) in
-                       enumerate(zip(h.moves, record, strict=False)) if a != b})
+        return sorted(
+            {
+                i
+                for h in self.histories
+                for i, (a, b) in enumerate(zip(h.moves, record, strict=False))
+                if a != b
+            }
+        )
 
     def oldest(self, record: list[str]) -> int | None:
         doubts = self.doubts(record)
@@ -84,8 +90,12 @@ class Belief:
                 out.append(h.moves[index])
         return out
 
-    def follow(self, rules: Rules[Any, Any], move: Any,
-               weigh: Callable[[GameState[Any]], float | None] | None = None) -> None:
+    def follow(
+        self,
+        rules: Rules[Any, Any],
+        move: Any,
+        weigh: Callable[[GameState[Any]], float | None] | None = None,
+    ) -> None:
         """Play ``move``, just accepted in the record, in every history; drop those
         where it is illegal, whose table ``weigh(state)`` refuses (None), or that
         fall ``UNLIKELY``; ``weigh`` otherwise gives the weight to add."""
@@ -112,19 +122,20 @@ class Belief:
         if not self.histories:
             self.asked = None
 
-    def truncate(self, record: list[tuple[GameState[Any], str]],
-                 rules: Rules[Any, Any]) -> None:
+    def truncate(self, record: list[tuple[GameState[Any], str]], rules: Rules[Any, Any]) -> None:
         """After moves of the record were taken back or replaced: each history cut to
         the record's length and played again; those that then equal the record, or
         in which a move is illegal, go."""
         texts = [text for _, text in record]
         kept: dict[tuple[str, ...], History] = {}
         for history in self.histories:
-            moves = history.moves[:len(texts)]
+            moves = history.moves[: len(texts)]
             if moves == texts or tuple(moves) in kept:
                 continue
-            first = next((i for i, (a, b) in enumerate(zip(moves, texts, strict=False))
-                          if a != b), len(moves))
+            first = next(
+                (i for i, (a, b) in enumerate(zip(moves, texts, strict=False)) if a != b),
+                len(moves),
+            )
             state = record[first][0].copy() if first < len(record) else None
             if state is None:
                 continue
@@ -138,11 +149,13 @@ class Belief:
         self.asked = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"histories": [[h.moves, h.weight] for h in self.histories],
-                "asked": self.asked, "again_done": self.again_done}
+        return {
+            "histories": [[h.moves, h.weight] for h in self.histories],
+            "asked": self.asked,
+            "again_done": self.again_done,
+        }
 
-    def restore(self, data: dict[str, Any], start: GameState[Any],
-                rules: Rules[Any, Any]) -> None:
+    def restore(self, data: dict[str, Any], start: GameState[Any], rules: Rules[Any, Any]) -> None:
         """Take back ``to_json``'s belief, the histories played from ``start``. Raises
         ``EngineError``, ``ValueError``, ``KeyError`` or ``TypeError`` for one that does
         not fit."""

@@ -90,8 +90,11 @@ class RefereeConfig:
         return self.source_frames.get(source, self.stable_frames)
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"sure": self.sure, "stable_frames": self.stable_frames,
-                                "confirm_frames": self.confirm_frames}
+        data: dict[str, Any] = {
+            "sure": self.sure,
+            "stable_frames": self.stable_frames,
+            "confirm_frames": self.confirm_frames,
+        }
         if self.parts:
             data["parts"] = True
         if self.source_frames:
@@ -119,14 +122,16 @@ class Debouncer:
     """Element-wise stability: an element's value is believed once it was read the same
     way ``frames`` times in a row."""
 
-    def __init__(self, schema: TableSchema, frames: int, start: Observation,
-                 sure: float = 0.9) -> None:
+    def __init__(
+        self, schema: TableSchema, frames: int, start: Observation, sure: float = 0.9
+    ) -> None:
         self.frames = frames
         self.stable: dict[str, Reading] = {e: start[e] for e in schema.elements}
         self._candidate: dict[str, Reading] = dict(self.stable)
         self._count: dict[str, int] = dict.fromkeys(schema.elements, frames)
         self._confidences: dict[str, list[float]] = {
-            e: [self.stable[e].confidence] for e in schema.elements}
+            e: [self.stable[e].confidence] for e in schema.elements
+        }
         """The confidences of the last readings of each element's candidate value."""
         self.sure = sure
         self.window = frames + 1 if frames > 1 else 1
@@ -158,8 +163,7 @@ class Debouncer:
             if reading.value is not None:
                 read.add(e)
             candidate = self._candidate[e]
-            if reading.value == candidate.value and type(reading.value) is type(
-                    candidate.value):
+            if reading.value == candidate.value and type(reading.value) is type(candidate.value):
                 self._count[e] += 1
                 # The value's confidence: the median of its last ``frames`` readings, so
                 # one unsure frame among sure ones does not make it unsure, nor one sure
@@ -169,9 +173,15 @@ class Debouncer:
                 if len(confidences) > frames:
                     del confidences[0]
                 middle = sorted(confidences)[len(confidences) // 2]
-                self._candidate[e] = reading if middle == reading.confidence else (
-                    candidate if middle == candidate.confidence
-                    else Reading(reading.value, middle, reading.chances))
+                self._candidate[e] = (
+                    reading
+                    if middle == reading.confidence
+                    else (
+                        candidate
+                        if middle == candidate.confidence
+                        else Reading(reading.value, middle, reading.chances)
+                    )
+                )
             else:
                 self._candidate[e] = reading
                 self._count[e] = 1
@@ -186,9 +196,12 @@ class Debouncer:
                 self.stable[e] = now
                 if before.value != now.value or type(before.value) is not type(now.value):
                     fresh.add(e)
-                changed = changed or before.value != now.value or type(
-                    before.value) is not type(now.value) or (
-                    before.confidence != now.confidence)
+                changed = (
+                    changed
+                    or before.value != now.value
+                    or type(before.value) is not type(now.value)
+                    or (before.confidence != now.confidence)
+                )
         return changed
 
     def _interrupted(self, e: str) -> Reading | None:
@@ -200,24 +213,27 @@ class Debouncer:
         if len(recent) < self.window or self.window == frames:
             return None
         last = recent[-1]
-        same = [r for r in recent if r.value == last.value and type(r.value) is type(
-            last.value)]
+        same = [r for r in recent if r.value == last.value and type(r.value) is type(last.value)]
         stable = self.stable[e]
-        if len(same) < frames or last.value is None or (
-                last.value == stable.value and type(last.value) is type(stable.value)) or any(
-                r.confidence >= self.sure for r in recent if r not in same):
+        if (
+            len(same) < frames
+            or last.value is None
+            or (last.value == stable.value and type(last.value) is type(stable.value))
+            or any(r.confidence >= self.sure for r in recent if r not in same)
+        ):
             return None
         middle = sorted(r.confidence for r in same[-frames:])[frames // 2]
-        return last if middle == last.confidence else Reading(last.value, middle,
-                                                                last.chances)
+        return last if middle == last.confidence else Reading(last.value, middle, last.chances)
 
     def settled(self, e: str) -> bool:
         """Whether ``e``'s believed value was believed before the last reading and that
         reading agrees (a value believed just now, or read otherwise just now, is not
         settled yet)."""
         recent, stable = self._recent[e], self.stable[e]
-        return e not in self.fresh and (not recent or (
-            recent[-1].value == stable.value and type(recent[-1].value) is type(stable.value)))
+        return e not in self.fresh and (
+            not recent
+            or (recent[-1].value == stable.value and type(recent[-1].value) is type(stable.value))
+        )
 
     def observation(self) -> Observation:
         return Observation.trusted(self.schema, dict(self.stable))
@@ -232,19 +248,28 @@ class Debouncer:
         for e in self.schema.elements:
             stable, candidate = self.stable[e], self._candidate[e]
             confidences, recent = self._confidences[e], self._recent[e]
-            if stable == candidate and stable.chances is None and \
-                    type(stable.value) is type(candidate.value) and \
-                    all(c == stable.confidence for c in confidences) and \
-                    len(recent) == self.window and all(
-                        r == stable and type(r.value) is type(stable.value) for r in recent):
-                elements[e] = [stable.value, stable.confidence, self._count[e],
-                               len(confidences)]
+            if (
+                stable == candidate
+                and stable.chances is None
+                and type(stable.value) is type(candidate.value)
+                and all(c == stable.confidence for c in confidences)
+                and len(recent) == self.window
+                and all(r == stable and type(r.value) is type(stable.value) for r in recent)
+            ):
+                elements[e] = [stable.value, stable.confidence, self._count[e], len(confidences)]
             else:
-                elements[e] = [_reading_json(stable), _reading_json(candidate),
-                               self._count[e], confidences,
-                               [_reading_json(r) for r in recent]]
-        data: dict[str, Any] = {"frames": self.frames, "read": sorted(self.read),
-                                "elements": elements}
+                elements[e] = [
+                    _reading_json(stable),
+                    _reading_json(candidate),
+                    self._count[e],
+                    confidences,
+                    [_reading_json(r) for r in recent],
+                ]
+        data: dict[str, Any] = {
+            "frames": self.frames,
+            "read": sorted(self.read),
+            "elements": elements,
+        }
         if self.fresh:
             data["fresh"] = sorted(self.fresh)
         return data
@@ -259,8 +284,7 @@ class Debouncer:
                 self.stable[e] = _reading_from_json(first)
                 self._candidate[e] = _reading_from_json(second)
                 self._confidences[e] = [float(c) for c in confidences]
-                self._recent[e] = [_reading_from_json(r) for r in recent[0]] if recent \
-                    else []
+                self._recent[e] = [_reading_from_json(r) for r in recent[0]] if recent else []
             else:
                 self.stable[e] = self._candidate[e] = Reading(first, float(second))
                 self._confidences[e] = [float(second)] * int(confidences)
@@ -274,8 +298,12 @@ class Debouncer:
         or a reading disturbed once), with that reading; only those read so at least
         ``frames`` times in a row."""
         stable, count = self.stable, self._count
-        return {e: r for e, r in self._candidate.items() if count[e] >= frames and (
-            r.value != stable[e].value or type(r.value) is not type(stable[e].value))}
+        return {
+            e: r
+            for e, r in self._candidate.items()
+            if count[e] >= frames
+            and (r.value != stable[e].value or type(r.value) is not type(stable[e].value))
+        }
 
 
 @dataclass
@@ -330,8 +358,12 @@ class Referee:
 
     WATCHING, ILLEGAL, QUESTION, OVER = Status
 
-    def __init__(self, rules: Rules[Any, Any], start: GameState[Any] | None = None,
-                 config: RefereeConfig | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules[Any, Any],
+        start: GameState[Any] | None = None,
+        config: RefereeConfig | None = None,
+    ) -> None:
         self.rules = rules
         self.config = config or RefereeConfig()
         self.start = start.copy() if start is not None else rules.initial_state()
@@ -382,14 +414,34 @@ class Referee:
 
     def record(self) -> GameRecord:
         """The game so far, as a record (docs/notation.md, "Game records")."""
-        start = None if self.start.to_json() == self.rules.initial_state().to_json() \
+        start = (
+            None
+            if self.start.to_json() == self.rules.initial_state().to_json()
             else self.start.to_json()
-        return GameRecord(self.rules.game, list(self.rules.players),
-                          self.rules.options_json(), [m for _, m in self.history], start)
+        )
+        return GameRecord(
+            self.rules.game,
+            list(self.rules.players),
+            self.rules.options_json(),
+            [m for _, m in self.history],
+            start,
+        )
 
-    SNAPSHOT_FIELDS = frozenset({
-        "history", "state", "sources", "status", "candidates", "_last", "pending",
-        "last_move", "belief", "_gap_question", "parts"})
+    SNAPSHOT_FIELDS = frozenset(
+        {
+            "history",
+            "state",
+            "sources",
+            "status",
+            "candidates",
+            "_last",
+            "pending",
+            "last_move",
+            "belief",
+            "_gap_question",
+            "parts",
+        }
+    )
     """The fields ``snapshot`` covers; the others are fixed by the game, its start and
     the settings. A new field that changes as the game goes is added here and there."""
 
@@ -399,19 +451,28 @@ class Referee:
         or a question about a gap is open (the journal takes a later one)."""
         last, pending = self.last_move, self.pending
         typed = [i for i, (state, _) in enumerate(self.history) if state is last.typed_from]
-        if pending.held is not None or pending.done_frames != -1 or self._gap_question or (
-                last.typed_from is not None and not typed):
+        if (
+            pending.held is not None
+            or pending.done_frames != -1
+            or self._gap_question
+            or (last.typed_from is not None and not typed)
+        ):
             return None
-        return {"moves": [text for _, text in self.history], "status": self.status,
-                "candidates": list(self.candidates),
-                "last": self._last.to_json() if self._last is not None else None,
-                "bigger": [self.rules.format_move(m) for m in last.bigger],
-                "made_seen": list(last.made_seen), "confirming": pending.confirm_frames,
-                "held_again": pending.held_again, "typed_from": typed[0] if typed else None,
-                "shorter": list(last.shorter) if last.shorter is not None else None,
-                "sources": {name: d.snapshot() for name, d in self.sources.items()},
-                "belief": self.belief.to_json(),
-                **({"parts": self.parts.to_json()} if self.parts else {})}
+        return {
+            "moves": [text for _, text in self.history],
+            "status": self.status,
+            "candidates": list(self.candidates),
+            "last": self._last.to_json() if self._last is not None else None,
+            "bigger": [self.rules.format_move(m) for m in last.bigger],
+            "made_seen": list(last.made_seen),
+            "confirming": pending.confirm_frames,
+            "held_again": pending.held_again,
+            "typed_from": typed[0] if typed else None,
+            "shorter": list(last.shorter) if last.shorter is not None else None,
+            "sources": {name: d.snapshot() for name, d in self.sources.items()},
+            "belief": self.belief.to_json(),
+            **({"parts": self.parts.to_json()} if self.parts else {}),
+        }
 
     def restore(self, data: dict[str, Any]) -> None:
         """Put this referee, fresh from its game, start and settings, in the state of
@@ -441,8 +502,11 @@ class Referee:
             self.parts.save(len(self.history))
         for name, source in data["sources"].items():
             debouncer = self.sources[name] = Debouncer(
-                self.schema, self.config.frames_for(name), self.explainer.expected(self.state),
-                self.config.sure)
+                self.schema,
+                self.config.frames_for(name),
+                self.explainer.expected(self.state),
+                self.config.sure,
+            )
             debouncer.restore(source)
 
     def expected_table(self) -> Observation:
@@ -471,18 +535,29 @@ class Referee:
 
     def _on_seen(self, event: Seen) -> list[Output]:
         if event.observation.schema.game != self.schema.game:
-            return [InputRejected("seen", f"an observation of {event.observation.schema.game}"
-                                  f" while refereeing {self.schema.game}")]
+            return [
+                InputRejected(
+                    "seen",
+                    f"an observation of {event.observation.schema.game}"
+                    f" while refereeing {self.schema.game}",
+                )
+            ]
         debouncer = self.sources.get(event.source)
         if debouncer is None:
             debouncer = self.sources[event.source] = Debouncer(
-                self.schema, self.config.frames_for(event.source),
-                self.explainer.expected(self.state), self.config.sure)
+                self.schema,
+                self.config.frames_for(event.source),
+                self.explainer.expected(self.state),
+                self.config.sure,
+            )
         changed = debouncer.push(event.observation)
         if self.pending.done_frames >= 0:  # a done waiting for the table to be believed
             self.pending.done_frames += 1
-            if changed or self.pending.done_frames > DONE_WAIT * self.config.stable_frames \
-                    or not self._unsettled():
+            if (
+                changed
+                or self.pending.done_frames > DONE_WAIT * self.config.stable_frames
+                or not self._unsettled()
+            ):
                 return self._evaluate(turn_done=True)
             return []
         if not changed:
@@ -499,11 +574,17 @@ class Referee:
         believed just now (``Debouncer.settled``) by a source that needs several frames."""
         expected, sure = self.expected_table(), self.config.sure
         return any(
-            d.frames > 1 and reading.value is not None and reading.confidence >= sure
-            and (reading.value != expected.value(e)
-                 or type(reading.value) is not type(expected.value(e)))
+            d.frames > 1
+            and reading.value is not None
+            and reading.confidence >= sure
+            and (
+                reading.value != expected.value(e)
+                or type(reading.value) is not type(expected.value(e))
+            )
             and not d.settled(e)
-            for d in self.sources.values() for e, reading in d.stable.items())
+            for d in self.sources.values()
+            for e, reading in d.stable.items()
+        )
 
     def _confirm(self, observation: Observation, debouncer: Debouncer) -> list[Output]:
         """One more frame of the table held illegal (``_held``): the flag once the
@@ -516,8 +597,10 @@ class Referee:
         # what it would put back, and every other change believed: a misplaced move's
         # steps may leave out the reading that made it look misplaced
         if any(observation[e].value != stable[e].value for e in verdict.fix_elements) or any(
-                observation[e].value != reading.value for e, reading in stable.items()
-                if reading.value is not None and reading.value != expected.value(e)):
+            observation[e].value != reading.value
+            for e, reading in stable.items()
+            if reading.value is not None and reading.value != expected.value(e)
+        ):
             self.pending.held = (verdict, 0)  # changing again: wait
             return []
         if frames + 1 < self.pending.confirm_frames:
@@ -548,26 +631,33 @@ class Referee:
         if frames > DONE_WAIT * self.config.stable_frames or not self.sources:
             return None
         before = self.expected_table()
-        fresh = {e: reading for debouncer in self.sources.values()
-                 for e, reading in debouncer.latest_changes(read).items()
-                 if reading.value is not None and reading.value != before.value(e)}
+        fresh = {
+            e: reading
+            for debouncer in self.sources.values()
+            for e, reading in debouncer.latest_changes(read).items()
+            if reading.value is not None and reading.value != before.value(e)
+        }
         if not fresh:  # only readings going back to the position before: no new piece
             return None
         believed = self.believed_table()
-        settled = Observation.trusted(self.schema, {
-            e: fresh.get(e, believed[e]) for e in self.schema.elements})
-        verdict = self.explainer.explain(self.state, settled, turn_done=True,
-                                         hidden=self._hidden())
+        settled = Observation.trusted(
+            self.schema, {e: fresh.get(e, believed[e]) for e in self.schema.elements}
+        )
+        verdict = self.explainer.explain(self.state, settled, turn_done=True, hidden=self._hidden())
         if verdict.kind == Kind.ILLEGAL and read == 1:
             # a reading seen once may be the last piece put down or a misreading of
             # that one frame: weighed as unsure, a legal move may fit the pieces put down
             twice = {e for d in self.sources.values() for e in d.latest_changes(2)}
-            once = {e: Reading(r.value, ONCE) for e, r in fresh.items() if e not in twice
-                    and r.confidence > ONCE}
+            once = {
+                e: Reading(r.value, ONCE)
+                for e, r in fresh.items()
+                if e not in twice and r.confidence > ONCE
+            }
             if once:
                 weighed = settled.replace(once)
-                look = self.explainer.explain(self.state, weighed, turn_done=True,
-                                              hidden=self._hidden())
+                look = self.explainer.explain(
+                    self.state, weighed, turn_done=True, hidden=self._hidden()
+                )
                 if look.kind in (Kind.ACCEPTED, Kind.AMBIGUOUS):
                     return look
         if verdict.kind == Kind.ILLEGAL and read == 1:
@@ -586,8 +676,11 @@ class Referee:
             return [InputRejected(event.move, str(error))]
         text = self.rules.format_move(move)
         if text not in self.candidates:
-            return [InputRejected(event.move, "not one of the moves offered: "
-                                  + ", ".join(self.candidates))]
+            return [
+                InputRejected(
+                    event.move, "not one of the moves offered: " + ", ".join(self.candidates)
+                )
+            ]
         if self.belief.asked is not None:
             return self._answer_doubt(text)
         if self.parts is not None and self.parts.asked is not None:
@@ -669,8 +762,9 @@ class Referee:
         observation = self.believed_table()
         hidden = self._hidden()
         self.pending.judging_done = turn_done
-        verdict = self.explainer.explain(self.state, observation, turn_done=turn_done,
-                                         hidden=hidden)
+        verdict = self.explainer.explain(
+            self.state, observation, turn_done=turn_done, hidden=hidden
+        )
         if verdict.kind != Kind.UNCHANGED and self.last_move.bigger:
             revised = self._revise(observation, turn_done, verdict)
             if revised is not None:
@@ -692,14 +786,22 @@ class Referee:
             if settled is not None:
                 return settled
         typed_from = self.last_move.typed_from
-        if verdict.kind == Kind.ILLEGAL and not turn_done and typed_from is not None \
-                and self.explainer.between(observation, typed_from, self.state):
+        if (
+            verdict.kind == Kind.ILLEGAL
+            and not turn_done
+            and typed_from is not None
+            and self.explainer.between(observation, typed_from, self.state)
+        ):
             # a move typed in before it was made: the table is being made to match
             text = self.history[-1][1]
             return self._emit([MoveInProgress(self.last_move.typed_from.to_move, [text])])
-        if turn_done and verdict.kind == Kind.ILLEGAL and self._unsettled() and \
-                max(waited, 0) <= DONE_WAIT * self.config.stable_frames and \
-                not self.explainer.explain_gap(self.state, observation).sequences:
+        if (
+            turn_done
+            and verdict.kind == Kind.ILLEGAL
+            and self._unsettled()
+            and max(waited, 0) <= DONE_WAIT * self.config.stable_frames
+            and not self.explainer.explain_gap(self.state, observation).sequences
+        ):
             # a change believed just now (three frames read so, after one that was not)
             # may be a misreading three frames long: a done on it waits until it has
             # read so for one more frame, as an illegal table is confirmed (moves made
@@ -711,19 +813,30 @@ class Referee:
             if look is not None and look.kind in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS):
                 self.pending.done_frames = max(waited, 0)
                 return []
-            if look is not None and look.kind == Kind.ILLEGAL and not observation.differences(
-                    self.expected_table(), min_confidence=self.config.sure):
+            if (
+                look is not None
+                and look.kind == Kind.ILLEGAL
+                and not observation.differences(
+                    self.expected_table(), min_confidence=self.config.sure
+                )
+            ):
                 # nothing believed changed yet: name what was read twice running (a
                 # single frame's misreading is no move: done on a still table is a pass)
                 named = self._done_look(max(waited, 0), read=2)
                 if named is not None and named.kind == Kind.ILLEGAL:
                     verdict = named
         held, self.pending.held = self.pending.held, None
-        if verdict.kind == Kind.ILLEGAL and not turn_done and self.status == self.WATCHING \
-                and self.pending.confirm_frames > 0:
+        if (
+            verdict.kind == Kind.ILLEGAL
+            and not turn_done
+            and self.status == self.WATCHING
+            and self.pending.confirm_frames > 0
+        ):
             # held until the table has stayed so (the same flag: the count goes on)
             same = held is not None and (held[0].rule, held[0].fix_elements) == (
-                verdict.rule, verdict.fix_elements)
+                verdict.rule,
+                verdict.fix_elements,
+            )
             self.pending.held = (verdict, held[1] if same and held is not None else 0)
             self.pending.held_again = same
             return []
@@ -746,21 +859,25 @@ class Referee:
         made = self.last_move.made_seen = self._made(earlier, observation)
         if not made:  # accepted on the player's word (done), not on what was seen
             return []
-        return self._agreeing(earlier, made,
-                              self.explainer.candidate_moves(earlier, observation, made))
+        return self._agreeing(
+            earlier, made, self.explainer.candidate_moves(earlier, observation, made)
+        )
 
     def _made(self, earlier: GameState[Any], observation: Observation) -> list[str]:
         """The changes of the move just accepted that ``observation`` surely shows."""
         before = self.explainer.expected(earlier)
         accepted = self.explainer.expected(self.state)
         sure = self.config.sure
-        return [e for e in self.schema.elements if before[e] != accepted[e]
-                and observation[e].confidence >= sure
-                and observation.value(e) == accepted.value(e)
-                and type(observation.value(e)) is type(accepted.value(e))]
+        return [
+            e
+            for e in self.schema.elements
+            if before[e] != accepted[e]
+            and observation[e].confidence >= sure
+            and observation.value(e) == accepted.value(e)
+            and type(observation.value(e)) is type(accepted.value(e))
+        ]
 
-    def _agreeing(self, earlier: GameState[Any], made: list[str],
-                  moves: list[Any]) -> list[Any]:
+    def _agreeing(self, earlier: GameState[Any], made: list[str], moves: list[Any]) -> list[Any]:
         """Of ``moves`` (legal in ``earlier``), those that go on from the move just
         accepted, or leave every element of ``made`` as it does."""
         accepted = self.explainer.expected(self.state)
@@ -778,13 +895,13 @@ class Referee:
             token = earlier.apply(move)
             after = self.explainer.expected(earlier)
             earlier.undo(token)
-            if all(after[e] == accepted[e] for e in made) and \
-                    self.rules.format_move(move) != text:
+            if all(after[e] == accepted[e] for e in made) and self.rules.format_move(move) != text:
                 bigger.append(move)
         return bigger
 
-    def _revise(self, observation: Observation, turn_done: bool,
-                after: Verdict) -> list[Output] | None:
+    def _revise(
+        self, observation: Observation, turn_done: bool, after: Verdict
+    ) -> list[Output] | None:
         """Take the last move back if the table now shows a bigger move of the same
         player, or part of one unless the next player's move is also only in progress
         (``after``: the verdict after the last move); None when it does not, or while an
@@ -796,8 +913,9 @@ class Referee:
         like anything half made."""
         if self.status != self.WATCHING:
             return None
-        if turn_done and not observation.differences(self.expected_table(),
-                                                     min_confidence=self.config.sure):
+        if turn_done and not observation.differences(
+            self.expected_table(), min_confidence=self.config.sure
+        ):
             # a done on a table that shows nothing beyond the move accepted is the next
             # player's: their move left no trace (a Shendao card that changed nothing),
             # it does not make the last move a bigger one that looks the same
@@ -805,14 +923,20 @@ class Referee:
         now = Kind.ILLEGAL if after.unexplained else after.kind
         earlier, text = self.history[-1]
         hidden = self._hidden()
-        verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
-                                         moves=self.last_move.bigger, hidden=hidden)
-        if now == Kind.ILLEGAL and verdict.kind in (Kind.UNCHANGED, Kind.ILLEGAL) and \
-                self.explainer.model.MOVES_GO_ON:
+        verdict = self.explainer.explain(
+            earlier, observation, turn_done=turn_done, moves=self.last_move.bigger, hidden=hidden
+        )
+        if (
+            now == Kind.ILLEGAL
+            and verdict.kind in (Kind.UNCHANGED, Kind.ILLEGAL)
+            and self.explainer.model.MOVES_GO_ON
+        ):
             verdict = self._goes_on(earlier, observation, turn_done, hidden)
-        if verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS) or (
-                verdict.kind == now == Kind.IN_PROGRESS) or (
-                after.unexplained and verdict.kind == Kind.IN_PROGRESS):
+        if (
+            verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS)
+            or (verdict.kind == now == Kind.IN_PROGRESS)
+            or (after.unexplained and verdict.kind == Kind.IN_PROGRESS)
+        ):
             return None
         self.history.pop()
         self.state = earlier
@@ -826,8 +950,9 @@ class Referee:
         self.last_move.shorter = (len(self.history) - accepted, text)
         return out
 
-    def _undone(self, observation: Observation, turn_done: bool,
-                hidden: frozenset[str]) -> list[Output] | None:
+    def _undone(
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+    ) -> list[Output] | None:
         """Take the last move back when the table no longer shows it: every change of
         it that the table surely showed when it was accepted is surely read as before it
         again, and the table shows the position before it (it was misread: a reading
@@ -838,12 +963,14 @@ class Referee:
             return None
         earlier, text = self.history[-1]
         before, sure = self.explainer.expected(earlier), self.config.sure
-        if not all(observation[e].confidence >= sure and observation.value(e) == before.value(e)
-                   and type(observation.value(e)) is type(before.value(e))
-                   for e in self.last_move.made_seen):
+        if not all(
+            observation[e].confidence >= sure
+            and observation.value(e) == before.value(e)
+            and type(observation.value(e)) is type(before.value(e))
+            for e in self.last_move.made_seen
+        ):
             return None
-        verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
-                                         hidden=hidden)
+        verdict = self.explainer.explain(earlier, observation, turn_done=turn_done, hidden=hidden)
         if verdict.kind not in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
             return None  # half a move from there is not enough to undo one made
         self.history.pop()
@@ -851,12 +978,12 @@ class Referee:
         self.belief.truncate(self.history, self.rules)
         self.last_move = LastMove()
         self._last = None
-        out: list[Output] = [MoveTakenBack(len(self.history) + 1, text),
-                             self._lights_for(None)]
+        out: list[Output] = [MoveTakenBack(len(self.history) + 1, text), self._lights_for(None)]
         return out + self._verdict_handlers[verdict.kind](self, verdict)
 
-    def _split_again(self, observation: Observation, turn_done: bool,
-                     hidden: frozenset[str]) -> list[Output] | None:
+    def _split_again(
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+    ) -> list[Output] | None:
         """Undo a revision (``_revise``) the table now contradicts: the last move was
         taken for a bigger one, but the next player's move no longer fits after it,
         while it does after the shorter move first accepted (in ShenShi the next player
@@ -868,10 +995,10 @@ class Referee:
         earlier, bigger = self.history[-1]
         shorter = earlier.copy()
         shorter.play(self.rules.parse_move(text))
-        verdict = self.explainer.explain(shorter, observation, turn_done=turn_done,
-                                         hidden=hidden)
+        verdict = self.explainer.explain(shorter, observation, turn_done=turn_done, hidden=hidden)
         if verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS) and (
-                verdict.kind != Kind.IN_PROGRESS or verdict.unexplained):
+            verdict.kind != Kind.IN_PROGRESS or verdict.unexplained
+        ):
             return None
         self.history.pop()
         self.state = earlier
@@ -881,8 +1008,13 @@ class Referee:
         out += self._accept(self.rules.parse_move(text), "table", [])
         return out + self._verdict_handlers[verdict.kind](self, verdict)
 
-    def _goes_on(self, earlier: GameState[Any], observation: Observation, turn_done: bool,
-                 hidden: frozenset[str]) -> Verdict:
+    def _goes_on(
+        self,
+        earlier: GameState[Any],
+        observation: Observation,
+        turn_done: bool,
+        hidden: frozenset[str],
+    ) -> Verdict:
         """In a game whose accepted moves may go on (ShenShi: a turn of two actions is
         accepted at once, a third may follow), a table that no move of the next player
         explains is judged from before the move just accepted, by every move the game
@@ -891,11 +1023,14 @@ class Referee:
         was; a swap shows one monk lifted and the other not yet moved). Only moves
         going on from the accepted one, or leaving what the table surely showed of it
         as it was, count: another turn of that player would never have shown it."""
-        if observation.differences(self.explainer.expected(earlier),
-                                   min_confidence=self.config.sure) == []:
+        if (
+            observation.differences(
+                self.explainer.expected(earlier), min_confidence=self.config.sure
+            )
+            == []
+        ):
             return Verdict(Kind.IN_PROGRESS, self.last_move.bigger[:IN_PROGRESS_SHOWN])
-        verdict = self.explainer.explain(earlier, observation, turn_done=turn_done,
-                                         hidden=hidden)
+        verdict = self.explainer.explain(earlier, observation, turn_done=turn_done, hidden=hidden)
         if verdict.kind == Kind.ACCEPTED:
             token = earlier.apply(verdict.moves[0])
             again = earlier == self.state  # the accepted move itself: nothing goes on
@@ -910,8 +1045,11 @@ class Referee:
             if not moves:
                 return Verdict(Kind.ILLEGAL)
             if len(moves) < len(verdict.moves):
-                kind = Kind.ACCEPTED if verdict.kind == Kind.AMBIGUOUS and len(moves) == 1 \
+                kind = (
+                    Kind.ACCEPTED
+                    if verdict.kind == Kind.AMBIGUOUS and len(moves) == 1
                     else verdict.kind
+                )
                 return Verdict(kind, moves)
         return verdict
 
@@ -919,8 +1057,9 @@ class Referee:
         self.last_move.typed_from = None  # the table matches the moves so far
         if self.belief:  # a table showing the record's position: what else does it show?
             observation, sure = self.believed_table(), self.config.sure
-            self.belief.keep(lambda h: not contradicted(
-                self.explainer.expected(h.state), observation, sure))
+            self.belief.keep(
+                lambda h: not contradicted(self.explainer.expected(h.state), observation, sure)
+            )
         if self.parts:
             out = self._part_check(self.believed_table(), add=False)
             if out:
@@ -937,9 +1076,13 @@ class Referee:
         return out
 
     def _verdict_ambiguous(self, verdict: Verdict) -> list[Output]:
-        if not self._gap_question and verdict.scores and self.parts is not None \
-                and not self.belief and self.parts.model.unseen_choice(self.state,
-                                                                       verdict.moves):
+        if (
+            not self._gap_question
+            and verdict.scores
+            and self.parts is not None
+            and not self.belief
+            and self.parts.model.unseen_choice(self.state, verdict.moves)
+        ):
             kept = self._keep_unseen(verdict)
             if kept is not None:
                 return kept
@@ -949,10 +1092,9 @@ class Referee:
                 return kept
         self.status = self.QUESTION
         self.candidates = [self.rules.format_move(m) for m in verdict.moves]
-        reason = ("The table fits several moves: which one was played?")
+        reason = "The table fits several moves: which one was played?"
         choices = [self._choice(self.state, text) for text in self.candidates]
-        return self._emit([Question(self.state.to_move, self.candidates, reason, 0,
-                                    choices)])
+        return self._emit([Question(self.state.to_move, self.candidates, reason, 0, choices)])
 
     def _verdict_in_progress(self, verdict: Verdict) -> list[Output]:
         if self.status == self.ILLEGAL:
@@ -966,8 +1108,14 @@ class Referee:
             if explained is not None:
                 return explained
         self.status = self.ILLEGAL
-        flag = IllegalMove(self.state.to_move, verdict.attempt, verdict.rule,
-                           verdict.message, verdict.fix, verdict.fix_elements)
+        flag = IllegalMove(
+            self.state.to_move,
+            verdict.attempt,
+            verdict.rule,
+            verdict.message,
+            verdict.fix,
+            verdict.fix_elements,
+        )
         return self._emit([flag, self._lights_for(flag)])
 
     _verdict_handlers: ClassVar[dict[Kind, Callable[[Referee, Verdict], list[Output]]]] = {
@@ -996,8 +1144,10 @@ class Referee:
                 return None
             self.belief.again_done = self.pending.judging_done
             return self._ask(oldest, "Too many moves fit the tables seen so far.")
-        ranked = sorted(zip(verdict.scores, range(len(moves)), verdict.moves, moves,
-                            strict=True), key=lambda t: (-t[0], t[1]))
+        ranked = sorted(
+            zip(verdict.scores, range(len(moves)), verdict.moves, moves, strict=True),
+            key=lambda t: (-t[0], t[1]),
+        )
         best = ranked[0][0]
         branches = []
         for score, _, move, text in ranked[1:]:
@@ -1006,24 +1156,30 @@ class Referee:
             branches.append(History([*record, text], state, score - best))
         observation, hidden = self.believed_table(), self._hidden()
         for history in self.belief.histories:
-            found = self.explainer.explain(history.state, observation, hidden=hidden,
-                                           turn_done=self.pending.judging_done)
+            found = self.explainer.explain(
+                history.state, observation, hidden=hidden, turn_done=self.pending.judging_done
+            )
             if found.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS):
                 continue
             for move, score in zip(found.moves, found.scores or [best], strict=True):
                 state = history.state.copy()
                 state.play(move)
-                branches.append(History([*history.moves, self.rules.format_move(move)],
-                                        state, history.weight + score - best))
+                branches.append(
+                    History(
+                        [*history.moves, self.rules.format_move(move)],
+                        state,
+                        history.weight + score - best,
+                    )
+                )
         branches.sort(key=lambda h: -h.weight)
         out = self._accept(ranked[0][2], "table", [], branches[:MOST_HISTORIES])
         if self.status == self.WATCHING:
-            self.last_move.bigger = self._bigger_moves(self.history[-1][0],
-                                                       self.believed_table())
+            self.last_move.bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
         return out
 
-    def _by_belief(self, observation: Observation, turn_done: bool,
-                   hidden: frozenset[str]) -> list[Output] | None:
+    def _by_belief(
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+    ) -> list[Output] | None:
         """For a table the record cannot explain: the histories of the belief that can.
         One, or one likelier than the others by ``DECISIVE``, becomes the record (a
         correction, then the verdict on the table); several: the oldest move in which
@@ -1032,38 +1188,48 @@ class Referee:
         found: list[tuple[History, Verdict]] = []
         waiting = False
         for history in self.belief.histories:
-            verdict = self.explainer.explain(history.state, observation,
-                                             turn_done=turn_done, hidden=hidden)
+            verdict = self.explainer.explain(
+                history.state, observation, turn_done=turn_done, hidden=hidden
+            )
             if verdict.kind in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
                 found.append((history, verdict))
-            waiting = waiting or (verdict.kind == Kind.IN_PROGRESS
-                                  and not verdict.unexplained)
+            waiting = waiting or (verdict.kind == Kind.IN_PROGRESS and not verdict.unexplained)
         if not found:
             return [] if waiting else None
         found.sort(key=lambda pair: -pair[0].weight)
         history, verdict = found[0]
         if len(found) > 1 and history.weight - found[1][0].weight < log(DECISIVE):
             moves = {tuple(h.moves) for h, _ in found}
-            first = min(i for i in range(len(history.moves))
-                        if len({m[i] for m in moves if i < len(m)}) > 1)
+            first = min(
+                i for i in range(len(history.moves)) if len({m[i] for m in moves if i < len(m)}) > 1
+            )
             self.belief.keep(lambda h: tuple(h.moves) in moves)
             self.belief.histories.sort(key=lambda h: -h.weight)
             record = self._switch(self.belief.histories[0])
-            return record + self._ask(first, "The table now shows that an earlier move was "
-                                      "not the one shown, and it fits more than one:")
-        if verdict.kind == Kind.ACCEPTED and history.weight < -LIKELIER and \
-                self._forbids(verdict.moves[0]):
+            return record + self._ask(
+                first,
+                "The table now shows that an earlier move was "
+                "not the one shown, and it fits more than one:",
+            )
+        if (
+            verdict.kind == Kind.ACCEPTED
+            and history.weight < -LIKELIER
+            and self._forbids(verdict.moves[0])
+        ):
             # the move seen is legal only in a history the readings made less likely
             # than the record: the move is illegal unless the readings were wrong, so
             # the players say which (a history as likely as the record, such as the
             # other of two cards leaving the same table, is settled by the move: the
             # card played again was not the one spent)
             record = [text for _, text in self.history]
-            first = min(i for i, (a, b) in enumerate(zip(history.moves, record,
-                                                           strict=True)) if a != b)
+            first = min(
+                i for i, (a, b) in enumerate(zip(history.moves, record, strict=True)) if a != b
+            )
             self.belief.again_done = turn_done
-            return self._ask(first, "The move on the table is legal only if an earlier "
-                             "move was not the one shown:")
+            return self._ask(
+                first,
+                "The move on the table is legal only if an earlier move was not the one shown:",
+            )
         out = self._switch(history)
         return out + self._verdict_handlers[verdict.kind](self, verdict)
 
@@ -1084,8 +1250,7 @@ class Referee:
         is announced for each move that changes."""
         old_history, old = self.history, [text for _, text in self.history]
         old_state, weight = self.state, history.weight
-        first = next(i for i, (a, b) in enumerate(zip(history.moves, old, strict=True))
-                     if a != b)
+        first = next(i for i, (a, b) in enumerate(zip(history.moves, old, strict=True)) if a != b)
         state = self.history[first][0].copy()
         rebuilt = self.history[:first]
         for text in history.moves[first:]:
@@ -1094,31 +1259,39 @@ class Referee:
         self.history, self.state = rebuilt, state
         self.belief.histories = [
             History(h.moves, h.state, h.weight - weight)
-            for h in self.belief.histories if h is not history]
+            for h in self.belief.histories
+            if h is not history
+        ]
         self.belief.histories.append(History(old, old_state, -weight))
         self.last_move = LastMove()
-        self.pending = Pending(confirm_frames=self.pending.confirm_frames,
-                               judging_done=self.pending.judging_done)
+        self.pending = Pending(
+            confirm_frames=self.pending.confirm_frames, judging_done=self.pending.judging_done
+        )
         self._last = None
         out: list[Output] = []
         for i, (was, now) in enumerate(zip(old, history.moves, strict=True)):
             if was != now:
                 player = self.history[i][0].to_move
-                words = self._correction_words(i, (self.history[i][0], now),
-                                               (old_history[i][0], was))
+                words = self._correction_words(
+                    i, (self.history[i][0], now), (old_history[i][0], was)
+                )
                 out.append(MoveCorrected(i + 1, player, was, now, words))
         before, after = self.explainer.expected(old_state), self.explainer.expected(state)
-        out.append(Indicators([Light(e, "amber", "pulse") for e in self.schema.elements
-                               if before[e] != after[e]]))
+        out.append(
+            Indicators(
+                [Light(e, "amber", "pulse") for e in self.schema.elements if before[e] != after[e]]
+            )
+        )
         if self.status in (self.OVER, self.QUESTION):
             self.status = self.WATCHING
             if self.state.is_over():
                 out += self._end()
         return out
 
-    def _correction_words(self, index: int, now: tuple[GameState[Any], str],
-                          was: tuple[GameState[Any], str]) -> str:
-        """"Move 12 was +H4, not +H7: ..." with what each changed, in words (each move
+    def _correction_words(
+        self, index: int, now: tuple[GameState[Any], str], was: tuple[GameState[Any], str]
+    ) -> str:
+        """ "Move 12 was +H4, not +H7: ..." with what each changed, in words (each move
         with the position before it in its own history)."""
         describe = self.explainer.model.describe_element
         places = []
@@ -1127,10 +1300,13 @@ class Referee:
             state = before.copy()
             state.play(self.rules.parse_move(text))
             table = self.explainer.expected(state)
-            places.append(", ".join(describe(e) for e in self.schema.elements
-                                    if table[e] != start[e]) or "nothing on the table")
-        return (f"Move {index + 1} was {now[1]}, not {was[1]}: it changed {places[0]}, "
-                f"not {places[1]}.")
+            places.append(
+                ", ".join(describe(e) for e in self.schema.elements if table[e] != start[e])
+                or "nothing on the table"
+            )
+        return (
+            f"Move {index + 1} was {now[1]}, not {was[1]}: it changed {places[0]}, not {places[1]}."
+        )
 
     def _ask(self, index: int, reason: str) -> list[Output]:
         """Ask which move was move ``index`` (from 0) of the record: the record's or one
@@ -1141,9 +1317,17 @@ class Referee:
         self.candidates = self.belief.choices(record, index)
         before = self.history[index][0]
         choices = [self._choice(before, text) for text in self.candidates]
-        return self._emit([Question(before.to_move, self.candidates,
-                                    f"{reason} Which was move {index + 1}?", index + 1,
-                                    choices)])
+        return self._emit(
+            [
+                Question(
+                    before.to_move,
+                    self.candidates,
+                    f"{reason} Which was move {index + 1}?",
+                    index + 1,
+                    choices,
+                )
+            ]
+        )
 
     def _choice(self, before: GameState[Any], text: str) -> Choice:
         """``text`` played from ``before`` as an answer to tap: its elements and words."""
@@ -1167,8 +1351,9 @@ class Referee:
         self.status = self.WATCHING
         out: list[Output] = []
         if self.history[index][1] != text:
-            chosen = max((h for h in self.belief.histories if h.moves[index] == text),
-                         key=lambda h: h.weight)
+            chosen = max(
+                (h for h in self.belief.histories if h.moves[index] == text), key=lambda h: h.weight
+            )
             out += self._switch(chosen)
         self.belief.keep(lambda h: h.moves[index] == text)
         if self.state.is_over():
@@ -1184,15 +1369,22 @@ class Referee:
         scores, winners = self.state.scores(), self.state.winners()
         record = [text for _, text in self.history]
         if self.parts and not self.parts.model.scores_seen:
-            return self._ask_part(min(self.parts.open), "The result depends on a move "
-                                  "the table could not show.")
-        deciding = [h for h in self.belief.histories if not h.state.is_over()
-                    or h.state.scores() != scores or h.state.winners() != winners]
+            return self._ask_part(
+                min(self.parts.open), "The result depends on a move the table could not show."
+            )
+        deciding = [
+            h
+            for h in self.belief.histories
+            if not h.state.is_over() or h.state.scores() != scores or h.state.winners() != winners
+        ]
         if deciding:
-            first = min(i for h in deciding for i, (a, b) in
-                        enumerate(zip(h.moves, record, strict=False)) if a != b)
-            return self._ask(first, "The result depends on a move the table could not "
-                             "show.")
+            first = min(
+                i
+                for h in deciding
+                for i, (a, b) in enumerate(zip(h.moves, record, strict=False))
+                if a != b
+            )
+            return self._ask(first, "The result depends on a move the table could not show.")
         self.status = self.OVER
         return [self._game_over()]
 
@@ -1209,6 +1401,7 @@ class Referee:
             if contradicted(table, observation, sure):
                 return None
             return weigher.log_likelihood(table) - record
+
         return weigh
 
     def _explain_gap(self) -> list[Output] | None:
@@ -1223,14 +1416,14 @@ class Referee:
             return None
         sure = len(gap.sequences) == 1 and gap.complete
         # unsure of the whole: the last move is asked about, at least
-        made = gap.sequences[0] if sure else gap.common()[:len(gap.sequences[0]) - 1]
+        made = gap.sequences[0] if sure else gap.common()[: len(gap.sequences[0]) - 1]
         out: list[Output] = []
         lights: list[Light] = []
         for i, move in enumerate(made):
-            accepted = self._accept(move, "table", gap.corrected if i == len(made) - 1
-                                    and sure else [])
-            lights += [light for o in accepted if isinstance(o, Indicators)
-                       for light in o.lights]
+            accepted = self._accept(
+                move, "table", gap.corrected if i == len(made) - 1 and sure else []
+            )
+            lights += [light for o in accepted if isinstance(o, Indicators) for light in o.lights]
             out += [o for o in accepted if not isinstance(o, Indicators)]
         if made:
             out.append(Indicators(lights))
@@ -1239,8 +1432,10 @@ class Referee:
         self.status = self.QUESTION
         self._gap_question = True
         self.candidates = [self.rules.format_move(m) for m in gap.next_moves(len(made))]
-        reason = ("Several moves were made while the table was not seen, and it fits "
-                  "more than one way of playing them: which move came next?")
+        reason = (
+            "Several moves were made while the table was not seen, and it fits "
+            "more than one way of playing them: which move came next?"
+        )
         return out + self._emit([Question(self.state.to_move, self.candidates, reason)])
 
     # ------------------------------------------------------------------ helpers
@@ -1252,8 +1447,14 @@ class Referee:
         self._last = outputs[0] if outputs else self._last
         return outputs
 
-    def _accept(self, move: Any, by: str, corrected: list[str],
-                branches: list[History] | None = None, unseen: bool = False) -> list[Output]:
+    def _accept(
+        self,
+        move: Any,
+        by: str,
+        corrected: list[str],
+        branches: list[History] | None = None,
+        unseen: bool = False,
+    ) -> list[Output]:
         """Play ``move`` in the record; ``branches``: the belief's histories after it,
         when the table fitted it several ways (``_branch``); ``unseen``: it is one of an
         unseen choice the parts keep (``_keep_unseen``)."""
@@ -1297,8 +1498,10 @@ class Referee:
         if len(leaders) == 1:
             summary = f"{names} wins with {best}."
         elif len(winners) == 1:
-            summary = (f"{' and '.join(players[p].capitalize() for p in leaders)} tie on "
-                       f"{best}; {names} wins on the tie-break ({tiebreak}).")
+            summary = (
+                f"{' and '.join(players[p].capitalize() for p in leaders)} tie on "
+                f"{best}; {names} wins on the tie-break ({tiebreak})."
+            )
         else:
             summary = f"{names} share the win with {best} (tie-break {tiebreak})."
         return GameOver(scores, tiebreak, winners, summary)
@@ -1316,7 +1519,6 @@ class Referee:
         if flag is None:
             return Indicators([])
         return Indicators([Light(e, "red", "blink") for e in flag.elements])
-
 
     # ------------------------------------------------------------------ the parts
 
@@ -1337,14 +1539,14 @@ class Referee:
             if not parts.open:
                 return None
             self.belief.again_done = self.pending.judging_done
-            return self._ask_part(min(parts.open), "Too many moves fit the tables seen "
-                                  "so far.")
-        ranked = sorted(zip(verdict.scores, range(len(verdict.moves)), verdict.moves,
-                            strict=True), key=lambda t: (-t[0], t[1]))
+            return self._ask_part(min(parts.open), "Too many moves fit the tables seen so far.")
+        ranked = sorted(
+            zip(verdict.scores, range(len(verdict.moves)), verdict.moves, strict=True),
+            key=lambda t: (-t[0], t[1]),
+        )
         out = self._accept(ranked[0][2], "table", [], unseen=True)
         if self.status == self.WATCHING:
-            self.last_move.bigger = self._bigger_moves(self.history[-1][0],
-                                                       self.believed_table())
+            self.last_move.bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
         return out
 
     def _follow_parts(self, move: Any, by: str, unseen: bool) -> list[Output]:
@@ -1358,8 +1560,12 @@ class Referee:
         observation = self.believed_table() if by == "table" else None
         changed = unseen
         if unseen:
-            parts.branch(index, before, self.state, self._part_weigh(observation, True)
-                         if observation is not None else None)
+            parts.branch(
+                index,
+                before,
+                self.state,
+                self._part_weigh(observation, True) if observation is not None else None,
+            )
         elif parts:
             changed = parts.follow(before, move, self._world_check(observation))
         out: list[Output] = []
@@ -1367,7 +1573,8 @@ class Referee:
             if observation is not None and not unseen:
                 changed = parts.weigh_all(self._part_weigh(observation, True)) or changed
             if changed or parts.model.limits(
-                    self.state, {p for f in parts.factors for p in f.parts}):
+                self.state, {p for f in parts.factors for p in f.parts}
+            ):
                 out = self._settle_parts()
         parts.save(len(self.history))
         return out
@@ -1396,8 +1603,9 @@ class Referee:
                 out += self._switch_parts({index: items}) or []
         return out
 
-    def _part_weigh(self, observation: Observation | None, add: bool
-                    ) -> Callable[[Factor, Entry], float | None]:
+    def _part_weigh(
+        self, observation: Observation | None, add: bool
+    ) -> Callable[[Factor, Entry], float | None]:
         """For an entry: None if a sure reading of ``observation`` shows its parts
         otherwise; else (``add``) how much likelier (log) the unsure readings are with
         it than with the record's content."""
@@ -1405,9 +1613,15 @@ class Referee:
         assert parts is not None
         model, state, sure = parts.model, self.state, self.config.sure
         schema = self.schema
-        read = set() if observation is None else {
-            e for e in observation if observation[e].value is not None
-            or observation[e].evidence}
+        read = (
+            set()
+            if observation is None
+            else {
+                e
+                for e in observation
+                if observation[e].value is not None or observation[e].evidence
+            }
+        )
         parts_read = {p for e in read for p in model.parts_of(e)}
 
         def weigh(factor: Factor, entry: Entry) -> float | None:
@@ -1427,16 +1641,18 @@ class Referee:
                 record = model.shows(state, part, model.content(state, part))
                 for e, value in shown.items():
                     reading = observation[e]
-                    if reading.evidence and reading.confidence < sure and \
-                            value != record.get(e):
+                    if reading.evidence and reading.confidence < sure and value != record.get(e):
                         count = len(schema.values[e])
                         total += log(reading.chance(value, count)) - log(
-                            reading.chance(record[e], count))
+                            reading.chance(record[e], count)
+                        )
             return total
+
         return weigh
 
-    def _world_check(self, observation: Observation | None
-                     ) -> Callable[[Factor, GameState[Any]], float | None] | None:
+    def _world_check(
+        self, observation: Observation | None
+    ) -> Callable[[Factor, GameState[Any]], float | None] | None:
         """For ``Parts.follow``: None for a world whose parts a sure reading
         contradicts, else how much likelier (log) its unsure readings are than the
         record's."""
@@ -1460,8 +1676,10 @@ class Referee:
                         was = record.value(e)
                         count = len(self.schema.values[e])
                         total += log(reading.chance(value, count)) - (
-                            0.0 if was is None else log(reading.chance(was, count)))
+                            0.0 if was is None else log(reading.chance(was, count))
+                        )
             return total
+
         return check
 
     def _part_check(self, observation: Observation, add: bool) -> list[Output]:
@@ -1474,8 +1692,9 @@ class Referee:
         parts.save(len(self.history))
         return out
 
-    def _by_parts(self, observation: Observation, turn_done: bool,
-                  hidden: frozenset[str]) -> list[Output] | None:
+    def _by_parts(
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+    ) -> list[Output] | None:
         """For a table the record cannot explain: the ways of the parts it concerns
         (its sure changes) that explain it. The likeliest becomes the record (each
         unseen move that changes is corrected), then the table is judged on it. Only a
@@ -1484,8 +1703,11 @@ class Referee:
         assert parts is not None
         model = parts.model
         expected, sure = self.expected_table(), self.config.sure
-        touched = {p for e in observation.differences(expected, min_confidence=sure)
-                   for p in model.parts_of(e)}
+        touched = {
+            p
+            for e in observation.differences(expected, min_confidence=sure)
+            for p in model.parts_of(e)
+        }
         indexes = [i for i, f in enumerate(parts.factors) if touched & set(f.parts)]
         if not indexes:
             return None
@@ -1501,13 +1723,18 @@ class Referee:
             fixed = dict(zip(indexes, combo, strict=True))
             if all(record[i] == e for i, e in fixed.items()):
                 continue  # the record's own way
-            contents = {p: c for i, e in fixed.items()
-                        for p, c in zip(parts.factors[i].parts, e.content, strict=True)}
+            contents = {
+                p: c
+                for i, e in fixed.items()
+                for p, c in zip(parts.factors[i].parts, e.content, strict=True)
+            }
             world = model.with_content(self.state, contents)
-            verdict = self.explainer.explain(world, observation, turn_done=turn_done,
-                                             hidden=hidden)
-            if verdict.kind == Kind.IN_PROGRESS and not verdict.unexplained and \
-                    parts.best(fixed, record) is not None:
+            verdict = self.explainer.explain(world, observation, turn_done=turn_done, hidden=hidden)
+            if (
+                verdict.kind == Kind.IN_PROGRESS
+                and not verdict.unexplained
+                and parts.best(fixed, record) is not None
+            ):
                 waiting = True
             if verdict.kind not in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
                 continue
@@ -1524,8 +1751,9 @@ class Referee:
         else:
             return None
         out = switched
-        verdict = self.explainer.explain(self.state, observation, turn_done=turn_done,
-                                         hidden=hidden)
+        verdict = self.explainer.explain(
+            self.state, observation, turn_done=turn_done, hidden=hidden
+        )
         return out + self._verdict_handlers[verdict.kind](self, verdict)
 
     def _switch_parts(self, items: dict[int, frozenset[int]]) -> list[Output] | None:
@@ -1534,8 +1762,7 @@ class Referee:
         None when a move of the record is illegal that way (the record stays)."""
         parts = self.parts
         assert parts is not None
-        texts = {k: self.rules.format_move(parts.model.unseen_move(v))
-                 for k, v in items.items()}
+        texts = {k: self.rules.format_move(parts.model.unseen_move(v)) for k, v in items.items()}
         texts = {k: t for k, t in texts.items() if self.history[k][1] != t}
         if not texts:
             return []
@@ -1556,12 +1783,16 @@ class Referee:
         out: list[Output] = []
         for i in sorted(texts):
             player = self.history[i][0].to_move
-            words = self._correction_words(i, (self.history[i][0], texts[i]),
-                                           (old_history[i][0], old_history[i][1]))
+            words = self._correction_words(
+                i, (self.history[i][0], texts[i]), (old_history[i][0], old_history[i][1])
+            )
             out.append(MoveCorrected(i + 1, player, old_history[i][1], texts[i], words))
         before, after = self.explainer.expected(old_state), self.explainer.expected(state)
-        out.append(Indicators([Light(e, "amber", "pulse") for e in self.schema.elements
-                               if before[e] != after[e]]))
+        out.append(
+            Indicators(
+                [Light(e, "amber", "pulse") for e in self.schema.elements if before[e] != after[e]]
+            )
+        )
         if self.status in (self.OVER, self.QUESTION) and parts.asked is None:
             self.status = self.WATCHING
             if self.state.is_over():
@@ -1576,14 +1807,23 @@ class Referee:
         parts.asked = index
         record = self.history[index][1]
         parts.at(self.state)
-        texts = [self.rules.format_move(parts.model.unseen_move(items))
-                 for items in parts.choices(index)]
+        texts = [
+            self.rules.format_move(parts.model.unseen_move(items)) for items in parts.choices(index)
+        ]
         self.candidates = [record] + [t for t in texts if t != record]
         before = self.history[index][0]
         choices = [self._part_choice(before, text) for text in self.candidates]
-        return self._emit([Question(before.to_move, self.candidates,
-                                    f"{reason} Which was move {index + 1}?", index + 1,
-                                    choices)])
+        return self._emit(
+            [
+                Question(
+                    before.to_move,
+                    self.candidates,
+                    f"{reason} Which was move {index + 1}?",
+                    index + 1,
+                    choices,
+                )
+            ]
+        )
 
     def _part_choice(self, before: GameState[Any], text: str) -> Choice:
         """An unseen move as an answer to tap: the elements that would show its items,
@@ -1596,8 +1836,7 @@ class Referee:
         for part, items in sorted(model.spread(self.rules.parse_move(text)).items()):
             empty = model.shows(before, part, frozenset())
             full = model.shows(before, part, items)
-            elements += [e for e in self.schema.elements
-                         if e in full and full[e] != empty.get(e)]
+            elements += [e for e in self.schema.elements if e in full and full[e] != empty.get(e)]
         describe = self.explainer.model.describe_element
         words = f"{text}: " + (", ".join(describe(e) for e in elements) or "no piece moved")
         return Choice(text, words, elements, "")
@@ -1612,8 +1851,9 @@ class Referee:
         parts.asked = None
         self.candidates = []
         self.status = self.WATCHING
-        items = frozenset(i for v in parts.model.spread(self.rules.parse_move(text)).values()
-                          for i in v)
+        items = frozenset(
+            i for v in parts.model.spread(self.rules.parse_move(text)).values() for i in v
+        )
         parts.answer(index, items)
         parts.at(self.state)
         record = self._record_put()

@@ -67,8 +67,7 @@ def input_from_json(schema: TableSchema, data: Any) -> Input:
     if not isinstance(data, dict):
         raise ValueError("a referee input must be a JSON object")
     if "seen" in data:
-        observation = Observation.from_json(schema, {"game": schema.game,
-                                                     "readings": data["seen"]})
+        observation = Observation.from_json(schema, {"game": schema.game, "readings": data["seen"]})
         return Seen(observation, str(data.get("source", "camera")))
     if data.get("turn_done") is True:
         return TurnDone()
@@ -79,6 +78,7 @@ def input_from_json(schema: TableSchema, data: Any) -> Input:
     if data.get("takeback") is True:
         return Takeback()
     raise ValueError(f"unknown referee input {data!r}")
+
 
 # ----------------------------------------------------------------------------- outputs
 
@@ -219,9 +219,20 @@ class Indicators(Output):
 
 
 OUTPUTS: dict[str, type[Output]] = {
-    cls.name: cls for cls in (MoveAccepted, MoveInProgress, IllegalMove, TableRestored,
-                              Question, BoardMismatch, MoveTakenBack, MoveCorrected,
-                              InputRejected, GameOver, Indicators)
+    cls.name: cls
+    for cls in (
+        MoveAccepted,
+        MoveInProgress,
+        IllegalMove,
+        TableRestored,
+        Question,
+        BoardMismatch,
+        MoveTakenBack,
+        MoveCorrected,
+        InputRejected,
+        GameOver,
+        Indicators,
+    )
 }
 
 

@@ -185,25 +185,40 @@ class Explainer:
     def expected(self, state: GameState[Any]) -> Observation:
         return self.model.expected(state)
 
-    def explain(self, state: GameState[Any], observation: Observation, *,
-                turn_done: bool = False, moves: Sequence[Any] | None = None,
-                hidden: Collection[str] = ()) -> Verdict:
+    def explain(
+        self,
+        state: GameState[Any],
+        observation: Observation,
+        *,
+        turn_done: bool = False,
+        moves: Sequence[Any] | None = None,
+        hidden: Collection[str] = (),
+    ) -> Verdict:
         """The verdict on ``observation`` in ``state``. ``turn_done``: the player said
         their move is complete (so moves that leave no visible trace are considered).
         ``moves``: only these legal moves are considered (default: every legal move).
         ``hidden``: elements that can be read but are unknown just now (under a hand):
         a move changing one of them is in progress until it is seen, or done."""
         before = self.expected(state)
-        sure = [e for e in observation if observation[e].known
-                and observation[e].confidence >= self.sure]
-        unsure = [e for e in observation if observation[e].known
-                  and observation[e].confidence < self.sure]
+        sure = [
+            e
+            for e in observation
+            if observation[e].known and observation[e].confidence >= self.sure
+        ]
+        unsure = [
+            e for e in observation if observation[e].known and observation[e].confidence < self.sure
+        ]
         changed = [e for e in sure if not _same(observation.value(e), before.value(e))]
         if not changed and not turn_done:
             return Verdict(UNCHANGED)
         if state.is_over():
-            return self._illegal(state, observation, before, changed,
-                                 IllegalMoveError("game.over", "The game is over."))
+            return self._illegal(
+                state,
+                observation,
+                before,
+                changed,
+                IllegalMoveError("game.over", "The game is over."),
+            )
         fits: list[tuple[float, Any, list[str], Observation]] = []
         results: list[tuple[Any, Observation]] = []
         weigher = self.weigher(observation)
@@ -212,9 +227,11 @@ class Explainer:
         ordered = changed + [e for e in sure if e in unchanged]
         # Until the player says done, a move acting under a hand is in progress whatever
         # it is: the game need not look for such moves (ShenShi's costly search).
-        looked = (self.candidate_moves(state, observation, changed,
-                                       () if turn_done else hidden)
-                  if moves is None else moves)
+        looked = (
+            self.candidate_moves(state, observation, changed, () if turn_done else hidden)
+            if moves is None
+            else moves
+        )
         for move in looked:
             token = state.apply(move)
             after = self.expected(state)
@@ -228,15 +245,18 @@ class Explainer:
             top = likeliest([(f[0], f) for f in fits])
             preferred = self._prefer([f[1] for f in top])
             top = [f for f in top if f[1] in preferred]
-            if not turn_done and any(self._unfinished(observation, before, f[3], f[2], hidden)
-                                     for f in top):
+            if not turn_done and any(
+                self._unfinished(observation, before, f[3], f[2], hidden) for f in top
+            ):
                 return Verdict(IN_PROGRESS, [f[1] for f in top])
             if len(top) == 1:
                 return Verdict(ACCEPTED, [top[0][1]], corrected=top[0][2])
             return Verdict(AMBIGUOUS, [f[1] for f in top], scores=[f[0] for f in top])
-        progressing = [move for move, after in results
-                       if self._on_the_way(observation, before, after, changed,
-                                           self._touched(state, move))]
+        progressing = [
+            move
+            for move, after in results
+            if self._on_the_way(observation, before, after, changed, self._touched(state, move))
+        ]
         if progressing and not turn_done:  # once the player is done, half a move is wrong
             return Verdict(IN_PROGRESS, progressing)
         verdict = self._diagnose(state, observation, before, changed, dict(results))
@@ -244,8 +264,14 @@ class Explainer:
             return Verdict(IN_PROGRESS, unexplained=True)
         return verdict
 
-    def explain_gap(self, state: GameState[Any], observation: Observation, *,
-                    longest: int = GAP_MOVES, budget: int = GAP_BUDGET) -> Gap:
+    def explain_gap(
+        self,
+        state: GameState[Any],
+        observation: Observation,
+        *,
+        longest: int = GAP_MOVES,
+        budget: int = GAP_BUDGET,
+    ) -> Gap:
         """The shortest sequences of two to ``longest`` legal moves from ``state`` that
         leave the table as ``observation`` surely shows it (see ``Gap``), comparing at
         most ``budget`` positions with the table.
@@ -258,18 +284,21 @@ class Explainer:
         followed. The game's candidate search (``candidates``) narrows each step when
         it has one, from the elements still unlike the table; moves a game prefers
         (``prefer``) are kept at each step among sequences alike before it."""
-        sure = [e for e in observation if observation[e].known
-                and observation[e].confidence >= self.sure]
-        unsure = [e for e in observation if observation[e].known
-                  and observation[e].confidence < self.sure]
+        sure = [
+            e
+            for e in observation
+            if observation[e].known and observation[e].confidence >= self.sure
+        ]
+        unsure = [
+            e for e in observation if observation[e].known and observation[e].confidence < self.sure
+        ]
         search = _GapSearch(self, observation, sure, budget)
         weigher = self.weigher(observation)
         for length in range(2, longest + 1):
             fits: list[tuple[float, list[Any], list[str]]] = []
             work = state.copy()
             for path, after in search.paths(work, length):
-                misses = [e for e in unsure
-                          if not _same(observation.value(e), after.value(e))]
+                misses = [e for e in unsure if not _same(observation.value(e), after.value(e))]
                 fits.append((weigher.log_likelihood(after), path, misses))
             if fits:
                 top = self._prefer_sequences(state, likeliest([(f[0], f[1]) for f in fits]))
@@ -282,11 +311,18 @@ class Explainer:
     def weigher(self, observation: Observation) -> Weigher:
         """The ``Weigher`` of ``observation``'s readings that are not sure: unsure
         values, and the chances of readings too unsure to show a value."""
-        return Weigher(observation, [e for e in observation if observation[e].evidence
-                                     and observation[e].confidence < self.sure])
+        return Weigher(
+            observation,
+            [
+                e
+                for e in observation
+                if observation[e].evidence and observation[e].confidence < self.sure
+            ],
+        )
 
-    def _prefer_sequences(self, state: GameState[Any],
-                          sequences: list[list[Any]]) -> list[list[Any]]:
+    def _prefer_sequences(
+        self, state: GameState[Any], sequences: list[list[Any]]
+    ) -> list[list[Any]]:
         """``sequences`` (of one length, in their order) less those whose move at some
         step the game does not prefer among the moves of the sequences alike up to
         that step."""
@@ -295,8 +331,9 @@ class Explainer:
             groups: dict[str, list[list[Any]]] = {}
             for sequence in kept:
                 groups.setdefault(self._prefix(state, sequence, i), []).append(sequence)
-            preferred = {key: self.model.prefer([s[i] for s in group])
-                         for key, group in groups.items()}
+            preferred = {
+                key: self.model.prefer([s[i] for s in group]) for key, group in groups.items()
+            }
             kept = [s for s in kept if s[i] in preferred[self._prefix(state, s, i)]]
         return kept
 
@@ -304,8 +341,13 @@ class Explainer:
     def _prefix(state: GameState[Any], sequence: list[Any], i: int) -> str:
         return " ".join(state.rules.format_move(m) for m in sequence[:i])
 
-    def candidate_moves(self, state: GameState[Any], observation: Observation,
-                        changed: list[str], hidden: Collection[str] = ()) -> list[Any]:
+    def candidate_moves(
+        self,
+        state: GameState[Any],
+        observation: Observation,
+        changed: list[str],
+        hidden: Collection[str] = (),
+    ) -> list[Any]:
         """The legal moves worth comparing with the table: all of them, unless the game
         narrows them from what changed (its ``candidates``; a ShenShi turn of three
         actions can have a million legal variants). ``hidden``: elements under a hand
@@ -313,8 +355,9 @@ class Explainer:
         until they are seen)."""
         return list(self.model.candidates(state, observation, changed, frozenset(hidden)))
 
-    def first_moves(self, state: GameState[Any], observation: Observation,
-                    changed: list[str]) -> list[Any]:
+    def first_moves(
+        self, state: GameState[Any], observation: Observation, changed: list[str]
+    ) -> list[Any]:
         """The legal moves worth trying as a move of a gap that others follow: the
         game's ``first_candidates`` (ShenShi: turns that leave only the squares they
         touch as the table shows them; by default those of ``candidate_moves``)."""
@@ -326,13 +369,19 @@ class Explainer:
         return list(self.model.prefer(moves))
 
     @staticmethod
-    def _unfinished(observation: Observation, before: Observation, after: Observation,
-                    misses: list[str], hidden: Collection[str]) -> bool:
+    def _unfinished(
+        observation: Observation,
+        before: Observation,
+        after: Observation,
+        misses: list[str],
+        hidden: Collection[str],
+    ) -> bool:
         """Whether a move that fits may not be finished yet: a hand still hides part of
         what it changes, or an unsure reading it would overrule still shows the value
         from before the move (not yet moved, rather than misread)."""
         return any(not _same(before.value(e), after.value(e)) for e in hidden) or any(
-            _same(observation.value(e), before.value(e)) for e in misses)
+            _same(observation.value(e), before.value(e)) for e in misses
+        )
 
     def _touched(self, state: GameState[Any], move: Any) -> Collection[str]:
         """The element groups ``move`` handles on the way, beyond those it changes (the
@@ -340,9 +389,14 @@ class Explainer:
         monk off a square it leaves as it was)."""
         return self.model.touched(state, move)
 
-    def _on_the_way(self, observation: Observation, before: Observation,
-                    after: Observation, changed: list[str],
-                    touched: Collection[str] = ()) -> bool:
+    def _on_the_way(
+        self,
+        observation: Observation,
+        before: Observation,
+        after: Observation,
+        changed: list[str],
+        touched: Collection[str] = (),
+    ) -> bool:
         """Whether every sure reading shows its value before the move, after it, or a
         value it passes through while the move is made by hand (in an element group
         the move changes or ``touched``). ``changed``: the sure readings unlike the
@@ -352,20 +406,27 @@ class Explainer:
             seen = observation.value(e)
             if _same(seen, after.value(e)):
                 continue
-            if seen not in self.model.transient(e) or (group(e) not in touched and all(
-                    _same(before.value(x), after.value(x)) for x in members[group(e)])):
+            if seen not in self.model.transient(e) or (
+                group(e) not in touched
+                and all(_same(before.value(x), after.value(x)) for x in members[group(e)])
+            ):
                 return False  # neither its value after the move, nor on the way there
         return bool(changed)
 
-    def between(self, observation: Observation, earlier: GameState[Any],
-                later: GameState[Any]) -> bool:
+    def between(
+        self, observation: Observation, earlier: GameState[Any], later: GameState[Any]
+    ) -> bool:
         """Whether the table is on its way from ``earlier``'s to ``later``'s (every sure
         reading shows one of the two, or a value passed through on the way; or it still
         shows ``earlier``'s): a move typed in before it was made on the table."""
         before, after = self.expected(earlier), self.expected(later)
-        changed = [e for e in observation if observation[e].known
-                   and observation[e].confidence >= self.sure
-                   and not _same(observation.value(e), before.value(e))]
+        changed = [
+            e
+            for e in observation
+            if observation[e].known
+            and observation[e].confidence >= self.sure
+            and not _same(observation.value(e), before.value(e))
+        ]
         return not changed or self._on_the_way(observation, before, after, changed)
 
     def _members(self, schema: TableSchema) -> dict[str, tuple[str, ...]]:
@@ -377,16 +438,22 @@ class Explainer:
             self._groups = (schema, {g: tuple(m) for g, m in groups.items()})
         return self._groups[1]
 
-    def _diagnose(self, state: GameState[Any], observation: Observation,
-                  before: Observation, changed: list[str],
-                  results: dict[Any, Observation]) -> Verdict:
+    def _diagnose(
+        self,
+        state: GameState[Any],
+        observation: Observation,
+        before: Observation,
+        changed: list[str],
+        results: dict[Any, Observation],
+    ) -> Verdict:
         attempt, move, player = self.model.guess(state, observation, changed)
         rules = state.rules
         if player is not None and player != state.to_move:
             error = IllegalMoveError(
                 WRONG_PLAYER,
                 f"It is {rules.players[state.to_move].capitalize()}'s turn, not "
-                f"{rules.players[player].capitalize()}'s.")
+                f"{rules.players[player].capitalize()}'s.",
+            )
             return self._illegal(state, observation, before, changed, error, attempt)
         if move is not None:
             try:
@@ -397,33 +464,50 @@ class Explainer:
             after = results.get(move)
             error = IllegalMoveError(
                 "table.misplaced",
-                f"{text} is a legal move, but the pieces are not where it puts them.")
+                f"{text} is a legal move, but the pieces are not where it puts them.",
+            )
             verdict = self._illegal(state, observation, before, changed, error, attempt)
             if after is not None:  # show how to finish the legal move instead
                 verdict.fix, verdict.fix_elements = self.fix_to(observation, after)
             verdict.moves = [move]
             return verdict
-        error = IllegalMoveError(
-            UNEXPLAINED, "No legal move leaves the table like this.")
+        error = IllegalMoveError(UNEXPLAINED, "No legal move leaves the table like this.")
         return self._illegal(state, observation, before, changed, error, attempt)
 
-    def _illegal(self, state: GameState[Any], observation: Observation,
-                 before: Observation, changed: list[str], error: IllegalMoveError,
-                 attempt: str = "") -> Verdict:
+    def _illegal(
+        self,
+        state: GameState[Any],
+        observation: Observation,
+        before: Observation,
+        changed: list[str],
+        error: IllegalMoveError,
+        attempt: str = "",
+    ) -> Verdict:
         fix, elements = self.fix_to(observation, before)
-        return Verdict(ILLEGAL, attempt=attempt, rule=error.rule, message=error.message,
-                       fix=fix, fix_elements=elements)
+        return Verdict(
+            ILLEGAL,
+            attempt=attempt,
+            rule=error.rule,
+            message=error.message,
+            fix=fix,
+            fix_elements=elements,
+        )
 
-    def fix_to(self, observation: Observation,
-             target: Observation) -> tuple[list[str], dict[str, Value]]:
+    def fix_to(
+        self, observation: Observation, target: Observation
+    ) -> tuple[list[str], dict[str, Value]]:
         """Sentences (and element -> value) that turn the sure readings of
         ``observation`` into ``target``."""
         changes, elements = [], {}
         for e in observation:
             reading = observation[e]
             wanted = target.value(e)
-            if (reading.known and reading.confidence >= self.sure and wanted is not None
-                    and not _same(reading.value, wanted)):
+            if (
+                reading.known
+                and reading.confidence >= self.sure
+                and wanted is not None
+                and not _same(reading.value, wanted)
+            ):
                 changes.append((e, reading.value, wanted))
                 elements[e] = wanted
         return self.model.fix_sentences(changes), elements
@@ -432,8 +516,9 @@ class Explainer:
 class _GapSearch:
     """The depth-first walk of ``Explainer.explain_gap`` for one table."""
 
-    def __init__(self, explainer: Explainer, observation: Observation, sure: list[str],
-                 budget: int) -> None:
+    def __init__(
+        self, explainer: Explainer, observation: Observation, sure: list[str], budget: int
+    ) -> None:
         self.explainer = explainer
         self.observation = observation
         self.sure = sure
@@ -447,8 +532,11 @@ class _GapSearch:
         seen = self.observation
         return [e for e in self.sure if not _same(seen.value(e), table.value(e))]
 
-    def paths(self, state: GameState[Any], length: int,
-              ) -> Iterator[tuple[list[Any], Observation]]:
+    def paths(
+        self,
+        state: GameState[Any],
+        length: int,
+    ) -> Iterator[tuple[list[Any], Observation]]:
         """Sequences of exactly ``length`` moves from ``state`` (which is changed on
         the way and restored) that explain the table, with the table each leaves."""
         before = self.explainer.expected(state)
@@ -457,8 +545,9 @@ class _GapSearch:
         if todo:
             yield from self._walk(state, length, todo, [])
 
-    def _walk(self, state: GameState[Any], length: int, todo: list[str],
-              path: list[Any]) -> Iterator[tuple[list[Any], Observation]]:
+    def _walk(
+        self, state: GameState[Any], length: int, todo: list[str], path: list[Any]
+    ) -> Iterator[tuple[list[Any], Observation]]:
         last = len(path) + 1 == length
         for move, after in self._steps(state, todo, last):
             token = state.apply(move)
@@ -474,8 +563,9 @@ class _GapSearch:
             finally:
                 state.undo(token)
 
-    def _steps(self, state: GameState[Any], todo: list[str],
-               last: bool) -> list[tuple[Any, Observation]]:
+    def _steps(
+        self, state: GameState[Any], todo: list[str], last: bool
+    ) -> list[tuple[Any, Observation]]:
         """The moves worth following from ``state``, with the table each leaves: those
         putting at least one element of ``todo`` into the state the table shows it in
         (else the move is not seen, or not made), and changing nothing the table shows
@@ -483,8 +573,11 @@ class _GapSearch:
         search for: a Shendao entry through a gate the table shows open, a tile put on a
         space it shows empty)."""
         seen, explainer = self.observation, self.explainer
-        moves = (explainer.candidate_moves(state, seen, todo) if last
-                 else explainer.first_moves(state, seen, todo))
+        moves = (
+            explainer.candidate_moves(state, seen, todo)
+            if last
+            else explainer.first_moves(state, seen, todo)
+        )
         steps: list[tuple[Any, Observation]] = []
         for move in moves:
             if self.left <= 0:
@@ -495,7 +588,8 @@ class _GapSearch:
             after = explainer.expected(state)
             state.undo(token)
             if any(_same(seen.value(e), after.value(e)) for e in todo) and all(
-                    _same(seen.value(e), after.value(e)) for e in self.steady):
+                _same(seen.value(e), after.value(e)) for e in self.steady
+            ):
                 steps.append((move, after))
         return steps
 

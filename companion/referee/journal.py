@@ -71,8 +71,7 @@ def encode_line(data: dict[str, Any]) -> bytes:
 def decode_line(line: bytes) -> dict[str, Any]:
     """The object of one journal line (without its newline). Raises ``DamagedLine``
     when the checksum is missing or wrong, or the text is no JSON object."""
-    if len(line) <= _CRC_TAIL or not line.endswith(b'"}') or \
-            line[-_CRC_TAIL:-10] != _CRC_HEAD:
+    if len(line) <= _CRC_TAIL or not line.endswith(b'"}') or line[-_CRC_TAIL:-10] != _CRC_HEAD:
         raise DamagedLine("its checksum is missing")
     body = line[:-_CRC_TAIL] + b"}"
     if b"%08x" % zlib.crc32(body) != line[-10:-2]:
@@ -119,21 +118,24 @@ class Frames:
         last = self._readings.get(event.source, {})
         changes = {e: v for e, v in readings.items() if not _same(last.get(e), v)}
         changes.update((e, None) for e in last if e not in readings)
-        return self._frame({"seen": changes, "source": event.source}, event.source,
-                           last, changes)
+        return self._frame({"seen": changes, "source": event.source}, event.source, last, changes)
 
     def decode(self, data: Any) -> _Frame:
         """Read ``encode``'s form back. Raises ``ValueError`` / ``RecordError``."""
         if not isinstance(data, dict) or "seen" not in data:
             return _Frame(data, input_from_json(self.schema, data))
         changes, source = data.get("seen"), data.get("source")
-        if not isinstance(changes, dict) or not isinstance(source, str) or \
-                set(data) != {"seen", "source"}:
-            raise ValueError("a table reading is {\"seen\": {...}, \"source\": ...}")
+        if (
+            not isinstance(changes, dict)
+            or not isinstance(source, str)
+            or set(data) != {"seen", "source"}
+        ):
+            raise ValueError('a table reading is {"seen": {...}, "source": ...}')
         return self._frame(data, source, self._readings.get(source, {}), changes)
 
-    def _frame(self, line: dict[str, Any], source: str, last: dict[str, Any],
-               changes: dict[str, Any]) -> _Frame:
+    def _frame(
+        self, line: dict[str, Any], source: str, last: dict[str, Any], changes: dict[str, Any]
+    ) -> _Frame:
         observation = self._observations.get(source)
         if changes or observation is None:
             readings = {e: v for e, v in last.items() if changes.get(e, v) is not None}
@@ -149,8 +151,7 @@ class Frames:
 
     def restore(self, data: Any) -> None:
         """Take back ``snapshot``'s readings. Raises ``ValueError``."""
-        if not isinstance(data, dict) or not all(
-                isinstance(r, dict) for r in data.values()):
+        if not isinstance(data, dict) or not all(isinstance(r, dict) for r in data.values()):
             raise ValueError("the readings of a checkpoint are not objects")
         self._readings = {str(source): dict(r) for source, r in data.items()}
         self._observations = {}
@@ -181,18 +182,19 @@ class Journal:
         try:
             stream = path.open("xb")
         except FileExistsError:
-            raise JournalError(f"{path} already exists: resume it or choose another "
-                               "file") from None
+            raise JournalError(f"{path} already exists: resume it or choose another file") from None
         except OSError as error:
-            raise JournalError(f"cannot create the journal {path}: "
-                               f"{error.strerror or error}") from None
+            raise JournalError(
+                f"cannot create the journal {path}: {error.strerror or error}"
+            ) from None
         journal = cls(path, stream, referee.schema)
         journal.write(_header(referee))
         try:
             _sync_folder(path)
         except OSError as error:
-            raise JournalError(f"cannot create the journal {path}: "
-                               f"{error.strerror or error}") from None
+            raise JournalError(
+                f"cannot create the journal {path}: {error.strerror or error}"
+            ) from None
         return journal
 
     def write(self, line: dict[str, Any], durable: bool = True) -> None:
@@ -207,9 +209,11 @@ class Journal:
             if durable:
                 os.fsync(self._stream.fileno())
         except OSError as error:
-            self._failed = (f"cannot write the journal {self.path}: "
-                            f"{error.strerror or error}; the game is kept in it up to the "
-                            "last verdict shown: make room, then resume it")
+            self._failed = (
+                f"cannot write the journal {self.path}: "
+                f"{error.strerror or error}; the game is kept in it up to the "
+                "last verdict shown: make room, then resume it"
+            )
             raise JournalError(self._failed) from None
 
     def close(self) -> None:
@@ -218,9 +222,14 @@ class Journal:
 
 def _header(referee: Referee) -> dict[str, Any]:
     record = referee.record()
-    return {"journal": VERSION, "game": record.game, "players": record.players,
-            "options": record.options, "start": record.start,
-            "config": referee.config.to_json()}
+    return {
+        "journal": VERSION,
+        "game": record.game,
+        "players": record.players,
+        "options": record.options,
+        "start": record.start,
+        "config": referee.config.to_json(),
+    }
 
 
 class JournaledReferee:
@@ -239,16 +248,18 @@ class JournaledReferee:
         journal = self.journal
         frame = journal.frames.encode(event)
         outputs = self.referee.handle(frame.event)
-        journal.write({"in": frame.line, "out": [o.to_json() for o in outputs]},
-                      durable=bool(outputs))
+        journal.write(
+            {"in": frame.line, "out": [o.to_json() for o in outputs]}, durable=bool(outputs)
+        )
         journal.frames.commit(frame)
         journal.since += 1
         if journal.since >= CHECKPOINT_EVERY:
             snapshot = self.referee.snapshot()
             if snapshot is not None:
-                journal.write({"checkpoint": {"referee": snapshot,
-                                              "readings": journal.frames.snapshot()}},
-                              durable=False)
+                journal.write(
+                    {"checkpoint": {"referee": snapshot, "readings": journal.frames.snapshot()}},
+                    durable=False,
+                )
                 journal.since = 0
         return outputs
 
@@ -269,27 +280,31 @@ def _config(data: Any, version: int) -> RefereeConfig:
     data = dict(data)
     if version == OLD_VERSION:
         data.setdefault("confirm_frames", 0)  # written before it: flags at once
-    unknown = set(data) - {"sure", "stable_frames", "confirm_frames", "source_frames",
-                           "parts"}
+    unknown = set(data) - {"sure", "stable_frames", "confirm_frames", "source_frames", "parts"}
     if unknown:
         raise ValueError(f"unknown referee settings {sorted(unknown)}")
     sure = data.get("sure", RefereeConfig.sure)
     if type(sure) not in (int, float) or not 0 < sure <= 1:
         raise ValueError(f"sure is {sure!r}, not a number in (0, 1]")
-    counts = {k: data.get(k, getattr(RefereeConfig, k))
-              for k in ("stable_frames", "confirm_frames")}
+    counts = {
+        k: data.get(k, getattr(RefereeConfig, k)) for k in ("stable_frames", "confirm_frames")
+    }
     sources = data.get("source_frames", {})
     if not isinstance(sources, dict):
         raise ValueError("source_frames is not an object")
     for name, count in [*counts.items(), *sources.items()]:
-        if type(count) is not int or not 0 <= count <= 1000 or (
-                count == 0 and name != "confirm_frames"):
+        if (
+            type(count) is not int
+            or not 0 <= count <= 1000
+            or (count == 0 and name != "confirm_frames")
+        ):
             raise ValueError(f"{name} is {count!r}, not a count of frames")
     parts = data.get("parts", False)
     if type(parts) is not bool:
         raise ValueError(f"parts is {parts!r}, not true or false")
-    return RefereeConfig(float(sure), counts["stable_frames"], dict(sources),
-                         counts["confirm_frames"], parts)
+    return RefereeConfig(
+        float(sure), counts["stable_frames"], dict(sources), counts["confirm_frames"], parts
+    )
 
 
 def _referee_from_header(header: dict[str, Any]) -> tuple[Referee, int]:
@@ -302,8 +317,10 @@ def _referee_from_header(header: dict[str, Any]) -> tuple[Referee, int]:
     if unknown or (version == VERSION and set(header) != HEADER_KEYS):
         raise ValueError(f"unexpected header fields {sorted(set(header) ^ HEADER_KEYS)}")
     start = header.get("start")
-    record = GameRecord.from_json({k: header.get(k) for k in ("game", "players", "options")}
-                                  | ({"start": start} if start is not None else {}))
+    record = GameRecord.from_json(
+        {k: header.get(k) for k in ("game", "players", "options")}
+        | ({"start": start} if start is not None else {})
+    )
     config = _config(header.get("config", {}), version)
     return Referee(record.rules(), record.starting_state(), config), version
 
@@ -313,8 +330,15 @@ def _normal(outputs: Any) -> Any:
     return json.loads(json.dumps(outputs))
 
 
-LINE_ERRORS = (ValueError, EngineError, TypeError, KeyError, IndexError, AttributeError,
-               RecursionError)
+LINE_ERRORS = (
+    ValueError,
+    EngineError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    RecursionError,
+)
 """What reading a damaged line can raise, down to the referee given a garbled input."""
 
 
@@ -333,12 +357,13 @@ def _load_header(path: Path, lines: list[bytes]) -> tuple[dict[str, Any], Refere
                 raise
         return (header, *_referee_from_header(header))
     except LINE_ERRORS as error:
-        raise JournalError(f"{path}: line 1, the header, is damaged ({error}); no game "
-                           "to resume, and the file is left as it is") from None
+        raise JournalError(
+            f"{path}: line 1, the header, is damaged ({error}); no game "
+            "to resume, and the file is left as it is"
+        ) from None
 
 
-def _checkpoint(lines: list[bytes], header: dict[str, Any]
-                ) -> tuple[int, Referee, Frames] | None:
+def _checkpoint(lines: list[bytes], header: dict[str, Any]) -> tuple[int, Referee, Frames] | None:
     """The last checkpoint among ``lines`` that comes before any damaged line and
     restores: its index, and the referee and readings restored from it."""
     checkpoints = []
@@ -361,8 +386,11 @@ def _checkpoint(lines: list[bytes], header: dict[str, Any]
 
 
 def _checksum_holds(line: bytes) -> bool:
-    return len(line) > _CRC_TAIL and line[-_CRC_TAIL:-10] == _CRC_HEAD and \
-        b"%08x" % zlib.crc32(line[:-_CRC_TAIL] + b"}") == line[-10:-2]
+    return (
+        len(line) > _CRC_TAIL
+        and line[-_CRC_TAIL:-10] == _CRC_HEAD
+        and b"%08x" % zlib.crc32(line[:-_CRC_TAIL] + b"}") == line[-10:-2]
+    )
 
 
 def resume(path: str | Path) -> Resumed:
@@ -386,24 +414,27 @@ def resume(path: str | Path) -> Resumed:
         lines.pop()
     header, referee, version = _load_header(path, lines)
     frames = Frames(referee.schema)
-    kept: list[bytes] = [lines[0] if version == VERSION else
-                         encode_line(_header(referee))[:-1]]
+    kept: list[bytes] = [lines[0] if version == VERSION else encode_line(_header(referee))[:-1]]
     start = 1
     found = _checkpoint(lines, header) if version == VERSION else None
     if found is not None:
         start, referee, frames = found
-        kept += lines[1:start + 1]
+        kept += lines[1 : start + 1]
         start += 1
     warnings: list[str] = []
     damaged: tuple[int, str] | None = None
-    replay = (_replay_old(lines, referee, frames, kept) if version == OLD_VERSION else
-              _replay(lines, start, referee, frames, kept))
+    replay = (
+        _replay_old(lines, referee, frames, kept)
+        if version == OLD_VERSION
+        else _replay(lines, start, referee, frames, kept)
+    )
     for number, problem in replay:
         if problem == "pending":
             warnings.append("the last input's verdict was not journaled; it is recomputed")
         elif number == len(lines) and not ends_clean:
-            warnings.append(f"line {number} was cut short by a crash and was never "
-                            "shown; it is dropped")
+            warnings.append(
+                f"line {number} was cut short by a crash and was never shown; it is dropped"
+            )
         else:
             damaged = (number, problem)
     is_input = [not line.startswith(b'{"checkpoint":') for line in kept[1:]]
@@ -413,9 +444,11 @@ def resume(path: str | Path) -> Resumed:
     if damaged is not None:
         backup = _keep_aside(path, raw)
         number, problem = damaged
-        warnings.append(f"line {number} is damaged ({problem}); the game is restored up to "
-                        f"line {len(kept)}, and the original file is kept as "
-                        f"{backup.name}")
+        warnings.append(
+            f"line {number} is damaged ({problem}); the game is restored up to "
+            f"line {len(kept)}, and the original file is kept as "
+            f"{backup.name}"
+        )
     if good != raw:
         _replace(path, good)
     else:
@@ -431,8 +464,9 @@ def resume(path: str | Path) -> Resumed:
     return Resumed(JournaledReferee(referee, journal), inputs, warnings)
 
 
-def _replay(lines: list[bytes], start: int, referee: Referee, frames: Frames,
-            kept: list[bytes]) -> Iterator[tuple[int, str]]:
+def _replay(
+    lines: list[bytes], start: int, referee: Referee, frames: Frames, kept: list[bytes]
+) -> Iterator[tuple[int, str]]:
     """Feed version 2 lines from ``lines[start]`` on to ``referee``, adding each to
     ``kept``; at the first line that does not replay, yield its number and why, and
     stop. Checkpoints on the way are only checked to be whole."""
@@ -455,8 +489,9 @@ def _replay(lines: list[bytes], start: int, referee: Referee, frames: Frames,
         kept.append(line)
 
 
-def _replay_old(lines: list[bytes], referee: Referee, frames: Frames,
-                kept: list[bytes]) -> Iterator[tuple[int, str]]:
+def _replay_old(
+    lines: list[bytes], referee: Referee, frames: Frames, kept: list[bytes]
+) -> Iterator[tuple[int, str]]:
     """``_replay`` for version 1 lines (an input line, then a verdict line), keeping
     each input with its verdicts as a version 2 line. An input whose verdict line is
     missing is kept with the verdicts it gives now (yielded as ``pending`` at the end)."""
@@ -490,8 +525,9 @@ def _replay_old(lines: list[bytes], referee: Referee, frames: Frames,
         yield number, "pending"
 
 
-def _keep_old(pending: tuple[_Frame, list[dict[str, Any]]], frames: Frames,
-              kept: list[bytes]) -> None:
+def _keep_old(
+    pending: tuple[_Frame, list[dict[str, Any]]], frames: Frames, kept: list[bytes]
+) -> None:
     frame, outputs = pending
     frames.commit(frame)
     kept.append(encode_line({"in": frame.line, "out": outputs})[:-1])
@@ -511,8 +547,10 @@ def _keep_aside(path: Path, raw: bytes) -> Path:
         except FileExistsError:
             n += 1
         except OSError as error:
-            raise JournalError(f"cannot keep the damaged journal beside {path}: "
-                               f"{error.strerror or error}; nothing was changed") from None
+            raise JournalError(
+                f"cannot keep the damaged journal beside {path}: "
+                f"{error.strerror or error}; nothing was changed"
+            ) from None
 
 
 def _replace(path: Path, content: bytes) -> None:
@@ -527,8 +565,9 @@ def _replace(path: Path, content: bytes) -> None:
         os.replace(aside, path)
         _sync_folder(path)
     except OSError as error:
-        raise JournalError(f"cannot repair {path}: {error.strerror or error}; the "
-                           "journal is left as it was") from None
+        raise JournalError(
+            f"cannot repair {path}: {error.strerror or error}; the journal is left as it was"
+        ) from None
 
 
 @dataclass(frozen=True)

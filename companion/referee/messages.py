@@ -32,11 +32,38 @@ Who = Callable[[int], str]
 """The name shown for a seat."""
 
 _FIELD_PATTERNS = {
-    **dict.fromkeys(("village", "origin", "destination", "a", "b", "count", "number",
-                     "limit", "players", "wanted"), r"\d+"),
+    **dict.fromkeys(
+        (
+            "village",
+            "origin",
+            "destination",
+            "a",
+            "b",
+            "count",
+            "number",
+            "limit",
+            "players",
+            "wanted",
+        ),
+        r"\d+",
+    ),
     **dict.fromkeys(("square", "start", "end"), r"[a-z]\d{1,2}"),
-    **dict.fromkeys(("colour", "seen", "cushion", "side", "metal", "owner", "player",
-                     "actor", "again", "discipline", "space"), r"[A-Za-z-]+"),
+    **dict.fromkeys(
+        (
+            "colour",
+            "seen",
+            "cushion",
+            "side",
+            "metal",
+            "owner",
+            "player",
+            "actor",
+            "again",
+            "discipline",
+            "space",
+        ),
+        r"[A-Za-z-]+",
+    ),
     **dict.fromkeys(("gate", "gate2"), r"\S+"),
 }
 """What a field of the engines' English may hold (any text for the others)."""
@@ -99,7 +126,7 @@ def _patterns(prefix: str) -> list[tuple[str, re.Pattern[str]]]:
         english = entry.get("match", entry["en"])
         pattern, last = [], 0
         for match in re.finditer(r"\{(\w+)(?::\w+)?\}", english):
-            pattern.append(re.escape(english[last:match.start()]))
+            pattern.append(re.escape(english[last : match.start()]))
             name = match.group(1)
             pattern.append(f"(?P<{name}>{_FIELD_PATTERNS.get(name, '.+?')})")
             last = match.end()
@@ -146,6 +173,7 @@ def _phrase(value: str, prefix: str, language: str) -> str:
         return said[:1].upper() + said[1:]
     return translate(value, prefix, language)
 
+
 # ----------------------------------------------------------------------------- verdicts
 
 
@@ -155,8 +183,15 @@ def seat_of(colour: str, colours: Sequence[str]) -> int | None:
     return lowered.index(colour.lower()) if colour.lower() in lowered else None
 
 
-def illegal_headline(player: int, attempt: str, rule: str, message: str, who: Who,
-                     colours: Sequence[str], language: str = "en") -> str:
+def illegal_headline(
+    player: int,
+    attempt: str,
+    rule: str,
+    message: str,
+    who: Who,
+    colours: Sequence[str],
+    language: str = "en",
+) -> str:
     """Who did what: "Violet placed a tile on the Astrologer space of village 7 out of
     turn — it is Red's turn", "Illegal move: Red put a tile on e3" (``player``: the
     player to move; ``attempt``, ``rule``, ``message``: as ``IllegalMove`` holds
@@ -168,8 +203,9 @@ def illegal_headline(player: int, attempt: str, rule: str, message: str, who: Wh
         found = parse(message, "rule.wrong_player")
         actor = seat_of(found[1]["actor"], colours) if found else None
         if actor is not None and did:
-            return render("illegal.out_of_turn", language, actor=who(actor), did=did,
-                          player=who(player))
+            return render(
+                "illegal.out_of_turn", language, actor=who(actor), did=did, player=who(player)
+            )
     if did:
         return render("illegal.headline", language, who=who(player), did=did)
     return render("illegal.by", language, who=who(player))
@@ -181,8 +217,7 @@ def reason(rule: str, message: str, language: str = "en") -> str:
     return f"{translate(message, 'rule.', language)} [{rule}]"
 
 
-def steps(fix: Sequence[str], language: str = "en", shown: int | None = STEPS_SHOWN
-          ) -> list[str]:
+def steps(fix: Sequence[str], language: str = "en", shown: int | None = STEPS_SHOWN) -> list[str]:
     """The steps that put the table right, at most ``shown`` of them then "+N more"
     (all with ``shown`` None)."""
     said = [translate(step, "fix.", language) for step in fix]
@@ -211,8 +246,14 @@ def tiebreak(game: str, value: Any, who: Who, players: int, language: str = "en"
     return render("tiebreak.shenshi", language)
 
 
-def result(game: str, scores: Sequence[int], winners: Sequence[int], value: Any, who: Who,
-           language: str = "en") -> str:
+def result(
+    game: str,
+    scores: Sequence[int],
+    winners: Sequence[int],
+    value: Any,
+    who: Who,
+    language: str = "en",
+) -> str:
     """The result in a sentence, the tie-break spelled out when it decided."""
     best = max(scores) if scores else 0
     leaders = [p for p, s in enumerate(scores) if s == best]
@@ -221,9 +262,14 @@ def result(game: str, scores: Sequence[int], winners: Sequence[int], value: Any,
         return render("result.wins", language, names=names, score=best)
     rule = tiebreak(game, value, who, len(scores), language)
     if len(winners) == 1:
-        return render("result.tiebreak", language, tied=_and([who(p) for p in leaders],
-                                                              language),
-                      score=best, names=names, rule=rule)
+        return render(
+            "result.tiebreak",
+            language,
+            tied=_and([who(p) for p in leaders], language),
+            score=best,
+            names=names,
+            rule=rule,
+        )
     return render("result.shared", language, names=names, score=best, rule=rule)
 
 

@@ -117,28 +117,34 @@ class Parts:
             return factors[0]
         merged = Factor(tuple(p for f in factors for p in f.parts))
         for combo in product(*(f.entries for f in factors)):
-            merged.entries.append(Entry(
-                tuple(c for e in combo for c in e.content),
-                frozenset().union(*(e.put for e in combo)),
-                sum(e.weight for e in combo)))
+            merged.entries.append(
+                Entry(
+                    tuple(c for e in combo for c in e.content),
+                    frozenset().union(*(e.put for e in combo)),
+                    sum(e.weight for e in combo),
+                )
+            )
         self.factors = [f for f in self.factors if f not in factors] + [merged]
         return merged
 
     def record_put(self, record: Sequence[str], parse: Callable[[str], Any]) -> Put:
         """What the record's unseen moves in doubt put."""
-        return frozenset((k, item) for k in self.open
-                         for items in self.model.spread(parse(record[k])).values()
-                         for item in items)
+        return frozenset(
+            (k, item)
+            for k in self.open
+            for items in self.model.spread(parse(record[k])).values()
+            for item in items
+        )
 
     def record_entries(self, state: GameState[Any], put: Put) -> list[Entry | None]:
         """Per factor, the entry that is the record (None if it went)."""
         out: list[Entry | None] = []
         for factor in self.factors:
             content = tuple(self.model.content(state, p) for p in factor.parts)
-            mine = frozenset((k, i) for k, i in put
-                             if self.model.part_of_item(i) in factor.parts)
-            out.append(next((e for e in factor.entries
-                             if e.content == content and e.put == mine), None))
+            mine = frozenset((k, i) for k, i in put if self.model.part_of_item(i) in factor.parts)
+            out.append(
+                next((e for e in factor.entries if e.content == content and e.put == mine), None)
+            )
         return out
 
     def holds(self, state: GameState[Any], record: GameState[Any]) -> bool:
@@ -149,8 +155,10 @@ class Parts:
         contents = {p: self.model.content(state, p) for f in self.factors for p in f.parts}
         if self.model.with_content(record, contents) != state:
             return False
-        return all(any(e.content == tuple(contents[p] for p in f.parts) for e in f.entries)
-                   for f in self.factors)
+        return all(
+            any(e.content == tuple(contents[p] for p in f.parts) for e in f.entries)
+            for f in self.factors
+        )
 
     # ------------------------------------------------------------------ branching
 
@@ -161,20 +169,30 @@ class Parts:
         most = self.model.most
         for part in self.model.parts(state):
             factor = self.factor_of(part)
-            entries = factor.entries if factor is not None else [
-                Entry((self.model.content(state, part),))]
+            entries = (
+                factor.entries
+                if factor is not None
+                else [Entry((self.model.content(state, part),))]
+            )
             parts = factor.parts if factor is not None else (part,)
             grown = 0
             for entry in entries:
-                free = sum(len(self.model.free(state, p, c, player))
-                           for p, c in zip(parts, entry.content, strict=True))
+                free = sum(
+                    len(self.model.free(state, p, c, player))
+                    for p, c in zip(parts, entry.content, strict=True)
+                )
                 grown += sum(_choose(free, n) for n in range(most + 1))
             if grown > MOST_ENTRIES:
                 return True
         return False
 
-    def branch(self, index: int, before: GameState[Any], after: GameState[Any],
-               weigh: Callable[[Factor, Entry], float | None] | None) -> None:
+    def branch(
+        self,
+        index: int,
+        before: GameState[Any],
+        after: GameState[Any],
+        weigh: Callable[[Factor, Entry], float | None] | None,
+    ) -> None:
         """The record's move ``index``, played from ``before``, is one of an unseen
         choice: every part that could have received its items branches (``weigh``: the
         weight to add to a new entry, None if the table refuses it)."""
@@ -184,25 +202,28 @@ class Parts:
         for part in self.model.parts(before):
             factor = self.factor_of(part)
             if factor is None:
-                if not self.model.free(before, part, self.model.content(before, part),
-                                       player):
+                if not self.model.free(before, part, self.model.content(before, part), player):
                     continue
                 factor = self._factor(part, before)
             if part != factor.parts[0]:
                 continue  # a factor of several parts branches once
             grown: dict[tuple[tuple[frozenset[int], ...], Put], Entry] = {}
             for entry in factor.entries:
-                free = [(i, item) for i, (p, c) in enumerate(
-                    zip(factor.parts, entry.content, strict=True))
-                    for item in self.model.free(before, p, c, player)]
+                free = [
+                    (i, item)
+                    for i, (p, c) in enumerate(zip(factor.parts, entry.content, strict=True))
+                    for item in self.model.free(before, p, c, player)
+                ]
                 for n in range(most + 1):
                     for chosen in combinations(free, n):
                         content = list(entry.content)
                         for i, item in chosen:
                             content[i] = content[i] | {item}
-                        new = Entry(tuple(content),
-                                    entry.put | {(index, item) for _, item in chosen},
-                                    entry.weight)
+                        new = Entry(
+                            tuple(content),
+                            entry.put | {(index, item) for _, item in chosen},
+                            entry.weight,
+                        )
                         if weigh is not None and chosen:
                             added = weigh(factor, new)
                             if added is None:
@@ -215,8 +236,12 @@ class Parts:
 
     # ------------------------------------------------------------------ following
 
-    def follow(self, before: GameState[Any], move: Any,
-               check: Callable[[Factor, GameState[Any]], float | None] | None) -> bool:
+    def follow(
+        self,
+        before: GameState[Any],
+        move: Any,
+        check: Callable[[Factor, GameState[Any]], float | None] | None,
+    ) -> bool:
         """Play ``move`` (just accepted, from the record's ``before``) in each entry it
         concerns; drop those where it is illegal or whose parts ``check(factor,
         world)`` refuses (None; otherwise the weight to add). Whether any entry was
@@ -232,8 +257,9 @@ class Parts:
         for factor in factors:
             kept: dict[tuple[tuple[frozenset[int], ...], Put], Entry] = {}
             # what the move does depends on the content only, shared by many entries
-            played: dict[tuple[frozenset[int], ...],
-                         tuple[tuple[frozenset[int], ...], float] | None] = {}
+            played: dict[
+                tuple[frozenset[int], ...], tuple[tuple[frozenset[int], ...], float] | None
+            ] = {}
             for entry in factor.entries:
                 if entry.content not in played:
                     played[entry.content] = self._play(before, move, factor, entry, check)
@@ -247,9 +273,14 @@ class Parts:
             factor.entries = list(kept.values())
         return bool(factors)
 
-    def _play(self, before: GameState[Any], move: Any, factor: Factor, entry: Entry,
-              check: Callable[[Factor, GameState[Any]], float | None] | None
-              ) -> tuple[tuple[frozenset[int], ...], float] | None:
+    def _play(
+        self,
+        before: GameState[Any],
+        move: Any,
+        factor: Factor,
+        entry: Entry,
+        check: Callable[[Factor, GameState[Any]], float | None] | None,
+    ) -> tuple[tuple[frozenset[int], ...], float] | None:
         """``move`` played in the world of ``entry``: the content it leaves and the
         weight to add; None if illegal there or refused by ``check``."""
         world = self.model.with_content(before, factor.contents(entry))
@@ -293,8 +324,9 @@ class Parts:
             if factor.entries:
                 best = max(e.weight for e in factor.entries)
                 mine = record[i] if i < len(record) else None
-                factor.entries = [e for e in factor.entries
-                                  if e.weight - best > UNLIKELY or e == mine]
+                factor.entries = [
+                    e for e in factor.entries if e.weight - best > UNLIKELY or e == mine
+                ]
         if not self.open:
             return
         code, valid, done = self._counting()
@@ -318,8 +350,9 @@ class Parts:
         self.state = state
         self.limits = self.model.limits(state, {p for f in self.factors for p in f.parts})
 
-    def _counting(self) -> tuple[Callable[[Entry], int], Callable[[int], bool],
-                                 Callable[[int], bool]]:
+    def _counting(
+        self,
+    ) -> tuple[Callable[[Entry], int], Callable[[int], bool], Callable[[int], bool]]:
         """Counts that tie the factors, packed in one integer (five bits each): how
         many items each unseen move in doubt put (one to ``most``), and how many of
         each limited kind the parts hide (at most its limit). The packing of an
@@ -355,6 +388,7 @@ class Parts:
 
         def done(x: int) -> bool:
             return valid(x) and (x + fifteens) & needed == needed
+
         return code, valid, done
 
     def settled(self) -> dict[int, frozenset[int]]:
@@ -376,20 +410,21 @@ class Parts:
             for factor in self.factors:
                 merged: dict[tuple[tuple[frozenset[int], ...], Put], Entry] = {}
                 for e in factor.entries:
-                    new = Entry(e.content, frozenset(x for x in e.put if x[0] not in out),
-                                e.weight)
+                    new = Entry(e.content, frozenset(x for x in e.put if x[0] not in out), e.weight)
                     old = merged.get(new.key())
                     if old is None or old.weight < new.weight:
                         merged[new.key()] = new
                 factor.entries = list(merged.values())
-        self.factors = [f for f in self.factors if len(f.entries) > 1 or any(
-            e.put for e in f.entries)]
+        self.factors = [
+            f for f in self.factors if len(f.entries) > 1 or any(e.put for e in f.entries)
+        ]
         if not self.open:
             self.factors = []
         return out
 
-    def best(self, fixed: dict[int, Entry] | None = None,
-             prefer: Sequence[Entry | None] = ()) -> list[Entry] | None:
+    def best(
+        self, fixed: dict[int, Entry] | None = None, prefer: Sequence[Entry | None] = ()
+    ) -> list[Entry] | None:
         """The likeliest way of the whole game: one entry per factor (``fixed``: by
         factor index, entries already chosen; ``prefer``: entries that win a tie, the
         record's); None when there is none."""
@@ -409,8 +444,7 @@ class Parts:
             for counts, (weight, chosen) in layer.items():
                 for c, (w, e) in top.items():
                     total = counts + c
-                    if valid(total) and (total not in grown
-                                         or grown[total][0] < weight + w):
+                    if valid(total) and (total not in grown or grown[total][0] < weight + w):
                         grown[total] = (weight + w, [*chosen, e])
             layer = grown
         finished = [v for c, v in layer.items() if done(c)]
@@ -438,12 +472,13 @@ class Parts:
         """The items the unseen move ``index`` may have put, one set per way of the
         whole game (a question's candidates), the likeliest first."""
         per: list[set[frozenset[int]]] = [
-            {frozenset(i for k, i in e.put if k == index) for e in f.entries}
-            for f in self.factors]
+            {frozenset(i for k, i in e.put if k == index) for e in f.entries} for f in self.factors
+        ]
         candidates: set[frozenset[int]] = {frozenset()}
         for options in per:
-            candidates = {a | b for a in candidates for b in options
-                          if len(a | b) <= self.model.most}
+            candidates = {
+                a | b for a in candidates for b in options if len(a | b) <= self.model.most
+            }
         candidates.discard(frozenset())
         found: dict[frozenset[int], float] = {}
         for items in candidates:
@@ -459,17 +494,21 @@ class Parts:
     def answer(self, index: int, items: frozenset[int]) -> None:
         """The players said what unseen move ``index`` put: the other ways go."""
         for factor in self.factors:
-            factor.entries = [e for e in factor.entries
-                              if frozenset(i for k, i in e.put if k == index)
-                              == frozenset(i for i in items
-                                           if self.model.part_of_item(i) in factor.parts)]
+            factor.entries = [
+                e
+                for e in factor.entries
+                if frozenset(i for k, i in e.put if k == index)
+                == frozenset(i for i in items if self.model.part_of_item(i) in factor.parts)
+            ]
 
     # ------------------------------------------------------------------ journal
 
     def save(self, length: int) -> None:
         """Remember the belief as it is with ``length`` moves in the record."""
-        self.saved[length] = ([Factor(f.parts, list(f.entries)) for f in self.factors],
-                              dict(self.open))
+        self.saved[length] = (
+            [Factor(f.parts, list(f.entries)) for f in self.factors],
+            dict(self.open),
+        )
         for later in [n for n in self.saved if n > length]:
             del self.saved[later]
 
@@ -487,11 +526,20 @@ class Parts:
         self.asked = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"open": [[k, p] for k, p in sorted(self.open.items())],
-                "asked": self.asked,
-                "factors": [[list(f.parts), [
-                    [[sorted(c) for c in e.content], sorted(list(x) for x in e.put),
-                     e.weight] for e in f.entries]] for f in self.factors]}
+        return {
+            "open": [[k, p] for k, p in sorted(self.open.items())],
+            "asked": self.asked,
+            "factors": [
+                [
+                    list(f.parts),
+                    [
+                        [[sorted(c) for c in e.content], sorted(list(x) for x in e.put), e.weight]
+                        for e in f.entries
+                    ],
+                ]
+                for f in self.factors
+            ],
+        }
 
     def restore(self, data: dict[str, Any]) -> None:
         """Take back ``to_json``'s belief. Raises ``ValueError``, ``KeyError`` or
@@ -499,10 +547,20 @@ class Parts:
         self.open = {int(k): int(p) for k, p in data["open"]}
         asked = data["asked"]
         self.asked = None if asked is None else int(asked)
-        self.factors = [Factor(tuple(int(p) for p in parts), [
-            Entry(tuple(frozenset(int(i) for i in c) for c in content),
-                  frozenset((int(k), int(i)) for k, i in put), float(weight))
-            for content, put, weight in entries]) for parts, entries in data["factors"]]
+        self.factors = [
+            Factor(
+                tuple(int(p) for p in parts),
+                [
+                    Entry(
+                        tuple(frozenset(int(i) for i in c) for c in content),
+                        frozenset((int(k), int(i)) for k, i in put),
+                        float(weight),
+                    )
+                    for content, put, weight in entries
+                ],
+            )
+            for parts, entries in data["factors"]
+        ]
         self.saved = {}
 
 
@@ -519,7 +577,10 @@ def refused(shown: dict[str, Any], observation: Observation, sure: float) -> boo
     """Whether a sure reading of ``observation`` shows another value than ``shown``."""
     for element, value in shown.items():
         reading = observation[element]
-        if reading.value is not None and reading.confidence >= sure and (
-                reading.value != value or type(reading.value) is not type(value)):
+        if (
+            reading.value is not None
+            and reading.confidence >= sure
+            and (reading.value != value or type(reading.value) is not type(value))
+        ):
             return True
     return False

@@ -26,6 +26,7 @@ def say(output: Output, players: Sequence[str], game: str = "") -> str:
     """One paragraph for players; empty for outputs meant for hardware only. The
     wording is ``messages``'s, in English; ``game`` lets the end of a game say its
     tie-break in words (without it, the referee's own summary is said)."""
+
     def who(p: int) -> str:
         return players[p].capitalize()
 
@@ -40,10 +41,12 @@ def say(output: Output, players: Sequence[str], game: str = "") -> str:
             shown = ", ".join(candidates[:5]) + (" ..." if len(candidates) > 5 else "")
             return f"{who(player)} is moving ({shown})."
         case IllegalMove(player, attempt, rule, message, fix, _):
-            headline = messages.illegal_headline(player, attempt, rule, message, who,
-                                                 players)
-            lines = [f"{headline}.", f"  {messages.reason(rule, message)}",
-                     f"  {messages.render('illegal.to_put_right')}"]
+            headline = messages.illegal_headline(player, attempt, rule, message, who, players)
+            lines = [
+                f"{headline}.",
+                f"  {messages.reason(rule, message)}",
+                f"  {messages.render('illegal.to_put_right')}",
+            ]
             lines += [f"   - {step}" for step in messages.steps(fix, shown=None)]
             return "\n".join(lines)
         case TableRestored(player):
@@ -52,8 +55,9 @@ def say(output: Output, players: Sequence[str], game: str = "") -> str:
             shown = ", ".join(candidates[:12]) + (" ..." if len(candidates) > 12 else "")
             return f"{messages.question(reason)} {who(player)}: {shown}"
         case BoardMismatch(message, fix, _):
-            return "\n".join([message, *[f"   - {step}"
-                                          for step in messages.steps(fix, shown=None)]])
+            return "\n".join(
+                [message, *[f"   - {step}" for step in messages.steps(fix, shown=None)]]
+            )
         case MoveTakenBack(number, move):
             return f"Move {number} ({move}) is taken back."
         case MoveCorrected():

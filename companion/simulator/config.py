@@ -106,20 +106,34 @@ class TableConfig:
     def __post_init__(self) -> None:
         unknown = [s for s in self.sources if s not in SOURCES]
         if unknown or not self.sources:
-            raise ValueError(f"sources must be some of {', '.join(SOURCES)}, not "
-                             f"{list(self.sources)}")
-        for name in ("flicker", "flicker_sure", "unsure", "hands", "pause", "bridge_first",
-                     "change_of_mind", "illegal", "confidence", "unsure_confidence",
-                     "sensor_colour_confidence", "gap", "side_heights",
-                     "side_heights_right"):
+            raise ValueError(
+                f"sources must be some of {', '.join(SOURCES)}, not {list(self.sources)}"
+            )
+        for name in (
+            "flicker",
+            "flicker_sure",
+            "unsure",
+            "hands",
+            "pause",
+            "bridge_first",
+            "change_of_mind",
+            "illegal",
+            "confidence",
+            "unsure_confidence",
+            "sensor_colour_confidence",
+            "gap",
+            "side_heights",
+            "side_heights_right",
+        ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within 0 and 1, not {value}")
         if self.view not in VIEWS:
             raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {self.view!r}")
         if self.frames_per_step < 1 or self.settle_frames < 0 or self.reach_frames < 0:
-            raise ValueError("frames_per_step must be at least 1, settle_frames and "
-                             "reach_frames at least 0")
+            raise ValueError(
+                "frames_per_step must be at least 1, settle_frames and reach_frames at least 0"
+            )
         for name in ("hand_frames", "pause_frames", "gap_moves"):
             low, high = getattr(self, name)
             if not 1 <= low <= high:

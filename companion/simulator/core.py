@@ -72,8 +72,9 @@ class Step:
     truth: Truth
 
 
-def random_game(rules: Rules[Any, Any], seed: int,
-                start: GameState[Any] | None = None) -> list[Any]:
+def random_game(
+    rules: Rules[Any, Any], seed: int, start: GameState[Any] | None = None
+) -> list[Any]:
     """The moves of a random complete game, seeded (uniform over the legal moves,
     unless the game's handling draws them its own way: ``Handling.random_move``)."""
     dice = Dice(seed)
@@ -96,9 +97,14 @@ class TableSimulator:
     the record and ``SimulatorError`` if the game's handling disagrees with its engine.
     """
 
-    def __init__(self, rules: Rules[Any, Any], moves: Sequence[Any],
-                 config: TableConfig | None = None, seed: int = 0,
-                 start: GameState[Any] | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules[Any, Any],
+        moves: Sequence[Any],
+        config: TableConfig | None = None,
+        seed: int = 0,
+        start: GameState[Any] | None = None,
+    ) -> None:
         self.rules = rules
         self.moves = [rules.parse_move(m) if isinstance(m, str) else m for m in moves]
         self.config = config or TableConfig()
@@ -111,17 +117,21 @@ class TableSimulator:
         if self.config.illegal_rules is not None:
             unknown = set(self.config.illegal_rules) - set(self.handling.stageable_rules)
             if unknown:
-                raise SimulatorError(f"cannot stage {sorted(unknown)} in {rules.game}; "
-                                     f"stageable: {', '.join(self.handling.stageable_rules)}")
+                raise SimulatorError(
+                    f"cannot stage {sorted(unknown)} in {rules.game}; "
+                    f"stageable: {', '.join(self.handling.stageable_rules)}"
+                )
 
     @classmethod
-    def from_record(cls, record: GameRecord, config: TableConfig | None = None,
-                    seed: int = 0) -> TableSimulator:
+    def from_record(
+        cls, record: GameRecord, config: TableConfig | None = None, seed: int = 0
+    ) -> TableSimulator:
         return cls(record.rules(), record.moves, config, seed, record.starting_state())
 
     @classmethod
-    def random(cls, rules: Rules[Any, Any], config: TableConfig | None = None,
-               seed: int = 0) -> TableSimulator:
+    def random(
+        cls, rules: Rules[Any, Any], config: TableConfig | None = None, seed: int = 0
+    ) -> TableSimulator:
         """A random legal game (``random_game(rules, seed)``) on the table."""
         return cls(rules, random_game(rules, seed), config, seed)
 
@@ -132,11 +142,13 @@ class TableSimulator:
         if source == "camera" and config.view != "above":
             # the stacks whose side the slanted camera sees, drawn once a game
             rng = np.random.default_rng([self.seed, 55])
-            side = tuple(e for e in self.handling.side_elements()
-                         if rng.random() < config.side_heights)
+            side = tuple(
+                e for e in self.handling.side_elements() if rng.random() < config.side_heights
+            )
             elements = elements | dict.fromkeys(side, config.confidence)
-        return Reader(source, self.schema, elements, config,
-                      self.handling.hidden_by_hands(source), side)
+        return Reader(
+            source, self.schema, elements, config, self.handling.hidden_by_hands(source), side
+        )
 
     def stageable(self) -> tuple[str, ...]:
         """The rule ids this table stages (``config.illegal_rules`` if set)."""
@@ -157,11 +169,15 @@ class TableSimulator:
             state.check(move)
             if config.gap and number > gap_end and rng.random() < config.gap:
                 low, high = config.gap_moves
-                gap_end, gap_player = self._gap(state, number,
-                                                int(rng.integers(low, high + 1)))
+                gap_end, gap_player = self._gap(state, number, int(rng.integers(low, high + 1)))
             if number <= gap_end:
-                base = Truth(gap_end, rules.format_move(self.moves[gap_end - 1]),
-                             gap_player, MOVE, unseen=tuple(gap))
+                base = Truth(
+                    gap_end,
+                    rules.format_move(self.moves[gap_end - 1]),
+                    gap_player,
+                    MOVE,
+                    unseen=tuple(gap),
+                )
                 touches = handling.steps(state, move, rng, config)
                 gap.append(rules.format_move(move))
                 state.apply(move)
@@ -170,13 +186,17 @@ class TableSimulator:
                     yield from steps
                     continue
                 if table != handling.table(state):
-                    raise SimulatorError(f"the {rules.game} handling of {base.move} leaves "
-                                         "the table unlike the engine's position")
+                    raise SimulatorError(
+                        f"the {rules.game} handling of {base.move} leaves "
+                        "the table unlike the engine's position"
+                    )
                 # seen again as the last piece goes down, then while the player waits
-                steps += [step for _ in range(config.frames_per_step)
-                          for step in self._frame(table, (), base, rng)]
-                yield from _mark_last(steps + self._settle(table, base, rng),
-                                      "move_accepted")
+                steps += [
+                    step
+                    for _ in range(config.frames_per_step)
+                    for step in self._frame(table, (), base, rng)
+                ]
+                yield from _mark_last(steps + self._settle(table, base, rng), "move_accepted")
                 gap = []
                 continue
             base = Truth(number, rules.format_move(move), state.to_move, MOVE)
@@ -187,16 +207,16 @@ class TableSimulator:
             if rng.random() < config.change_of_mind:
                 yield from self._change_of_mind(state, table, move, base, rng)
             # a card no reader sees: the player says it once the pieces are down
-            said = ([Step(TypedMove(base.move), base)]
-                    if handling.announced(state, move) else [])
+            said = [Step(TypedMove(base.move), base)] if handling.announced(state, move) else []
             touches = handling.steps(state, move, rng, config)
             before = self._view(table)
             state.apply(move)
-            steps = self._act(table, touches, base, rng) + said + self._settle(table, base,
-                                                                               rng)
+            steps = self._act(table, touches, base, rng) + said + self._settle(table, base, rng)
             if table != handling.table(state):
-                raise SimulatorError(f"the {rules.game} handling of {base.move} leaves "
-                                     "the table unlike the engine's position")
+                raise SimulatorError(
+                    f"the {rules.game} handling of {base.move} leaves "
+                    "the table unlike the engine's position"
+                )
             if self._view(table) == before:  # nothing to see: the player says done
                 steps.append(Step(TurnDone(), base))
             yield from _mark_last(steps, "move_accepted")
@@ -209,7 +229,7 @@ class TableSimulator:
             return 0, 0
         work = state.copy()
         player = work.to_move
-        for move in self.moves[number - 1:number - 1 + length]:
+        for move in self.moves[number - 1 : number - 1 + length]:
             if self.handling.announced(work, move):
                 return 0, 0
             before = self._view(self.handling.table(work))
@@ -219,8 +239,9 @@ class TableSimulator:
                 return 0, 0
         return number - 1 + length, player
 
-    def _unseen(self, table: Table, touches: list[Touch], truth: Truth,
-                rng: np.random.Generator) -> list[Step]:
+    def _unseen(
+        self, table: Table, touches: list[Touch], truth: Truth, rng: np.random.Generator
+    ) -> list[Step]:
         """Make ``touches`` on ``table`` during a gap: no frames, or frames with the
         whole table hidden (``config.gap_hidden``)."""
         steps: list[Step] = []
@@ -231,8 +252,9 @@ class TableSimulator:
                     steps.extend(self._frame(table, self.visible, truth, rng))
         return steps
 
-    def _attempt(self, table: Table, attempt: Attempt, base: Truth,
-                 rng: np.random.Generator) -> Iterator[Step]:
+    def _attempt(
+        self, table: Table, attempt: Attempt, base: Truth, rng: np.random.Generator
+    ) -> Iterator[Step]:
         truth = replace(base, phase=ATTEMPT, rule=attempt.rule)
         steps = self._act(table, list(attempt.touches), truth, rng)
         steps += self._settle(table, truth, rng)
@@ -246,12 +268,16 @@ class TableSimulator:
             yield from _mark_last(steps, "table_restored")
 
     def _pick_attempt(self, state: GameState[Any], rng: np.random.Generator) -> Attempt | None:
-        found = [a for rule in self.stageable()
-                 if (a := self.handling.attempt(state, rule, rng, self.config)) is not None]
+        found = [
+            a
+            for rule in self.stageable()
+            if (a := self.handling.attempt(state, rule, rng, self.config)) is not None
+        ]
         return found[int(rng.integers(len(found)))] if found else None
 
-    def _change_of_mind(self, state: GameState[Any], table: Table, move: Any, base: Truth,
-                        rng: np.random.Generator) -> Iterator[Step]:
+    def _change_of_mind(
+        self, state: GameState[Any], table: Table, move: Any, base: Truth, rng: np.random.Generator
+    ) -> Iterator[Step]:
         """Start another legal move, stop before the table shows any complete legal move
         (else the player has made it), and put the pieces back; a move of one touch is
         only reached for (a hand over the place, nothing moved)."""
@@ -275,14 +301,20 @@ class TableSimulator:
             hover = Touch({}, touches[0].near)
             yield from _mark_last(self._act(table, [hover], truth, rng, hand=True), "")
             return
-        made = touches[:int(rng.integers(1, reach + 1))]
+        made = touches[: int(rng.integers(1, reach + 1))]
         back = [t.undone() for t in reversed(made)]
         yield from _mark_last(self._act(table, made + back, truth, rng), "")
 
     # ------------------------------------------------------------------ frames
 
-    def _act(self, table: Table, touches: list[Touch], truth: Truth,
-             rng: np.random.Generator, hand: bool = False) -> list[Step]:
+    def _act(
+        self,
+        table: Table,
+        touches: list[Touch],
+        truth: Truth,
+        rng: np.random.Generator,
+        hand: bool = False,
+    ) -> list[Step]:
         """Make ``touches`` on ``table``, with the frames read meanwhile. No touches:
         the table read as it is for one step (a player thinking)."""
         config = self.config
@@ -306,14 +338,20 @@ class TableSimulator:
 
     def _settle(self, table: Table, truth: Truth, rng: np.random.Generator) -> list[Step]:
         """The frames read while the player waits for the referee's verdict."""
-        return [step for _ in range(self.config.settle_frames)
-                for step in self._frame(table, (), truth, rng)]
+        return [
+            step
+            for _ in range(self.config.settle_frames)
+            for step in self._frame(table, (), truth, rng)
+        ]
 
-    def _frame(self, table: Table, hidden: Sequence[str], truth: Truth,
-               rng: np.random.Generator) -> list[Step]:
+    def _frame(
+        self, table: Table, hidden: Sequence[str], truth: Truth, rng: np.random.Generator
+    ) -> list[Step]:
         hidden_set = set(hidden)
-        return [Step(Seen(reader.read(table, hidden_set, rng), reader.source), truth)
-                for reader in self.readers]
+        return [
+            Step(Seen(reader.read(table, hidden_set, rng), reader.source), truth)
+            for reader in self.readers
+        ]
 
     def _view(self, table: Table) -> tuple[Value, ...]:
         """What the readers can see of ``table``."""

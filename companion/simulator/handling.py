@@ -62,16 +62,17 @@ class Touch:
 
     def undone(self) -> Touch:
         """The act that puts things back as they were."""
-        return Touch({e: (after, before) for e, (before, after) in self.changes.items()},
-                     self.near)
+        return Touch({e: (after, before) for e, (before, after) in self.changes.items()}, self.near)
 
     def apply(self, table: Table) -> None:
         """Make the change on ``table``. Raises ``SimulatorError`` if the table does not
         show the values the touch starts from."""
         for element, (before, after) in self.changes.items():
             if table[element] != before or type(table[element]) is not type(before):
-                raise SimulatorError(f"{element} shows {table[element]!r}, not {before!r}: "
-                                     "the touch does not fit the table")
+                raise SimulatorError(
+                    f"{element} shows {table[element]!r}, not {before!r}: "
+                    "the touch does not fit the table"
+                )
             table[element] = after
 
 
@@ -107,8 +108,9 @@ class Handling(ABC):
         a good reading. Raises ``SimulatorError`` for an unknown source."""
 
     @abstractmethod
-    def steps(self, state: GameState[Any], move: Any, rng: np.random.Generator,
-              config: TableConfig) -> list[Touch]:
+    def steps(
+        self, state: GameState[Any], move: Any, rng: np.random.Generator, config: TableConfig
+    ) -> list[Touch]:
         """``move`` (legal in ``state``) made by hand, one piece at a time, in a realistic
         order. ``state`` is left as it was."""
 
@@ -117,8 +119,9 @@ class Handling(ABC):
         """The rule ids whose breach a table read by ``config.sources`` can show."""
 
     @abstractmethod
-    def attempt(self, state: GameState[Any], rule: str, rng: np.random.Generator,
-                config: TableConfig) -> Attempt | None:
+    def attempt(
+        self, state: GameState[Any], rule: str, rng: np.random.Generator, config: TableConfig
+    ) -> Attempt | None:
         """How the player to move (or, for ``turn.wrong-player``, another player) would
         break ``rule`` here; None when this position offers no way to."""
 
@@ -133,15 +136,15 @@ class Handling(ABC):
         game whose moves cannot be listed draws them its own way)."""
         return state.random_move(dice)
 
-    def other_move(self, state: GameState[Any], move: Any,
-                   rng: np.random.Generator) -> Any | None:
+    def other_move(self, state: GameState[Any], move: Any, rng: np.random.Generator) -> Any | None:
         """A legal move other than ``move`` that a player might start and give up (a
         change of mind); None when there is none."""
         others = [m for m in state.legal_moves() if m != move]
         return others[int(rng.integers(len(others)))] if others else None
 
-    def shows_a_move(self, state: GameState[Any],
-                     view: Callable[[Table], Hashable]) -> Callable[[Table], bool]:
+    def shows_a_move(
+        self, state: GameState[Any], view: Callable[[Table], Hashable]
+    ) -> Callable[[Table], bool]:
         """A test of whether a table, as the readers see it (``view``), shows the result
         of some legal move in ``state`` (a player changing their mind stops before it
         does)."""
@@ -171,7 +174,9 @@ def handling_for(rules: Rules[Any, Any]) -> Handling:
     except ModuleNotFoundError as error:
         if error.name != f"companion.simulator.{rules.game}":
             raise
-        raise SimulatorError(f"the table simulator cannot play {rules.game} yet (no "
-                             f"companion.simulator.{rules.game} module)") from None
+        raise SimulatorError(
+            f"the table simulator cannot play {rules.game} yet (no "
+            f"companion.simulator.{rules.game} module)"
+        ) from None
     handling: Handling = module.HANDLING(rules)
     return handling

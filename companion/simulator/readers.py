@@ -19,9 +19,15 @@ from vision.reader_errors import ReaderErrors, ReadingSampler, element_kinds, lo
 class Reader:
     """One source (``camera`` or ``sensors``) reading a fixed set of elements."""
 
-    def __init__(self, source: str, schema: TableSchema, elements: Mapping[str, float],
-                 config: TableConfig, hidden_by_hands: bool,
-                 side: Collection[str] = ()) -> None:
+    def __init__(
+        self,
+        source: str,
+        schema: TableSchema,
+        elements: Mapping[str, float],
+        config: TableConfig,
+        hidden_by_hands: bool,
+        side: Collection[str] = (),
+    ) -> None:
         """``elements``: what the source reads, each with a good reading's confidence;
         ``side``: those of them read from the side by a slanted camera (stack heights),
         right as often as ``config.side_heights_right``, unsure when wrong."""
@@ -35,8 +41,11 @@ class Reader:
         self._values = {e: sorted(schema.values[e], key=repr) for e in elements}
         self._confidence = list(elements.values())
         self._cache: dict[tuple[type, Value, float], Reading] = {}
-        self._sampler = (_sampler(schema, self.elements, config)
-                         if source == "camera" and config.camera_errors else None)
+        self._sampler = (
+            _sampler(schema, self.elements, config)
+            if source == "camera" and config.camera_errors
+            else None
+        )
 
     def _reading(self, value: Value, confidence: float) -> Reading:
         key = (type(value), value, confidence)
@@ -45,8 +54,7 @@ class Reader:
             reading = self._cache[key] = Reading(value, confidence)
         return reading
 
-    def read(self, table: Table, hidden: Collection[str],
-             rng: np.random.Generator) -> Observation:
+    def read(self, table: Table, hidden: Collection[str], rng: np.random.Generator) -> Observation:
         """One frame. ``hidden``: elements under a hand (unknown, if hands hide them from
         this source). Two draws per element, in element order, so a seed replays."""
         config = self.config
@@ -62,8 +70,9 @@ class Reader:
                 chance, other = draws[i][:2]
                 readings[element] = (
                     self._reading(value, self._confidence[i])
-                    if chance < config.side_heights_right else self._misread_unsure(
-                        element, value, other))
+                    if chance < config.side_heights_right
+                    else self._misread_unsure(element, value, other)
+                )
                 continue
             if sampler is not None and element in sampler.kinds:
                 drawn = sampler.draw(element, value, draws[i])
@@ -81,8 +90,7 @@ class Reader:
 
     def _misread_unsure(self, element: str, value: Value, draw: float) -> Reading:
         """A wrong value, drawn uniformly from the others the element may take, unsure."""
-        others = [v for v in self._values[element]
-                  if v != value or type(v) is not type(value)]
+        others = [v for v in self._values[element] if v != value or type(v) is not type(value)]
         wrong = others[min(int(draw * len(others)), len(others) - 1)]
         return self._reading(wrong, self.config.unsure_confidence)
 
@@ -92,21 +100,23 @@ class Reader:
         config = self.config
         sure = draw < config.flicker_sure
         # Reuse the draw: rescale the part of its range that chose sure or unsure.
-        rest = draw / config.flicker_sure if sure else (
-            (draw - config.flicker_sure) / (1.0 - config.flicker_sure))
-        others = [v for v in self._values[element]
-                  if v != value or type(v) is not type(value)]
+        rest = (
+            draw / config.flicker_sure
+            if sure
+            else ((draw - config.flicker_sure) / (1.0 - config.flicker_sure))
+        )
+        others = [v for v in self._values[element] if v != value or type(v) is not type(value)]
         wrong = others[min(int(rest * len(others)), len(others) - 1)]
         return self._reading(wrong, config.confidence if sure else config.unsure_confidence)
 
 
-def _sampler(schema: TableSchema, elements: Collection[str], config: TableConfig
-             ) -> ReadingSampler:
+def _sampler(schema: TableSchema, elements: Collection[str], config: TableConfig) -> ReadingSampler:
     """The camera's reading sampler of ``config.camera_errors`` (``fitted`` or a path)."""
     path = None if config.camera_errors == "fitted" else config.camera_errors
     errors = _load_errors(schema.game, path)
-    return ReadingSampler(errors, schema, element_kinds(schema.game, elements),
-                          chances=config.camera_chances)
+    return ReadingSampler(
+        errors, schema, element_kinds(schema.game, elements), chances=config.camera_chances
+    )
 
 
 @cache

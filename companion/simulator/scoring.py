@@ -121,13 +121,13 @@ class RefereedGame:
     step with ``step(event, truth)``; it counts the referee's outputs against the truth
     and acts as the people at the table would. The demo drives one from its film."""
 
-    def __init__(self, simulator: TableSimulator, referee: Referee,
-                 clock: Callable[[], float]) -> None:
+    def __init__(
+        self, simulator: TableSimulator, referee: Referee, clock: Callable[[], float]
+    ) -> None:
         self.referee = referee
         self.clock = clock
         self.truth_state = simulator.start.copy()
-        self.score = GameScore(simulator.rules.game, simulator.rules.n_players,
-                               simulator.seed)
+        self.score = GameScore(simulator.rules.game, simulator.rules.n_players, simulator.seed)
         self.number = 0
         self.phase = ""
         self.move_outputs: list[Output] = []
@@ -172,8 +172,9 @@ class RefereedGame:
                 score.false_flags += 1
                 score.gap_flags += bool(truth.unseen)
                 score.flags_in_change_of_mind += truth.phase == CHANGE_OF_MIND
-        elif isinstance(output, TableRestored) and truth.phase == REPAIR \
-                and self.attempt is not None:
+        elif (
+            isinstance(output, TableRestored) and truth.phase == REPAIR and self.attempt is not None
+        ):
             self.attempt.restored = True
         if truth.phase == MOVE or isinstance(output, MoveAccepted):
             self.move_outputs.append(output)
@@ -186,8 +187,12 @@ class RefereedGame:
             self._enter(truth)
         if not (isinstance(event, TurnDone) and self._accepted(truth)):
             self.handle(event, truth)
-        if truth.last and truth.phase == ATTEMPT and self.attempt is not None \
-                and not self.attempt.flags:
+        if (
+            truth.last
+            and truth.phase == ATTEMPT
+            and self.attempt is not None
+            and not self.attempt.flags
+        ):
             self.handle(TurnDone(), truth)  # the player thinks their move is complete
         if truth.last and truth.phase == MOVE:
             self._end_move(truth)
@@ -198,8 +203,8 @@ class RefereedGame:
         unseen may have been seen after all). Taking the move before theirs for a bigger
         one is no answer to their move."""
         return truth.phase == MOVE and any(
-            isinstance(o, MoveAccepted) and o.player == truth.player
-            for o in self.move_outputs)
+            isinstance(o, MoveAccepted) and o.player == truth.player for o in self.move_outputs
+        )
 
     def _enter(self, truth: Truth) -> None:
         """A new phase begins."""
@@ -245,23 +250,26 @@ class RefereedGame:
         if referee.state == self.truth_state and len(referee.history) == truth.number:
             score.exact += 1 + len(truth.unseen)
             score.gaps_recognised += bool(truth.unseen)
-            score.asked += any(isinstance(o, MoveAccepted) and o.by == "answer"
-                               for o in self.move_outputs)
+            score.asked += any(
+                isinstance(o, MoveAccepted) and o.by == "answer" for o in self.move_outputs
+            )
             return
         if self._in_belief(truth.number):
             score.in_doubt += 1
             return
         played = self.played
-        had = [text for _, text in referee.history[max(0, truth.number - 2):]]
-        score.wrong_moves.append(f"{truth.number}: played {' '.join(played[-2:])}; the "
-                                 f"referee had {' '.join(had) or 'nothing'}")
+        had = [text for _, text in referee.history[max(0, truth.number - 2) :]]
+        score.wrong_moves.append(
+            f"{truth.number}: played {' '.join(played[-2:])}; the "
+            f"referee had {' '.join(had) or 'nothing'}"
+        )
         score.corrected += 1
         # Take back what differs from the true game, then type the true moves. Moves
         # are compared by the position they reach: a ShenShi turn can be written with
         # its monks in either order.
         while referee.history and not self._agrees(len(referee.history)):
             self.handle(Takeback(), truth, timed=False)
-        for text in played[len(referee.history):]:
+        for text in played[len(referee.history) :]:
             self.handle(TypedMove(text), truth, timed=False)
 
     def _in_belief(self, moves: int) -> bool:
@@ -269,9 +277,10 @@ class RefereedGame:
         keeps in doubt (it will settle them itself)."""
         referee = self.referee
         parts = getattr(referee, "parts", None)
-        return len(referee.history) == moves and (any(
-            history.state == self.truth_state for history in referee.belief.histories)
-            or (bool(parts) and parts.holds(self.truth_state, referee.state)))
+        return len(referee.history) == moves and (
+            any(history.state == self.truth_state for history in referee.belief.histories)
+            or (bool(parts) and parts.holds(self.truth_state, referee.state))
+        )
 
     def record_right(self, start: GameState[Any]) -> int:
         """Moves of the referee's record that are the move played: each one, played
@@ -280,7 +289,7 @@ class RefereedGame:
         rules = self.referee.rules
         before = [start, *self.positions]
         right = 0
-        for i, (_, text) in enumerate(self.referee.history[:len(self.positions)]):
+        for i, (_, text) in enumerate(self.referee.history[: len(self.positions)]):
             state = before[i].copy()
             try:
                 state.play(rules.parse_move(text))
@@ -299,8 +308,11 @@ class RefereedGame:
         return all(reached[i] == self.positions[i] for i in range(moves))
 
 
-def referee_game(simulator: TableSimulator, referee: Referee | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> GameScore:
+def referee_game(
+    simulator: TableSimulator,
+    referee: Referee | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> GameScore:
     """Run ``simulator``'s stream through ``referee`` (default: a fresh one at the
     simulator's start) with simulated people (see the module docstring); the score."""
     referee = referee or Referee(simulator.rules, simulator.start)
@@ -321,10 +333,24 @@ def totals(scores: list[GameScore]) -> dict[str, Any]:
             total = rules.setdefault(rule, RuleScore())
             for name in ("tried", "caught", "right_rule", "repaired", "restored"):
                 setattr(total, name, getattr(total, name) + getattr(r, name))
-    keys = ("moves", "exact", "asked", "done_presses", "revised", "corrected",
-            "false_flags", "flags_in_change_of_mind", "changes_of_mind", "questions",
-            "gaps", "gaps_recognised", "gap_flags", "corrections", "in_doubt",
-            "record_right")
+    keys = (
+        "moves",
+        "exact",
+        "asked",
+        "done_presses",
+        "revised",
+        "corrected",
+        "false_flags",
+        "flags_in_change_of_mind",
+        "changes_of_mind",
+        "questions",
+        "gaps",
+        "gaps_recognised",
+        "gap_flags",
+        "corrections",
+        "in_doubt",
+        "record_right",
+    )
     out: dict[str, Any] = {k: sum(getattr(s, k) for s in scores) for k in keys}
     out["games"] = len(scores)
     out["final_states_right"] = sum(s.final_state_right for s in scores)

@@ -73,21 +73,38 @@ from engines.shangrila.observation import EMPTY, bridge, expected, height, space
 from engines.shangrila.state import ND, NV, SETUP
 
 STAGEABLE = (
-    "turn.wrong-player", "place.no-master-in-village", "place.space-occupied",
-    "village.has-stone", "setup.discipline-placed", "setup.colour-limit",
-    "setup.village-limit", "setup.only-placements", "journey.no-student",
-    "recruit.no-own-master", "recruit.two-when-possible", "pass.has-action",
+    "turn.wrong-player",
+    "place.no-master-in-village",
+    "place.space-occupied",
+    "village.has-stone",
+    "setup.discipline-placed",
+    "setup.colour-limit",
+    "setup.village-limit",
+    "setup.only-placements",
+    "journey.no-student",
+    "recruit.no-own-master",
+    "recruit.two-when-possible",
+    "pass.has-action",
 )
-_NEEDS_COLOURS = {"turn.wrong-player", "place.no-master-in-village", "place.space-occupied",
-                  "village.has-stone", "setup.discipline-placed", "setup.colour-limit",
-                  "setup.village-limit"}
+_NEEDS_COLOURS = {
+    "turn.wrong-player",
+    "place.no-master-in-village",
+    "place.space-occupied",
+    "village.has-stone",
+    "setup.discipline-placed",
+    "setup.colour-limit",
+    "setup.village-limit",
+}
 _NEEDS_HEIGHTS = {"recruit.no-own-master", "recruit.two-when-possible", "pass.has-action"}
 
 
 def _near(village: int) -> tuple[str, ...]:
     """What a hand over ``village`` hides: its spaces, stacks and stone."""
-    return (*(space(village, d) for d in range(ND)),
-            *(height(village, d) for d in range(ND)), stone(village))
+    return (
+        *(space(village, d) for d in range(ND)),
+        *(height(village, d) for d in range(ND)),
+        stone(village),
+    )
 
 
 class ShangrilaHandling(Handling):
@@ -101,15 +118,20 @@ class ShangrilaHandling(Handling):
 
     def readable(self, source: str, config: TableConfig) -> dict[str, float]:
         good = config.confidence
-        fixed = dict.fromkeys((*(bridge(a, b) for a, b in self.rules.board.bridges),
-                               *(stone(v) for v in range(NV))), good)
+        fixed = dict.fromkeys(
+            (*(bridge(a, b) for a, b in self.rules.board.bridges), *(stone(v) for v in range(NV))),
+            good,
+        )
         spaces = [space(v, d) for v in range(NV) for d in range(ND)]
         if source == "camera":
             return dict.fromkeys(spaces, good) | fixed
         if source == "sensors":
             heights = dict.fromkeys((height(v, d) for v in range(NV) for d in range(ND)), good)
-            colours = dict.fromkeys(spaces, config.sensor_colour_confidence) \
-                if config.sensor_colours else {}
+            colours = (
+                dict.fromkeys(spaces, config.sensor_colour_confidence)
+                if config.sensor_colours
+                else {}
+            )
             return colours | heights | fixed
         raise SimulatorError(f"no Shangri-La table reader called {source!r}")
 
@@ -118,8 +140,9 @@ class ShangrilaHandling(Handling):
 
     # ------------------------------------------------------------------ legal moves
 
-    def steps(self, state: GameState[Any], move: Any, rng: np.random.Generator,
-              config: TableConfig) -> list[Touch]:
+    def steps(
+        self, state: GameState[Any], move: Any, rng: np.random.Generator, config: TableConfig
+    ) -> list[Touch]:
         state = _shangrila(state)
         colour = self.rules.players[state.to_move]
         match move:
@@ -127,16 +150,24 @@ class ShangrilaHandling(Handling):
                 return [Touch({space(v, d): (EMPTY, colour), height(v, d): (0, 1)}, _near(v))]
             case Recruit(targets):
                 order = rng.permutation(len(targets)).tolist()
-                return [Touch({height(v, d): (1, 2)}, _near(v))
-                        for v, d in (targets[i] for i in order)]
+                return [
+                    Touch({height(v, d): (1, 2)}, _near(v)) for v, d in (targets[i] for i in order)
+                ]
             case Journey(origin, destination):
                 return self._journey(state, move, origin, destination, rng, config)
             case Pass():
                 return []
         raise SimulatorError(f"not a Shangri-La move: {move!r}")
 
-    def _journey(self, state: ShangrilaState, move: Journey, origin: int, destination: int,
-                 rng: np.random.Generator, config: TableConfig) -> list[Touch]:
+    def _journey(
+        self,
+        state: ShangrilaState,
+        move: Journey,
+        origin: int,
+        destination: int,
+        rng: np.random.Generator,
+        config: TableConfig,
+    ) -> list[Touch]:
         before = self.table(state)
         token = state.apply(move)
         after = self.table(state)
@@ -149,21 +180,29 @@ class ShangrilaHandling(Handling):
             if before[at] == after[at] and before[up] == after[up]:
                 continue  # the student goes back to the supply
             if before[at] != EMPTY and before[at] != after[at]:
-                touches.append(Touch({at: (before[at], EMPTY), up: (before[up], 0)},
-                                     _near(destination)))
-                touches.append(Touch({at: (EMPTY, after[at]), up: (0, after[up])},
-                                     _near(destination)))
+                touches.append(
+                    Touch({at: (before[at], EMPTY), up: (before[up], 0)}, _near(destination))
+                )
+                touches.append(
+                    Touch({at: (EMPTY, after[at]), up: (0, after[up])}, _near(destination))
+                )
             else:
-                touches.append(Touch({at: (before[at], after[at]), up: (before[up], after[up])},
-                                     _near(destination)))
-        lift = Touch({bridge(origin, destination): (True, False)},
-                     (bridge(origin, destination),))
+                touches.append(
+                    Touch(
+                        {at: (before[at], after[at]), up: (before[up], after[up])},
+                        _near(destination),
+                    )
+                )
+        lift = Touch({bridge(origin, destination): (True, False)}, (bridge(origin, destination),))
         if rng.random() < config.bridge_first:
             touches.insert(0, lift)
         else:
             touches.append(lift)
-        touches.extend(Touch({stone(v): (False, True)}, _near(v)) for v in range(NV)
-                       if before[stone(v)] != after[stone(v)])
+        touches.extend(
+            Touch({stone(v): (False, True)}, _near(v))
+            for v in range(NV)
+            if before[stone(v)] != after[stone(v)]
+        )
         return touches
 
     # ------------------------------------------------------------------ illegal moves
@@ -174,7 +213,8 @@ class ShangrilaHandling(Handling):
         # Colours the referee trusts: a camera's, or a sensor board's read surely enough
         # (unsure colours never rule a move out, so another's tile reads as one's own).
         colours = "camera" in config.sources or (
-            config.sensor_colours and config.sensor_colour_confidence >= RefereeConfig.sure)
+            config.sensor_colours and config.sensor_colour_confidence >= RefereeConfig.sure
+        )
         out = []
         for rule in STAGEABLE:
             if rule in _NEEDS_COLOURS and not colours:
@@ -188,8 +228,9 @@ class ShangrilaHandling(Handling):
             out.append(rule)
         return tuple(out)
 
-    def attempt(self, state: GameState[Any], rule: str, rng: np.random.Generator,
-                config: TableConfig) -> Attempt | None:
+    def attempt(
+        self, state: GameState[Any], rule: str, rng: np.random.Generator, config: TableConfig
+    ) -> Attempt | None:
         state = _shangrila(state)
         if state.is_over() or rule not in self.stageable(config):
             return None
@@ -207,57 +248,87 @@ class ShangrilaHandling(Handling):
         s = v * ND + d
         was: Value = EMPTY if state.owner[s] < 0 else self.rules.players[state.owner[s]]
         stack = 0 if state.owner[s] < 0 else 1 + state.student[s]
-        return Touch({space(v, d): (was, self.rules.players[player]),
-                      height(v, d): (stack, stack + 1)}, _near(v))
+        return Touch(
+            {space(v, d): (was, self.rules.players[player]), height(v, d): (stack, stack + 1)},
+            _near(v),
+        )
 
-    def _placements(self, state: ShangrilaState, player: int, villages: list[int],
-                    disciplines: int = 0x7F) -> list[_Choice]:
+    def _placements(
+        self, state: ShangrilaState, player: int, villages: list[int], disciplines: int = 0x7F
+    ) -> list[_Choice]:
         """``player``'s tile on each empty space of ``villages`` whose discipline is in
         the mask ``disciplines`` and in the player's supply."""
         colour = self.rules.players[player]
-        return [((self._tile(state, player, v, d),),
-                 f"{colour} puts a {NAMES[d]} tile on {v}{LETTERS[d]}", False)
-                for v in villages for d in range(ND)
-                if disciplines >> d & 1 and state.owner[v * ND + d] < 0
-                and state.supply_of(player, d) > 0]
+        return [
+            (
+                (self._tile(state, player, v, d),),
+                f"{colour} puts a {NAMES[d]} tile on {v}{LETTERS[d]}",
+                False,
+            )
+            for v in villages
+            for d in range(ND)
+            if disciplines >> d & 1
+            and state.owner[v * ND + d] < 0
+            and state.supply_of(player, d) > 0
+        ]
 
     def _wrong_player(self, state: ShangrilaState) -> list[_Choice]:
         open_villages = [v for v in range(NV) if not state.stones[v]]
-        return [choice for q in range(self.rules.n_players) if q != state.to_move
-                for choice in self._placements(state, q, open_villages)]
+        return [
+            choice
+            for q in range(self.rules.n_players)
+            if q != state.to_move
+            for choice in self._placements(state, q, open_villages)
+        ]
 
     def _no_master(self, state: ShangrilaState) -> list[_Choice]:
         if state.phase == SETUP:
             return []
         p = state.to_move
-        return self._placements(state, p, [v for v in range(NV) if not state.stones[v]
-                                           and not state.pm[p * NV + v]])
+        return self._placements(
+            state, p, [v for v in range(NV) if not state.stones[v] and not state.pm[p * NV + v]]
+        )
 
     def _occupied(self, state: ShangrilaState) -> list[_Choice]:
         p = state.to_move
         colour = self.rules.players[p]
-        return [((self._tile(state, p, v, d),), f"{colour} puts a tile on the master on "
-                 f"{v}{LETTERS[d]}", False)
-                for v in range(NV) if not state.stones[v] for d in range(ND)
-                if state.owner[v * ND + d] not in (-1, p) and not state.student[v * ND + d]
-                and state.supply_of(p, d) > 0]
+        return [
+            (
+                (self._tile(state, p, v, d),),
+                f"{colour} puts a tile on the master on {v}{LETTERS[d]}",
+                False,
+            )
+            for v in range(NV)
+            if not state.stones[v]
+            for d in range(ND)
+            if state.owner[v * ND + d] not in (-1, p)
+            and not state.student[v * ND + d]
+            and state.supply_of(p, d) > 0
+        ]
 
     def _stone(self, state: ShangrilaState) -> list[_Choice]:
-        return self._placements(state, state.to_move,
-                                [v for v in range(NV) if state.stones[v]])
+        return self._placements(state, state.to_move, [v for v in range(NV) if state.stones[v]])
 
-    def _setup_placements(self, state: ShangrilaState, placed: bool,
-                          colour_full: bool | None, village_full: bool | None
-                          ) -> list[_Choice]:
+    def _setup_placements(
+        self,
+        state: ShangrilaState,
+        placed: bool,
+        colour_full: bool | None,
+        village_full: bool | None,
+    ) -> list[_Choice]:
         """Setup-phase placements of a discipline already placed (``placed``) or not, in
         villages whose colour and village limits are reached or not (None: either)."""
         if state.phase != SETUP:
             return []
         p, rules = state.to_move, self.rules
         mask = state.placed[p] if placed else ~state.placed[p] & 0x7F
-        villages = [v for v in range(NV) if not state.stones[v]
-                    and colour_full in (None, state.pm[p * NV + v] >= rules.setup_colour_limit)
-                    and village_full in (None, state.vt[v] >= rules.setup_village_limit)]
+        villages = [
+            v
+            for v in range(NV)
+            if not state.stones[v]
+            and colour_full in (None, state.pm[p * NV + v] >= rules.setup_colour_limit)
+            and village_full in (None, state.vt[v] >= rules.setup_village_limit)
+        ]
         return self._placements(state, p, villages, mask)
 
     def _journey_in_setup(self, state: ShangrilaState) -> list[_Choice]:
@@ -269,8 +340,11 @@ class ShangrilaHandling(Handling):
         p = state.to_move
         if state.phase == SETUP:
             return []
-        return [self._bridge(a, b) for a, b in self._standing(state)
-                if not state.ps[p * NV + a] and not state.ps[p * NV + b]]
+        return [
+            self._bridge(a, b)
+            for a, b in self._standing(state)
+            if not state.ps[p * NV + a] and not state.ps[p * NV + b]
+        ]
 
     def _standing(self, state: ShangrilaState) -> list[tuple[int, int]]:
         return [pair for e, pair in enumerate(self.rules.bridges) if state.bridges[e]]
@@ -283,20 +357,31 @@ class ShangrilaHandling(Handling):
         p = state.to_move
         if state.phase == SETUP:
             return []
-        return [((Touch({height(v, d): (1, 2)}, _near(v)),),
-                 f"a student on the master on {v}{LETTERS[d]}", False)
-                for v in range(NV) if not state.stones[v] for d in range(ND)
-                if state.owner[v * ND + d] not in (-1, p) and not state.student[v * ND + d]
-                and state.supply_of(p, d) > 0]
+        return [
+            (
+                (Touch({height(v, d): (1, 2)}, _near(v)),),
+                f"a student on the master on {v}{LETTERS[d]}",
+                False,
+            )
+            for v in range(NV)
+            if not state.stones[v]
+            for d in range(ND)
+            if state.owner[v * ND + d] not in (-1, p)
+            and not state.student[v * ND + d]
+            and state.supply_of(p, d) > 0
+        ]
 
     def _one_student(self, state: ShangrilaState) -> list[_Choice]:
         moves = state.legal_moves()
         if state.phase == SETUP or not any(
-                type(m) is Recruit and len(m.targets) == 2 for m in moves):
+            type(m) is Recruit and len(m.targets) == 2 for m in moves
+        ):
             return []
         targets = sorted({t for m in moves if type(m) is Recruit for t in m.targets})
-        return [((Touch({height(v, d): (1, 2)}, _near(v)),),
-                 f"one student on {v}{LETTERS[d]}", True) for v, d in targets]
+        return [
+            ((Touch({height(v, d): (1, 2)}, _near(v)),), f"one student on {v}{LETTERS[d]}", True)
+            for v, d in targets
+        ]
 
     def _pass(self, state: ShangrilaState) -> list[_Choice]:
         if state.legal_moves() == [Pass()]:
@@ -311,8 +396,7 @@ _STAGERS: dict[str, Callable[[ShangrilaHandling, ShangrilaState], list[_Choice]]
     "place.no-master-in-village": ShangrilaHandling._no_master,
     "place.space-occupied": ShangrilaHandling._occupied,
     "village.has-stone": ShangrilaHandling._stone,
-    "setup.discipline-placed":
-        lambda h, s: h._setup_placements(s, True, None, None),
+    "setup.discipline-placed": lambda h, s: h._setup_placements(s, True, None, None),
     "setup.colour-limit": lambda h, s: h._setup_placements(s, False, True, None),
     "setup.village-limit": lambda h, s: h._setup_placements(s, False, False, True),
     "setup.only-placements": ShangrilaHandling._journey_in_setup,

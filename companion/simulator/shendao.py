@@ -90,7 +90,10 @@ from engines.shendao.observation import CLOSED, EMPTY, OPEN, expected, gate
 from engines.shendao.state import BRIGAND, LEAVES, NUGUA
 
 STAGEABLE = (
-    "turn.wrong-player", "gate.closed", "gate.blocked", "table.misplaced",
+    "turn.wrong-player",
+    "gate.closed",
+    "gate.blocked",
+    "table.misplaced",
     "table.unexplained",
 )
 
@@ -140,8 +143,10 @@ class ShendaoHandling(Handling):
         if source == "sensors":
             # A sensor board feels a tile and a stick, not colours (unless it reads them).
             if not config.sensor_colours:
-                raise SimulatorError("a Shendao sensor board must read colours "
-                                     "(sensor_colours): a square's value is its colour")
+                raise SimulatorError(
+                    "a Shendao sensor board must read colours "
+                    "(sensor_colours): a square's value is its colour"
+                )
             return dict.fromkeys(SQUARES, config.sensor_colour_confidence) | gates
         raise SimulatorError(f"no Shendao table reader called {source!r}")
 
@@ -156,8 +161,9 @@ class ShendaoHandling(Handling):
 
     # ------------------------------------------------------------------ legal moves
 
-    def steps(self, state: GameState[Any], move: Any, rng: np.random.Generator,
-              config: TableConfig) -> list[Touch]:
+    def steps(
+        self, state: GameState[Any], move: Any, rng: np.random.Generator, config: TableConfig
+    ) -> list[Touch]:
         state = _shendao(state)
         if isinstance(move, Pass):
             return []
@@ -214,8 +220,9 @@ class ShendaoHandling(Handling):
         # Squares read only unsure (a sensor board's colours) never rule a move out.
         return ("gate.blocked",)
 
-    def attempt(self, state: GameState[Any], rule: str, rng: np.random.Generator,
-                config: TableConfig) -> Attempt | None:
+    def attempt(
+        self, state: GameState[Any], rule: str, rng: np.random.Generator, config: TableConfig
+    ) -> Attempt | None:
         state = _shendao(state)
         if state.is_over() or rule not in self.stageable(config):
             return None
@@ -261,8 +268,13 @@ class ShendaoHandling(Handling):
             if stop == LEAVES:
                 continue
             s = self.rules.line[g][stop]
-            out.append(((self._put(s, EMPTY, colour), self._stick(g)),
-                        f"a {colour} tile enters through {GATES[g]}", False))
+            out.append(
+                (
+                    (self._put(s, EMPTY, colour), self._stick(g)),
+                    f"a {colour} tile enters through {GATES[g]}",
+                    False,
+                )
+            )
         return out
 
     def _closed(self, state: ShendaoState) -> list[_Choice]:
@@ -280,17 +292,28 @@ class ShendaoHandling(Handling):
             if stop == LEAVES:
                 continue
             s = self.rules.line[g][stop]
-            out.append(((self._put(s, EMPTY, colour),),
-                        f"a tile slid past the stick of {GATES[g]} to {SQUARES[s]}", False))
+            out.append(
+                (
+                    (self._put(s, EMPTY, colour),),
+                    f"a tile slid past the stick of {GATES[g]} to {SQUARES[s]}",
+                    False,
+                )
+            )
         return out
 
     def _blocked(self, state: ShendaoState) -> list[_Choice]:
         if state.supply[state.to_move] == 0:
             return []
         entry = self.rules.entry
-        return [((self._stick(g),), f"the stick put in on {GATES[g]}, its entry "
-                 f"{SQUARES[entry[g]]} taken", False)
-                for g in range(len(GATES)) if state.gate_open[g] and state.cell[entry[g]] >= 0]
+        return [
+            (
+                (self._stick(g),),
+                f"the stick put in on {GATES[g]}, its entry {SQUARES[entry[g]]} taken",
+                False,
+            )
+            for g in range(len(GATES))
+            if state.gate_open[g] and state.cell[entry[g]] >= 0
+        ]
 
     def _misplaced(self, state: ShendaoState) -> list[_Choice]:
         """The stick first (so the referee reads the plain entry through that gate),
@@ -310,30 +333,53 @@ class ShendaoHandling(Handling):
             here = line[stop]
             stick = self._stick(g)
             if not state.cards[p] & NUGUA:  # stopped short
-                out.extend(((stick, self._put(s, EMPTY, colour)),
-                            f"a tile through {GATES[g]} stopped short on {SQUARES[s]}",
-                            False) for s in state.path(g)[:-1])
+                out.extend(
+                    (
+                        (stick, self._put(s, EMPTY, colour)),
+                        f"a tile through {GATES[g]} stopped short on {SQUARES[s]}",
+                        False,
+                    )
+                    for s in state.path(g)[:-1]
+                )
             for s in state.line_tiles(g):  # a tile taken off (Loung, Tigre Blanc)
                 if s != here:
-                    touch = Touch({SQUARES[here]: (EMPTY, colour),
-                                   SQUARES[s]: (players[state.cell[s]], EMPTY)},
-                                  _near_square(here) + _near_square(s))
-                    out.append(((stick, touch), f"a tile through {GATES[g]}, and "
-                                f"{SQUARES[s]} taken off", False))
+                    touch = Touch(
+                        {
+                            SQUARES[here]: (EMPTY, colour),
+                            SQUARES[s]: (players[state.cell[s]], EMPTY),
+                        },
+                        _near_square(here) + _near_square(s),
+                    )
+                    out.append(
+                        (
+                            (stick, touch),
+                            f"a tile through {GATES[g]}, and {SQUARES[s]} taken off",
+                            False,
+                        )
+                    )
             if stop + 1 < len(line) and state.cell[line[stop + 1]] == 1 - p:
                 s = line[stop + 1]  # the Prêtresse's replacement
-                touch = Touch({SQUARES[here]: (EMPTY, colour),
-                               SQUARES[s]: (players[1 - p], colour)},
-                              _near_square(here) + _near_square(s))
-                out.append(((stick, touch), f"a tile through {GATES[g]}, {SQUARES[s]} "
-                            "replaced", False))
+                touch = Touch(
+                    {SQUARES[here]: (EMPTY, colour), SQUARES[s]: (players[1 - p], colour)},
+                    _near_square(here) + _near_square(s),
+                )
+                out.append(
+                    ((stick, touch), f"a tile through {GATES[g]}, {SQUARES[s]} replaced", False)
+                )
         return out
 
     def _unexplained(self, state: ShendaoState) -> list[_Choice]:
         players = self.rules.players
-        return [((self._put(s, players[state.cell[s]], EMPTY),),
-                 f"the tile on {SQUARES[s]} taken off", False)
-                for s in range(64) if state.cell[s] >= 0]
+        return [
+            (
+                (self._put(s, players[state.cell[s]], EMPTY),),
+                f"the tile on {SQUARES[s]} taken off",
+                False,
+            )
+            for s in range(64)
+            if state.cell[s] >= 0
+        ]
+
 
 _Choice = tuple[tuple[Touch, ...], str, bool]
 """One way to stage an attempt: the touches, the words, whether the player says done."""

@@ -116,11 +116,24 @@ from engines.shenshi.observation import (
 from engines.shenshi.state import TURN
 
 STAGEABLE = (
-    "turn.wrong-player", "walk.length", "walk.step", "walk.not-walkable", "walk.blocked",
-    "hover.not-straight", "hover.blocked", "swap.not-in-line", "enter.square-taken",
-    "enter.no-reserve-cushion", "turn.enter-first", "neutral.no-return",
-    "turn.needs-master", "turn.needs-grand-master", "turn.needs-both-monks",
-    "turn.swap-alone", "pass.has-turn", "table.unexplained",
+    "turn.wrong-player",
+    "walk.length",
+    "walk.step",
+    "walk.not-walkable",
+    "walk.blocked",
+    "hover.not-straight",
+    "hover.blocked",
+    "swap.not-in-line",
+    "enter.square-taken",
+    "enter.no-reserve-cushion",
+    "turn.enter-first",
+    "neutral.no-return",
+    "turn.needs-master",
+    "turn.needs-grand-master",
+    "turn.needs-both-monks",
+    "turn.swap-alone",
+    "pass.has-turn",
+    "table.unexplained",
 )
 _COLOUR = {RESERVE_BLOND: "a blond", RESERVE_ORANGE: "an orange"}
 SLIDE = 0.5
@@ -160,8 +173,10 @@ class _Hand:
         self.touches: list[Touch] = []
 
     def __call__(self, changes: dict[str, Value], *squares: int) -> None:
-        touch = Touch({e: (self.table[e], v) for e, v in changes.items()
-                       if self.table[e] != v}, _near(*squares))
+        touch = Touch(
+            {e: (self.table[e], v) for e, v in changes.items() if self.table[e] != v},
+            _near(*squares),
+        )
         if touch.changes:
             touch.apply(self.table)
             self.touches.append(touch)
@@ -184,17 +199,21 @@ class ShenshiHandling(Handling):
             # A sensor board feels cushions and monks, not printed tiles nor tokens on
             # the players' boards; a monk is told by its metal and size (colours).
             if not config.sensor_colours:
-                raise SimulatorError("a ShenShi sensor board must read colours "
-                                     "(sensor_colours): a monk is known by its metal")
-            return dict.fromkeys((e for s in range(SIZE * SIZE)
-                                  for e in (CUSHION[s], MONK[s])),
-                                 config.sensor_colour_confidence)
+                raise SimulatorError(
+                    "a ShenShi sensor board must read colours "
+                    "(sensor_colours): a monk is known by its metal"
+                )
+            return dict.fromkeys(
+                (e for s in range(SIZE * SIZE) for e in (CUSHION[s], MONK[s])),
+                config.sensor_colour_confidence,
+            )
         raise SimulatorError(f"no ShenShi table reader called {source!r}")
 
     # ------------------------------------------------------------------ legal moves
 
-    def steps(self, state: GameState[Any], move: Any, rng: np.random.Generator,
-              config: TableConfig) -> list[Touch]:
+    def steps(
+        self, state: GameState[Any], move: Any, rng: np.random.Generator, config: TableConfig
+    ) -> list[Touch]:
         state = _shenshi(state)
         if isinstance(move, (Pass, Give)):
             return []
@@ -202,8 +221,9 @@ class ShenshiHandling(Handling):
             raise SimulatorError(f"not a ShenShi move: {move!r}")
         return self._made(state, move.actions, rng)
 
-    def _made(self, state: ShenshiState, actions: tuple[Action, ...],
-              rng: np.random.Generator) -> list[Touch]:
+    def _made(
+        self, state: ShenshiState, actions: tuple[Action, ...], rng: np.random.Generator
+    ) -> list[Touch]:
         """``actions`` made by hand on a copy of ``state`` (unchecked: an illegal turn
         is made the same way)."""
         work = state.copy()
@@ -215,12 +235,20 @@ class ShenshiHandling(Handling):
             after = self.table(work)
             self._action(hand, action, occupants, after, rng)
             if hand.table != after:
-                raise SimulatorError(f"the ShenShi handling of {format_move(Turn(actions))} "
-                                     "leaves the table unlike the engine's position")
+                raise SimulatorError(
+                    f"the ShenShi handling of {format_move(Turn(actions))} "
+                    "leaves the table unlike the engine's position"
+                )
         return hand.touches
 
-    def _action(self, hand: _Hand, action: Action, occupants: list[int], after: Table,
-                rng: np.random.Generator) -> None:
+    def _action(
+        self,
+        hand: _Hand,
+        action: Action,
+        occupants: list[int],
+        after: Table,
+        rng: np.random.Generator,
+    ) -> None:
         """One action's touches; ``occupants``: the monk on each square before it."""
         if type(action) is Walk:
             start, end = action.path[0], action.path[-1]
@@ -236,8 +264,10 @@ class ShenshiHandling(Handling):
         elif type(action) is Hover:
             start, end = action.start, action.end
             taken_up: dict[str, Value] = {MONK[start]: NONE, CUSHION[start]: NONE}
-            landing: dict[str, Value] = {CUSHION[end]: after[CUSHION[end]],
-                                         MONK[end]: after[MONK[end]]}
+            landing: dict[str, Value] = {
+                CUSHION[end]: after[CUSHION[end]],
+                MONK[end]: after[MONK[end]],
+            }
             if not action.lifts and rng.random() < SLIDE:
                 hand(taken_up | landing, start, end)
                 return
@@ -275,21 +305,22 @@ class ShenshiHandling(Handling):
         slow and almost always takes three."""
         return _shenshi(state).playout_move(dice)
 
-    def other_move(self, state: GameState[Any], move: Any,
-                   rng: np.random.Generator) -> Any | None:
+    def other_move(self, state: GameState[Any], move: Any, rng: np.random.Generator) -> Any | None:
         state = _shenshi(state)
         if state.phase != TURN or has_turn(state) is None:
             return None
         other = state.playout_move(Dice(int(rng.integers(2**31))))
         return None if other == move else other
 
-    def shows_a_move(self, state: GameState[Any],
-                     view: Callable[[Table], Hashable]) -> Callable[[Table], bool]:
+    def shows_a_move(
+        self, state: GameState[Any], view: Callable[[Table], Hashable]
+    ) -> Callable[[Table], bool]:
         state = _shenshi(state)
         return lambda table: self._explained(state, table, view)
 
-    def _explained(self, state: ShenshiState, table: Table,
-                   view: Callable[[Table], Hashable] | None = None) -> bool:
+    def _explained(
+        self, state: ShenshiState, table: Table, view: Callable[[Table], Hashable] | None = None
+    ) -> bool:
         """Whether some legal turn leaves ``table`` (as ``view`` shows it; default:
         whole), found by the candidate search the referee uses: the turns cannot be
         listed."""
@@ -305,8 +336,9 @@ class ShenshiHandling(Handling):
         return False
 
     def _observation(self, table: Table) -> Observation:
-        return Observation.trusted(schema(self.rules),
-                                   {e: Reading(v, 1.0) for e, v in table.items()})
+        return Observation.trusted(
+            schema(self.rules), {e: Reading(v, 1.0) for e, v in table.items()}
+        )
 
     # ------------------------------------------------------------------ illegal moves
 
@@ -317,8 +349,9 @@ class ShenshiHandling(Handling):
             return tuple(r for r in STAGEABLE if r != "table.unexplained")  # no tiles read
         return ("pass.has-turn",)  # unsure monks never rule a turn out
 
-    def attempt(self, state: GameState[Any], rule: str, rng: np.random.Generator,
-                config: TableConfig) -> Attempt | None:
+    def attempt(
+        self, state: GameState[Any], rule: str, rng: np.random.Generator, config: TableConfig
+    ) -> Attempt | None:
         state = _shenshi(state)
         if state.over or state.phase != TURN or rule not in self.stageable(config):
             return None
@@ -334,8 +367,11 @@ class ShenshiHandling(Handling):
             if attempt.actions:
                 if _broken(state, attempt.actions) != rule:
                     continue
-                touches = (self._slid(state, attempt.actions[0]) if attempt.slid
-                           else self._made(state, attempt.actions, rng))
+                touches = (
+                    self._slid(state, attempt.actions[0])
+                    if attempt.slid
+                    else self._made(state, attempt.actions, rng)
+                )
             if not self._explained_on_the_way(state, touches):
                 return Attempt(rule, tuple(touches), attempt.says_done, attempt.words)
         return None
@@ -355,8 +391,13 @@ class ShenshiHandling(Handling):
     @staticmethod
     def _slide(table: Table, start: int, end: int) -> Touch:
         """The monk on ``start`` slid to ``end``, nothing else touched."""
-        return Touch({MONK[start]: (table[MONK[start]], NONE),
-                      MONK[end]: (table[MONK[end]], table[MONK[start]])}, _near(start, end))
+        return Touch(
+            {
+                MONK[start]: (table[MONK[start]], NONE),
+                MONK[end]: (table[MONK[end]], table[MONK[start]]),
+            },
+            _near(start, end),
+        )
 
     def _explained_on_the_way(self, state: ShenshiState, touches: list[Touch]) -> bool:
         trial = self.table(state)
@@ -384,53 +425,86 @@ class ShenshiHandling(Handling):
     def _wrong_player(self, state: ShenshiState) -> list[_Try]:
         rules = self.rules
         table = self.table(state)
-        return [_Try(f"{rules.monk_name(monk)} slid to {SQUARES[end]}",
-                     touches=(self._slide(table, start, end),))
-                for q in range(rules.n_players) if q != state.turn
-                for monk in (2 * q, 2 * q + 1) if (start := state.pos[monk]) >= 0
-                for end in NEIGHBOURS[start] if state.cushion[end] and state.occ[end] < 0]
+        return [
+            _Try(
+                f"{rules.monk_name(monk)} slid to {SQUARES[end]}",
+                touches=(self._slide(table, start, end),),
+            )
+            for q in range(rules.n_players)
+            if q != state.turn
+            for monk in (2 * q, 2 * q + 1)
+            if (start := state.pos[monk]) >= 0
+            for end in NEIGHBOURS[start]
+            if state.cushion[end] and state.occ[end] < 0
+        ]
 
-    def _walks(self, state: ShenshiState, paths: Callable[[int], list[tuple[int, ...]]],
-               words: str) -> list[_Try]:
-        return [_Try(f"{self.rules.monk_name(monk)} {words} {SQUARES[path[0]]} to "
-                     f"{SQUARES[path[-1]]}", (Walk(code, path),))
-                for code, monk in self._movable(state) for path in paths(state.pos[monk])]
+    def _walks(
+        self, state: ShenshiState, paths: Callable[[int], list[tuple[int, ...]]], words: str
+    ) -> list[_Try]:
+        return [
+            _Try(
+                f"{self.rules.monk_name(monk)} {words} {SQUARES[path[0]]} to {SQUARES[path[-1]]}",
+                (Walk(code, path),),
+            )
+            for code, monk in self._movable(state)
+            for path in paths(state.pos[monk])
+        ]
 
     def _long_walk(self, state: ShenshiState) -> list[_Try]:
         def paths(start: int) -> list[tuple[int, ...]]:
-            return [ray for d in range(4) if (ray := _ray(start, d, 3)) is not None
-                    and all(state.walkable(s) and state.occ[s] < 0 for s in ray[1:])]
+            return [
+                ray
+                for d in range(4)
+                if (ray := _ray(start, d, 3)) is not None
+                and all(state.walkable(s) and state.occ[s] < 0 for s in ray[1:])
+            ]
+
         return self._walks(state, paths, "slid three squares from")
 
     def _diagonal(self, state: ShenshiState) -> list[_Try]:
         def paths(start: int) -> list[tuple[int, ...]]:
-            return [(start, s) for s in _diagonals(start)
-                    if state.walkable(s) and state.occ[s] < 0]
+            return [(start, s) for s in _diagonals(start) if state.walkable(s) and state.occ[s] < 0]
+
         return self._walks(state, paths, "slid diagonally from")
 
     def _not_walkable(self, state: ShenshiState) -> list[_Try]:
         def paths(start: int) -> list[tuple[int, ...]]:
-            return [(start, s) for s in NEIGHBOURS[start]
-                    if not state.walkable(s) and state.occ[s] < 0]
+            return [
+                (start, s) for s in NEIGHBOURS[start] if not state.walkable(s) and state.occ[s] < 0
+            ]
+
         return self._walks(state, paths, "slid off the cushions from")
 
     def _over_a_monk(self, state: ShenshiState) -> list[_Try]:
         def paths(start: int) -> list[tuple[int, ...]]:
-            return [ray for d in range(4) if (ray := _ray(start, d, 2)) is not None
-                    and state.occ[ray[1]] >= 0 and state.walkable(ray[2])
-                    and state.occ[ray[2]] < 0]
+            return [
+                ray
+                for d in range(4)
+                if (ray := _ray(start, d, 2)) is not None
+                and state.occ[ray[1]] >= 0
+                and state.walkable(ray[2])
+                and state.occ[ray[2]] < 0
+            ]
+
         return self._walks(state, paths, "slid over a monk from")
 
-    def _hovers(self, state: ShenshiState, ends: Callable[[int], list[int]],
-                words: str) -> list[_Try]:
-        return [_Try(f"{self.rules.monk_name(monk)} and its cushion {words} {SQUARES[end]}",
-                     (Hover(code, state.pos[monk], end),))
-                for code, monk in self._movable(state) if state.cushion[state.pos[monk]]
-                for end in ends(state.pos[monk])]
+    def _hovers(
+        self, state: ShenshiState, ends: Callable[[int], list[int]], words: str
+    ) -> list[_Try]:
+        return [
+            _Try(
+                f"{self.rules.monk_name(monk)} and its cushion {words} {SQUARES[end]}",
+                (Hover(code, state.pos[monk], end),),
+            )
+            for code, monk in self._movable(state)
+            if state.cushion[state.pos[monk]]
+            for end in ends(state.pos[monk])
+        ]
 
     def _crooked_hover(self, state: ShenshiState) -> list[_Try]:
         def ends(start: int) -> list[int]:
             return [s for s in _diagonals(start) if state.empty(s)]
+
         return self._hovers(state, ends, "moved diagonally to")
 
     def _blocked_hover(self, state: ShenshiState) -> list[_Try]:
@@ -444,6 +518,7 @@ class ShenshiHandling(Handling):
                     if state.empty(ray[-1]) and not all(state.empty(s) for s in ray[1:-1]):
                         out.append(ray[-1])
             return out
+
         return self._hovers(state, ends, "moved past an obstacle to")
 
     def _crooked_swap(self, state: ShenshiState) -> list[_Try]:
@@ -452,30 +527,38 @@ class ShenshiHandling(Handling):
             return []
         (code, monk), (_, other) = own
         a, b = state.pos[monk], state.pos[other]
-        return [_Try(f"the monks on {SQUARES[a]} and {SQUARES[b]} exchanged",
-                     (Swap(code, a, b),))]
+        return [_Try(f"the monks on {SQUARES[a]} and {SQUARES[b]} exchanged", (Swap(code, a, b),))]
 
-    def _entries(self, state: ShenshiState, squares: Callable[[int], list[int]],
-                 words: str) -> list[_Try]:
+    def _entries(
+        self, state: ShenshiState, squares: Callable[[int], list[int]], words: str
+    ) -> list[_Try]:
         p = state.turn
-        return [_Try(f"{words} {SQUARES[s]} on {_COLOUR[source]} cushion",
-                     (Enter(code, s, source),))
-                for code in (OWN_G, OWN_M) if state.pos[2 * p + code] < 0
-                for source in (RESERVE_BLOND, RESERVE_ORANGE) for s in squares(source)]
+        return [
+            _Try(f"{words} {SQUARES[s]} on {_COLOUR[source]} cushion", (Enter(code, s, source),))
+            for code in (OWN_G, OWN_M)
+            if state.pos[2 * p + code] < 0
+            for source in (RESERVE_BLOND, RESERVE_ORANGE)
+            for s in squares(source)
+        ]
 
     def _entry_on_a_tile(self, state: ShenshiState) -> list[_Try]:
         def squares(source: int) -> list[int]:
-            return [s for s in range(SIZE * SIZE) if state.tile[s] and not state.cushion[s]
-                    and state.occ[s] < 0]
+            return [
+                s
+                for s in range(SIZE * SIZE)
+                if state.tile[s] and not state.cushion[s] and state.occ[s] < 0
+            ]
+
         return self._entries(state, squares, "a monk entered on the mandala of")
 
     def _entry_without_cushion(self, state: ShenshiState) -> list[_Try]:
-        reserve = state.reserve[2 * state.turn: 2 * state.turn + 2]
+        reserve = state.reserve[2 * state.turn : 2 * state.turn + 2]
 
         def squares(source: int) -> list[int]:
             if not sum(reserve) or reserve[0 if source == RESERVE_BLOND else 1]:
                 return []  # the colour is there (or cushions come from the board)
             return options.entry_squares(state, RESERVE_BLOND)
+
         return self._entries(state, squares, "a monk entered on")
 
     def _options(self, state: ShenshiState, monks: list[tuple[int, int]]) -> list[Action]:
@@ -484,16 +567,19 @@ class ShenshiHandling(Handling):
         for code, monk in monks:
             start = state.pos[monk]
             out.extend(Walk(code, path) for path in options.walk_paths(state, monk))
-            out.extend(Hover(code, start, end, lifts)
-                       for end, lifts in options.hover_ends(state, monk))
+            out.extend(
+                Hover(code, start, end, lifts) for end, lifts in options.hover_ends(state, monk)
+            )
             out.extend(Swap(code, start, other) for other in options.swap_targets(state, monk))
         return out
 
     def _before_entry(self, state: ShenshiState) -> list[_Try]:
         if not state.own_off_board(state.turn):
             return []
-        return [_Try(f"{format_move(Turn((action,)))} before the entry", (action,))
-                for action in self._options(state, self._movable(state))]
+        return [
+            _Try(f"{format_move(Turn((action,)))} before the entry", (action,))
+            for action in self._options(state, self._movable(state))
+        ]
 
     def _back(self, state: ShenshiState) -> list[_Try]:
         if not self.rules.has_neutral:
@@ -503,17 +589,28 @@ class ShenshiHandling(Handling):
         for k in (0, 1):
             back = state.neutral_from[k]
             for action in self._options(state, [(NEUTRAL_G + k, g + k)]) if back >= 0 else []:
-                end = action.path[-1] if type(action) is Walk else (
-                    action.end if type(action) is Hover else -1)
+                end = (
+                    action.path[-1]
+                    if type(action) is Walk
+                    else (action.end if type(action) is Hover else -1)
+                )
                 if end == back:
-                    out.append(_Try(f"{format_move(Turn((action,)))}: back where it came "
-                                    "from", (action,), slid=False))
+                    out.append(
+                        _Try(
+                            f"{format_move(Turn((action,)))}: back where it came from",
+                            (action,),
+                            slid=False,
+                        )
+                    )
         return out
 
     def _half(self, state: ShenshiState) -> list[_Try]:
-        return [_Try(f"{format_move(Turn((action,)))}, then done", (action,), slid=False,
-                     says_done=True)
-                for action in self._options(state, self._movable(state))]
+        return [
+            _Try(
+                f"{format_move(Turn((action,)))}, then done", (action,), slid=False, says_done=True
+            )
+            for action in self._options(state, self._movable(state))
+        ]
 
     def _pass(self, state: ShenshiState) -> list[_Try]:
         if has_turn(state) is None:
@@ -526,11 +623,19 @@ class ShenshiHandling(Handling):
             if not state.tile[s] or state.cushion[s] or state.occ[s] >= 0:
                 continue
             was = "intact" if state.tile[s] == INTACT else "faded"
-            out.append(_Try(f"the mandala tile on {SQUARES[s]} taken off",
-                            touches=(Touch({TILE[s]: (was, NONE)}, _near(s)),)))
+            out.append(
+                _Try(
+                    f"the mandala tile on {SQUARES[s]} taken off",
+                    touches=(Touch({TILE[s]: (was, NONE)}, _near(s)),),
+                )
+            )
             if was == "intact":
-                out.append(_Try(f"the mandala tile on {SQUARES[s]} turned over",
-                                touches=(Touch({TILE[s]: (was, "faded")}, _near(s)),)))
+                out.append(
+                    _Try(
+                        f"the mandala tile on {SQUARES[s]} turned over",
+                        touches=(Touch({TILE[s]: (was, "faded")}, _near(s)),),
+                    )
+                )
         return out
 
 

@@ -59,7 +59,7 @@ def volatility_weight(series: Sequence[float], move: int, window: int) -> float:
     """The weight of move ``move`` (from position ``move`` to ``move + 1`` of
     ``series``, a player's win chance in percent at every position)."""
     start = max(0, move - window + 2)
-    values = series[start:start + window]
+    values = series[start : start + window]
     return max(MIN_WEIGHT, min(MAX_WEIGHT, population_sd(values)))
 
 

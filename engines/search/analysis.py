@@ -52,7 +52,10 @@ from engines.search.strength import (
 )
 
 JUDGEMENTS: tuple[tuple[str, float], ...] = (
-    ("best", 0.02), ("good", 0.05), ("inaccuracy", 0.10), ("mistake", 0.20),
+    ("best", 0.02),
+    ("good", 0.05),
+    ("inaccuracy", 0.10),
+    ("mistake", 0.20),
     ("blunder", math.inf),
 )
 """(judgement, largest loss it covers), in order."""
@@ -68,9 +71,11 @@ own (``PLAYED_SHARE`` of the budget) for its value."""
 PLAYED_SHARE = 0.3
 
 
-def analysis_config(iterations: int = ANALYSIS_ITERATIONS,
-                    rollout_moves: int | None = ANALYSIS_ROLLOUT,
-                    seed: int = 0) -> SearchConfig:
+def analysis_config(
+    iterations: int = ANALYSIS_ITERATIONS,
+    rollout_moves: int | None = ANALYSIS_ROLLOUT,
+    seed: int = 0,
+) -> SearchConfig:
     """The search budget of an analysis (default: the one the strength model knows)."""
     return SearchConfig(iterations=iterations, rollout_moves=rollout_moves, seed=seed)
 
@@ -145,8 +150,9 @@ class Analysis:
         return data
 
 
-def _analyse_position(args: tuple[GameState[Any], Any, SearchConfig, bool]) -> tuple[
-        str, str, float, float, list[float] | None]:
+def _analyse_position(
+    args: tuple[GameState[Any], Any, SearchConfig, bool],
+) -> tuple[str, str, float, float, list[float] | None]:
     """(played text, best text, best value, played value, win chances or None when
     forced) at one position."""
     state, move, config, forced = args
@@ -169,8 +175,9 @@ def _analyse_position(args: tuple[GameState[Any], Any, SearchConfig, bool]) -> t
             played_value = outcome(after)[me]
         else:
             budget = max(50, int((config.iterations or 1000) * PLAYED_SHARE))
-            small = SearchConfig(budget, None, config.exploration, config.rollout_moves,
-                                 config.seed + 1)
+            small = SearchConfig(
+                budget, None, config.exploration, config.rollout_moves, config.seed + 1
+            )
             played_value = MCTS(small).search(after).values[me]
     best_text = fmt(best.move) if best is not None else fmt(move)
     return fmt(move), best_text, best_value, played_value, result.values
@@ -203,11 +210,15 @@ class PositionJob:
         return _analyse_position((self.state, self.move, self.config, self.forced))
 
 
-def position_job(state: GameState[Any], move: Any, index: int,
-                 config: SearchConfig) -> PositionJob:
+def position_job(state: GameState[Any], move: Any, index: int, config: SearchConfig) -> PositionJob:
     """The job of move ``index`` (from 0), ``move`` played in ``state`` (copied)."""
-    position_config = SearchConfig(config.iterations, config.seconds, config.exploration,
-                                   config.rollout_moves, config.seed + index)
+    position_config = SearchConfig(
+        config.iterations,
+        config.seconds,
+        config.exploration,
+        config.rollout_moves,
+        config.seed + index,
+    )
     return PositionJob(index, state.copy(), move, position_config, _is_forced(state))
 
 
@@ -215,9 +226,13 @@ def _run_job(job: PositionJob) -> PositionResult:
     return job.run()
 
 
-def analyse(record: GameRecord, config: SearchConfig | None = None, workers: int = 1,
-            progress: Callable[[int, int], None] | None = None,
-            calibration: Path | None = MODEL_PATH) -> Analysis:
+def analyse(
+    record: GameRecord,
+    config: SearchConfig | None = None,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    calibration: Path | None = MODEL_PATH,
+) -> Analysis:
     """Analyse every move of ``record`` with a search of ``config``'s budget (default
     ``analysis_config()``).
 
@@ -253,13 +268,17 @@ def analyse(record: GameRecord, config: SearchConfig | None = None, workers: int
             results.append(job.run())
             if progress is not None:
                 progress(done, total)
-    return assemble(state, jobs, results, config, calibration,
-                    time.perf_counter() - start)
+    return assemble(state, jobs, results, config, calibration, time.perf_counter() - start)
 
 
-def assemble(final: GameState[Any], jobs: Sequence[PositionJob],
-             results: Sequence[PositionResult], config: SearchConfig,
-             calibration: Path | None, seconds: float) -> Analysis:
+def assemble(
+    final: GameState[Any],
+    jobs: Sequence[PositionJob],
+    results: Sequence[PositionResult],
+    config: SearchConfig,
+    calibration: Path | None,
+    seconds: float,
+) -> Analysis:
     """The analysis of a game from each position's result (``jobs`` and ``results`` in
     move order) and the position after the last move, ``final``. Raises
     ``CalibrationError`` for an unreadable model file."""
@@ -268,35 +287,53 @@ def assemble(final: GameState[Any], jobs: Sequence[PositionJob],
     chances: list[list[float]] = []
     reports = []
     for index, ((played, best, best_value, played_value, values), job) in enumerate(
-            zip(results, jobs, strict=True)):
+        zip(results, jobs, strict=True)
+    ):
         forced = job.forced
         if values is None:
             values = chances[-1] if chances else [1.0 / n] * n
         chances.append([round(v, 4) for v in values])
         loss = 0.0 if forced else max(0.0, best_value - played_value)
-        accuracy = None if forced else round(
-            move_accuracy(100 * best_value, 100 * played_value), 2)
-        reports.append(MoveReport(index, job.state.to_move, played, best,
-                                  round(best_value, 4), round(played_value, 4),
-                                  round(loss, 4), accuracy,
-                                  "forced" if forced else judge(loss), forced,
-                                  chances[-1]))
+        accuracy = None if forced else round(move_accuracy(100 * best_value, 100 * played_value), 2)
+        reports.append(
+            MoveReport(
+                index,
+                job.state.to_move,
+                played,
+                best,
+                round(best_value, 4),
+                round(played_value, 4),
+                round(loss, 4),
+                accuracy,
+                "forced" if forced else judge(loss),
+                forced,
+                chances[-1],
+            )
+        )
     if final.is_over():
         chances.append([round(v, 4) for v in outcome(final)])
     else:
         chances.append(list(chances[-1]) if chances else [1.0 / n] * n)
     model = model_for(rules.game, n, calibration) if calibration is not None else None
     options = rules.options_json()
-    summary = [summarise(p, name, reports, chances, model, config, options)
-               for p, name in enumerate(rules.players)]
-    config_json = {"iterations": config.iterations, "seconds": config.seconds,
-                   "rollout_moves": config.rollout_moves, "seed": config.seed}
-    return Analysis(rules.game, list(rules.players), config_json, reports, summary, chances,
-                    round(seconds, 2))
+    summary = [
+        summarise(p, name, reports, chances, model, config, options)
+        for p, name in enumerate(rules.players)
+    ]
+    config_json = {
+        "iterations": config.iterations,
+        "seconds": config.seconds,
+        "rollout_moves": config.rollout_moves,
+        "seed": config.seed,
+    }
+    return Analysis(
+        rules.game, list(rules.players), config_json, reports, summary, chances, round(seconds, 2)
+    )
 
 
-def player_game_accuracy(reports: list[MoveReport], chances: list[list[float]],
-                         player: int) -> float | None:
+def player_game_accuracy(
+    reports: list[MoveReport], chances: list[list[float]], player: int
+) -> float | None:
     """``player``'s game accuracy over ``reports`` (Lichess: volatility windows over
     their win chance at every position of ``chances``, one point more than moves)."""
     window = window_size(len(reports))
@@ -309,9 +346,15 @@ def player_game_accuracy(reports: list[MoveReport], chances: list[list[float]],
     return game_accuracy(scores, weights)
 
 
-def summarise(player: int, name: str, reports: list[MoveReport], chances: list[list[float]],
-              model: StrengthModel | None, config: SearchConfig,
-              options: dict[str, Any] | None = None) -> PlayerReport:
+def summarise(
+    player: int,
+    name: str,
+    reports: list[MoveReport],
+    chances: list[list[float]],
+    model: StrengthModel | None,
+    config: SearchConfig,
+    options: dict[str, Any] | None = None,
+) -> PlayerReport:
     """One player's summary of the analysed ``reports`` (of a game of the rules
     ``options``, when given)."""
     mine = [r for r in reports if r.player == player and not r.forced]
@@ -319,10 +362,25 @@ def summarise(player: int, name: str, reports: list[MoveReport], chances: list[l
     accuracy = player_game_accuracy(reports, chances, player)
     mean_loss = sum(r.loss for r in mine) / len(mine) if mine else math.nan
     best_share = sum(r.played == r.best for r in mine) / len(mine) if mine else math.nan
-    strength = (estimate(model, [r.accuracy or 0.0 for r in mine],
-                         [r.played == r.best for r in mine], config.iterations,
-                         [r.best_value for r in mine], options)
-                if model is not None else None)
-    return PlayerReport(player, name, len(mine),
-                        math.nan if accuracy is None else round(accuracy, 1),
-                        round(mean_loss, 4), round(best_share, 3), counts, strength)
+    strength = (
+        estimate(
+            model,
+            [r.accuracy or 0.0 for r in mine],
+            [r.played == r.best for r in mine],
+            config.iterations,
+            [r.best_value for r in mine],
+            options,
+        )
+        if model is not None
+        else None
+    )
+    return PlayerReport(
+        player,
+        name,
+        len(mine),
+        math.nan if accuracy is None else round(accuracy, 1),
+        round(mean_loss, 4),
+        round(best_share, 3),
+        counts,
+        strength,
+    )

@@ -33,8 +33,7 @@ def level_config(level: int, seed: int = 0) -> SearchConfig:
     if level not in LEVELS:
         raise ValueError(f"level must be one of {sorted(LEVELS)}, not {level!r}")
     base = LEVELS[level]
-    return SearchConfig(base.iterations, base.seconds, base.exploration, base.rollout_moves,
-                        seed)
+    return SearchConfig(base.iterations, base.seconds, base.exploration, base.rollout_moves, seed)
 
 
 @dataclass(frozen=True)
@@ -50,21 +49,22 @@ class Hint:
     """The next best moves, (notation, win chance), best first."""
 
 
-def hint(state: GameState[Any], level: int = DEFAULT_LEVEL, seed: int = 0,
-         workers: int = 1) -> Hint:
+def hint(
+    state: GameState[Any], level: int = DEFAULT_LEVEL, seed: int = 0, workers: int = 1
+) -> Hint:
     """The move the engine of ``level`` would play in ``state`` (left unchanged), with
     its win chance. ``workers`` > 1 searches on that many processes (root parallelism).
     Raises ValueError when the game is over or the level is unknown."""
     config = level_config(level, seed)
     if state.is_over():
         raise ValueError("the game is over: there is no move to suggest")
-    result = (search_parallel(state, config, workers) if workers > 1
-              else MCTS(config).search(state))
+    result = search_parallel(state, config, workers) if workers > 1 else MCTS(config).search(state)
     fmt = state.rules.format_move
     best = result.stat(result.best)
     chance = best.value if best is not None else result.values[state.to_move]
-    others = tuple((fmt(s.move), round(s.value, 4)) for s in result.stats
-                   if s.move != result.best)[:RUNNERS_UP]
+    others = tuple((fmt(s.move), round(s.value, 4)) for s in result.stats if s.move != result.best)[
+        :RUNNERS_UP
+    ]
     return Hint(result.best, fmt(result.best), round(chance, 4), others)
 
 
@@ -119,25 +119,36 @@ def win_chance_series(analysis: Analysis, final: GameState[Any]) -> list[list[fl
     return [[round(point[p], 4) for point in points] for p in range(n)]
 
 
-def strength_report(record: GameRecord, level: int = DEFAULT_LEVEL, seed: int = 0,
-                    workers: int = 1,
-                    progress: Callable[[int, int], None] | None = None) -> StrengthReport:
+def strength_report(
+    record: GameRecord,
+    level: int = DEFAULT_LEVEL,
+    seed: int = 0,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> StrengthReport:
     """How each player of ``record`` played, judged by the search of ``level``:
     ``companion analyse`` in a form for the game-end screen. ``progress(done, total)``
     as positions finish. Raises ``RecordError`` / ``NotationError`` /
     ``IllegalMoveError`` for a record that does not replay, ValueError for an unknown
     level, ``CalibrationError`` for an unreadable calibration file."""
-    analysis = analyse(record, level_config(level, seed), workers=workers,
-                       progress=progress)
+    analysis = analyse(record, level_config(level, seed), workers=workers, progress=progress)
     final = record.starting_state()
     for text in record.moves:
         final.play_text(text)
     players = []
     for summary in analysis.summary:
         counts = summary.counts
-        players.append(PlayerStrength(
-            summary.player, summary.name, summary.moves, summary.accuracy,
-            counts.get("best", 0) + counts.get("good", 0), counts.get("inaccuracy", 0),
-            counts.get("mistake", 0), counts.get("blunder", 0), summary.strength))
-    return StrengthReport(analysis.game, players, win_chance_series(analysis, final),
-                          analysis)
+        players.append(
+            PlayerStrength(
+                summary.player,
+                summary.name,
+                summary.moves,
+                summary.accuracy,
+                counts.get("best", 0) + counts.get("good", 0),
+                counts.get("inaccuracy", 0),
+                counts.get("mistake", 0),
+                counts.get("blunder", 0),
+                summary.strength,
+            )
+        )
+    return StrengthReport(analysis.game, players, win_chance_series(analysis, final), analysis)

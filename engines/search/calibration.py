@@ -77,8 +77,9 @@ def seat_levels(levels: Sequence[int], n_players: int, seed: int, index: int) ->
     return seats[turn:] + seats[:turn]
 
 
-def play_recorded(rules: Rules[Any, Any], players: Sequence[Player],
-                  max_moves: int = 10_000) -> GameRecord:
+def play_recorded(
+    rules: Rules[Any, Any], players: Sequence[Player], max_moves: int = 10_000
+) -> GameRecord:
     """Play one game, seat ``i`` by ``players[i]``, and return its record. Raises
     RuntimeError when the game does not end within ``max_moves``."""
     state = rules.initial_state()
@@ -117,33 +118,66 @@ class StoredGame:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "players": self.players, "seed": self.seed,
-                "index": self.index, "levels": list(self.levels), "seconds": self.seconds,
-                "moves": [[m.player, round(m.best_value, 4), round(m.played_value, 4),
-                           int(m.is_best), int(m.forced)] for m in self.moves],
-                "chances": [[round(c, 4) for c in point] for point in self.chances]}
+        return {
+            "game": self.game,
+            "players": self.players,
+            "seed": self.seed,
+            "index": self.index,
+            "levels": list(self.levels),
+            "seconds": self.seconds,
+            "moves": [
+                [
+                    m.player,
+                    round(m.best_value, 4),
+                    round(m.played_value, 4),
+                    int(m.is_best),
+                    int(m.forced),
+                ]
+                for m in self.moves
+            ],
+            "chances": [[round(c, 4) for c in point] for point in self.chances],
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> StoredGame:
         """Raises KeyError / TypeError / ValueError on a malformed entry."""
-        moves = tuple(StoredMove(int(p), float(b), float(v), bool(s), bool(f))
-                      for p, b, v, s, f in data["moves"])
+        moves = tuple(
+            StoredMove(int(p), float(b), float(v), bool(s), bool(f))
+            for p, b, v, s, f in data["moves"]
+        )
         chances = tuple(tuple(float(c) for c in point) for point in data["chances"])
         if len(chances) != len(moves) + 1:
             raise ValueError("a stored game needs one win-chance point more than moves")
-        return cls(str(data["game"]), int(data["players"]), int(data["seed"]),
-                   int(data["index"]), tuple(int(x) for x in data["levels"]), moves,
-                   chances, float(data.get("seconds", 0.0)))
+        return cls(
+            str(data["game"]),
+            int(data["players"]),
+            int(data["seed"]),
+            int(data["index"]),
+            tuple(int(x) for x in data["levels"]),
+            moves,
+            chances,
+            float(data.get("seconds", 0.0)),
+        )
 
 
-def stored_from_analysis(analysis: Analysis, seed: int, index: int,
-                         levels: Sequence[int], seconds: float) -> StoredGame:
+def stored_from_analysis(
+    analysis: Analysis, seed: int, index: int, levels: Sequence[int], seconds: float
+) -> StoredGame:
     """What the strength model keeps of an analysed game."""
-    moves = tuple(StoredMove(m.player, m.best_value, m.played_value,
-                             m.played == m.best, m.forced)
-                  for m in analysis.moves)
-    return StoredGame(analysis.game, len(analysis.players), seed, index, tuple(levels),
-                      moves, tuple(tuple(p) for p in analysis.chances), round(seconds, 1))
+    moves = tuple(
+        StoredMove(m.player, m.best_value, m.played_value, m.played == m.best, m.forced)
+        for m in analysis.moves
+    )
+    return StoredGame(
+        analysis.game,
+        len(analysis.players),
+        seed,
+        index,
+        tuple(levels),
+        moves,
+        tuple(tuple(p) for p in analysis.chances),
+        round(seconds, 1),
+    )
 
 
 def generate(set_name: str, seed: int, start: int, stop: int) -> Iterator[StoredGame]:
@@ -156,13 +190,13 @@ def generate(set_name: str, seed: int, start: int, stop: int) -> Iterator[Stored
         began = time.perf_counter()
         seats = seat_levels(levels, n, seed, index)
         base = seed * 1_000_000 + 1000 * index
-        players = [level_player(level, base + seat, uniform=(index + seat) % 2 == 0
-                                and game != "shenshi")
-                   for seat, level in enumerate(seats)]
+        players = [
+            level_player(level, base + seat, uniform=(index + seat) % 2 == 0 and game != "shenshi")
+            for seat, level in enumerate(seats)
+        ]
         record = play_recorded(rules, players)
         analysis = analyse(record, analysis_config(seed=base), calibration=None)
-        yield stored_from_analysis(analysis, seed, index, seats,
-                                   time.perf_counter() - began)
+        yield stored_from_analysis(analysis, seed, index, seats, time.perf_counter() - began)
 
 
 def read_games(path: Path) -> list[StoredGame]:
@@ -202,13 +236,16 @@ def joined_at(view: str, moves: int) -> int:
 def evidence_of(stored: StoredGame, player: int, start: int = 0) -> Evidence:
     """``player``'s judged moves in ``stored`` from move ``start`` on."""
     mine = [m for m in stored.moves[start:] if m.player == player and not m.forced]
-    return Evidence(tuple(move_accuracy(100 * m.best_value, 100 * m.played_value)
-                          for m in mine), tuple(m.is_best for m in mine),
-                    tuple(m.best_value for m in mine))
+    return Evidence(
+        tuple(move_accuracy(100 * m.best_value, 100 * m.played_value) for m in mine),
+        tuple(m.is_best for m in mine),
+        tuple(m.best_value for m in mine),
+    )
 
 
-def labelled(games: Sequence[StoredGame], views: Sequence[str] = VIEWS,
-             levels: Sequence[int] | None = None) -> list[Labelled]:
+def labelled(
+    games: Sequence[StoredGame], views: Sequence[str] = VIEWS, levels: Sequence[int] | None = None
+) -> list[Labelled]:
     """Every seat of every game (of a level among ``levels`` when given), in each of
     ``views``, with its level; a game's rows share a group."""
     rows = []
@@ -217,6 +254,5 @@ def labelled(games: Sequence[StoredGame], views: Sequence[str] = VIEWS,
             start = joined_at(view, len(stored.moves))
             for seat, level in enumerate(stored.levels):
                 if levels is None or level in levels:
-                    rows.append(Labelled(level, evidence_of(stored, seat, start), group,
-                                         view))
+                    rows.append(Labelled(level, evidence_of(stored, seat, start), group, view))
     return rows

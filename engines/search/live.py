@@ -36,15 +36,20 @@ from engines.search.strength import MODEL_PATH
 
 def _header(record: GameRecord) -> tuple[Any, ...]:
     """What makes two records the same game apart from their moves."""
-    return (record.game, tuple(record.players), repr(sorted(record.options.items())),
-            repr(record.start))
+    return (
+        record.game,
+        tuple(record.players),
+        repr(sorted(record.options.items())),
+        repr(record.start),
+    )
 
 
 class LiveAnalysis:
     """The analysis of a game being played (see the module's docstring)."""
 
-    def __init__(self, config: SearchConfig | None = None,
-                 calibration: Path | None = MODEL_PATH) -> None:
+    def __init__(
+        self, config: SearchConfig | None = None, calibration: Path | None = MODEL_PATH
+    ) -> None:
         self.config = config or analysis_config()
         self.calibration = calibration
         self._header: tuple[Any, ...] | None = None
@@ -85,13 +90,18 @@ class LiveAnalysis:
             self._final = None
         assert self._start is not None
         common = min(len(self._moves), len(record.moves))
-        first = next((i for i in range(common) if self._moves[i] != record.moves[i]),
-                     common)
+        first = next((i for i in range(common) if self._moves[i] != record.moves[i]), common)
         if first == len(self._moves) == len(record.moves) and self._final is not None:
             return first
-        state = self._jobs[first].state.copy() if first < len(self._jobs) else (
-            self._final.copy() if self._final is not None and first == len(self._moves)
-            else self._replayed(record.moves[:first]))
+        state = (
+            self._jobs[first].state.copy()
+            if first < len(self._jobs)
+            else (
+                self._final.copy()
+                if self._final is not None and first == len(self._moves)
+                else self._replayed(record.moves[:first])
+            )
+        )
         jobs = self._jobs[:first]
         rules = state.rules
         for index, text in enumerate(record.moves[first:], start=first):
@@ -119,8 +129,11 @@ class LiveAnalysis:
         """Keep ``result``, the analysis of ``job``'s position taking ``seconds``; False
         (and nothing kept) when the game changed meanwhile and it is no longer the next
         position to keep."""
-        if job.index != self.done or job.index >= len(self._jobs) \
-                or self._jobs[job.index] is not job:
+        if (
+            job.index != self.done
+            or job.index >= len(self._jobs)
+            or self._jobs[job.index] is not job
+        ):
             return False
         self._results.append(result)
         self._seconds.append(seconds)
@@ -142,5 +155,11 @@ class LiveAnalysis:
         ``CalibrationError`` for an unreadable model file."""
         if not self.complete or self._final is None:
             return None
-        return assemble(self._final, self._jobs, self._results, self.config,
-                        self.calibration, sum(self._seconds))
+        return assemble(
+            self._final,
+            self._jobs,
+            self._results,
+            self.config,
+            self.calibration,
+            sum(self._seconds),
+        )

@@ -57,8 +57,7 @@ class SearchConfig:
         if self.iterations is None and self.seconds is None:
             raise ValueError("a search needs an iteration or a time budget")
         if self.policy not in POLICIES:
-            raise ValueError(f"unknown search policy {self.policy!r}: one of "
-                             f"{', '.join(POLICIES)}")
+            raise ValueError(f"unknown search policy {self.policy!r}: one of {', '.join(POLICIES)}")
 
 
 class Node:
@@ -103,8 +102,9 @@ class SearchResult:
 class MCTS:
     """A search tree for one game; ``search`` from a state, ``advance`` after moves."""
 
-    def __init__(self, config: SearchConfig | None = None,
-                 evaluator: Evaluator | None = None) -> None:
+    def __init__(
+        self, config: SearchConfig | None = None, evaluator: Evaluator | None = None
+    ) -> None:
         self.config = config or SearchConfig()
         self.dice = Dice(self.config.seed)
         self.evaluator = evaluator
@@ -113,8 +113,9 @@ class MCTS:
 
     # ------------------------------------------------------------------ public
 
-    def search(self, state: GameState[Any],
-               progress: Callable[[int], None] | None = None) -> SearchResult:
+    def search(
+        self, state: GameState[Any], progress: Callable[[int], None] | None = None
+    ) -> SearchResult:
         """Think about ``state`` (left unchanged) within the budget. Raises ValueError
         when the game is over."""
         if state.is_over():
@@ -159,8 +160,9 @@ class MCTS:
 
     # ------------------------------------------------------------------ internals
 
-    def _iterate(self, root: Node, state: GameState[Any], evaluate: Evaluator,
-                 searcher: int = -1) -> None:
+    def _iterate(
+        self, root: Node, state: GameState[Any], evaluate: Evaluator, searcher: int = -1
+    ) -> None:
         """One iteration. ``searcher`` >= 0: the paranoid policy, for that player."""
         tokens: list[object] = []
         node = root
@@ -229,8 +231,9 @@ class MCTS:
         node.children.append(child)
         return child
 
-    def _result(self, root: Node, state: GameState[Any], iterations: int,
-                seconds: float) -> SearchResult:
+    def _result(
+        self, root: Node, state: GameState[Any], iterations: int, seconds: float
+    ) -> SearchResult:
         player = state.to_move
         stats = [MoveStat(c.move, c.visits, c.value(player)) for c in root.children]
         stats.sort(key=lambda s: (-s.visits, -s.value))
@@ -245,8 +248,12 @@ def _search_worker(args: tuple[GameState[Any], SearchConfig]) -> SearchResult:
     return MCTS(config).search(state)
 
 
-def search_parallel(state: GameState[Any], config: SearchConfig, workers: int = 2,
-                    pool: ProcessPoolExecutor | None = None) -> SearchResult:
+def search_parallel(
+    state: GameState[Any],
+    config: SearchConfig,
+    workers: int = 2,
+    pool: ProcessPoolExecutor | None = None,
+) -> SearchResult:
     """Root parallelism: ``workers`` independent trees (seeds ``seed``, ``seed + 1``, ...)
     on separate processes; their root statistics are added up."""
     configs = [replace(config, seed=config.seed + i) for i in range(workers)]
@@ -269,8 +276,15 @@ def search_parallel(state: GameState[Any], config: SearchConfig, workers: int = 
     stats = [MoveStat(m, v, t / v if v else 0.0) for m, v, t in merged.values()]
     stats.sort(key=lambda s: (-s.visits, -s.value))
     n = state.rules.n_players
-    values = [sum(r.values[p] * r.iterations for r in results)
-              / max(1, sum(r.iterations for r in results)) for p in range(n)]
-    return SearchResult(stats[0].move if stats else state.legal_moves()[0], stats,
-                        sum(r.iterations for r in results),
-                        max(r.seconds for r in results), values)
+    values = [
+        sum(r.values[p] * r.iterations for r in results)
+        / max(1, sum(r.iterations for r in results))
+        for p in range(n)
+    ]
+    return SearchResult(
+        stats[0].move if stats else state.legal_moves()[0],
+        stats,
+        sum(r.iterations for r in results),
+        max(r.seconds for r in results),
+        values,
+    )

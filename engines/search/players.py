@@ -93,8 +93,9 @@ class GreedyPlayer:
 class SearchPlayer:
     """MCTS at a level (or an explicit config), reusing its tree between its moves."""
 
-    def __init__(self, level: int = DEFAULT_LEVEL, seed: int = 0,
-                 config: SearchConfig | None = None) -> None:
+    def __init__(
+        self, level: int = DEFAULT_LEVEL, seed: int = 0, config: SearchConfig | None = None
+    ) -> None:
         base = config or LEVELS[level]
         self.config = replace(base, seed=seed)
         self.mcts = MCTS(self.config)
@@ -111,8 +112,9 @@ class MatchResult:
     moves: int
 
 
-def play_match(rules: Rules[Any, Any], players: Sequence[Player],
-               max_moves: int = 10_000) -> MatchResult:
+def play_match(
+    rules: Rules[Any, Any], players: Sequence[Player], max_moves: int = 10_000
+) -> MatchResult:
     """Play one game, seat ``i`` played by ``players[i]``."""
     state = rules.initial_state()
     moves = 0

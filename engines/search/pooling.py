@@ -51,16 +51,16 @@ from engines.search.strength import (
     summarise,
 )
 
-SHARED_FRACTIONS: tuple[float, ...] = (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875,
-                                       1.0)
+SHARED_FRACTIONS: tuple[float, ...] = (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0)
 """Candidate shares of the game variance that a player's games have in common."""
 GROUP_SIZES: tuple[int, ...] = (2, 3, 5)
 """Games pooled per player in the fit and the check."""
 POOLING_PATH = Path(__file__).with_name("pooling_model.json")
 
 
-def pooled_posterior(model: StrengthModel, games: Sequence[Evidence],
-                     shared: float = 0.0) -> dict[int, float]:
+def pooled_posterior(
+    model: StrengthModel, games: Sequence[Evidence], shared: float = 0.0
+) -> dict[int, float]:
     """Probability of each level given every game of ``games``, a ``shared`` fraction
     of what sets a game apart being common to them (uniform without a judged move)."""
     played = [evidence for evidence in games if evidence.moves >= 1]
@@ -71,23 +71,29 @@ def pooled_posterior(model: StrengthModel, games: Sequence[Evidence],
     return model.posterior_of(weight * total, sum(e.moves for e in played))
 
 
-def pooled_estimate(model: StrengthModel, games: Sequence[Evidence], shared: float = 0.0,
-                    analysis_iterations: int | None = None,
-                    options: Mapping[str, Any] | None = None) -> StrengthEstimate:
+def pooled_estimate(
+    model: StrengthModel,
+    games: Sequence[Evidence],
+    shared: float = 0.0,
+    analysis_iterations: int | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> StrengthEstimate:
     """The level of all ``games`` pooled (one player's evidence per game, of the
     model's game and player count; ``shared`` as ``pooled_posterior``), by analyses of
     ``analysis_iterations`` a position and of games of the rules ``options`` when given.
     Fewer than ``MIN_MOVES`` judged moves in all give no level."""
     moves = sum(e.moves for e in games)
-    return summarise(model, pooled_posterior(model, games, shared), moves,
-                     analysis_iterations, options, "these")
+    return summarise(
+        model, pooled_posterior(model, games, shared), moves, analysis_iterations, options, "these"
+    )
 
 
 # ---------------------------------------------------------------------- fitting
 
 
-def pooled_groups(rows: Sequence[Labelled],
-                  sizes: Sequence[int] = GROUP_SIZES) -> list[tuple[int, list[Evidence]]]:
+def pooled_groups(
+    rows: Sequence[Labelled], sizes: Sequence[int] = GROUP_SIZES
+) -> list[tuple[int, list[Evidence]]]:
     """(level, evidence of that many games) of each level's players taken in turn in
     groups of each of ``sizes`` games: the first player of that level of each game in
     order, then the second, so that a group's games differ (players with fewer than
@@ -103,12 +109,13 @@ def pooled_groups(rows: Sequence[Labelled],
         for level, players in sorted(by_level.items()):
             found = [e for _, _, e in sorted(players, key=lambda p: (p[0], p[1]))]
             for i in range(0, len(found) - size + 1, size):
-                groups.append((level, found[i:i + size]))
+                groups.append((level, found[i : i + size]))
     return groups
 
 
-def check_pooled(model: StrengthModel, groups: Sequence[tuple[int, list[Evidence]]],
-                 shared: float) -> Check:
+def check_pooled(
+    model: StrengthModel, groups: Sequence[tuple[int, list[Evidence]]], shared: float
+) -> Check:
     """Pooled estimates of ``groups`` (``pooled_groups``) against their true level."""
     tested = hits = near = exact = width = 0
     for level, games in groups:
@@ -122,12 +129,14 @@ def check_pooled(model: StrengthModel, groups: Sequence[tuple[int, list[Evidence
         width += found.high - found.low
     if not tested:
         return Check(0, 0.0, 0.0, 0.0, 0.0, len(groups))
-    return Check(tested, hits / tested, near / tested, exact / tested, width / tested,
-                 len(groups) - tested)
+    return Check(
+        tested, hits / tested, near / tested, exact / tested, width / tested, len(groups) - tested
+    )
 
 
-def fit_shared(model: StrengthModel,
-               groups: Sequence[tuple[int, list[Evidence]]]) -> tuple[float, Check]:
+def fit_shared(
+    model: StrengthModel, groups: Sequence[tuple[int, list[Evidence]]]
+) -> tuple[float, Check]:
     """The smallest shared fraction whose pooled ranges of ``groups`` hold the true
     level ``COVERAGE`` of the time (else the largest), and its check."""
     found = None
@@ -139,8 +148,9 @@ def fit_shared(model: StrengthModel,
     return found
 
 
-def fit_shared_held_out(model: StrengthModel, rows: Sequence[Labelled],
-                        sizes: Sequence[int] = GROUP_SIZES) -> tuple[float, Check]:
+def fit_shared_held_out(
+    model: StrengthModel, rows: Sequence[Labelled], sizes: Sequence[int] = GROUP_SIZES
+) -> tuple[float, Check]:
     """As ``fit_shared``, but each game's players are pooled under a model fitted
     without that game (folds of whole games, as the strength model's own fit): the
     smallest shared fraction whose pooled ranges hold the true level ``COVERAGE`` of
@@ -154,21 +164,34 @@ def fit_shared_held_out(model: StrengthModel, rows: Sequence[Labelled],
         train = [r for j, fold in enumerate(folds) if j != k for r in fold]
         if not folds[k] or not train:
             continue
-        fitted = fit_logistic(model.key, train, model.levels, model.even_share,
-                              model.analysis_iterations, model.options)
-        held = replace(fitted, temperature=model.temperature,
-                       random_threshold=model.random_threshold, few_moves=model.few_moves)
+        fitted = fit_logistic(
+            model.key,
+            train,
+            model.levels,
+            model.even_share,
+            model.analysis_iterations,
+            model.options,
+        )
+        held = replace(
+            fitted,
+            temperature=model.temperature,
+            random_threshold=model.random_threshold,
+            few_moves=model.few_moves,
+        )
         whole = [r for r in folds[k] if r.view == "full"]
         parts.append((held, pooled_groups(whole, sizes)))
     found: tuple[float, Check] | None = None
     for shared in SHARED_FRACTIONS:
         checks = [check_pooled(held, groups, shared) for held, groups in parts]
         tested = sum(c.tested for c in checks)
-        pooled = Check(tested, sum(c.coverage * c.tested for c in checks) / max(1, tested),
-                       sum(c.within_one * c.tested for c in checks) / max(1, tested),
-                       sum(c.exact * c.tested for c in checks) / max(1, tested),
-                       sum(c.mean_width * c.tested for c in checks) / max(1, tested),
-                       sum(c.refused for c in checks))
+        pooled = Check(
+            tested,
+            sum(c.coverage * c.tested for c in checks) / max(1, tested),
+            sum(c.within_one * c.tested for c in checks) / max(1, tested),
+            sum(c.exact * c.tested for c in checks) / max(1, tested),
+            sum(c.mean_width * c.tested for c in checks) / max(1, tested),
+            sum(c.refused for c in checks),
+        )
         found = (shared, pooled)
         if pooled.coverage >= COVERAGE:
             break
@@ -185,8 +208,7 @@ def load_shared(path: Path = POOLING_PATH) -> dict[str, float]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise CalibrationError(f"cannot read the pooling model {path}: {error}") from None
     try:
-        found = {str(key): float(entry["shared"])
-                 for key, entry in document["models"].items()}
+        found = {str(key): float(entry["shared"]) for key, entry in document["models"].items()}
     except (KeyError, ValueError, TypeError, AttributeError) as error:
         raise CalibrationError(f"the pooling model {path} is malformed: {error!r}") from None
     if not all(0.0 <= value <= 1.0 for value in found.values()):
@@ -202,8 +224,12 @@ def shared_for(key: str, path: Path = POOLING_PATH) -> float:
 
 def entry_json(shared: float, fitted: Check, games: str, command: str) -> dict[str, Any]:
     """A model's entry in the pooling file."""
-    return {"shared": shared, "fitting_games": games, "command": command,
-            "fitted": fitted.to_json()}
+    return {
+        "shared": shared,
+        "fitting_games": games,
+        "command": command,
+        "fitted": fitted.to_json(),
+    }
 
 
 # ---------------------------------------------------------------------- head to head
@@ -253,5 +279,7 @@ def head_to_head(name: str, finishes: Sequence[Finish]) -> list[HeadToHead]:
                 result = ahead_of(finish, me, other)
                 row[0] += 1
                 row[1 if result > 0 else 2 if result < 0 else 3] += 1
-    return sorted((HeadToHead(opponent, *row) for opponent, row in tally.items()),
-                  key=lambda h: (-h.games, h.opponent))
+    return sorted(
+        (HeadToHead(opponent, *row) for opponent, row in tally.items()),
+        key=lambda h: (-h.games, h.opponent),
+    )

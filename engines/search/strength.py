@@ -62,9 +62,14 @@ BIG_SHARE = 0.5
 SMALL_SHARE = 0.05
 """A move gives away much (more than ``BIG_SHARE`` of the win chance it had) or almost
 nothing (less than ``SMALL_SHARE``)."""
-QUANTITIES: tuple[str, ...] = ("relative loss", "gave away more than half",
-                               "gave away almost nothing", "best move", "loss",
-                               "win chance kept")
+QUANTITIES: tuple[str, ...] = (
+    "relative loss",
+    "gave away more than half",
+    "gave away almost nothing",
+    "best move",
+    "loss",
+    "win chance kept",
+)
 L2 = 0.3
 """Ridge penalty of the logistic model (on standardised features)."""
 STEPS = 2000
@@ -118,8 +123,16 @@ class Evidence:
         for accuracy, best, chance in zip(self.accuracies, self.best, kept, strict=True):
             loss = loss_of(accuracy)
             relative = min(1.0, loss / max(chance, KEPT_FLOOR))
-            rows.append((relative, float(relative > BIG_SHARE),
-                         float(relative < SMALL_SHARE), float(best), loss, chance))
+            rows.append(
+                (
+                    relative,
+                    float(relative > BIG_SHARE),
+                    float(relative < SMALL_SHARE),
+                    float(best),
+                    loss,
+                    chance,
+                )
+            )
         return np.array(rows, dtype=np.float64).reshape(-1, len(QUANTITIES))
 
 
@@ -214,44 +227,58 @@ class StrengthModel:
         return levels[-1]
 
     def to_json(self) -> dict[str, Any]:
-        return {"levels": list(self.level_list),
-                "population": [round(v, 6) for v in self.population],
-                "centre": [round(v, 6) for v in self.centre],
-                "scale": [round(v, 6) for v in self.scale],
-                "weights": [[round(v, 6) for v in row] for row in self.weights],
-                "temperature": self.temperature, "random_threshold": self.random_threshold,
-                "analysis_iterations": self.analysis_iterations,
-                "even_share": round(self.even_share, 6), "few_moves": self.few_moves,
-                "options": dict(self.options)}
+        return {
+            "levels": list(self.level_list),
+            "population": [round(v, 6) for v in self.population],
+            "centre": [round(v, 6) for v in self.centre],
+            "scale": [round(v, 6) for v in self.scale],
+            "weights": [[round(v, 6) for v in row] for row in self.weights],
+            "temperature": self.temperature,
+            "random_threshold": self.random_threshold,
+            "analysis_iterations": self.analysis_iterations,
+            "even_share": round(self.even_share, 6),
+            "few_moves": self.few_moves,
+            "options": dict(self.options),
+        }
 
     @classmethod
     def from_json(cls, key: str, data: Mapping[str, Any]) -> StrengthModel:
         """Raises KeyError / TypeError / ValueError on a malformed entry."""
         levels = tuple(int(v) for v in data["levels"])
         width = len(QUANTITIES) + 1
-        model = cls(key, levels, tuple(float(v) for v in data["population"]),
-                    tuple(float(v) for v in data["centre"]),
-                    tuple(float(v) for v in data["scale"]),
-                    tuple(tuple(float(v) for v in row) for row in data["weights"]),
-                    float(data["temperature"]), float(data["random_threshold"]),
-                    int(data["analysis_iterations"]), float(data["even_share"]),
-                    float(data["few_moves"]), dict(data.get("options", {})))
-        if (len(levels) < 2 or len(model.population) != len(QUANTITIES)
-                or len(model.centre) != width or len(model.scale) != width
-                or len(model.weights) != width + 1
-                or any(len(row) != len(levels) for row in model.weights)):
-            raise ValueError(f"{key}: the model's sizes do not match its levels and "
-                             f"{width} features")
+        model = cls(
+            key,
+            levels,
+            tuple(float(v) for v in data["population"]),
+            tuple(float(v) for v in data["centre"]),
+            tuple(float(v) for v in data["scale"]),
+            tuple(tuple(float(v) for v in row) for row in data["weights"]),
+            float(data["temperature"]),
+            float(data["random_threshold"]),
+            int(data["analysis_iterations"]),
+            float(data["even_share"]),
+            float(data["few_moves"]),
+            dict(data.get("options", {})),
+        )
+        if (
+            len(levels) < 2
+            or len(model.population) != len(QUANTITIES)
+            or len(model.centre) != width
+            or len(model.scale) != width
+            or len(model.weights) != width + 1
+            or any(len(row) != len(levels) for row in model.weights)
+        ):
+            raise ValueError(
+                f"{key}: the model's sizes do not match its levels and {width} features"
+            )
         if not 0 < model.temperature <= 1 or not 0 < model.random_threshold <= 1:
             raise ValueError(f"{key}: temperature and threshold in (0, 1]")
-        if (any(s <= 0 for s in model.scale) or not 0 < model.even_share < 1
-                or model.few_moves < 0):
+        if any(s <= 0 for s in model.scale) or not 0 < model.even_share < 1 or model.few_moves < 0:
             raise ValueError(f"{key}: positive scales and an even share in (0, 1)")
         return model
 
 
-def credible_range(posterior: Mapping[int, float],
-                   coverage: float = COVERAGE) -> tuple[int, int]:
+def credible_range(posterior: Mapping[int, float], coverage: float = COVERAGE) -> tuple[int, int]:
     """The narrowest run of consecutive levels holding ``coverage`` of the posterior
     (of equally narrow runs, the one holding most)."""
     levels = sorted(posterior)
@@ -311,42 +338,71 @@ def differing_options(model: StrengthModel, options: Mapping[str, Any] | None) -
     return sorted(k for k, v in model.options.items() if k in options and options[k] != v)
 
 
-def summarise(model: StrengthModel, posterior: Mapping[int, float], moves: int,
-              analysis_iterations: int | None, options: Mapping[str, Any] | None,
-              these: str = "this one") -> StrengthEstimate:
+def summarise(
+    model: StrengthModel,
+    posterior: Mapping[int, float],
+    moves: int,
+    analysis_iterations: int | None,
+    options: Mapping[str, Any] | None,
+    these: str = "this one",
+) -> StrengthEstimate:
     """The estimate of a ``posterior`` resting on ``moves`` judged moves."""
     levels = model.levels
     if moves < MIN_MOVES:
-        return StrengthEstimate(None, None, levels[0], levels[-1], COVERAGE, moves, {},
-                                f"fewer than {MIN_MOVES} judged moves", True)
+        return StrengthEstimate(
+            None,
+            None,
+            levels[0],
+            levels[-1],
+            COVERAGE,
+            moves,
+            {},
+            f"fewer than {MIN_MOVES} judged moves",
+            True,
+        )
     low, high = credible_range(posterior)
     notes = []
     if moves < FEW_MOVES:
         notes.append(f"only {moves} judged moves: a wide range")
     if analysis_iterations is not None and analysis_iterations != model.analysis_iterations:
-        notes.append(f"the model knows analyses of {model.analysis_iterations} iterations a "
-                     f"position, {these} used {analysis_iterations}: a rough guide")
+        notes.append(
+            f"the model knows analyses of {model.analysis_iterations} iterations a "
+            f"position, {these} used {analysis_iterations}: a rough guide"
+        )
     differ = differing_options(model, options)
     if differ:
-        notes.append(f"the model knows games played with {', '.join(differ)} as "
-                     + ", ".join(f"{model.options[k]}" for k in differ)
-                     + ": a rough guide")
+        notes.append(
+            f"the model knows games played with {', '.join(differ)} as "
+            + ", ".join(f"{model.options[k]}" for k in differ)
+            + ": a rough guide"
+        )
     return StrengthEstimate(
-        model.point(posterior), round(sum(lv * p for lv, p in posterior.items()), 2), low,
-        high, COVERAGE, moves, {lv: round(p, 4) for lv, p in posterior.items()},
-        "; ".join(notes), (low, high) == (levels[0], levels[-1]))
+        model.point(posterior),
+        round(sum(lv * p for lv, p in posterior.items()), 2),
+        low,
+        high,
+        COVERAGE,
+        moves,
+        {lv: round(p, 4) for lv, p in posterior.items()},
+        "; ".join(notes),
+        (low, high) == (levels[0], levels[-1]),
+    )
 
 
-def estimate(model: StrengthModel, accuracies: Sequence[float], best: Sequence[bool],
-             analysis_iterations: int | None = None, kept: Sequence[float] = (),
-             options: Mapping[str, Any] | None = None) -> StrengthEstimate:
+def estimate(
+    model: StrengthModel,
+    accuracies: Sequence[float],
+    best: Sequence[bool],
+    analysis_iterations: int | None = None,
+    kept: Sequence[float] = (),
+    options: Mapping[str, Any] | None = None,
+) -> StrengthEstimate:
     """The strength estimate from a player's judged moves: their accuracies (0-100),
     whether each was the best move and, when known, the win chance the best move kept;
     found by an analysis of ``analysis_iterations`` a position, of a game played with
     the rules ``options``, when given."""
     evidence = Evidence(tuple(accuracies), tuple(best), tuple(kept))
-    return summarise(model, model.posterior(evidence), evidence.moves, analysis_iterations,
-                     options)
+    return summarise(model, model.posterior(evidence), evidence.moves, analysis_iterations, options)
 
 
 # ---------------------------------------------------------------------- fitting
@@ -369,9 +425,14 @@ class Check:
     """Player-games with too few moves for an estimate."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"tested": self.tested, "coverage": round(self.coverage, 3),
-                "within_one": round(self.within_one, 3), "exact": round(self.exact, 3),
-                "mean_width": round(self.mean_width, 2), "refused": self.refused}
+        return {
+            "tested": self.tested,
+            "coverage": round(self.coverage, 3),
+            "within_one": round(self.within_one, 3),
+            "exact": round(self.exact, 3),
+            "mean_width": round(self.mean_width, 2),
+            "refused": self.refused,
+        }
 
 
 def _tally(model: StrengthModel, found: Sequence[tuple[int, int, FloatArray]]) -> Check:
@@ -391,26 +452,35 @@ def _tally(model: StrengthModel, found: Sequence[tuple[int, int, FloatArray]]) -
         width += high - low
     if not tested:
         return Check(0, 0.0, 0.0, 0.0, 0.0, refused)
-    return Check(tested, hits / tested, near / tested, exact / tested, width / tested,
-                 refused)
+    return Check(tested, hits / tested, near / tested, exact / tested, width / tested, refused)
 
 
 def check(model: StrengthModel, rows: Sequence[Labelled]) -> Check:
     """Estimate every row with ``model`` and compare with its true level."""
-    return _tally(model, [(r.level, r.evidence.moves, model.logits(r.evidence))
-                          for r in rows if r.evidence.moves >= 1])
+    return _tally(
+        model,
+        [
+            (r.level, r.evidence.moves, model.logits(r.evidence))
+            for r in rows
+            if r.evidence.moves >= 1
+        ],
+    )
 
 
 def random_share(model: StrengthModel, found: Sequence[tuple[int, int, FloatArray]]) -> float:
     """Share of the lowest level's items (with an estimate) given the lowest level."""
     lowest = model.level_list[0]
-    mine = [model.point(model.posterior_of(logits, moves)) == lowest
-            for level, moves, logits in found if level == lowest and moves >= MIN_MOVES]
+    mine = [
+        model.point(model.posterior_of(logits, moves)) == lowest
+        for level, moves, logits in found
+        if level == lowest and moves >= MIN_MOVES
+    ]
     return sum(mine) / len(mine) if mine else 0.0
 
 
-def _fit_logistic(x: FloatArray, y: npt.NDArray[np.int64],
-                  classes: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+def _fit_logistic(
+    x: FloatArray, y: npt.NDArray[np.int64], classes: int
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """(centre, scale, weights) of a multinomial logistic model with a ridge penalty,
     by full-batch gradient descent from zero (deterministic)."""
     centre = x.mean(axis=0)
@@ -427,36 +497,62 @@ def _fit_logistic(x: FloatArray, y: npt.NDArray[np.int64],
     return centre, scale, weights
 
 
-def fit_logistic(key: str, rows: Sequence[Labelled], levels: Sequence[int],
-                 even_share: float, analysis_iterations: int,
-                 options: Mapping[str, Any] | None = None) -> StrengthModel:
+def fit_logistic(
+    key: str,
+    rows: Sequence[Labelled],
+    levels: Sequence[int],
+    even_share: float,
+    analysis_iterations: int,
+    options: Mapping[str, Any] | None = None,
+) -> StrengthModel:
     """The logistic model of ``rows`` (player-games of at least ``MIN_MOVES`` judged
     moves), at temperature 1 and threshold 1. Raises ValueError without data."""
     usable = [r for r in rows if r.evidence.moves >= MIN_MOVES and r.level in levels]
     if not usable:
         raise ValueError(f"no player-game with {MIN_MOVES} judged moves to fit on")
-    population = np.concatenate([r.evidence.quantities(even_share) for r in usable]).mean(
-        axis=0)
+    population = np.concatenate([r.evidence.quantities(even_share) for r in usable]).mean(axis=0)
     x = np.array([features(r.evidence, population, even_share) for r in usable])
     index = {level: i for i, level in enumerate(levels)}
     y = np.array([index[r.level] for r in usable], dtype=np.int64)
     centre, scale, weights = _fit_logistic(x, y, len(levels))
-    return StrengthModel(key, tuple(levels), tuple(float(v) for v in population),
-                         tuple(float(v) for v in centre), tuple(float(v) for v in scale),
-                         tuple(tuple(float(v) for v in row) for row in weights), 1.0, 1.0,
-                         analysis_iterations, even_share, 0.0, dict(options or {}))
+    return StrengthModel(
+        key,
+        tuple(levels),
+        tuple(float(v) for v in population),
+        tuple(float(v) for v in centre),
+        tuple(float(v) for v in scale),
+        tuple(tuple(float(v) for v in row) for row in weights),
+        1.0,
+        1.0,
+        analysis_iterations,
+        even_share,
+        0.0,
+        dict(options or {}),
+    )
 
 
-def _with(model: StrengthModel, temperature: float, threshold: float,
-          few_moves: float) -> StrengthModel:
-    return StrengthModel(model.key, model.level_list, model.population, model.centre,
-                         model.scale, model.weights, temperature, threshold,
-                         model.analysis_iterations, model.even_share, few_moves,
-                         model.options)
+def _with(
+    model: StrengthModel, temperature: float, threshold: float, few_moves: float
+) -> StrengthModel:
+    return StrengthModel(
+        model.key,
+        model.level_list,
+        model.population,
+        model.centre,
+        model.scale,
+        model.weights,
+        temperature,
+        threshold,
+        model.analysis_iterations,
+        model.even_share,
+        few_moves,
+        model.options,
+    )
 
 
-def held_out_logits(rows: Sequence[Labelled], levels: Sequence[int], even_share: float
-                    ) -> list[tuple[Labelled, FloatArray]]:
+def held_out_logits(
+    rows: Sequence[Labelled], levels: Sequence[int], even_share: float
+) -> list[tuple[Labelled, FloatArray]]:
     """Each row's untempered logits by a model fitted on the folds without its game."""
     folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
     for row in rows:
@@ -471,9 +567,14 @@ def held_out_logits(rows: Sequence[Labelled], levels: Sequence[int], even_share:
     return found
 
 
-def fit_model(key: str, rows: Sequence[Labelled], analysis_iterations: int,
-              levels: Sequence[int] | None = None, even_share: float | None = None,
-              options: Mapping[str, Any] | None = None) -> tuple[StrengthModel, Check]:
+def fit_model(
+    key: str,
+    rows: Sequence[Labelled],
+    analysis_iterations: int,
+    levels: Sequence[int] | None = None,
+    even_share: float | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> tuple[StrengthModel, Check]:
     """The model fitted on ``rows`` and its cross-validated check (every view): the
     few-moves widening and temperature as the module's docstring says, then the
     level-0 threshold coming closest to both goals on
@@ -486,8 +587,9 @@ def fit_model(key: str, rows: Sequence[Labelled], analysis_iterations: int,
     out = held_out_logits(rows, levels, share)
     held = [(r.level, r.evidence.moves, logits) for r, logits in out]
     views = {r.view for r, _ in out}
-    by_view = [[(r.level, r.evidence.moves, x) for r, x in out if r.view == view]
-               for view in sorted(views)]
+    by_view = [
+        [(r.level, r.evidence.moves, x) for r, x in out if r.view == view] for view in sorted(views)
+    ]
     whole = [(r.level, r.evidence.moves, logits) for r, logits in out if r.view == "full"]
     chosen: tuple[float, float, float] | None = None  # (width, few moves, temperature)
     for few in FEW_MOVES_CHOICES:
@@ -526,11 +628,12 @@ def load_models(path: Path = MODEL_PATH) -> dict[str, StrengthModel]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise CalibrationError(f"cannot read the strength model {path}: {error}") from None
     try:
-        return {key: StrengthModel.from_json(key, entry["model"])
-                for key, entry in document["models"].items()}
+        return {
+            key: StrengthModel.from_json(key, entry["model"])
+            for key, entry in document["models"].items()
+        }
     except (KeyError, ValueError, TypeError, AttributeError) as error:
-        raise CalibrationError(
-            f"the strength model {path} is malformed: {error!r}") from None
+        raise CalibrationError(f"the strength model {path} is malformed: {error!r}") from None
 
 
 def model_for(game: str, players: int, path: Path = MODEL_PATH) -> StrengthModel | None:

@@ -66,8 +66,11 @@ class ShangrilaHidden(HiddenParts[ShangrilaState, Move]):
                     inside[key] += 1
                 else:
                     used[key] += state.student[s]
-        return {key: TILES_PER_DISCIPLINE - u for key, u in enumerate(used)
-                if inside[key] > TILES_PER_DISCIPLINE - u}
+        return {
+            key: TILES_PER_DISCIPLINE - u
+            for key, u in enumerate(used)
+            if inside[key] > TILES_PER_DISCIPLINE - u
+        }
 
     def tally(self, state: ShangrilaState, content: frozenset[int]) -> dict[int, int]:
         owner = state.owner
@@ -85,8 +88,9 @@ class ShangrilaHidden(HiddenParts[ShangrilaState, Move]):
             out.setdefault(v, set()).add(v * ND + d)
         return {v: frozenset(spaces) for v, spaces in out.items()}
 
-    def free(self, state: ShangrilaState, part: int, content: frozenset[int],
-             player: int) -> list[int]:
+    def free(
+        self, state: ShangrilaState, part: int, content: frozenset[int], player: int
+    ) -> list[int]:
         if state.stones[part]:
             return []
         owner = state.owner
@@ -96,8 +100,9 @@ class ShangrilaHidden(HiddenParts[ShangrilaState, Move]):
         student = state.student
         return frozenset(s for s in SPACES[part] if student[s])
 
-    def with_content(self, state: ShangrilaState,
-                     contents: Mapping[int, frozenset[int]]) -> ShangrilaState:
+    def with_content(
+        self, state: ShangrilaState, contents: Mapping[int, frozenset[int]]
+    ) -> ShangrilaState:
         world = state.copy()
         owner, student = world.owner, world.student
         for part, content in contents.items():
@@ -127,8 +132,7 @@ class ShangrilaHidden(HiddenParts[ShangrilaState, Move]):
         village = village_of(element)
         return frozenset() if village is None else frozenset((village,))
 
-    def shows(self, state: ShangrilaState, part: int,
-              content: frozenset[int]) -> dict[str, Any]:
+    def shows(self, state: ShangrilaState, part: int, content: frozenset[int]) -> dict[str, Any]:
         owner = state.owner
         return {HEIGHTS[s]: 1 + (s in content) for s in SPACES[part] if owner[s] >= 0}
 

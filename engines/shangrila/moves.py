@@ -24,7 +24,12 @@ from engines.errors import NotationError
 
 LETTERS = "RPYADHF"
 NAMES = (
-    "Rainmaker", "Priest", "Yeti-whisperer", "Astrologer", "Dragonbreeder", "Healer",
+    "Rainmaker",
+    "Priest",
+    "Yeti-whisperer",
+    "Astrologer",
+    "Dragonbreeder",
+    "Healer",
     "Firekeeper",
 )
 N_VILLAGES = 13
@@ -102,8 +107,8 @@ def parse_move(text: str) -> Move:
     if m := _JOURNEY.fullmatch(compact):
         return Journey(_village(text, m[1]), _village(text, m[2]))
     raise NotationError(
-        text, "expected a placement like H@4, a recruit like +H4 or +H4+F7, "
-        "a journey like 4>7, or pass"
+        text,
+        "expected a placement like H@4, a recruit like +H4 or +H4+F7, a journey like 4>7, or pass",
     )
 
 

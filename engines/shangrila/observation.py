@@ -133,8 +133,11 @@ def fix_sentences(changes: list[tuple[str, Value | None, Value]]) -> list[str]:
             out.append(f"Put {where} back." if wanted else f"Take {where} away.")
         elif element.startswith("stone "):
             village = element[6:]
-            out.append(f"Put a stone on village {village}." if wanted
-                       else f"Take the stone off village {village}.")
+            out.append(
+                f"Put a stone on village {village}."
+                if wanted
+                else f"Take the stone off village {village}."
+            )
         else:
             key = element.rstrip("^")
             cell = spaces.setdefault(key, {})
@@ -182,8 +185,9 @@ def group(element: str) -> str:
     return element.rstrip("^")
 
 
-def guess(state: ShangrilaState, observation: Observation,
-          changed: list[str]) -> tuple[str, Move | None, int | None]:
+def guess(
+    state: ShangrilaState, observation: Observation, changed: list[str]
+) -> tuple[str, Move | None, int | None]:
     """What the player seems to have tried, from the elements that differ (surely) from
     the table ``state`` should show: (words, the move meant if one can be named, the
     player whose colour moved)."""
@@ -191,16 +195,24 @@ def guess(state: ShangrilaState, observation: Observation,
     if not changed:  # the player says done and nothing moved: a pass
         return ("passing", Pass(), None)
     before = expected(state)
-    broken = [e for e in changed if e.startswith("bridge ") and before.value(e)
-              and observation.value(e) is False]
-    spaces = [e for e in changed if not e.startswith(("bridge ", "stone ")) and
-              not e.endswith("^")]
-    grown = [e for e in changed if e.endswith("^")
-             and isinstance(observation.value(e), int)
-             and observation.value(e) == 2 and before.value(e) == 1]
+    broken = [
+        e
+        for e in changed
+        if e.startswith("bridge ") and before.value(e) and observation.value(e) is False
+    ]
+    spaces = [e for e in changed if not e.startswith(("bridge ", "stone ")) and not e.endswith("^")]
+    grown = [
+        e
+        for e in changed
+        if e.endswith("^")
+        and isinstance(observation.value(e), int)
+        and observation.value(e) == 2
+        and before.value(e) == 1
+    ]
     added = [e for e in spaces if before.value(e) == EMPTY]
-    covered = [e for e in spaces if before.value(e) != EMPTY
-               and observation.value(e) not in (EMPTY, None)]
+    covered = [
+        e for e in spaces if before.value(e) != EMPTY and observation.value(e) not in (EMPTY, None)
+    ]
     if covered and not added and len(spaces) == 1 and not broken:
         added = covered  # a tile put on top of another: a placement on a taken space
     colours = {observation.value(e) for e in added}
@@ -209,8 +221,11 @@ def guess(state: ShangrilaState, observation: Observation,
         arrived_a = sum(1 for e in spaces if _village(e) == a)
         arrived_b = sum(1 for e in spaces if _village(e) == b)
         origin, destination = (b, a) if arrived_a > arrived_b else (a, b)
-        return (f"a journey of the students from village {origin} to village "
-                f"{destination}", Journey(origin, destination), None)
+        return (
+            f"a journey of the students from village {origin} to village {destination}",
+            Journey(origin, destination),
+            None,
+        )
     if grown and not added:
         targets = tuple(sorted((_village(e), LETTERS.index(e[-2])) for e in grown))
         if len(targets) > 2:
@@ -220,8 +235,11 @@ def guess(state: ShangrilaState, observation: Observation,
         e = added[0]
         colour = observation.value(e)
         player = rules.players.index(str(colour)) if colour in rules.players else None
-        return (f"placing a {colour} {NAMES[LETTERS.index(e[-1])]} master in village "
-                f"{_village(e)}", Place(LETTERS.index(e[-1]), _village(e)), player)
+        return (
+            f"placing a {colour} {NAMES[LETTERS.index(e[-1])]} master in village {_village(e)}",
+            Place(LETTERS.index(e[-1]), _village(e)),
+            player,
+        )
     if added and len(colours) == 1 and not broken:
         return (f"placing {len(added)} {colours.pop()} tiles at once", None, None)
     removed = [e for e in spaces if observation.value(e) == EMPTY]
@@ -256,8 +274,9 @@ class ShangrilaTable(TableModel[ShangrilaRules, ShangrilaState, Move]):
     def group(self, element: str) -> str:
         return group(element)
 
-    def guess(self, state: ShangrilaState, observation: Observation,
-              changed: list[str]) -> tuple[str, Move | None, int | None]:
+    def guess(
+        self, state: ShangrilaState, observation: Observation, changed: list[str]
+    ) -> tuple[str, Move | None, int | None]:
         return guess(state, observation, changed)
 
     def fix_sentences(self, changes: list[Change]) -> list[str]:

@@ -70,7 +70,7 @@ class ShangrilaRules(Rules[moves.Move, ShangrilaState]):
         if setup == "suggested" and self.n_players not in self.board.suggested:
             raise RecordError(
                 f"there is no suggested starting position for {self.n_players} players "
-                "(the 4-player card could not be recovered); use \"setup\": \"free\""
+                '(the 4-player card could not be recovered); use "setup": "free"'
             )
 
         n = self.n_players
@@ -107,8 +107,12 @@ class ShangrilaRules(Rules[moves.Move, ShangrilaState]):
         return list(COLOURS[:n])
 
     def options_json(self) -> dict[str, JSON]:
-        return {"stones": self.stones, "tie_break": self.tie_break,
-                "recruit": self.recruit, "setup": self.setup}
+        return {
+            "stones": self.stones,
+            "tie_break": self.tie_break,
+            "recruit": self.recruit,
+            "setup": self.setup,
+        }
 
     def initial_state(self) -> ShangrilaState:
         return ShangrilaState.initial(self)

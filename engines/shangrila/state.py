@@ -34,10 +34,12 @@ _PASS = Pass()
 # the lanes of the villages counts, per discipline, how many masks have it (at most 13).
 _LANES: tuple[int, ...] = tuple(
     sum(1 << 4 * d for d in range(N_DISCIPLINES) if mask >> d & 1)
-    for mask in range(1 << N_DISCIPLINES))
+    for mask in range(1 << N_DISCIPLINES)
+)
 # _BITS[mask]: the disciplines (bit indexes) set in a 7-bit mask, ascending.
 _BITS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(d for d in range(ND) if mask >> d & 1) for mask in range(1 << ND))
+    tuple(d for d in range(ND) if mask >> d & 1) for mask in range(1 << ND)
+)
 
 # What ``apply`` returns: the saved scalars (to move, phase, passes, over, stones
 # placed, the mover's setup placements), the changed spaces with their old contents,
@@ -50,9 +52,27 @@ class ShangrilaState(GameState[Move]):
     ``rules.state_from_json(...)``."""
 
     __slots__ = (
-        "_to_move", "bridges", "empty", "free", "nstones", "over", "owner", "passes", "phase",
-        "placed", "pm", "ps", "rules", "score", "smask", "stones", "student", "supply", "vdeg",
-        "vm", "vt",
+        "_to_move",
+        "bridges",
+        "empty",
+        "free",
+        "nstones",
+        "over",
+        "owner",
+        "passes",
+        "phase",
+        "placed",
+        "pm",
+        "ps",
+        "rules",
+        "score",
+        "smask",
+        "stones",
+        "student",
+        "supply",
+        "vdeg",
+        "vm",
+        "vt",
     )
 
     rules: ShangrilaRules
@@ -236,8 +256,11 @@ class ShangrilaState(GameState[Move]):
 
     def _setup_village_open(self, p: int, v: int) -> bool:
         rules = self.rules
-        return not (self.stones[v] or self.vt[v] >= rules.setup_village_limit
-                    or self.pm[p * NV + v] >= rules.setup_colour_limit)
+        return not (
+            self.stones[v]
+            or self.vt[v] >= rules.setup_village_limit
+            or self.pm[p * NV + v] >= rules.setup_colour_limit
+        )
 
     def _setup_moves(self) -> list[Move]:
         p = self._to_move
@@ -252,8 +275,7 @@ class ShangrilaState(GameState[Move]):
         """(village, discipline) of ``p``'s masters without a student that a tile in
         supply can join, in canonical order."""
         sm, free, stones = self.smask[p], self.free, self.stones
-        return [(v, d) for v in range(NV) if not stones[v]
-                for d in _BITS[free[p * NV + v] & sm]]
+        return [(v, d) for v in range(NV) if not stones[v] for d in _BITS[free[p * NV + v] & sm]]
 
     def _pair_allowed(self, p: int, a: tuple[int, int], b: tuple[int, int]) -> bool:
         return a[1] != b[1] or self.supply[p * ND + a[1]] >= 2
@@ -261,7 +283,9 @@ class ShangrilaState(GameState[Move]):
     def _recruits(self, p: int) -> list[Move]:
         targets = self._recruit_targets(p)
         pairs: list[Move] = [
-            Recruit((a, b)) for i, a in enumerate(targets) for b in targets[i + 1:]
+            Recruit((a, b))
+            for i, a in enumerate(targets)
+            for b in targets[i + 1 :]
             if self._pair_allowed(p, a, b)
         ]
         if pairs and self.rules.recruit == "one-when-forced":
@@ -307,7 +331,14 @@ class ShangrilaState(GameState[Move]):
         if self.phase == SETUP:
             return self._random_setup_move(p, dice)
         sm, empty, free, pm, ps, stones, vdeg = (
-            self.smask[p], self.empty, self.free, self.pm, self.ps, self.stones, self.vdeg)
+            self.smask[p],
+            self.empty,
+            self.free,
+            self.pm,
+            self.ps,
+            self.stones,
+            self.vdeg,
+        )
         places = [0] * NV
         targets = [0] * NV
         n_places = n_targets = n_journeys = lanes = 0
@@ -339,8 +370,11 @@ class ShangrilaState(GameState[Move]):
         if not total:
             return _PASS
         if by_kind:
-            kinds = [(n_places, 0), (n_singles + n_pairs, n_places),
-                     (n_journeys, n_places + n_singles + n_pairs)]
+            kinds = [
+                (n_places, 0),
+                (n_singles + n_pairs, n_places),
+                (n_journeys, n_places + n_singles + n_pairs),
+            ]
             count, offset = dice.choice([kind for kind in kinds if kind[0]])
             k = offset + dice.below(count)
         else:
@@ -373,8 +407,12 @@ class ShangrilaState(GameState[Move]):
         village_limit = self.rules.setup_village_limit
         colour_limit = self.rules.setup_colour_limit
         empty, stones, vt, pm = self.empty, self.stones, self.vt, self.pm
-        counts = [0 if stones[v] or vt[v] >= village_limit or pm[p * NV + v] >= colour_limit
-                  else (empty[v] & wanted).bit_count() for v in range(NV)]
+        counts = [
+            0
+            if stones[v] or vt[v] >= village_limit or pm[p * NV + v] >= colour_limit
+            else (empty[v] & wanted).bit_count()
+            for v in range(NV)
+        ]
         total = sum(counts)
         if not total:
             return _PASS
@@ -389,8 +427,14 @@ class ShangrilaState(GameState[Move]):
 
     def apply(self, move: Move) -> object:
         """Play a legal move without checking it. Returns the token for ``undo``."""
-        saved = (self._to_move, self.phase, self.passes, self.over, self.nstones,
-                 self.placed[self._to_move])
+        saved = (
+            self._to_move,
+            self.phase,
+            self.passes,
+            self.over,
+            self.nstones,
+            self.placed[self._to_move],
+        )
         changes: list[tuple[int, int, int]] = []
         bridge = -1
         stoned: list[int] = []
@@ -423,8 +467,9 @@ class ShangrilaState(GameState[Move]):
             self.passes = 0
         return (saved, changes, bridge, stoned)
 
-    def _journey(self, origin: int, destination: int,
-                 changes: list[tuple[int, int, int]]) -> tuple[int, list[int]]:
+    def _journey(
+        self, origin: int, destination: int, changes: list[tuple[int, int, int]]
+    ) -> tuple[int, list[int]]:
         owner, student = self.owner, self.student
         stronger = self.stronger_origin(origin, destination)
         for d in range(ND):
@@ -477,7 +522,8 @@ class ShangrilaState(GameState[Move]):
     def _can_place_in_setup(self, p: int) -> bool:
         wanted = ~self.placed[p] & 0x7F
         return bool(wanted) and any(
-            self.empty[v] & wanted and self._setup_village_open(p, v) for v in range(NV))
+            self.empty[v] & wanted and self._setup_village_open(p, v) for v in range(NV)
+        )
 
     def undo(self, token: object) -> None:
         saved, changes, bridge, stoned = cast(_Undo, token)
@@ -490,8 +536,9 @@ class ShangrilaState(GameState[Move]):
             self.vdeg[b] += 1
         for v in stoned:
             self.stones[v] = 0
-        (self._to_move, self.phase, self.passes, self.over, self.nstones,
-         self.placed[saved[0]]) = saved
+        (self._to_move, self.phase, self.passes, self.over, self.nstones, self.placed[saved[0]]) = (
+            saved
+        )
 
     # ------------------------------------------------------------------ checking
 
@@ -512,7 +559,8 @@ class ShangrilaState(GameState[Move]):
                     "pass.has-action",
                     f"{self._who()} cannot pass: an action is still possible "
                     f"(for example {example}). A player passes only when nothing else "
-                    "is possible.")
+                    "is possible.",
+                )
         else:
             raise TypeError(f"not a Shangri-La move: {move!r}")
 
@@ -522,12 +570,16 @@ class ShangrilaState(GameState[Move]):
     def _check_stone(self, village: int, doing: str) -> None:
         if self.stones[village]:
             not_in_play = not self.rules.in_play[village]
-            why = ("it is not used in a 3-player game" if not_in_play
-                   else "it has a Stone of the Wise Men")
+            why = (
+                "it is not used in a 3-player game"
+                if not_in_play
+                else "it has a Stone of the Wise Men"
+            )
             raise IllegalMoveError(
                 "village.has-stone",
                 f"{self._who()} cannot {doing} in village {village}: {why}, and no "
-                "action may take place there.")
+                "action may take place there.",
+            )
 
     def _check_place(self, move: Place) -> None:
         p, d, v = self._to_move, move.discipline, move.village
@@ -540,37 +592,42 @@ class ShangrilaState(GameState[Move]):
                 "place.space-occupied",
                 f"The {name} space of village {v} is already taken by "
                 f"{self._who(there)}'s master; {self._who()} may place only on an empty "
-                "space.")
+                "space.",
+            )
         if self.phase == SETUP:
             if self.placed[p] >> d & 1:
                 raise IllegalMoveError(
                     "setup.discipline-placed",
                     f"{self._who()} has already placed a {name} in the placement phase: "
-                    "the seven starting masters must all be different disciplines.")
+                    "the seven starting masters must all be different disciplines.",
+                )
             if self.pm[p * NV + v] >= rules.setup_colour_limit:
                 limit = rules.setup_colour_limit
                 raise IllegalMoveError(
                     "setup.colour-limit",
                     f"{self._who()} already has {limit} master{'s' * (limit > 1)} in "
                     f"village {v}: in the placement phase a village takes at most {limit} "
-                    f"of one colour with {rules.n_players} players.")
+                    f"of one colour with {rules.n_players} players.",
+                )
             if self.vt[v] >= rules.setup_village_limit:
                 limit = rules.setup_village_limit
                 raise IllegalMoveError(
                     "setup.village-limit",
                     f"Village {v} already holds {limit} masters: in the placement phase a "
-                    f"village takes at most {limit} with {rules.n_players} players.")
+                    f"village takes at most {limit} with {rules.n_players} players.",
+                )
             return
         if not self.pm[p * NV + v]:
             raise IllegalMoveError(
                 "place.no-master-in-village",
                 f"{self._who()} cannot place a {name} in village {v}: {self._who()} has no "
                 "master there yet. A master may only be placed in a village where its "
-                "player already has one.")
+                "player already has one.",
+            )
         if not self.supply[p * ND + d]:
             raise IllegalMoveError(
-                "place.no-supply",
-                f"{self._who()} has no {name} left in supply.")
+                "place.no-supply", f"{self._who()} has no {name} left in supply."
+            )
 
     def _check_recruit(self, move: Recruit) -> None:
         p = self._to_move
@@ -578,7 +635,8 @@ class ShangrilaState(GameState[Move]):
             raise IllegalMoveError(
                 "setup.only-placements",
                 f"{self._who()} cannot recruit yet: in the placement phase each player only "
-                "places masters.")
+                "places masters.",
+            )
         if not 1 <= len(move.targets) <= 2:
             raise IllegalMoveError("recruit.count", "A recruit puts one or two students.")
         if len(move.targets) == 2 and move.targets[0] == move.targets[1]:
@@ -586,24 +644,30 @@ class ShangrilaState(GameState[Move]):
             raise IllegalMoveError(
                 "recruit.same-master-twice",
                 f"A master has at most one student: {self._who()} cannot put two "
-                f"{NAMES[d]}s on the master in village {v}.")
+                f"{NAMES[d]}s on the master in village {v}.",
+            )
         need = [0] * ND
         for v, d in move.targets:
             name = NAMES[d]
             self._check_stone(v, f"recruit a {name}")
             s = v * ND + d
             if self.owner[s] != p:
-                held = (f"the {name} space is held by {self._who(self.owner[s])}"
-                        if self.owner[s] >= 0 else f"the {name} space is empty")
+                held = (
+                    f"the {name} space is held by {self._who(self.owner[s])}"
+                    if self.owner[s] >= 0
+                    else f"the {name} space is empty"
+                )
                 raise IllegalMoveError(
                     "recruit.no-own-master",
                     f"{self._who()} has no {name} master in village {v} ({held}): a student "
-                    "goes only onto its player's own master.")
+                    "goes only onto its player's own master.",
+                )
             if self.student[s]:
                 raise IllegalMoveError(
                     "recruit.master-has-student",
                     f"{self._who()}'s {name} in village {v} already has a student: a master "
-                    "has at most one.")
+                    "has at most one.",
+                )
             need[d] += 1
         for d, count in enumerate(need):
             if count > self.supply[p * ND + d]:
@@ -611,14 +675,18 @@ class ShangrilaState(GameState[Move]):
                 raise IllegalMoveError(
                     "recruit.no-supply",
                     f"{self._who()} has {have} {NAMES[d]}{'s' * (have != 1)} in supply, "
-                    f"not enough to recruit {count}.")
-        if (len(move.targets) == 1 and self.rules.recruit == "one-when-forced"
-                and any(len(m.targets) == 2 for m in self._recruits(p)
-                        if type(m) is Recruit)):
+                    f"not enough to recruit {count}.",
+                )
+        if (
+            len(move.targets) == 1
+            and self.rules.recruit == "one-when-forced"
+            and any(len(m.targets) == 2 for m in self._recruits(p) if type(m) is Recruit)
+        ):
             raise IllegalMoveError(
                 "recruit.two-when-possible",
                 f"{self._who()} must recruit two students when two are possible "
-                "(option recruit = one-when-forced).")
+                "(option recruit = one-when-forced).",
+            )
 
     def _check_journey(self, move: Journey) -> None:
         p, a, b = self._to_move, move.origin, move.destination
@@ -626,23 +694,27 @@ class ShangrilaState(GameState[Move]):
             raise IllegalMoveError(
                 "setup.only-placements",
                 f"{self._who()} cannot start a journey yet: in the placement phase each "
-                "player only places masters.")
+                "player only places masters.",
+            )
         self._check_stone(a, "start a journey")
         if a == b or all(w != b for _, w in self.rules.links[a]):
             raise IllegalMoveError(
                 "journey.no-path",
                 f"No path joins village {a} to village {b}: students journey only to a "
-                "neighbouring village.")
+                "neighbouring village.",
+            )
         if not self.bridge_standing(a, b):
             raise IllegalMoveError(
                 "journey.bridge-broken",
                 f"The bridge between villages {a} and {b} is broken: no journey may cross "
-                "it again.")
+                "it again.",
+            )
         if not self.ps[p * NV + a]:
             raise IllegalMoveError(
                 "journey.no-student",
                 f"{self._who()} has no student in village {a}: only a player with a student "
-                "there may send its students on a journey.")
+                "there may send its students on a journey.",
+            )
 
     # ------------------------------------------------------------------ JSON
 
@@ -662,14 +734,17 @@ class ShangrilaState(GameState[Move]):
             "phase": _PHASES[self.phase],
             "to_move": self._to_move,
             "spaces": spaces,
-            "bridges": [f"{a}-{b}" for e, (a, b) in enumerate(self.rules.bridges)
-                        if self.bridges[e]],
+            "bridges": [
+                f"{a}-{b}" for e, (a, b) in enumerate(self.rules.bridges) if self.bridges[e]
+            ],
             "stones": [v for v in range(NV) if self.stones[v]],
             "passes": self.passes,
         }
         if self.phase == SETUP:
-            data["placed"] = ["".join(LETTERS[d] for d in range(ND) if self.placed[p] >> d & 1)
-                              for p in range(self.rules.n_players)]
+            data["placed"] = [
+                "".join(LETTERS[d] for d in range(ND) if self.placed[p] >> d & 1)
+                for p in range(self.rules.n_players)
+            ]
         return data
 
     @classmethod
@@ -725,15 +800,18 @@ class ShangrilaState(GameState[Move]):
         standing |= {(b, a) for a, b in standing}
         for e, (a, b) in enumerate(rules.bridges):
             state.bridges[e] = int((a, b) in standing)
-        unknown = {pair for pair in standing if pair not in set(rules.bridges)
-                   and pair[::-1] not in set(rules.bridges)}
+        unknown = {
+            pair
+            for pair in standing
+            if pair not in set(rules.bridges) and pair[::-1] not in set(rules.bridges)
+        }
         if unknown:
             a, b = sorted(unknown)[0]
             raise RecordError(f"there is no bridge {a}-{b} in a {n}-player game")
         state.vdeg = [sum(state.bridges[e] for e, _ in links) for links in rules.links]
         for v in data.get("stones", []):
             if type(v) is not int or not 0 <= v < NV:
-                raise RecordError(f"unknown village {v!r} in \"stones\"")
+                raise RecordError(f'unknown village {v!r} in "stones"')
             state.stones[v] = 1
         state.nstones = sum(state.stones)
         for v in range(NV):
@@ -752,14 +830,19 @@ class ShangrilaState(GameState[Move]):
         if state.phase == SETUP:
             placed = data.get("placed")
             if placed is None:  # derive: in the placement phase the board is the placements
-                placed = ["".join(LETTERS[d] for d in range(ND) if any(
-                    state.owner[v * ND + d] == p for v in range(NV))) for p in range(n)]
+                placed = [
+                    "".join(
+                        LETTERS[d]
+                        for d in range(ND)
+                        if any(state.owner[v * ND + d] == p for v in range(NV))
+                    )
+                    for p in range(n)
+                ]
             if len(placed) != n:
                 raise RecordError('"placed" needs one entry per player')
             for p, letters in enumerate(placed):
                 state.placed[p] = sum(1 << LETTERS.index(c) for c in letters)
-        state.over = state.nstones >= rules.stones or (
-            state.phase == PLAY and state.passes >= n)
+        state.over = state.nstones >= rules.stones or (state.phase == PLAY and state.passes >= n)
         return state
 
     # ------------------------------------------------------------------ text
@@ -770,16 +853,19 @@ class ShangrilaState(GameState[Move]):
         width = max(len(c) for c in rules.players) + 1
         lines = []
         status = "game over" if self.over else f"{rules.players[self._to_move]} to move"
-        lines.append(f"{_PHASES[self.phase]} phase · {status} · stones "
-                     f"{self.nstones}/{rules.stones}")
-        lines.append("village " + " ".join(f"{LETTERS[d]:<{width}}" for d in range(ND))
-                     + "  bridges to")
+        lines.append(
+            f"{_PHASES[self.phase]} phase · {status} · stones {self.nstones}/{rules.stones}"
+        )
+        lines.append(
+            "village " + " ".join(f"{LETTERS[d]:<{width}}" for d in range(ND)) + "  bridges to"
+        )
         for v in range(NV):
             cells = []
             for d in range(ND):
                 q = self.owner[v * ND + d]
-                cell = "." if q < 0 else rules.players[q] + ("+" if self.student[v * ND + d]
-                                                               else "")
+                cell = (
+                    "." if q < 0 else rules.players[q] + ("+" if self.student[v * ND + d] else "")
+                )
                 cells.append(f"{cell:<{width}}")
             if self.stones[v]:
                 tail = "stone" if rules.in_play[v] else "not in play"

@@ -28,8 +28,14 @@ TILES = 30
 """Tiles per player."""
 
 DIRECTIONS: dict[str, tuple[int, int]] = {
-    "east": (1, 0), "west": (-1, 0), "north": (0, 1), "south": (0, -1),
-    "northeast": (1, 1), "northwest": (-1, 1), "southeast": (1, -1), "southwest": (-1, -1),
+    "east": (1, 0),
+    "west": (-1, 0),
+    "north": (0, 1),
+    "south": (0, -1),
+    "northeast": (1, 1),
+    "northwest": (-1, 1),
+    "southeast": (1, -1),
+    "southwest": (-1, -1),
 }
 """Direction names of the data file, as (file step, rank step)."""
 
@@ -146,8 +152,9 @@ def board_from_json(data: dict[str, Any]) -> Board:
     for a_name, b_name in data.get("corner_connections", []):
         a, b = _square(a_name), _square(b_name)
         if abs(a % 8 - b % 8) != 1 or abs(a // 8 - b // 8) != 1:
-            raise ValueError(f"corner connection {a_name}-{b_name}: the squares do not "
-                             "touch at a corner")
+            raise ValueError(
+                f"corner connection {a_name}-{b_name}: the squares do not touch at a corner"
+            )
         corners.append((a, b))
     walls = Board((), frozenset(edges), frozenset(points), tuple(corners))
 
@@ -160,12 +167,16 @@ def board_from_json(data: dict[str, Any]) -> Board:
             raise ValueError(f"gate {name} listed twice")
         entry = _square(item["enters"])
         if item["toward"] not in DIRECTIONS:
-            raise ValueError(f"gate {name}: unknown direction {item['toward']!r} "
-                             f"(directions are {', '.join(DIRECTIONS)})")
+            raise ValueError(
+                f"gate {name}: unknown direction {item['toward']!r} "
+                f"(directions are {', '.join(DIRECTIONS)})"
+            )
         df, dr = DIRECTIONS[item["toward"]]
         if _on_board(entry % 8 - df, entry // 8 - dr):
-            raise ValueError(f"gate {name} must stand at the edge: the square before "
-                             f"{item['enters']} going {item['toward']} is on the board")
+            raise ValueError(
+                f"gate {name} must stand at the edge: the square before "
+                f"{item['enters']} going {item['toward']} is on the board"
+            )
         entries[name] = (entry, (df, dr))
     missing = [name for name in GATES if name not in entries]
     if missing:
@@ -185,7 +196,9 @@ def board_from_json(data: dict[str, Any]) -> Board:
         while reach < len(line) and not walls.blocked(line[reach - 1], line[reach]):
             reach += 1
         back = (-step[0], -step[1])
-        far = next((GATE_INDEX[other] for other, (e, s) in entries.items()
-                    if e == line[-1] and s == back), None)
+        far = next(
+            (GATE_INDEX[other] for other, (e, s) in entries.items() if e == line[-1] and s == back),
+            None,
+        )
         gates.append(Gate(name, entry, step, tuple(line), reach, far))
     return Board(tuple(gates), walls.wall_edges, walls.wall_points, walls.corner_connections)

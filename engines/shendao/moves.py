@@ -34,7 +34,10 @@ GATES: tuple[str, ...] = (
     *(f"E{r}" for r in range(1, 9)),
     *(f"S{f}" for f in FILES),
     *(f"N{f}" for f in FILES),
-    "SW", "SE", "NW", "NE",
+    "SW",
+    "SE",
+    "NW",
+    "NE",
 )
 """The 36 gates in canonical order (the order of ``legal_moves``)."""
 GATE_INDEX: dict[str, int] = {name: i for i, name in enumerate(GATES)}
@@ -100,11 +103,14 @@ def _gate(text: str, word: str) -> str:
     if matches:
         side, corner = ("south", "h1") if matches[0][0] == "S" else ("north", "h8")
         raise NotationError(
-            text, f"{word!r} could be gate {matches[0]}, at the {side} end of file e, or "
+            text,
+            f"{word!r} could be gate {matches[0]}, at the {side} end of file e, or "
             f"gate {matches[1]}, the diagonal gate at {corner}: write the gate with its "
-            "capitals")
+            "capitals",
+        )
     raise NotationError(
-        text, f"unknown gate {word!r} (gates are W1-W8, E1-E8, Sa-Sh, Na-Nh, SW, SE, NW, NE)")
+        text, f"unknown gate {word!r} (gates are W1-W8, E1-E8, Sa-Sh, Na-Nh, SW, SE, NW, NE)"
+    )
 
 
 def _square(text: str, word: str) -> str:
@@ -125,8 +131,10 @@ def parse_move(text: str) -> Move:
         raise NotationError(text, "one card a turn at most")
     if not 1 <= len(words) <= 3:
         raise NotationError(
-            text, "expected a gate (W3), a gate and a card (W3 tigre), a gate, loung or "
-            "nugua and a square (W3 loung c3), or pass")
+            text,
+            "expected a gate (W3), a gate and a card (W3 tigre), a gate, loung or "
+            "nugua and a square (W3 loung c3), or pass",
+        )
     gate = _gate(text, words[0])
     if len(words) == 1:
         return Enter(gate)
@@ -134,13 +142,13 @@ def parse_move(text: str) -> Move:
     if card not in CARD_BIT:
         if card in _LOWER_GATES:
             raise NotationError(text, "a move enters one tile through one gate")
-        raise NotationError(
-            text, f"unknown card {words[1]!r} (cards are {', '.join(CARDS)})")
+        raise NotationError(text, f"unknown card {words[1]!r} (cards are {', '.join(CARDS)})")
     if card in TARGETED:
         if len(words) != 3:
             what = "the tile it removes" if card == "loung" else "where the tile stops"
             raise NotationError(
-                text, f"{CARD_NAMES[card]} needs a square, {what} (as in W3 {card} c3)")
+                text, f"{CARD_NAMES[card]} needs a square, {what} (as in W3 {card} c3)"
+            )
         return Enter(gate, card, _square(text, words[2]))
     if len(words) == 3:
         raise NotationError(text, f"the {CARD_NAMES[card]} takes no square")

@@ -87,9 +87,11 @@ def fix_sentences(changes: list[tuple[str, Value | None, Value]]) -> list[str]:
     for element, seen, wanted in changes:
         if element.startswith("gate "):
             name = element[5:]
-            out.append(f"Put the red stick back on gate {name}: it is closed."
-                       if wanted == CLOSED else
-                       f"Take the red stick off gate {name}: it is open.")
+            out.append(
+                f"Put the red stick back on gate {name}: it is closed."
+                if wanted == CLOSED
+                else f"Take the red stick off gate {name}: it is open."
+            )
         elif wanted == EMPTY:
             out.append(f"Take the {seen} tile off {element}.")
         elif seen in (EMPTY, None):
@@ -99,17 +101,25 @@ def fix_sentences(changes: list[tuple[str, Value | None, Value]]) -> list[str]:
     return out
 
 
-def guess(state: ShendaoState, observation: Observation,
-          changed: list[str]) -> tuple[str, Move | None, int | None]:
+def guess(
+    state: ShendaoState, observation: Observation, changed: list[str]
+) -> tuple[str, Move | None, int | None]:
     """What the player seems to have tried: (words, the move meant, whose tile moved)."""
     before = expected(state)
     players = state.rules.players
-    closed = [e[5:] for e in changed if e.startswith("gate ")
-              and before.value(e) == OPEN and observation.value(e) == CLOSED]
-    added = [e for e in changed if not e.startswith("gate ") and before.value(e) == EMPTY
-             and observation.value(e) in players]
-    removed = [e for e in changed if not e.startswith("gate ")
-               and observation.value(e) == EMPTY]
+    closed = [
+        e[5:]
+        for e in changed
+        if e.startswith("gate ") and before.value(e) == OPEN and observation.value(e) == CLOSED
+    ]
+    added = [
+        e
+        for e in changed
+        if not e.startswith("gate ")
+        and before.value(e) == EMPTY
+        and observation.value(e) in players
+    ]
+    removed = [e for e in changed if not e.startswith("gate ") and observation.value(e) == EMPTY]
     player = None
     if len(added) == 1:
         player = players.index(str(observation.value(added[0])))
@@ -118,18 +128,19 @@ def guess(state: ShendaoState, observation: Observation,
         return (f"entering a tile through gate {name}", Enter(name), player)
     if len(added) == 1:
         square = SQUARE_INDEX[added[0]]
-        lines = [GATES[g] for g in range(len(GATES)) if square in state.rules.line[g]
-                 and not state.gate_open[g]]
+        lines = [
+            GATES[g]
+            for g in range(len(GATES))
+            if square in state.rules.line[g] and not state.gate_open[g]
+        ]
         if lines:
-            return (f"entering a tile through the closed gate {lines[0]}",
-                    Enter(lines[0]), player)
+            return (f"entering a tile through the closed gate {lines[0]}", Enter(lines[0]), player)
         return (f"putting a tile on {added[0]}", None, player)
     if removed and not added:
         return ("taking tiles off the board", None, None)
     if any(e.startswith("gate ") for e in changed):
         return ("moving a gate's stick", None, None)
     return ("changing the tiles on the board", None, None)
-
 
 
 class ShendaoTable(TableModel[ShendaoRules, ShendaoState, Move]):
@@ -150,8 +161,9 @@ class ShendaoTable(TableModel[ShendaoRules, ShendaoState, Move]):
     def group(self, element: str) -> str:
         return group(element)
 
-    def guess(self, state: ShendaoState, observation: Observation,
-              changed: list[str]) -> tuple[str, Move | None, int | None]:
+    def guess(
+        self, state: ShendaoState, observation: Observation, changed: list[str]
+    ) -> tuple[str, Move | None, int | None]:
         return guess(state, observation, changed)
 
     def fix_sentences(self, changes: list[Change]) -> list[str]:

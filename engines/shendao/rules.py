@@ -82,12 +82,16 @@ class ShendaoRules(Rules[moves.Move, ShendaoState]):
             if player not in PLAYERS:
                 raise RecordError(
                     f"unknown player {player!r}: Shendao players are light and dark, "
-                    "named after their tiles (the first one begins)")
-        values = {"variant": variant, "walls_cut_connections": walls_cut_connections,
-                  "brigand_passes_walls": brigand_passes_walls,
-                  "card_without_effect": card_without_effect,
-                  "tigre_across_wall": tigre_across_wall,
-                  "yinyang_across_wall": yinyang_across_wall}
+                    "named after their tiles (the first one begins)"
+                )
+        values = {
+            "variant": variant,
+            "walls_cut_connections": walls_cut_connections,
+            "brigand_passes_walls": brigand_passes_walls,
+            "card_without_effect": card_without_effect,
+            "tigre_across_wall": tigre_across_wall,
+            "yinyang_across_wall": yinyang_across_wall,
+        }
         for name, value in values.items():
             allowed_values = OPTIONS[name]
             if value not in allowed_values or type(value) is not type(allowed_values[0]):
@@ -112,9 +116,11 @@ class ShendaoRules(Rules[moves.Move, ShendaoState]):
         self.walled: tuple[bool, ...] = tuple(g.walled for g in gates)
         self.far: tuple[int, ...] = tuple(-1 if g.far is None else g.far for g in gates)
         self.brigand_reach: tuple[int, ...] = tuple(
-            len(g.line) if brigand_passes_walls else g.reach for g in gates)
+            len(g.line) if brigand_passes_walls else g.reach for g in gates
+        )
         self.gates_at: tuple[tuple[int, ...], ...] = tuple(
-            self.board.gates_at(s) for s in range(64))
+            self.board.gates_at(s) for s in range(64)
+        )
         self.links = self.board.connections(walls_cut_connections)
 
         # Every move, built once: ``plain[g]``, ``with_card[card][g]`` and, for the two
@@ -122,20 +128,24 @@ class ShendaoRules(Rules[moves.Move, ShendaoState]):
         self.plain: tuple[Enter, ...] = tuple(Enter(name) for name in GATES)
         self.with_card: dict[str, tuple[Enter, ...]] = {
             card: tuple(Enter(name, card) for name in GATES)
-            for card in ("brigand", "pretresse", "tigre", "yinyang")}
+            for card in ("brigand", "pretresse", "tigre", "yinyang")
+        }
         self.loung: tuple[tuple[Enter, ...], ...] = tuple(
             tuple(Enter(name, "loung", SQUARES[s]) for s in line)
-            for name, line in zip(GATES, self.line, strict=True))
+            for name, line in zip(GATES, self.line, strict=True)
+        )
         self.nugua: tuple[tuple[Enter, ...], ...] = tuple(
             tuple(Enter(name, "nugua", SQUARES[s]) for s in line)
-            for name, line in zip(GATES, self.line, strict=True))
+            for name, line in zip(GATES, self.line, strict=True)
+        )
 
     @classmethod
     def from_record(cls, players: Sequence[str], options: Mapping[str, JSON]) -> Self:
         unknown = set(options) - set(OPTIONS)
         if unknown:
             raise RecordError(
-                f"unknown Shendao options {sorted(unknown)}; known: {', '.join(OPTIONS)}")
+                f"unknown Shendao options {sorted(unknown)}; known: {', '.join(OPTIONS)}"
+            )
         return cls(players, **dict(options))
 
     @classmethod
@@ -145,11 +155,14 @@ class ShendaoRules(Rules[moves.Move, ShendaoState]):
         return list(PLAYERS)
 
     def options_json(self) -> dict[str, JSON]:
-        return {"variant": self.variant, "walls_cut_connections": self.walls_cut_connections,
-                "brigand_passes_walls": self.brigand_passes_walls,
-                "card_without_effect": self.card_without_effect,
-                "tigre_across_wall": self.tigre_across_wall,
-                "yinyang_across_wall": self.yinyang_across_wall}
+        return {
+            "variant": self.variant,
+            "walls_cut_connections": self.walls_cut_connections,
+            "brigand_passes_walls": self.brigand_passes_walls,
+            "card_without_effect": self.card_without_effect,
+            "tigre_across_wall": self.tigre_across_wall,
+            "yinyang_across_wall": self.yinyang_across_wall,
+        }
 
     def initial_state(self) -> ShendaoState:
         return ShendaoState.initial(self)

@@ -52,8 +52,12 @@ _KEYS = ("to_move", "tiles", "closed_gates", "supply", "cards")
 # one line: at most 8 together, 7 tiles since the entry square is free), then one move
 # each for the Prêtresse, Tigre Blanc and Yin-Yang. ``random_move`` draws below it.
 _BOUND = tuple(
-    1 + bool(m & BRIGAND) + (8 if m & NUGUA else 7 if m & LOUNG else 0)
-    + bool(m & PRETRESSE) + bool(m & TIGRE) + bool(m & YINYANG)
+    1
+    + bool(m & BRIGAND)
+    + (8 if m & NUGUA else 7 if m & LOUNG else 0)
+    + bool(m & PRETRESSE)
+    + bool(m & TIGRE)
+    + bool(m & YINYANG)
     for m in range(1 << len(CARDS))
 )
 
@@ -67,8 +71,17 @@ class ShendaoState(GameState[Move]):
     """One position. Construct with ``rules.initial_state()`` or
     ``rules.state_from_json(...)``."""
 
-    __slots__ = ("_to_move", "cards", "cell", "enterable", "gate_open", "over", "rules",
-                 "supply", "usable")
+    __slots__ = (
+        "_to_move",
+        "cards",
+        "cell",
+        "enterable",
+        "gate_open",
+        "over",
+        "rules",
+        "supply",
+        "usable",
+    )
 
     rules: ShendaoRules
 
@@ -132,7 +145,8 @@ class ShendaoState(GameState[Move]):
     def _can_play(self, p: int) -> bool:
         """Whether player ``p`` could enter a tile now (with the Brigand if need be)."""
         return self.supply[p] > 0 and (
-            self.usable > 0 or (self.cards[p] & BRIGAND != 0 and self.enterable > 0))
+            self.usable > 0 or (self.cards[p] & BRIGAND != 0 and self.enterable > 0)
+        )
 
     # ------------------------------------------------------------------ sliding
 
@@ -196,8 +210,9 @@ class ShendaoState(GameState[Move]):
             return False
         p = self._to_move
         if card == "pretresse":
-            return (stop + 1 < self.rules.reach[g]
-                    and self.cell[self.rules.line[g][stop + 1]] == 1 - p)
+            return (
+                stop + 1 < self.rules.reach[g] and self.cell[self.rules.line[g][stop + 1]] == 1 - p
+            )
         beyond = self._beyond(g, stop, card)
         return beyond >= 0 and (card == "tigre" or self.cell[beyond] != p)
 
@@ -209,7 +224,7 @@ class ShendaoState(GameState[Move]):
         if self.cell[line[0]] >= 0:
             return []
         stop = self._stop(g)
-        return list(line if stop == LEAVES else line[:stop + 1])
+        return list(line if stop == LEAVES else line[: stop + 1])
 
     def line_tiles(self, g: int) -> list[int]:
         """The squares holding a tile on gate ``g``'s line, in sliding order: Loung's
@@ -315,9 +330,12 @@ class ShendaoState(GameState[Move]):
                 loung = rules.loung[g]
                 out.extend(loung[i] for i in range(1, len(line)) if cell[line[i]] >= 0)
             if cards & NUGUA:
-                out.extend(rules.nugua[g][:self._nugua_count(g)])
-        if cards & PRETRESSE and self.supply[p] >= 2 and (
-                idle or self._card_acts(g, "pretresse", None)):
+                out.extend(rules.nugua[g][: self._nugua_count(g)])
+        if (
+            cards & PRETRESSE
+            and self.supply[p] >= 2
+            and (idle or self._card_acts(g, "pretresse", None))
+        ):
             out.append(with_card["pretresse"][g])
         if cards & TIGRE and (idle or self._card_acts(g, "tigre", None)):
             out.append(with_card["tigre"][g])
@@ -366,8 +384,11 @@ class ShendaoState(GameState[Move]):
                 if k < n:
                     return rules.nugua[g][k]
                 k -= n
-        if cards & PRETRESSE and self.supply[p] >= 2 and (
-                idle or self._card_acts(g, "pretresse", None)):
+        if (
+            cards & PRETRESSE
+            and self.supply[p] >= 2
+            and (idle or self._card_acts(g, "pretresse", None))
+        ):
             if k == 0:
                 return rules.with_card["pretresse"][g]
             k -= 1
@@ -452,12 +473,14 @@ class ShendaoState(GameState[Move]):
         self._to_move = q
         # Usually a gate is usable and both have tiles: skip the full test.
         if (not self.usable or not (supply[0] and supply[1])) and not (
-                self._can_play(q) or self._can_play(p)):
+            self._can_play(q) or self._can_play(p)
+        ):
             self.over = True
         return (saved, g, was_open, changes)
 
-    def _apply_card(self, g: int, card: str, target: str | None, p: int,
-                    changes: list[tuple[int, int]]) -> None:
+    def _apply_card(
+        self, g: int, card: str, target: str | None, p: int, changes: list[tuple[int, int]]
+    ) -> None:
         line = self.rules.line[g]
         supply = self.supply
         if card == "nugua":
@@ -507,7 +530,8 @@ class ShendaoState(GameState[Move]):
         """Raise ``IllegalMoveError`` if ``move`` is illegal; say which rule and why."""
         if self.over:
             raise IllegalMoveError(
-                "game.over", "The game is over: neither player can enter a tile.")
+                "game.over", "The game is over: neither player can enter a tile."
+            )
         p = self._to_move
         if type(move) is Pass:
             if self._can_play(p):
@@ -515,7 +539,8 @@ class ShendaoState(GameState[Move]):
                 raise IllegalMoveError(
                     "pass.can-enter",
                     f"{self._who()} cannot pass: a tile can still enter (for example "
-                    f"{example}). A player passes only when no tile can enter.")
+                    f"{example}). A player passes only when no tile can enter.",
+                )
             return
         if type(move) is not Enter:
             raise TypeError(f"not a Shendao move: {move!r}")
@@ -524,24 +549,29 @@ class ShendaoState(GameState[Move]):
             self._check_card(card)
         if self.supply[p] == 0:
             raise IllegalMoveError(
-                "supply.empty",
-                f"{self._who()} has no tile left to enter and must pass.")
+                "supply.empty", f"{self._who()} has no tile left to enter and must pass."
+            )
         rules = self.rules
         g = GATE_INDEX[move.gate]
         if not self.gate_open[g] and card != "brigand":
-            hint = (" or play the Brigand to enter through a closed one"
-                    if self.cards[p] & BRIGAND else "")
+            hint = (
+                " or play the Brigand to enter through a closed one"
+                if self.cards[p] & BRIGAND
+                else ""
+            )
             raise IllegalMoveError(
                 "gate.closed",
                 f"Gate {move.gate} is closed: a tile enters only through an open gate. "
-                f"Choose an open gate{hint}.")
+                f"Choose an open gate{hint}.",
+            )
         entry = rules.entry[g]
         if self.cell[entry] >= 0:
             raise IllegalMoveError(
                 "gate.blocked",
                 f"No tile can enter through gate {move.gate}: {SQUARES[entry]}, just inside "
                 f"it, holds a {self.rules.players[self.cell[entry]]} tile. Choose another "
-                "gate.")
+                "gate.",
+            )
         if card == "loung":
             self._check_loung(g, cast(str, move.target))
         elif card == "nugua":
@@ -550,15 +580,21 @@ class ShendaoState(GameState[Move]):
             raise IllegalMoveError(
                 "pretresse.no-tile",
                 f"{self._who()} has only one tile left: the {CARD_NAMES[card]} needs a "
-                "second one to replace the tile it takes. Play another card or none.")
-        if (card is not None and self.gate_open[g] and rules.refuse_idle_cards
-                and not self._card_acts(g, card, move.target)):
+                "second one to replace the tile it takes. Play another card or none.",
+            )
+        if (
+            card is not None
+            and self.gate_open[g]
+            and rules.refuse_idle_cards
+            and not self._card_acts(g, card, move.target)
+        ):
             raise IllegalMoveError(
                 "card.no-effect",
                 f"The {CARD_NAMES[card]} would change nothing through gate {move.gate}: "
                 "the board would be the same as after a plain entry, and with the option "
                 "card_without_effect = refused a card is played only where it acts. Enter "
-                "the tile without it, or play it elsewhere.")
+                "the tile without it, or play it elsewhere.",
+            )
 
     def _check_card(self, card: str) -> None:
         rules = self.rules
@@ -568,14 +604,19 @@ class ShendaoState(GameState[Move]):
             raise IllegalMoveError(
                 "card.not-in-variant",
                 f"The {name} is not played in the {rules.variant} variant ({held}). "
-                "Enter the tile without it.")
+                "Enter the tile without it.",
+            )
         if not self.cards[self._to_move] & CARD_BIT[card]:
             left = ", ".join(CARD_NAMES[c] for c in self.cards_left(self._to_move))
             raise IllegalMoveError(
                 "card.used",
                 f"{self._who()} has already used the {name}: each card is played once. "
-                + (f"Cards left: {left}." if left else "No cards are left: enter the tile "
-                   "without one."))
+                + (
+                    f"Cards left: {left}."
+                    if left
+                    else "No cards are left: enter the tile without one."
+                ),
+            )
 
     def _check_loung(self, g: int, target: str) -> None:
         line = self.rules.line[g]
@@ -586,11 +627,13 @@ class ShendaoState(GameState[Move]):
                 "loung.not-on-line",
                 f"{target} is not on the line behind gate {gate} "
                 f"({SQUARES[line[0]]}-{SQUARES[line[-1]]}): Loung removes a tile on the "
-                f"line the tile entered by. {self._loung_choice(g)}")
+                f"line the tile entered by. {self._loung_choice(g)}",
+            )
         if self.cell[s] < 0:
             raise IllegalMoveError(
                 "loung.no-tile",
-                f"There is no tile on {target} for Loung to remove. {self._loung_choice(g)}")
+                f"There is no tile on {target} for Loung to remove. {self._loung_choice(g)}",
+            )
 
     def _loung_choice(self, g: int) -> str:
         tiles = self.line_tiles(g)
@@ -605,7 +648,9 @@ class ShendaoState(GameState[Move]):
                 "nugua.not-on-path",
                 f"A tile entering through gate {GATES[g]} cannot stop on {target}: with the "
                 "Main de Nugua it stops on a free square of the way it slides, one of "
-                + " ".join(SQUARES[s] for s in path) + ".")
+                + " ".join(SQUARES[s] for s in path)
+                + ".",
+            )
 
     def _who(self, player: int | None = None) -> str:
         return self.rules.player_name(self._to_move if player is None else player)
@@ -617,8 +662,10 @@ class ShendaoState(GameState[Move]):
         players = self.rules.players
         return {
             "to_move": self._to_move,
-            "tiles": {name: [SQUARES[s] for s in range(64) if self.cell[s] == p]
-                      for p, name in enumerate(players)},
+            "tiles": {
+                name: [SQUARES[s] for s in range(64) if self.cell[s] == p]
+                for p, name in enumerate(players)
+            },
             "closed_gates": [GATES[g] for g in range(N_GATES) if not self.gate_open[g]],
             "supply": {name: self.supply[p] for p, name in enumerate(players)},
             "cards": {name: self.cards_left(p) for p, name in enumerate(players)},
@@ -642,8 +689,9 @@ class ShendaoState(GameState[Move]):
             raise RecordError("a Shendao position must be a JSON object")
         unknown = set(data) - set(_KEYS)
         if unknown:
-            raise RecordError(f"unknown keys in the position: {sorted(unknown)}; "
-                              f"known: {', '.join(_KEYS)}")
+            raise RecordError(
+                f"unknown keys in the position: {sorted(unknown)}; known: {', '.join(_KEYS)}"
+            )
         state = cls(rules)
         players = rules.players
         to_move = data.get("to_move", 0)
@@ -666,9 +714,9 @@ class ShendaoState(GameState[Move]):
             raise RecordError('"closed_gates" must be a list of gate names')
         for gate in closed:
             if gate not in GATE_INDEX:
-                raise RecordError(f"unknown gate {gate!r} in \"closed_gates\"")
+                raise RecordError(f'unknown gate {gate!r} in "closed_gates"')
             if not state.gate_open[GATE_INDEX[gate]]:
-                raise RecordError(f"gate {gate} listed twice in \"closed_gates\"")
+                raise RecordError(f'gate {gate} listed twice in "closed_gates"')
             state._set_gate(GATE_INDEX[gate], 0)
         supply = _per_player(data.get("supply", {}), players, "supply")
         for p, name in enumerate(players):
@@ -677,7 +725,8 @@ class ShendaoState(GameState[Move]):
             if type(count) is not int or count < 0 or count + on_board > TILES:
                 raise RecordError(
                     f"the supply of {name} must be a count from 0 to {TILES - on_board} "
-                    f"({TILES} tiles, {on_board} on the board), not {count!r}")
+                    f"({TILES} tiles, {on_board} on the board), not {count!r}"
+                )
             state.supply[p] = count
         cards = _per_player(data.get("cards", {}), players, "cards")
         for p, name in enumerate(players):
@@ -689,7 +738,8 @@ class ShendaoState(GameState[Move]):
                 if card not in rules.cards:
                     raise RecordError(
                         f"{name} cannot hold {card!r}: the cards of the {rules.variant} "
-                        f"variant are {', '.join(rules.cards) or 'none'}")
+                        f"variant are {', '.join(rules.cards) or 'none'}"
+                    )
                 if mask & CARD_BIT[card]:
                     raise RecordError(f"{name} holds {card} twice")
                 mask |= CARD_BIT[card]
@@ -709,9 +759,10 @@ class ShendaoState(GameState[Move]):
             return "+" if self.gate_open[GATE_INDEX[name]] else "#"
 
         files = "      " + " ".join("abcdefgh")
-        lines = [files,
-                 f"   {gate('NW')}  " + " ".join(gate("N" + f) for f in "abcdefgh")
-                 + f"  {gate('NE')}"]
+        lines = [
+            files,
+            f"   {gate('NW')}  " + " ".join(gate("N" + f) for f in "abcdefgh") + f"  {gate('NE')}",
+        ]
         for r in range(7, -1, -1):
             row = ""
             for f in range(8):
@@ -729,16 +780,19 @@ class ShendaoState(GameState[Move]):
                         under += "+" if s in board.wall_points else " "
                 if under.strip():
                     lines.append(("      " + under).rstrip())
-        lines.append(f"   {gate('SW')}  " + " ".join(gate("S" + f) for f in "abcdefgh")
-                     + f"  {gate('SE')}")
+        lines.append(
+            f"   {gate('SW')}  " + " ".join(gate("S" + f) for f in "abcdefgh") + f"  {gate('SE')}"
+        )
         lines.append(files)
         status = "game over" if self.over else f"{rules.players[self._to_move]} to move"
         lines.append(f"{status} · gates: + open, # closed; walls: | - +")
         groups = self.largest_groups()
         for p, name in enumerate(rules.players):
             cards = " ".join(self.cards_left(p)) or "none"
-            lines.append(f"{name:<5} ({symbol[p]}) largest group {groups[p]:>2}  supply "
-                         f"{self.supply[p]:>2}  cards {cards}")
+            lines.append(
+                f"{name:<5} ({symbol[p]}) largest group {groups[p]:>2}  supply "
+                f"{self.supply[p]:>2}  cards {cards}"
+            )
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -27,16 +27,43 @@ from engines.shenshi.state import ShenshiState
 T = TypeVar("T")
 
 WIDEST: dict[str, Any] = {
-    "phase": "turn", "to_move": 1,
-    "tiles": {"b6": "faded", "d6": "intact", "f6": "faded", "f4": "intact", "b2": "faded",
-              "d2": "intact", "f2": "intact"},
-    "cushions": {"a6": "orange", "e6": "blond", "f5": "orange", "b4": "blond",
-                 "c4": "blond", "d4": "blond", "g4": "blond", "d3": "blond", "f3": "blond",
-                 "g3": "blond", "a2": "blond", "c1": "orange", "f1": "blond"},
-    "monks": {"silver": {"G": "d3", "M": "f6"}, "copper": {"G": "c1", "M": None},
-              "gold": {"G": "g4", "M": None}, "neutral": {"G": "a6", "M": "b4"}},
+    "phase": "turn",
+    "to_move": 1,
+    "tiles": {
+        "b6": "faded",
+        "d6": "intact",
+        "f6": "faded",
+        "f4": "intact",
+        "b2": "faded",
+        "d2": "intact",
+        "f2": "intact",
+    },
+    "cushions": {
+        "a6": "orange",
+        "e6": "blond",
+        "f5": "orange",
+        "b4": "blond",
+        "c4": "blond",
+        "d4": "blond",
+        "g4": "blond",
+        "d3": "blond",
+        "f3": "blond",
+        "g3": "blond",
+        "a2": "blond",
+        "c1": "orange",
+        "f1": "blond",
+    },
+    "monks": {
+        "silver": {"G": "d3", "M": "f6"},
+        "copper": {"G": "c1", "M": None},
+        "gold": {"G": "g4", "M": None},
+        "neutral": {"G": "a6", "M": "b4"},
+    },
     "reserves": {p: {"blond": 0, "orange": 0} for p in ("silver", "copper", "gold")},
-    "tokens": {"silver": 5, "copper": 4, "gold": 5}, "quiet": 0, "passes": 0}
+    "tokens": {"silver": 5, "copper": 4, "gold": 5},
+    "quiet": 0,
+    "passes": 0,
+}
 """Copper to move with 3 players, orange cushions lifting two blond cushions each:
 73,322,267 legal turns, the most of the positions met in random games (an entry, then
 two orange hovers that each lift two cushions)."""
@@ -77,11 +104,11 @@ def _timed(call: Callable[..., T], *args: Any) -> tuple[T, float]:
     return out, time.process_time() - start
 
 
-def random_games(players: int, lifts: int, games: int, seed: int,
-                 compare: bool = True) -> GamesFigure:
+def random_games(
+    players: int, lifts: int, games: int, seed: int, compare: bool = True
+) -> GamesFigure:
     """Play ``games`` random games with the uniform draw; time every draw."""
-    rules = ShenshiRules.from_record(ShenshiRules.default_players(players),
-                                     {"orange_lifts": lifts})
+    rules = ShenshiRules.from_record(ShenshiRules.default_players(players), {"orange_lifts": lifts})
     dice, other = Dice(seed), Dice(seed + 1)
     draws: list[float] = []
     counted: list[float] = []
@@ -94,10 +121,16 @@ def random_games(players: int, lifts: int, games: int, seed: int,
                 counted.append(_timed(movegen.counted_move, state, other)[1])
             state.apply(move)
     return GamesFigure(
-        players, lifts, games, len(draws), _ms(statistics.fmean(draws)),
-        _ms(statistics.median(draws)), _ms(max(draws)),
+        players,
+        lifts,
+        games,
+        len(draws),
+        _ms(statistics.fmean(draws)),
+        _ms(statistics.median(draws)),
+        _ms(max(draws)),
         _ms(statistics.fmean(counted)) if counted else None,
-        _ms(max(counted)) if counted else None)
+        _ms(max(counted)) if counted else None,
+    )
 
 
 def _ms(seconds: float) -> float:
@@ -113,8 +146,7 @@ class _Walk(movegen._Sink):
     def one(self, prefix: tuple[Action, ...]) -> None:
         self.count += 1
 
-    def many(self, prefix: tuple[Action, ...], n: int,
-             build: Callable[[], list[Action]]) -> None:
+    def many(self, prefix: tuple[Action, ...], n: int, build: Callable[[], list[Action]]) -> None:
         self.count += len(build())
 
 
@@ -138,8 +170,13 @@ def widest(enumerate_all: bool = True) -> WidestFigure:
         walked, enumeration = _timed(enumerate_turns, state)
         if walked != WIDEST_TURNS:
             raise AssertionError(f"{walked} turns gone through, not {WIDEST_TURNS}")
-    return WidestFigure(WIDEST_TURNS, round(statistics.fmean(draws), 3), round(counted, 3),
-                        round(count, 3), None if enumeration is None else round(enumeration, 1))
+    return WidestFigure(
+        WIDEST_TURNS,
+        round(statistics.fmean(draws), 3),
+        round(counted, 3),
+        round(count, 3),
+        None if enumeration is None else round(enumeration, 1),
+    )
 
 
 def draw_command(args: argparse.Namespace) -> int:
@@ -149,36 +186,56 @@ def draw_command(args: argparse.Namespace) -> int:
             figure = random_games(players, lifts, args.games, args.seed, not args.no_compare)
             figures.append(figure)
             if not args.json:
-                counted = "" if figure.counted_ms is None else (
-                    f"; counting every turn {figure.counted_ms:.1f} ms (worst "
-                    f"{figure.counted_worst_ms:.0f} ms)")
-                print(f"{players} players, {lifts} lift{'s' if lifts > 1 else ''}: "
-                      f"{figure.moves} moves, draw {figure.draw_ms:.1f} ms per move (median "
-                      f"{figure.draw_median_ms:.1f}, worst {figure.draw_worst_ms:.0f} ms)"
-                      f"{counted}", flush=True)
+                counted = (
+                    ""
+                    if figure.counted_ms is None
+                    else (
+                        f"; counting every turn {figure.counted_ms:.1f} ms (worst "
+                        f"{figure.counted_worst_ms:.0f} ms)"
+                    )
+                )
+                print(
+                    f"{players} players, {lifts} lift{'s' if lifts > 1 else ''}: "
+                    f"{figure.moves} moves, draw {figure.draw_ms:.1f} ms per move (median "
+                    f"{figure.draw_median_ms:.1f}, worst {figure.draw_worst_ms:.0f} ms)"
+                    f"{counted}",
+                    flush=True,
+                )
     wide = widest(not args.no_enumeration)
     if args.json:
         print(json.dumps({"games": [asdict(f) for f in figures], "widest": asdict(wide)}))
         return 0
-    line = (f"widest position ({wide.turns:,} turns): draw {wide.draw_s:.3f} s, counting "
-            f"draw {wide.counted_s:.3f} s, count {wide.count_s:.3f} s")
+    line = (
+        f"widest position ({wide.turns:,} turns): draw {wide.draw_s:.3f} s, counting "
+        f"draw {wide.counted_s:.3f} s, count {wide.count_s:.3f} s"
+    )
     if wide.enumeration_s is not None:
-        line += (f", going through every turn {wide.enumeration_s:.1f} s "
-                 f"({wide.enumeration_s / wide.draw_s:.0f} times the draw)")
+        line += (
+            f", going through every turn {wide.enumeration_s:.1f} s "
+            f"({wide.enumeration_s / wide.draw_s:.0f} times the draw)"
+        )
     print(line)
     return 0
 
 
 def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = bench_sub.add_parser(
-        "shenshi-draw", help="time of ShenShi's uniform draw of a turn",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=3,
-                        help="games per player count and lift limit (default 3)")
+        "shenshi-draw",
+        help="time of ShenShi's uniform draw of a turn",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--games", type=int, default=3, help="games per player count and lift limit (default 3)"
+    )
     parser.add_argument("--seed", type=int, default=101, help="random seed (default 101)")
-    parser.add_argument("--no-compare", action="store_true",
-                        help="do not time the draw that counts every turn")
-    parser.add_argument("--no-enumeration", action="store_true",
-                        help="do not go through the widest position's 73 million turns")
+    parser.add_argument(
+        "--no-compare", action="store_true", help="do not time the draw that counts every turn"
+    )
+    parser.add_argument(
+        "--no-enumeration",
+        action="store_true",
+        help="do not go through the widest position's 73 million turns",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(handler=draw_command)

@@ -150,8 +150,9 @@ class Board:
     @property
     def bag(self) -> str:
         """The 12 tiles as layout letters, in a fixed order (the shuffle's input)."""
-        return "".join(letter * count for letter, count in zip(LAYOUT_LETTERS,
-                                                                self.tile_counts, strict=True))
+        return "".join(
+            letter * count for letter, count in zip(LAYOUT_LETTERS, self.tile_counts, strict=True)
+        )
 
     def draw_layout(self, seed: int) -> str:
         """The tiles drawn onto the marked squares with ``seed``: a shuffle of the bag
@@ -172,12 +173,14 @@ class Board:
             raise RecordError(
                 f"a layout is {len(self.marked)} letters, one per marked square ({squares}), "
                 f"each I (intact mandala), F (faded mandala), B (blond cushion) or O (orange "
-                f"cushion); not {layout!r}")
+                f"cushion); not {layout!r}"
+            )
         for letter, count in zip(LAYOUT_LETTERS, self.tile_counts, strict=True):
             if layout.count(letter) > count:
                 raise RecordError(
                     f"layout {layout!r} has {layout.count(letter)} {letter} tiles; the set "
-                    f"has {count}")
+                    f"has {count}"
+                )
 
 
 _MASK = (1 << 64) - 1
@@ -222,12 +225,15 @@ def _board_from_json(data: dict[str, Any]) -> Board:
     if len(set(marked)) != len(marked):
         raise ValueError("a marked square is listed twice")
     tiles = data["tiles"]
-    counts = (int(tiles["intact"]), int(tiles["faded"]), int(tiles["blond"]),
-              int(tiles["orange"]))
+    counts = (int(tiles["intact"]), int(tiles["faded"]), int(tiles["blond"]), int(tiles["orange"]))
     if sum(counts) < len(marked) or min(counts) < 0:
         raise ValueError("there must be at least one tile per marked square")
-    start = tuple(sorted((_square(s), CUSHION_NAMES.index(colour))
-                         for s, colour in data["start_cushions"].items()))
+    start = tuple(
+        sorted(
+            (_square(s), CUSHION_NAMES.index(colour))
+            for s, colour in data["start_cushions"].items()
+        )
+    )
     if any(c == NO_CUSHION for _, c in start):
         raise ValueError("start cushions are blond or orange")
     if {s for s, _ in start} & set(marked):

@@ -40,8 +40,19 @@ if TYPE_CHECKING:
     from engines.shenshi.rules import ShenshiRules
     from engines.shenshi.state import ShenshiState
 
-_KEYS = {"phase", "to_move", "tiles", "cushions", "monks", "reserves", "tokens",
-         "neutral_from", "offered", "quiet", "passes"}
+_KEYS = {
+    "phase",
+    "to_move",
+    "tiles",
+    "cushions",
+    "monks",
+    "reserves",
+    "tokens",
+    "neutral_from",
+    "offered",
+    "quiet",
+    "passes",
+}
 _PHASES = ("turn", "give")
 _SIZES = ("G", "M")
 
@@ -63,17 +74,19 @@ def state_to_json(state: ShenshiState) -> dict[str, JSON]:
         "phase": _PHASES[state.phase],
         "to_move": state.to_move,
         "tiles": {square_name(s): TILE_NAMES[t] for s, t in enumerate(state.tile) if t},
-        "cushions": {square_name(s): CUSHION_NAMES[c] for s, c in enumerate(state.cushion)
-                     if c},
+        "cushions": {square_name(s): CUSHION_NAMES[c] for s, c in enumerate(state.cushion) if c},
         "monks": monks,
-        "reserves": {player: {"blond": state.reserve[2 * p], "orange": state.reserve[2 * p + 1]}
-                     for p, player in enumerate(rules.players)},
+        "reserves": {
+            player: {"blond": state.reserve[2 * p], "orange": state.reserve[2 * p + 1]}
+            for p, player in enumerate(rules.players)
+        },
         "tokens": {player: state.tokens[p] for p, player in enumerate(rules.players)},
         "quiet": state.quiet,
         "passes": state.passes,
     }
-    nf = {size: square_name(s) for size, s in zip(_SIZES, state.neutral_from, strict=True)
-          if s >= 0}
+    nf = {
+        size: square_name(s) for size, s in zip(_SIZES, state.neutral_from, strict=True) if s >= 0
+    }
     if nf:
         data["neutral_from"] = nf
     if state.offered >= 0:
@@ -124,8 +137,10 @@ def _from_json(state: ShenshiState, data: JSON) -> None:
     for key, kind in _mapping(data.get("tiles", {}), '"tiles"').items():
         square = _square(key, '"tiles"')
         if square not in board.marked:
-            raise RecordError(f"{key} is not a marked square: mandala tiles lie only on "
-                              + " ".join(square_name(s) for s in board.marked))
+            raise RecordError(
+                f"{key} is not a marked square: mandala tiles lie only on "
+                + " ".join(square_name(s) for s in board.marked)
+            )
         if kind not in ("intact", "faded"):
             raise RecordError(f'tile on {key} must be "intact" or "faded", not {kind!r}')
         tiles[square] = INTACT if kind == "intact" else FADED
@@ -150,8 +165,9 @@ def _from_json(state: ShenshiState, data: JSON) -> None:
         keys = set(mapping)
         wanted = expected if name == "monks" else set(rules.players)
         if keys != wanted:
-            raise RecordError(f'"{name}" needs exactly the keys {sorted(wanted)}, '
-                              f"not {sorted(keys)}")
+            raise RecordError(
+                f'"{name}" needs exactly the keys {sorted(wanted)}, not {sorted(keys)}'
+            )
     for p, player in enumerate(rules.players):
         reserve = _mapping(reserves[player], f'"reserves" of {player}')
         if set(reserve) != {"blond", "orange"}:
@@ -160,11 +176,14 @@ def _from_json(state: ShenshiState, data: JSON) -> None:
         state.reserve[2 * p + 1] = _count(reserve["orange"], f"{player}'s orange reserve")
         state.tokens[p] = _count(tokens[player], f"{player}'s path tokens")
     for colour, total in ((BLOND, board.cushions[0]), (ORANGE, board.cushions[1])):
-        used = state.cushion.count(colour) + sum(state.reserve[2 * p + colour - 1]
-                                                 for p in range(n))
+        used = state.cushion.count(colour) + sum(
+            state.reserve[2 * p + colour - 1] for p in range(n)
+        )
         if used > total:
-            raise RecordError(f"{used} {CUSHION_NAMES[colour]} cushions on the board and in "
-                              f"reserves; the set has {total}")
+            raise RecordError(
+                f"{used} {CUSHION_NAMES[colour]} cushions on the board and in "
+                f"reserves; the set has {total}"
+            )
     held = sum(state.tokens)
     if held > board.tokens_total:
         raise RecordError(f"{held} path tokens held; the set has {board.tokens_total}")
@@ -186,8 +205,9 @@ def _from_json(state: ShenshiState, data: JSON) -> None:
             if state.occ[square] >= 0:
                 raise RecordError(f"two monks on {where}")
             if state.cushion[square] == NO_CUSHION and tiles[square] != FADED:
-                raise RecordError(f"{owner}'s {key} on {where} stands on no cushion and no "
-                                  "faded mandala")
+                raise RecordError(
+                    f"{owner}'s {key} on {where} stands on no cushion and no faded mandala"
+                )
             state.occ[square] = monk
             state.pos[monk] = square
 
@@ -211,30 +231,35 @@ def _from_json(state: ShenshiState, data: JSON) -> None:
         square = _square(where, '"neutral_from"')
         monk = 2 * n + _SIZES.index(key)
         if state.pos[monk] == square:
-            raise RecordError(f"the neutral {key} cannot have come from {where}: it stands "
-                              "there")
+            raise RecordError(f"the neutral {key} cannot have come from {where}: it stands there")
         state.neutral_from[_SIZES.index(key)] = square
 
     must_enter = bool(state.own_off_board(state.turn))
     if "offered" in data:
         square = _square(data["offered"], '"offered"')
         if not rules.expert or state.phase == GIVE or not must_enter:
-            raise RecordError('"offered" is only for an expert-variant entry chosen by the '
-                              "opponent")
+            raise RecordError(
+                '"offered" is only for an expert-variant entry chosen by the opponent'
+            )
         if not state.cushion[square] or state.occ[square] >= 0:
             raise RecordError(f'"offered": {data["offered"]} holds no free cushion')
         state.offered = square
     if state.phase == GIVE and not state._needs_give():
-        raise RecordError('"phase" "give" is only for the expert variant, when the player '
-                          "whose turn it is must enter a monk and has no cushion in reserve")
+        raise RecordError(
+            '"phase" "give" is only for the expert variant, when the player '
+            "whose turn it is must enter a monk and has no cushion in reserve"
+        )
 
     winners = [p for p in range(n) if state.tokens[p] >= board.goal]
     if len(winners) > 1:
         raise RecordError(f"only one player can hold {board.goal} path tokens")
     if winners:
         state.winner = winners[0]
-    state.over = bool(winners) or state.passes >= n or bool(
-        rules.quiet_limit and state.quiet >= rules.quiet_limit)
+    state.over = (
+        bool(winners)
+        or state.passes >= n
+        or bool(rules.quiet_limit and state.quiet >= rules.quiet_limit)
+    )
 
 
 # ---------------------------------------------------------------------- text
@@ -255,13 +280,14 @@ def describe(state: ShenshiState) -> str:
     if state.over:
         status = "game over"
     elif state.phase == 1:
-        status = (f"{rules.players[state.to_move]} chooses the cushion for "
-                  f"{rules.players[state.turn]}'s entry")
+        status = (
+            f"{rules.players[state.to_move]} chooses the cushion for "
+            f"{rules.players[state.turn]}'s entry"
+        )
     else:
         status = f"{rules.players[state.turn]} to move"
     limit = f"/{rules.quiet_limit}" if rules.quiet_limit else ""
-    lines = [f"ShenShi ({rules.variant}) · {status} · {state.quiet}{limit} turns without a "
-             "removal"]
+    lines = [f"ShenShi ({rules.variant}) · {status} · {state.quiet}{limit} turns without a removal"]
     lines.append(("    " + "".join(f"{f:<6}" for f in "abcdefg")).rstrip())
     for row in range(SIZE):
         cells = []
@@ -274,19 +300,23 @@ def describe(state: ShenshiState) -> str:
                 cell += "*"
             cells.append(f"{cell:<6}")
         lines.append(f"{SIZE - row:>2}  " + "".join(cells).rstrip())
-    lines.append("(. empty, I intact mandala, F faded mandala, b blond cushion, o orange "
-                 "cushion; s c g k n: silver copper gold black neutral; G Grand Master, "
-                 "M master" + ("; * the cushion chosen for the entry)" if state.offered >= 0
-                               else ")"))
+    lines.append(
+        "(. empty, I intact mandala, F faded mandala, b blond cushion, o orange "
+        "cushion; s c g k n: silver copper gold black neutral; G Grand Master, "
+        "M master" + ("; * the cushion chosen for the entry)" if state.offered >= 0 else ")")
+    )
     for p, player in enumerate(rules.players):
-        off = [("Grand Master", "master")[size] for size in range(2)
-               if state.pos[2 * p + size] < 0]
-        lines.append(f"{player:<7} tokens {state.tokens[p]:>2}  reserve "
-                     f"{state.reserve[2 * p]} blond {state.reserve[2 * p + 1]} orange"
-                     + (f"  off the board: {', '.join(off)}" if off else ""))
+        off = [("Grand Master", "master")[size] for size in range(2) if state.pos[2 * p + size] < 0]
+        lines.append(
+            f"{player:<7} tokens {state.tokens[p]:>2}  reserve "
+            f"{state.reserve[2 * p]} blond {state.reserve[2 * p + 1]} orange"
+            + (f"  off the board: {', '.join(off)}" if off else "")
+        )
     lines.append(f"supply {state.supply} path tokens")
     for size, square in enumerate(state.neutral_from):
         if square >= 0:
-            lines.append(f"the neutral {('Grand Master', 'master')[size]} may not go back to "
-                         f"{square_name(square)} this turn")
+            lines.append(
+                f"the neutral {('Grand Master', 'master')[size]} may not go back to "
+                f"{square_name(square)} this turn"
+            )
     return "\n".join(lines)

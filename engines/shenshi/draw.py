@@ -76,7 +76,8 @@ _NEAR: tuple[tuple[int, ...], ...] = tuple(_within_two(s) for s in range(N_SQUAR
 _NEAR_MASK: tuple[int, ...] = tuple(sum(1 << s for s in near) for near in _NEAR)
 _CROSS_MASK: tuple[int, ...] = tuple(
     sum(1 << t for t in range(N_SQUARES) if t // SIZE == s // SIZE or t % SIZE == s % SIZE)
-    for s in range(N_SQUARES))
+    for s in range(N_SQUARES)
+)
 
 _WALK_BOUNDS: dict[tuple[int, ...], int] = {}
 """``_walk_bound`` answers by their arguments: they depend on a few squares only, and
@@ -102,8 +103,7 @@ def _walk_count(start: int, ok: int, victims: int, straight: bool) -> int:
     return n
 
 
-def _walk_bound(start: int, ok: int, victims: int, maybe: int, puts: int,
-                straight: bool) -> int:
+def _walk_bound(start: int, ok: int, victims: int, maybe: int, puts: int, straight: bool) -> int:
     """The most walks from ``start`` once up to ``puts`` squares of ``maybe`` (empty
     squares a lifted cushion may be put down on) are free cushions too. More walkable
     squares never remove a walk, so the most is reached with ``puts`` of them (all when
@@ -119,8 +119,10 @@ def _walk_bound(start: int, ok: int, victims: int, maybe: int, puts: int,
     elif puts == 0:
         found = _walk_count(start, ok, victims, straight)
     else:
-        found = max(_walk_count(start, ok | sum(1 << s for s in chosen), victims, straight)
-                    for chosen in combinations(near, puts))
+        found = max(
+            _walk_count(start, ok | sum(1 << s for s in chosen), victims, straight)
+            for chosen in combinations(near, puts)
+        )
     if len(_WALK_BOUNDS) > 500_000:
         _WALK_BOUNDS.clear()
     _WALK_BOUNDS[key] = found
@@ -146,8 +148,16 @@ class _Group:
 
     __slots__ = ("code", "first", "first_monk", "here", "monk", "plain", "plan")
 
-    def __init__(self, first: Action, first_monk: int, plan: Plan, code: int, monk: int,
-                 here: int, plain: bool) -> None:
+    def __init__(
+        self,
+        first: Action,
+        first_monk: int,
+        plan: Plan,
+        code: int,
+        monk: int,
+        here: int,
+        plain: bool,
+    ) -> None:
         self.first = first
         self.first_monk = first_monk
         self.plan = plan
@@ -181,8 +191,7 @@ class _Weigh(_Sink):
         self.count += 1
         self.total += 1
 
-    def many(self, prefix: tuple[Action, ...], n: int,
-             build: Callable[[], list[Action]]) -> None:
+    def many(self, prefix: tuple[Action, ...], n: int, build: Callable[[], list[Action]]) -> None:
         self.count += n
         self.total += n
 
@@ -214,8 +223,9 @@ class _Blocking(_Search):
         self.bounds = _Bounds(self)
         self.ends: dict[tuple[object, ...], list[tuple[int, int, int]]] = {}
 
-    def _hovers(self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int,
-                here: int) -> None:
+    def _hovers(
+        self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int, here: int
+    ) -> None:
         if len(prefix) != 1:
             super()._hovers(nxt, prefix, code, monk, here)
             return
@@ -228,8 +238,9 @@ class _Blocking(_Search):
         group = _Group(first, first_monk, nxt, code, monk, here, not bound.with_lifts)
         if bound.with_lifts:
             of = bound.of
-            self.weigh.blocks(group, [(end, n, of(end, puts))
-                                      for end, n, puts in self._ends(monk, here)])
+            self.weigh.blocks(
+                group, [(end, n, of(end, puts)) for end, n, puts in self._ends(monk, here)]
+            )
             return
         # Hovers that lift cushions are searched, the others are blocks of one.
         state = self.state
@@ -251,8 +262,11 @@ class _Blocking(_Search):
         key: tuple[object, ...] | None = None
         if not (self.turning and state.cushion[here] == BLOND):
             cushion, occ = state.cushion, state.occ
-            key = (here, tuple([cushion[s] + 4 * (occ[s] >= 0) for s in _CROSS[here]]),
-                   cushion.count(NO_CUSHION) - self.tiles)
+            key = (
+                here,
+                tuple([cushion[s] + 4 * (occ[s] >= 0) for s in _CROSS[here]]),
+                cushion.count(NO_CUSHION) - self.tiles,
+            )
             found = self.ends.get(key)
             if found is not None:
                 return found
@@ -287,7 +301,8 @@ class _Bounds:
         # removable[size]: the monks a walker of that size removes.
         self.removable = [
             {m for m in range(rules.n_monks) if m >> 1 not in (p, neutral) and m & 1 != size}
-            for size in (0, 1)]
+            for size in (0, 1)
+        ]
         # The squares by what they hold in the position searched (``base``), then
         # after the first action of the turn being searched.
         self.base = self._masks_of(range(N_SQUARES), [0] * 5)
@@ -340,8 +355,7 @@ class _Bounds:
         self.free, self.empty, self.free_blond = masks[0], masks[1], masks[2]
         self.victims = [masks[3], masks[4]]
 
-    def after_hover(self, plan: Plan, monk: int, here: int,
-                    first: Action) -> _HoverBound | None:
+    def after_hover(self, plan: Plan, monk: int, here: int, first: Action) -> _HoverBound | None:
         """The bounds after the hovers of ``monk`` from ``here`` as the second action,
         after ``first`` (``plan``: the plan after the hover); None when a last action
         cannot be bounded."""
@@ -403,8 +417,17 @@ class _HoverBound:
     """The bound of the turn endings after a hover that is the second action, by the
     square it ends on and the most cushions it lifts (``of``)."""
 
-    def __init__(self, bounds: _Bounds, monk: int, here: int, base: int, walks: list[int],
-                 hovers: list[int], own_walk: bool, with_lifts: bool) -> None:
+    def __init__(
+        self,
+        bounds: _Bounds,
+        monk: int,
+        here: int,
+        base: int,
+        walks: list[int],
+        hovers: list[int],
+        own_walk: bool,
+        with_lifts: bool,
+    ) -> None:
         self.bounds = bounds
         self.monk = monk
         self.here = here
@@ -427,8 +450,14 @@ class _HoverBound:
         maybe = (bounds.empty | 1 << here) if puts else 0
         for other in self.walks:
             size = other & 1
-            total += _walk_bound(pos[other], bounds.free | bounds.victims[size],
-                                 bounds.victims[size], maybe, puts, bounds.straight)
+            total += _walk_bound(
+                pos[other],
+                bounds.free | bounds.victims[size],
+                bounds.victims[size],
+                maybe,
+                puts,
+                bounds.straight,
+            )
         lifted = bounds.free_blond & _CROSS_MASK[here] if puts else 0
         for other in self.hovers:
             total += bounds.hover_count(other, here, lifted)
@@ -441,8 +470,14 @@ class _HoverBound:
             bounds = self.bounds
             size = self.monk & 1
             maybe = (bounds.empty | 1 << self.here) if puts else 0
-            total += _walk_bound(end, bounds.free | bounds.victims[size],
-                                 bounds.victims[size], maybe, puts, bounds.straight)
+            total += _walk_bound(
+                end,
+                bounds.free | bounds.victims[size],
+                bounds.victims[size],
+                maybe,
+                puts,
+                bounds.straight,
+            )
         return total
 
 
@@ -460,8 +495,7 @@ def _play(state: ShenshiState, monk: int, action: Action) -> None:
         raise TypeError(f"not an action: {action!r}")
 
 
-def _block_turn(state: ShenshiState, group: _Group, ends: _Ends,
-                place: int) -> Turn | None:
+def _block_turn(state: ShenshiState, group: _Group, ends: _Ends, place: int) -> Turn | None:
     """The turn that place ``place`` of the blocks of ``group`` names, or None when it
     names none."""
     for end, n, bound in ends:
@@ -471,16 +505,20 @@ def _block_turn(state: ShenshiState, group: _Group, ends: _Ends,
     raise IndexError(f"place {place} past the blocks of {group.first!r}")
 
 
-def _hover_turn(state: ShenshiState, group: _Group, end: int, bound: int,
-                place: int) -> Turn | None:
+def _hover_turn(
+    state: ShenshiState, group: _Group, end: int, bound: int, place: int
+) -> Turn | None:
     """The turn that place ``place`` of the block of the hovers of ``group`` that end
     on ``end`` names, or None."""
     which, ending = divmod(place, bound)
     search = _Search(state.copy(), _Count())
     played = search.state
     _play(played, group.first_monk, group.first)
-    lifts = [lifts for e, lifts in hover_ends(played, group.monk)
-             if e == end and not (group.plain and lifts)]
+    lifts = [
+        lifts
+        for e, lifts in hover_ends(played, group.monk)
+        if e == end and not (group.plain and lifts)
+    ]
     hover = Hover(group.code, group.here, end, lifts[which])
     played._do_hover(group.monk, group.here, end, hover.lifts)
     prefix = (group.first,)

@@ -30,8 +30,7 @@ Summary = dict[int, list[int]]
 """end square: [how many hovers end there, the most cushions one of them lifts]."""
 
 
-def orange_summary(state: ShenshiState, start: int,
-                   lift_put_down: str | None = None) -> Summary:
+def orange_summary(state: ShenshiState, start: int, lift_put_down: str | None = None) -> Summary:
     """For the orange cushion on ``start``: how many hovers end on each square, and the
     most cushions one of them lifts (``hover_ends`` grouped by end, without the list).
     Raises ValueError when ``start`` holds no orange cushion."""
@@ -89,8 +88,15 @@ def _both_ways(state: ShenshiState, line: tuple[int, ...], limit: int) -> bool:
 class _Counter:
     """``options._orange_run`` counting instead of listing, along one direction."""
 
-    def __init__(self, state: ShenshiState, start: int, limit: int, onto_orange: bool,
-                 empty: int, out: Summary) -> None:
+    def __init__(
+        self,
+        state: ShenshiState,
+        start: int,
+        limit: int,
+        onto_orange: bool,
+        empty: int,
+        out: Summary,
+    ) -> None:
         self.cushion, self.tile, self.occ = state.cushion, state.tile, state.occ
         self.start = start
         self.limit = limit
@@ -104,8 +110,7 @@ class _Counter:
     def run(self, line: tuple[int, ...], k: int, steps: int, lifts: int, mult: int) -> None:
         """The hovers going on along ``line`` from index ``k`` for ``steps`` squares,
         ``lifts`` cushions lifted so far, each counted ``mult`` times."""
-        cushion, tile, occ, start, out = self.cushion, self.tile, self.occ, self.start, \
-            self.out
+        cushion, tile, occ, start, out = self.cushion, self.tile, self.occ, self.start, self.out
         for i in range(k, k + steps):
             s = line[i % 7]
             if tile[s]:

@@ -52,9 +52,14 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _CROSS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(sorted({sq // SIZE * SIZE + c for c in range(SIZE)}
-                 | {r * SIZE + sq % SIZE for r in range(SIZE)}))
-    for sq in range(N_SQUARES))
+    tuple(
+        sorted(
+            {sq // SIZE * SIZE + c for c in range(SIZE)}
+            | {r * SIZE + sq % SIZE for r in range(SIZE)}
+        )
+    )
+    for sq in range(N_SQUARES)
+)
 """``_CROSS[square]``: the squares of its row and its column (13, itself included)."""
 
 
@@ -194,8 +199,7 @@ class _Sink(ABC):
         """The turn made of ``prefix``."""
 
     @abstractmethod
-    def many(self, prefix: tuple[Action, ...], n: int,
-             build: Callable[[], list[Action]]) -> None:
+    def many(self, prefix: tuple[Action, ...], n: int, build: Callable[[], list[Action]]) -> None:
         """``n`` turns: ``prefix`` followed by each action ``build()`` returns."""
 
 
@@ -206,8 +210,7 @@ class _Collect(_Sink):
     def one(self, prefix: tuple[Action, ...]) -> None:
         self.turns.append(Turn(prefix))
 
-    def many(self, prefix: tuple[Action, ...], n: int,
-             build: Callable[[], list[Action]]) -> None:
+    def many(self, prefix: tuple[Action, ...], n: int, build: Callable[[], list[Action]]) -> None:
         self.turns.extend([Turn((*prefix, action)) for action in build()])
 
 
@@ -225,8 +228,7 @@ class _CollectFirst(_Collect):
         if len(self.turns) >= self.limit:
             raise _Enough
 
-    def many(self, prefix: tuple[Action, ...], n: int,
-             build: Callable[[], list[Action]]) -> None:
+    def many(self, prefix: tuple[Action, ...], n: int, build: Callable[[], list[Action]]) -> None:
         super().many(prefix, n, build)
         if len(self.turns) >= self.limit:
             raise _Enough
@@ -239,8 +241,7 @@ class _Count(_Sink):
     def one(self, prefix: tuple[Action, ...]) -> None:
         self.count += 1
 
-    def many(self, prefix: tuple[Action, ...], n: int,
-             build: Callable[[], list[Action]]) -> None:
+    def many(self, prefix: tuple[Action, ...], n: int, build: Callable[[], list[Action]]) -> None:
         self.count += n
 
 
@@ -254,8 +255,7 @@ class _Select(_Count):
             raise _Found(Turn(prefix))
         self.count += 1
 
-    def many(self, prefix: tuple[Action, ...], n: int,
-             build: Callable[[], list[Action]]) -> None:
+    def many(self, prefix: tuple[Action, ...], n: int, build: Callable[[], list[Action]]) -> None:
         if self.count + n > self.target:
             raise _Found(Turn((*prefix, build()[self.target - self.count])))
         self.count += n
@@ -276,8 +276,7 @@ class _Random(_Sink):
         if self.dice.random() < self.stop:
             raise _Found(Turn(prefix))
 
-    def many(self, prefix: tuple[Action, ...], n: int,
-             build: Callable[[], list[Action]]) -> None:
+    def many(self, prefix: tuple[Action, ...], n: int, build: Callable[[], list[Action]]) -> None:
         if n:
             raise _Found(Turn((*prefix, build()[self.dice.below(n)])))
 
@@ -333,8 +332,9 @@ class _Search:
     def _extend(self, plan: Plan, prefix: tuple[Action, ...]) -> None:
         state = self.state
         ctx = self.ctx
-        if (incomplete(ctx, plan) is None
-                and not (self.guard and not self.guard_each_action and self._neutral_back())):
+        if incomplete(ctx, plan) is None and not (
+            self.guard and not self.guard_each_action and self._neutral_back()
+        ):
             self.sink.one(prefix)
         if plan.won or plan.n >= 3:
             return
@@ -372,8 +372,9 @@ class _Search:
                         self._child(swap, prefix, Swap(code, here, other))
                         state._do_swap(here, other)
 
-    def _hovers(self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int,
-                here: int) -> None:
+    def _hovers(
+        self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int, here: int
+    ) -> None:
         """Every hover of ``monk`` (on ``here``) that is not the last action of the turn,
         and the turns that go on from it."""
         state = self.state
@@ -438,8 +439,9 @@ class _Search:
             return nf[monk - g]
         return None
 
-    def _last_hovers(self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int,
-                     here: int) -> None:
+    def _last_hovers(
+        self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int, here: int
+    ) -> None:
         if incomplete(self.ctx, nxt) is not None:
             return
         banned = self._back_filter(monk)
@@ -448,8 +450,11 @@ class _Search:
         state = self.state
 
         def build() -> list[Action]:
-            return [Hover(code, here, end, lifts) for end, lifts in hover_ends(state, monk)
-                    if end != banned]
+            return [
+                Hover(code, here, end, lifts)
+                for end, lifts in hover_ends(state, monk)
+                if end != banned
+            ]
 
         if self.listing:  # every turn is built: no need to count them first
             hovers = build()
@@ -475,8 +480,12 @@ class _Search:
             return self._count_hovers(monk, banned)
         occ = state.occ
         cross = _CROSS[here]
-        key = (here, tuple([cushion[s] + 4 * (occ[s] >= 0) for s in cross]),
-               cushion.count(NO_CUSHION) - self.tiles, banned if banned in cross else -1)
+        key = (
+            here,
+            tuple([cushion[s] + 4 * (occ[s] >= 0) for s in cross]),
+            cushion.count(NO_CUSHION) - self.tiles,
+            banned if banned in cross else -1,
+        )
         found = self.hover_counts.get(key)
         if found is None:
             found = self.hover_counts[key] = self._count_hovers(monk, banned)
@@ -490,19 +499,25 @@ class _Search:
             total = sum(n for n, _ in summary.values())
             return total - summary[banned][0] if banned in summary else total
         ends = hover_ends(state, monk)
-        return len(ends) - sum(1 for end, _ in ends if end == banned) if banned >= 0 \
-            else len(ends)
+        return len(ends) - sum(1 for end, _ in ends if end == banned) if banned >= 0 else len(ends)
 
-    def _last_swap(self, nxt: Plan, prefix: tuple[Action, ...], swap: Swap, monk: int,
-                   other: int) -> None:
+    def _last_swap(
+        self, nxt: Plan, prefix: tuple[Action, ...], swap: Swap, monk: int, other: int
+    ) -> None:
         if incomplete(self.ctx, nxt) is not None:
             return
         if self.guard and self._lands_back(((monk, other), (monk ^ 1, swap.start))):
             return
         self.sink.one((*prefix, swap))
 
-    def _last_walks(self, nxt: Plan, prefix: tuple[Action, ...], code: int, monk: int,
-                    paths: list[tuple[int, ...]]) -> None:
+    def _last_walks(
+        self,
+        nxt: Plan,
+        prefix: tuple[Action, ...],
+        code: int,
+        monk: int,
+        paths: list[tuple[int, ...]],
+    ) -> None:
         if not paths:
             return
         state = self.state

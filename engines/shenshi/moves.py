@@ -167,19 +167,24 @@ def _parse_action(text: str) -> Action:
     if m := _HOVER.fullmatch(low):
         lifts: tuple[tuple[int, int], ...] = ()
         if m[4]:
-            lifts = tuple((_sq(a), _sq(b)) for a, b in
-                          (pair.split(">") for pair in m[4].split(",")))
+            lifts = tuple(
+                (_sq(a), _sq(b)) for a, b in (pair.split(">") for pair in m[4].split(","))
+            )
         return Hover(_monk(m[1]), _sq(m[2]), _sq(m[3]), lifts)
     if m := _ENTER.fullmatch(low):
         source = m[3]
-        cushion = (RESERVE_BLOND if source == "b" else RESERVE_ORANGE if source == "o"
-                   else _sq(source))
+        cushion = (
+            RESERVE_BLOND if source == "b" else RESERVE_ORANGE if source == "o" else _sq(source)
+        )
         return Enter(_monk(m[1]), _sq(m[2]), cushion)
     if m := _SWAP.fullmatch(low):
         return Swap(_monk(m[1]), _sq(m[2]), _sq(m[3]))
     if low.startswith("n") and "@" in low:
-        raise NotationError(text, "only a player's own monks enter (G@... or M@...); the "
-                            "neutral monks never leave the board")
+        raise NotationError(
+            text,
+            "only a player's own monks enter (G@... or M@...); the "
+            "neutral monks never leave the board",
+        )
     raise NotationError(text, _EXPECTED)
 
 
@@ -215,7 +220,7 @@ def format_action(action: Action) -> str:
         text = f"{MONK_LETTERS[action.monk]}{names[action.start]}~{names[action.end]}"
         lifts = action.lifts
         if len(lifts) == 1:
-            (lifted, put), = lifts
+            ((lifted, put),) = lifts
             return f"{text}({names[lifted]}>{names[put]})"
         if lifts:
             return text + "(" + ",".join(f"{names[a]}>{names[b]}" for a, b in lifts) + ")"
@@ -227,13 +232,17 @@ def format_action(action: Action) -> str:
         if len(path) == 3:
             if _straight_middle(path[0], path[2]) == path[1]:
                 return f"{MONK_LETTERS[action.monk]}{names[path[0]]}-{names[path[2]]}"
-            return (f"{MONK_LETTERS[action.monk]}{names[path[0]]}-{names[path[1]]}-"
-                    f"{names[path[2]]}")
+            return f"{MONK_LETTERS[action.monk]}{names[path[0]]}-{names[path[1]]}-{names[path[2]]}"
         return MONK_LETTERS[action.monk] + "-".join(names[s] for s in path)
     if type(action) is Enter:
         cushion = action.cushion
-        source = ("b" if cushion == RESERVE_BLOND else "o" if cushion == RESERVE_ORANGE
-                  else names[cushion])
+        source = (
+            "b"
+            if cushion == RESERVE_BLOND
+            else "o"
+            if cushion == RESERVE_ORANGE
+            else names[cushion]
+        )
         return f"{MONK_LETTERS[action.monk]}@{names[action.square]}:{source}"
     if type(action) is Swap:
         return f"{MONK_LETTERS[action.monk]}{names[action.start]}={names[action.other]}"

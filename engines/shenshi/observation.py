@@ -111,8 +111,9 @@ def fix_sentences(changes: list[tuple[str, Value | None, Value]]) -> list[str]:
     out = []
     for element, seen, wanted in changes:
         if element.startswith("tokens "):
-            out.append(f"{element[7:].capitalize()} should hold {wanted} path tokens "
-                       f"(seen {seen}).")
+            out.append(
+                f"{element[7:].capitalize()} should hold {wanted} path tokens (seen {seen})."
+            )
             continue
         square, part = element.split(" ", 1)
         if part == "monk":
@@ -121,38 +122,49 @@ def fix_sentences(changes: list[tuple[str, Value | None, Value]]) -> list[str]:
             elif seen in (NONE, None):
                 out.append(f"Put {_monk_words(wanted)} on {square}.")
             else:
-                out.append(f"Put {_monk_words(wanted)} on {square} instead of "
-                           f"{_monk_words(seen)}.")
+                out.append(f"Put {_monk_words(wanted)} on {square} instead of {_monk_words(seen)}.")
         elif part == "cushion":
             if wanted == NONE:
                 out.append(f"Take the {seen} cushion off {square}.")
             elif seen in (NONE, None):
                 out.append(f"Put {_article(wanted)} {wanted} cushion on {square}.")
             else:
-                out.append(f"Put {_article(wanted)} {wanted} cushion on {square} instead "
-                           f"of the {seen} one.")
+                out.append(
+                    f"Put {_article(wanted)} {wanted} cushion on {square} instead "
+                    f"of the {seen} one."
+                )
         elif wanted == NONE:
             out.append(f"Take the mandala tile off {square}.")
         else:
-            out.append(f"The mandala tile on {square} should show its {wanted} side "
-                       f"(it shows {seen}).")
+            out.append(
+                f"The mandala tile on {square} should show its {wanted} side (it shows {seen})."
+            )
     return out
 
 
 # ---------------------------------------------------------------------- guess
 
 
-def _lifts_seen(state: ShenshiState, observation: Observation, start: int,
-                end: int) -> tuple[tuple[int, int], ...]:
+def _lifts_seen(
+    state: ShenshiState, observation: Observation, start: int, end: int
+) -> tuple[tuple[int, int], ...]:
     """For an orange cushion hovering from ``start`` to ``end``: the free blond cushions
     seen gone, paired in square order with the blond cushions seen new (the start
     square included)."""
     if state.cushion[start] != ORANGE:
         return ()
-    gone = [s for s in range(SIZE * SIZE) if state.cushion[s] == BLOND and state.occ[s] < 0
-            and observation.value(CUSHION[s]) == NONE]
-    new = [s for s in range(SIZE * SIZE) if s != end and observation.value(CUSHION[s]) == "blond"
-           and (state.cushion[s] == NO_CUSHION or s == start)]
+    gone = [
+        s
+        for s in range(SIZE * SIZE)
+        if state.cushion[s] == BLOND and state.occ[s] < 0 and observation.value(CUSHION[s]) == NONE
+    ]
+    new = [
+        s
+        for s in range(SIZE * SIZE)
+        if s != end
+        and observation.value(CUSHION[s]) == "blond"
+        and (state.cushion[s] == NO_CUSHION or s == start)
+    ]
     return tuple(zip(gone, new, strict=False))
 
 
@@ -167,8 +179,9 @@ def _line(a: int, b: int) -> tuple[int, ...]:
     return (a, b)
 
 
-def guess(state: ShenshiState, observation: Observation,
-          changed: list[str]) -> tuple[str, Move | None, int | None]:
+def guess(
+    state: ShenshiState, observation: Observation, changed: list[str]
+) -> tuple[str, Move | None, int | None]:
     """What the player seems to have tried: (words, the turn meant, whose monk moved).
 
     Each monk is known by its metal and size, so where every monk went is read off the
@@ -214,8 +227,13 @@ def guess(state: ShenshiState, observation: Observation,
             seen = observation.value(CUSHION[end])
             source = RESERVE_ORANGE if seen == "orange" else RESERVE_BLOND
             if not state.reserve[2 * p] + state.reserve[2 * p + 1]:
-                gone = [s for s in range(SIZE * SIZE) if cushion[s] != NO_CUSHION
-                        and observation.value(CUSHION[s]) == NONE and s != end]
+                gone = [
+                    s
+                    for s in range(SIZE * SIZE)
+                    if cushion[s] != NO_CUSHION
+                    and observation.value(CUSHION[s]) == NONE
+                    and s != end
+                ]
                 source = gone[0] if gone else source
             entries.append(Enter(code, end, source))
             continue
@@ -225,9 +243,12 @@ def guess(state: ShenshiState, observation: Observation,
             actions.append(Swap(code, start, end))
             continue
         colour = cushion[start]
-        if (colour != NO_CUSHION and observation.value(CUSHION[start]) != CUSHION_NAMES[colour]
-                and observation.value(CUSHION[end]) == CUSHION_NAMES[colour]
-                and cushion[end] == NO_CUSHION):
+        if (
+            colour != NO_CUSHION
+            and observation.value(CUSHION[start]) != CUSHION_NAMES[colour]
+            and observation.value(CUSHION[end]) == CUSHION_NAMES[colour]
+            and cushion[end] == NO_CUSHION
+        ):
             actions.append(Hover(code, start, end, _lifts_seen(state, observation, start, end)))
         else:
             actions.append(Walk(code, _line(start, end)))
@@ -260,8 +281,9 @@ class ShenshiTable(TableModel[ShenshiRules, ShenshiState, Move]):
     def group(self, element: str) -> str:
         return group(element)
 
-    def guess(self, state: ShenshiState, observation: Observation,
-              changed: list[str]) -> tuple[str, Move | None, int | None]:
+    def guess(
+        self, state: ShenshiState, observation: Observation, changed: list[str]
+    ) -> tuple[str, Move | None, int | None]:
         return guess(state, observation, changed)
 
     def fix_sentences(self, changes: list[Change]) -> list[str]:
@@ -278,12 +300,18 @@ class ShenshiTable(TableModel[ShenshiRules, ShenshiState, Move]):
     def MOVES_GO_ON(self) -> bool:
         return True
 
-    def candidates(self, state: ShenshiState, observation: Observation, changed: list[str],
-                   hidden: frozenset[str] = frozenset()) -> list[Move]:
+    def candidates(
+        self,
+        state: ShenshiState,
+        observation: Observation,
+        changed: list[str],
+        hidden: frozenset[str] = frozenset(),
+    ) -> list[Move]:
         return candidates(state, observation, changed, hidden)
 
-    def first_candidates(self, state: ShenshiState, observation: Observation,
-                         changed: list[str]) -> list[Move]:
+    def first_candidates(
+        self, state: ShenshiState, observation: Observation, changed: list[str]
+    ) -> list[Move]:
         return first_candidates(state, observation, changed)
 
     def touched(self, state: ShenshiState, move: Move) -> frozenset[str]:

@@ -35,8 +35,7 @@ def removable(state: ShenshiState, walker: int, victim: int) -> bool:
     stopping on or passing its square: an opposing monk of the other size; never a
     neutral monk, never the player's own."""
     owner = victim >> 1
-    return (owner != state.turn and owner != state.rules.n_players
-            and (victim & 1) != (walker & 1))
+    return owner != state.turn and owner != state.rules.n_players and (victim & 1) != (walker & 1)
 
 
 def walk_paths(state: ShenshiState, monk: int) -> list[tuple[int, ...]]:
@@ -74,8 +73,9 @@ def walk_paths(state: ShenshiState, monk: int) -> list[tuple[int, ...]]:
     return out
 
 
-def hover_ends(state: ShenshiState, monk: int,
-               lift_put_down: str | None = None) -> list[tuple[int, Lifts]]:
+def hover_ends(
+    state: ShenshiState, monk: int, lift_put_down: str | None = None
+) -> list[tuple[int, Lifts]]:
     """(end, lifts) of every hover of ``monk``, or [] when it is not on a cushion.
 
     A blond cushion goes straight over empty squares and stops on any of them before an
@@ -119,8 +119,7 @@ def _blond_ends(state: ShenshiState, start: int) -> list[tuple[int, Lifts]]:
     return [(end, ()) for end in seen]
 
 
-def _orange_ends(state: ShenshiState, start: int,
-                 onto_orange: bool) -> list[tuple[int, Lifts]]:
+def _orange_ends(state: ShenshiState, start: int, onto_orange: bool) -> list[tuple[int, Lifts]]:
     found: dict[tuple[int, Lifts], None] = {}
     limit = state.rules.orange_lifts
     for d in range(4):
@@ -128,9 +127,17 @@ def _orange_ends(state: ShenshiState, start: int,
     return list(found)
 
 
-def _orange_run(state: ShenshiState, start: int, line: tuple[int, ...], k: int, steps: int,
-                lifts: Lifts, limit: int, onto_orange: bool,
-                found: dict[tuple[int, Lifts], None]) -> None:
+def _orange_run(
+    state: ShenshiState,
+    start: int,
+    line: tuple[int, ...],
+    k: int,
+    steps: int,
+    lifts: Lifts,
+    limit: int,
+    onto_orange: bool,
+    found: dict[tuple[int, Lifts], None],
+) -> None:
     """Go on along ``line`` (7 squares, cyclic, ``start`` last) from index ``k`` for
     ``steps`` squares: after that many the cushion would only come back over squares
     already reached. ``onto_orange``: a lifted cushion may be put down on the square
@@ -151,8 +158,7 @@ def _orange_run(state: ShenshiState, start: int, line: tuple[int, ...], k: int, 
         # Lift the free blond cushion on s; the orange cushion is now over s.
         cushion[s] = NO_CUSHION
         under = -1 if onto_orange else line[(i - 1) % 7]
-        empties = [t for t in range(49)
-                   if not cushion[t] and not tile[t] and t != s and t != under]
+        empties = [t for t in range(49) if not cushion[t] and not tile[t] and t != s and t != under]
         if len(lifts) + 1 < limit:
             for t in empties:
                 cushion[t] = BLOND
@@ -204,8 +210,11 @@ def entry_sources(state: ShenshiState) -> list[int]:
     if state.offered >= 0:
         return [state.offered]
     p = state.turn
-    sources = [src for src, colour in ((RESERVE_BLOND, BLOND), (RESERVE_ORANGE, ORANGE))
-               if state.reserve[2 * p + colour - 1]]
+    sources = [
+        src
+        for src, colour in ((RESERVE_BLOND, BLOND), (RESERVE_ORANGE, ORANGE))
+        if state.reserve[2 * p + colour - 1]
+    ]
     return sources if sources else state.free_cushions()
 
 

@@ -34,8 +34,15 @@ class TurnContext:
         "pair",
     )
 
-    def __init__(self, mover: int, *, n_players: int, expert: bool, one_of_each: bool,
-                 own_on_board: tuple[bool, bool]) -> None:
+    def __init__(
+        self,
+        mover: int,
+        *,
+        n_players: int,
+        expert: bool,
+        one_of_each: bool,
+        own_on_board: tuple[bool, bool],
+    ) -> None:
         self.mover = mover
         self.own = (2 * mover, 2 * mover + 1)
         self.expert = expert
@@ -43,8 +50,9 @@ class TurnContext:
         self.one_of_each = one_of_each
         # The basic game with neutral monks: a Grand Master and a master every turn.
         self.pair = not expert and not self.four
-        self.own_on_board = (int(own_on_board[0]) << self.own[0]
-                             | int(own_on_board[1]) << self.own[1])
+        self.own_on_board = (
+            int(own_on_board[0]) << self.own[0] | int(own_on_board[1]) << self.own[1]
+        )
         self.must_enter = not all(own_on_board)
 
 
@@ -53,8 +61,21 @@ class Plan:
     generator shares one plan between sibling positions, so each plan remembers the
     answers of ``after`` and ``incomplete`` it has given."""
 
-    __slots__ = ("_ended", "_next", "_steps", "block", "current", "entered", "hovered", "n",
-                 "only_swap", "sizes", "used", "walked", "won")
+    __slots__ = (
+        "_ended",
+        "_next",
+        "_steps",
+        "block",
+        "current",
+        "entered",
+        "hovered",
+        "n",
+        "only_swap",
+        "sizes",
+        "used",
+        "walked",
+        "won",
+    )
 
     def __init__(self) -> None:
         self.n = 0  # actions so far
@@ -132,8 +153,7 @@ def _after(ctx: TurnContext, plan: Plan, monk: int, kind: int) -> Plan | str:
         if plan.hovered & bit and not (ctx.expert and block == "HW" and alone):
             return "expert.program" if ctx.expert and alone else "monk.hovered-twice"
     elif plan.walked & bit:
-        return "expert.program" if ctx.expert and alone and plan.n == 2 else \
-            "monk.walked-twice"
+        return "expert.program" if ctx.expert and alone and plan.n == 2 else "monk.walked-twice"
     nxt = plan._copy()
     nxt.n = plan.n + 1
     if kind == HOVER:
@@ -149,8 +169,11 @@ def _after(ctx: TurnContext, plan: Plan, monk: int, kind: int) -> Plan | str:
     return nxt
 
 
-def steps(ctx: TurnContext, plan: Plan, monks: list[tuple[int, int]],
-          ) -> list[tuple[int, int, Plan | None, Plan | None, Plan | None]]:
+def steps(
+    ctx: TurnContext,
+    plan: Plan,
+    monks: list[tuple[int, int]],
+) -> list[tuple[int, int, Plan | None, Plan | None, Plan | None]]:
     """For each (code, monk) of ``monks`` that may still act: the plans after its walk,
     hover and swap (None where the limits forbid it). Remembered by the plan."""
     found = plan._steps

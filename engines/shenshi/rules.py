@@ -95,14 +95,21 @@ class ShenshiRules(Rules[moves.Move, ShenshiState]):
         for player in self.players:
             if player not in METALS:
                 raise RecordError(
-                    f"unknown colour {player!r}: ShenShi players are {', '.join(METALS)}")
+                    f"unknown colour {player!r}: ShenShi players are {', '.join(METALS)}"
+                )
         if n < 4 and "black" in self.players:
             raise RecordError(
                 "black plays only in a 4-player game: with 2 or 3 players its monks are "
-                "neutral (players: silver, copper, gold)")
-        words = {"variant": variant, "monks_per_turn": monks_per_turn, "walk": walk,
-                 "neutral_return": neutral_return, "black_start": black_start,
-                 "lift_put_down": lift_put_down}
+                "neutral (players: silver, copper, gold)"
+            )
+        words = {
+            "variant": variant,
+            "monks_per_turn": monks_per_turn,
+            "walk": walk,
+            "neutral_return": neutral_return,
+            "black_start": black_start,
+            "lift_put_down": lift_put_down,
+        }
         for name, value in words.items():
             if value not in CHOICES[name]:
                 allowed = " or ".join(repr(v) for v in CHOICES[name])
@@ -113,12 +120,13 @@ class ShenshiRules(Rules[moves.Move, ShenshiState]):
         blond = self.board.cushions[0]
         if type(orange_lifts) is not int or not 0 <= orange_lifts <= blond:
             raise RecordError(
-                f"option 'orange_lifts' must be a whole number 0 to {blond}, "
-                f"not {orange_lifts!r}")
+                f"option 'orange_lifts' must be a whole number 0 to {blond}, not {orange_lifts!r}"
+            )
         if type(quiet_rounds) is not int or quiet_rounds < 0:
             raise RecordError(
                 f"option 'quiet_rounds' must be a whole number of rounds (0: no limit), "
-                f"not {quiet_rounds!r}")
+                f"not {quiet_rounds!r}"
+            )
         if seed is not None and (type(seed) is not int or seed < 0):
             raise RecordError(f"option 'seed' must be a whole number >= 0, not {seed!r}")
         if layout is None:
@@ -133,7 +141,8 @@ class ShenshiRules(Rules[moves.Move, ShenshiState]):
             if seed is not None and self.board.draw_layout(seed) != layout:
                 raise RecordError(
                     f"layout {layout!r} is not the one seed {seed} draws "
-                    f"({self.board.draw_layout(seed)!r}); give one of them, or seed null")
+                    f"({self.board.draw_layout(seed)!r}); give one of them, or seed null"
+                )
         self.seed: int | None = seed
         self.layout: str = layout
         self.variant: str = variant
@@ -155,7 +164,8 @@ class ShenshiRules(Rules[moves.Move, ShenshiState]):
         unknown = set(options) - set(OPTIONS)
         if unknown:
             raise RecordError(
-                f"unknown ShenShi options {sorted(unknown)}; known: {', '.join(OPTIONS)}")
+                f"unknown ShenShi options {sorted(unknown)}; known: {', '.join(OPTIONS)}"
+            )
         return cls(players, **dict(options))
 
     @classmethod
@@ -165,11 +175,18 @@ class ShenshiRules(Rules[moves.Move, ShenshiState]):
         return list(METALS[:n])
 
     def options_json(self) -> dict[str, JSON]:
-        return {"seed": self.seed, "layout": self.layout, "variant": self.variant,
-                "monks_per_turn": self.monks_per_turn, "walk": self.walk,
-                "orange_lifts": self.orange_lifts, "neutral_return": self.neutral_return,
-                "black_start": self.black_start, "lift_put_down": self.lift_put_down,
-                "quiet_rounds": self.quiet_rounds}
+        return {
+            "seed": self.seed,
+            "layout": self.layout,
+            "variant": self.variant,
+            "monks_per_turn": self.monks_per_turn,
+            "walk": self.walk,
+            "orange_lifts": self.orange_lifts,
+            "neutral_return": self.neutral_return,
+            "black_start": self.black_start,
+            "lift_put_down": self.lift_put_down,
+            "quiet_rounds": self.quiet_rounds,
+        }
 
     def initial_state(self) -> ShenshiState:
         return ShenshiState.initial(self)

@@ -61,8 +61,16 @@ def schema(rules: ShenshiRules) -> TableSchema:
 
 
 _SURE: dict[Value, Reading] = {
-    v: Reading(v, 1.0) for v in (NONE, "intact", "faded", "blond", "orange",
-                                 *(monk_value(c, s) for c in METALS for s in (0, 1)))}
+    v: Reading(v, 1.0)
+    for v in (
+        NONE,
+        "intact",
+        "faded",
+        "blond",
+        "orange",
+        *(monk_value(c, s) for c in METALS for s in (0, 1)),
+    )
+}
 _COUNT = [Reading(i, 1.0) for i in range(MAX_TOKENS + 1)]
 _TILES = [_SURE[name or NONE] for name in TILE_NAMES]
 _CUSHIONS = [_SURE[name or NONE] for name in CUSHION_NAMES]

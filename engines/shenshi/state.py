@@ -44,15 +44,13 @@ if TYPE_CHECKING:
 _WalkUndo = tuple[list[tuple[int, int]] | None, list[int] | None, int]
 
 
-
 class _MoveList(list[Move]):
     """A list of legal moves that ``_SHARED`` can refer to weakly."""
 
     __slots__ = ("__weakref__",)
 
 
-_SHARED: weakref.WeakValueDictionary[tuple[object, ...], _MoveList] = (
-    weakref.WeakValueDictionary())
+_SHARED: weakref.WeakValueDictionary[tuple[object, ...], _MoveList] = weakref.WeakValueDictionary()
 """The legal moves of live positions, by position: equal positions share one list."""
 
 
@@ -64,9 +62,25 @@ class ShenshiState(GameState[Move]):
     """Search: too many turns to list at every node; draw them (``playout_move``)."""
 
     __slots__ = (
-        "_legal", "_legal_ids", "_legal_set", "cushion", "neutral_from", "occ", "offered", "over",
-        "passes", "phase", "pos", "quiet", "reserve", "rules", "supply", "tile", "tokens",
-        "turn", "winner",
+        "_legal",
+        "_legal_ids",
+        "_legal_set",
+        "cushion",
+        "neutral_from",
+        "occ",
+        "offered",
+        "over",
+        "passes",
+        "phase",
+        "pos",
+        "quiet",
+        "reserve",
+        "rules",
+        "supply",
+        "tile",
+        "tokens",
+        "turn",
+        "winner",
     )
 
     rules: ShenshiRules
@@ -210,9 +224,13 @@ class ShenshiState(GameState[Move]):
         """The obligations of the turn of the player whose turn it is."""
         p = self.turn
         rules = self.rules
-        return TurnContext(p, n_players=rules.n_players, expert=rules.expert,
-                           one_of_each=rules.monks_per_turn == "one-of-each",
-                           own_on_board=(self.pos[2 * p] >= 0, self.pos[2 * p + 1] >= 0))
+        return TurnContext(
+            p,
+            n_players=rules.n_players,
+            expert=rules.expert,
+            one_of_each=rules.monks_per_turn == "one-of-each",
+            own_on_board=(self.pos[2 * p] >= 0, self.pos[2 * p + 1] >= 0),
+        )
 
     # ------------------------------------------------------------------ legal moves
 
@@ -240,9 +258,20 @@ class ShenshiState(GameState[Move]):
         """Everything the legal moves depend on: two states with equal keys are the
         same position for the game (they share their legal moves; a search tells apart
         the turns reaching different positions by it)."""
-        return (self.rules, self.tile, tuple(self.cushion), tuple(self.occ),
-                tuple(self.reserve), tuple(self.tokens), self.supply, self.turn,
-                self.phase, self.offered, tuple(self.neutral_from), self.over)
+        return (
+            self.rules,
+            self.tile,
+            tuple(self.cushion),
+            tuple(self.occ),
+            tuple(self.reserve),
+            tuple(self.tokens),
+            self.supply,
+            self.turn,
+            self.phase,
+            self.offered,
+            tuple(self.neutral_from),
+            self.over,
+        )
 
     def _generate(self) -> list[Move]:
         if self.over:
@@ -354,8 +383,9 @@ class ShenshiState(GameState[Move]):
         occ[path[0]] = monk
         pos[monk] = path[0]
 
-    def _do_hover(self, monk: int, start: int, end: int,
-                  lifts: tuple[tuple[int, int], ...]) -> None:
+    def _do_hover(
+        self, monk: int, start: int, end: int, lifts: tuple[tuple[int, int], ...]
+    ) -> None:
         cushion = self.cushion
         colour = cushion[start]
         cushion[start] = NO_CUSHION
@@ -367,8 +397,9 @@ class ShenshiState(GameState[Move]):
         self.occ[end] = monk
         self.pos[monk] = end
 
-    def _undo_hover(self, monk: int, start: int, end: int,
-                    lifts: tuple[tuple[int, int], ...]) -> None:
+    def _undo_hover(
+        self, monk: int, start: int, end: int, lifts: tuple[tuple[int, int], ...]
+    ) -> None:
         cushion = self.cushion
         colour = cushion[end]
         cushion[end] = NO_CUSHION
@@ -412,9 +443,19 @@ class ShenshiState(GameState[Move]):
 
     def apply(self, move: Move) -> object:
         """Play a legal move without checking it. Returns the token for ``undo``."""
-        saved = (self.turn, self.phase, self.offered, self.quiet, self.passes, self.winner,
-                 self.over, self.neutral_from[:], self._legal, self._legal_ids,
-                 self._legal_set)
+        saved = (
+            self.turn,
+            self.phase,
+            self.offered,
+            self.quiet,
+            self.passes,
+            self.winner,
+            self.over,
+            self.neutral_from[:],
+            self._legal,
+            self._legal_ids,
+            self._legal_set,
+        )
         self._legal = self._legal_ids = self._legal_set = None
         done: list[tuple[object, object]] = []
         if type(move) is Turn:
@@ -468,7 +509,7 @@ class ShenshiState(GameState[Move]):
     def _next_turn(self) -> None:
         rules = self.rules
         n = rules.n_players
-        if (self.passes >= n or (rules.quiet_limit and self.quiet >= rules.quiet_limit)):
+        if self.passes >= n or (rules.quiet_limit and self.quiet >= rules.quiet_limit):
             self.over = True
             return
         self.turn = (self.turn + 1) % n
@@ -478,14 +519,28 @@ class ShenshiState(GameState[Move]):
         """Expert variant: the player must enter a monk but has no cushion in reserve, so
         the opponent first chooses a free cushion of the board."""
         p = self.turn
-        return (self.rules.expert and bool(self.own_off_board(p))
-                and self.reserve[2 * p] + self.reserve[2 * p + 1] == 0
-                and bool(self.free_cushions()))
+        return (
+            self.rules.expert
+            and bool(self.own_off_board(p))
+            and self.reserve[2 * p] + self.reserve[2 * p + 1] == 0
+            and bool(self.free_cushions())
+        )
 
     def undo(self, token: object) -> None:
         saved, done = cast(tuple[tuple[Any, ...], list[tuple[object, object]]], token)
-        (self.turn, self.phase, self.offered, self.quiet, self.passes, self.winner,
-         self.over, neutral_from, self._legal, self._legal_ids, self._legal_set) = saved
+        (
+            self.turn,
+            self.phase,
+            self.offered,
+            self.quiet,
+            self.passes,
+            self.winner,
+            self.over,
+            neutral_from,
+            self._legal,
+            self._legal_ids,
+            self._legal_set,
+        ) = saved
         self.neutral_from[:] = neutral_from
         rules = self.rules
         p = self.turn

@@ -102,11 +102,11 @@ def _squares(action: Action) -> frozenset[int]:
     if type(action) is Walk:
         return frozenset(action.path)
     if type(action) is Hover:
-        return frozenset((action.start, action.end, *(s for pair in action.lifts
-                                                      for s in pair)))
+        return frozenset((action.start, action.end, *(s for pair in action.lifts for s in pair)))
     if type(action) is Enter:
-        return frozenset((action.square, action.cushion) if action.cushion >= 0
-                         else (action.square,))
+        return frozenset(
+            (action.square, action.cushion) if action.cushion >= 0 else (action.square,)
+        )
     assert type(action) is Swap
     return frozenset((action.start, action.other))
 
@@ -152,8 +152,9 @@ def _one_action_apart(a: int, b: int) -> bool:
     return ra == rb or ca == cb or abs(ra - rb) + abs(ca - cb) <= 2
 
 
-def _liftable(lifts: tuple[tuple[int, int], ...], near: set[int],
-              touched: frozenset[int], loose: bool) -> bool:
+def _liftable(
+    lifts: tuple[tuple[int, int], ...], near: set[int], touched: frozenset[int], loose: bool
+) -> bool:
     """Whether the lifts take a cushion off a changed square (or one an earlier action
     touched) and put it on a changed one. ``loose``: the cushion may also be lifted
     from a square that did not change, if it is put back later in the turn."""
@@ -162,9 +163,11 @@ def _liftable(lifts: tuple[tuple[int, int], ...], near: set[int],
     return all(b in near and (a in near or a in touched) for a, b in lifts)
 
 
-def _hover_ends(state: ShenshiState, monk: int,
-                memo: dict[tuple[object, ...], list[tuple[int, Lifts]]] | None,
-                ) -> list[tuple[int, Lifts]]:
+def _hover_ends(
+    state: ShenshiState,
+    monk: int,
+    memo: dict[tuple[object, ...], list[tuple[int, Lifts]]] | None,
+) -> list[tuple[int, Lifts]]:
     """``options.hover_ends``, remembered by position within one search (the orange
     cushion's lifts make it the costly option)."""
     if memo is None:
@@ -176,11 +179,18 @@ def _hover_ends(state: ShenshiState, monk: int,
     return found
 
 
-def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
-             pending: int | None, free: bool, touched: frozenset[int] = frozenset(),
-             roams: dict[int, int] | None = None,
-             hovers: _Hovers | None = None,
-             kinds: frozenset[int] = ALL_KINDS) -> list[tuple[Action, int | None]]:
+def _actions(
+    state: ShenshiState,
+    code: int,
+    monk: int,
+    near: set[int],
+    pending: int | None,
+    free: bool,
+    touched: frozenset[int] = frozenset(),
+    roams: dict[int, int] | None = None,
+    hovers: _Hovers | None = None,
+    kinds: frozenset[int] = ALL_KINDS,
+) -> list[tuple[Action, int | None]]:
     """The actions of ``monk`` that touch only changed squares (``near``), as (action,
     the square it leaves unseen: a square that did not change, where a monk or cushion
     now stands, so a later action must take it away again). A monk on a square that did
@@ -219,15 +229,19 @@ def _actions(state: ShenshiState, code: int, monk: int, near: set[int],
         if pending is not None:
             if start != pending:
                 if state.pos[monk ^ 1] == pending and start in near and SWAP in kinds:
-                    out.extend((Swap(code, start, other), pending)
-                               for other in options.swap_targets(state, monk))
+                    out.extend(
+                        (Swap(code, start, other), pending)
+                        for other in options.swap_targets(state, monk)
+                    )
                 return out
         elif start not in near:
             # a walk there and back, removing the monk it stepped on, leaves its own
             # square as it was: only the square it came back from changed
-            out.extend((Walk(code, path), None)
-                       for path in (options.walk_paths(state, monk) if WALK in kinds else ())
-                       if len(path) == 3 and path[0] == path[2] and path[1] in near)
+            out.extend(
+                (Walk(code, path), None)
+                for path in (options.walk_paths(state, monk) if WALK in kinds else ())
+                if len(path) == 3 and path[0] == path[2] and path[1] in near
+            )
             return out
     for path in options.walk_paths(state, monk) if WALK in kinds else ():
         ok, stop = land(path[-1])
@@ -261,8 +275,12 @@ first: a table flickering while a turn is made shows the same changed squares ag
 again. The found turns are immutable, and each caller gets its own list."""
 
 
-def candidates(state: ShenshiState, observation: Observation, changed: list[str],
-               hidden: frozenset[str] = frozenset()) -> list[Move]:
+def candidates(
+    state: ShenshiState,
+    observation: Observation,
+    changed: list[str],
+    hidden: frozenset[str] = frozenset(),
+) -> list[Move]:
     """The legal turns that could leave the table as seen (see ``turns_fitting``),
     remembered for the last few tables: the search depends only on the position, the
     squares that changed, the squares unread, and what is surely seen on those
@@ -274,17 +292,32 @@ def candidates(state: ShenshiState, observation: Observation, changed: list[str]
     it (and with a hand over the board such turns make most of a large search). The
     referee passes no ``hidden`` once the player says the turn is done."""
     near = changed_squares(changed)
-    covered = frozenset(SQUARE_OF[e.split(" ", 1)[0]] for e in hidden
-                        if not e.startswith("tokens "))
-    unknown = frozenset(s for s in range(SIZE * SIZE) if s not in covered and (
-        not observation[MONK[s]].known or not observation[CUSHION[s]].known))
+    covered = frozenset(
+        SQUARE_OF[e.split(" ", 1)[0]] for e in hidden if not e.startswith("tokens ")
+    )
+    unknown = frozenset(
+        s
+        for s in range(SIZE * SIZE)
+        if s not in covered
+        and (not observation[MONK[s]].known or not observation[CUSHION[s]].known)
+    )
     looks = []
     for s in sorted(near | unknown):
         monk_seen, cushion_seen = observation[MONK[s]], observation[CUSHION[s]]
-        looks.append((s, monk_seen.value if monk_seen.confidence >= SURE else None,
-                      cushion_seen.value if cushion_seen.confidence >= SURE else None))
-    key = (state.position_key(), tuple(looks), unknown, covered,
-           tuple((e, observation.value(e)) for e in changed if e.startswith("tokens ")))
+        looks.append(
+            (
+                s,
+                monk_seen.value if monk_seen.confidence >= SURE else None,
+                cushion_seen.value if cushion_seen.confidence >= SURE else None,
+            )
+        )
+    key = (
+        state.position_key(),
+        tuple(looks),
+        unknown,
+        covered,
+        tuple((e, observation.value(e)) for e in changed if e.startswith("tokens ")),
+    )
     found = _RECENT.get(key)
     if found is None:
         found = _RECENT[key] = tuple(turns_fitting(state, observation, changed, unknown))
@@ -295,8 +328,9 @@ def candidates(state: ShenshiState, observation: Observation, changed: list[str]
     return list(found)
 
 
-def first_candidates(state: ShenshiState, observation: Observation,
-                     changed: list[str]) -> list[Move]:
+def first_candidates(
+    state: ShenshiState, observation: Observation, changed: list[str]
+) -> list[Move]:
     """The legal turns that could be the first of several made while nobody saw the
     table (the referee's search for a gap): like ``candidates``, but a turn need only
     leave the squares it touches as the table shows them (or empty), not explain every
@@ -305,8 +339,13 @@ def first_candidates(state: ShenshiState, observation: Observation,
     return turns_fitting(state, observation, changed, frozenset(), partial=True)
 
 
-def turns_fitting(state: ShenshiState, observation: Observation, changed: list[str],
-                  unknown: frozenset[int], partial: bool = False) -> list[Move]:
+def turns_fitting(
+    state: ShenshiState,
+    observation: Observation,
+    changed: list[str],
+    unknown: frozenset[int],
+    partial: bool = False,
+) -> list[Move]:
     """The legal turns that could leave the table as seen, without listing the legal
     turns (a position can have a million).
 
@@ -354,8 +393,9 @@ class _TableSearch:
     """One search of ``turns_fitting``: the position, what the table surely shows, and
     the sequences of actions found to fit it."""
 
-    def __init__(self, state: ShenshiState, observation: Observation, near: set[int],
-                 partial: bool) -> None:
+    def __init__(
+        self, state: ShenshiState, observation: Observation, near: set[int], partial: bool
+    ) -> None:
         rules = state.rules
         p = state.turn
         self.state = state
@@ -370,13 +410,18 @@ class _TableSearch:
         self.looks: dict[int, tuple[Value | None, Value | None]] = {}
         for s in range(SIZE * SIZE):
             monk_seen, cushion_seen = observation[MONK[s]], observation[CUSHION[s]]
-            self.looks[s] = (monk_seen.value if monk_seen.confidence >= SURE else None,
-                             cushion_seen.value if cushion_seen.confidence >= SURE else None)
+            self.looks[s] = (
+                monk_seen.value if monk_seen.confidence >= SURE else None,
+                cushion_seen.value if cushion_seen.confidence >= SURE else None,
+            )
 
         names = self.names
         seen_at = {self.looks[s][0]: s for s in near}
-        self.roams = {m: seen_at[names[m].value] for m in range(rules.n_monks)
-                      if seen_at.get(names[m].value, state.pos[m]) != state.pos[m]}
+        self.roams = {
+            m: seen_at[names[m].value]
+            for m in range(rules.n_monks)
+            if seen_at.get(names[m].value, state.pos[m]) != state.pos[m]
+        }
         self.roams[-1] = -1  # never empty: the second pass is told apart by it
         # Where each monk the player may move is seen at the end (None: in the hand, as
         # the player's own and the neutral monks are never removed in their turn).
@@ -414,41 +459,71 @@ class _TableSearch:
                 return 0
         return best
 
-    def dfs(self, prefix: tuple[Action, ...], pending: int | None, touched: frozenset[int],
-            stops: dict[int, int], visited: frozenset[tuple[object, ...]],
-            plan: Plan) -> None:
+    def dfs(
+        self,
+        prefix: tuple[Action, ...],
+        pending: int | None,
+        touched: frozenset[int],
+        stops: dict[int, int],
+        visited: frozenset[tuple[object, ...]],
+        plan: Plan,
+    ) -> None:
         work, near, partial = self.work, self.near, self.partial
         if prefix and pending is None:
             found_fit = self.fits(touched if partial else touched | near)
             if found_fit:
                 self.found.append((prefix, found_fit))
-        if len(prefix) == 3 or self.budget.spent() or (not partial and sum(
-                1 for m, at in self.finals if at is not None and work.pos[m] != at
-        ) > 4 - len(prefix)):
+        if (
+            len(prefix) == 3
+            or self.budget.spent()
+            or (
+                not partial
+                and sum(1 for m, at in self.finals if at is not None and work.pos[m] != at)
+                > 4 - len(prefix)
+            )
+        ):
             # more monks away from where they are seen than the actions left can bring
             # there (a swap moves two)
             return
         # The last action must change every square that does not fit yet (the others
         # it leaves as they are).
-        wrong = frozenset(s for s in touched | near if not self.square_fit(s)) \
-            if len(prefix) == 2 and not partial else frozenset()
+        wrong = (
+            frozenset(s for s in touched | near if not self.square_fit(s))
+            if len(prefix) == 2 and not partial
+            else frozenset()
+        )
         for code, monk in self.monks:
             # only the kinds of action the turn so far allows this monk (which monk acts
             # when, and how often: engines.shenshi.plan); ``check`` sees to the rest
             plans = _allowed(self.ctx, plan, monk)
             if not plans:
                 continue
-            for action, stop in _actions(work, code, monk, near, pending, False, touched,
-                                         stops, self.hovers, frozenset(plans)):
+            for action, stop in _actions(
+                work,
+                code,
+                monk,
+                near,
+                pending,
+                False,
+                touched,
+                stops,
+                self.hovers,
+                frozenset(plans),
+            ):
                 if (stop is not None and len(prefix) == 2) or not wrong <= _squares(action):
                     continue
                 self.budget.spend()
                 undo = _do(work, monk, action)
                 reached = _board(work)
                 if reached not in visited:  # no action undoing earlier ones
-                    self.dfs((*prefix, action), stop, touched | _squares(action), stops,
-                             visited | {reached},
-                             _next_plan(work, plans[KIND_OF[type(action)]]))
+                    self.dfs(
+                        (*prefix, action),
+                        stop,
+                        touched | _squares(action),
+                        stops,
+                        visited | {reached},
+                        _next_plan(work, plans[KIND_OF[type(action)]]),
+                    )
                 _undo(work, monk, action, undo)
 
     def run(self, observation: Observation, changed: list[str]) -> list[Move]:
@@ -490,13 +565,16 @@ class _TableSearch:
             turns.extend(_third_actions(state, work, turns + twins, seen, self.hovers))
         changed_looks = {s: self.looks[s] for s in self.near}
         if short and not whole:
-            turns.extend(_Completions(state, work, self.monks, changed_looks,
-                                      self.hovers).run(short))
-        elif not turns and all(observation.value(e) == NONE for e in changed
-                               if not e.startswith("tokens ")):
+            turns.extend(
+                _Completions(state, work, self.monks, changed_looks, self.hovers).run(short)
+            )
+        elif not turns and all(
+            observation.value(e) == NONE for e in changed if not e.startswith("tokens ")
+        ):
             # only monks or cushions taken up: the turns starting from those squares
-            turns.extend(_Completions(state, work, self.monks, changed_looks,
-                                      self.hovers).run([()]))
+            turns.extend(
+                _Completions(state, work, self.monks, changed_looks, self.hovers).run([()])
+            )
         return turns
 
 
@@ -518,18 +596,21 @@ def extends(state: ShenshiState, move: Move, bigger: Move) -> bool:
     ``NMg1~e1 NGd1~c1 NGc1-c2``), or actions that reach the same position (the same
     blond cushions lifted to the same squares, paired otherwise: the table cannot tell
     which went where)."""
-    if not (type(move) is Turn and type(bigger) is Turn
-            and len(bigger.actions) > len(move.actions)):
+    if not (
+        type(move) is Turn and type(bigger) is Turn and len(bigger.actions) > len(move.actions)
+    ):
         return False
     texts = sorted(map(format_action, move.actions))
-    kept = [tuple(a for i, a in enumerate(bigger.actions) if i not in left_out)
-            for left_out in combinations(range(len(bigger.actions)),
-                                         len(bigger.actions) - len(move.actions))]
+    kept = [
+        tuple(a for i, a in enumerate(bigger.actions) if i not in left_out)
+        for left_out in combinations(
+            range(len(bigger.actions)), len(bigger.actions) - len(move.actions)
+        )
+    ]
     if any(sorted(map(format_action, actions)) == texts for actions in kept):
         return True
     reached = _reached(state, move.actions)
-    return reached is not None and any(_reached(state, actions) == reached
-                                       for actions in kept)
+    return reached is not None and any(_reached(state, actions) == reached for actions in kept)
 
 
 def _reached(state: ShenshiState, actions: tuple[Action, ...]) -> tuple[object, ...] | None:
@@ -546,9 +627,13 @@ def _reached(state: ShenshiState, actions: tuple[Action, ...]) -> tuple[object, 
     return key
 
 
-def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
-                   seen: set[tuple[object, ...]],
-                   hovers: _Hovers) -> list[Move]:
+def _third_actions(
+    state: ShenshiState,
+    work: ShenshiState,
+    turns: list[Move],
+    seen: set[tuple[object, ...]],
+    hovers: _Hovers,
+) -> list[Move]:
     """The legal turns adding one action to a turn of ``turns`` that has fewer than
     three (by a monk it used: a turn uses one Grand Master and one master), reaching
     a position none of ``turns`` reaches. A two-action turn is also tried in the
@@ -584,8 +669,9 @@ def _third_actions(state: ShenshiState, work: ShenshiState, turns: list[Move],
             plans = _allowed(ctx, plan, monk)
             if work.pos[monk] < 0 or not plans:
                 continue
-            for action, _ in _actions(work, code, monk, set(), None, True, hovers=hovers,
-                                      kinds=frozenset(plans)):
+            for action, _ in _actions(
+                work, code, monk, set(), None, True, hovers=hovers, kinds=frozenset(plans)
+            ):
                 undo = _do(work, monk, action)
                 back = _board(work) in visited  # the action undoes an earlier one
                 _undo(work, monk, action, undo)
@@ -619,10 +705,14 @@ class _Completions:
     not acted yet (moving on a monk that acted takes it from where it is seen); the
     search stops after ``COMPLETION_LIMIT`` actions."""
 
-    def __init__(self, state: ShenshiState, work: ShenshiState,
-                 monks: list[tuple[int, int]],
-                 looks: dict[int, tuple[Value | None, Value | None]],
-                 hovers: _Hovers) -> None:
+    def __init__(
+        self,
+        state: ShenshiState,
+        work: ShenshiState,
+        monks: list[tuple[int, int]],
+        looks: dict[int, tuple[Value | None, Value | None]],
+        hovers: _Hovers,
+    ) -> None:
         self.state = state
         self.work = work
         self.monks = monks
@@ -636,23 +726,29 @@ class _Completions:
 
     def shows(self, s: int) -> tuple[Value | None, Value | None]:
         occupant = self.work.occ[s]
-        return (NONE if occupant < 0 else self.names[occupant].value,
-                CUSHION_NAMES[self.work.cushion[s]] or NONE)
+        return (
+            NONE if occupant < 0 else self.names[occupant].value,
+            CUSHION_NAMES[self.work.cushion[s]] or NONE,
+        )
 
     def unexplained(self) -> set[int]:
-        return {s for s, seen in self.looks.items()
-                if any(x is not None and x != y
-                       for x, y in zip(seen, self.shows(s), strict=True))}
+        return {
+            s
+            for s, seen in self.looks.items()
+            if any(x is not None and x != y for x, y in zip(seen, self.shows(s), strict=True))
+        }
 
     def on_the_way(self, touched: frozenset[int]) -> bool:
         for s in self.unexplained():
-            if s not in touched or any(x not in (None, NONE, y) for x, y in
-                                       zip(self.looks[s], self.shows(s), strict=True)):
+            if s not in touched or any(
+                x not in (None, NONE, y) for x, y in zip(self.looks[s], self.shows(s), strict=True)
+            ):
                 return False
         return True
 
-    def options_of(self, prefix: tuple[Action, ...], touched: frozenset[int],
-                   plan: Plan) -> list[tuple[int, Action, Plan]]:
+    def options_of(
+        self, prefix: tuple[Action, ...], touched: frozenset[int], plan: Plan
+    ) -> list[tuple[int, Action, Plan]]:
         used = {action.monk for action in prefix}
         wanted = self.unexplained() - touched
         found = []
@@ -660,15 +756,29 @@ class _Completions:
             plans = _allowed(self.ctx, plan, monk)
             if not plans:
                 continue
-            for action, _ in _actions(self.work, code, monk, set(), None, True,
-                                      hovers=self.hovers, kinds=frozenset(plans)):
-                found.append((not (_squares(action) & wanted), code in used, code, monk,
-                              action, plans[KIND_OF[type(action)]]))
+            for action, _ in _actions(
+                self.work, code, monk, set(), None, True, hovers=self.hovers, kinds=frozenset(plans)
+            ):
+                found.append(
+                    (
+                        not (_squares(action) & wanted),
+                        code in used,
+                        code,
+                        monk,
+                        action,
+                        plans[KIND_OF[type(action)]],
+                    )
+                )
         found.sort(key=lambda item: (item[0], item[1]))
         return [(monk, action, nxt) for _, _, _, monk, action, nxt in found]
 
-    def extend(self, prefix: tuple[Action, ...], touched: frozenset[int],
-               visited: frozenset[tuple[object, ...]], plan: Plan) -> None:
+    def extend(
+        self,
+        prefix: tuple[Action, ...],
+        touched: frozenset[int],
+        visited: frozenset[tuple[object, ...]],
+        plan: Plan,
+    ) -> None:
         state, work, out = self.state, self.work, self.out
         if len(out) >= IN_PROGRESS_LIMIT or len(prefix) == 3:
             return
@@ -685,18 +795,25 @@ class _Completions:
             try:
                 state.check_from_options(turn)
             except IllegalMoveError as error:
-                if len(prefix) <= 1 and error.rule.startswith(
-                        ("turn.needs", "turn.swap-alone")):
+                if len(prefix) <= 1 and error.rule.startswith(("turn.needs", "turn.swap-alone")):
                     undo = _do(work, monk, action)
-                    self.extend((*prefix, action), touched | _squares(action),
-                                visited | {reached}, _next_plan(work, nxt))
+                    self.extend(
+                        (*prefix, action),
+                        touched | _squares(action),
+                        visited | {reached},
+                        _next_plan(work, nxt),
+                    )
                     _undo(work, monk, action, undo)
                 continue
             undo = _do(work, monk, action)
             keep = self.on_the_way(touched | _squares(action))
             if not keep and len(prefix) < 2:  # a whole turn, but the table shows more
-                self.extend((*prefix, action), touched | _squares(action),
-                            visited | {reached}, _next_plan(work, nxt))
+                self.extend(
+                    (*prefix, action),
+                    touched | _squares(action),
+                    visited | {reached},
+                    _next_plan(work, nxt),
+                )
             _undo(work, monk, action, undo)
             text = format_move(turn)
             if keep and text not in self.texts:
@@ -718,8 +835,9 @@ class _Completions:
                 undos.append((monk, action, _do(work, monk, action)))
                 plan = _next_plan(work, nxt)
                 boards.add(_board(work))
-            self.extend(actions, frozenset(s for a in actions for s in _squares(a)),
-                        frozenset(boards), plan)
+            self.extend(
+                actions, frozenset(s for a in actions for s in _squares(a)), frozenset(boards), plan
+            )
             for monk, action, undo in reversed(undos):
                 _undo(work, monk, action, undo)
             if len(self.out) >= IN_PROGRESS_LIMIT or self.budget.spent():

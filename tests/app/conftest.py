@@ -118,9 +118,15 @@ def board_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (640, 480))
     dice = Dice(3)
     for picture in range(2):
-        image = render_table(expected(state), camera, Pose(75.0, 0.0, 750.0),
-                             light=LIGHTS["daylight"], imaging=Imaging(),
-                             options=TableOptions(markers=True), seed=picture).image
+        image = render_table(
+            expected(state),
+            camera,
+            Pose(75.0, 0.0, 750.0),
+            light=LIGHTS["daylight"],
+            imaging=Imaging(),
+            options=TableOptions(markers=True),
+            seed=picture,
+        ).image
         for _ in range(8):
             writer.write(image)
         for _ in range(4):

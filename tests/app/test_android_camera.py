@@ -34,8 +34,8 @@ def nv21(bgr: np.ndarray) -> bytes:
     """``bgr`` as Android's camera preview gives it: Y, then V and U interleaved."""
     height, width = bgr.shape[:2]
     i420 = cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420).reshape(-1)
-    y, rest = i420[:width * height], i420[width * height:]
-    u, v = rest[:rest.size // 2], rest[rest.size // 2:]
+    y, rest = i420[: width * height], i420[width * height :]
+    u, v = rest[: rest.size // 2], rest[rest.size // 2 :]
     vu = np.empty(rest.size, np.uint8)
     vu[0::2], vu[1::2] = v, u
     return bytes(np.concatenate([y, vu]))
@@ -161,8 +161,9 @@ def test_frames_from_the_camera_buffer(ui: FakeUi) -> None:
         cameras.append(BufferCamera(ui, index, resolution))
         return cameras[-1]
 
-    source = AndroidCameraSource(0, SIZE, provider=provider, ui=ui,
-                                 permission=CameraPermission(permissions(True)))
+    source = AndroidCameraSource(
+        0, SIZE, provider=provider, ui=ui, permission=CameraPermission(permissions(True))
+    )
     frames = [picture(2), picture(3)]
 
     def camera_runs() -> None:  # the preview callback, on Android's thread
@@ -194,8 +195,9 @@ def test_a_size_the_camera_refuses_falls_back_to_640x480(ui: FakeUi) -> None:
         camera.frame = nv21(np.zeros((480, 640, 3), np.uint8))
         return camera
 
-    source = AndroidCameraSource(0, provider=provider, ui=ui,
-                                 permission=CameraPermission(permissions(True)))
+    source = AndroidCameraSource(
+        0, provider=provider, ui=ui, permission=CameraPermission(permissions(True))
+    )
     frame = source.read()
     assert frame is not None and frame.shape == (480, 640, 3)
     assert asked == [(1280, 720), (640, 480)]
@@ -206,8 +208,9 @@ def test_frames_from_the_texture_are_read_on_the_ui_thread(ui: FakeUi) -> None:
     bgr = picture(4)
     texture = Texture(ui, cv2.cvtColor(bgr, cv2.COLOR_BGR2RGBA)[::-1].tobytes())
     camera = TextureCamera(ui, texture)
-    source = AndroidCameraSource(0, SIZE, provider=lambda i, r: camera, ui=ui,
-                                 permission=CameraPermission(permissions(True)))
+    source = AndroidCameraSource(
+        0, SIZE, provider=lambda i, r: camera, ui=ui, permission=CameraPermission(permissions(True))
+    )
     frame = source.read()
     assert frame is not None and np.array_equal(frame, bgr)
     assert ui.repeating and ui.repeating[0][1] == pytest.approx(1 / 30)
@@ -220,8 +223,9 @@ def test_the_permission_is_asked_at_once_and_waited_for(ui: FakeUi) -> None:
     assert android.asked == [["android.permission.CAMERA"]]
     camera = BufferCamera.__new__(BufferCamera)
     camera.resolution, camera.frame, camera.stopped, camera.ui = SIZE, nv21(picture(5)), False, ui
-    source = AndroidCameraSource(0, SIZE, provider=lambda i, r: camera, ui=ui,
-                                 permission=permission)
+    source = AndroidCameraSource(
+        0, SIZE, provider=lambda i, r: camera, ui=ui, permission=permission
+    )
     threading.Timer(0.1, lambda: android.answer(True)).start()
     started = time.monotonic()
     assert source.read() is not None
@@ -232,10 +236,17 @@ def test_the_permission_is_asked_at_once_and_waited_for(ui: FakeUi) -> None:
 
 def test_a_refusal_is_said_plainly(ui: FakeUi) -> None:
     opened: list[int] = []
-    source = AndroidCameraSource(0, SIZE, provider=lambda i, r: opened.append(i), ui=ui,
-                                 permission=CameraPermission(permissions(False)))
-    with pytest.raises(FeedError, match="the permission to use the camera was refused: "
-                                        "allow it in Android's settings"):
+    source = AndroidCameraSource(
+        0,
+        SIZE,
+        provider=lambda i, r: opened.append(i),
+        ui=ui,
+        permission=CameraPermission(permissions(False)),
+    )
+    with pytest.raises(
+        FeedError,
+        match="the permission to use the camera was refused: allow it in Android's settings",
+    ):
         source.read()
     assert opened == []
 
@@ -244,8 +255,9 @@ def test_a_camera_that_does_not_open_or_stops(ui: FakeUi) -> None:
     def busy(index: int, resolution: tuple[int, int]) -> Any:
         raise RuntimeError("Fail to connect to camera service")
 
-    source = AndroidCameraSource(0, SIZE, provider=busy, ui=ui,
-                                 permission=CameraPermission(permissions(True)))
+    source = AndroidCameraSource(
+        0, SIZE, provider=busy, ui=ui, permission=CameraPermission(permissions(True))
+    )
     with pytest.raises(FeedError, match="cannot open camera 0: Fail to connect"):
         source.read()
 
@@ -256,9 +268,15 @@ def test_a_camera_that_does_not_open_or_stops(ui: FakeUi) -> None:
 
     camera = BufferCamera.__new__(BufferCamera)
     camera.resolution, camera.frame, camera.stopped, camera.ui = SIZE, nv21(picture(6)), False, ui
-    source = AndroidCameraSource(0, SIZE, provider=lambda i, r: camera, ui=ui,
-                                 permission=CameraPermission(permissions(True)),
-                                 clock=lambda: now[0], sleep=sleep)
+    source = AndroidCameraSource(
+        0,
+        SIZE,
+        provider=lambda i, r: camera,
+        ui=ui,
+        permission=CameraPermission(permissions(True)),
+        clock=lambda: now[0],
+        sleep=sleep,
+    )
     assert source.read() is not None
     with pytest.raises(FeedError, match="camera 0 stopped delivering frames"):
         source.read()  # the same frame for ever
@@ -277,9 +295,14 @@ def test_the_live_feed_says_why_a_source_failed() -> None:
 
     errors: list[str] = []
     ended: list[bool] = []
-    feed = LiveFeed(Refused(), NoRecognition("none"), lambda event: None,
-                    lambda frame, message: None, on_end=lambda: ended.append(True),
-                    on_error=errors.append).start()
+    feed = LiveFeed(
+        Refused(),
+        NoRecognition("none"),
+        lambda event: None,
+        lambda frame, message: None,
+        on_end=lambda: ended.append(True),
+        on_error=errors.append,
+    ).start()
     deadline = time.monotonic() + 2.0
     while feed._thread.is_alive() and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -288,8 +311,9 @@ def test_the_live_feed_says_why_a_source_failed() -> None:
     assert ended == [] and feed.failure == errors[0]
 
 
-def test_a_camera_comes_through_the_platform_on_android(monkeypatch: pytest.MonkeyPatch,
-                                                        tmp_path: Any) -> None:
+def test_a_camera_comes_through_the_platform_on_android(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
     import kivy.utils
 
     from companion.app.feeds import open_frame_source

@@ -39,11 +39,17 @@ def test_a_spaces_letter_is_at_least_10_px_high(ui: Driver, board_video: Path) -
             scale = board.fit()[0]
             spaces = [t for t in board.scene.layers[0].texts if t.text in DISCIPLINES]
             assert len(spaces) >= 13 * 7
-            drawn = {key: tex for key, tex in board._textures.items()
-                     if key[0] in DISCIPLINES and len(key[0]) == 1}
+            drawn = {
+                key: tex
+                for key, tex in board._textures.items()
+                if key[0] in DISCIPLINES and len(key[0]) == 1
+            }
             sizes = {font_px(t, scale) for t in spaces}
-            heights = {letter: _ink_height(drawn[(letter, size, True)])
-                       for letter in DISCIPLINES for size in sizes}
+            heights = {
+                letter: _ink_height(drawn[(letter, size, True)])
+                for letter in DISCIPLINES
+                for size in sizes
+            }
             assert min(heights.values()) >= 10, (orientation, scale, heights)
     finally:
         play.detach()

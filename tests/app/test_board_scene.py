@@ -80,8 +80,10 @@ def test_shangrila_pieces_carry_the_players_letters_and_students_a_ring() -> Non
     students = [e for e in table if e.endswith("^") and table.value(e) == 2]
     assert masters and students
     letters = [t.text for t in pieces.texts]
-    assert sorted(letters) == sorted({"red": "R", "blue": "B", "yellow": "Y",
-                                      "violet": "V"}[str(table.value(e))] for e in masters)
+    assert sorted(letters) == sorted(
+        {"red": "R", "blue": "B", "yellow": "Y", "violet": "V"}[str(table.value(e))]
+        for e in masters
+    )
     rings = [s for s in pieces.shapes if s.shape == "outline" and s.rgba == (1, 1, 1, 1)]
     assert len(rings) == len(students)
     yellow = next(t for t in pieces.texts if t.text == "Y")
@@ -112,10 +114,10 @@ def test_shenshi_coordinates_and_monks_by_metal_and_size() -> None:
     table = table_model("shenshi").expected(state)
     scene = compose(map_of("shenshi", load_model("shenshi")), table)
     texts = _texts(scene)
-    assert set("abcdefg") <= {t.text for t in texts} and set("1234567") <= {t.text
-                                                                            for t in texts}
-    monks = {e: str(table.value(e)) for e in table if e.endswith(" monk")
-             and table.value(e) != "none"}
+    assert set("abcdefg") <= {t.text for t in texts} and set("1234567") <= {t.text for t in texts}
+    monks = {
+        e: str(table.value(e)) for e in table if e.endswith(" monk") and table.value(e) != "none"
+    }
     assert monks
     pieces = scene.layers[2]
     for element, value in monks.items():
@@ -124,8 +126,7 @@ def test_shenshi_coordinates_and_monks_by_metal_and_size() -> None:
         letter = next(t for t in pieces.texts if t.centre == centre)
         capital = {"silver": "S", "copper": "C", "gold": "G", "black": "K"}[metal]
         assert letter.text == (capital if size == "grand" else capital.lower())
-        disc = [s for s in pieces.shapes if s.centre == centre
-                and s.rgba == PLAYER_RGBA[metal]]
+        disc = [s for s in pieces.shapes if s.centre == centre and s.rgba == PLAYER_RGBA[metal]]
         assert disc and disc[0].size[0] == (30.0 if size == "grand" else 21.0)
     tokens = [t.text for t in pieces.texts if t.text[:2] in ("S ", "C ")]
     assert len(tokens) == 2  # each player's path tokens, with the count
@@ -135,10 +136,16 @@ def test_what_goes_back_is_drawn_bigger_in_the_blinking_layer() -> None:
     _, state = _start("shangrila", moves=20)
     expected = table_model("shangrila").expected(state)
     board = map_of("shangrila", load_model("shangrila"))
-    occupied = next(e for e in expected if not e.endswith("^") and str(expected.value(e))
-                    in PLAYER_RGBA)
-    empty = next(e for e in expected if board.layout.spot(e).kind == "space"
-                 and not e.endswith("^") and expected.value(e) == "empty")
+    occupied = next(
+        e for e in expected if not e.endswith("^") and str(expected.value(e)) in PLAYER_RGBA
+    )
+    empty = next(
+        e
+        for e in expected
+        if board.layout.spot(e).kind == "space"
+        and not e.endswith("^")
+        and expected.value(e) == "empty"
+    )
     # Seen: the master taken off its space, and a tile put on an empty one.
     seen = expected.replace({occupied: "empty", empty: "red"})
     scene = compose(board, seen, highlight=[occupied, empty], expected=expected)
@@ -152,8 +159,10 @@ def test_what_goes_back_is_drawn_bigger_in_the_blinking_layer() -> None:
     off = board.layout.spot(empty).centre
     cross = [s for s in scene.blink.strokes if s.rgba == HIGHLIGHT_RGBA]
     assert len(cross) == 2  # the red tile comes off
-    assert all(math.dist(off, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)) < 1e-6
-               for a, b in (c.points for c in cross))
+    assert all(
+        math.dist(off, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)) < 1e-6
+        for a, b in (c.points for c in cross)
+    )
     plain = [s for s in scene.blink_off.shapes if s.rgba == HIGHLIGHT_RGBA]
     assert len(plain) == 2 and all(s.size[0] < spot.size[0] + 10 for s in plain)
     assert not compose(board, expected).blink.shapes
@@ -163,14 +172,17 @@ def test_what_goes_back_is_drawn_bigger_in_the_blinking_layer() -> None:
 def test_legend_below_or_beside_names_the_players(game: str) -> None:
     rules, state = _start(game)
     board = map_of(game, load_model(game))
-    names = legend(game, rules.players, [c.title() for c in rules.players],
-                   lambda kind, value: f"{kind} {value}")
+    names = legend(
+        game,
+        rules.players,
+        [c.title() for c in rules.players],
+        lambda kind, value: f"{kind} {value}",
+    )
     if game == "shangrila":
         assert [n.mark for n in names][:7] == list(DISCIPLINES)
         assert names[0].words == "discipline 0"
     players = [n for n in names if n.rgba is not None]
-    assert [n.words for n in players][:len(rules.players)] == [c.title()
-                                                                for c in rules.players]
+    assert [n.words for n in players][: len(rules.players)] == [c.title() for c in rules.players]
     table = table_model(game).expected(state)
     below = compose(board, table, legend=names)
     beside = compose(board, table, legend=names, beside=True)
@@ -179,12 +191,13 @@ def test_legend_below_or_beside_names_the_players(game: str) -> None:
     assert beside.size[1] == h and beside.size[0] > w
     for scene in (below, beside):
         legend_texts = [t for t in scene.layers[1].texts if not t.bold]
-        assert [t.text for t in legend_texts][-len(players):] == [n.words for n in players]
+        assert [t.text for t in legend_texts][-len(players) :] == [n.words for n in players]
         assert all(t.centre[0] >= w or t.centre[1] >= h for t in legend_texts)
 
 
-def test_the_layout_fitted_at_calibration_is_drawn(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_layout_fitted_at_calibration_is_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from calibration.layout import ElementFit, LayoutFit, save_layout
     from calibration.profiles import layout_path
 
@@ -197,21 +210,28 @@ def test_the_layout_fitted_at_calibration_is_drawn(tmp_path: Path,
         return (centre[0] + shift[0], centre[1] + shift[1]) if village else centre
 
     in_4 = {n for n in nominal.elements if n[:-1] == "4" or n == "stone 4"}
-    elements = {n: replace(e, centre_mm=moved(e.centre_mm, n in in_4))
-                for n, e in nominal.elements.items()}
-    villages = tuple(replace(v, centre_mm=moved(v.centre_mm, v.id == 4))
-                     for v in nominal.villages)
+    elements = {
+        n: replace(e, centre_mm=moved(e.centre_mm, n in in_4)) for n, e in nominal.elements.items()
+    }
+    villages = tuple(replace(v, centre_mm=moved(v.centre_mm, v.id == 4)) for v in nominal.villages)
     model = replace(nominal, elements=elements, villages=villages)
-    fits = {n: ElementFit(n, e.centre_mm, e.angle_deg, 8.6 if n in in_4 else 0.0, 1.0,
-                          0.0, "outline") for n, e in elements.items()}
+    fits = {
+        n: ElementFit(n, e.centre_mm, e.angle_deg, 8.6 if n in in_4 else 0.0, 1.0, 0.0, "outline")
+        for n, e in elements.items()
+    }
     path = layout_path("shangrila")
     path.parent.mkdir(parents=True, exist_ok=True)
     save_layout(LayoutFit(model, fits), path)
     fitted = fitted_model("shangrila")
     board = map_of("shangrila", fitted)
     assert board.layout.spot("4H").centre == moved(nominal.elements["4H"].centre_mm, True)
-    circle = next(s for s in board.printed.shapes if s.shape == "ellipse"
-                  and s.size == (88.0, 88.0) and math.dist(s.centre, (227.0, 170.0)) < 1)
+    circle = next(
+        s
+        for s in board.printed.shapes
+        if s.shape == "ellipse"
+        and s.size == (88.0, 88.0)
+        and math.dist(s.centre, (227.0, 170.0)) < 1
+    )
     assert circle.centre == (227.0, 170.0)
     path.write_text("not a layout", encoding="utf-8")
     assert fitted_model("shangrila") is load_model("shangrila")  # a damaged file: the model
@@ -221,25 +241,38 @@ def test_the_layout_fitted_at_calibration_is_drawn(tmp_path: Path,
 
 
 def test_candidates_tell_apart_by_elements_and_chips_for_the_rest() -> None:
-    changes = [("+D1", frozenset({"1D"})), ("+P3", frozenset({"3P"})),
-               ("+D1+P3", frozenset({"1D", "3P"}))]
+    changes = [
+        ("+D1", frozenset({"1D"})),
+        ("+P3", frozenset({"3P"})),
+        ("+D1+P3", frozenset({"1D", "3P"})),
+    ]
     choices, chips = candidates(changes, str.upper)
-    assert choices == (Candidate("+D1", frozenset({"1D"})), Candidate("+P3", frozenset({"3P"})),
-                       Candidate("+D1+P3", frozenset({"1D", "3P"})))
+    assert choices == (
+        Candidate("+D1", frozenset({"1D"})),
+        Candidate("+P3", frozenset({"3P"})),
+        Candidate("+D1+P3", frozenset({"1D", "3P"})),
+    )
     assert chips == {}
-    same = [("E4 loung c4", frozenset({"h4", "gate E4"})),
-            ("E4 tigre", frozenset({"h4", "gate E4"}))]
+    same = [
+        ("E4 loung c4", frozenset({"h4", "gate E4"})),
+        ("E4 tigre", frozenset({"h4", "gate E4"})),
+    ]
     choices, chips = candidates(same, lambda m: m.split()[1])
-    assert [c.targets for c in choices] == [frozenset({CHIP_PREFIX + "E4 loung c4"}),
-                                            frozenset({CHIP_PREFIX + "E4 tigre"})]
+    assert [c.targets for c in choices] == [
+        frozenset({CHIP_PREFIX + "E4 loung c4"}),
+        frozenset({CHIP_PREFIX + "E4 tigre"}),
+    ]
     assert list(chips.values()) == ["loung", "tigre"]
 
 
 def test_taps_select_masters_and_answer_when_one_move_is_left() -> None:
-    choices = (Candidate("+D1", frozenset({"1D"})), Candidate("+P3", frozenset({"3P"})),
-               Candidate("+H5", frozenset({"5H"})),
-               Candidate("+D1+P3", frozenset({"1D", "3P"})),
-               Candidate("+D1+H5", frozenset({"1D", "5H"})))
+    choices = (
+        Candidate("+D1", frozenset({"1D"})),
+        Candidate("+P3", frozenset({"3P"})),
+        Candidate("+H5", frozenset({"5H"})),
+        Candidate("+D1+P3", frozenset({"1D", "3P"})),
+        Candidate("+D1+H5", frozenset({"1D", "5H"})),
+    )
     taps = TapAnswer(choices, {})
     assert taps.tap("7A") is None and taps.selected == frozenset()  # not a candidate's
     assert taps.tap("1D") is None
@@ -278,8 +311,9 @@ def test_a_question_over_real_moves_of_each_game() -> None:
 
 def test_the_referees_elements_and_cards_answer_by_taps() -> None:
     rules, state = _start("shangrila", moves=30, seed=3)
-    recruits = [m for m in (rules.format_move(x) for x in state.legal_moves())
-                if m.startswith("+")][:6]
+    recruits = [
+        m for m in (rules.format_move(x) for x in state.legal_moves()) if m.startswith("+")
+    ][:6]
     model = table_model("shangrila")
     given = []
     for move in recruits:  # as the referee words its question: every element changed
@@ -290,8 +324,7 @@ def test_the_referees_elements_and_cards_answer_by_taps() -> None:
     taps = TapAnswer.from_elements(given, str)
     derived = TapAnswer.for_question("shangrila", rules, state, recruits, str)
     assert taps.choices == derived.choices and not taps.chips
-    cards = TapAnswer.from_elements([("E4 loung c4", [], "loung"), ("E4 tigre", [], "tigre")],
-                                    str)
+    cards = TapAnswer.from_elements([("E4 loung c4", [], "loung"), ("E4 tigre", [], "tigre")], str)
     assert sorted(cards.chips.values()) == ["Loung", "Tigre Blanc"]
     assert cards.tap(CHIP_PREFIX + "E4 tigre") == "E4 tigre"
 
@@ -305,8 +338,12 @@ def test_a_question_about_another_position_is_left_to_the_buttons() -> None:
 def test_target_at_finds_the_element_under_a_tap() -> None:
     board = map_of("shangrila", load_model("shangrila"))
     _, state = _start("shangrila")
-    scene = compose(board, table_model("shangrila").expected(state), targets=["4H", "5P"],
-                    chips={CHIP_PREFIX + "x": "a chip"})
+    scene = compose(
+        board,
+        table_model("shangrila").expected(state),
+        targets=["4H", "5P"],
+        chips={CHIP_PREFIX + "x": "a chip"},
+    )
     spot = board.layout.spot("4H")
     assert scene.target_at(spot.centre) == "4H"
     assert scene.target_at((spot.centre[0] + 9, spot.centre[1] - 9)) == "4H"

@@ -64,14 +64,14 @@ def _board_pixels(ui: Driver, game: str, orientation: str) -> Any:
     image = cv2.imread(str(path))
     x, y = board.to_window(board.x, board.y)
     top = image.shape[0] - int(y + board.height)
-    return path, image[max(0, top):top + int(board.height), int(x):int(x + board.width)]
+    return path, image[max(0, top) : top + int(board.height), int(x) : int(x + board.width)]
 
 
 @pytest.mark.parametrize("game", ["shangrila", "shendao", "shenshi"])
 def test_each_board_is_drawn_with_its_marks(ui: Driver, game: str) -> None:
     play = _start(ui, GameSetup.default(game))
     rules = play.controller.referee.rules
-    moves = random_game(rules, seed=5)[:PLAYED[game]]
+    moves = random_game(rules, seed=5)[: PLAYED[game]]
     for move in moves:
         play.session.send(TypedMove(rules.format_move(move)))
     assert ui.wait(lambda: len(play.controller.referee.history) == len(moves), 30)
@@ -134,8 +134,14 @@ class _Asking:
         return list(self.runner.handle(event))
 
 
-def _ask(ui: Driver, game: str, moves: list[str], candidates: list[str],
-         about: int = 0, choices: list[Choice] | None = None) -> tuple[Any, Any]:
+def _ask(
+    ui: Driver,
+    game: str,
+    moves: list[str],
+    candidates: list[str],
+    about: int = 0,
+    choices: list[Choice] | None = None,
+) -> tuple[Any, Any]:
     """Play ``moves`` (typed), then have the referee ask which of ``candidates`` (about
     move number ``about``, with the referee's ``choices``)."""
     play = _start(ui, GameSetup.default(game))
@@ -143,8 +149,7 @@ def _ask(ui: Driver, game: str, moves: list[str], candidates: list[str],
         play.session.send(TypedMove(move))
     assert ui.wait(lambda: len(play.controller.referee.history) == len(moves), 30)
     controller = play.controller
-    question = Question(controller.referee.state.to_move, candidates, "test", about,
-                        choices or [])
+    question = Question(controller.referee.state.to_move, candidates, "test", about, choices or [])
     asking = _Asking(controller.runner, question)
     controller.runner = asking
     play.session.send(TurnDone())
@@ -180,10 +185,14 @@ def _same_table_cards(rules: Any, state: Any) -> list[str]:
     moves = [rules.format_move(m) for m in state.legal_moves()]
     for first in moves:
         for second in moves:
-            if first < second and first.split()[0] == second.split()[0] and \
-                    " " in first and " " in second and changed_elements(
-                        "shendao", rules, state, first) == changed_elements(
-                        "shendao", rules, state, second):
+            if (
+                first < second
+                and first.split()[0] == second.split()[0]
+                and " " in first
+                and " " in second
+                and changed_elements("shendao", rules, state, first)
+                == changed_elements("shendao", rules, state, second)
+            ):
                 return [first, second]
     return []
 
@@ -224,8 +233,9 @@ def test_a_question_about_an_earlier_move_taps_the_referees_elements(ui: Driver)
         before, now = model.expected(state), model.expected(after)
         choices.append(Choice(move, move, [e for e in before if before.value(e) != now.value(e)]))
     # The move is played, then a later table leaves it in doubt: asked about afterwards.
-    play, asking = _ask(ui, "shangrila", [*moves, candidates[0]], candidates,
-                        about=len(moves) + 1, choices=choices)
+    play, asking = _ask(
+        ui, "shangrila", [*moves, candidates[0]], candidates, about=len(moves) + 1, choices=choices
+    )
     assert play.tapper is not None and play.view.question.about == len(moves) + 1
     pair = next(m for m in candidates if m.count("+") == 2)
     for space in sorted(next(c.targets for c in play.tapper.choices if c.move == pair)):

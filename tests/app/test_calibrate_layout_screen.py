@@ -31,9 +31,15 @@ def empty_board_video(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, o
 
     camera = Camera.from_fov(800, 600, 55.0, k1=0.0)
     pose = Pose(75.0, 0.0, 760.0)
-    image = render_table(_empty_observation(referee_schema("shangrila")), camera, pose,
-                         light=LIGHTS["daylight"], imaging=Imaging(supersample=1),
-                         options=TableOptions(), seed=0).image
+    image = render_table(
+        _empty_observation(referee_schema("shangrila")),
+        camera,
+        pose,
+        light=LIGHTS["daylight"],
+        imaging=Imaging(supersample=1),
+        options=TableOptions(),
+        seed=0,
+    ).image
     path = tmp_path_factory.mktemp("layout-video") / "empty.avi"
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (800, 600))
     for _ in range(6):
@@ -45,17 +51,23 @@ def empty_board_video(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, o
 def _stored_layout(path: Path) -> LayoutFit:
     """The board model's own places, found clearly but for one doubtful stone spot."""
     model = load_model("shangrila")
-    fits = {name: ElementFit(name, e.centre_mm, e.angle_deg, 0.0,
-                             0.2 if name == "stone 6" else 0.9, 0.0, "outline")
-            for name, e in model.elements.items()}
+    fits = {
+        name: ElementFit(
+            name, e.centre_mm, e.angle_deg, 0.0, 0.2 if name == "stone 6" else 0.9, 0.0, "outline"
+        )
+        for name, e in model.elements.items()
+    }
     fit = LayoutFit(model, fits)
     save_layout(fit, path)
     return fit
 
 
 def test_a_drag_on_the_picture_moves_a_space_and_save_writes_it(
-        ui: Driver, empty_board_video: tuple[Path, object], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    ui: Driver,
+    empty_board_video: tuple[Path, object],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from kivy.tests.common import UnitTestTouch
 
     from calibration.profiles import layout_path
@@ -68,8 +80,13 @@ def test_a_drag_on_the_picture_moves_a_space_and_save_writes_it(
     app.setup = replace(GameSetup.default("shangrila"), camera="video", video=str(video))
     app.go("calibrate")
     screen = app.root.ids.calibrate
-    assert ui.wait(lambda: screen.ids.camera.has_frame and screen.preview is not None
-                   and screen.preview.last is not None)
+    assert ui.wait(
+        lambda: (
+            screen.ids.camera.has_frame
+            and screen.preview is not None
+            and screen.preview.last is not None
+        )
+    )
     screen.go("layout")
     ui.pump(3)
     editor = screen.layout_editor
@@ -92,8 +109,7 @@ def test_a_drag_on_the_picture_moves_a_space_and_save_writes_it(
     touch.touch_move(x + 24, y - 12)
     touch.touch_up()
     ui.pump(2)
-    expected = editor.shift_mm(box.to_picture(*local), box.to_picture(local[0] + 24,
-                                                                      local[1] - 12))
+    expected = editor.shift_mm(box.to_picture(*local), box.to_picture(local[0] + 24, local[1] - 12))
     moved = np.array(editor.fit.model.elements["3R"].centre_mm)
     assert moved - centre == pytest.approx(expected, abs=0.05)
     assert np.linalg.norm(moved - centre) > 5.0
@@ -123,7 +139,8 @@ def test_a_drag_on_the_picture_moves_a_space_and_save_writes_it(
     saved = load_layout(layout_path("shangrila"), load_model("shangrila"))
     for name in ("3R", "3A", "stone 3"):
         assert np.array(saved.model.elements[name].centre_mm) == pytest.approx(
-            np.array(stored.model.elements[name].centre_mm) + shift)
+            np.array(stored.model.elements[name].centre_mm) + shift
+        )
     assert saved.model.elements["4R"].centre_mm == stored.model.elements["4R"].centre_mm
     screen.ids.group_drag.state = "normal"
     screen.go("board")

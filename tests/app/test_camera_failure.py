@@ -56,7 +56,7 @@ def _unreadable_video(path: Path) -> Path:
     chunk = data.find(b"00dc")
     while chunk >= 0:
         start = chunk + 8
-        data[start:start + 600] = bytes(len(data[start:start + 600]))
+        data[start : start + 600] = bytes(len(data[start : start + 600]))
         chunk = data.find(b"00dc", start)
     path.write_bytes(bytes(data))
     return path
@@ -71,18 +71,26 @@ def _setups(tmp_path: Path) -> dict[str, GameSetup]:
         "camera -1": replace(base, camera="index", camera_index=-1),
         "corrupt video": replace(base, camera="video", video=str(corrupt)),
         "video without a picture": replace(
-            base, camera="video", video=str(_unreadable_video(tmp_path / "zeros.avi"))),
+            base, camera="video", video=str(_unreadable_video(tmp_path / "zeros.avi"))
+        ),
     }
 
 
-@pytest.mark.parametrize("source", ["camera 9", "camera -1", "corrupt video",
-                                    "video without a picture"])
+@pytest.mark.parametrize(
+    "source", ["camera 9", "camera -1", "corrupt video", "video without a picture"]
+)
 def test_the_failure_comes_after_the_first_view(tmp_path: Path, source: str) -> None:
     setup = _setups(tmp_path)[source]
     log = Log()
     controller = PlayController.start(setup, Translator(), None)
-    session = Session(controller, setup, log, lambda callback: callback(),
-                      recogniser=NoRecognition("not in this test"), paced=False)
+    session = Session(
+        controller,
+        setup,
+        log,
+        lambda callback: callback(),
+        recogniser=NoRecognition("not in this test"),
+        paced=False,
+    )
     session.start()
     ends = ("notice.camera_failed", "notice.video_ended")
     try:
@@ -96,7 +104,7 @@ def test_the_failure_comes_after_the_first_view(tmp_path: Path, source: str) -> 
     failures = [i for i, (key, _) in enumerate(events) if key == "notice.camera_failed"]
     assert failures, events
     assert events[0] == ("view", ""), events
-    assert not any(key == "view" for key, _ in events[failures[-1]:]), events
+    assert not any(key == "view" for key, _ in events[failures[-1] :]), events
     assert ("notice.video_ended", "") not in events
 
 
@@ -106,13 +114,15 @@ def test_the_play_screen_says_the_camera_failed(ui: Driver, tmp_path: Path) -> N
     starting = app.t("play.camera_starting")
     for source, setup in _setups(tmp_path).items():
         controller = PlayController.start(setup, app.translator, None)
-        play.attach(controller, setup, None,
-                    recogniser=NoRecognition("not in this test"), paced=False)
+        play.attach(
+            controller, setup, None, recogniser=NoRecognition("not in this test"), paced=False
+        )
         try:
             assert ui.wait(lambda: play.ids.camera.message != starting, 10.0), source
             ui.pump(5)
-            assert play.ids.camera.message.startswith(app.t("notice.camera_failed",
-                                                            detail="")), source
+            assert play.ids.camera.message.startswith(app.t("notice.camera_failed", detail="")), (
+                source
+            )
             assert play.status == play.ids.camera.message, source
         finally:
             play.detach()

@@ -15,8 +15,9 @@ def test_app_refuses_a_missing_video(capsys: pytest.CaptureFixture[str]) -> None
     assert "no-such-film.mp4: no such file" in capsys.readouterr().err
 
 
-def test_app_without_a_display_says_so(monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_app_without_a_display_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("SDL_VIDEODRIVER", raising=False)
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
@@ -37,10 +38,27 @@ def test_app_cli_exposes_run_app() -> None:
 
 
 @pytest.mark.slow
-def test_bench_app_measures_the_three_figures(capsys: pytest.CaptureFixture[str],
-                                              board_video: Path) -> None:
-    assert main(["bench", "app", "--video", str(board_video), "--starts", "1",
-                 "--banners", "2", "--seconds", "10", "--json"]) == 0
+def test_bench_app_measures_the_three_figures(
+    capsys: pytest.CaptureFixture[str], board_video: Path
+) -> None:
+    assert (
+        main(
+            [
+                "bench",
+                "app",
+                "--video",
+                str(board_video),
+                "--starts",
+                "1",
+                "--banners",
+                "2",
+                "--seconds",
+                "10",
+                "--json",
+            ]
+        )
+        == 0
+    )
     figures = json.loads(capsys.readouterr().out)
     assert figures["start_process_s_median"] > 0
     assert figures["live_view_fps_recognised"] > 0 and figures["frames"] == 16

@@ -22,13 +22,17 @@ def no_app(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(app_cli, "run_app", started)
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["app", "--players", "9"], "shangrila is played by 3 to 4 players"),
-    (["app", "--players", "0"], "shangrila is played by 3 to 4 players"),
-    (["app", "--game", "shendao", "--players", "3"], "shendao is played by 2 players"),
-])
-def test_a_player_count_the_game_does_not_allow(no_app: None, argv: list[str], message: str,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["app", "--players", "9"], "shangrila is played by 3 to 4 players"),
+        (["app", "--players", "0"], "shangrila is played by 3 to 4 players"),
+        (["app", "--game", "shendao", "--players", "3"], "shendao is played by 2 players"),
+    ],
+)
+def test_a_player_count_the_game_does_not_allow(
+    no_app: None, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1

@@ -110,8 +110,10 @@ def test_untimed_games_have_no_clock_and_damaged_files_are_named(tmp_path: Path)
     # the new clocks replaced the damaged file: reopened, they are found and said nothing
     assert open_clock(journal, ClockSettings(), 2, now=5.0)[1] == ""
     # clocks kept for another number of players are not used, and that is said
-    assert "2 players' clocks kept for a game of 3" in open_clock(
-        journal, ClockSettings(), 3, now=5.0)[1]
+    assert (
+        "2 players' clocks kept for a game of 3"
+        in open_clock(journal, ClockSettings(), 3, now=5.0)[1]
+    )
 
 
 def test_limits_are_checked_and_round_trip() -> None:
@@ -128,8 +130,16 @@ def test_limits_are_checked_and_round_trip() -> None:
     assert again.used == [0.0, 3.0] and again.to_move == 1 and again.moves == 3
 
 
-@pytest.mark.parametrize(("seconds", "text"), [
-    (0.0, "0:00"), (0.4, "0:01"), (59.0, "0:59"), (600.0, "10:00"), (3725.0, "1:02:05"),
-    (-7.0, "-0:07")])
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0.0, "0:00"),
+        (0.4, "0:01"),
+        (59.0, "0:59"),
+        (600.0, "10:00"),
+        (3725.0, "1:02:05"),
+        (-7.0, "-0:07"),
+    ],
+)
 def test_clock_text(seconds: float, text: str) -> None:
     assert clock_text(seconds) == text

@@ -13,7 +13,8 @@ from tests.app.conftest import Driver
 
 
 def test_clocks_that_cannot_be_read_are_said_as_the_game_starts(
-        ui: Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ui: Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import companion.app.screens.clocks as clocks
 
     monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path))

@@ -54,8 +54,10 @@ def test_fields_agree_between_languages() -> None:
     field = re.compile(r"{(\w+)}")
     for key, text in table("en").items():
         for language in LANGUAGES:
-            assert set(field.findall(table(language)[key])) == set(field.findall(text)), \
-                (language, key)
+            assert set(field.findall(table(language)[key])) == set(field.findall(text)), (
+                language,
+                key,
+            )
 
 
 @pytest.mark.parametrize("game", available_games())
@@ -113,8 +115,7 @@ def test_illegal_move_makes_a_banner_with_what_to_put_back(tmp_path: Path) -> No
 
 def test_question_choices_answer_it() -> None:
     controller = _controller("shangrila")  # a recruit seen from above is asked about
-    simulator = TableSimulator.random(controller.referee.rules, TableConfig(illegal=0.15),
-                                      seed=1)
+    simulator = TableSimulator.random(controller.referee.rules, TableConfig(illegal=0.15), seed=1)
     step, _ = _until(controller, simulator, Question)
     question = controller.view().question
     assert question is not None and len(question.choices) >= 2
@@ -157,7 +158,8 @@ def test_game_over_banner_spells_the_result() -> None:
 @pytest.mark.parametrize("game", available_games())
 def test_moves_in_words_in_every_language(game: str) -> None:
     rules = rules_class(game).from_record(
-        rules_class(game).default_players(rules_class(game).min_players), {})
+        rules_class(game).default_players(rules_class(game).min_players), {}
+    )
     state = rules.initial_state()
     dice = Dice(2)
     tr = Translator()
@@ -238,8 +240,12 @@ def test_a_game_can_begin_from_a_position() -> None:
     state = rules.initial_state()
     for move in ("H@4", "F@7"):
         state.play_text(move)
-    setup = GameSetup("shangrila", rules.options_json(),
-                      tuple(Seat(c) for c in rules.players), start=state.to_json())
+    setup = GameSetup(
+        "shangrila",
+        rules.options_json(),
+        tuple(Seat(c) for c in rules.players),
+        start=state.to_json(),
+    )
     controller = PlayController.start(setup, Translator(), None)
     assert controller.referee.state == state
     assert controller.view().turn == "Yellow to play"
@@ -255,6 +261,9 @@ def test_pause_holds_the_readings_back() -> None:
         assert controller.handle(step.event) == []
     assert controller.referee.sources == {}
     controller.set_paused(False)
-    judged = next(outputs for _, step in zip(range(200), steps, strict=False)
-                  if (outputs := controller.handle(step.event)))
+    judged = next(
+        outputs
+        for _, step in zip(range(200), steps, strict=False)
+        if (outputs := controller.handle(step.event))
+    )
     assert judged and "camera" in controller.referee.sources

@@ -26,8 +26,8 @@ def app_object() -> Iterator[object]:
 
 @pytest.mark.parametrize("config_home", [None, "deep/er/config"])
 def test_the_data_folder_is_made_with_its_parents(
-        app_object: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        config_home: str | None) -> None:
+    app_object: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config_home: str | None
+) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     if config_home is None:
         monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)

@@ -18,7 +18,8 @@ from vision.table_profile import TableProfile
 
 
 def test_the_demo_opens_the_app_on_its_film_through_its_calibration(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from kivy.app import App
 
     from companion.app.main import CompanionApp
@@ -31,8 +32,13 @@ def test_the_demo_opens_the_app_on_its_film_through_its_calibration(
     spec = SPECS["shangrila"]
     script = Script(spec, 0, rules_class("shangrila")(list(spec.players)), [], 0)
     profile = TableProfile("shangrila", "demo")
-    prepared = run.Prepared(script, TableCalibration(profile, tmp_path, (), 0.0), [],
-                            tmp_path / "film.mp4", Timings(0.0, 0.0, 0, 0.0, 0.0))
+    prepared = run.Prepared(
+        script,
+        TableCalibration(profile, tmp_path, (), 0.0),
+        [],
+        tmp_path / "film.mp4",
+        Timings(0.0, 0.0, 0, 0.0, 0.0),
+    )
     built: list[tuple[Any, Any, Any]] = []
     real_pipeline = run.camera_pipeline
 

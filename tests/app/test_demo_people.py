@@ -42,21 +42,21 @@ def _near_the_end(game: str, seed: int, left: int) -> GameSetup:
     rules = setup.rules()
     moves = random_game(rules, seed)
     state = rules.initial_state()
-    for move in moves[:len(moves) - left]:
+    for move in moves[: len(moves) - left]:
         state.apply(move)
     return replace(setup, demo=True, seed=seed, start=state.to_json())
 
 
-@pytest.mark.parametrize(("game", "sensors"), [
-    ("shangrila", "none"), ("shendao", "none"),
-    ("shangrila", "simulator")])
-def test_the_demo_table_plays_to_the_end_with_nobody_tapping(game: str,
-                                                             sensors: str) -> None:
+@pytest.mark.parametrize(
+    ("game", "sensors"), [("shangrila", "none"), ("shendao", "none"), ("shangrila", "simulator")]
+)
+def test_the_demo_table_plays_to_the_end_with_nobody_tapping(game: str, sensors: str) -> None:
     setup = replace(_near_the_end(game, 7, 14), sensors=sensors)
     listener = Recorder()
     controller = PlayController.start(setup, Translator(), None)
-    session = Session(controller, setup, listener, lambda callback: callback(),
-                      simulator_interval=0.0)
+    session = Session(
+        controller, setup, listener, lambda callback: callback(), simulator_interval=0.0
+    )
     session.start()
     try:
         assert _wait(lambda: ("notice.demo_ended", "") in listener.notices, 120)
@@ -97,15 +97,17 @@ class _FilmCamera:
         if filmed.hidden:
             return None
         values = dict(zip(self.schema.elements, filmed.values, strict=True))
-        return Observation(self.schema, {e: None if e.endswith("^") else v
-                                         for e, v in values.items()})
+        return Observation(
+            self.schema, {e: None if e.endswith("^") else v for e, v in values.items()}
+        )
 
     def overlay(self, frame: Any, *_: Any) -> Any:
         return frame
 
 
 def test_a_film_waits_for_its_people_and_says_where_its_report_is(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from companion.app import feeds
 
     spec = SPECS["shangrila"]
@@ -118,12 +120,17 @@ def test_a_film_waits_for_its_people_and_says_where_its_report_is(
     ended: list[FilmResult] = []
     simulator = TableSimulator(rules, script.filmed_moves, seed=0, start=script.start)
     demo = DemoFilm(film, simulator, on_end=lambda result: ended.append(result) or "here")
-    setup = replace(GameSetup.default("shangrila"), camera="video", video="film.mp4",
-                    start=script.start.to_json())
+    setup = replace(
+        GameSetup.default("shangrila"),
+        camera="video",
+        video="film.mp4",
+        start=script.start.to_json(),
+    )
     listener = Recorder()
     controller = PlayController.start(setup, Translator(), None)
-    session = Session(controller, setup, listener, lambda callback: callback(),
-                      recogniser=camera, film=demo)
+    session = Session(
+        controller, setup, listener, lambda callback: callback(), recogniser=camera, film=demo
+    )
     session.start()
     try:
         assert _wait(lambda: ("notice.demo_report", "here") in listener.notices, 120)

@@ -33,21 +33,26 @@ def _play(slow: bool) -> tuple[Any, list[Any], bool]:
             return handle(event)
 
         controller.handle = slowly  # type: ignore[method-assign]
-    session = Session(controller, setup, Recorder(), lambda callback: callback(),
-                      simulator_interval=0.0)
+    session = Session(
+        controller, setup, Recorder(), lambda callback: callback(), simulator_interval=0.0
+    )
     session.start()
     try:
         table = session.table
         assert table is not None
         assert _wait(lambda: not table.is_alive(), 60)
-        return table.game.score, list(controller.referee.history), controller.referee.state \
-            == table.game.truth_state
+        return (
+            table.game.score,
+            list(controller.referee.history),
+            controller.referee.state == table.game.truth_state,
+        )
     finally:
         session.stop()
 
 
 def test_a_starved_demo_gives_the_same_verdicts_as_a_quick_one(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     quick_score, quick_history, quick_right = _play(slow=False)
     assert quick_score.false_flags == 0 and quick_right and quick_score.questions
 
@@ -60,6 +65,13 @@ def test_a_starved_demo_gives_the_same_verdicts_as_a_quick_one(
     monkeypatch.undo()
 
     assert history == quick_history and right
-    for name in ("moves", "false_flags", "questions", "done_presses", "corrected",
-                 "exact", "rules"):
+    for name in (
+        "moves",
+        "false_flags",
+        "questions",
+        "done_presses",
+        "corrected",
+        "exact",
+        "rules",
+    ):
         assert getattr(score, name) == getattr(quick_score, name), name

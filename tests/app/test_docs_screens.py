@@ -49,17 +49,15 @@ def _window_shot(ui: Driver, name: str, orientation: str) -> Path:
     for popup in _popups():
         # the dialog dims the screens under it, then its box is drawn where it is
         shade = popup.overlay_color
-        below[..., :3] = below[..., :3] * (1 - shade[3]) + np.array(shade[2::-1]) * 255 * \
-            shade[3]
+        below[..., :3] = below[..., :3] * (1 - shade[3]) + np.array(shade[2::-1]) * 255 * shade[3]
         over_path = ui.shots / f"{name}-{orientation}-dialog.png"
         popup.export_to_png(str(over_path))
         over = cv2.imread(str(over_path), cv2.IMREAD_UNCHANGED).astype(np.float32)
         over_path.unlink()
         x, top = int(popup.x), int(height - popup.y - over.shape[0])
-        box = below[top:top + over.shape[0], x:x + over.shape[1]]
+        box = below[top : top + over.shape[0], x : x + over.shape[1]]
         alpha = over[: box.shape[0], : box.shape[1], 3:4] / 255.0
-        box[..., :3] = over[: box.shape[0], : box.shape[1], :3] * alpha + \
-            box[..., :3] * (1 - alpha)
+        box[..., :3] = over[: box.shape[0], : box.shape[1], :3] * alpha + box[..., :3] * (1 - alpha)
     cv2.imwrite(str(path), below.astype(np.uint8))
     if WRITE_DOCS:
         DOCS_SCREENS.mkdir(parents=True, exist_ok=True)
@@ -94,10 +92,15 @@ def _table_video(state: Any, rgb: tuple[float, float, float], folder: Path) -> P
     original = synth_table.table_texture
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(synth_table, "table_texture", functools.partial(original, rgb=rgb))
-        image = render_table(table_model(state.rules.game).expected(state), camera,
-                             Pose(60.0, 0.0, 800.0), light=LIGHTS["daylight"],
-                             imaging=Imaging(), options=TableOptions(markers=True),
-                             seed=1).image
+        image = render_table(
+            table_model(state.rules.game).expected(state),
+            camera,
+            Pose(60.0, 0.0, 800.0),
+            light=LIGHTS["daylight"],
+            imaging=Imaging(),
+            options=TableOptions(markers=True),
+            seed=1,
+        ).image
     path = folder / f"table-{state.rules.game}-{rgb[0]:.2f}.avi"
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (1280, 720))
     for _ in range(20):
@@ -112,8 +115,9 @@ def test_every_screen_for_the_docs(ui: Driver, tmp_path: Path) -> None:
     for popup in _popups():  # left by tests before (an export's message)
         popup.dismiss(animation=False)
     seats = (Seat("red", "Ann"), Seat("blue", "Ben"), Seat("yellow"), Seat("violet"))
-    setup = replace(GameSetup.default("shangrila"), seats=seats,
-                    clocks=ClockSettings.same(4, 30 * 60.0, 60.0))
+    setup = replace(
+        GameSetup.default("shangrila"), seats=seats, clocks=ClockSettings.same(4, 30 * 60.0, 60.0)
+    )
     app.go("start")
     app.root.ids.start.load(setup)
     _still(ui)
@@ -132,8 +136,7 @@ def test_every_screen_for_the_docs(ui: Driver, tmp_path: Path) -> None:
     _still(ui)
     _shots(ui, "play-illegal")
     while not play.question_prompt:
-        assert ui.feed(steps, lambda: play.banner_kind != "illegal"
-                       and bool(play.question_prompt))
+        assert ui.feed(steps, lambda: play.banner_kind != "illegal" and bool(play.question_prompt))
     _still(ui)
     _shots(ui, "play-question")
 
@@ -191,8 +194,11 @@ def test_every_screen_for_the_docs(ui: Driver, tmp_path: Path) -> None:
         app.setup = replace(app.setup, camera="video", video=str(video))
         # The camera has not been calibrated on this table: the picture is shown, not
         # read (a reading without calibration would be a wrong one).
-        app.session_options = {"recogniser": NoRecognition(
-            "the camera is not calibrated on this table yet (Calibrate)")}
+        app.session_options = {
+            "recogniser": NoRecognition(
+                "the camera is not calibrated on this table yet (Calibrate)"
+            )
+        }
         app.reopen(journal)
         camera = app.root.ids.play.ids.camera
         assert ui.wait(lambda c=camera: c.has_frame, 30)
@@ -234,8 +240,11 @@ def _other_game_on_camera(ui: Driver, game: str, folder: Path) -> None:
     for table, rgb in TABLES.items():
         video = _table_video(state, rgb, folder)
         app.setup = replace(app.setup, camera="video", video=str(video))
-        app.session_options = {"recogniser": NoRecognition(
-            "the camera is not calibrated on this table yet (Calibrate)")}
+        app.session_options = {
+            "recogniser": NoRecognition(
+                "the camera is not calibrated on this table yet (Calibrate)"
+            )
+        }
         app.reopen(journal)
         camera = app.root.ids.play.ids.camera
         assert ui.wait(lambda c=camera: c.has_frame, 30)

@@ -30,8 +30,9 @@ def _missing_from_font() -> frozenset[str]:
 
     folder = Path(kivy.__file__).parent / "data" / "fonts"
     maps = [set(ttlib.TTFont(str(folder / name)).getBestCmap()) for name in FONTS]
-    return frozenset(chr(code) for code in range(0x20, 0x3000)
-                     if not all(code in cmap for cmap in maps))
+    return frozenset(
+        chr(code) for code in range(0x20, 0x3000) if not all(code in cmap for cmap in maps)
+    )
 
 
 def _lacking(text: str) -> str:
@@ -56,8 +57,11 @@ def test_the_font_lacks_the_arrows_this_test_is_for() -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_apps_texts_are_in_its_font(language: str) -> None:
-    bad = {key: _lacking(text) for key, text in table(language).items()
-           if not key.startswith("page.") and _lacking(text)}
+    bad = {
+        key: _lacking(text)
+        for key, text in table(language).items()
+        if not key.startswith("page.") and _lacking(text)
+    }
     assert not bad, bad
 
 
@@ -76,16 +80,20 @@ def test_the_words_of_a_game_are_in_the_apps_font(game: str) -> None:
         move = state.random_move(dice)
         moves.append(rules.format_move(move))
         state.play(move)
-    said = [move_words(Translator(language), rules, "Ann", text)
-            for language in LANGUAGES for text in moves]
+    said = [
+        move_words(Translator(language), rules, "Ann", text)
+        for language in LANGUAGES
+        for text in moves
+    ]
     bad = [s for s in said if _lacking(s)]
     assert not bad, bad[:5]
 
 
 def test_a_shenshi_walk_is_said_in_words() -> None:
     rules = rules_class("shenshi")()
-    said = {language: move_words(Translator(language), rules, "Ann", "Ge4-e6")
-            for language in LANGUAGES}
+    said = {
+        language: move_words(Translator(language), rules, "Ann", "Ge4-e6") for language in LANGUAGES
+    }
     assert said["en"] == "Ann: the Grand Master walks from e4 by e5 to e6.", said
     assert not any(_lacking(text) for text in said.values())
 

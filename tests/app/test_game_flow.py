@@ -28,8 +28,12 @@ def _start(ui: Driver, setup: GameSetup) -> Any:
 def _play(ui: Driver, play: Any, moves: tuple[str, ...]) -> None:
     for move in moves:
         play.type_move(move)
-        assert ui.wait(lambda m=move: play.controller.referee.history
-                       and play.controller.referee.history[-1][1] == m, 5)
+        assert ui.wait(
+            lambda m=move: (
+                play.controller.referee.history and play.controller.referee.history[-1][1] == m
+            ),
+            5,
+        )
     ui.pump(2)
 
 
@@ -83,7 +87,8 @@ def test_clocks_run_for_the_player_to_move_and_stop_with_the_pause(ui: Driver) -
 
 
 def test_ending_a_game_asks_first_and_the_end_screen_steps_through_it(
-        ui: Driver, data_dir: Path) -> None:
+    ui: Driver, data_dir: Path
+) -> None:
     _close_popups(ui)  # left by tests before (an export's message)
     play = _start(ui, GameSetup.default("shendao"))
     _play(ui, play, ("W1", "E8", "Sa", "Nh"))
@@ -162,11 +167,21 @@ def test_a_finished_game_in_history_names_its_winner(ui: Driver) -> None:
     from companion.app.history import PastGame
     from companion.app.screens.history import row_text
 
-    past = PastGame(Path("g.jsonl"), "shangrila", ("red", "blue", "yellow"), 57,
-                    "2026-11-26 14:03", scores=(31, 28, 20), winners=(0,), over=True,
-                    names=("Ann", "", ""))
-    assert row_text(past) == ("2026-11-26 14:03 · The Bridges of Shangri-La · Ann 31, "
-                              "Blue 28, Yellow 20 · winner: Ann (57 moves)")
+    past = PastGame(
+        Path("g.jsonl"),
+        "shangrila",
+        ("red", "blue", "yellow"),
+        57,
+        "2026-11-26 14:03",
+        scores=(31, 28, 20),
+        winners=(0,),
+        over=True,
+        names=("Ann", "", ""),
+    )
+    assert row_text(past) == (
+        "2026-11-26 14:03 · The Bridges of Shangri-La · Ann 31, "
+        "Blue 28, Yellow 20 · winner: Ann (57 moves)"
+    )
 
 
 def test_the_start_screen_sets_the_clocks(ui: Driver) -> None:

@@ -23,14 +23,17 @@ def played(folder: Path) -> Path:
     return controller.journal.path
 
 
-@pytest.mark.parametrize("header", [
-    b'{"journal":1,"players":5}',
-    b'{"journal":1,"game":"shangrila","players":["red","blue","yellow"],"options":[]}',
-    b'[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]',
-    b'{"journal":1,"game":"shangrila","players":["red","blue","yellow"],"options":{},'
-    b'"config":{"stable_frames":1' + b"0" * 5000 + b'}}',
-    b"\xff\xfe",
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        b'{"journal":1,"players":5}',
+        b'{"journal":1,"game":"shangrila","players":["red","blue","yellow"],"options":[]}',
+        b"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]",
+        b'{"journal":1,"game":"shangrila","players":["red","blue","yellow"],"options":{},'
+        b'"config":{"stable_frames":1' + b"0" * 5000 + b"}}",
+        b"\xff\xfe",
+    ],
+)
 def test_a_damaged_header_is_listed_with_its_problem(tmp_path: Path, header: bytes) -> None:
     path = tmp_path / "shangrila-20260101-120000.jsonl"
     path.write_bytes(header + b"\n")
@@ -61,7 +64,8 @@ def test_every_bit_of_a_header_flipped_is_a_problem_not_a_crash(tmp_path: Path) 
 
 
 def test_a_journal_that_does_not_replay_or_damaged_seats_are_its_problem(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import companion.app.history as history
     from companion.app.controller import SEATS_SUFFIX
     from engines.errors import IllegalMoveError
@@ -84,16 +88,20 @@ def test_a_journal_that_does_not_replay_or_damaged_seats_are_its_problem(
     assert "no student on that space" in game.problem and not game.scores
 
 
-def test_a_damaged_strength_report_is_an_error_and_a_missing_one_none(
-        tmp_path: Path) -> None:
+def test_a_damaged_strength_report_is_an_error_and_a_missing_one_none(tmp_path: Path) -> None:
     from companion.app.history import ANALYSIS_FILE, AnalysisError, load_analysis
 
     record = replay_record(played(tmp_path))
     assert load_analysis(tmp_path, record) is None
-    for text, said in (("{", "not valid JSON"), ('{"game": "shangrila"}', "no players"),
-                       ('{"game": "shangrila", "players": [], "level_config": {}, '
-                        '"moves": [{"index": "x"}], "summary": [], "chances": []}',
-                        r"moves\[0\]: no player")):
+    for text, said in (
+        ("{", "not valid JSON"),
+        ('{"game": "shangrila"}', "no players"),
+        (
+            '{"game": "shangrila", "players": [], "level_config": {}, '
+            '"moves": [{"index": "x"}], "summary": [], "chances": []}',
+            r"moves\[0\]: no player",
+        ),
+    ):
         (tmp_path / ANALYSIS_FILE).write_text(text, encoding="utf-8")
         with pytest.raises(AnalysisError, match=said):
             load_analysis(tmp_path, record)

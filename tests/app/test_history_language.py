@@ -17,8 +17,12 @@ def test_history_is_written_again_in_the_new_language(ui: Driver) -> None:
     play = app.root.ids.play
     for move in ("W1", "E8"):
         play.type_move(move)
-        assert ui.wait(lambda m=move: play.controller.referee.history
-                       and play.controller.referee.history[-1][1] == m, 5)
+        assert ui.wait(
+            lambda m=move: (
+                play.controller.referee.history and play.controller.referee.history[-1][1] == m
+            ),
+            5,
+        )
     journal = str(play.controller.journal.path)
     play.detach()
     app.go("history")
@@ -39,8 +43,9 @@ def test_history_is_written_again_in_the_new_language(ui: Driver) -> None:
         assert "pas finie (2 coups)" in row(), row()
         assert history.title == "Shendao : 2 coups", history.title
         assert history.ids.review.index == 1
-        assert "Clair" in history.ids.review.caption and "Light" not in \
-            history.ids.review.caption, history.ids.review.caption
+        assert (
+            "Clair" in history.ids.review.caption and "Light" not in history.ids.review.caption
+        ), history.ids.review.caption
     finally:
         app.root.ids.language.text = "English"
         ui.pump(3)

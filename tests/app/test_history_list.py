@@ -21,8 +21,9 @@ from companion.simulator import random_game
 
 
 def test_scores_come_from_the_verdicts_and_match_a_replay(tmp_path: Path) -> None:
-    controller = PlayController.start(GameSetup.default("shendao"), Translator(),
-                                      tmp_path / "games")
+    controller = PlayController.start(
+        GameSetup.default("shendao"), Translator(), tmp_path / "games"
+    )
     rules = controller.referee.rules
     moves = [rules.format_move(m) for m in random_game(rules, seed=4)]
     for text in moves[:6]:
@@ -43,8 +44,9 @@ def test_scores_come_from_the_verdicts_and_match_a_replay(tmp_path: Path) -> Non
 
 
 def test_the_strength_report_is_kept_with_its_game(tmp_path: Path) -> None:
-    controller = PlayController.start(GameSetup.default("shendao"), Translator(),
-                                      tmp_path / "games")
+    controller = PlayController.start(
+        GameSetup.default("shendao"), Translator(), tmp_path / "games"
+    )
     for text in ("W1", "E8", "Sa"):
         controller.typed(text)
     record = controller.referee.record()
@@ -55,7 +57,8 @@ def test_the_strength_report_is_kept_with_its_game(tmp_path: Path) -> None:
     assert again is not None
     assert [m.judgement for m in again.moves] == [m.judgement for m in analysis.moves]
     assert again.chances == analysis.chances
-    assert [s.accuracy_text() for s in again.summary] == \
-        [s.accuracy_text() for s in analysis.summary]
+    assert [s.accuracy_text() for s in again.summary] == [
+        s.accuracy_text() for s in analysis.summary
+    ]
     controller.typed("Nh")  # the game went on: the report no longer fits it
     assert load_analysis(folder, controller.referee.record()) is None

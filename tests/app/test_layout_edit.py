@@ -28,16 +28,17 @@ FLAT = np.array([[2.0, 0.0, 100.0], [0.0, 2.0, 50.0], [0.0, 0.0, 1.0]])
 SLANTED = np.array([[1.6, 0.25, 180.0], [0.02, 1.1, 120.0], [0.0, 0.0006, 1.0]])
 
 
-def _fit(model: BoardModel, doubtful: tuple[str, ...] = (),
-         following: tuple[str, ...] = ()) -> LayoutFit:
+def _fit(
+    model: BoardModel, doubtful: tuple[str, ...] = (), following: tuple[str, ...] = ()
+) -> LayoutFit:
     """The model's own places, every element found clearly except those named."""
     elements = {}
     for name, element in model.elements.items():
         confidence = 0.2 if name in doubtful else 0.0 if name in following else 0.9
-        source = "group" if name in following or element.kind in ("cushion", "monk") \
-            else "outline"
-        elements[name] = ElementFit(name, element.centre_mm, element.angle_deg, 0.0,
-                                    confidence, 0.0, source)
+        source = "group" if name in following or element.kind in ("cushion", "monk") else "outline"
+        elements[name] = ElementFit(
+            name, element.centre_mm, element.angle_deg, 0.0, confidence, 0.0, source
+        )
     return LayoutFit(model, elements, "2026-01-01T00:00:00Z")
 
 
@@ -76,8 +77,7 @@ def test_a_slanted_view_moves_by_the_board_distance_under_the_finger() -> None:
     editor = _editor("shangrila", SLANTED)
     start = _picture(editor, "7D")
     end = (start[0] + 15.0, start[1] + 12.0)
-    expected = editor.view.to_board(np.array([end]))[0] - editor.view.to_board(
-        np.array([start]))[0]
+    expected = editor.view.to_board(np.array([end]))[0] - editor.view.to_board(np.array([start]))[0]
     before = _centre(editor, "7D")
     target = editor.pick(start)
     assert target is not None and target.names == ("7D",)
@@ -92,8 +92,11 @@ def test_a_slanted_view_moves_by_the_board_distance_under_the_finger() -> None:
 def test_a_village_moves_as_a_group_with_its_stone_spot() -> None:
     editor = _editor("shangrila")
     model = editor.fit.model
-    village = [n for n, e in model.elements.items()
-               if e.kind == "space" and "".join(c for c in n if c.isdigit()) == "5"]
+    village = [
+        n
+        for n, e in model.elements.items()
+        if e.kind == "space" and "".join(c for c in n if c.isdigit()) == "5"
+    ]
     assert len(village) >= 5
     start = _picture(editor, village[0])
     target = editor.pick(start, group=True)
@@ -130,7 +133,8 @@ def test_the_grid_moves_whole_and_a_shenshi_tile_takes_its_cushion_and_monk() ->
     assert target.names[0] == "c3 tile"
     shenshi.drag(target, start, (start[0], start[1] + 4.0))
     assert _centre(shenshi, "c3 monk") == pytest.approx(
-        np.array(load_model("shenshi").elements["c3 monk"].centre_mm) + np.array([0.0, 2.0]))
+        np.array(load_model("shenshi").elements["c3 monk"].centre_mm) + np.array([0.0, 2.0])
+    )
     assert "c3 cushion" not in {o.name for o in shenshi.outlines()}  # drawn with its tile
 
 
@@ -187,7 +191,8 @@ def test_outlines_say_which_are_doubtful_and_which_follow() -> None:
 
 
 def test_the_corrected_layout_goes_through_the_profile(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from calibration.profiles import layout_path
     from vision.table_profile import load_table_profile
 

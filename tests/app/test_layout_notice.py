@@ -12,7 +12,8 @@ from tests.app.conftest import Driver
 
 
 def test_a_damaged_layout_is_said_once_and_the_usual_board_is_drawn(
-        ui: Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ui: Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from calibration.profiles import layout_path
     from vision.models import load_model
 

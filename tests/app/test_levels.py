@@ -19,16 +19,17 @@ from engines.dice import Dice
 from engines.search.pooling import HeadToHead, pooled_estimate, shared_for
 from engines.search.strength import model_for
 
-TABLES = [(("Ann", "Bob"), 1), (("bob ", "Ann"), 2), (("Ann", ""), 3),
-          (("Cy", "Ann"), 4)]
+TABLES = [(("Ann", "Bob"), 1), (("bob ", "Ann"), 2), (("Ann", ""), 3), (("Cy", "Ann"), 4)]
 """Each game's seat names and the seed of its random moves."""
 
 
-def play(data: Path, names: tuple[str, ...], seed: int, analyse: bool = True,
-         moves: int = 1000) -> PlayController:
+def play(
+    data: Path, names: tuple[str, ...], seed: int, analyse: bool = True, moves: int = 1000
+) -> PlayController:
     setup = GameSetup.default("shendao")
-    setup = replace(setup, seats=tuple(Seat(s.colour, n) for s, n in zip(
-        setup.seats, names, strict=True)))
+    setup = replace(
+        setup, seats=tuple(Seat(s.colour, n) for s, n in zip(setup.seats, names, strict=True))
+    )
     controller = PlayController.start(setup, Translator(), data / "games")
     dice = Dice(seed)
     state = controller.referee.state
@@ -37,8 +38,9 @@ def play(data: Path, names: tuple[str, ...], seed: int, analyse: bool = True,
         state = controller.referee.state
     if analyse:
         assert controller.journal is not None
-        save_analysis(report_folder(data, controller.journal.path),
-                      strength(controller.referee.record(), 1))
+        save_analysis(
+            report_folder(data, controller.journal.path), strength(controller.referee.record(), 1)
+        )
     return controller
 
 
@@ -52,8 +54,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_players_are_matched_by_name_and_a_seat_without_one_is_left_out(
-        data: Path) -> None:
+def test_players_are_matched_by_name_and_a_seat_without_one_is_left_out(data: Path) -> None:
     players = collect(data)
     assert set(players) == {"ann", "bob", "cy"}
     assert person("  Bob ") == "bob"
@@ -68,8 +69,7 @@ def test_the_pooled_level_is_that_of_all_the_players_games(data: Path) -> None:
     ann = collect(data)["ann"]
     model = model_for("shendao", 2)
     assert model is not None
-    expected = pooled_estimate(model, [g.evidence for g in ann.games],
-                               shared_for("shendao-2"), 25)
+    expected = pooled_estimate(model, [g.evidence for g in ann.games], shared_for("shendao-2"), 25)
     assert ann.pooled["shendao-2"] == expected
     assert "rough guide" in expected.note  # the app's reports use another budget
     for game in ann.games:
@@ -89,8 +89,7 @@ def test_head_to_head_over_finished_games(data: Path) -> None:
 def test_an_engine_seat_without_a_name_is_its_levels_engine(tmp_path: Path) -> None:
     setup = GameSetup.default("shendao")
     seats = (Seat(setup.seats[0].colour, "Ann"), Seat(setup.seats[1].colour, "", True, 3))
-    controller = PlayController.start(replace(setup, seats=seats), Translator(),
-                                      tmp_path / "games")
+    controller = PlayController.start(replace(setup, seats=seats), Translator(), tmp_path / "games")
     controller.typed("W1")
     players = collect(tmp_path, lambda level: f"Engine {level}")
     assert set(players) == {"ann", "engine 3"}
@@ -126,8 +125,9 @@ def test_the_history_screen_shows_a_players_level_over_time(ui: Any, data: Path)
         ui.app._data_dir = kept
 
 
-def test_games_that_cannot_be_read_are_left_out_and_said(ui: Any, data: Path,
-                                                         tmp_path: Path) -> None:
+def test_games_that_cannot_be_read_are_left_out_and_said(
+    ui: Any, data: Path, tmp_path: Path
+) -> None:
     import shutil
 
     from companion.app.controller import SEATS_SUFFIX

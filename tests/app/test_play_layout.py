@@ -26,15 +26,13 @@ def _rect(widget: Any) -> tuple[float, float, float, float]:
 
 def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     """The area two boxes share (0 when they only touch)."""
-    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * \
-        max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def _asked(ui: Driver, moves: list[str], candidates: list[str]) -> Any:
     """A Shangri-La game with its clocks running, ``moves`` typed in, then the referee
     asking which of ``candidates`` was played."""
-    setup = replace(GameSetup.default("shangrila"),
-                    clocks=ClockSettings.same(4, 30 * 60.0, 60.0))
+    setup = replace(GameSetup.default("shangrila"), clocks=ClockSettings.same(4, 30 * 60.0, 60.0))
     play = _start(ui, setup)
     for move in moves:
         play.session.send(TypedMove(move))
@@ -61,9 +59,15 @@ def test_a_question_leaves_every_part_of_the_screen_its_place(ui: Driver, size: 
     ui.pump(8)
     ui.app.root.export_to_png(str(ui.shots / f"play-question-layout-{size}.png"))
     ids = play.ids
-    parts = {"question": ids.question, "turn": ids.turn, "clocks": ids.clocks,
-             "log": ids.log_scroll,
-             "typing": ids.typed.parent, "buttons": ids.done.parent, "board": ids.board}
+    parts = {
+        "question": ids.question,
+        "turn": ids.turn,
+        "clocks": ids.clocks,
+        "log": ids.log_scroll,
+        "typing": ids.typed.parent,
+        "buttons": ids.done.parent,
+        "board": ids.board,
+    }
     boxes = {name: _rect(w) for name, w in parts.items()}
     screen = _rect(play)
     for name, box in boxes.items():
@@ -71,7 +75,7 @@ def test_a_question_leaves_every_part_of_the_screen_its_place(ui: Driver, size: 
         assert box[1] >= screen[1] - 1 and box[3] <= screen[3] + 1, (size, name, box)
     names = list(boxes)
     for i, first in enumerate(names):
-        for second in names[i + 1:]:
+        for second in names[i + 1 :]:
             assert _overlap(boxes[first], boxes[second]) < 1, (size, first, second)
     # the latest move and word (scrolling with the moves) have room for a line at least
     assert ids.log_scroll.height >= dp(40), (size, ids.log_scroll.height)

@@ -20,12 +20,12 @@ def _asked(game: str, moves: int = 3) -> tuple[Any, Any]:
     rules = GameSetup.default(game).rules()
     state = rules.initial_state()
     asked = [rules.format_move(m) for m in state.legal_moves()[:moves]]
-    question = SimpleNamespace(about="", choices=[
-        SimpleNamespace(move=m, words=f"move {m}", elements=(), card="") for m in asked])
-    controller = SimpleNamespace(position=lambda: (state,),
-                                 referee=SimpleNamespace(rules=rules))
-    return SimpleNamespace(controller=controller), SimpleNamespace(question=question,
-                                                                   game=game)
+    question = SimpleNamespace(
+        about="",
+        choices=[SimpleNamespace(move=m, words=f"move {m}", elements=(), card="") for m in asked],
+    )
+    controller = SimpleNamespace(position=lambda: (state,), referee=SimpleNamespace(rules=rules))
+    return SimpleNamespace(controller=controller), SimpleNamespace(question=question, game=game)
 
 
 @pytest.mark.parametrize("game", ["shangrila", "shendao", "shenshi"])
@@ -37,7 +37,8 @@ def test_a_question_is_tapped_on_every_games_board(game: str) -> None:
 
 
 def test_only_a_move_the_position_does_not_allow_leaves_the_buttons(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     screen, view = _asked("shangrila")
 
     def illegal(*_: Any) -> TapAnswer:

@@ -41,8 +41,7 @@ def test_elements_beside_the_board_are_not_framed_and_unknown_ones_are_errors() 
 
 
 @pytest.mark.parametrize("game", ["shangrila", "shendao", "shenshi"])
-def test_every_element_the_referee_names_is_on_the_board_or_said_to_be_beside(
-        game: str) -> None:
+def test_every_element_the_referee_names_is_on_the_board_or_said_to_be_beside(game: str) -> None:
     from vision.models import referee_schema
 
     model = load_model(game)

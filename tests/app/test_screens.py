@@ -24,7 +24,7 @@ def _region(path: Path, widget: Any, window_height: int) -> np.ndarray:
     image = cv2.imread(str(path))
     x, y = widget.to_window(widget.x, widget.y)
     top = window_height - int(y + widget.height)
-    return image[max(0, top):top + int(widget.height), int(x):int(x + widget.width)]
+    return image[max(0, top) : top + int(widget.height), int(x) : int(x + widget.width)]
 
 
 def _touch_targets(widget: Any) -> list[Any]:
@@ -34,8 +34,12 @@ def _touch_targets(widget: Any) -> list[Any]:
 
     found = []
     for child in widget.walk(restrict=True):
-        if isinstance(child, Button | TextInput | Slider) and child.opacity > 0 and \
-                child.height > 0 and child.get_root_window() is not None:
+        if (
+            isinstance(child, Button | TextInput | Slider)
+            and child.opacity > 0
+            and child.height > 0
+            and child.get_root_window() is not None
+        ):
             found.append(child)
     return found
 
@@ -43,8 +47,11 @@ def _touch_targets(widget: Any) -> list[Any]:
 def _check_targets(ui: Driver) -> None:
     from kivy.metrics import dp
 
-    small = [(type(w).__name__, getattr(w, "text", ""), w.height)
-             for w in _touch_targets(ui.app.root) if w.height < dp(48) - 0.5]
+    small = [
+        (type(w).__name__, getattr(w, "text", ""), w.height)
+        for w in _touch_targets(ui.app.root)
+        if w.height < dp(48) - 0.5
+    ]
     assert small == []
 
 
@@ -92,8 +99,9 @@ def test_illegal_move_banner_on_both_images(ui: Driver) -> None:
     assert ui.feed(steps, lambda: play.banner_kind == "illegal")
     ui.pump(3)
     # who did what first, then the rule with its id
-    assert play.banner_title.startswith(("Illegal move", *(f"{name} " for name in
-                                                           play.view.players)))
+    assert play.banner_title.startswith(
+        ("Illegal move", *(f"{name} " for name in play.view.players))
+    )
     assert play.banner_body.endswith(f"[{play.view.banner.rule}]")
     assert "[" in play.banner_body and play.banner_steps.startswith("•")
     # shown at all and soon (how soon is a figure of `companion bench app`, not a test)
@@ -164,8 +172,12 @@ def test_end_screen_scores_strength_and_export(ui: Driver) -> None:
     play = _start(ui, GameSetup.default("shendao"))
     for move in ("W1", "E8", "Sa", "Nh", "W2", "E7"):
         play.type_move(move)
-        assert ui.wait(lambda m=move: play.controller.referee.history
-                       and play.controller.referee.history[-1][1] == m, 5)
+        assert ui.wait(
+            lambda m=move: (
+                play.controller.referee.history and play.controller.referee.history[-1][1] == m
+            ),
+            5,
+        )
     play.end_game()  # not over: ended once the players confirm
     assert ui.app.root.ids.manager.current == "play"
     play.confirmation.buttons[-1].dispatch("on_release")
@@ -195,8 +207,12 @@ def test_history_replays_and_reopens(ui: Driver) -> None:
     play = _start(ui, GameSetup.default("shangrila"))
     for move in ("H@4", "F@7"):
         play.type_move(move)
-        ui.wait(lambda m=move: play.controller.referee.history
-                and play.controller.referee.history[-1][1] == m, 5)
+        ui.wait(
+            lambda m=move: (
+                play.controller.referee.history and play.controller.referee.history[-1][1] == m
+            ),
+            5,
+        )
     journal = play.controller.journal.path
     ui.app.go("history")
     ui.pump(3)
@@ -221,13 +237,12 @@ def test_history_replays_and_reopens(ui: Driver) -> None:
     assert [m for _, m in reopened.referee.history] == ["H@4", "F@7"]
 
 
-def test_calibrate_wizard_registers_the_board(ui: Driver, board_video: Path,
-                                              tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_calibrate_wizard_registers_the_board(
+    ui: Driver, board_video: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path))  # the profiles go there
     app = ui.app
-    app.setup = replace(GameSetup.default("shangrila"), camera="video",
-                        video=str(board_video))
+    app.setup = replace(GameSetup.default("shangrila"), camera="video", video=str(board_video))
     app.go("calibrate")
     screen = app.root.ids.calibrate
     assert ui.wait(lambda: screen.ids.camera.has_frame and screen.preview.last is not None)
@@ -249,8 +264,9 @@ def test_calibrate_wizard_registers_the_board(ui: Driver, board_video: Path,
 
 
 @pytest.mark.parametrize("orientation", ["landscape", "portrait"])
-def test_play_with_a_video_shows_the_picture(ui: Driver, board_video: Path,
-                                            orientation: str) -> None:
+def test_play_with_a_video_shows_the_picture(
+    ui: Driver, board_video: Path, orientation: str
+) -> None:
     setup = replace(GameSetup.default("shangrila"), camera="video", video=str(board_video))
     play = _start(ui, setup)
     assert ui.wait(lambda: play.ids.camera.has_frame)
@@ -270,8 +286,9 @@ def test_game_over_banner_and_result_button(ui: Driver) -> None:
         play.session.send(TypedMove(rules.format_move(move)))
     assert ui.wait(lambda: play.over, 30)
     ui.pump(3)
-    assert play.banner_kind == "over" and ("wins" in play.banner_body
-                                           or "share" in play.banner_body)
+    assert play.banner_kind == "over" and (
+        "wins" in play.banner_body or "share" in play.banner_body
+    )
     assert play.ids.end_game.text == "See the result"
     path = ui.shot("play-over", "landscape")
     b, g, r = _region(path, play.ids.banner, 800).reshape(-1, 3).mean(axis=0)

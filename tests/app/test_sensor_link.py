@@ -19,13 +19,12 @@ def test_the_simulated_board_reads_a_mid_game_table_from_its_first_reading() -> 
     rules = setup.rules()
     state = rules.initial_state()
     moves = random_game(rules, 7)
-    for move in moves[:len(moves) - 14]:
+    for move in moves[: len(moves) - 14]:
         state.apply(move)
     model = table_model("shangrila")
     table = model.expected(state)
     seen: list[Input] = []
-    link = SensorLink(setup, table.schema, seen.append, lambda key, detail: None,
-                      initial=table)
+    link = SensorLink(setup, table.schema, seen.append, lambda key, detail: None, initial=table)
     try:
         converter = TableConverter(layout_for("shangrila"), table.schema)
         assert link.wait_for(table, 10.0)
@@ -33,7 +32,8 @@ def test_the_simulated_board_reads_a_mid_game_table_from_its_first_reading() -> 
         assert isinstance(first, Seen) and first.source == "sensors"
         assert converter.readings(first.observation) == converter.readings(table)
         assert converter.readings(table) != converter.readings(
-            model.expected(rules.initial_state()))
+            model.expected(rules.initial_state())
+        )
 
         after = state.copy()
         after.apply(moves[len(moves) - 14])
@@ -61,7 +61,8 @@ def test_a_table_the_sensors_cannot_read_is_told_in_a_notice() -> None:
     link = SensorLink.__new__(SensorLink)
     link.notice = lambda key, detail: notices.append((key, detail))
     link._converter = Unreadable()
-    table = table_model("shangrila").expected(GameSetup.default("shangrila").rules()
-                                              .initial_state())
+    table = table_model("shangrila").expected(
+        GameSetup.default("shangrila").rules().initial_state()
+    )
     assert not link.wait_for(table, 0.01)
     assert notices == [("notice.sensors_failed", "no sensor under the Astrologer space")]

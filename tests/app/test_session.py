@@ -82,8 +82,12 @@ def test_hint_and_engine_seat_run_off_the_ui_thread() -> None:
         assert listener.views[-1].suggestion.startswith("Hint:")
         assert listener.views[-1].suggest
         session.send(TypedMove("H@4"))
-        assert _wait(lambda: listener.views[-1].engine_turn and
-                     listener.views[-1].suggestion.startswith("The engine plays"))
+        assert _wait(
+            lambda: (
+                listener.views[-1].engine_turn
+                and listener.views[-1].suggestion.startswith("The engine plays")
+            )
+        )
     finally:
         session.stop()
 
@@ -91,8 +95,7 @@ def test_hint_and_engine_seat_run_off_the_ui_thread() -> None:
 def test_video_frames_are_shown_and_a_missing_file_is_a_notice(board_video: Path) -> None:
     listener = Recorder()
     setup = replace(GameSetup.default("shangrila"), camera="video", video=str(board_video))
-    session = _session(setup, listener, recogniser=NoRecognition("not in this test"),
-                       paced=False)
+    session = _session(setup, listener, recogniser=NoRecognition("not in this test"), paced=False)
     session.start()
     try:
         assert _wait(lambda: ("notice.video_ended", "") in listener.notices)
@@ -166,8 +169,13 @@ def test_a_black_picture_is_said_and_never_read() -> None:
     inputs: list[Any] = []
     messages: list[str] = []
     ended = threading.Event()
-    feed = LiveFeed(BlackCamera(), Refuses(""), inputs.append,
-                    lambda frame, message: messages.append(message), ended.set)
+    feed = LiveFeed(
+        BlackCamera(),
+        Refuses(""),
+        inputs.append,
+        lambda frame, message: messages.append(message),
+        ended.set,
+    )
     feed.start()
     assert ended.wait(5)
     feed.stop()

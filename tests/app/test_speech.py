@@ -64,8 +64,10 @@ def _illegal(controller: PlayController) -> list[Output]:
 
 
 def test_spoken_text_drops_rule_ids_and_markup() -> None:
-    assert spoken("[b]Illegal move by Red[/b]\nNo tile there. [R3]\n• put it back") == \
-        "Illegal move by Red. No tile there. put it back."
+    assert (
+        spoken("[b]Illegal move by Red[/b]\nNo tile there. [R3]\n• put it back")
+        == "Illegal move by Red. No tile there. put it back."
+    )
 
 
 @pytest.mark.parametrize("language", ["en", "fr", "es"])
@@ -115,7 +117,10 @@ def test_pile_up_keeps_the_newest_and_the_important() -> None:
     announcer.add(Announcement("move", "third move", now))
     assert announcer.wait_quiet(3.0)
     assert [text for text, _, _ in voice.calls] == [
-        "first move, being said", "Illegal move by Red", "third move"]
+        "first move, being said",
+        "Illegal move by Red",
+        "third move",
+    ]
     assert voice.stops == 1 and announcer.dropped == 1
     old = Announcement("move", "long ago", time.perf_counter() - 60)
     announcer.add(old)
@@ -202,9 +207,12 @@ def test_illegal_move_to_spoken_call() -> None:
                 time.sleep(0.0005)
             assert announcer.wait_quiet(2.0)
             view = controller.view()
-            if view.banner is not None and view.banner.kind == "illegal" and \
-                    len(voice.calls) > before and voice.calls[-1][0].startswith(
-                        spoken(view.banner.title)):
+            if (
+                view.banner is not None
+                and view.banner.kind == "illegal"
+                and len(voice.calls) > before
+                and voice.calls[-1][0].startswith(spoken(view.banner.title))
+            ):
                 delays.append(voice.calls[-1][2] - view.verdict_time)
             if len(delays) >= 5:
                 break
@@ -299,20 +307,27 @@ def test_android_speech_through_pyjnius(monkeypatch: pytest.MonkeyPatch) -> None
         def stop(self) -> None:
             calls.append(("stop",))
 
-    classes = {"android.speech.tts.TextToSpeech": TextToSpeech,
-               "java.util.Locale": lambda language: f"Locale({language})",
-               "org.kivy.android.PythonActivity": types.SimpleNamespace(mActivity="activity")}
+    classes = {
+        "android.speech.tts.TextToSpeech": TextToSpeech,
+        "java.util.Locale": lambda language: f"Locale({language})",
+        "org.kivy.android.PythonActivity": types.SimpleNamespace(mActivity="activity"),
+    }
     jnius = types.ModuleType("jnius")
     jnius.autoclass = classes.__getitem__  # type: ignore[attr-defined]
     jnius.PythonJavaClass = object  # type: ignore[attr-defined]
-    jnius.java_method = lambda signature: (lambda method: method)  # type: ignore[attr-defined]
+    jnius.java_method = lambda signature: lambda method: method  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "jnius", jnius)
     voice = AndroidVoice()
     voice.say("Coup illégal de Rouge.", "fr")
     voice.say("Rouge joue.", "fr")
     voice.say("Red plays.", "en")
     voice.stop()
-    assert calls == [("language", "Locale(fr)"), ("speak", "Coup illégal de Rouge.", 1),
-                     ("speak", "Rouge joue.", 1), ("language", "Locale(en)"),
-                     ("speak", "Red plays.", 1), ("stop",)]
+    assert calls == [
+        ("language", "Locale(fr)"),
+        ("speak", "Coup illégal de Rouge.", 1),
+        ("speak", "Rouge joue.", 1),
+        ("language", "Locale(en)"),
+        ("speak", "Red plays.", 1),
+        ("stop",),
+    ]
     assert find_voice("android").__class__ is AndroidVoice

@@ -43,16 +43,27 @@ def pictures() -> Pictures:
     pose = Pose(72.0, 30.0, 720.0, (0.0, 0.0))
     imaging = Imaging(blur_sigma=0.4, noise_sigma=1.5, supersample=1)
     shots = []
-    for seed, (observation, placement) in enumerate((
+    for seed, (observation, placement) in enumerate(
+        (
             (_empty_observation(schema), 0.0),
-            (calibration_layout(schema, world.model, ["red", "blue", "yellow", "violet"]),
-             0.5))):
-        shots.append(render_table(observation, camera, pose, light=LIGHTS["daylight"],
-                                  imaging=imaging, options=TableOptions(placement_mm=placement),
-                                  seed=seed + 1, model=world.model, art=world.art(),
-                                  colours=world.colours).image)
-    return Pictures(world.model, shots[0], shots[1],
-                    truth_view(camera, pose, world.model.size_mm))
+            (calibration_layout(schema, world.model, ["red", "blue", "yellow", "violet"]), 0.5),
+        )
+    ):
+        shots.append(
+            render_table(
+                observation,
+                camera,
+                pose,
+                light=LIGHTS["daylight"],
+                imaging=imaging,
+                options=TableOptions(placement_mm=placement),
+                seed=seed + 1,
+                model=world.model,
+                art=world.art(),
+                colours=world.colours,
+            ).image
+        )
+    return Pictures(world.model, shots[0], shots[1], truth_view(camera, pose, world.model.size_mm))
 
 
 @pytest.fixture
@@ -67,11 +78,21 @@ def register(view: BoardView) -> None:
     from calibration.profiles import board_path, now_iso
     from calibration.registration import BoardProfile, save_board_profile
 
-    save_board_profile(BoardProfile(
-        "shangrila", "markers", view.image_size,
-        tuple(tuple(float(v) for v in row) for row in view.homography), None, 0.1,
-        (0, 1, 2, 3), board_geometry("shangrila"), None, now_iso()),
-        board_path("shangrila"))
+    save_board_profile(
+        BoardProfile(
+            "shangrila",
+            "markers",
+            view.image_size,
+            tuple(tuple(float(v) for v in row) for row in view.homography),
+            None,
+            0.1,
+            (0, 1, 2, 3),
+            board_geometry("shangrila"),
+            None,
+            now_iso(),
+        ),
+        board_path("shangrila"),
+    )
 
 
 def _wizard() -> CalibrationWizard:
@@ -92,10 +113,10 @@ def test_what_is_missing_is_said_never_raised(pictures: Pictures, profiles: Path
     wizard = _wizard()
     assert wizard.open_layout() == ""  # nothing stored yet, nothing to show
     assert wizard.capture_layout_position(pictures.position).startswith(
-        "take the picture of the empty board first")
+        "take the picture of the empty board first"
+    )
     small = pictures.empty[::2, ::2]
-    assert "but the board was registered on 800x800 pictures" in \
-        wizard.capture_layout_empty(small)
+    assert "but the board was registered on 800x800 pictures" in wizard.capture_layout_empty(small)
     said = wizard.capture_layout_empty(pictures.empty)
     assert said.startswith("empty board captured; now set up the calibration position")
     assert "red on 0R, 1R, 2R" in said
@@ -107,17 +128,22 @@ def test_what_is_missing_is_said_never_raised(pictures: Pictures, profiles: Path
     assert wizard.layout_editor is None
     assert not (profiles / "layout-shangrila.json").exists()
 
-    assert "needs only the empty board" in CalibrationWizard(
-        "shenshi").capture_layout_position(pictures.position)
+    assert "needs only the empty board" in CalibrationWizard("shenshi").capture_layout_position(
+        pictures.position
+    )
 
 
 def _error(model: BoardModel, truth: BoardModel, name: str) -> float:
-    return float(np.linalg.norm(np.array(model.elements[name].centre_mm)
-                                - np.array(truth.elements[name].centre_mm)))
+    return float(
+        np.linalg.norm(
+            np.array(model.elements[name].centre_mm) - np.array(truth.elements[name].centre_mm)
+        )
+    )
 
 
-def test_the_layout_is_fitted_stored_corrected_and_saved(pictures: Pictures,
-                                                         profiles: Path) -> None:
+def test_the_layout_is_fitted_stored_corrected_and_saved(
+    pictures: Pictures, profiles: Path
+) -> None:
     register(pictures.view)
     wizard = _wizard()
     assert wizard.capture_layout_empty(pictures.empty).startswith("empty board captured")
@@ -136,8 +162,7 @@ def test_the_layout_is_fitted_stored_corrected_and_saved(pictures: Pictures,
 
     # the player drags a village where it is printed on the picture
     village = [n for n in spaces if "".join(c for c in n if c.isdigit()) == "4"]
-    start = tuple(pictures.view.to_image(np.array(stored.model.elements[village[0]]
-                                                  .centre_mm))[0])
+    start = tuple(pictures.view.to_image(np.array(stored.model.elements[village[0]].centre_mm))[0])
     shifted = np.array(stored.model.elements[village[0]].centre_mm) + np.array([6.0, -4.0])
     end = tuple(pictures.view.to_image(shifted)[0])
     target = editor.pick(start, group=True)
@@ -160,8 +185,9 @@ def test_the_layout_is_fitted_stored_corrected_and_saved(pictures: Pictures,
     assert again.undo_layout() == "nothing to undo"
 
 
-def test_a_board_model_that_cannot_be_drawn_is_said(profiles: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_board_model_that_cannot_be_drawn_is_said(
+    profiles: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import calibration.registration
     from calibration.errors import CalibrationError
     from companion.app.wizard import WizardPreview
@@ -175,8 +201,9 @@ def test_a_board_model_that_cannot_be_drawn_is_said(profiles: Path,
     frame = np.zeros((8, 8, 3), np.uint8)
     monkeypatch.setattr(calibration.registration, "draw_overlay", fails)
     assert wizard.overlay(frame) is frame
-    assert wizard.message == ("the board model cannot be drawn: "
-                              "the registration's corners are not a quadrilateral")
+    assert wizard.message == (
+        "the board model cannot be drawn: the registration's corners are not a quadrilateral"
+    )
     assert preview.message == wizard.message
     monkeypatch.setattr(calibration.registration, "draw_overlay", lambda *a: a[-1].copy())
     wizard.overlay(frame)

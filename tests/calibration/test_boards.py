@@ -26,7 +26,8 @@ from engines.shangrila.board import COLOURS
 
 def packaged() -> dict[str, Any]:
     data: dict[str, Any] = json.loads(
-        resources.files("calibration").joinpath("boards.json").read_text("utf-8"))
+        resources.files("calibration").joinpath("boards.json").read_text("utf-8")
+    )
     return data
 
 
@@ -56,8 +57,9 @@ def test_marker_corners_follow_aruco_order() -> None:
     corners = board.marker_corners_mm(board.marker_ids[0])
     centre = np.array(board.markers[0].centre_mm)
     half = board.marker_mm / 2
-    np.testing.assert_allclose(corners, centre + np.array(
-        [[-half, -half], [half, -half], [half, half], [-half, half]]))
+    np.testing.assert_allclose(
+        corners, centre + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    )
 
 
 def test_markers_lie_clear_of_the_grids_and_gate_rings() -> None:
@@ -91,14 +93,17 @@ def test_drawn_board_and_pieces() -> None:
     assert not np.array_equal(with_piece, image)
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda b: b["shendao"]["markers"][0].update(id=0), "used by both"),
-    (lambda b: b["shenshi"]["markers"][0].update(centre_mm=[5.0, 5.0]), "wholly on the board"),
-    (lambda b: b["shenshi"]["layout"].update(cell_mm=60.0), "do not fit"),
-    (lambda b: b["shenshi"].update(player_colours=["a", "a"]), "different"),
-    (lambda b: b["shenshi"]["layout"].update(kind="hexes"), "layout.kind"),
-    (lambda b: b["shenshi"].update(marker_mm=-3), "marker_mm"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda b: b["shendao"]["markers"][0].update(id=0), "used by both"),
+        (lambda b: b["shenshi"]["markers"][0].update(centre_mm=[5.0, 5.0]), "wholly on the board"),
+        (lambda b: b["shenshi"]["layout"].update(cell_mm=60.0), "do not fit"),
+        (lambda b: b["shenshi"].update(player_colours=["a", "a"]), "different"),
+        (lambda b: b["shenshi"]["layout"].update(kind="hexes"), "layout.kind"),
+        (lambda b: b["shenshi"].update(marker_mm=-3), "marker_mm"),
+    ],
+)
 def test_inconsistent_boards_are_refused(tmp_path: Path, change: Any, message: str) -> None:
     data = packaged()
     change(data["boards"])

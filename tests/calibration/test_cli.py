@@ -38,26 +38,28 @@ def pictures(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rng = np.random.default_rng(7)
     (folder / "views").mkdir()
     for i in range(8):
-        pose = Pose(float(rng.uniform(45, 80)), float(rng.uniform(-180, 180)),
-                    float(rng.uniform(400, 600)),
-                    (float(rng.uniform(-100, 100)), float(rng.uniform(-60, 60))),
-                    float(rng.uniform(-180, 180)))
-        cv2.imwrite(str(folder / "views" / f"view{i}.png"), render(camera, pose, charuco,
-                                                                   IMAGING, i))
+        pose = Pose(
+            float(rng.uniform(45, 80)),
+            float(rng.uniform(-180, 180)),
+            float(rng.uniform(400, 600)),
+            (float(rng.uniform(-100, 100)), float(rng.uniform(-60, 60))),
+            float(rng.uniform(-180, 180)),
+        )
+        cv2.imwrite(
+            str(folder / "views" / f"view{i}.png"), render(camera, pose, charuco, IMAGING, i)
+        )
     board = board_geometry("shangrila")
     picture = draw_board(board, BOARD_PX_PER_MM)
 
     def shoot(texture: np.ndarray, name: str, seed: int, offset: float = 0.0) -> None:
-        scene = Scene((table, PlanarTexture(texture, board.size_mm, (offset, 0.0))),
-                      LIGHTS["warm"])
+        scene = Scene((table, PlanarTexture(texture, board.size_mm, (offset, 0.0))), LIGHTS["warm"])
         cv2.imwrite(str(folder / name), render(camera, BOARD_POSE, scene, IMAGING, seed))
 
     shoot(picture, "board.png", 20)
     shoot(picture, "moved.png", 21, offset=8.0)
     for k, (name, bgr) in enumerate(PIECE_BGR.items()):
         spots = [((100.0 + 75.0 * i, 110.0 + 90.0 * k), bgr) for i in range(4)]
-        shoot(draw_pieces(picture, BOARD_PX_PER_MM, spots, board.piece_mm), f"{name}.png",
-              30 + k)
+        shoot(draw_pieces(picture, BOARD_PX_PER_MM, spots, board.piece_mm), f"{name}.png", 30 + k)
     return folder
 
 
@@ -68,45 +70,90 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_printable_sheets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "calibrate", "charuco-sheet", "--out",
-                         str(tmp_path / "target.png"), "--paper", "letter")
+    status, out, _ = run(
+        capsys,
+        "calibrate",
+        "charuco-sheet",
+        "--out",
+        str(tmp_path / "target.png"),
+        "--paper",
+        "letter",
+    )
     assert status == 0 and "Print at 100%" in out
     assert (tmp_path / "target.pdf").read_bytes().startswith(b"%PDF")
-    status, out, _ = run(capsys, "calibrate", "markers", "--game", "shendao", "--out",
-                         str(tmp_path / "markers.png"))
+    status, out, _ = run(
+        capsys, "calibrate", "markers", "--game", "shendao", "--out", str(tmp_path / "markers.png")
+    )
     assert status == 0 and "markers 4, 5, 6, 7" in out
     assert (tmp_path / "markers.png").exists() and (tmp_path / "markers.pdf").exists()
 
 
-def test_the_whole_set_up(pictures: Path, data_dir: Path, tmp_path: Path,
-                          capsys: pytest.CaptureFixture[str], config: CalibrationConfig) -> None:
+def test_the_whole_set_up(
+    pictures: Path,
+    data_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    config: CalibrationConfig,
+) -> None:
     status, out, _ = run(capsys, "calibrate", "camera", "--images", str(pictures / "views"))
     assert status == 0, out
     assert "camera profile saved to" in out and "view0.png: " in out
     profile = json.loads((data_dir / "profiles" / "default" / "camera.json").read_text("utf-8"))
     assert abs(profile["camera_matrix"][0][0] - 930.0) / 930.0 < 0.01
 
-    status, out, _ = run(capsys, "calibrate", "board", "--game", "shangrila", "--image",
-                         str(pictures / "board.png"), "--overlay", str(tmp_path / "o.png"))
+    status, out, _ = run(
+        capsys,
+        "calibrate",
+        "board",
+        "--game",
+        "shangrila",
+        "--image",
+        str(pictures / "board.png"),
+        "--overlay",
+        str(tmp_path / "o.png"),
+    )
     assert status == 0 and "registered from markers 0, 1, 2, 3" in out
     assert cv2.imread(str(tmp_path / "o.png")) is not None
 
-    status, out, _ = run(capsys, "calibrate", "check", "--game", "shangrila", "--image",
-                         str(pictures / "board.png"), "--json")
+    status, out, _ = run(
+        capsys,
+        "calibrate",
+        "check",
+        "--game",
+        "shangrila",
+        "--image",
+        str(pictures / "board.png"),
+        "--json",
+    )
     figures = json.loads(out)
     assert status == 0 and figures["ok"] and figures["max_mm"] < 1.0
-    status, out, _ = run(capsys, "calibrate", "check", "--game", "shangrila", "--image",
-                         str(pictures / "moved.png"))
+    status, out, _ = run(
+        capsys, "calibrate", "check", "--game", "shangrila", "--image", str(pictures / "moved.png")
+    )
     assert status == 1 and "TOO LARGE" in out and "register the board again" in out
 
     pieces = [f"--pieces={name}={pictures / (name + '.png')}" for name in PIECE_BGR]
-    status, out, _ = run(capsys, "calibrate", "colours", "--game", "shangrila", "--empty",
-                         str(pictures / "board.png"), *pieces)
+    status, out, _ = run(
+        capsys,
+        "calibrate",
+        "colours",
+        "--game",
+        "shangrila",
+        "--empty",
+        str(pictures / "board.png"),
+        *pieces,
+    )
     assert status == 0, out
     assert "colour model saved" in out and "red: Lab" in out and "4 pieces found" in out
 
-    status, out, _ = run(capsys, "calibrate", "undistort", str(pictures / "board.png"),
-                         "--out", str(tmp_path / "straight"))
+    status, out, _ = run(
+        capsys,
+        "calibrate",
+        "undistort",
+        str(pictures / "board.png"),
+        "--out",
+        str(tmp_path / "straight"),
+    )
     assert status == 0 and (tmp_path / "straight" / "board.png").exists()
 
     status, out, _ = run(capsys, "calibrate", "show")
@@ -121,33 +168,53 @@ def test_the_whole_set_up(pictures: Path, data_dir: Path, tmp_path: Path,
 
     board = data_dir / "profiles" / "default" / "board-shangrila.json"
     board.write_text(json.dumps({"kind": "companion.camera", "version": 1}), encoding="utf-8")
-    status, out, err = run(capsys, "calibrate", "check", "--game", "shangrila", "--image",
-                           str(pictures / "board.png"))
+    status, out, err = run(
+        capsys, "calibrate", "check", "--game", "shangrila", "--image", str(pictures / "board.png")
+    )
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and "is a camera profile, not a board profile" in err
 
 
-def test_user_errors_are_one_line(data_dir: Path, capsys: pytest.CaptureFixture[str],
-                                  tmp_path: Path) -> None:
-    status, _, err = run(capsys, "calibrate", "check", "--game", "shenshi", "--image",
-                         str(tmp_path / "none.png"))
+def test_user_errors_are_one_line(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, _, err = run(
+        capsys, "calibrate", "check", "--game", "shenshi", "--image", str(tmp_path / "none.png")
+    )
     assert status == 2 and "no board profile at" in err and err.count("\n") == 1
     status, _, err = run(capsys, "calibrate", "camera", "--images", str(tmp_path))
     assert status == 2 and "no images" in err
-    status, _, err = run(capsys, "calibrate", "charuco-sheet", "--squares", "12x9",
-                         "--out", str(tmp_path / "x.png"))
+    status, _, err = run(
+        capsys, "calibrate", "charuco-sheet", "--squares", "12x9", "--out", str(tmp_path / "x.png")
+    )
     assert status == 2 and "does not fit" in err
-    status, _, err = run(capsys, "calibrate", "camera", "--images", str(tmp_path), "--profile",
-                         "../escape")
+    status, _, err = run(
+        capsys, "calibrate", "camera", "--images", str(tmp_path), "--profile", "../escape"
+    )
     assert status == 2 and "not allowed" in err
-    status, _, err = run(capsys, "calibrate", "markers", "--game", "shangrila", "--out",
-                         str(tmp_path / "markers.jpg"))
+    status, _, err = run(
+        capsys,
+        "calibrate",
+        "markers",
+        "--game",
+        "shangrila",
+        "--out",
+        str(tmp_path / "markers.jpg"),
+    )
     assert status == 2 and "ending in .png" in err
 
 
 def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
-    for command in ("charuco-sheet", "camera", "undistort", "markers", "board", "check",
-                    "colours", "show"):
+    for command in (
+        "charuco-sheet",
+        "camera",
+        "undistort",
+        "markers",
+        "board",
+        "check",
+        "colours",
+        "show",
+    ):
         with pytest.raises(SystemExit) as leaving:
             main(["calibrate", command, "--help"])
         assert leaving.value.code == 0

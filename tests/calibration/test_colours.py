@@ -45,15 +45,22 @@ def test_four_colours_separate_under_the_hardest_light(config: CalibrationConfig
 
 
 def model(names: tuple[str, ...] = ("red", "blue")) -> ColourModel:
-    classes = tuple(ColourClass(name, (50.0, 60.0 * (-1) ** i, 0.0),
-                                ((4.0, 0.0, 0.0), (0.0, 4.0, 0.0), (0.0, 0.0, 4.0)), 10)
-                    for i, name in enumerate(names))
+    classes = tuple(
+        ColourClass(
+            name,
+            (50.0, 60.0 * (-1) ** i, 0.0),
+            ((4.0, 0.0, 0.0), (0.0, 4.0, 0.0), (0.0, 0.0, 4.0)),
+            10,
+        )
+        for i, name in enumerate(names)
+    )
     return ColourModel("shangrila", classes, "border", (1.0, 1.0, 1.0), 2.0, "then", "now")
 
 
 def test_a_far_colour_is_unknown(config: CalibrationConfig) -> None:
-    matches = classify_features(config.colours, model(), np.array([[50.0, 59.0, 1.0],
-                                                                   [50.0, 0.0, 0.0]]))
+    matches = classify_features(
+        config.colours, model(), np.array([[50.0, 59.0, 1.0], [50.0, 0.0, 0.0]])
+    )
     assert matches[0].name == "red" and matches[0].runner_up == "blue"
     assert matches[1].name == UNKNOWN
 
@@ -91,13 +98,18 @@ def test_grey_card_capture_and_a_colour_that_is_missing(config: CalibrationConfi
     card = (200.0, 300.0, 60.0, 40.0)
     grey = picture.copy()
     x, y, w, h = (int(v * BOARD_PX_PER_MM) for v in card)
-    grey[y:y + h, x:x + w] = 128
+    grey[y : y + h, x : x + w] = 128
     pose = Pose(90.0, 0.0, 900.0)
     light = LIGHTS["warm"]
 
     def shoot(texture: np.ndarray, seed: int) -> np.ndarray:
-        return render(camera, pose, Scene((PlanarTexture(texture, board.size_mm),), light),
-                      Imaging(noise_sigma=1.0, supersample=1), seed)
+        return render(
+            camera,
+            pose,
+            Scene((PlanarTexture(texture, board.size_mm),), light),
+            Imaging(noise_sigma=1.0, supersample=1),
+            seed,
+        )
 
     empty = shoot(grey, 1)
     profile = register_with_markers(config.registration, board, empty, lens).profile
@@ -107,8 +119,9 @@ def test_grey_card_capture_and_a_colour_that_is_missing(config: CalibrationConfi
     capture = capture_samples(config.colours, profile, lens, empty, {"red": reds}, rng, card)
     assert capture.white_balance == "grey-card" and capture.pieces == {"red": 4}
     fitted, _ = fit_colour_model(config.colours, profile, capture)
-    matches = classify_patches(config.colours, fitted, profile, lens, reds,
-                               np.array([s for s, _ in spots]), 8.0)
+    matches = classify_patches(
+        config.colours, fitted, profile, lens, reds, np.array([s for s, _ in spots]), 8.0
+    )
     assert [m.name for m in matches] == ["red"] * 4
     with pytest.raises(NotFoundError, match="no blue pieces found"):
         capture_samples(config.colours, profile, lens, empty, {"blue": empty}, rng)

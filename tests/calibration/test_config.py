@@ -33,17 +33,20 @@ def test_every_value_has_its_reason() -> None:
         assert all(len(text) > 20 for text in reasons.values())
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d["camera"].pop("min_views"), "missing min_views"),
-    (lambda d: d["camera"].update(extra=1), "unknown extra"),
-    (lambda d: d["camera"].update(min_views="five"), "camera.min_views"),
-    (lambda d: d["camera"].update(max_view_error_px=-1), "positive number"),
-    (lambda d: d["camera"].update(fix_k3=1), "true or false"),
-    (lambda d: d["charuco"].update(squares=[7]), "two whole numbers"),
-    (lambda d: d.update(version=2), "version 2"),
-    (lambda d: d.pop("colours"), "colours: the section is missing"),
-    (lambda d: d.update(lenses={}), "unknown sections: lenses"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["camera"].pop("min_views"), "missing min_views"),
+        (lambda d: d["camera"].update(extra=1), "unknown extra"),
+        (lambda d: d["camera"].update(min_views="five"), "camera.min_views"),
+        (lambda d: d["camera"].update(max_view_error_px=-1), "positive number"),
+        (lambda d: d["camera"].update(fix_k3=1), "true or false"),
+        (lambda d: d["charuco"].update(squares=[7]), "two whole numbers"),
+        (lambda d: d.update(version=2), "version 2"),
+        (lambda d: d.pop("colours"), "colours: the section is missing"),
+        (lambda d: d.update(lenses={}), "unknown sections: lenses"),
+    ],
+)
 def test_bad_values_are_refused_with_their_place(change: Any, message: str) -> None:
     data = packaged()
     change(data)

@@ -68,14 +68,24 @@ def synthetic_views(camera: Camera, count: int, seed: int) -> list[TargetView]:
     rng = np.random.default_rng(seed)
     views = []
     for i in range(count):
-        pose = Pose(float(rng.uniform(45, 80)), float(rng.uniform(-180, 180)),
-                    float(rng.uniform(350, 600)),
-                    (float(rng.uniform(-80, 80)), float(rng.uniform(-60, 60))),
-                    float(rng.uniform(-180, 180)))
+        pose = Pose(
+            float(rng.uniform(45, 80)),
+            float(rng.uniform(-180, 180)),
+            float(rng.uniform(350, 600)),
+            (float(rng.uniform(-80, 80)), float(rng.uniform(-60, 60))),
+            float(rng.uniform(-180, 180)),
+        )
         board = target.object_points()[:, :2] - np.array([100.0, 62.5])
         pixels = project_points(camera, pose, board) + rng.normal(0, 0.1, (len(board), 2))
-        views.append(TargetView(f"view {i}", camera.size, np.arange(len(board), dtype=np.int32),
-                                target.object_points(), pixels.astype(np.float32)))
+        views.append(
+            TargetView(
+                f"view {i}",
+                camera.size,
+                np.arange(len(board), dtype=np.int32),
+                target.object_points(),
+                pixels.astype(np.float32),
+            )
+        )
     return views
 
 
@@ -105,8 +115,12 @@ def test_detection_says_why_an_image_is_of_no_use(config: CalibrationConfig) -> 
     outcome = detect_target(config.camera, ChessboardTarget((9, 6), 25.0), "blank.png", blank)
     assert isinstance(outcome, RejectedView)
     assert "chessboard was not found" in outcome.reason
-    views, rejected = collect_views(config.camera, ChessboardTarget((9, 6), 25.0),
-                                    [("broken.jpg", None), ("blank.png", blank)], stream=False)
+    views, rejected = collect_views(
+        config.camera,
+        ChessboardTarget((9, 6), 25.0),
+        [("broken.jpg", None), ("blank.png", blank)],
+        stream=False,
+    )
     assert views == [] and [r.label for r in rejected] == ["broken.jpg", "blank.png"]
     assert "could not be read" in rejected[0].reason
 
@@ -117,8 +131,10 @@ def test_stream_skips_near_duplicate_views(config: CalibrationConfig) -> None:
     cells = (np.indices((7, 10)).sum(axis=0) % 2).astype(np.uint8) * 255
     sheet = np.pad(np.kron(cells, np.ones((40, 40), np.uint8)), 40, constant_values=255)
     layer = PlanarTexture(sheet, (sheet.shape[1] / 2.0, sheet.shape[0] / 2.0))
-    frames = [(f"frame {i}", render(camera, Pose(80.0, 0.0, 450.0, (x, 0.0)), Scene((layer,))))
-              for i, x in enumerate((0.0, 1.0, 30.0))]
+    frames = [
+        (f"frame {i}", render(camera, Pose(80.0, 0.0, 450.0, (x, 0.0)), Scene((layer,))))
+        for i, x in enumerate((0.0, 1.0, 30.0))
+    ]
     views, rejected = collect_views(config.camera, target, frames, stream=True)
     assert [v.label for v in views] == ["frame 0", "frame 2"]
     assert "too similar to frame 0" in rejected[0].reason
@@ -132,8 +148,9 @@ def test_profile_round_trip_and_undistortion(config: CalibrationConfig, tmp_path
     loaded = load_camera_profile(path)
     assert loaded == profile
     pixels = np.array([[5.0, 7.0], [640.0, 360.0], [1270.0, 710.0]])
-    np.testing.assert_allclose(distort_points(loaded, undistort_points(loaded, pixels)), pixels,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        distort_points(loaded, undistort_points(loaded, pixels)), pixels, atol=1e-6
+    )
     with pytest.raises(ProfileError, match="made at 1280x720"):
         undistort_image(loaded, np.zeros((480, 640, 3), np.uint8))
 
@@ -167,8 +184,9 @@ def test_undistorted_image_has_straight_lines() -> None:
 
 def test_a_profile_with_a_bad_matrix_is_refused(tmp_path: Path) -> None:
     profile = exact_profile(bench_camera())
-    broken = CameraProfile(profile.image_size, ((0.0, 0.0, 0.0),) * 3, profile.distortion,
-                           0.1, (), (), "x", "today")
+    broken = CameraProfile(
+        profile.image_size, ((0.0, 0.0, 0.0),) * 3, profile.distortion, 0.1, (), (), "x", "today"
+    )
     path = tmp_path / "camera.json"
     save_camera_profile(broken, path)
     with pytest.raises(ProfileError, match="camera_matrix"):

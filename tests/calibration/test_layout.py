@@ -47,13 +47,28 @@ class Board:
     view: BoardView
 
 
-def _shoot(game: str, truth: BoardModel, world: Any, observation: Observation, seed: int,
-           placement: float = 0.0) -> tuple[Any, BoardView]:
+def _shoot(
+    game: str,
+    truth: BoardModel,
+    world: Any,
+    observation: Observation,
+    seed: int,
+    placement: float = 0.0,
+) -> tuple[Any, BoardView]:
     camera = Camera.from_fov(800, 800, 50.0)
     pose = Pose(72.0, 30.0, 720.0, (0.0, 0.0))
-    picture = render_table(observation, camera, pose, light=LIGHTS["daylight"],
-                           imaging=IMAGING, options=TableOptions(placement_mm=placement),
-                           seed=seed, model=truth, art=world.art(), colours=world.colours)
+    picture = render_table(
+        observation,
+        camera,
+        pose,
+        light=LIGHTS["daylight"],
+        imaging=IMAGING,
+        options=TableOptions(placement_mm=placement),
+        seed=seed,
+        model=truth,
+        art=world.art(),
+        colours=world.colours,
+    )
     return picture.image, truth_view(camera, pose, truth.size_mm)
 
 
@@ -72,21 +87,31 @@ def board() -> Board:
 @pytest.fixture(scope="module")
 def fitted(board: Board) -> LayoutFit:
     """The layout fitted from both pictures."""
-    return fit_layout("shangrila", load_model("shangrila"), board.empty, board.view,
-                      [(board.position_picture, board.view, board.position)], QUICK)
+    return fit_layout(
+        "shangrila",
+        load_model("shangrila"),
+        board.empty,
+        board.view,
+        [(board.position_picture, board.view, board.position)],
+        QUICK,
+    )
 
 
 @pytest.fixture(scope="module")
 def bare(board: Board) -> LayoutFit:
     """The layout fitted from the empty board alone."""
-    return fit_layout("shangrila", load_model("shangrila"), board.empty, board.view, [],
-                      QUICK)
+    return fit_layout("shangrila", load_model("shangrila"), board.empty, board.view, [], QUICK)
 
 
 def _errors(fit_model: BoardModel, truth: BoardModel) -> dict[str, float]:
-    return {name: float(np.linalg.norm(np.array(fit_model.elements[name].centre_mm)
-                                       - np.array(element.centre_mm)))
-            for name, element in truth.elements.items()}
+    return {
+        name: float(
+            np.linalg.norm(
+                np.array(fit_model.elements[name].centre_mm) - np.array(element.centre_mm)
+            )
+        )
+        for name, element in truth.elements.items()
+    }
 
 
 def test_a_moved_board_is_found_within_2_mm(board: Board, fitted: LayoutFit) -> None:
@@ -100,8 +125,7 @@ def test_a_moved_board_is_found_within_2_mm(board: Board, fitted: LayoutFit) -> 
     for kind in ("space", "bridge", "stone"):
         assert any(board.truth.elements[n].kind == kind for n in errors)
     # bridges are found by their pieces; every space agrees with its village
-    assert {fit.elements[n].source for n in fit.elements if n.startswith("bridge")} \
-        == {"piece"}
+    assert {fit.elements[n].source for n in fit.elements if n.startswith("bridge")} == {"piece"}
     assert all(fit.elements[e.name].residual_mm <= 2.0 for e in board.truth.of_kind("space"))
     assert fit.model.villages[0].centre_mm != nominal.villages[0].centre_mm
 
@@ -117,8 +141,12 @@ def test_a_grid_game_with_a_moved_model() -> None:
         p = centre + (np.array(point) - centre) * 1.025 + np.array([4.0, -3.0])
         return float(p[0]), float(p[1])
 
-    nominal = replace(world.model, elements={n: replace(e, centre_mm=moved(e.centre_mm))
-                                             for n, e in world.model.elements.items()})
+    nominal = replace(
+        world.model,
+        elements={
+            n: replace(e, centre_mm=moved(e.centre_mm)) for n, e in world.model.elements.items()
+        },
+    )
     assert max(_errors(nominal, world.model).values()) > 6.0
     fit = fit_layout("shendao", nominal, empty, view, [], QUICK)
     errors = _errors(fit.model, world.model)
@@ -131,14 +159,19 @@ def test_a_board_that_does_not_match_is_refused(board: Board) -> None:
         fit_layout("shendao", load_model("shendao"), board.empty, board.view, [], QUICK)
     # the calibration position without its pieces: the bridges are not there
     with pytest.raises(LayoutError, match=r"^36 piece\(s\) .* not seen near their place"):
-        fit_layout("shangrila", load_model("shangrila"), board.empty, board.view,
-                   [(board.empty, board.view, board.position)], QUICK)
+        fit_layout(
+            "shangrila",
+            load_model("shangrila"),
+            board.empty,
+            board.view,
+            [(board.empty, board.view, board.position)],
+            QUICK,
+        )
     with pytest.raises(LayoutError, match="model is of shendao"):
         fit_layout("shangrila", load_model("shendao"), board.empty, board.view, [], QUICK)
 
 
-def test_the_layout_is_stored_and_refused_when_damaged(bare: LayoutFit,
-                                                      tmp_path: Path) -> None:
+def test_the_layout_is_stored_and_refused_when_damaged(bare: LayoutFit, tmp_path: Path) -> None:
     nominal = load_model("shangrila")
     fit = bare
     path = tmp_path / "layout-shangrila.json"
@@ -154,15 +187,15 @@ def test_the_layout_is_stored_and_refused_when_damaged(bare: LayoutFit,
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ProfileError, match=r"'elements\.bridge 0-1' is missing"):
         load_layout(path, nominal)
-    data["elements"]["bridge 0-1"] = dict(data["elements"]["0R"],
-                                          centre_mm=[900.0, 10.0])
+    data["elements"]["bridge 0-1"] = dict(data["elements"]["0R"], centre_mm=[900.0, 10.0])
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ProfileError, match="lies off the 500 x 500 mm board"):
         load_layout(path, nominal)
 
 
-def test_calibrate_layout_command(board: Board, data_dir: Path, tmp_path: Path,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibrate_layout_command(
+    board: Board, data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from calibration.boards import board_geometry
     from calibration.profiles import board_path, layout_path, now_iso
     from calibration.registration import BoardProfile, save_board_profile
@@ -170,24 +203,56 @@ def test_calibrate_layout_command(board: Board, data_dir: Path, tmp_path: Path,
     empty, position = tmp_path / "empty.png", tmp_path / "position.png"
     cv2.imwrite(str(empty), board.empty)
     cv2.imwrite(str(position), board.position_picture)
-    status = main(["calibrate", "layout", "--game", "shangrila", "--empty", str(empty),
-                   "--position", str(position)])
+    status = main(
+        [
+            "calibrate",
+            "layout",
+            "--game",
+            "shangrila",
+            "--empty",
+            str(empty),
+            "--position",
+            str(position),
+        ]
+    )
     out, err = capsys.readouterr()
     assert status == 2 and "no board profile" in err and err.count("\n") == 1
 
     homography = board.view.homography
-    save_board_profile(BoardProfile(
-        "shangrila", "markers", board.view.image_size,
-        tuple(tuple(float(v) for v in row) for row in homography), None, 0.1,
-        (0, 1, 2, 3), board_geometry("shangrila"), None, now_iso()),
-        board_path("shangrila"))
+    save_board_profile(
+        BoardProfile(
+            "shangrila",
+            "markers",
+            board.view.image_size,
+            tuple(tuple(float(v) for v in row) for row in homography),
+            None,
+            0.1,
+            (0, 1, 2, 3),
+            board_geometry("shangrila"),
+            None,
+            now_iso(),
+        ),
+        board_path("shangrila"),
+    )
     status = main(["calibrate", "layout", "--game", "shangrila", "--empty", str(empty)])
     out, err = capsys.readouterr()
     assert status == 2 and "give --position FILE" in err
 
     overlay = tmp_path / "check.png"
-    status = main(["calibrate", "layout", "--game", "shangrila", "--empty", str(empty),
-                   "--position", str(position), "--overlay", str(overlay)])
+    status = main(
+        [
+            "calibrate",
+            "layout",
+            "--game",
+            "shangrila",
+            "--empty",
+            str(empty),
+            "--position",
+            str(position),
+            "--overlay",
+            str(overlay),
+        ]
+    )
     out, err = capsys.readouterr()
     assert status == 0, err
     assert "board layout saved to" in out and f"wrote {overlay}" in out
@@ -202,8 +267,10 @@ def test_calibrate_layout_command(board: Board, data_dir: Path, tmp_path: Path,
     status = main(["calibrate", "show"])
     out, _ = capsys.readouterr()
     assert status == 0 and "layout-shangrila.json: shangrila layout of 127 elements" in out
-    assert "appearance-shangrila.json: shangrila set appearance: the empty board and " \
+    assert (
+        "appearance-shangrila.json: shangrila set appearance: the empty board and "
         "bridge: True" in out
+    )
 
 
 @pytest.mark.parametrize("elevation", [35.0, 60.0, 85.0])
@@ -221,7 +288,8 @@ def test_the_camera_is_placed_from_the_registration_alone(elevation: float) -> N
 
 
 def test_a_stone_spot_follows_its_village_and_its_stone_vouches_for_it(
-        fitted: LayoutFit, bare: LayoutFit) -> None:
+    fitted: LayoutFit, bare: LayoutFit
+) -> None:
     stone = fitted.elements["stone 3"]
     assert stone.source == "group" and fitted.has_evidence("stone 3")
     assert stone.confidence > 0.5 and stone.residual_mm < 3.0
@@ -232,8 +300,9 @@ def test_a_stone_spot_follows_its_village_and_its_stone_vouches_for_it(
 
 
 def _paint(image: Any, polygon_mm: Any, bgr: tuple[int, int, int], s: float) -> None:
-    cv2.fillConvexPoly(image, np.rint((polygon_mm * s - 0.5) * 16).astype(np.int32), bgr,
-                       cv2.LINE_AA, 4)
+    cv2.fillConvexPoly(
+        image, np.rint((polygon_mm * s - 0.5) * 16).astype(np.int32), bgr, cv2.LINE_AA, 4
+    )
 
 
 def test_a_bridge_on_a_board_of_its_own_colour_is_placed_finely() -> None:
@@ -248,8 +317,12 @@ def test_a_bridge_on_a_board_of_its_own_colour_is_placed_finely() -> None:
     wood, side = (60, 120, 190), (40, 80, 130)
     empty = np.empty((360, 360, 3), np.uint8)
     empty[:] = (64, 116, 184)  # the board's paint, near the wood's colour
-    _paint(empty, np.array([[40.0, 60.0], [80.0, 60.0], [80.0, 95.0], [40.0, 95.0]]),
-           (200, 205, 210), s)  # a printed space under one end
+    _paint(
+        empty,
+        np.array([[40.0, 60.0], [80.0, 60.0], [80.0, 95.0], [40.0, 95.0]]),
+        (200, 205, 210),
+        s,
+    )  # a printed space under one end
     camera = np.array([-300.0, 60.0, 800.0])
     truth = Element("bridge 0-1", "bridge", (60.4, 59.7), (24.0, 12.0), 97.0)
     footprint = replace(truth, centre_mm=(0.0, 0.0)).corners_mm()
@@ -260,40 +333,54 @@ def test_a_bridge_on_a_board_of_its_own_colour_is_placed_finely() -> None:
     pictures = []
     for picture in (empty, seen):
         blurred = cv2.GaussianBlur(picture, (0, 0), 1.5).astype(np.float64)
-        pictures.append(np.clip(blurred + rng.normal(0, 2.0, blurred.shape), 0, 255)
-                        .astype(np.uint8))
+        pictures.append(
+            np.clip(blurred + rng.normal(0, 2.0, blurred.shape), 0, 255).astype(np.uint8)
+        )
     changed = _difference(pictures[0], pictures[1]) ** 2
     nominal = replace(truth, angle_deg=90.0)
-    found, angle = _refine_piece(nominal, 5.0, at + np.array([1.5, -1.2]), 95.0,
-                                 _log_colour(pictures[1]), changed, [], camera,
-                                 LayoutSettings(), 4.0, 3.0)
+    found, angle = _refine_piece(
+        nominal,
+        5.0,
+        at + np.array([1.5, -1.2]),
+        95.0,
+        _log_colour(pictures[1]),
+        changed,
+        [],
+        camera,
+        LayoutSettings(),
+        4.0,
+        3.0,
+    )
     assert np.linalg.norm(found - at) < 0.25, found - at
     assert abs(angle - 97.0) <= 1.0
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("game", "kind", "seed", "level"), [
-    # bridges half over a space or a river of their own colour, once pulled 2 to 3 mm
-    # towards what differed most from the empty board
-    ("shangrila", "painted", 4, "hardest"),
-    ("shangrila", "painted", 5, "hardest"),
-    ("shangrila", "painted", 6, "medium"),
-    # a bridge on a path of its own colour, and one whose end a tile's outline hid,
-    # once 6.6 and 4.0 mm off
-    ("shangrila", "landscape", 3000, "hardest"),
-    # gate sticks put down off their slots, once taken for the slots (2.2 mm)
-    ("shendao", "project", 1, "hardest"),
-])
-def test_the_bench_boards_once_off_by_more_than_2_mm(game: str, kind: str, seed: int,
-                                                      level: str) -> None:
+@pytest.mark.parametrize(
+    ("game", "kind", "seed", "level"),
+    [
+        # bridges half over a space or a river of their own colour, once pulled 2 to 3 mm
+        # towards what differed most from the empty board
+        ("shangrila", "painted", 4, "hardest"),
+        ("shangrila", "painted", 5, "hardest"),
+        ("shangrila", "painted", 6, "medium"),
+        # a bridge on a path of its own colour, and one whose end a tile's outline hid,
+        # once 6.6 and 4.0 mm off
+        ("shangrila", "landscape", 3000, "hardest"),
+        # gate sticks put down off their slots, once taken for the slots (2.2 mm)
+        ("shendao", "project", 1, "hardest"),
+    ],
+)
+def test_the_bench_boards_once_off_by_more_than_2_mm(
+    game: str, kind: str, seed: int, level: str
+) -> None:
     """Boards of ``companion bench layout`` on which a bridge or a gate was once fitted
     more than 2 mm from its spot: every element within 2 mm, and each bridge within
     1.5 mm of where its piece stood (a hand leaves it up to 1.4 mm off its spot)."""
     from companion.bench_layout import LayoutSetup, render_setup
 
     pictures = render_setup(LayoutSetup(game, kind, seed, level, (1280, 720)))
-    fit = fit_layout(game, pictures.nominal, pictures.empty, pictures.view,
-                     pictures.calibration)
+    fit = fit_layout(game, pictures.nominal, pictures.empty, pictures.view, pictures.calibration)
     errors = _errors(fit.model, pictures.truth)
     worst = max(errors, key=lambda n: errors[n])
     assert errors[worst] <= 2.0, (worst, errors[worst])

@@ -30,8 +30,9 @@ def test_the_data_folder_follows_the_environment(data_dir: Path) -> None:
     assert list_profiles() == ["kitchen"]
 
 
-def test_default_data_folder_is_the_apps_user_data_dir(monkeypatch: pytest.MonkeyPatch,
-                                                       tmp_path: Path) -> None:
+def test_default_data_folder_is_the_apps_user_data_dir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.delenv("COMPANION_DATA_DIR", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     monkeypatch.setattr("sys.platform", "linux")
@@ -72,14 +73,17 @@ def saved(tmp_path: Path) -> tuple[Path, dict[str, object]]:
     return path, json.loads(path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('{"kind": "companion.camera", "version": 1, "image_si', "damaged \\(its text is not"),
-    ("[1, 2, 3]", "not a companion profile"),
-    ('{"kind": "companion.board", "version": 1}', "is a board profile, not a camera profile"),
-    ('{"kind": "someone.else", "version": 1}', "is a 'someone.else', not a camera profile"),
-    ('{"kind": "companion.camera", "version": 99}', "newer version"),
-    ('{"kind": "companion.camera", "version": "1"}', "no valid version"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"kind": "companion.camera", "version": 1, "image_si', "damaged \\(its text is not"),
+        ("[1, 2, 3]", "not a companion profile"),
+        ('{"kind": "companion.board", "version": 1}', "is a board profile, not a camera profile"),
+        ('{"kind": "someone.else", "version": 1}', "is a 'someone.else', not a camera profile"),
+        ('{"kind": "companion.camera", "version": 99}', "newer version"),
+        ('{"kind": "companion.camera", "version": "1"}', "no valid version"),
+    ],
+)
 def test_damaged_or_foreign_files_are_refused(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "camera.json"
     path.write_text(text, encoding="utf-8")
@@ -87,17 +91,21 @@ def test_damaged_or_foreign_files_are_refused(tmp_path: Path, text: str, message
         load_camera_profile(path)
 
 
-@pytest.mark.parametrize(("field", "value", "message"), [
-    ("camera_matrix", [[1, 0, 0], [0, 1, 0]], "3x3 matrix"),
-    ("distortion", [0.1, 0.2], "5 numbers"),
-    ("rms_px", "small", "not a finite number"),
-    ("rms_px", float("nan"), "NaN is not a number JSON allows"),
-    ("image_size", [1280, 0], "whole pixels"),
-    ("views", [{"label": "a", "error_px": 0.1}], "views\\[0\\].points"),
-    ("target", None, "'target' is not text"),
-])
-def test_bad_fields_are_refused_never_half_loaded(tmp_path: Path, field: str, value: object,
-                                                  message: str) -> None:
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("camera_matrix", [[1, 0, 0], [0, 1, 0]], "3x3 matrix"),
+        ("distortion", [0.1, 0.2], "5 numbers"),
+        ("rms_px", "small", "not a finite number"),
+        ("rms_px", float("nan"), "NaN is not a number JSON allows"),
+        ("image_size", [1280, 0], "whole pixels"),
+        ("views", [{"label": "a", "error_px": 0.1}], "views\\[0\\].points"),
+        ("target", None, "'target' is not text"),
+    ],
+)
+def test_bad_fields_are_refused_never_half_loaded(
+    tmp_path: Path, field: str, value: object, message: str
+) -> None:
     path, data = saved(tmp_path)
     data[field] = value
     path.write_text(json.dumps(data), encoding="utf-8")

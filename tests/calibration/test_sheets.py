@@ -31,10 +31,10 @@ def test_pdf_page_is_the_paper_and_the_xref_table_is_right() -> None:
     start = int(re.search(rb"startxref\n(\d+)", data)[1])  # type: ignore[index]
     entries = re.findall(rb"(\d{10}) 00000 n", data[start:])
     for number, offset in enumerate(entries, start=1):
-        assert data[int(offset):].startswith(f"{number} 0 obj".encode())
+        assert data[int(offset) :].startswith(f"{number} 0 obj".encode())
     stream = re.search(rb"/Length (\d+) >>\nstream\n", data)
     assert stream is not None
-    pixels = zlib.decompress(data[stream.end():stream.end() + int(stream[1])])
+    pixels = zlib.decompress(data[stream.end() : stream.end() + int(stream[1])])
     assert pixels[:3] == b"\xff\x00\x00"  # stored as RGB
     assert b"a \\(title\\)" in data
 
@@ -49,13 +49,14 @@ def test_pdf_refuses_other_images() -> None:
 def test_png_records_its_resolution() -> None:
     data = png_with_resolution(np.zeros((4, 4), np.uint8), 300)
     at = data.index(b"pHYs")
-    x, y, unit = struct.unpack(">IIB", data[at + 4:at + 13])
+    x, y, unit = struct.unpack(">IIB", data[at + 4 : at + 13])
     assert (x, y, unit) == (11811, 11811, 1)
     assert cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED).shape == (4, 4)
 
 
-def test_charuco_squares_print_at_their_stated_size(config: CalibrationConfig,
-                                                    tmp_path: Path) -> None:
+def test_charuco_squares_print_at_their_stated_size(
+    config: CalibrationConfig, tmp_path: Path
+) -> None:
     target = CharucoTarget.from_config(config.charuco)
     sheet, printed = charuco_sheet(target, "A4", 300)
     assert sheet.image.shape == (2480, 3508)  # A4 landscape at 300 dpi

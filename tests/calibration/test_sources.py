@@ -87,8 +87,12 @@ def test_live_camera_frames_and_stills() -> None:
         now[0] += seconds
 
     frames = list(camera_frames(0, 1.0, 3.5, lambda index: fake, clock, sleep))
-    assert [label for label, _ in frames] == ["camera frame 1", "camera frame 2",
-                                              "camera frame 3", "camera frame 4"]
+    assert [label for label, _ in frames] == [
+        "camera frame 1",
+        "camera frame 2",
+        "camera frame 3",
+        "camera frame 4",
+    ]
     assert frames[0][1][0, 0, 0] == WARM_UP_FRAMES + 1
     assert fake.released
     still = grab_frame(0, lambda index: FakeCapture())
@@ -99,8 +103,16 @@ def test_camera_failures() -> None:
     with pytest.raises(SourceError, match="cannot open camera 2"):
         grab_frame(2, lambda index: FakeCapture(opened=False))
     with pytest.raises(SourceError, match="stopped delivering frames"):
-        list(camera_frames(0, 0.0, 10.0, lambda index: FakeCapture(frames=WARM_UP_FRAMES + 1),
-                           lambda: 0.0, lambda s: None))
+        list(
+            camera_frames(
+                0,
+                0.0,
+                10.0,
+                lambda index: FakeCapture(frames=WARM_UP_FRAMES + 1),
+                lambda: 0.0,
+                lambda s: None,
+            )
+        )
     with pytest.raises(SourceError, match="delivered no frame"):
         grab_frame(0, lambda index: FakeCapture(frames=0))
 

@@ -18,11 +18,16 @@ def test_bench_search_prints_iterations_per_second(capsys: pytest.CaptureFixture
 
 
 def test_bench_players_plays_every_pairing(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "players", "--game", "shendao", "--games", "2", "--levels", "2",
-                 "--json"]) == 0
+    assert (
+        main(["bench", "players", "--game", "shendao", "--games", "2", "--levels", "2", "--json"])
+        == 0
+    )
     figures = json.loads(capsys.readouterr().out)["figures"]
     assert [(f["measured"], f["opponent"], f["games"]) for f in figures] == [
-        ("level 2", "level 1", 2), ("level 4", "random", 2), ("level 4", "greedy", 2)]
+        ("level 2", "level 1", 2),
+        ("level 4", "random", 2),
+        ("level 4", "greedy", 2),
+    ]
 
 
 def test_the_elo_scale() -> None:
@@ -36,18 +41,38 @@ def test_bench_rules_reports_both_draws(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["bench", "rules", "--game", "shangrila", "--seconds", "0.2", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)["figures"]
     assert {(f["players"], f["policy"]) for f in figures} == {
-        (3, "uniform"), (3, "playout"), (4, "uniform"), (4, "playout")}
+        (3, "uniform"),
+        (3, "playout"),
+        (4, "uniform"),
+        (4, "playout"),
+    }
 
 
 def test_bench_referee_times_verdicts_on_the_clock_asked(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "referee", "--game", "shendao", "--games", "1", "--flicker",
-                 "0.01", "--clock", "cpu", "--json"]) == 0
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert (
+        main(
+            [
+                "bench",
+                "referee",
+                "--game",
+                "shendao",
+                "--games",
+                "1",
+                "--flicker",
+                "0.01",
+                "--clock",
+                "cpu",
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["clock"] == "cpu" and data["referee"]["confirm_frames"] == 2
     run = data["runs"][0]
     assert run["games"] == 1 and run["moves"] > 10
     assert run["verdict_ms"]["verdicts"] == len(run["verdict_ms_all"]) > 0
-    assert main(["bench", "referee", "--game", "shendao", "--games", "1", "--flicker",
-                 "0.01"]) == 0
+    assert main(["bench", "referee", "--game", "shendao", "--games", "1", "--flicker", "0.01"]) == 0
     assert "verdict time (wall) median" in capsys.readouterr().out

@@ -18,8 +18,26 @@ from engines import rules_class
 
 
 def test_a_couple_of_games_with_fitted_readers(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "referee", "--game", "shendao", "--games", "1", "--readers",
-                 "fitted", "--chances", "both", "--clock", "cpu", "--json"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "referee",
+                "--game",
+                "shendao",
+                "--games",
+                "1",
+                "--readers",
+                "fitted",
+                "--chances",
+                "both",
+                "--clock",
+                "cpu",
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["table"]["camera_errors"] == "fitted"
     without, with_chances = data["runs"]
@@ -32,15 +50,31 @@ def test_a_couple_of_games_with_fitted_readers(capsys: pytest.CaptureFixture[str
 
 
 def test_the_report_names_the_readers(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "referee", "--game", "shendao", "--games", "1", "--readers",
-                 "fitted"]) == 0
+    assert (
+        main(["bench", "referee", "--game", "shendao", "--games", "1", "--readers", "fitted"]) == 0
+    )
     out = capsys.readouterr().out
     assert "fitted reader's measured errors" in out and "verdict time (wall) p99" in out
 
 
 def test_fitted_readers_are_the_cameras(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "referee", "--game", "shendao", "--games", "1", "--readers",
-                 "fitted", "--sources", "sensors"]) == 2
+    assert (
+        main(
+            [
+                "bench",
+                "referee",
+                "--game",
+                "shendao",
+                "--games",
+                "1",
+                "--readers",
+                "fitted",
+                "--sources",
+                "sensors",
+            ]
+        )
+        == 2
+    )
     assert "--sources camera" in capsys.readouterr().err
 
 

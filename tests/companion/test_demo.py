@@ -78,16 +78,23 @@ def test_headless_demo_referees_a_short_film(short_demo: tuple[Path, str, Path, 
     assert referee["false_flags"] == 0
     assert referee["final_table_right"]
     assert len(report["strength"]) == 4
-    for name in ("index.html", "film.mp4", "film.webm", "scores.png", "win-chance.png",
-                 "loss.png",
-                 "record.json"):
+    for name in (
+        "index.html",
+        "film.mp4",
+        "film.webm",
+        "scores.png",
+        "win-chance.png",
+        "loss.png",
+        "record.json",
+    ):
         assert (folder / name).stat().st_size > 0
     assert "Final scores" in page.read_text()
     assert "data:video/webm;base64," in page.read_text()  # the film, one browsers play
 
 
 def test_the_demo_calibrates_its_table_and_reads_through_the_profile(
-        short_demo: tuple[Path, str, Path, Path]) -> None:
+    short_demo: tuple[Path, str, Path, Path],
+) -> None:
     from vision.appearance import AppearanceReader
     from vision.read import BoardReader
     from vision.table_profile import load_table_profile
@@ -96,9 +103,15 @@ def test_the_demo_calibrates_its_table_and_reads_through_the_profile(
     assert "Calibrating the table" in text
     assert text.index("Calibrating the table") < text.index("film:")
     profile_folder = folder / DATA_FOLDER / "profiles" / PROFILE
-    for name in ("camera.json", "board-shangrila.json", "layout-shangrila.json",
-                 "appearance-shangrila.json", "empty-shangrila.png",
-                 "position-shangrila.png", "layout-shangrila.png"):
+    for name in (
+        "camera.json",
+        "board-shangrila.json",
+        "layout-shangrila.json",
+        "appearance-shangrila.json",
+        "empty-shangrila.png",
+        "position-shangrila.png",
+        "layout-shangrila.png",
+    ):
         assert (profile_folder / name).stat().st_size > 0, name
     with data_folder(folder / DATA_FOLDER):
         profile = load_table_profile("shangrila", PROFILE)
@@ -116,5 +129,6 @@ def test_the_demo_calibrates_its_table_and_reads_through_the_profile(
 
 
 def test_the_demo_leaves_the_players_profiles_alone(
-        short_demo: tuple[Path, str, Path, Path]) -> None:
+    short_demo: tuple[Path, str, Path, Path],
+) -> None:
     assert not any(short_demo[3].iterdir())

@@ -40,15 +40,30 @@ def test_the_demo_report_is_in_french(tmp_path: Path, monkeypatch: pytest.Monkey
     from calibration.profiles import DATA_DIR_ENV
 
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "data"))
-    page = run_demo(DemoOptions(out=tmp_path / "demo", moves=4, level=1, language="fr"),
-                    io.StringIO())
+    page = run_demo(
+        DemoOptions(out=tmp_path / "demo", moves=4, level=1, language="fr"), io.StringIO()
+    )
     text = html.unescape(page.read_text(encoding="utf-8"))
     assert '<html lang="fr">' in text
-    for french in ("Scores finaux", "Ce que l'arbitre a dit", "L'arbitre", "Départage",
-                   "Le jeu de chaque joueur", "Rouge", "perte moyenne"):
+    for french in (
+        "Scores finaux",
+        "Ce que l'arbitre a dit",
+        "L'arbitre",
+        "Départage",
+        "Le jeu de chaque joueur",
+        "Rouge",
+        "perte moyenne",
+    ):
         assert french in text, french
-    for english in ("Final scores", "What the referee said", "Tie-break", "false alarms",
-                    "How well each player played", "mean loss", "(winner)"):
+    for english in (
+        "Final scores",
+        "What the referee said",
+        "Tie-break",
+        "false alarms",
+        "How well each player played",
+        "mean loss",
+        "(winner)",
+    ):
         assert english not in text, english
-    said = text[text.index("Ce que l'arbitre a dit"):]
+    said = text[text.index("Ce que l'arbitre a dit") :]
     assert re.search(r"Coup \d+ : ", said), said[:400]  # the referee's sentences, in French

@@ -16,8 +16,9 @@ RAW = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\[\d+(, \d+)+\]|\['")
 
 
 # A whole ShenShi game lists its legal turns at every move: it runs with -m slow.
-@pytest.mark.parametrize("game", ["shangrila", "shendao",
-                                  pytest.param("shenshi", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "game", ["shangrila", "shendao", pytest.param("shenshi", marks=pytest.mark.slow)]
+)
 def test_rules_demo_prints_words(game: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "demo", "--game", game, "--seed", "3"]) == 0
     text = capsys.readouterr().out
@@ -26,10 +27,17 @@ def test_rules_demo_prints_words(game: str, capsys: pytest.CaptureFixture[str]) 
     assert not re.search(r"^\s*0\. ", text, re.MULTILINE)
 
 
-def test_the_referee_prints_words(monkeypatch: pytest.MonkeyPatch,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
-    lines = ["move H@4", 'seen {"4H": "empty", "7A": "violet"}', "done", "move Z@9",
-             "takeback", "quit"]
+def test_the_referee_prints_words(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [
+        "move H@4",
+        'seen {"4H": "empty", "7A": "violet"}',
+        "done",
+        "move Z@9",
+        "takeback",
+        "quit",
+    ]
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines) + "\n"))
     assert main(["referee", "--game", "shangrila"]) == 0
     text = capsys.readouterr().out

@@ -29,8 +29,7 @@ def random_record(moves: int, seed: int = 1) -> GameRecord:
         move = state.random_move(dice)
         played.append(state.rules.format_move(move))
         state.apply(move)
-    return GameRecord("shangrila", list(state.rules.players), state.rules.options_json(),
-                      played)
+    return GameRecord("shangrila", list(state.rules.players), state.rules.options_json(), played)
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +39,10 @@ def analysed() -> tuple[GameRecord, Analysis]:
 
 
 def test_moves_keep_the_game_numbering_and_the_analysis(
-        analysed: tuple[GameRecord, Analysis]) -> None:
+    analysed: tuple[GameRecord, Analysis],
+) -> None:
     record, analysis = analysed
-    review = build_review(record, analysis=analysis, first_number=41,
-                          names=("Ann", "", "", ""))
+    review = build_review(record, analysis=analysis, first_number=41, names=("Ann", "", "", ""))
     assert [m.number for m in review.moves] == list(range(41, 55))
     assert review.positions == len(record.moves) + 1
     assert review.names[:2] == ("Ann", "Blue")
@@ -71,15 +70,21 @@ def test_the_notation_export_numbers_moves_as_the_game_does() -> None:
     assert GameRecord.loads(record.dumps()) == record
 
 
-def test_the_page_is_one_file_that_can_be_sent(tmp_path: Path,
-                                               analysed: tuple[GameRecord, Analysis]) -> None:
+def test_the_page_is_one_file_that_can_be_sent(
+    tmp_path: Path, analysed: tuple[GameRecord, Analysis]
+) -> None:
     record, analysis = analysed
     film = tmp_path / "film.webm"
     film.write_bytes(b"\x1aE\xdf\xa3 not really a film")
     chart = tmp_path / "c.png"
     chart.write_bytes(b"\x89PNG\r\n\x1a\n")
-    text = page(build_review(record, analysis=analysis, frames=range(0, 140, 10)),
-                "a game", record, pictures=[("a chart", chart)], film=Film(film, 10.0))
+    text = page(
+        build_review(record, analysis=analysis, frames=range(0, 140, 10)),
+        "a game",
+        record,
+        pictures=[("a chart", chart)],
+        film=Film(film, 10.0),
+    )
     # nothing it needs lives outside it: every src and href is inline data
     links = re.findall(r"""(?:src|href)=['"]([^'"]*)['"]""", text)
     assert links and all(link.startswith("data:") for link in links)
@@ -89,11 +94,19 @@ def test_the_page_is_one_file_that_can_be_sent(tmp_path: Path,
         assert f">{move}<" in text
 
 
-def test_export_writes_the_record_and_the_page(tmp_path: Path,
-                                               analysed: tuple[GameRecord, Analysis]) -> None:
+def test_export_writes_the_record_and_the_page(
+    tmp_path: Path, analysed: tuple[GameRecord, Analysis]
+) -> None:
     record, analysis = analysed
-    result = Result("shangrila", ("Ann", "Blue", "Yellow", "Violet"), (3, 1, 0, 2), (0,),
-                    "Ann leads.", False, record)
+    result = Result(
+        "shangrila",
+        ("Ann", "Blue", "Yellow", "Violet"),
+        (3, 1, 0, 2),
+        (0,),
+        "Ann leads.",
+        False,
+        record,
+    )
     path = export(tmp_path, result, analysis) / "report.html"
     assert path.stat().st_size > 0
     assert GameRecord.load(tmp_path / "record.json") == record
@@ -109,13 +122,23 @@ def test_export_writes_the_record_and_the_page(tmp_path: Path,
 CHROMIUM = find_chromium()
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)"
-                    " to open the report in a real browser")
+@pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no Chromium installed (apt-get install chromium) to open the report in a real browser",
+)
 def test_a_real_browser_steps_through_the_report(
-        tmp_path: Path, analysed: tuple[GameRecord, Analysis]) -> None:
+    tmp_path: Path, analysed: tuple[GameRecord, Analysis]
+) -> None:
     record, analysis = analysed
-    result = Result("shangrila", ("Ann", "Blue", "Yellow", "Violet"), (3, 1, 0, 2), (0,),
-                    "Ann leads.", False, record)
+    result = Result(
+        "shangrila",
+        ("Ann", "Blue", "Yellow", "Violet"),
+        (3, 1, 0, 2),
+        (0,),
+        "Ann leads.",
+        False,
+        record,
+    )
     path = export(tmp_path, result, analysis) / "report.html"
     assert CHROMIUM is not None
     browser = Browser(CHROMIUM)
@@ -130,8 +153,7 @@ def test_a_real_browser_steps_through_the_report(
             return str(browser.evaluate("document.getElementById('caption').textContent"))
 
         def pieces() -> int:
-            return int(browser.evaluate(
-                "document.getElementById('moving').childElementCount"))
+            return int(browser.evaluate("document.getElementById('moving').childElementCount"))
 
         assert at() == last and "Ann leads." in caption()  # opens on the end
         browser.key("Home")
@@ -155,22 +177,27 @@ def test_a_real_browser_steps_through_the_report(
         judged = analysis.moves[8]
         if not judged.forced:
             assert f"Judged: {judged.judgement}" in caption()
-        cursor = browser.evaluate("document.querySelector('svg.chart .cursor')"
-                                  ".getAttribute('x1')")
+        cursor = browser.evaluate("document.querySelector('svg.chart .cursor').getAttribute('x1')")
         browser.key("End")
         assert at() == last
-        assert browser.evaluate("document.querySelector('svg.chart .cursor')"
-                                ".getAttribute('x1')") != cursor  # the charts follow
+        assert (
+            browser.evaluate("document.querySelector('svg.chart .cursor').getAttribute('x1')")
+            != cursor
+        )  # the charts follow
         shot = browser.screenshot(tmp_path / "end.png")
         assert shot.stat().st_size > 10_000
     finally:
         browser.close()
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)"
-                    " to play the report's film in a real browser")
+@pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no Chromium installed (apt-get install chromium)"
+    " to play the report's film in a real browser",
+)
 def test_the_film_in_the_page_plays_in_a_real_browser(
-        tmp_path: Path, analysed: tuple[GameRecord, Analysis]) -> None:
+    tmp_path: Path, analysed: tuple[GameRecord, Analysis]
+) -> None:
     import cv2
     import numpy as np
 
@@ -185,8 +212,15 @@ def test_the_film_in_the_page_plays_in_a_real_browser(
     assert copy is not None
     record, analysis = analysed
     path = tmp_path / "page.html"
-    path.write_text(page(build_review(record, analysis=analysis, frames=range(0, 14)),
-                         "a game", record, film=Film(copy, 10.0)), encoding="utf-8")
+    path.write_text(
+        page(
+            build_review(record, analysis=analysis, frames=range(0, 14)),
+            "a game",
+            record,
+            film=Film(copy, 10.0),
+        ),
+        encoding="utf-8",
+    )
     assert CHROMIUM is not None
     browser = Browser(CHROMIUM)
     try:
@@ -195,23 +229,29 @@ def test_the_film_in_the_page_plays_in_a_real_browser(
         while browser.evaluate("document.getElementById('film').readyState") < 1:
             assert time.monotonic() < deadline, "the browser did not read the film"
             time.sleep(0.1)
-        assert browser.evaluate("document.getElementById('film').duration") == \
-            pytest.approx(2.0, abs=0.2)
+        assert browser.evaluate("document.getElementById('film').duration") == pytest.approx(
+            2.0, abs=0.2
+        )
         assert browser.evaluate("document.getElementById('film').videoWidth") > 0
         browser.key("Home")
         browser.key("ArrowRight")
         browser.key("ArrowRight")  # move 2 was accepted at frame 1: 0.1 s into the film
-        assert browser.evaluate("document.getElementById('film').currentTime") == \
-            pytest.approx(0.1, abs=0.05)
+        assert browser.evaluate("document.getElementById('film').currentTime") == pytest.approx(
+            0.1, abs=0.05
+        )
     finally:
         browser.close()
 
 
 def test_an_analysis_whose_better_move_cannot_be_played_there_is_refused(
-        analysed: tuple[GameRecord, Analysis]) -> None:
+    analysed: tuple[GameRecord, Analysis],
+) -> None:
     record, analysis = analysed
-    index = next(m.index for m in analysis.moves[1:] if not m.forced
-                 and m.best != m.played and m.judgement != "best")
+    index = next(
+        m.index
+        for m in analysis.moves[1:]
+        if not m.forced and m.best != m.played and m.judgement != "best"
+    )
     # the move just before, played again: its place is taken already
     wrong = dataclasses.replace(analysis.moves[index], best=record.moves[index - 1])
     moves = [wrong if m.index == index else m for m in analysis.moves]

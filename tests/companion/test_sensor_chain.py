@@ -47,17 +47,22 @@ def test_a_game_moved_piece_by_piece_on_the_board_is_refereed() -> None:
         move = state.random_move(dice)
         moves.append(move)
         state.play(move)
-    config = TableConfig(sources=("sensors",), sensor_colours=True,
-                         sensor_colour_confidence=0.97, frames_per_step=1,
-                         settle_frames=1)
+    config = TableConfig(
+        sources=("sensors",),
+        sensor_colours=True,
+        sensor_colour_confidence=0.97,
+        frames_per_step=1,
+        settle_frames=1,
+    )
     simulator = TableSimulator(rules, moves, config, seed=4)
     referee = Referee(rules, config=RefereeConfig(stable_frames=1))  # the board debounces
     accepted: list[str] = []
     layout = layout_for("shangrila")
     with BoardSimulator(layout) as board:
         board.show(referee.expected_table())
-        with SensorBridge(board.path, layout, schema=referee.schema,
-                          first_retry=0.02, last_retry=0.1) as bridge:
+        with SensorBridge(
+            board.path, layout, schema=referee.schema, first_retry=0.02, last_retry=0.1
+        ) as bridge:
             deadline = time.monotonic() + 3
             while not isinstance(bridge.events.get(timeout=3), TableChanged):
                 assert time.monotonic() < deadline

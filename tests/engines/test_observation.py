@@ -18,9 +18,15 @@ from engines.shangrila.observation import (
 
 @pytest.fixture
 def table() -> Observation:
-    state = ShangrilaRules().state_from_json({
-        "phase": "play", "to_move": 0, "spaces": {"4": {"H": "red+"}},
-        "bridges": [f"{a}-{b}" for a, b in ShangrilaRules().bridges], "stones": []})
+    state = ShangrilaRules().state_from_json(
+        {
+            "phase": "play",
+            "to_move": 0,
+            "spaces": {"4": {"H": "red+"}},
+            "bridges": [f"{a}-{b}" for a, b in ShangrilaRules().bridges],
+            "stones": [],
+        }
+    )
     return expected(state)
 
 
@@ -62,14 +68,17 @@ def test_json_round_trip_keeps_confidence(table: Observation) -> None:
     assert not again["7A"].known
 
 
-@pytest.mark.parametrize("readings", [
-    {"4Z": "red"},
-    {"4H": "green"},
-    {"4H^": 3},
-    {"bridge 4-7": 1},  # a flag, not a count
-    {"4H^": True},
-    {"4H": ["red", 2.0]},
-])
+@pytest.mark.parametrize(
+    "readings",
+    [
+        {"4Z": "red"},
+        {"4H": "green"},
+        {"4H^": 3},
+        {"bridge 4-7": 1},  # a flag, not a count
+        {"4H^": True},
+        {"4H": ["red", 2.0]},
+    ],
+)
 def test_wrong_shapes_are_refused_with_the_element(readings: dict[str, object]) -> None:
     rules = ShangrilaRules()
     with pytest.raises(RecordError):
@@ -82,6 +91,7 @@ def test_an_observation_of_another_game_is_refused() -> None:
 
 
 # --- readings with chances ---------------------------------------------------------------
+
 
 def test_a_weighed_reading_shows_its_likeliest_value() -> None:
     reading = Reading.weighed({"empty": 0.06, "red": 0.93, "blue": 0.01})
@@ -104,12 +114,14 @@ def test_a_readings_chance_of_each_value() -> None:
 
 
 def test_json_round_trip_keeps_chances(table: Observation) -> None:
-    seen = table.replace({
-        "4H": Reading.weighed({"red": 0.93, "empty": 0.06, "blue": 0.01}),
-        "7A": Reading.weighed({"empty": 0.55, "blue": 0.45}, shown=False),
-        "4H^": Reading.weighed({2: 0.7, 1: 0.3}),
-        "bridge 4-7": Reading.weighed({True: 0.8, False: 0.2}),
-    })
+    seen = table.replace(
+        {
+            "4H": Reading.weighed({"red": 0.93, "empty": 0.06, "blue": 0.01}),
+            "7A": Reading.weighed({"empty": 0.55, "blue": 0.45}, shown=False),
+            "4H^": Reading.weighed({2: 0.7, 1: 0.3}),
+            "bridge 4-7": Reading.weighed({True: 0.8, False: 0.2}),
+        }
+    )
     data = seen.to_json()
     readings = data["readings"]
     assert readings["4H"] == {"red": 0.93, "empty": 0.06, "blue": 0.01}
@@ -128,19 +140,23 @@ def test_old_files_and_partial_chances_still_load(table: Observation) -> None:
     assert old["4H"] == Reading("red", 0.75) and old["7A"] == Reading("blue", 1.0)
     listed = Observation.from_json(table.schema, {"readings": {"4H": {"red": 0.8}}})
     assert listed["4H"].chance("blue", 5) == pytest.approx(0.05)  # the rest, shared
-    shown = Observation.from_json(table.schema,
-                                  {"readings": {"4H": ["blue", {"red": 0.6, "blue": 0.4}]}})
+    shown = Observation.from_json(
+        table.schema, {"readings": {"4H": ["blue", {"red": 0.6, "blue": 0.4}]}}
+    )
     assert shown["4H"].value == "blue" and shown["4H"].confidence == pytest.approx(0.4)
 
 
-@pytest.mark.parametrize("raw", [
-    {"green": 0.9},
-    {"red": 1.5},
-    {"red": True},
-    {"red": 0.8, "blue": 0.7},
-    {},
-    ["green", {"red": 0.9}],
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"green": 0.9},
+        {"red": 1.5},
+        {"red": True},
+        {"red": 0.8, "blue": 0.7},
+        {},
+        ["green", {"red": 0.9}],
+    ],
+)
 def test_wrong_chances_are_refused_with_the_element(raw: object) -> None:
     with pytest.raises(RecordError, match="4H"):
         Observation.from_json(schema(ShangrilaRules()), {"readings": {"4H": raw}})
@@ -158,11 +174,14 @@ def test_merging_chances_multiplies_them(table: Observation) -> None:
 
 
 def test_merging_chances_with_a_plain_reading_weighs_it_by_its_confidence(
-        table: Observation) -> None:
-    camera = Observation(table.schema, {
-        "4H": Reading.weighed({"red": 0.55, "blue": 0.45}, shown=False)})
+    table: Observation,
+) -> None:
+    camera = Observation(
+        table.schema, {"4H": Reading.weighed({"red": 0.55, "blue": 0.45}, shown=False)}
+    )
     sensors = Observation(table.schema, {"4H": Reading("blue", 0.8)})
     merged = camera.merge(sensors)["4H"]
     assert merged.value == "blue"  # shown: the sensors showed a value
-    assert merged.chance("blue", 5) == pytest.approx(0.45 * 0.8 / (0.45 * 0.8 + 0.55 * 0.05),
-                                                     abs=1e-3)
+    assert merged.chance("blue", 5) == pytest.approx(
+        0.45 * 0.8 / (0.45 * 0.8 + 0.55 * 0.05), abs=1e-3
+    )

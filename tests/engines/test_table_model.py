@@ -40,8 +40,7 @@ def test_a_table_model_answers_for_a_new_game(game: str) -> None:
     wanted = next(v for v in table.schema.values[element] if v != seen)
     assert model.fix_sentences([(element, seen, wanted)])
     moves = model.candidates(state, table, [], frozenset())
-    assert set(map(rules.format_move, moves)) <= set(map(rules.format_move,
-                                                         state.legal_moves()))
+    assert set(map(rules.format_move, moves)) <= set(map(rules.format_move, state.legal_moves()))
 
 
 def test_the_defaults_compare_every_legal_move_and_prefer_none() -> None:

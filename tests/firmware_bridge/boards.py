@@ -12,8 +12,12 @@ from firmware_bridge.bridge import BridgeEvent, SensorBridge
 E = TypeVar("E")
 
 
-def next_event(bridge: SensorBridge, kind: type[E], timeout: float = 3.0,
-               where: Callable[[E], bool] = lambda e: True) -> E:
+def next_event(
+    bridge: SensorBridge,
+    kind: type[E],
+    timeout: float = 3.0,
+    where: Callable[[E], bool] = lambda e: True,
+) -> E:
     """The next event of ``kind`` (satisfying ``where``); others are skipped. Fails
     the test when none comes within ``timeout`` seconds."""
     deadline = time.monotonic() + timeout

@@ -25,8 +25,12 @@ class ScriptedTransport:
 
     name = "scripted"
 
-    def __init__(self, chunks: Iterable[bytes | LinkLost] = (),
-                 clock: FakeClock | None = None, step: float = 0.0) -> None:
+    def __init__(
+        self,
+        chunks: Iterable[bytes | LinkLost] = (),
+        clock: FakeClock | None = None,
+        step: float = 0.0,
+    ) -> None:
         self.chunks = list(chunks)
         self.written: list[bytes] = []
         self.closed = False

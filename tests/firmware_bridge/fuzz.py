@@ -62,10 +62,14 @@ def device_payload(rng: np.random.Generator, kind: int) -> bytes:
     if roll < 0.15:
         return _bytes(rng, int(rng.integers(0, 40)))
     if kind == MessageType.INFO:
-        fields = [1 if rng.random() < 0.7 else int(rng.integers(0, 256)),
-                  int(rng.integers(0, 5)), int(rng.integers(0, 3)),
-                  int(rng.choice([49, 100, 127, 128, 200, 255, 0])),
-                  int(rng.integers(0, 4)), int(rng.choice([250, 0, 1, 65535]))]
+        fields = [
+            1 if rng.random() < 0.7 else int(rng.integers(0, 256)),
+            int(rng.integers(0, 5)),
+            int(rng.integers(0, 3)),
+            int(rng.choice([49, 100, 127, 128, 200, 255, 0])),
+            int(rng.integers(0, 4)),
+            int(rng.choice([250, 0, 1, 65535])),
+        ]
         name = _bytes(rng, int(rng.integers(0, 36)), 128)
         return struct.pack("<BBBBBH", *fields) + name
     if kind == MessageType.SNAPSHOT:
@@ -75,8 +79,12 @@ def device_payload(rng: np.random.Generator, kind: int) -> bytes:
     if kind == MessageType.EVENT:
         return _count_and_items(rng, 2, 256 if rng.random() < 0.3 else 127)
     if kind == MessageType.HEARTBEAT:
-        return struct.pack("<IHH", int(rng.integers(0, 1 << 32)), int(rng.integers(0, 1 << 16)),
-                           int(rng.integers(0, 1 << 16)))
+        return struct.pack(
+            "<IHH",
+            int(rng.integers(0, 1 << 32)),
+            int(rng.integers(0, 1 << 16)),
+            int(rng.integers(0, 1 << 16)),
+        )
     if kind in (MessageType.ACK, MessageType.ERROR):
         # often one of the host's first sequence numbers: a command it is waiting on
         acked = int(rng.integers(0, 8)) if rng.random() < 0.5 else int(rng.integers(0, 1 << 16))
@@ -91,8 +99,11 @@ def host_payload(rng: np.random.Generator, kind: int, positions: int = 127) -> b
     if roll < 0.1:
         return _bytes(rng, int(rng.integers(0, 40)))
     if kind == MessageType.HELLO:
-        return bytes([1 if rng.random() < 0.7 else int(rng.integers(0, 256))]) \
-            if rng.random() < 0.8 else _bytes(rng, int(rng.integers(0, 4)))
+        return (
+            bytes([1 if rng.random() < 0.7 else int(rng.integers(0, 256))])
+            if rng.random() < 0.8
+            else _bytes(rng, int(rng.integers(0, 4)))
+        )
     if kind in (MessageType.GET_SNAPSHOT, MessageType.HOST_HEARTBEAT):
         return b"" if rng.random() < 0.6 else _bytes(rng, int(rng.integers(1, 6)))
     if kind == MessageType.SET_LEDS:
@@ -100,11 +111,11 @@ def host_payload(rng: np.random.Generator, kind: int, positions: int = 127) -> b
         count = int(rng.integers(0, 8))
         leds = bytearray()
         for _ in range(count):
-            index = int(rng.integers(0, positions)) if rng.random() < 0.8 \
-                else int(rng.integers(0, 256))
+            index = (
+                int(rng.integers(0, positions)) if rng.random() < 0.8 else int(rng.integers(0, 256))
+            )
             colour = int(rng.integers(0, 8)) if rng.random() < 0.9 else int(rng.integers(0, 256))
-            pattern = int(rng.integers(0, 3)) if rng.random() < 0.9 \
-                else int(rng.integers(0, 256))
+            pattern = int(rng.integers(0, 3)) if rng.random() < 0.9 else int(rng.integers(0, 256))
             leds += bytes((index, colour, pattern))
         if count and rng.random() < 0.1:
             leds += leds[:3]  # a position named twice
@@ -114,8 +125,7 @@ def host_payload(rng: np.random.Generator, kind: int, positions: int = 127) -> b
     return _bytes(rng, int(rng.integers(0, 20)))
 
 
-def nonsense_frame(rng: np.random.Generator, types: tuple[int, ...],
-                   host: bool = False) -> bytes:
+def nonsense_frame(rng: np.random.Generator, types: tuple[int, ...], host: bool = False) -> bytes:
     """A CRC-valid frame of a random type (sometimes one of no side) with a random
     sequence number and a random payload shaped like its type's."""
     kind = int(rng.choice(types)) if rng.random() < 0.9 else int(rng.integers(0, 256))
@@ -138,10 +148,11 @@ def good_device_frame(rng: np.random.Generator, seq: int) -> bytes:
 
 
 def good_host_frame(rng: np.random.Generator, seq: int, positions: int = 127) -> bytes:
-    leds = tuple(Led(int(i), Colour(int(rng.integers(0, 8))), Pattern(int(rng.integers(0, 3))))
-                 for i in rng.choice(positions, int(rng.integers(0, 6)), replace=False))
-    choices = [Hello(), GetSnapshot(), SetLeds(leds, bool(rng.integers(0, 2))),
-               HostHeartbeat()]
+    leds = tuple(
+        Led(int(i), Colour(int(rng.integers(0, 8))), Pattern(int(rng.integers(0, 3))))
+        for i in rng.choice(positions, int(rng.integers(0, 6)), replace=False)
+    )
+    choices = [Hello(), GetSnapshot(), SetLeds(leds, bool(rng.integers(0, 2))), HostHeartbeat()]
     return encode_frame(seq, choices[int(rng.integers(0, len(choices)))])
 
 

@@ -91,8 +91,7 @@ class FakeUsb:
         usb = self
 
         class BroadcastReceiver:
-            def __init__(self, callback: Callable[[Any, Any], None],
-                         actions: list[str]) -> None:
+            def __init__(self, callback: Callable[[Any, Any], None], actions: list[str]) -> None:
                 assert actions == [PERMISSION_ACTION]
                 self.callback = callback
 
@@ -166,20 +165,29 @@ def usb(monkeypatch: pytest.MonkeyPatch) -> FakeUsb:
     return fake
 
 
-def tablet(usb: FakeUsb, clock: FakeClock | None = None, wait: float = 30.0,
-           ports: Callable[[str], Any] | None = None) -> AndroidUsb:
+def tablet(
+    usb: FakeUsb,
+    clock: FakeClock | None = None,
+    wait: float = 30.0,
+    ports: Callable[[str], Any] | None = None,
+) -> AndroidUsb:
     clock = clock or FakeClock()
-    return AndroidUsb(usb, FakeSerial4a(usb, ports), permission_wait=wait, clock=clock,
-                      sleep=clock.advance)
+    return AndroidUsb(
+        usb, FakeSerial4a(usb, ports), permission_wait=wait, clock=clock, sleep=clock.advance
+    )
 
 
 # ---------------------------------------------------------------------- targets
 
-@pytest.mark.parametrize("text, target", [
-    ("usb:", UsbTarget()),
-    ("usb:2341:0042", UsbTarget(0x2341, 0x0042)),
-    ("usb:/dev/bus/usb/001/004", UsbTarget(device_name="/dev/bus/usb/001/004")),
-])
+
+@pytest.mark.parametrize(
+    "text, target",
+    [
+        ("usb:", UsbTarget()),
+        ("usb:2341:0042", UsbTarget(0x2341, 0x0042)),
+        ("usb:/dev/bus/usb/001/004", UsbTarget(device_name="/dev/bus/usb/001/004")),
+    ],
+)
 def test_targets_round_trip(text: str, target: UsbTarget) -> None:
     assert UsbTarget.parse(text) == target
     assert target.format() == text
@@ -194,9 +202,12 @@ def test_a_malformed_target_says_how_to_write_one(text: str) -> None:
 
 # ---------------------------------------------------------------------- devices
 
+
 def test_usb_opens_the_reference_board_among_other_devices(usb: FakeUsb) -> None:
-    usb.devices = [FakeDevice("/dev/bus/usb/001/002", OTHER),
-                   FakeDevice("/dev/bus/usb/001/003", MEGA, "Arduino Mega 2560")]
+    usb.devices = [
+        FakeDevice("/dev/bus/usb/001/002", OTHER),
+        FakeDevice("/dev/bus/usb/001/003", MEGA, "Arduino Mega 2560"),
+    ]
     serial4a = FakeSerial4a(usb)
     link = AndroidUsb(usb, serial4a).open("usb:")
     assert link.name == "usb:2341:0042" and link.device_name == "/dev/bus/usb/001/003"
@@ -208,12 +219,16 @@ def test_usb_opens_the_reference_board_among_other_devices(usb: FakeUsb) -> None
 
 def test_no_device_attached(usb: FakeUsb) -> None:
     usb.devices = [FakeDevice("/dev/bus/usb/001/002", OTHER)]
-    with pytest.raises(LinkLost, match=r"cannot open usb:2341:0042: no such USB device is "
-                                       r"attached \(attached: 0bda:8153 at /dev/bus/usb/001/002\)"):
+    with pytest.raises(
+        LinkLost,
+        match=r"cannot open usb:2341:0042: no such USB device is "
+        r"attached \(attached: 0bda:8153 at /dev/bus/usb/001/002\)",
+    ):
         tablet(usb).open("usb:2341:0042")
 
 
 # ---------------------------------------------------------------------- permission
+
 
 def test_the_player_is_asked_once_and_allows(usb: FakeUsb) -> None:
     usb.devices = [FakeDevice("/dev/bus/usb/001/003", MEGA)]
@@ -229,9 +244,12 @@ def test_a_refusal_is_said_plainly_and_not_asked_again_until_replugged(usb: Fake
     usb.devices = [FakeDevice("/dev/bus/usb/001/003", MEGA)]
     android = tablet(usb)
     for _ in range(3):  # the bridge's reconnection attempts
-        with pytest.raises(LinkLost, match="cannot open usb:2341:0042: the permission to "
-                                           "use the board was refused; unplug it, plug it "
-                                           "in again and allow Companion to use it"):
+        with pytest.raises(
+            LinkLost,
+            match="cannot open usb:2341:0042: the permission to "
+            "use the board was refused; unplug it, plug it "
+            "in again and allow Companion to use it",
+        ):
             android.open("usb:")
     assert usb.asked == ["/dev/bus/usb/001/003"]
     usb.devices = [FakeDevice("/dev/bus/usb/001/004", MEGA)]  # plugged in again
@@ -264,6 +282,7 @@ def test_a_yes_is_seen_without_the_broadcast(monkeypatch: pytest.MonkeyPatch) ->
 
 # ---------------------------------------------------------------------- the link
 
+
 def test_reads_and_writes(usb: FakeUsb) -> None:
     usb.devices = [FakeDevice("/dev/bus/usb/001/003", MEGA)]
     port = ScriptedPort()
@@ -286,14 +305,18 @@ def test_a_pulled_cable_is_lost_in_the_desktop_words(usb: FakeUsb) -> None:
     usb.devices = []
     assert link.read() == b""  # silence, until the presence check
     clock.advance(PRESENCE_CHECK)
-    with pytest.raises(LinkLost, match="usb:2341:0042: the cable was pulled or the board is "
-                                       r"gone \(the USB device was detached\)"):
+    with pytest.raises(
+        LinkLost,
+        match="usb:2341:0042: the cable was pulled or the board is "
+        r"gone \(the USB device was detached\)",
+    ):
         link.read()
     with pytest.raises(LinkLost, match="the cable was pulled or the board is gone"):
         link.write(b"\x00")
 
 
 # ---------------------------------------------------------------------- run-time choice
+
 
 def _install(monkeypatch: pytest.MonkeyPatch, usb: FakeUsb) -> FakeSerial4a:
     """usb4a and usbserial4a as the Android package has them, and a fresh default."""
@@ -302,22 +325,28 @@ def _install(monkeypatch: pytest.MonkeyPatch, usb: FakeUsb) -> FakeSerial4a:
     usb4a.usb = usb  # type: ignore[attr-defined]
     usbserial4a = types.ModuleType("usbserial4a")
     usbserial4a.serial4a = serial4a  # type: ignore[attr-defined]
-    for name, module in [("usb4a", usb4a), ("usb4a.usb", usb),
-                         ("usbserial4a", usbserial4a), ("usbserial4a.serial4a", serial4a)]:
+    for name, module in [
+        ("usb4a", usb4a),
+        ("usb4a.usb", usb),
+        ("usbserial4a", usbserial4a),
+        ("usbserial4a.serial4a", serial4a),
+    ]:
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.setattr(android_serial, "_default", None)
     return serial4a
 
 
-def test_open_transport_chooses_usb_for_usb_targets(monkeypatch: pytest.MonkeyPatch,
-                                                    usb: FakeUsb) -> None:
+def test_open_transport_chooses_usb_for_usb_targets(
+    monkeypatch: pytest.MonkeyPatch, usb: FakeUsb
+) -> None:
     usb.devices = [FakeDevice("/dev/bus/usb/001/003", MEGA, "Arduino Mega 2560")]
     _install(monkeypatch, usb)
     link = transport.open_transport("usb:")
     assert isinstance(link, android_serial.UsbSerialTransport)
     monkeypatch.setenv("ANDROID_ARGUMENT", "/data/data/org.companion.companion/files/app")
-    assert transport.list_ports() == [transport.PortInfo(
-        "usb:/dev/bus/usb/001/003", "Arduino Mega 2560", "USB VID:PID=2341:0042")]
+    assert transport.list_ports() == [
+        transport.PortInfo("usb:/dev/bus/usb/001/003", "Arduino Mega 2560", "USB VID:PID=2341:0042")
+    ]
 
 
 def test_without_the_libraries_usb_is_refused_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -334,7 +363,8 @@ def test_without_the_libraries_usb_is_refused_plainly(monkeypatch: pytest.Monkey
 
 
 def test_android_failing_to_list_its_devices_is_said_not_an_empty_list(
-        monkeypatch: pytest.MonkeyPatch, usb: FakeUsb) -> None:
+    monkeypatch: pytest.MonkeyPatch, usb: FakeUsb
+) -> None:
     def fails() -> list[FakeDevice]:
         raise RuntimeError("java.lang.SecurityException: USB service unavailable")
 
@@ -412,13 +442,15 @@ def board(tmp_path: Path) -> Iterator[BoardSimulator]:
         yield simulator
 
 
-def test_a_pulled_cable_mid_game_reconnects_with_the_table_right(board: BoardSimulator,
-                                                                  usb: FakeUsb) -> None:
+def test_a_pulled_cable_mid_game_reconnects_with_the_table_right(
+    board: BoardSimulator, usb: FakeUsb
+) -> None:
     plugged = PluggedBoard(board, usb)
     android = AndroidUsb(usb, FakeSerial4a(usb, plugged.port))
     state = RULES.initial_state()
-    with SensorBridge("usb:", LAYOUT, schema=schema(RULES), opener=android.open,
-                      first_retry=0.02, last_retry=0.1) as bridge:
+    with SensorBridge(
+        "usb:", LAYOUT, schema=schema(RULES), opener=android.open, first_retry=0.02, last_retry=0.1
+    ) as bridge:
         assert next_event(bridge, Connected).port == "usb:2341:0042"
         assert next_event(bridge, TableChanged).observation == expected(state)
         plugged.unplug()

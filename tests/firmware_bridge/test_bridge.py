@@ -48,8 +48,9 @@ def board(tmp_path: Path, state: ShangrilaState) -> Iterator[BoardSimulator]:
 
 @pytest.fixture
 def bridge(board: BoardSimulator) -> Iterator[SensorBridge]:
-    with SensorBridge(board.path, LAYOUT, schema=SCHEMA, first_retry=0.02,
-                      last_retry=0.1) as running:
+    with SensorBridge(
+        board.path, LAYOUT, schema=SCHEMA, first_retry=0.02, last_retry=0.1
+    ) as running:
         yield running
 
 
@@ -57,8 +58,9 @@ def _play(state: ShangrilaState, seed: int) -> None:
     state.play(state.random_move(Dice(seed)))
 
 
-def test_the_board_delivers_observations(board: BoardSimulator, bridge: SensorBridge,
-                                         state: ShangrilaState) -> None:
+def test_the_board_delivers_observations(
+    board: BoardSimulator, bridge: SensorBridge, state: ShangrilaState
+) -> None:
     connected = next_event(bridge, Connected)
     assert connected.port == board.path and connected.info.firmware == "companion-sim 1"
     first = next_event(bridge, TableChanged)
@@ -72,15 +74,19 @@ def test_the_board_delivers_observations(board: BoardSimulator, bridge: SensorBr
 
 def test_lights_reach_the_board(board: BoardSimulator, bridge: SensorBridge) -> None:
     next_event(bridge, TableChanged)
-    bridge.show([Light("4H", "red", "blink"), Light("4H^", "red", "blink"),
-                 Light("bridge 4-7", "green")])
+    bridge.show(
+        [Light("4H", "red", "blink"), Light("4H^", "red", "blink"), Light("bridge 4-7", "green")]
+    )
     bridge_47 = LAYOUT.names.index("bridge 4-7")
 
     def lit() -> dict[int, tuple[Colour, Pattern]]:
         return {i: led for i, led in enumerate(board.leds) if led[0] != Colour.OFF}
 
-    wait_until(lambda: lit() == {33: (Colour.RED, Pattern.BLINK),
-                                 bridge_47: (Colour.GREEN, Pattern.STEADY)})
+    wait_until(
+        lambda: (
+            lit() == {33: (Colour.RED, Pattern.BLINK), bridge_47: (Colour.GREEN, Pattern.STEADY)}
+        )
+    )
     bridge.show([])
     wait_until(lambda: lit() == {})
 
@@ -95,7 +101,8 @@ def test_lights_the_board_cannot_show(bridge: SensorBridge) -> None:
 
 
 def test_a_pulled_cable_is_reported_and_the_table_is_right_after_reconnecting(
-        board: BoardSimulator, bridge: SensorBridge, state: ShangrilaState) -> None:
+    board: BoardSimulator, bridge: SensorBridge, state: ShangrilaState
+) -> None:
     next_event(bridge, TableChanged)
     bridge.show([Light("4H", "amber", "pulse")])
     wait_until(lambda: board.leds[33] == (Colour.AMBER, Pattern.PULSE))
@@ -119,8 +126,12 @@ def test_a_pulled_cable_is_reported_and_the_table_is_right_after_reconnecting(
     assert fresh.cause == "snapshot" and fresh.observation == expected(state)
     assert fresh.changed  # what moved while the cable was out
     # the freshly started board shows the latest lights again
-    wait_until(lambda: board.leds[33] == (Colour.AMBER, Pattern.PULSE)
-               and board.leds[40] == (Colour.BLUE, Pattern.STEADY))
+    wait_until(
+        lambda: (
+            board.leds[33] == (Colour.AMBER, Pattern.PULSE)
+            and board.leds[40] == (Colour.BLUE, Pattern.STEADY)
+        )
+    )
     assert bridge.disconnects == 1 and bridge.connects == 2
     assert bridge.stats.snapshots == 2
 
@@ -142,8 +153,9 @@ def test_closing_is_prompt_while_retrying(tmp_path: Path) -> None:
 
 
 def test_retries_back_off(tmp_path: Path) -> None:
-    with SensorBridge(str(tmp_path / "nothing"), LAYOUT, first_retry=0.01,
-                      last_retry=0.04) as bridge:
+    with SensorBridge(
+        str(tmp_path / "nothing"), LAYOUT, first_retry=0.01, last_retry=0.04
+    ) as bridge:
         delays = [next_event(bridge, ConnectFailed).retry_in for _ in range(5)]
     assert delays == [0.01, 0.02, 0.04, 0.04, 0.04]
 

@@ -37,8 +37,9 @@ from firmware_bridge.messages import (
     Snapshot,
 )
 
-FUZZ = settings(max_examples=150, derandomize=True, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 # A one-change event (seq 2: position 33 reads a red master) as it goes on the wire.
 EVENT_HEX = "0303020601214171de00"
@@ -93,7 +94,7 @@ def test_byte_by_byte_and_concatenated() -> None:
     parser = FrameParser(Direction.FROM_DEVICE)
     out = []
     for i in range(len(wire)):
-        out += parser.feed(wire[i:i + 1])
+        out += parser.feed(wire[i : i + 1])
     assert out == frames
     assert FrameParser(Direction.FROM_DEVICE).feed(wire) == frames
 
@@ -122,12 +123,15 @@ def test_an_overlong_frame_is_dropped_and_the_next_one_read() -> None:
     assert parser.last_error.code == ErrorCode.MALFORMED_FRAME
 
 
-@pytest.mark.parametrize("wire, code", [
-    ("0303020601214171df", ErrorCode.CRC_MISMATCH),  # last CRC byte changed
-    ("030302", ErrorCode.MALFORMED_FRAME),  # too short for a header and a CRC
-    ("0503020621", ErrorCode.MALFORMED_FRAME),  # a COBS code past the end
-    ("03070006", ErrorCode.MALFORMED_FRAME),  # a zero inside
-])
+@pytest.mark.parametrize(
+    "wire, code",
+    [
+        ("0303020601214171df", ErrorCode.CRC_MISMATCH),  # last CRC byte changed
+        ("030302", ErrorCode.MALFORMED_FRAME),  # too short for a header and a CRC
+        ("0503020621", ErrorCode.MALFORMED_FRAME),  # a COBS code past the end
+        ("03070006", ErrorCode.MALFORMED_FRAME),  # a zero inside
+    ],
+)
 def test_bad_frames_are_named(wire: str, code: ErrorCode) -> None:
     with pytest.raises(FrameError) as caught:
         decode_frame(bytes.fromhex(wire))
@@ -143,20 +147,23 @@ def _frame_with_payload(kind: int, seq: int, payload: bytes) -> bytes:
     return cobs.encode(body + bytes([crc & 0xFF, crc >> 8]))
 
 
-@pytest.mark.parametrize("kind, payload, code", [
-    (0x03, bytes([2, 1, 0x41]), ErrorCode.BAD_LENGTH),  # count 2, one change
-    (0x03, bytes([0]), ErrorCode.BAD_LENGTH),  # an event without changes
-    (0x03, bytes([2, 5, 1, 5, 2]), ErrorCode.BAD_VALUE),  # the same position twice
-    (0x02, bytes([3, 0, 0]), ErrorCode.BAD_LENGTH),  # a snapshot short of its count
-    (0x05, bytes([1]), ErrorCode.BAD_LENGTH),
-    (0x83, bytes([1, 1, 4, 9, 0]), ErrorCode.BAD_VALUE),  # colour 9
-    (0x83, bytes([1, 1, 4, 1, 3]), ErrorCode.BAD_VALUE),  # pattern 3
-    (0x83, bytes([2, 0]), ErrorCode.BAD_VALUE),  # an unknown flag
-    (0x81, b"", ErrorCode.BAD_LENGTH),
-    (0x01, bytes([1, 1, 1, 127, 0x80, 250, 0]), ErrorCode.BAD_VALUE),  # capability bit
-    (0x01, bytes([1, 1, 1, 127, 3, 250, 0]) + b"\x07name", ErrorCode.BAD_VALUE),
-    (0x7E, b"", ErrorCode.UNKNOWN_TYPE),
-])
+@pytest.mark.parametrize(
+    "kind, payload, code",
+    [
+        (0x03, bytes([2, 1, 0x41]), ErrorCode.BAD_LENGTH),  # count 2, one change
+        (0x03, bytes([0]), ErrorCode.BAD_LENGTH),  # an event without changes
+        (0x03, bytes([2, 5, 1, 5, 2]), ErrorCode.BAD_VALUE),  # the same position twice
+        (0x02, bytes([3, 0, 0]), ErrorCode.BAD_LENGTH),  # a snapshot short of its count
+        (0x05, bytes([1]), ErrorCode.BAD_LENGTH),
+        (0x83, bytes([1, 1, 4, 9, 0]), ErrorCode.BAD_VALUE),  # colour 9
+        (0x83, bytes([1, 1, 4, 1, 3]), ErrorCode.BAD_VALUE),  # pattern 3
+        (0x83, bytes([2, 0]), ErrorCode.BAD_VALUE),  # an unknown flag
+        (0x81, b"", ErrorCode.BAD_LENGTH),
+        (0x01, bytes([1, 1, 1, 127, 0x80, 250, 0]), ErrorCode.BAD_VALUE),  # capability bit
+        (0x01, bytes([1, 1, 1, 127, 3, 250, 0]) + b"\x07name", ErrorCode.BAD_VALUE),
+        (0x7E, b"", ErrorCode.UNKNOWN_TYPE),
+    ],
+)
 def test_bad_payloads_keep_their_sequence(kind: int, payload: bytes, code: ErrorCode) -> None:
     with pytest.raises(FrameError) as caught:
         decode_frame(_frame_with_payload(kind, 0x0102, payload))
@@ -175,18 +182,32 @@ def test_messages_that_do_not_fit_are_refused() -> None:
 readings = st.integers(0, 255)
 device_messages = st.one_of(
     st.builds(Snapshot, st.binary(max_size=255)),
-    st.builds(Event, st.lists(st.tuples(st.integers(0, 254), readings), min_size=1,
-                              max_size=127, unique_by=lambda c: c[0]).map(tuple)),
-    st.builds(Heartbeat, st.integers(0, 2**32 - 1), st.integers(0, 65535),
-              st.integers(0, 65535)),
+    st.builds(
+        Event,
+        st.lists(
+            st.tuples(st.integers(0, 254), readings),
+            min_size=1,
+            max_size=127,
+            unique_by=lambda c: c[0],
+        ).map(tuple),
+    ),
+    st.builds(Heartbeat, st.integers(0, 2**32 - 1), st.integers(0, 65535), st.integers(0, 65535)),
     st.builds(Ack, st.integers(0, 65535)),
     st.builds(ErrorReport, st.integers(0, 65535), st.integers(0, 255)),
-    st.builds(DeviceInfo, st.integers(0, 255), st.integers(0, 255), st.integers(0, 255),
-              st.integers(0, 255), st.sampled_from(list(Capability)),
-              st.integers(1, 65535), st.text("abcxyz -1", max_size=32)),
+    st.builds(
+        DeviceInfo,
+        st.integers(0, 255),
+        st.integers(0, 255),
+        st.integers(0, 255),
+        st.integers(0, 255),
+        st.sampled_from(list(Capability)),
+        st.integers(1, 65535),
+        st.text("abcxyz -1", max_size=32),
+    ),
 )
-frames = st.lists(st.tuples(st.integers(0, 65535), device_messages), min_size=1,
-                  max_size=8).map(lambda fs: [Frame(seq, m) for seq, m in fs])
+frames = st.lists(st.tuples(st.integers(0, 65535), device_messages), min_size=1, max_size=8).map(
+    lambda fs: [Frame(seq, m) for seq, m in fs]
+)
 
 
 def _wire(sent: list[Frame]) -> list[bytes]:
@@ -208,8 +229,7 @@ def test_any_chunking_gives_the_same_frames(sent: list[Frame], data: st.DataObje
 
 @FUZZ
 @given(frames, st.data())
-def test_corrupted_frames_are_dropped_never_misread(sent: list[Frame],
-                                                    data: st.DataObject) -> None:
+def test_corrupted_frames_are_dropped_never_misread(sent: list[Frame], data: st.DataObject) -> None:
     wires = _wire(sent)
     damaged = set()
     for i in data.draw(st.sets(st.integers(0, len(wires) - 1))):
@@ -238,8 +258,9 @@ def test_corrupted_frames_are_dropped_never_misread(sent: list[Frame],
 
 @FUZZ
 @given(frames, st.data())
-def test_a_truncated_frame_does_not_take_the_next_one_down(sent: list[Frame],
-                                                            data: st.DataObject) -> None:
+def test_a_truncated_frame_does_not_take_the_next_one_down(
+    sent: list[Frame], data: st.DataObject
+) -> None:
     wires = _wire(sent)
     cut = data.draw(st.integers(1, len(wires[0]) - 1))
     parser = FrameParser(Direction.FROM_DEVICE)
@@ -265,4 +286,4 @@ def test_random_bytes_never_crash_the_parser(noise: bytes) -> None:
 def test_noise_before_frames_costs_at_most_the_first(noise: bytes, sent: list[Frame]) -> None:
     parser = FrameParser(Direction.FROM_DEVICE)
     out = parser.feed(noise + b"\x00" + b"".join(_wire(sent)))
-    assert out[-len(sent):] == sent
+    assert out[-len(sent) :] == sent

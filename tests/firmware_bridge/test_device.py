@@ -162,10 +162,15 @@ def test_commands_are_answered_in_the_order_they_came() -> None:
     refused = encode_frame(4, SetLeds((Led(200, Colour.RED),)))
     garbled = bytearray(encode_frame(5, GetSnapshot()))
     garbled[1] ^= 0x40
-    core.receive(encode_frame(3, HostHeartbeat()) + refused + bytes(garbled)
-                 + encode_frame(6, SetLeds(())), 0)
-    assert _sent(core) == [ErrorReport(4, ErrorCode.POSITION_OUT_OF_RANGE),
-                           ErrorReport(NO_SEQ, ErrorCode.CRC_MISMATCH), Ack(6)]
+    core.receive(
+        encode_frame(3, HostHeartbeat()) + refused + bytes(garbled) + encode_frame(6, SetLeds(())),
+        0,
+    )
+    assert _sent(core) == [
+        ErrorReport(4, ErrorCode.POSITION_OUT_OF_RANGE),
+        ErrorReport(NO_SEQ, ErrorCode.CRC_MISMATCH),
+        Ack(6),
+    ]
 
 
 def test_a_heartbeat_from_the_host_carries_nothing() -> None:
@@ -189,8 +194,9 @@ def test_only_frames_that_cannot_be_read_count_as_rejected() -> None:
 
 def test_at_most_eight_commands_are_answered_at_once() -> None:
     core = _core()
-    burst = b"".join(encode_frame(seq, SetLeds((Led(seq, Colour.RED),), False))
-                     for seq in range(MAX_ANSWERS + 2))
+    burst = b"".join(
+        encode_frame(seq, SetLeds((Led(seq, Colour.RED),), False)) for seq in range(MAX_ANSWERS + 2)
+    )
     core.receive(burst, 0)
     assert _sent(core) == [Ack(seq) for seq in range(MAX_ANSWERS)]
     assert all(core.leds[seq][0] == Colour.RED for seq in range(MAX_ANSWERS + 2))

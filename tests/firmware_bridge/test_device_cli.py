@@ -34,22 +34,26 @@ def test_ports(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("No serial ports.") or "/dev/" in out
 
 
-def test_show_prints_the_table_and_its_changes(board: BoardSimulator,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_prints_the_table_and_its_changes(
+    board: BoardSimulator, capsys: pytest.CaptureFixture[str]
+) -> None:
     state = ShangrilaRules().initial_state()
     state.play(state.random_move(Dice(3)))
     threading.Timer(0.6, board.show, [expected(state)]).start()
     assert main(["device", "show", board.path, "--seconds", "1.2"]) == 0
     out = capsys.readouterr().out
-    assert f"Connected to {board.path}: shangrila board (layout 1, 127 positions), " \
-           "firmware companion-sim 1" in out
+    assert (
+        f"Connected to {board.path}: shangrila board (layout 1, 127 positions), "
+        "firmware companion-sim 1" in out
+    )
     assert "table: 127 positions, 23 not empty" in out  # the bridges stand
     assert "event: 1 changed\n  1R: red, height 1\n" in out  # Red's first master
     assert "0 lost (resynchronised), 0 disconnections." in out
 
 
-def test_show_referees_the_board_and_lights_it(board: BoardSimulator,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_referees_the_board_and_lights_it(
+    board: BoardSimulator, capsys: pytest.CaptureFixture[str]
+) -> None:
     state = ShangrilaRules().initial_state()
     move = state.random_move(Dice(3))
     state.play(move)

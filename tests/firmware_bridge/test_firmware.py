@@ -31,20 +31,26 @@ LAYOUT = layout_for("shangrila")
 
 pytestmark = pytest.mark.skipif(
     shutil.which("gcc") is None or shutil.which("make") is None,
-    reason="the C firmware needs gcc and make to build (apt-get install gcc make)")
+    reason="the C firmware needs gcc and make to build (apt-get install gcc make)",
+)
 
 
 @pytest.fixture(scope="module")
 def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("firmware")
-    subprocess.run(["make", "-s", "-C", str(FIRMWARE), f"BUILD={folder}", "CC=gcc"],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        ["make", "-s", "-C", str(FIRMWARE), f"BUILD={folder}", "CC=gcc"],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     return folder
 
 
 def test_the_c_code_passes_the_shared_vectors(build: Path) -> None:
-    result = subprocess.run([str(build / "test_vectors"), str(VECTORS)],
-                            capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        [str(build / "test_vectors"), str(VECTORS)], capture_output=True, text=True, timeout=30
+    )
     assert result.returncode == 0, result.stdout
     assert result.stdout.strip().endswith("vectors, 0 failures")
 
@@ -52,17 +58,25 @@ def test_the_c_code_passes_the_shared_vectors(build: Path) -> None:
 def test_the_arduino_sources_compile() -> None:
     if shutil.which("g++") is None:
         pytest.skip("g++ is needed to check the Arduino sources")
-    subprocess.run(["make", "-s", "-C", str(FIRMWARE), "arduino-syntax", "CC=gcc",
-                    "CXX=g++"], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        ["make", "-s", "-C", str(FIRMWARE), "arduino-syntax", "CC=gcc", "CXX=g++"],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 class CBoard:
     """board_sim: the firmware on the stub; its LED lines are collected."""
 
     def __init__(self, build: Path, link: Path) -> None:
-        self.process = subprocess.Popen([str(build / "board_sim"), "shangrila", str(link)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, bufsize=1)
+        self.process = subprocess.Popen(
+            [str(build / "board_sim"), "shangrila", str(link)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
         assert self.process.stdout is not None and self.process.stdin is not None
         self.lines: list[str] = []
         self.plugged = threading.Event()
@@ -108,8 +122,9 @@ def test_the_c_firmware_talks_to_the_host(c_board: CBoard, tmp_path: Path) -> No
     state = rules.initial_state()
     converter = TableConverter(LAYOUT, schema(rules))
     c_board.send(converter.readings(expected(state)).hex())
-    with SensorBridge(str(tmp_path / "board"), LAYOUT, schema=schema(rules),
-                      first_retry=0.02, last_retry=0.1) as bridge:
+    with SensorBridge(
+        str(tmp_path / "board"), LAYOUT, schema=schema(rules), first_retry=0.02, last_retry=0.1
+    ) as bridge:
         info = next_event(bridge, Connected).info
         assert (info.firmware, info.positions) == ("companion-c 1", 127)
         # the board debounces the table it was just given: it may take a scan or two

@@ -22,18 +22,36 @@ HARNESS = Path(__file__).with_name("device_harness.c")
 GAMES = ("shangrila", "shendao", "shenshi")
 SCAN_MS = 1000 // SCAN_HZ
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None,
-                                reason="the differential test compiles the C firmware with "
-                                       "gcc, which is not installed (apt-get install gcc)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("gcc") is None,
+    reason="the differential test compiles the C firmware with "
+    "gcc, which is not installed (apt-get install gcc)",
+)
 
 
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory: pytest.TempPathFactory) -> Path:
     program = tmp_path_factory.mktemp("harness") / "device_harness"
-    subprocess.run(["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic",
-                    f"-I{FIRMWARE}", "-o", str(program), str(HARNESS),
-                    str(FIRMWARE / "device.c"), str(FIRMWARE / "protocol.c")],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            "gcc",
+            "-std=c99",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            f"-I{FIRMWARE}",
+            "-o",
+            str(program),
+            str(HARNESS),
+            str(FIRMWARE / "device.c"),
+            str(FIRMWARE / "protocol.c"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     return program
 
 
@@ -120,8 +138,14 @@ def python_answers(game: str, lines: list[str]) -> list[str]:
 
 
 def c_answers(harness: Path, game: str, lines: list[str]) -> list[str]:
-    result = subprocess.run([str(harness), game], input="\n".join(lines) + "\n",
-                            capture_output=True, text=True, timeout=600, check=True)
+    result = subprocess.run(
+        [str(harness), game],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     return result.stdout.splitlines()
 
 
@@ -135,8 +159,10 @@ def disagreements(harness: Path, game: str, seed: int, count: int) -> list[str]:
     if not differing:
         return []
     first = differing[0]
-    return [f"{len(differing)} of {count} records differ; the first, record {first}: "
-            f"{lines[first]}\n  python: {python[first]}\n  c:      {c[first]}"]
+    return [
+        f"{len(differing)} of {count} records differ; the first, record {first}: "
+        f"{lines[first]}\n  python: {python[first]}\n  c:      {c[first]}"
+    ]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -148,5 +174,4 @@ def test_the_c_firmware_and_the_python_device_agree(harness: Path, game: str) ->
 @pytest.mark.parametrize("game", GAMES)
 def test_the_c_firmware_and_the_python_device_agree_wide(harness: Path, game: str) -> None:
     for seed in range(10, 14):
-        assert disagreements(harness, game, seed=seed * 7 + GAMES.index(game),
-                             count=50_000) == []
+        assert disagreements(harness, game, seed=seed * 7 + GAMES.index(game), count=50_000) == []

@@ -30,8 +30,11 @@ def _count(game: str, kind: str) -> int:
 
 
 def test_position_counts() -> None:
-    assert (_count("shangrila", "space"), _count("shangrila", "bridge"),
-            _count("shangrila", "stone")) == (91, 23, 13)
+    assert (
+        _count("shangrila", "space"),
+        _count("shangrila", "bridge"),
+        _count("shangrila", "stone"),
+    ) == (91, 23, 13)
     assert (_count("shendao", "square"), _count("shendao", "gate")) == (64, 36)
     assert _count("shenshi", "square") == 49
 
@@ -39,9 +42,16 @@ def test_position_counts() -> None:
 def test_names() -> None:
     shendao = layout_for("shendao").names
     assert shendao[:2] == ("a1", "b1") and shendao[63] == "h8"
-    assert shendao[64:] == (*(f"W{i}" for i in range(1, 9)), *(f"E{i}" for i in range(1, 9)),
-                            *(f"S{f}" for f in "abcdefgh"), *(f"N{f}" for f in "abcdefgh"),
-                            "SW", "SE", "NW", "NE")
+    assert shendao[64:] == (
+        *(f"W{i}" for i in range(1, 9)),
+        *(f"E{i}" for i in range(1, 9)),
+        *(f"S{f}" for f in "abcdefgh"),
+        *(f"N{f}" for f in "abcdefgh"),
+        "SW",
+        "SE",
+        "NW",
+        "NE",
+    )
     assert layout_for("shenshi").names[-1] == "g7"
     shangrila = layout_for("shangrila")
     assert shangrila.names[33] == "4H" and shangrila.elements(33) == ("4H", "4H^")
@@ -67,8 +77,9 @@ def test_readings_and_observations_round_trip() -> None:
 def test_unreadable_uncalibrated_and_unmeasured_are_unknown() -> None:
     layout = layout_for("shangrila")
     converter = TableConverter(layout, schema(ShangrilaRules()))
-    readings = bytearray(reading_byte(0, 0) if p < 91 else reading_byte(1)
-                         for p in range(layout.positions))
+    readings = bytearray(
+        reading_byte(0, 0) if p < 91 else reading_byte(1) for p in range(layout.positions)
+    )
     readings[0] = reading_byte(CODE_UNREADABLE, NO_HEIGHT)
     readings[1] = reading_byte(9, 1)  # a code the calibration does not know
     readings[2] = reading_byte(1, NO_HEIGHT)  # red, height not measured
@@ -132,8 +143,9 @@ def test_a_shenshi_square_reads_its_cushion_and_its_monk() -> None:
 
 
 def test_uncalibrated_layouts_give_raw_readings_only(tmp_path: Path) -> None:
-    data = json.loads(resources.files("firmware_bridge").joinpath("layouts.json")
-                      .read_text("utf-8"))
+    data = json.loads(
+        resources.files("firmware_bridge").joinpath("layouts.json").read_text("utf-8")
+    )
     del data["layouts"]["shenshi"]["kinds"]["square"]["codes"]
     path = tmp_path / "layouts.json"
     path.write_text(json.dumps(data))
@@ -172,8 +184,7 @@ def test_handshake_must_name_the_layout() -> None:
 
 
 def test_a_calibration_must_fit_the_schema(tmp_path: Path) -> None:
-    data = json.loads((Path(__file__).parents[2] / "firmware_bridge" /
-                       "layouts.json").read_text())
+    data = json.loads((Path(__file__).parents[2] / "firmware_bridge" / "layouts.json").read_text())
     data["layouts"]["shangrila"]["kinds"]["space"]["codes"]["5"] = "green"
     path = tmp_path / "layouts.json"
     path.write_text(json.dumps(data))
@@ -182,18 +193,21 @@ def test_a_calibration_must_fit_the_schema(tmp_path: Path) -> None:
         TableConverter(layout, schema(ShangrilaRules()))
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d["layouts"]["shenshi"]["positions"][0]["names"].append("a1"), "is also position 0"),
-    (lambda d: d["layouts"]["shenshi"]["kinds"]["square"].update(value="x"), "value"),
-    (lambda d: d["layouts"]["shenshi"]["kinds"]["square"].update(codes={"63": "x"}),
-     "outside"),
-    (lambda d: d["layouts"]["shenshi"].update(game_id=1), "share a game id"),
-    (lambda d: d["layouts"]["shenshi"].pop("positions"), "malformed"),
-])
-def test_inconsistent_layouts_are_refused(tmp_path: Path, change: object,
-                                          message: str) -> None:
-    data = json.loads((Path(__file__).parents[2] / "firmware_bridge" /
-                       "layouts.json").read_text())
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda d: d["layouts"]["shenshi"]["positions"][0]["names"].append("a1"),
+            "is also position 0",
+        ),
+        (lambda d: d["layouts"]["shenshi"]["kinds"]["square"].update(value="x"), "value"),
+        (lambda d: d["layouts"]["shenshi"]["kinds"]["square"].update(codes={"63": "x"}), "outside"),
+        (lambda d: d["layouts"]["shenshi"].update(game_id=1), "share a game id"),
+        (lambda d: d["layouts"]["shenshi"].pop("positions"), "malformed"),
+    ],
+)
+def test_inconsistent_layouts_are_refused(tmp_path: Path, change: object, message: str) -> None:
+    data = json.loads((Path(__file__).parents[2] / "firmware_bridge" / "layouts.json").read_text())
     change(data)  # type: ignore[operator]
     path = tmp_path / "layouts.json"
     path.write_text(json.dumps(data))

@@ -93,8 +93,7 @@ def _synced_link(clock: FakeClock) -> tuple[BoardLink, ScriptedTransport]:
     return link, transport
 
 
-def _asks_for_a_snapshot(link: BoardLink, transport: ScriptedTransport,
-                         clock: FakeClock) -> bool:
+def _asks_for_a_snapshot(link: BoardLink, transport: ScriptedTransport, clock: FakeClock) -> bool:
     """Whether the host asks for a snapshot within a refresh period and a resend, the
     board only sending heartbeats meanwhile (nothing the host received may keep it
     from reading the table again)."""
@@ -112,8 +111,9 @@ def _asks_for_a_snapshot(link: BoardLink, transport: ScriptedTransport,
 
 def _host_messages(transport: ScriptedTransport, kind: type) -> list[object]:
     parser = FrameParser(Direction.FROM_HOST)
-    return [f.message for f in parser.feed(b"".join(transport.written))
-            if isinstance(f.message, kind)]
+    return [
+        f.message for f in parser.feed(b"".join(transport.written)) if isinstance(f.message, kind)
+    ]
 
 
 def link_fuzz(seed: int, count: int) -> dict[str, int]:
@@ -132,8 +132,9 @@ def link_fuzz(seed: int, count: int) -> dict[str, int]:
         try:
             updates = link.poll()
         except ProtocolError:
-            assert misfit is not None, f"frame {i} ({chunk.hex()}): a protocol error for " \
-                                       f"{[f.message for f in decoded]}"
+            assert misfit is not None, (
+                f"frame {i} ({chunk.hex()}): a protocol error for {[f.message for f in decoded]}"
+            )
             figures["protocol_errors"] += 1
             link, transport = _synced_link(clock)
             continue
@@ -141,8 +142,9 @@ def link_fuzz(seed: int, count: int) -> dict[str, int]:
             raise AssertionError(f"frame {i}: the link was lost ({error})") from None
         assert misfit is None, f"frame {i} ({chunk.hex()}): {misfit} was taken"
         if i % 50 == 0:
-            assert _asks_for_a_snapshot(link, transport, clock), \
+            assert _asks_for_a_snapshot(link, transport, clock), (
                 f"frame {i} ({chunk.hex()}): the host stopped asking for snapshots"
+            )
         figures["fitting"] += len(decoded)
         figures["dropped"] += not decoded
         assert link.readings is not None and len(link.readings) == LAYOUT.positions
@@ -198,8 +200,9 @@ class FuzzedBoard:
         return bytes(out)
 
     def write(self, data: bytes) -> None:
-        self._asked = self._asked or any(isinstance(f.message, GetSnapshot)
-                                         for f in self._host.feed(data))
+        self._asked = self._asked or any(
+            isinstance(f.message, GetSnapshot) for f in self._host.feed(data)
+        )
         self.core.receive(data, self._ms())
 
     def close(self) -> None:
@@ -216,8 +219,9 @@ def bridge_fuzz(seed: int, count: int, timeout: float) -> dict[str, int]:
         opened += 1
         return FuzzedBoard(frames, f"{target} #{opened}")
 
-    bridge = SensorBridge("fuzzed", LAYOUT, schema=SCHEMA, opener=opener,
-                          first_retry=0.001, last_retry=0.01).start()
+    bridge = SensorBridge(
+        "fuzzed", LAYOUT, schema=SCHEMA, opener=opener, first_retry=0.001, last_retry=0.01
+    ).start()
     deadline = time.monotonic() + timeout
     while frames and time.monotonic() < deadline and bridge.stopped is None:
         time.sleep(0.01)
@@ -233,18 +237,26 @@ def bridge_fuzz(seed: int, count: int, timeout: float) -> dict[str, int]:
     assert not frames, f"{len(frames)} frames were never read within {timeout} s"
     lost = [e for e in events if isinstance(e, Disconnected)]
     unexpected = [e.reason for e in lost if "Error: " in e.reason]
-    return {"frames": count, "deaths": int(not alive) + sum(isinstance(e, BridgeStopped)
-                                                            for e in events),
-            "disconnects": len(lost), "faults": len(unexpected),
-            "connects": sum(isinstance(e, Connected) for e in events),
-            "tables": sum(isinstance(e, TableChanged) for e in events)}
+    return {
+        "frames": count,
+        "deaths": int(not alive) + sum(isinstance(e, BridgeStopped) for e in events),
+        "disconnects": len(lost),
+        "faults": len(unexpected),
+        "connects": sum(isinstance(e, Connected) for e in events),
+        "tables": sum(isinstance(e, TableChanged) for e in events),
+    }
 
 
 def test_another_board_announced_mid_stream_is_a_disconnection() -> None:
     other = DeviceInfo(1, 1, 1, 200, INFO.capabilities, 250, "other")
     frames = deque([encode_frame(50, other) + encode_frame(51, Snapshot(bytes(200)))])
-    bridge = SensorBridge("board", LAYOUT, schema=SCHEMA, first_retry=0.01,
-                          opener=lambda target: FuzzedBoard(frames, target)).start()
+    bridge = SensorBridge(
+        "board",
+        LAYOUT,
+        schema=SCHEMA,
+        first_retry=0.01,
+        opener=lambda target: FuzzedBoard(frames, target),
+    ).start()
     try:
         lost = next_event(bridge, Disconnected)
         assert "200 positions mid-stream" in lost.reason

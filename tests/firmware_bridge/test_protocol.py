@@ -57,8 +57,11 @@ def _poll(link: BoardLink, times: int = 5) -> list[TableUpdate | DeviceFault]:
 
 def _host_messages(transport: ScriptedTransport | CoreTransport) -> list[object]:
     parser = FrameParser(Direction.FROM_HOST)
-    data = b"".join(transport.written) if isinstance(transport, ScriptedTransport) \
+    data = (
+        b"".join(transport.written)
+        if isinstance(transport, ScriptedTransport)
         else bytes(transport.host_bytes)
+    )
     return [f.message for f in parser.feed(data)]
 
 
@@ -216,8 +219,11 @@ def test_device_errors_are_reported() -> None:
 
 def test_an_event_beyond_the_board_breaks_the_protocol() -> None:
     clock = FakeClock()
-    frames = [encode_frame(0, INFO), encode_frame(1, Snapshot(bytes(127))),
-              encode_frame(2, Event(((130, RED),)))]
+    frames = [
+        encode_frame(0, INFO),
+        encode_frame(1, Snapshot(bytes(127))),
+        encode_frame(2, Event(((130, RED),))),
+    ]
     link = BoardLink(ScriptedTransport(frames, clock, 0.01), LAYOUT, clock)
     link.handshake()
     link.poll()
@@ -264,8 +270,11 @@ def test_another_board_announced_mid_stream_breaks_the_protocol(positions: int) 
     # size: the mirror and the layout hold 127 readings.
     clock = FakeClock()
     other = DeviceInfo(1, 1, 1, positions, Capability.HEIGHTS | Capability.LEDS, 250, "x")
-    frames = [encode_frame(0, INFO), encode_frame(1, Snapshot(bytes(127))),
-              encode_frame(2, other) + encode_frame(3, Snapshot(bytes(positions)))]
+    frames = [
+        encode_frame(0, INFO),
+        encode_frame(1, Snapshot(bytes(127))),
+        encode_frame(2, other) + encode_frame(3, Snapshot(bytes(positions))),
+    ]
     link = BoardLink(ScriptedTransport(frames, clock, 0.01), LAYOUT, clock)
     link.handshake()
     link.poll()
@@ -275,8 +284,11 @@ def test_another_board_announced_mid_stream_breaks_the_protocol(positions: int) 
 
 def test_a_repeated_handshake_answer_is_harmless() -> None:
     clock = FakeClock()
-    frames = [encode_frame(0, INFO), encode_frame(1, Snapshot(bytes(127))),
-              encode_frame(2, INFO) + encode_frame(3, Event(((5, RED),)))]
+    frames = [
+        encode_frame(0, INFO),
+        encode_frame(1, Snapshot(bytes(127))),
+        encode_frame(2, INFO) + encode_frame(3, Event(((5, RED),))),
+    ]
     link = BoardLink(ScriptedTransport(frames, clock, 0.01), LAYOUT, clock)
     link.handshake()
     link.poll()

@@ -27,10 +27,20 @@ LAYOUT = layout_for("shangrila")
 @pytest.fixture
 def process(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
     child = subprocess.Popen(
-        [sys.executable, "-m", "firmware_bridge.simulator", "--link",
-         str(tmp_path / "board"), "--exit-at-end"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        bufsize=1)
+        [
+            sys.executable,
+            "-m",
+            "firmware_bridge.simulator",
+            "--link",
+            str(tmp_path / "board"),
+            "--exit-at-end",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
     assert child.stdout is not None
     assert child.stdout.readline().split() == ["board", str(tmp_path / "board")]
     yield child
@@ -45,15 +55,17 @@ def _send(process: subprocess.Popen[str], line: str) -> None:
     process.stdin.flush()
 
 
-def test_from_a_change_on_the_board_to_the_verdict(process: subprocess.Popen[str],
-                                                   tmp_path: Path) -> None:
+def test_from_a_change_on_the_board_to_the_verdict(
+    process: subprocess.Popen[str], tmp_path: Path
+) -> None:
     rules = ShangrilaRules()
     referee = Referee(rules, config=RefereeConfig(stable_frames=1))
     state = rules.initial_state()
     _send(process, json.dumps(expected(state).to_json()))
     start = expected(state)
-    with SensorBridge(str(tmp_path / "board"), LAYOUT, schema=referee.schema,
-                      first_retry=0.02, last_retry=0.1) as bridge:
+    with SensorBridge(
+        str(tmp_path / "board"), LAYOUT, schema=referee.schema, first_retry=0.02, last_retry=0.1
+    ) as bridge:
         next_event(bridge, TableChanged, where=lambda e: e.observation == start)
         for seed in range(4):
             move = state.random_move(Dice(seed))
@@ -73,8 +85,9 @@ def test_from_a_change_on_the_board_to_the_verdict(process: subprocess.Popen[str
         assert next_event(bridge, TableChanged).observation == expected(state)
 
 
-def test_a_bad_control_line_is_reported_and_skipped(process: subprocess.Popen[str],
-                                                    tmp_path: Path) -> None:
+def test_a_bad_control_line_is_reported_and_skipped(
+    process: subprocess.Popen[str], tmp_path: Path
+) -> None:
     _send(process, "dance")
     _send(process, '{"game": "shangrila", "readings": {"4H": "green"}}')
     _send(process, "quit")

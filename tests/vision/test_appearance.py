@@ -61,8 +61,10 @@ def test_worlds_are_drawn_from_their_seed_alone() -> None:
 def test_a_shendao_world_moves_its_grid_as_one() -> None:
     nominal = load_model("shendao")
     world = make_world("shendao", "painted", 5)
-    a1, h8 = (np.subtract(world.model.elements[n].centre_mm, nominal.elements[n].centre_mm)
-              for n in ("a1", "h8"))
+    a1, h8 = (
+        np.subtract(world.model.elements[n].centre_mm, nominal.elements[n].centre_mm)
+        for n in ("a1", "h8")
+    )
     assert 0.1 < np.hypot(*a1) < 20.0 and 0.1 < np.hypot(*h8) < 20.0
     assert world.colours["light"] != make_world("shendao", "painted", 6).colours["light"]
 
@@ -70,8 +72,10 @@ def test_a_shendao_world_moves_its_grid_as_one() -> None:
 def test_a_world_moves_its_layout_within_the_set_limits() -> None:
     nominal = load_model("shangrila")
     world = make_world("shangrila", "landscape", 7)
-    shifts = {name: np.hypot(*np.subtract(e.centre_mm, nominal.elements[name].centre_mm))
-              for name, e in world.model.elements.items()}
+    shifts = {
+        name: np.hypot(*np.subtract(e.centre_mm, nominal.elements[name].centre_mm))
+        for name, e in world.model.elements.items()
+    }
     bridges = [d for n, d in shifts.items() if n.startswith("bridge")]
     assert max(bridges) > 5.0, "bridge spots move along their paths"
     assert max(shifts.values()) < 40.0
@@ -134,13 +138,15 @@ def test_shipped_shendao_weights_read_a_held_out_world(tmp_path: Path) -> None:
     fitted = load_fitted("shendao")
     assert fitted.provenance["set"] == "train"
     assert not set(fitted.provenance["kinds"]) & HELD_OUT_KINDS
-    pictures = load_setup(Setup("landscape", 2903, "medium", SMALL, "shendao"), tmp_path,
-                          lambda _: None)
+    pictures = load_setup(
+        Setup("landscape", 2903, "medium", SMALL, "shendao"), tmp_path, lambda _: None
+    )
     reader, view = calibrated_reader(pictures, fitted)
     score = Score()
     for image, truth in pictures.plays:
-        score_reading(score, reader.read(image, view), truth["visible"], reader.schema,
-                      reader.elements)
+        score_reading(
+            score, reader.read(image, view), truth["visible"], reader.schema, reader.elements
+        )
     shown = score.right + score.wrong
     assert shown >= 0.9 * score.elements
     assert score.right >= 0.98 * shown
@@ -154,16 +160,23 @@ def test_a_hand_is_something_else_not_a_colour(held_out_setup) -> None:  # type:
     # a skin-coloured patch laid over one village's spaces
     space = reader.model.elements["4H"]
     centre = view.to_image(np.array([space.centre_mm]))[0].astype(int)
-    covered[max(0, centre[1] - 25):centre[1] + 25, max(0, centre[0] - 25):centre[0] + 25] = \
-        (120, 160, 220)
+    covered[max(0, centre[1] - 25) : centre[1] + 25, max(0, centre[0] - 25) : centre[0] + 25] = (
+        120,
+        160,
+        220,
+    )
     reading = reader.read(covered, view)
     assert not reading.observation["4H"].known
-    assert max(reading.probabilities["4H"], key=reading.probabilities["4H"].get) in \
-        (OTHER, "empty", "red", "yellow") and reading.abstained["4H"]
+    assert (
+        max(reading.probabilities["4H"], key=reading.probabilities["4H"].get)
+        in (OTHER, "empty", "red", "yellow")
+        and reading.abstained["4H"]
+    )
 
 
 def test_the_set_appearance_round_trips_through_a_profile(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held_out_setup) -> None:  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held_out_setup
+) -> None:  # type: ignore[no-untyped-def]
     from calibration.errors import ProfileError
 
     monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path))
@@ -185,8 +198,10 @@ def test_the_set_appearance_round_trips_through_a_profile(
 
 def test_a_damaged_weights_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "w.json"
-    path.write_text(json.dumps({"version": 1, "game": "shangrila", "features": ["x"],
-                                "weights": {}}), encoding="utf-8")
+    path.write_text(
+        json.dumps({"version": 1, "game": "shangrila", "features": ["x"], "weights": {}}),
+        encoding="utf-8",
+    )
     with pytest.raises(AppearanceError, match="another reader version"):
         load_fitted("shangrila", path)
     path.write_text("[" * 1000, encoding="utf-8")
@@ -199,8 +214,13 @@ def test_the_fit_command_writes_the_same_file_from_the_same_setups(tmp_path: Pat
 
     outputs = []
     for name in ("a.json", "b.json"):
-        args = argparse.Namespace(game="shangrila", setups=1, output=str(tmp_path / name),
-                                  cache=str(tmp_path / "cache"), size="640x360")
+        args = argparse.Namespace(
+            game="shangrila",
+            setups=1,
+            output=str(tmp_path / name),
+            cache=str(tmp_path / "cache"),
+            size="640x360",
+        )
         assert fit_command(args) == 0
         outputs.append((tmp_path / name).read_text(encoding="utf-8"))
     assert outputs[0] == outputs[1]
@@ -225,7 +245,10 @@ def test_a_board_found_again_in_place_keeps_its_sample_plan(held_out_setup) -> N
     assert reader.sampling(again) is first
     moved = np.eye(3)
     moved[0, 2] = 3.0
-    elsewhere = replace(view, homography=moved @ view.homography,
-                        projection=None if view.projection is None else moved @ view.projection,
-                        _maps={})
+    elsewhere = replace(
+        view,
+        homography=moved @ view.homography,
+        projection=None if view.projection is None else moved @ view.projection,
+        _maps={},
+    )
     assert reader.sampling(elsewhere) is not first

@@ -31,8 +31,11 @@ from vision.view import truth_view
 GAME = "shangrila"
 SIZE = (640, 480)
 WORLDS = (("painted", 1003), ("painted", 1011), ("project", 1002))
-EXPECTED_TINY = {"weights": [1.849864, 0.933434, 1.939462, 1.161546, 0.280557, 0.481847],
-                 "temperature": 1.2, "read_at": 0.6}
+EXPECTED_TINY = {
+    "weights": [1.849864, 0.933434, 1.939462, 1.161546, 0.280557, 0.481847],
+    "temperature": 1.2,
+    "read_at": 0.6,
+}
 """What the fit and its calibration give on :func:`_tiny_set` (stored when the fit
 last changed: the same code must give the same file)."""
 
@@ -51,16 +54,19 @@ class Close:
     pose: Any
 
 
-def _stacks_apart(model: Any, look_mm: tuple[float, float], count: int,
-                  rng: np.random.Generator) -> list[str]:
+def _stacks_apart(
+    model: Any, look_mm: tuple[float, float], count: int, rng: np.random.Generator
+) -> list[str]:
     """Spaces near the point looked at, no two closer than two spaces apart."""
     centre = np.array(model.size_mm) / 2 + np.array(look_mm)
-    spaces = sorted(model.of_kind("space"),
-                    key=lambda e: float(np.linalg.norm(np.array(e.centre_mm) - centre)))
+    spaces = sorted(
+        model.of_kind("space"), key=lambda e: float(np.linalg.norm(np.array(e.centre_mm) - centre))
+    )
     chosen: list[Any] = []
     for space in spaces[:30]:
-        if all(np.linalg.norm(np.array(space.centre_mm) - np.array(c.centre_mm)) > 40
-               for c in chosen):
+        if all(
+            np.linalg.norm(np.array(space.centre_mm) - np.array(c.centre_mm)) > 40 for c in chosen
+        ):
             chosen.append(space)
         if len(chosen) == count:
             break
@@ -76,14 +82,23 @@ def _behind(model: Any, name: str, camera_mm: np.ndarray) -> str | None:
     best, most = None, 0.8
     for space in model.of_kind("space"):
         step = np.array(space.centre_mm) - centre
-        if space.name != name and np.linalg.norm(step) < 30.0 and \
-                float(step @ away) / np.linalg.norm(step) > most:
+        if (
+            space.name != name
+            and np.linalg.norm(step) < 30.0
+            and float(step @ away) / np.linalg.norm(step) > most
+        ):
             best, most = space.name, float(step @ away) / np.linalg.norm(step)
     return best
 
 
-def close_up(kind: str, seed: int, elevation: float, hands: int = 0,
-             distance: float = 230.0, behind: bool = False) -> Close:
+def close_up(
+    kind: str,
+    seed: int,
+    elevation: float,
+    hands: int = 0,
+    distance: float = 230.0,
+    behind: bool = False,
+) -> Close:
     world = make_world(GAME, kind, seed)
     model = world.model
     schema = referee_schema(GAME)
@@ -96,8 +111,11 @@ def close_up(kind: str, seed: int, elevation: float, hands: int = 0,
     stacks = {name: 1 + i % 2 for i, name in enumerate(names)}
     colours = ("red", "yellow", "blue", "violet")
     colour = {name: colours[i % 4] for i, name in enumerate(names)}
-    bare = {e: (0 if e.endswith(HEIGHT_SUFFIX) else bare_value(schema.values[e]))
-            for e in schema.elements if model.on_board(e)}
+    bare = {
+        e: (0 if e.endswith(HEIGHT_SUFFIX) else bare_value(schema.values[e]))
+        for e in schema.elements
+        if model.on_board(e)
+    }
     table = dict(bare)
     for name, height in stacks.items():
         table[name] = colour[name]
@@ -111,15 +129,31 @@ def close_up(kind: str, seed: int, elevation: float, hands: int = 0,
                 colour[other] = colours[(i + 1) % 4]
                 table[other] = colour[other]
                 table[other + HEIGHT_SUFFIX] = 1
-    imaging = Imaging(blur_sigma=0.5, noise_sigma=2.0, shot_noise=0.3, vignetting=0.1,
-                      jpeg_quality=92)
-    common = {"camera": camera, "pose": pose, "imaging": imaging, "model": model,
-              "art": world.art(), "colours": world.colours}
-    empty = render_table(Observation(schema, bare), light=LIGHTS["daylight"], seed=seed,
-                         options=TableOptions(), **common).image
-    picture = render_table(Observation(schema, table), light=LIGHTS["warm"], seed=seed + 1,
-                           options=TableOptions(hands=hands, placement_mm=0.5,
-                                                placement_deg=1.5), **common).image
+    imaging = Imaging(
+        blur_sigma=0.5, noise_sigma=2.0, shot_noise=0.3, vignetting=0.1, jpeg_quality=92
+    )
+    common = {
+        "camera": camera,
+        "pose": pose,
+        "imaging": imaging,
+        "model": model,
+        "art": world.art(),
+        "colours": world.colours,
+    }
+    empty = render_table(
+        Observation(schema, bare),
+        light=LIGHTS["daylight"],
+        seed=seed,
+        options=TableOptions(),
+        **common,
+    ).image
+    picture = render_table(
+        Observation(schema, table),
+        light=LIGHTS["warm"],
+        seed=seed + 1,
+        options=TableOptions(hands=hands, placement_mm=0.5, placement_deg=1.5),
+        **common,
+    ).image
     return Close(world, view, empty, picture, stacks, colour, camera, pose)
 
 
@@ -129,12 +163,25 @@ def height_reader(close: Close, colours: bool = False) -> ah.HeightReader:
     pictures = []
     if colours:
         model, schema = close.world.model, referee_schema(GAME)
-        layout = Observation(schema, {e: (0 if e.endswith(HEIGHT_SUFFIX) else bare_value(
-            schema.values[e])) for e in schema.elements if model.on_board(e)}).replace(
-            {**close.colour, **{n + HEIGHT_SUFFIX: 1 for n in close.colour}})
-        picture = render_table(layout, close.camera, close.pose, light=LIGHTS["daylight"],
-                               seed=5, options=TableOptions(), model=model,
-                               art=close.world.art(), colours=close.world.colours).image
+        layout = Observation(
+            schema,
+            {
+                e: (0 if e.endswith(HEIGHT_SUFFIX) else bare_value(schema.values[e]))
+                for e in schema.elements
+                if model.on_board(e)
+            },
+        ).replace({**close.colour, **{n + HEIGHT_SUFFIX: 1 for n in close.colour}})
+        picture = render_table(
+            layout,
+            close.camera,
+            close.pose,
+            light=LIGHTS["daylight"],
+            seed=5,
+            options=TableOptions(),
+            model=model,
+            art=close.world.art(),
+            colours=close.world.colours,
+        ).image
         pictures.append((picture, close.view, layout))
     appearance = calibrate(GAME, close.world.model, close.empty, close.view, pictures)
     return ah.HeightReader(close.world.model, appearance, referee_schema(GAME))
@@ -149,8 +196,12 @@ def _below(close: Close) -> dict[str, Reading]:
     return out
 
 
-def _read(close: Close, reader: ah.HeightReader, image: np.ndarray | None = None,
-          covered: frozenset[str] = frozenset()) -> ah.HeightReading:
+def _read(
+    close: Close,
+    reader: ah.HeightReader,
+    image: np.ndarray | None = None,
+    covered: frozenset[str] = frozenset(),
+) -> ah.HeightReading:
     frame = close.table if image is None else image
     light = fit_light(frame, close.view, reader.appearance, close.world.model.size_mm)
     return reader.read(frame, close.view, light, _below(close), covered)
@@ -218,13 +269,16 @@ def test_the_fit_and_its_calibration_on_a_tiny_set_give_the_stored_result() -> N
     model = ah.calibrate(ah.fit(GAME, _tiny_set(1, 120), {}), _tiny_set(2, 160), (1, 2))
     stored = json.loads(json.dumps(model.to_json()))
     assert stored["weights"] == EXPECTED_TINY["weights"]
-    assert (stored["temperature"], stored["read_at"]) == \
-        (EXPECTED_TINY["temperature"], EXPECTED_TINY["read_at"])
+    assert (stored["temperature"], stored["read_at"]) == (
+        EXPECTED_TINY["temperature"],
+        EXPECTED_TINY["read_at"],
+    )
     # what the calibration promises on the boards it was made on
     read = []
     for example in _tiny_set(2, 160):
-        if (ah.best_chances(model.weights, model.temperature, (1, 2), example.step_px)
-                < ah.TELL_AT).any():
+        if (
+            ah.best_chances(model.weights, model.temperature, (1, 2), example.step_px) < ah.TELL_AT
+        ).any():
             continue
         p = model.probabilities(example.rows)
         if p.max() >= model.read_at:
@@ -238,27 +292,33 @@ def test_measures_between_one_tile_and_two_are_left_unsure() -> None:
 
     model = ah.load_fitted(GAME)
     lines = SimpleNamespace(step_mm=1.4, px_per_mm=2.0)  # a step of 2.8 px
-    assert (ah.best_chances(model.weights, model.temperature, (1, 2), 2.8)
-            >= ah.TELL_AT).all()
+    assert (ah.best_chances(model.weights, model.temperature, (1, 2), 2.8) >= ah.TELL_AT).all()
     read = []
     for hidden in np.linspace(0.0, 3.0, 61) * lines.step_mm:
         p = model.probabilities(ah.rows(ah.Measure(float(hidden), 0.0, ah.LINES), lines, (1, 2)))
         read.append(int(np.argmax(p)) + 1 if p.max() >= model.read_at else None)
     # one tile, then a band the reader cannot tell, then two tiles
     first_unsure, last_unsure = read.index(None), len(read) - 1 - read[::-1].index(None)
-    assert set(read[:first_unsure]) == {1} and set(read[last_unsure + 1:]) == {2}
-    assert set(read[first_unsure:last_unsure + 1]) == {None}
+    assert set(read[:first_unsure]) == {1} and set(read[last_unsure + 1 :]) == {2}
+    assert set(read[first_unsure : last_unsure + 1]) == {None}
     assert last_unsure - first_unsure >= 2
 
 
 def test_chords_of_a_square_along_lines() -> None:
-    chords = ah._chords(np.array([0.0, 0.0]), 5.0, 0.0, np.array([0.0, 0.0]),
-                        np.array([1.0, 0.0]), np.array([-2.0, 0.0, 6.0]))
+    chords = ah._chords(
+        np.array([0.0, 0.0]),
+        5.0,
+        0.0,
+        np.array([0.0, 0.0]),
+        np.array([1.0, 0.0]),
+        np.array([-2.0, 0.0, 6.0]),
+    )
     assert np.allclose(chords[:2], [[-5.0, 5.0], [-5.0, 5.0]])
     assert np.isnan(chords[2]).all()
-    turned = ah._chords(np.array([0.0, 0.0]), 5.0, 45.0, np.array([0.0, 0.0]),
-                        np.array([1.0, 0.0]), np.array([0.0]))
-    assert np.allclose(turned, [[-5.0 * 2 ** 0.5, 5.0 * 2 ** 0.5]])
+    turned = ah._chords(
+        np.array([0.0, 0.0]), 5.0, 45.0, np.array([0.0, 0.0]), np.array([1.0, 0.0]), np.array([0.0])
+    )
+    assert np.allclose(turned, [[-5.0 * 2**0.5, 5.0 * 2**0.5]])
 
 
 def test_stacks_of_one_and_two_are_told_apart_at_a_slant(slanted: list[Close]) -> None:
@@ -268,8 +328,9 @@ def test_stacks_of_one_and_two_are_told_apart_at_a_slant(slanted: list[Close]) -
         result = _read(close, reader)
         for name, height in close.stacks.items():
             got = result.readings.get(name + HEIGHT_SUFFIX)
-            assert name + HEIGHT_SUFFIX in result.readings or \
-                name + HEIGHT_SUFFIX in result.abstained
+            assert (
+                name + HEIGHT_SUFFIX in result.readings or name + HEIGHT_SUFFIX in result.abstained
+            )
             if got is not None:
                 read += 1
                 right += got.value == height
@@ -312,8 +373,7 @@ def test_straight_above_heights_are_not_shown() -> None:
         assert name + HEIGHT_SUFFIX not in result.probabilities
 
 
-def test_every_space_s_lines_made_at_once_are_those_made_one_by_one(
-        slanted: list[Close]) -> None:
+def test_every_space_s_lines_made_at_once_are_those_made_one_by_one(slanted: list[Close]) -> None:
     # a crowded table: every space's lines and bare board at once (more samples than a
     # picture lookup takes at a time), as each alone (some of them)
     close = slanted[0]
@@ -350,8 +410,7 @@ def test_something_over_an_edge_leaves_the_height_unknown(slanted: list[Close]) 
             assert result.abstained[name + HEIGHT_SUFFIX] == ah.EDGE_HIDDEN
 
 
-def test_a_hand_the_pipeline_knows_of_leaves_the_height_unknown(
-        slanted: list[Close]) -> None:
+def test_a_hand_the_pipeline_knows_of_leaves_the_height_unknown(slanted: list[Close]) -> None:
     close = slanted[0]
     covered = frozenset(close.stacks)
     result = _read(close, height_reader(close), covered=covered)
@@ -359,22 +418,33 @@ def test_a_hand_the_pipeline_knows_of_leaves_the_height_unknown(
         assert result.abstained[name + HEIGHT_SUFFIX] == ah.COVERED_BY_HAND
 
 
-def test_the_appearance_reader_gives_heights_and_their_probabilities(
-        slanted: list[Close]) -> None:
+def test_the_appearance_reader_gives_heights_and_their_probabilities(slanted: list[Close]) -> None:
     close = slanted[0]
     model = close.world.model
     schema = referee_schema(GAME)
     # the calibration position as far as this close view shows it: a tile of each
     # colour where the stacks stand
-    layout = Observation(schema, {e: (0 if e.endswith(HEIGHT_SUFFIX) else bare_value(
-        schema.values[e])) for e in schema.elements if model.on_board(e)}).replace(
-        {**close.colour, **{n + HEIGHT_SUFFIX: 1 for n in close.colour}})
-    common = {"camera": close.camera, "pose": close.pose, "model": model,
-              "art": close.world.art(), "colours": close.world.colours}
-    calibration = render_table(layout, light=LIGHTS["daylight"], seed=5,
-                               options=TableOptions(), **common).image
-    appearance = calibrate(GAME, model, close.empty, close.view,
-                           [(calibration, close.view, layout)])
+    layout = Observation(
+        schema,
+        {
+            e: (0 if e.endswith(HEIGHT_SUFFIX) else bare_value(schema.values[e]))
+            for e in schema.elements
+            if model.on_board(e)
+        },
+    ).replace({**close.colour, **{n + HEIGHT_SUFFIX: 1 for n in close.colour}})
+    common = {
+        "camera": close.camera,
+        "pose": close.pose,
+        "model": model,
+        "art": close.world.art(),
+        "colours": close.world.colours,
+    }
+    calibration = render_table(
+        layout, light=LIGHTS["daylight"], seed=5, options=TableOptions(), **common
+    ).image
+    appearance = calibrate(
+        GAME, model, close.empty, close.view, [(calibration, close.view, layout)]
+    )
     reader = AppearanceReader(GAME, model, appearance, schema=schema)
     reading = reader.read(close.table, close.view)
     heights = [n + HEIGHT_SUFFIX for n in close.stacks]
@@ -396,7 +466,8 @@ def test_the_appearance_reader_gives_heights_and_their_probabilities(
             chances = dict(weighed[name].chances or ())
             assert set(chances) <= {1, 2} and chances
             assert max(chances.values()) == pytest.approx(
-                max(reading.probabilities[name].values()), abs=1e-3)
+                max(reading.probabilities[name].values()), abs=1e-3
+            )
     covered = reader.read(close.table, close.view, covered=set(close.stacks))
     for name in heights:
         assert covered.abstained[name] == ah.COVERED_BY_HAND

@@ -83,11 +83,12 @@ def test_a_shenshi_world_keeps_the_sets_colours_near_their_own(seed: int) -> Non
 
 
 @pytest.mark.parametrize("kind,seed", [("painted", 2), ("landscape", 9), ("painted", 40)])
-def test_a_shenshi_world_moves_its_grid_as_one_within_the_set_limits(kind: str,
-                                                                   seed: int) -> None:
+def test_a_shenshi_world_moves_its_grid_as_one_within_the_set_limits(kind: str, seed: int) -> None:
     own, moved = load_model(GAME), make_world(GAME, kind, seed).model
-    pairs = [(np.array(own.elements[n].centre_mm), np.array(moved.elements[n].centre_mm))
-             for n in ("a1 tile", "g1 tile", "a7 tile", "g7 tile")]
+    pairs = [
+        (np.array(own.elements[n].centre_mm), np.array(moved.elements[n].centre_mm))
+        for n in ("a1 tile", "g1 tile", "a7 tile", "g7 tile")
+    ]
     span_own = np.linalg.norm(pairs[1][0] - pairs[0][0])
     span_moved = np.linalg.norm(pairs[1][1] - pairs[0][1])
     assert 0.97 - 1e-6 <= span_moved / span_own <= 1.03 + 1e-6
@@ -106,8 +107,9 @@ def test_the_pieces_are_drawn_in_the_worlds_colours() -> None:
 
     model = load_model(GAME)
     schema = referee_schema(GAME)
-    observation = Observation(schema, {"d4 tile": "intact", "d4 cushion": "orange",
-                                       "d4 monk": "gold-grand"})
+    observation = Observation(
+        schema, {"d4 tile": "intact", "d4 cushion": "orange", "d4 monk": "gold-grand"}
+    )
     world = make_world(GAME, "painted", 3)
     own = {name: solid.bgr for name, solid in _pieces(model, observation)}
     theirs = {name: solid.bgr for name, solid in _pieces(model, observation, world.colours)}
@@ -170,8 +172,10 @@ def test_a_monks_outline_shows_how_high_it_reaches() -> None:
     _, heights, groups = stack_points("monk", pieces)
     layers = len(monk_layers(pieces))
     core = groups < layers
-    tops = (MONK_BASES_MM[0] + pieces["master_height_mm"],
-            MONK_BASES_MM[0] + pieces["grand_height_mm"])
+    tops = (
+        MONK_BASES_MM[0] + pieces["master_height_mm"],
+        MONK_BASES_MM[0] + pieces["grand_height_mm"],
+    )
     metal = np.array([core & (heights <= top) for top in tops])
     closest_piece = np.where(metal, 0.1, 2.0)
     bare_d = np.where(metal, 1.5, 0.05)
@@ -179,9 +183,10 @@ def test_a_monks_outline_shows_how_high_it_reaches() -> None:
     outline = appearance_stacks._silhouette(closest_piece, bare_d, use, use, groups, layers)
     rings = len(MONK_BASES_MM)
     assert outline.shape == (2, 2 * (appearance_stacks.SILHOUETTE_LAYERS + rings))
-    shares = outline[:, :appearance_stacks.SILHOUETTE_LAYERS]
-    between = [i for i, z in enumerate(monk_layers(pieces)[:len(shares[0])])
-               if tops[0] < z <= tops[1]]
+    shares = outline[:, : appearance_stacks.SILHOUETTE_LAYERS]
+    between = [
+        i for i, z in enumerate(monk_layers(pieces)[: len(shares[0])]) if tops[0] < z <= tops[1]
+    ]
     assert between and (shares[0, between] == 0.0).all() and (shares[1, between] == 1.0).all()
     assert (shares[:, 0] == 1.0).all()  # both stand on the lowest layer
 
@@ -220,21 +225,32 @@ def test_an_empty_square_printed_like_a_piece_above_is_still_seen(kind: str) -> 
     schema = referee_schema(GAME)
     pieces = load_model(GAME).pieces
     grey = np.array([-1.0, 0.0, 0.05])
-    colours = {"tile": {"intact": np.array([-2.0, 0.6, -0.4]),
-                        "faded": np.array([-1.5, 0.3, -0.2])},
-               "cushion": {"blond": np.array([-0.8, 0.35, -0.5]),
-                           "orange": np.array([-1.2, 0.9, -0.9])},
-               "monk": {f"{m}-{s}": (grey if m == "silver" else np.array([-2.5, 0.4, -0.6]))
-                        for m in ("silver", "copper", "gold", "black")
-                        for s in ("grand", "master")}}
+    colours = {
+        "tile": {"intact": np.array([-2.0, 0.6, -0.4]), "faded": np.array([-1.5, 0.3, -0.2])},
+        "cushion": {"blond": np.array([-0.8, 0.35, -0.5]), "orange": np.array([-1.2, 0.9, -0.9])},
+        "monk": {
+            f"{m}-{s}": (grey if m == "silver" else np.array([-2.5, 0.4, -0.6]))
+            for m in ("silver", "copper", "gold", "black")
+            for s in ("grand", "master")
+        },
+    }
     appearance = SetAppearance(GAME, np.zeros((2, 2, 3), np.float32), colours)
     offsets, _, groups = stack_points(kind, pieces)
     seen = np.tile(grey + np.array([0.0, 0.03, 0.0]), (2, len(offsets), 1))  # nearer the monk
     to_bare = np.full((2, len(offsets)), 0.1)  # than the board, which it still shows
     to_bare[1] = 1.0  # the second square has changed: something stands over its points
     inside = np.ones((2, len(offsets)), bool)
-    items = appearance_stacks.features(kind, [f"d4 {kind}", f"e4 {kind}"], seen, to_bare,
-                                       inside, groups, appearance, schema, pieces)
+    items = appearance_stacks.features(
+        kind,
+        [f"d4 {kind}", f"e4 {kind}"],
+        seen,
+        to_bare,
+        inside,
+        groups,
+        appearance,
+        schema,
+        pieces,
+    )
     assert items[0].seen_share == 1.0
     assert items[1].seen_share == 0.0
 
@@ -248,19 +264,36 @@ def test_the_stack_classifier_learns_a_rule_of_its_inputs_the_same_each_time() -
     assert all(np.array_equal(first[k], again[k]) for k in ("w1", "b1", "w2", "b2"))
     test = rng.normal(0, 1, (400, 6))
     truth = (test[:, 0] > 0).astype(int) + 2 * (test[:, 1] * test[:, 2] > 0)
-    params = check_classifier({k: (v.tolist() if isinstance(v, np.ndarray) else v)
-                               for k, v in first.items()}, "test")
-    item = ElementFeatures("d4 tile", "tile", ("a", "b", "c", "other"), np.zeros((4, 12)),
-                           1.0, test[0])
+    params = check_classifier(
+        {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in first.items()}, "test"
+    )
+    item = ElementFeatures(
+        "d4 tile", "tile", ("a", "b", "c", "other"), np.zeros((4, 12)), 1.0, test[0]
+    )
     p = classify(params, item)
     assert p is not None and abs(float(p.sum()) - 1.0) < 1e-9
-    read = np.array([np.argmax(classify(params, ElementFeatures(
-        "d4 tile", "tile", ("a", "b", "c", "other"), np.zeros((4, 12)), 1.0, row)))
-        for row in test])
+    read = np.array(
+        [
+            np.argmax(
+                classify(
+                    params,
+                    ElementFeatures(
+                        "d4 tile", "tile", ("a", "b", "c", "other"), np.zeros((4, 12)), 1.0, row
+                    ),
+                )
+            )
+            for row in test
+        ]
+    )
     assert np.mean(read == truth) > 0.9
     # alternatives the classifier was not made for: it gives way (None)
-    assert classify(params, ElementFeatures("d4 tile", "tile", ("a", "other"),
-                                            np.zeros((2, 12)), 1.0, test[0])) is None
+    assert (
+        classify(
+            params,
+            ElementFeatures("d4 tile", "tile", ("a", "other"), np.zeros((2, 12)), 1.0, test[0]),
+        )
+        is None
+    )
 
 
 def test_the_temperature_makes_the_sure_readings_right_often_enough() -> None:
@@ -297,8 +330,10 @@ def test_the_shipped_shenshi_classifiers_are_whole() -> None:
 @pytest.fixture(scope="module")
 def held_out(tmp_path_factory: pytest.TempPathFactory) -> list:  # type: ignore[type-arg]
     cache = tmp_path_factory.mktemp("appearance-shenshi")
-    return [load_setup(Setup(kind, seed, "medium", SMALL, GAME), cache, lambda _: None)
-            for kind, seed in (("landscape", 2911), ("painted", 1907))]
+    return [
+        load_setup(Setup(kind, seed, "medium", SMALL, GAME), cache, lambda _: None)
+        for kind, seed in (("landscape", 2911), ("painted", 1907))
+    ]
 
 
 def test_the_shipped_shenshi_weights_read_held_out_worlds(held_out: list) -> None:  # type: ignore[type-arg]
@@ -321,12 +356,14 @@ def test_the_shipped_shenshi_weights_read_held_out_worlds(held_out: list) -> Non
 
 
 def test_the_shenshi_set_appearance_round_trips_through_a_profile(
-        held_out: list, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[type-arg]
+    held_out: list, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[type-arg]
     monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path))
     reader, _ = calibrated_reader(held_out[0], load_fitted(GAME))
     appearance = reader.appearance
     assert {v for v in appearance.colours["monk"]} == {
-        f"{m}-{s}" for m in ("silver", "copper", "gold", "black") for s in ("grand", "master")}
+        f"{m}-{s}" for m in ("silver", "copper", "gold", "black") for s in ("grand", "master")
+    }
     assert set(appearance.colours["tile"]) == {"intact", "faded"}
     assert set(appearance.colours["cushion"]) == {"blond", "orange"}
     save_appearance(appearance, "shenshi-test")
@@ -340,8 +377,13 @@ def test_the_shenshi_set_appearance_round_trips_through_a_profile(
 def test_the_fit_command_fits_shenshi_the_same_from_the_same_setups(tmp_path: Path) -> None:
     outputs = []
     for name in ("a.json", "b.json"):
-        args = argparse.Namespace(game=GAME, setups=1, output=str(tmp_path / name),
-                                  cache=str(tmp_path / "cache"), size="640x360")
+        args = argparse.Namespace(
+            game=GAME,
+            setups=1,
+            output=str(tmp_path / name),
+            cache=str(tmp_path / "cache"),
+            size="640x360",
+        )
         assert fit_command(args) == 0
         outputs.append((tmp_path / name).read_text(encoding="utf-8"))
     assert outputs[0] == outputs[1]
@@ -351,8 +393,7 @@ def test_the_fit_command_fits_shenshi_the_same_from_the_same_setups(tmp_path: Pa
     assert all(np.isfinite(w).all() and np.abs(w).max() < 100 for w in model.weights.values())
 
 
-def test_calibrate_layout_prints_the_shenshi_position(
-        capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibrate_layout_prints_the_shenshi_position(capsys: pytest.CaptureFixture[str]) -> None:
     from companion.cli import main
 
     assert main(["calibrate", "layout", "--game", "shenshi", "--print-position"]) == 0

@@ -25,15 +25,18 @@ SIZE = (960, 540)
 
 
 def test_the_table_reads_every_picture_with_the_exact_view_and_through_the_markers(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     said: list[str] = []
-    rows = bench_table("shendao", "test", 1, ["medium"], [SIZE], "both", tmp_path,
-                       said.append)
-    assert set(rows) == {"appearance|landscape|medium|960x540|exact",
-                         "appearance|landscape|medium|960x540|markers"}
+    rows = bench_table("shendao", "test", 1, ["medium"], [SIZE], "both", tmp_path, said.append)
+    assert set(rows) == {
+        "appearance|landscape|medium|960x540|exact",
+        "appearance|landscape|medium|960x540|markers",
+    }
     assert any(line.startswith("[1/1] shendao landscape world 2000") for line in said)
-    exact, markers = (rows[f"appearance|landscape|medium|960x540|{m}"]
-                      for m in ("exact", "markers"))
+    exact, markers = (
+        rows[f"appearance|landscape|medium|960x540|{m}"] for m in ("exact", "markers")
+    )
     assert exact.pictures == markers.pictures == 3
     assert exact.score.boards == markers.score.boards == 3
     assert exact.score.elements == markers.score.elements > 0
@@ -41,8 +44,9 @@ def test_the_table_reads_every_picture_with_the_exact_view_and_through_the_marke
     assert len(markers.marker_px) == 3 and min(markers.marker_px) > 5
     assert len(exact.first_ms) == 1 and len(exact.known_ms) == 3
     # the exact-view row is what the reader reads on those pictures
-    pictures = load_setup(Setup("landscape", 2000, "medium", SIZE, "shendao", True), tmp_path,
-                          lambda _: None)
+    pictures = load_setup(
+        Setup("landscape", 2000, "medium", SIZE, "shendao", True), tmp_path, lambda _: None
+    )
     reader, view = calibrated_reader(pictures)
     direct = Score()
     elements = [e for e in reader.schema.elements if e.removesuffix("^") in reader.model.elements]
@@ -70,19 +74,41 @@ def test_the_summary_names_the_goals_missed_and_a_run_reads_back(tmp_path: Path)
 
     from companion.bench_appearance import Cell, format_summary, rows_from_json, summary_row
 
-    good = Cell(Score(elements=10000, right=9990, wrong=1, wrong_sure=0, unsure=100,
-                      boards=30, perfect=29, sure=9900, sure_right=9900),
-                pictures=30, located=30, pictures_reliable=30, located_reliable=30,
-                marker_px=[24.0] * 30, known_ms=[12.0] * 27, first_ms=[90.0] * 10)
-    slow = Cell(Score(**{**vars(good.score), "unsure": 400}), **{
-        **{k: v for k, v in vars(good).items() if k != "score"}, "first_ms": [90.0, 180.0]})
-    rows = {"appearance|landscape|hardest|1280x720|markers": good,
-            "appearance|landscape|hardest|1920x1080|markers": slow}
+    good = Cell(
+        Score(
+            elements=10000,
+            right=9990,
+            wrong=1,
+            wrong_sure=0,
+            unsure=100,
+            boards=30,
+            perfect=29,
+            sure=9900,
+            sure_right=9900,
+        ),
+        pictures=30,
+        located=30,
+        pictures_reliable=30,
+        located_reliable=30,
+        marker_px=[24.0] * 30,
+        known_ms=[12.0] * 27,
+        first_ms=[90.0] * 10,
+    )
+    slow = Cell(
+        Score(**{**vars(good.score), "unsure": 400}),
+        **{**{k: v for k, v in vars(good).items() if k != "score"}, "first_ms": [90.0, 180.0]},
+    )
+    rows = {
+        "appearance|landscape|hardest|1280x720|markers": good,
+        "appearance|landscape|hardest|1920x1080|markers": slow,
+    }
     assert all(summary_row(rows, "1280x720")["met"].values())
     lines = format_summary(rows, "shendao").splitlines()
     assert lines[0].endswith("| yes |")
     assert lines[1].endswith("| no: unsure, first frame |")
     path = tmp_path / "run.json"
-    path.write_text(json.dumps({"rows": {k: {**vars(c), "score": vars(c.score)}
-                                         for k, c in rows.items()}}), encoding="utf-8")
+    path.write_text(
+        json.dumps({"rows": {k: {**vars(c), "score": vars(c.score)} for k, c in rows.items()}}),
+        encoding="utf-8",
+    )
     assert rows_from_json(path) == rows

@@ -21,8 +21,9 @@ def test_each_table_draws_its_own_tiles() -> None:
     tables of a set show many layouts, intact and faded mandalas in varied numbers."""
     board = load_board()
     layouts = {table_rules("shenshi", seed).layout for seed in range(30)}
-    assert all(table_rules("shenshi", seed).layout == board.draw_layout(seed)
-               for seed in (0, 7, 12345))
+    assert all(
+        table_rules("shenshi", seed).layout == board.draw_layout(seed) for seed in (0, 7, 12345)
+    )
     assert len(layouts) >= 20
     assert len({(layout.count("I"), layout.count("F")) for layout in layouts}) >= 5
 
@@ -35,8 +36,10 @@ def test_the_table_shows_its_layout_after_play(seed: int) -> None:
     observation = _state_observation("shenshi", seed, 25)
     board = load_board()
     names = {"I": "intact", "F": "faded"}
-    drawn = {square_name(square): names.get(letter, "none")
-             for square, letter in zip(board.marked, layout, strict=True)}
+    drawn = {
+        square_name(square): names.get(letter, "none")
+        for square, letter in zip(board.marked, layout, strict=True)
+    }
     for element in observation:
         if element.endswith(" tile"):
             assert observation[element].value == drawn.get(element.split(" ")[0], "none")

@@ -40,21 +40,24 @@ def chessboard() -> PlanarTexture:
 
 
 def inner_corners_mm(layer: PlanarTexture) -> np.ndarray:
-    xs, ys = np.meshgrid(np.arange(1, COLS) * SQUARE_MM + 10.0,
-                         np.arange(1, ROWS) * SQUARE_MM + 10.0)
+    xs, ys = np.meshgrid(
+        np.arange(1, COLS) * SQUARE_MM + 10.0, np.arange(1, ROWS) * SQUARE_MM + 10.0
+    )
     return layer.to_table(np.column_stack([xs.ravel(), ys.ravel()]))
 
 
-@pytest.mark.parametrize("pose", [Pose(90.0, 0.0, 450.0),
-                                  Pose(55.0, 30.0, 500.0, (40.0, -30.0), 15.0)])
+@pytest.mark.parametrize(
+    "pose", [Pose(90.0, 0.0, 450.0), Pose(55.0, 30.0, 500.0, (40.0, -30.0), 15.0)]
+)
 def test_rendered_corners_land_where_project_points_says(pose: Pose) -> None:
     layer = chessboard()
     image = render(CAMERA, pose, Scene((table_texture(1), layer)))
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     truth = project_points(CAMERA, pose, inner_corners_mm(layer)).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 100, 1e-4)
-    found = cv2.cornerSubPix(grey, truth.reshape(-1, 1, 2).copy(), (6, 6), (-1, -1),
-                             criteria).reshape(-1, 2)
+    found = cv2.cornerSubPix(
+        grey, truth.reshape(-1, 1, 2).copy(), (6, 6), (-1, -1), criteria
+    ).reshape(-1, 2)
     rms = float(np.sqrt(np.mean(np.sum((found - truth) ** 2, axis=1))))
     # Measured: 0.064 px straight down, 0.059 px at 55 degrees (cornerSubPix's own bias
     # included); a lens model off by a tenth of a percent would move corners by 0.3 px.
@@ -63,8 +66,11 @@ def test_rendered_corners_land_where_project_points_says(pose: Pose) -> None:
 
 def test_top_down_view_shows_the_texture_upright_and_unmirrored() -> None:
     pose = Pose(90.0, 0.0, 600.0)
-    corners = project_points(Camera.from_fov(640, 480, 60.0), pose,
-                             np.array([[-100.0, -50.0], [100.0, -50.0], [100.0, 50.0]]))
+    corners = project_points(
+        Camera.from_fov(640, 480, 60.0),
+        pose,
+        np.array([[-100.0, -50.0], [100.0, -50.0], [100.0, 50.0]]),
+    )
     top_left, top_right, bottom_right = corners
     assert top_left[0] < top_right[0] and abs(top_left[1] - top_right[1]) < 1e-9
     assert bottom_right[1] > top_right[1]
@@ -76,8 +82,9 @@ def test_homography_matches_projection_without_distortion() -> None:
     points = np.array([[0.0, 0.0], [120.0, -40.0], [-200.0, 90.0]])
     h = plane_homography(camera, pose)
     mapped = np.column_stack([points, np.ones(3)]) @ h.T
-    np.testing.assert_allclose(mapped[:, :2] / mapped[:, 2:], project_points(camera, pose, points),
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        mapped[:, :2] / mapped[:, 2:], project_points(camera, pose, points), atol=1e-9
+    )
 
 
 def test_camera_figures() -> None:
@@ -133,8 +140,11 @@ def test_hardest_light_changes_colour_and_level_across_the_table() -> None:
 
 def test_even_light_is_even() -> None:
     grey = PlanarTexture(np.full((10, 10, 3), 128, np.uint8), (800.0, 800.0))
-    image = render(Camera.from_fov(160, 120, 50.0), Pose(90.0, 0.0, 700.0),
-                   Scene((grey,), Light(key_level=1.0, fill_level=0.0)))
+    image = render(
+        Camera.from_fov(160, 120, 50.0),
+        Pose(90.0, 0.0, 700.0),
+        Scene((grey,), Light(key_level=1.0, fill_level=0.0)),
+    )
     assert np.ptp(image.reshape(-1, 3), axis=0).max() <= 1
 
 
@@ -142,6 +152,5 @@ def test_texture_placement_turns_clockwise_in_a_top_down_view() -> None:
     layer = PlanarTexture(np.zeros((10, 20), np.uint8), (200.0, 100.0), (50.0, 0.0), 90.0)
     # The texture's top-left corner (0, 0) lies at (-100, -50) from its centre; turned by
     # 90 degrees it goes to (50, -100) from the centre.
-    np.testing.assert_allclose(layer.to_table(np.array([[0.0, 0.0]])), [[100.0, -100.0]],
-                               atol=1e-9)
+    np.testing.assert_allclose(layer.to_table(np.array([[0.0, 0.0]])), [[100.0, -100.0]], atol=1e-9)
     assert math.isclose(layer.to_table(np.array([[100.0, 50.0]]))[0, 0], 50.0)

@@ -58,11 +58,21 @@ def _observation(game: str) -> Observation:
 
 
 @cache
-def _render(game: str, pose: Pose, markers: bool = True,
-            centre: tuple[float, float] = (0.0, 0.0), seed: int = 1) -> TableRender:
-    return render_table(_observation(game), CAMERA, pose, imaging=IMAGING,
-                        options=TableOptions(px_per_mm=2.0, markers=markers,
-                                             board_centre_mm=centre), seed=seed)
+def _render(
+    game: str,
+    pose: Pose,
+    markers: bool = True,
+    centre: tuple[float, float] = (0.0, 0.0),
+    seed: int = 1,
+) -> TableRender:
+    return render_table(
+        _observation(game),
+        CAMERA,
+        pose,
+        imaging=IMAGING,
+        options=TableOptions(px_per_mm=2.0, markers=markers, board_centre_mm=centre),
+        seed=seed,
+    )
 
 
 def _truth(game: str, pose: Pose, centre: tuple[float, float] = (0.0, 0.0)) -> BoardView:
@@ -82,8 +92,16 @@ def _cover(image: np.ndarray, truth: BoardView, game: str, ids: tuple[int, ...])
         corners = truth.to_image(geometry.marker_corners_mm(marker_id))
         centre = corners.mean(axis=0)
         side = float(np.linalg.norm(corners[1] - corners[0]))
-        cv2.ellipse(out, (round(centre[0]), round(centre[1])), (round(side * 1.4),
-                    round(side)), 30.0, 0.0, 360.0, SKIN_BGR, -1)
+        cv2.ellipse(
+            out,
+            (round(centre[0]), round(centre[1])),
+            (round(side * 1.4), round(side)),
+            30.0,
+            0.0,
+            360.0,
+            SKIN_BGR,
+            -1,
+        )
     return out
 
 
@@ -137,8 +155,9 @@ def test_a_hand_over_corners(game: str) -> None:
     # three corners hidden from the start: one marker cannot place the board
     alone = Locator(game).locate(_cover(image, truth, game, ids[:3]))
     assert alone.status == TOO_FEW_MARKERS
-    assert alone.message == ("board not found: only 1 marker seen (need 2); uncover the "
-                             "board's corners")
+    assert alone.message == (
+        "board not found: only 1 marker seen (need 2); uncover the board's corners"
+    )
 
 
 def test_small_far_markers_in_the_hardest_light_are_sought_again() -> None:
@@ -147,11 +166,18 @@ def test_small_far_markers_in_the_hardest_light_are_sought_again() -> None:
     them."""
     camera = Camera.from_fov(1280, 720, 60.0, k1=-0.05)
     pose = Pose(35.0, 30.0, 1100.0)
-    imaging = Imaging(supersample=1, noise_sigma=4.0, shot_noise=0.5, blur_sigma=1.0,
-                      jpeg_quality=75)
-    render = render_table(_observation("shendao"), camera, pose, light=LIGHTS["hardest"],
-                          imaging=imaging, options=TableOptions(px_per_mm=2.0, markers=True,
-                                                                hands=1, glare=0.3), seed=35)
+    imaging = Imaging(
+        supersample=1, noise_sigma=4.0, shot_noise=0.5, blur_sigma=1.0, jpeg_quality=75
+    )
+    render = render_table(
+        _observation("shendao"),
+        camera,
+        pose,
+        light=LIGHTS["hardest"],
+        imaging=imaging,
+        options=TableOptions(px_per_mm=2.0, markers=True, hands=1, glare=0.3),
+        seed=35,
+    )
     location = Locator("shendao", camera=synthetic_profile(camera)).locate(render.image)
     assert location.markers == (4, 5, 6, 7)
     truth = truth_view(camera, pose, load_model("shendao").size_mm)
@@ -181,8 +207,11 @@ def test_tracking_follows_a_slowly_moving_camera_and_notices_a_bump() -> None:
 @pytest.mark.parametrize("game", ["shangrila", "shendao"])
 def test_reference_picture_without_markers(game: str) -> None:
     reference_pose = Pose(60.0, 10.0, DISTANCE)
-    reference = BoardReference(_render(game, reference_pose, markers=False).image,
-                               _truth(game, reference_pose).homography, Lens.of(CAMERA))
+    reference = BoardReference(
+        _render(game, reference_pose, markers=False).image,
+        _truth(game, reference_pose).homography,
+        Lens.of(CAMERA),
+    )
     locator = Locator(game, camera=PROFILE, reference=reference)
     # the board pushed 8 mm and the camera moved a little since the reference was taken
     pose = Pose(58.0, 14.0, DISTANCE)
@@ -203,8 +232,9 @@ def test_reference_picture_without_markers(game: str) -> None:
 def test_reference_picture_not_matched_on_an_empty_table() -> None:
     game = "shendao"
     reference_pose = Pose(60.0, 10.0, DISTANCE)
-    reference = BoardReference(_render(game, reference_pose, markers=False).image,
-                               _truth(game, reference_pose).homography)
+    reference = BoardReference(
+        _render(game, reference_pose, markers=False).image, _truth(game, reference_pose).homography
+    )
     table = _render(game, reference_pose, centre=(5000.0, 0.0)).image
     location = Locator(game, reference=reference).locate(table)
     assert location.status == NO_MATCH and location.view is None
@@ -213,8 +243,9 @@ def test_reference_picture_not_matched_on_an_empty_table() -> None:
 
 def test_bad_frames_give_clear_results() -> None:
     locator = Locator("shangrila")
-    assert locator.locate(None).message == ("board not found: empty frame: the source "
-                                            "delivered no picture")
+    assert locator.locate(None).message == (
+        "board not found: empty frame: the source delivered no picture"
+    )
     assert locator.locate(np.zeros((0, 0, 3), np.uint8)).status == BAD_FRAME
     black = locator.locate(np.zeros((540, 960, 3), np.uint8))
     assert black.status == BAD_FRAME and "black frame" in black.message
@@ -223,9 +254,11 @@ def test_bad_frames_give_clear_results() -> None:
     table = _render("shangrila", POSES[1], centre=(5000.0, 0.0)).image
     nothing = locator.locate(table)
     assert nothing.status == NO_MARKERS
-    assert nothing.message == ("board not found: no markers seen; if the board is in the "
-                               "picture, bring the camera closer or focus it: each corner "
-                               "marker must be at least 20 px wide in the picture")
+    assert nothing.message == (
+        "board not found: no markers seen; if the board is in the "
+        "picture, bring the camera closer or focus it: each corner "
+        "marker must be at least 20 px wide in the picture"
+    )
     small = Locator("shangrila", camera=PROFILE).locate(cv2.resize(table, (640, 360)))
     assert small.status == WRONG_SIZE and "960x540" in small.message
 
@@ -234,8 +267,10 @@ def test_a_board_mostly_out_of_the_picture_is_not_used() -> None:
     image = _render("shangrila", POSES[2], centre=(550.0, 0.0)).image
     location = Locator("shangrila").locate(image)
     assert location.status == OUT_OF_VIEW and location.markers == (0, 3)
-    assert location.message == ("board not found: only 44% of the board is in the picture; "
-                                "point the camera at the whole board")
+    assert location.message == (
+        "board not found: only 44% of the board is in the picture; "
+        "point the camera at the whole board"
+    )
 
 
 def test_markers_of_another_game_are_named() -> None:
@@ -258,7 +293,11 @@ def test_focal_length_from_an_oblique_homography_only() -> None:
 def test_bench_locate_measures_each_method_and_lens() -> None:
     figures = bench_locate(games=("shendao",), sizes=((960, 540),), frames=2)
     assert [(f.method, f.lens_profile) for f in figures] == [
-        ("markers", False), ("markers", True), ("reference", False), ("reference", True)]
+        ("markers", False),
+        ("markers", True),
+        ("reference", False),
+        ("reference", True),
+    ]
     assert all(f.found == f.frames == 2 for f in figures)
     assert figures[1].error_max_mm < 0.5
     assert all(f.tracked_ms < f.full_ms for f in figures)

@@ -27,48 +27,73 @@ DICTIONARY = "DICT_4X4_50"
 
 
 def _encode(linear: np.ndarray) -> np.ndarray:
-    srgb = np.where(linear <= 0.0031308, linear * 12.92,
-                    1.055 * np.power(np.maximum(linear, 0.0), 1 / 2.4) - 0.055)
+    srgb = np.where(
+        linear <= 0.0031308,
+        linear * 12.92,
+        1.055 * np.power(np.maximum(linear, 0.0), 1 / 2.4) - 0.055,
+    )
     return np.clip(np.rint(srgb * 255.0), 0, 255).astype(np.uint8)
 
 
-def _printed_marker(marker_id: int, side: float, turn_deg: float, blur: float,
-                    noise: float, seed: int, bits: np.ndarray | None = None,
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def _printed_marker(
+    marker_id: int,
+    side: float,
+    turn_deg: float,
+    blur: float,
+    noise: float,
+    seed: int,
+    bits: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """A grey picture of one marker of ``side`` px on its white card (side * 1.4) on a
     dark board, turned, blurred in linear light, with noise; and its true corners in
     ArUco's order. ``bits``: draw these 4x4 bits instead of the marker's code."""
     module = 40
-    code = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(
-        cv2.aruco.DICT_4X4_50), marker_id, 6 * module)
+    code = cv2.aruco.generateImageMarker(
+        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), marker_id, 6 * module
+    )
     if bits is not None:
         cells = np.kron(bits.astype(np.uint8) * 255, np.ones((module, module), np.uint8))
-        code[module:5 * module, module:5 * module] = cells
+        code[module : 5 * module, module : 5 * module] = cells
     card = np.full((8 * module + 2 * 2 * module, 8 * module + 2 * 2 * module), 240, np.uint8)
     offset = 3 * module
-    card[offset:offset + 6 * module, offset:offset + 6 * module] = np.maximum(code, 20)
+    card[offset : offset + 6 * module, offset : offset + 6 * module] = np.maximum(code, 20)
     # drawn 8 times finer, then averaged down: each pixel the mean of its area
     fine = 8
     scale = side * fine / (6 * module)
     size = 120
     centre = np.array([size * fine / 2.0, size * fine / 2.0])
     angle = math.radians(turn_deg)
-    rotation = np.array([[math.cos(angle), -math.sin(angle)],
-                         [math.sin(angle), math.cos(angle)]]) * scale
+    rotation = (
+        np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]]) * scale
+    )
     card_centre = np.array([card.shape[1] / 2.0, card.shape[0] / 2.0])
     affine = np.column_stack([rotation, centre - rotation @ card_centre])
     linear = SRGB_TO_LINEAR[card]
-    sharp = cv2.warpAffine(linear, affine, (size * fine, size * fine), flags=cv2.INTER_LINEAR,
-                           borderValue=float(SRGB_TO_LINEAR[60]))
+    sharp = cv2.warpAffine(
+        linear,
+        affine,
+        (size * fine, size * fine),
+        flags=cv2.INTER_LINEAR,
+        borderValue=float(SRGB_TO_LINEAR[60]),
+    )
     picture = cv2.resize(sharp, (size, size), interpolation=cv2.INTER_AREA)
     if blur > 0:
         picture = cv2.GaussianBlur(picture, (0, 0), blur)
     rng = np.random.default_rng(seed)
     image = _encode(picture).astype(np.float64) + rng.normal(0.0, noise, picture.shape)
     image = np.clip(np.rint(image), 0, 255).astype(np.uint8)
-    square = np.array([[offset, offset], [offset + 6 * module, offset],
-                       [offset + 6 * module, offset + 6 * module],
-                       [offset, offset + 6 * module]], np.float64) - 0.5
+    square = (
+        np.array(
+            [
+                [offset, offset],
+                [offset + 6 * module, offset],
+                [offset + 6 * module, offset + 6 * module],
+                [offset, offset + 6 * module],
+            ],
+            np.float64,
+        )
+        - 0.5
+    )
     corners = ((square @ rotation.T + affine[:, 2]) + 0.5) / fine - 0.5
     return image, corners
 
@@ -81,10 +106,13 @@ def test_a_small_blurred_marker_is_read_from_a_rough_outline(side: float, turn: 
     a pixel, whether the outline is its black square or its white card."""
     image, corners = _printed_marker(7, side, turn, blur=0.9, noise=3.0, seed=int(turn))
     rng = np.random.default_rng(int(side + turn))
-    for outline in (corners + rng.uniform(-1.5, 1.5, corners.shape),
-                    corners.mean(axis=0) + (corners - corners.mean(axis=0)) * 1.4):
-        found = find_small_markers(image, DICTIONARY, card_ratios=(1.4,),
-                                   candidates=[np.roll(outline, 1, axis=0)])
+    for outline in (
+        corners + rng.uniform(-1.5, 1.5, corners.shape),
+        corners.mean(axis=0) + (corners - corners.mean(axis=0)) * 1.4,
+    ):
+        found = find_small_markers(
+            image, DICTIONARY, card_ratios=(1.4,), candidates=[np.roll(outline, 1, axis=0)]
+        )
         assert list(found) == [7]
         assert np.linalg.norm(found[7].corners - corners, axis=1).max() < 0.5
 
@@ -93,7 +121,8 @@ def test_a_square_with_a_code_two_bits_off_is_not_read() -> None:
     """A pattern two bits from a code (and farther from every other) is no marker:
     a misread id would put the board in the wrong place."""
     bits = cv2.aruco.Dictionary.getBitsFromByteList(
-        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50).bytesList[7:8], 4)
+        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50).bytesList[7:8], 4
+    )
     bits = bits.reshape(4, 4).copy()
     exact, corners = _printed_marker(7, 24.0, 10.0, blur=0.6, noise=2.0, seed=1, bits=bits)
     assert list(find_small_markers(exact, DICTIONARY, candidates=[corners])) == [7]
@@ -109,9 +138,14 @@ def small_pictures() -> list:
     """A picture per game at the hardest blur, noise and JPEG, markers of 20 px, from
     the seeds the settings were chosen on, at both frame sizes."""
     seed = MARKER_TUNING_SEEDS.start + 2
-    return [render_marker_shot(MarkerShot(game, size, 20.0, "hardest", seed))
-            for game, size in (("shangrila", (1280, 720)), ("shendao", (1920, 1080)),
-                               ("shenshi", (1280, 720)))]
+    return [
+        render_marker_shot(MarkerShot(game, size, 20.0, "hardest", seed))
+        for game, size in (
+            ("shangrila", (1280, 720)),
+            ("shendao", (1920, 1080)),
+            ("shenshi", (1280, 720)),
+        )
+    ]
 
 
 def test_markers_of_20_px_under_the_hardest_imaging_are_found_in_place(small_pictures) -> None:
@@ -135,8 +169,9 @@ def test_markers_of_20_px_under_the_hardest_imaging_are_found_in_place(small_pic
             opencv_alone += marker_id in by_opencv
         assert location.status == FOUND
         outline = geometry.outline_mm()
-        error = np.linalg.norm(location.view.to_board(picture.truth.to_image(outline))
-                               - outline, axis=1)
+        error = np.linalg.norm(
+            location.view.to_board(picture.truth.to_image(outline)) - outline, axis=1
+        )
         assert error.max() < 3.0
     # OpenCV alone misses a good share of them
     assert found_here == uncovered and opencv_alone < 0.8 * uncovered
@@ -150,14 +185,18 @@ def _game(picture) -> str:
 
 
 def test_small_markers_bring_a_plain_message() -> None:
-    picture = render_marker_shot(MarkerShot("shendao", (1280, 720), 14.0, "easy",
-                                            MARKER_TUNING_SEEDS.start))
+    picture = render_marker_shot(
+        MarkerShot("shendao", (1280, 720), 14.0, "easy", MARKER_TUNING_SEEDS.start)
+    )
     location = Locator("shendao").locate(picture.image)
     assert location.status in (FOUND, TOO_FEW_MARKERS)
-    assert "px wide in the picture: bring the camera closer (from 20 px they are read " \
+    assert (
+        "px wide in the picture: bring the camera closer (from 20 px they are read "
         "reliably)" in location.message
-    far = render_marker_shot(MarkerShot("shendao", (1280, 720), 5.0, "hardest",
-                                        MARKER_TUNING_SEEDS.start))
+    )
+    far = render_marker_shot(
+        MarkerShot("shendao", (1280, 720), 5.0, "hardest", MARKER_TUNING_SEEDS.start)
+    )
     nothing = Locator("shendao").locate(far.image)
     assert nothing.status == NO_MARKERS
     assert "bring the camera closer or focus it" in nothing.message
@@ -165,8 +204,13 @@ def test_small_markers_bring_a_plain_message() -> None:
 
 @pytest.mark.slow
 def test_bench_small_markers_reports_rates_and_errors() -> None:
-    figures = bench_small_markers(games=("shenshi",), sizes=((1280, 720),), sides_px=(25.0,),
-                                  pictures=1, first_seed=MARKER_TUNING_SEEDS.start)
+    figures = bench_small_markers(
+        games=("shenshi",),
+        sizes=((1280, 720),),
+        sides_px=(25.0,),
+        pictures=1,
+        first_seed=MARKER_TUNING_SEEDS.start,
+    )
     assert len(figures) == 1 and figures[0].pictures == 1
     assert figures[0].read == figures[0].markers > 0 and figures[0].located == 1
     assert "boards located" in format_marker_figures(figures)
@@ -175,28 +219,35 @@ def test_bench_small_markers_reports_rates_and_errors() -> None:
 def test_a_stray_marker_on_the_table_is_left_out() -> None:
     """A spare copy of a corner marker lying on the table, its own corner covered:
     the three others agree on the board's place, the stray one is left out."""
-    picture = render_marker_shot(MarkerShot("shenshi", (1280, 720), 30.0, "easy",
-                                            MARKER_TUNING_SEEDS.start + 1))
+    picture = render_marker_shot(
+        MarkerShot("shenshi", (1280, 720), 30.0, "easy", MARKER_TUNING_SEEDS.start + 1)
+    )
     geometry = board_geometry("shenshi")
     image = picture.image.copy()
-    corners = {i: picture.truth.to_image(geometry.marker_corners_mm(i))
-               for i in geometry.marker_ids}
+    corners = {
+        i: picture.truth.to_image(geometry.marker_corners_mm(i)) for i in geometry.marker_ids
+    }
     # copy marker 10 with its card to the table beside the board, then cover it
     centre = corners[10].mean(axis=0)
     half = int(_side(corners[10]))
-    patch = image[int(centre[1]) - half:int(centre[1]) + half,
-                  int(centre[0]) - half:int(centre[0]) + half].copy()
+    patch = image[
+        int(centre[1]) - half : int(centre[1]) + half, int(centre[0]) - half : int(centre[0]) + half
+    ].copy()
     outline = picture.truth.to_image(geometry.outline_mm())
     away = np.array([outline[:, 0].max() + 2 * half, outline[:, 1].mean()]).astype(int)
     if away[0] + half >= image.shape[1]:
         away[0] = int(outline[:, 0].min()) - 2 * half
-    image[away[1] - half:away[1] + half, away[0] - half:away[0] + half] = patch
-    image[int(centre[1]) - half:int(centre[1]) + half,
-          int(centre[0]) - half:int(centre[0]) + half] = (90, 120, 150)
+    image[away[1] - half : away[1] + half, away[0] - half : away[0] + half] = patch
+    image[
+        int(centre[1]) - half : int(centre[1]) + half, int(centre[0]) - half : int(centre[0]) + half
+    ] = (90, 120, 150)
     location = Locator("shenshi").locate(image)
     assert location.status == FOUND and location.markers == (8, 9, 11)
-    error = np.linalg.norm(location.view.to_board(picture.truth.to_image(
-        geometry.outline_mm())) - geometry.outline_mm(), axis=1)
+    error = np.linalg.norm(
+        location.view.to_board(picture.truth.to_image(geometry.outline_mm()))
+        - geometry.outline_mm(),
+        axis=1,
+    )
     assert error.max() < 3.0
 
 
@@ -207,12 +258,13 @@ def _side(corners: np.ndarray) -> float:
 def test_two_tiny_markers_do_not_place_the_board() -> None:
     """Two markers of 12 px under the hardest imaging could put the board's corners
     tens of mm off: the board is not placed, and the player is told why."""
-    picture = render_marker_shot(MarkerShot("shangrila", (1280, 720), 12.0, "hardest",
-                                            MARKER_TUNING_SEEDS.start + 1))
+    picture = render_marker_shot(
+        MarkerShot("shangrila", (1280, 720), 12.0, "hardest", MARKER_TUNING_SEEDS.start + 1)
+    )
     location = Locator("shangrila").locate(picture.image)
     assert location.status == TOO_FEW_MARKERS and location.view is None
     assert len(location.markers) == 2
-    assert "are too small or too few to place the board (its corners could be" \
-        in location.message
-    assert location.message.endswith("mm off); bring the camera closer and uncover the "
-                                     "board's corners")
+    assert "are too small or too few to place the board (its corners could be" in location.message
+    assert location.message.endswith(
+        "mm off); bring the camera closer and uncover the board's corners"
+    )

@@ -73,8 +73,7 @@ def test_shenshi_model_contents() -> None:
     a7, g1 = model.region("a7 tile"), model.region("g1 tile")
     half = layout.cell_mm / 2
     assert np.allclose(a7.centre_mm, np.array(layout.origin_mm) + half, atol=0.01)
-    assert np.allclose(g1.centre_mm, np.array(layout.origin_mm) + 6.5 * layout.cell_mm,
-                       atol=0.01)
+    assert np.allclose(g1.centre_mm, np.array(layout.origin_mm) + 6.5 * layout.cell_mm, atol=0.01)
     # a square's tile, cushion and monk stack on one spot, the pieces fit the square
     assert model.region("d4 monk").centre_mm == model.region("d4 tile").centre_mm
     for name in ("tile_mm", "cushion_mm", "grand_base_mm"):
@@ -84,27 +83,34 @@ def test_shenshi_model_contents() -> None:
 
 def test_shenshi_path_tokens_are_off_the_board() -> None:
     model = load_model("shenshi")
-    assert set(model.off_board) == {"tokens silver", "tokens copper", "tokens gold",
-                                    "tokens black"}
+    assert set(model.off_board) == {"tokens silver", "tokens copper", "tokens gold", "tokens black"}
     assert not model.on_board("tokens gold") and model.on_board("c3 monk")
     with pytest.raises(KeyError, match="not on the shenshi board"):
         model.region("tokens gold")
 
 
 def _packaged(game: str) -> dict:
-    return json.loads((Path(__file__).parents[2] / "vision" / "models" / f"{game}.json")
-                      .read_text(encoding="utf-8"))
+    return json.loads(
+        (Path(__file__).parents[2] / "vision" / "models" / f"{game}.json").read_text(
+            encoding="utf-8"
+        )
+    )
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d["elements"].pop("4H"), "elements missing: 4H"),
-    (lambda d: d["elements"].__setitem__("bridge 1-9", dict(d["elements"]["bridge 1-2"])),
-     "does not know: bridge 1-9"),
-    (lambda d: d["elements"]["4H"].__setitem__("centre_mm", [600.0, 10.0]), "off the"),
-    (lambda d: d["elements"]["stone 3"].__setitem__("kind", "rock"), "kind 'rock'"),
-    (lambda d: d["pieces"].pop("tile_mm"), "pieces.tile_mm"),
-    (lambda d: d.__setitem__("version", 7), "version 1"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["elements"].pop("4H"), "elements missing: 4H"),
+        (
+            lambda d: d["elements"].__setitem__("bridge 1-9", dict(d["elements"]["bridge 1-2"])),
+            "does not know: bridge 1-9",
+        ),
+        (lambda d: d["elements"]["4H"].__setitem__("centre_mm", [600.0, 10.0]), "off the"),
+        (lambda d: d["elements"]["stone 3"].__setitem__("kind", "rock"), "kind 'rock'"),
+        (lambda d: d["pieces"].pop("tile_mm"), "pieces.tile_mm"),
+        (lambda d: d.__setitem__("version", 7), "version 1"),
+    ],
+)
 def test_bad_models_fail_clearly(tmp_path: Path, change, message: str) -> None:
     data = _packaged("shangrila")
     change(data)
@@ -120,21 +126,32 @@ def _move_token_onto_board(data: dict) -> None:
     data["elements"]["tokens gold"] = dict(data["elements"]["c3 tile"])
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d["off_board"].pop("tokens black"), "off_board must list tokens black"),
-    (_move_token_onto_board, "off_board must list tokens gold"),
-    (lambda d: d["off_board"].__setitem__("c3 monk", "in the box"),
-     "c3 monk cannot be off the board"),
-    (lambda d: d.__setitem__("off_board", ["tokens silver"]), "'off_board' must be an object"),
-    (lambda d: d["elements"]["c3 monk"].__setitem__("kind", "cushion"),
-     "'c3 monk': kind must be 'monk'"),
-    (lambda d: d["elements"]["c3 cushion"].__setitem__("centre_mm", [160.0, 160.0]),
-     "is not its square's"),
-    (lambda d: d["pieces"].__setitem__("master_height_mm", 40.0),
-     "grand_height_mm must exceed"),
-    (lambda d: d["pieces"].pop("cushion_height_mm"), "pieces.cushion_height_mm"),
-    (lambda d: d["elements"].pop("g7 tile"), "elements missing: g7 tile"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["off_board"].pop("tokens black"), "off_board must list tokens black"),
+        (_move_token_onto_board, "off_board must list tokens gold"),
+        (
+            lambda d: d["off_board"].__setitem__("c3 monk", "in the box"),
+            "c3 monk cannot be off the board",
+        ),
+        (lambda d: d.__setitem__("off_board", ["tokens silver"]), "'off_board' must be an object"),
+        (
+            lambda d: d["elements"]["c3 monk"].__setitem__("kind", "cushion"),
+            "'c3 monk': kind must be 'monk'",
+        ),
+        (
+            lambda d: d["elements"]["c3 cushion"].__setitem__("centre_mm", [160.0, 160.0]),
+            "is not its square's",
+        ),
+        (
+            lambda d: d["pieces"].__setitem__("master_height_mm", 40.0),
+            "grand_height_mm must exceed",
+        ),
+        (lambda d: d["pieces"].pop("cushion_height_mm"), "pieces.cushion_height_mm"),
+        (lambda d: d["elements"].pop("g7 tile"), "elements missing: g7 tile"),
+    ],
+)
 def test_bad_shenshi_models_fail_clearly(tmp_path: Path, change, message: str) -> None:
     data = _packaged("shenshi")
     change(data)

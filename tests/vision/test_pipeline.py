@@ -21,9 +21,14 @@ from vision.view import BoardView, truth_view
 def scene(hands: int = 0) -> tuple[TableRender, BoardView]:
     camera = Camera.from_fov(960, 540, 60.0)
     pose = Pose(70.0, 0.0, 950.0)
-    picture = render_table(played("shendao", 20, 1), camera, pose,
-                           imaging=Imaging(noise_sigma=1.0),
-                           options=TableOptions(hands=hands), seed=hands)
+    picture = render_table(
+        played("shendao", 20, 1),
+        camera,
+        pose,
+        imaging=Imaging(noise_sigma=1.0),
+        options=TableOptions(hands=hands),
+        seed=hands,
+    )
     return picture, truth_view(camera, pose, load_model("shendao").size_mm)
 
 
@@ -88,8 +93,11 @@ class _Frame:
 def test_a_source_runs_through_frame_by_frame() -> None:
     picture, view = scene()
     pipeline = Pipeline("shendao", view=view, require_still=False)
-    frames = [_Frame(0.0, picture.image, "a"), _Frame(1.0, None, "b", "damaged image"),
-              _Frame(2.0, np.zeros_like(picture.image), "c")]
+    frames = [
+        _Frame(0.0, picture.image, "a"),
+        _Frame(1.0, None, "b", "damaged image"),
+        _Frame(2.0, np.zeros_like(picture.image), "c"),
+    ]
     results = list(pipeline.run(frames))
     assert [r.status for r in results] == [STILL, NO_FRAME, "unreadable"]
     assert results[1].message == "damaged image"
@@ -118,5 +126,5 @@ def test_the_overlay_legend_says_what_each_colour_means() -> None:
     assert rows.size > 0
     # a key in the top left corner, darkened under its words, nothing else changed
     assert rows.max() < picture.image.shape[0] // 3 and columns.max() < picture.image.shape[1] // 2
-    corner = keyed[rows.min():rows.max(), columns.min():columns.max()]
-    assert corner.mean() < plain[rows.min():rows.max(), columns.min():columns.max()].mean()
+    corner = keyed[rows.min() : rows.max(), columns.min() : columns.max()]
+    assert corner.mean() < plain[rows.min() : rows.max(), columns.min() : columns.max()].mean()

@@ -16,14 +16,21 @@ def _reading() -> AppearanceReading:
     table = schema(ShangrilaRules())
     shown = Observation(table, {"4H": Reading("red", 0.9), "bridge 0-1": Reading(True, 0.8)})
     probabilities = {
-        "4H": {"empty": 0.05, "red": 0.9, "blue": 0.03, "yellow": 0.01, "violet": 0.0,
-               "other": 0.01},
+        "4H": {
+            "empty": 0.05,
+            "red": 0.9,
+            "blue": 0.03,
+            "yellow": 0.01,
+            "violet": 0.0,
+            "other": 0.01,
+        },
         "bridge 0-1": {"True": 0.8, "False": 0.15, "other": 0.05},
         "7A": {"empty": 0.45, "blue": 0.4, "red": 0.05, "other": 0.1},  # unsure
         "5D": {"empty": 0.2, "red": 0.1, "other": 0.7},  # a hand, most likely
     }
-    return AppearanceReading(shown, probabilities, {"7A": "unsure", "5D": "a hand"},
-                             frozenset({"5D"}))
+    return AppearanceReading(
+        shown, probabilities, {"7A": "unsure", "5D": "a hand"}, frozenset({"5D"})
+    )
 
 
 def test_probabilities_become_chances_keyed_by_the_schemas_values() -> None:
@@ -56,10 +63,13 @@ class _Here:
 
 
 def test_the_pipeline_passes_the_chances_on() -> None:
-    pipeline = Pipeline("shangrila", locator=_Here(), reader=_Reader(),  # type: ignore[arg-type]
-                        require_still=False)
+    pipeline = Pipeline(
+        "shangrila",
+        locator=_Here(),
+        reader=_Reader(),  # type: ignore[arg-type]
+        require_still=False,
+    )
     result = pipeline.process(np.zeros((8, 8, 3), np.uint8))
     assert result.status == STILL and result.observation is not None
     assert result.observation["7A"].chances is not None
-    assert result.observation.to_json()["readings"]["bridge 0-1"] == {"true": 0.8,
-                                                                      "false": 0.15}
+    assert result.observation.to_json()["readings"]["bridge 0-1"] == {"true": 0.8, "false": 0.15}

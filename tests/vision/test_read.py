@@ -39,15 +39,27 @@ def played(game: str, moves: int, seed: int) -> Observation:
 
 
 @cache
-def shot(game: str, moves: int, elevation: float, light: str = "daylight", hands: int = 0,
-         size: tuple[int, int] = (1280, 720), distance: float = 900.0,
-         look: tuple[float, float] = (0.0, 0.0)) -> tuple[TableRender, BoardView]:
+def shot(
+    game: str,
+    moves: int,
+    elevation: float,
+    light: str = "daylight",
+    hands: int = 0,
+    size: tuple[int, int] = (1280, 720),
+    distance: float = 900.0,
+    look: tuple[float, float] = (0.0, 0.0),
+) -> tuple[TableRender, BoardView]:
     camera = Camera.from_fov(size[0], size[1], 60.0, k1=-0.03)
     pose = Pose(elevation, 20.0, distance, look)
-    picture = render_table(played(game, moves, 3), camera, pose, light=LIGHTS[light],
-                           imaging=Imaging(noise_sigma=2.0, blur_sigma=0.4),
-                           options=TableOptions(hands=hands, placement_mm=0.5,
-                                                placement_deg=1.5), seed=5)
+    picture = render_table(
+        played(game, moves, 3),
+        camera,
+        pose,
+        light=LIGHTS[light],
+        imaging=Imaging(noise_sigma=2.0, blur_sigma=0.4),
+        options=TableOptions(hands=hands, placement_mm=0.5, placement_deg=1.5),
+        seed=5,
+    )
     return picture, truth_view(camera, pose, load_model(game).size_mm)
 
 
@@ -86,8 +98,14 @@ def test_colours_hold_under_the_hardest_light() -> None:
     assert sum(reading.observation[e].known for e in colours) >= 0.95 * len(colours)
 
 
-LONE_STACKS = (("3A", "red", 2), ("4F", "blue", 1), ("6D", "red", 1), ("7P", "yellow", 2),
-               ("8H", "violet", 2), ("10Y", "blue", 1))
+LONE_STACKS = (
+    ("3A", "red", 2),
+    ("4F", "blue", 1),
+    ("6D", "red", 1),
+    ("7P", "yellow", 2),
+    ("8H", "violet", 2),
+    ("10Y", "blue", 1),
+)
 
 
 def stacks() -> Observation:
@@ -176,15 +194,14 @@ def test_a_bridge_spot_without_its_river_is_not_read_bare(check: bool) -> None:
     bridge = model.region("bridge 4-5")
     assert truth[bridge.name].value is True
     config = ReadConfig.for_game("shangrila")
-    reader = BoardReader("shangrila", config=config if check else replace(config,
-                                                                          bare_marks={}))
+    reader = BoardReader("shangrila", config=config if check else replace(config, bare_marks={}))
     assert reader.read(picture.image, view).observation[bridge.name].value is True
     height = model.pieces["bridge_height_mm"]
     angle = np.radians(bridge.angle_deg)
     along = np.array([np.cos(angle), np.sin(angle)])
     grass_mm = np.array(bridge.centre_mm) + 14.0 * along + 12.0 * along[::-1] * (1, -1)
     x, y = np.rint(view.to_image(grass_mm[None])[0]).astype(int)
-    grass = picture.image[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3).mean(axis=0)
+    grass = picture.image[y - 1 : y + 2, x - 1 : x + 2].reshape(-1, 3).mean(axis=0)
     top = view.to_image(np.column_stack([bridge.corners_mm(), np.full(4, height)]))
     image = picture.image.copy()
     cv2.fillConvexPoly(image, np.rint(top).astype(np.int32), grass.tolist())
@@ -196,12 +213,15 @@ def test_a_bridge_spot_without_its_river_is_not_read_bare(check: bool) -> None:
         assert reading.observation[bridge.name].value is False
 
 
-@pytest.mark.parametrize("frame, words", [
-    (np.zeros((720, 1280, 3), np.uint8), "too dark"),
-    (None, "no picture"),
-    (np.zeros((720, 1280), np.uint8), "colour"),
-    (np.zeros((360, 640, 3), np.uint8), "640x360"),
-])
+@pytest.mark.parametrize(
+    "frame, words",
+    [
+        (np.zeros((720, 1280, 3), np.uint8), "too dark"),
+        (None, "no picture"),
+        (np.zeros((720, 1280), np.uint8), "colour"),
+        (np.zeros((360, 640, 3), np.uint8), "640x360"),
+    ],
+)
 def test_a_bad_frame_reads_nothing_and_says_why(frame: object, words: str) -> None:
     _, view = shot("shendao", 30, 75.0)
     reading = BoardReader("shendao").read(frame, view)
@@ -232,14 +252,25 @@ def test_a_calibration_colour_model_sets_the_piece_colours() -> None:
 
     unit = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
     # the set's light tiles are greener than the project's print
-    model = ColourModel("shendao", (ColourClass("empty", lab((150, 195, 220)), unit, 9),
-                                    ColourClass("light", lab((160, 230, 180)), unit, 9)),
-                        "border", (1.0, 1.0, 1.0), 3.0, "then", "now")
+    model = ColourModel(
+        "shendao",
+        (
+            ColourClass("empty", lab((150, 195, 220)), unit, 9),
+            ColourClass("light", lab((160, 230, 180)), unit, 9),
+        ),
+        "border",
+        (1.0, 1.0, 1.0),
+        3.0,
+        "then",
+        "now",
+    )
     config = with_colour_model(ReadConfig.for_game("shendao"), "shendao", model)
     light = config.palettes["square"]["light"][1][0]
     assert all(abs(a - b) <= 2 for a, b in zip(light, (160, 230, 180), strict=True))
-    assert config.palettes["square"]["dark"] == ReadConfig.for_game("shendao") \
-        .palettes["square"]["dark"]
+    assert (
+        config.palettes["square"]["dark"]
+        == ReadConfig.for_game("shendao").palettes["square"]["dark"]
+    )
 
 
 def test_a_tile_washed_out_by_glare_is_read_by_its_channel_differences() -> None:
@@ -273,8 +304,7 @@ def test_a_gate_stick_under_glare_is_not_read_open() -> None:
     assert truth["visible"]["gate W6"] == "closed"
     assert ShendaoReader().read(image, view).observation["gate W6"].value != "open"
     config = replace(ReadConfig.for_game("shendao"), hue_veto_kinds=())
-    assert ShendaoReader(config=config).read(image, view).observation["gate W6"].value \
-        == "open"
+    assert ShendaoReader(config=config).read(image, view).observation["gate W6"].value == "open"
 
 
 def test_a_far_blue_tile_blurred_pale_is_not_read_empty() -> None:
@@ -287,5 +317,6 @@ def test_a_far_blue_tile_blurred_pale_is_not_read_empty() -> None:
     assert truth["visible"]["0P"] == "blue"
     assert BoardReader("shangrila").read(image, view).observation["0P"].value != "empty"
     config = replace(ReadConfig.for_game("shangrila"), hue_veto_kinds=())
-    assert BoardReader("shangrila", config=config).read(image, view).observation["0P"].value \
-        == "empty"
+    assert (
+        BoardReader("shangrila", config=config).read(image, view).observation["0P"].value == "empty"
+    )

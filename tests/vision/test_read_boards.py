@@ -17,8 +17,7 @@ from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
 from vision.synth.table import TableOptions, TableRender, render_table
 from vision.view import BoardView, truth_view
 
-HARD = Imaging(noise_sigma=4.0, blur_sigma=0.9, shot_noise=0.3, vignetting=0.15,
-               jpeg_quality=85)
+HARD = Imaging(noise_sigma=4.0, blur_sigma=0.9, shot_noise=0.3, vignetting=0.15, jpeg_quality=85)
 
 
 def shangrila(pieces: dict[str, object]) -> Observation:
@@ -36,39 +35,67 @@ def shangrila(pieces: dict[str, object]) -> Observation:
 
 
 @cache
-def photo(game: str, pieces: tuple[tuple[str, object], ...], elevation: float,
-          rotation: float, glare: float = 0.0,
-          seed: int = 3) -> tuple[TableRender, BoardView]:
+def photo(
+    game: str,
+    pieces: tuple[tuple[str, object], ...],
+    elevation: float,
+    rotation: float,
+    glare: float = 0.0,
+    seed: int = 3,
+) -> tuple[TableRender, BoardView]:
     camera = Camera.from_fov(1920, 1080, 60.0, k1=-0.04)
     pose = Pose(elevation, rotation, 800.0, (14.0, -15.0))
     if game == "shangrila":
         truth = shangrila(dict(pieces))
     else:
-        readings: dict[str, object] = {e: ("empty" if not e.startswith("gate") else "open")
-                                       for e in referee_schema(game).elements}
+        readings: dict[str, object] = {
+            e: ("empty" if not e.startswith("gate") else "open")
+            for e in referee_schema(game).elements
+        }
         readings.update(dict(pieces))
         truth = Observation(referee_schema(game), readings)  # type: ignore[arg-type]
     light = replace(LIGHTS["hardest"], direction_deg=rotation + 60.0, key_level=0.55)
-    picture = render_table(truth, camera, pose, light=light, imaging=HARD,
-                           options=TableOptions(placement_mm=1.0, placement_deg=3.0,
-                                                glare=glare), seed=seed)
+    picture = render_table(
+        truth,
+        camera,
+        pose,
+        light=light,
+        imaging=HARD,
+        options=TableOptions(placement_mm=1.0, placement_deg=3.0, glare=glare),
+        seed=seed,
+    )
     return picture, truth_view(camera, pose, load_model(game).size_mm)
 
 
 def wrong(reader: BoardReader, picture: TableRender, view: BoardView) -> list[str]:
     reading = reader.read(picture.image, view)
     truth = picture.visible()
-    return [f"{e}: {truth[e].value!r} read {reading.observation[e].value!r}"
-            for e in truth if truth[e].known and reading.observation[e].known
-            and reading.observation[e].value != truth[e].value]
+    return [
+        f"{e}: {truth[e].value!r} read {reading.observation[e].value!r}"
+        for e in truth
+        if truth[e].known
+        and reading.observation[e].known
+        and reading.observation[e].value != truth[e].value
+    ]
 
 
 # A blue stack of two with violet neighbours in front and behind it (seen from 37
 # degrees, turned as below, the camera looks along the line through all three), and
 # lone stacks in other villages.
-BOXED = (("0P", "blue"), ("0P^", 2), ("0Y", "violet"), ("0Y^", 1), ("0D", "violet"),
-         ("0D^", 1), ("0R", "yellow"), ("0R^", 1), ("4F", "red"), ("4F^", 2),
-         ("8H", "yellow"), ("8H^", 1))
+BOXED = (
+    ("0P", "blue"),
+    ("0P^", 2),
+    ("0Y", "violet"),
+    ("0Y^", 1),
+    ("0D", "violet"),
+    ("0D^", 1),
+    ("0R", "yellow"),
+    ("0R^", 1),
+    ("4F", "red"),
+    ("4F^", 2),
+    ("8H", "yellow"),
+    ("8H^", 1),
+)
 
 
 def test_a_stack_boxed_in_by_its_neighbours_is_not_shown() -> None:

@@ -28,11 +28,14 @@ from .test_read_shenshi import (
 )
 
 
-@pytest.mark.parametrize(("players", "metals"), [
-    (("silver", "copper"), ("silver", "copper", "black")),
-    (("silver", "copper", "gold"), ("silver", "copper", "gold", "black")),
-    (("silver", "copper", "gold", "black"), ("silver", "copper", "gold", "black")),
-])
+@pytest.mark.parametrize(
+    ("players", "metals"),
+    [
+        (("silver", "copper"), ("silver", "copper", "black")),
+        (("silver", "copper", "gold"), ("silver", "copper", "gold", "black")),
+        (("silver", "copper", "gold", "black"), ("silver", "copper", "gold", "black")),
+    ],
+)
 def test_metals_in_play(players: tuple[str, ...], metals: tuple[str, ...]) -> None:
     """Black's monks are neutral with 2 or 3 players, a player's with 4."""
     assert sorted(metals_in_play(ShenshiRules(players))) == sorted(metals)
@@ -69,14 +72,19 @@ def test_seats_without_legs_hold_no_monk() -> None:
 
 # An intact mandala put by mistake on a square the rules never put a tile on, beside
 # bare unmarked squares and the faded mandalas of the marked ones.
-MISPLACED = (*((f"{square} tile", "faded") for square in MARKED),
-             ("d4 tile", "intact"), ("c3 tile", "intact"))
+MISPLACED = (
+    *((f"{square} tile", "faded") for square in MARKED),
+    ("d4 tile", "intact"),
+    ("c3 tile", "intact"),
+)
 
 
-@pytest.mark.parametrize(("elevation", "rotation", "light", "seed"),
-                         [(45.0, 20.0, 110.0, 45), (75.0, 200.0, 290.0, 75)])
-def test_tiles_off_the_marked_squares(elevation: float, rotation: float, light: float,
-                                      seed: int) -> None:
+@pytest.mark.parametrize(
+    ("elevation", "rotation", "light", "seed"), [(45.0, 20.0, 110.0, 45), (75.0, 200.0, 290.0, 75)]
+)
+def test_tiles_off_the_marked_squares(
+    elevation: float, rotation: float, light: float, seed: int
+) -> None:
     """The squares the rules never put a tile on read bare stone when their colour
     is unsure, and an intact mandala put there by mistake is never read as bare (the
     referee should hear of it)."""
@@ -85,13 +93,17 @@ def test_tiles_off_the_marked_squares(elevation: float, rotation: float, light: 
     assert wrong(ShenshiReader(), picture, view, "tile")[0] == []
     truth = picture.visible()
     misplaced = [element for element, _ in MISPLACED if element.split(" ")[0] not in MARKED]
-    bare = [f"{f}{r} tile" for f in "abcdefg" for r in range(1, 8)
-            if f"{f}{r}" not in MARKED and f"{f}{r} tile" not in misplaced
-            and truth[f"{f}{r} tile"].known]
+    bare = [
+        f"{f}{r} tile"
+        for f in "abcdefg"
+        for r in range(1, 8)
+        if f"{f}{r}" not in MARKED
+        and f"{f}{r} tile" not in misplaced
+        and truth[f"{f}{r} tile"].known
+    ]
     assert all(reading.observation[element].value == "none" for element in bare)
     # unsure or intact, never passed off as the bare stone the rules expect there
-    shown = [reading.observation[element].value for element in misplaced
-             if truth[element].known]
+    shown = [reading.observation[element].value for element in misplaced if truth[element].known]
     assert "intact" in shown and set(shown) <= {"intact", None}
 
 
@@ -104,8 +116,11 @@ INTACT = tuple((f"{square} tile", "intact") for square in MARKED)
 def test_intact_mandalas_are_told_from_hands_by_their_pattern() -> None:
     """Yellow corners and red edges read an intact mandala the colour of the band
     alone takes for a hand; faded mandalas and bare stone never read intact."""
-    blind = replace(ReadConfig.for_game("shenshi"), intact_pattern_margin=float("inf"),
-                    intact_pattern_sum=float("inf"))
+    blind = replace(
+        ReadConfig.for_game("shenshi"),
+        intact_pattern_margin=float("inf"),
+        intact_pattern_sum=float("inf"),
+    )
     read_with, read_without = 0, 0
     for view_args in EMPTY_VIEWS:
         for pieces in (INTACT, EMPTY_SEATS):
@@ -120,8 +135,14 @@ def test_intact_mandalas_are_told_from_hands_by_their_pattern() -> None:
 
 # --- pictures of the bench's hardest level (see test_read_shenshi) -----------------------
 
-def blind_reading(monkeypatch: pytest.MonkeyPatch, check: str, seed: int,
-                  index: int, config: ReadConfig | None = None) -> Observation:
+
+def blind_reading(
+    monkeypatch: pytest.MonkeyPatch,
+    check: str,
+    seed: int,
+    index: int,
+    config: ReadConfig | None = None,
+) -> Observation:
     """What the reader reads in a bench picture with one of its checks turned off
     (and ``config``)."""
     monkeypatch.setattr(ShenshiReader, check, lambda *_: None)
@@ -130,8 +151,7 @@ def blind_reading(monkeypatch: pytest.MonkeyPatch, check: str, seed: int,
     return reader.read(image, shot_view(truth, reader.model.size_mm)).observation
 
 
-def test_a_grey_robe_is_the_grey_metal_not_read_elsewhere(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_grey_robe_is_the_grey_metal_not_read_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
     """A silver master in shade, its robe grey like a black one under glare: the black
     master is read on another square, and the set has one: it is silver."""
     observation, shown = read_bench_photo(1, 16)
@@ -142,10 +162,10 @@ def test_a_grey_robe_is_the_grey_metal_not_read_elsewhere(
     assert blind_reading(monkeypatch, "_grey_by_elimination", 1, 16)["g3 monk"].value is None
 
 
-@pytest.mark.parametrize(("seed", "index", "square"),
-                         [(2, 23, "d6"), (7, 2, "e4"), (7, 5, "b2")])
-def test_a_monk_whose_robe_looks_like_its_seat(monkeypatch: pytest.MonkeyPatch, seed: int,
-                                               index: int, square: str) -> None:
+@pytest.mark.parametrize(("seed", "index", "square"), [(2, 23, "d6"), (7, 2, "e4"), (7, 5, "b2")])
+def test_a_monk_whose_robe_looks_like_its_seat(
+    monkeypatch: pytest.MonkeyPatch, seed: int, index: int, square: str
+) -> None:
     """A silver Grand Master on a faded mandala beside a hand, a copper master on a
     blond cushion in a warm light, a black master on a faded mandala in the dark half
     of the light: each robe's colour is nearer its seat's than any metal. Its legs
@@ -157,8 +177,9 @@ def test_a_monk_whose_robe_looks_like_its_seat(monkeypatch: pytest.MonkeyPatch, 
     assert shown[monk].value not in ("none", None) and observation[monk].value is None
     base = ReadConfig.for_game("shenshi")
     config = replace(base, none_min_margin=base.min_margin)
-    assert blind_reading(monkeypatch, "_monk_not_ruled_out", seed, index,
-                         config)[monk].value == "none"
+    assert (
+        blind_reading(monkeypatch, "_monk_not_ruled_out", seed, index, config)[monk].value == "none"
+    )
 
 
 def test_a_silver_monk_on_a_faded_mandala_by_its_legs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,8 +219,9 @@ def test_no_monk_on_an_intact_mandala() -> None:
 
 
 @pytest.mark.parametrize(("seed", "index", "square"), [(1, 2, "d7"), (3, 20, "e6")])
-def test_no_seat_off_the_marked_squares_without_a_cushion(seed: int, index: int,
-                                                          square: str) -> None:
+def test_no_seat_off_the_marked_squares_without_a_cushion(
+    seed: int, index: int, square: str
+) -> None:
     """The tile's band, taken for a hand, is not read; the square is not a marked
     one, where the rules never put a tile, and no cushion is read on it: no seat,
     no monk (its robe had been left unsure between silver and a faded mandala)."""
@@ -250,20 +272,23 @@ def test_a_silver_master_s_width_over_the_faded_print_is_not_its_size() -> None:
     assert shown["b6 monk"].value == "silver-master" and observation["b6 monk"].value is None
 
 
-@pytest.mark.parametrize(("index", "square", "check"),
-                         [(62, "d6", "none_min_margin"), (76, "f6", "legs_shade")])
+@pytest.mark.parametrize(
+    ("index", "square", "check"), [(62, "d6", "none_min_margin"), (76, "f6", "legs_shade")]
+)
 def test_a_silver_grand_master_in_shade_on_a_faded_mandala_is_not_read_gone(
-        index: int, square: str, check: str) -> None:
+    index: int, square: str, check: str
+) -> None:
     """Its robe only just nearer the print than silver (d6), its legs in shade darker
     than the rest of the line across them, which no metal's colour matches (f6): left
     unread, where each was read as no monk without its check."""
     observation, shown = read_bench_photo(1, index)
     assert shown[f"{square} monk"].value == "silver-grand"
     assert observation[f"{square} monk"].value is None
-    off = {"none_min_margin": ReadConfig.for_game("shenshi").min_margin,
-           "legs_shade": float("inf")}[check]
-    assert read_bench_photo_changed(1, index, **{check: off})[f"{square} monk"].value \
-        == "none"
+    off = {
+        "none_min_margin": ReadConfig.for_game("shenshi").min_margin,
+        "legs_shade": float("inf"),
+    }[check]
+    assert read_bench_photo_changed(1, index, **{check: off})[f"{square} monk"].value == "none"
 
 
 def test_a_line_whose_middle_is_in_shade() -> None:
@@ -290,11 +315,13 @@ def test_one_monk_read_on_two_squares() -> None:
     reading stays, else neither."""
     reader = ShenshiReader(metals=("silver", "copper", "black"))
     readings = {f"{square} monk": Reading("none", 1.0) for square in reader._squares}
-    readings |= {"a3 monk": Reading("silver-grand", 0.95),
-                 "d2 monk": Reading("silver-grand", 0.45),
-                 "b1 monk": Reading("copper-master", 0.7),
-                 "g7 monk": Reading("copper-master", 0.6),
-                 "c5 monk": Reading("black-master", 1.0)}
+    readings |= {
+        "a3 monk": Reading("silver-grand", 0.95),
+        "d2 monk": Reading("silver-grand", 0.45),
+        "b1 monk": Reading("copper-master", 0.7),
+        "g7 monk": Reading("copper-master", 0.6),
+        "c5 monk": Reading("black-master", 1.0),
+    }
     reasons: dict[str, str] = {}
     reader._one_of_each(readings, reasons)
     assert readings["a3 monk"].value == "silver-grand" and not readings["d2 monk"].known
@@ -312,8 +339,15 @@ def test_a_black_grand_master_read_as_the_silver_one_read_elsewhere() -> None:
     assert observation["a3 monk"].value == "silver-grand"
 
 
-@pytest.mark.parametrize(("line", "gap"), [
-    ("..####.........####..", 9), ("...#######...........", 11), ("##########.##########", 1),
-    ("......#########......", 0), (".....................", 21)])
+@pytest.mark.parametrize(
+    ("line", "gap"),
+    [
+        ("..####.........####..", 9),
+        ("...#######...........", 11),
+        ("##########.##########", 1),
+        ("......#########......", 0),
+        (".....................", 21),
+    ],
+)
 def test_the_gap_around_a_line_s_middle(line: str, gap: int) -> None:
     assert _middle_gap(np.array([c == "#" for c in line])) == gap

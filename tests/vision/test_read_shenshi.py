@@ -38,20 +38,31 @@ def table(pieces: dict[str, str]) -> Observation:
 
 
 @cache
-def photo(pieces: tuple[tuple[str, str], ...], elevation: float, rotation: float,
-          light: str = "daylight", glare: float = 0.0,
-          seed: int = 5) -> tuple[TableRender, BoardView]:
+def photo(
+    pieces: tuple[tuple[str, str], ...],
+    elevation: float,
+    rotation: float,
+    light: str = "daylight",
+    glare: float = 0.0,
+    seed: int = 5,
+) -> tuple[TableRender, BoardView]:
     camera = Camera.from_fov(1280, 720, 60.0, k1=-0.03)
     pose = Pose(elevation, rotation, 750.0, (0.0, 0.0))
-    picture = render_table(table(dict(pieces)), camera, pose, light=LIGHTS[light],
-                           imaging=Imaging(noise_sigma=2.0, blur_sigma=0.4),
-                           options=TableOptions(placement_mm=0.5, placement_deg=1.5,
-                                                glare=glare), seed=seed)
+    picture = render_table(
+        table(dict(pieces)),
+        camera,
+        pose,
+        light=LIGHTS[light],
+        imaging=Imaging(noise_sigma=2.0, blur_sigma=0.4),
+        options=TableOptions(placement_mm=0.5, placement_deg=1.5, glare=glare),
+        seed=seed,
+    )
     return picture, truth_view(camera, pose, load_model("shenshi").size_mm)
 
 
-def wrong(reader: ShenshiReader, picture: TableRender, view: BoardView,
-          kind: str) -> tuple[list[str], int]:
+def wrong(
+    reader: ShenshiReader, picture: TableRender, view: BoardView, kind: str
+) -> tuple[list[str], int]:
     """(elements of ``kind`` read wrong, how many were read)."""
     reading = reader.read(picture.image, view)
     truth = picture.visible()
@@ -70,8 +81,9 @@ def wrong(reader: ShenshiReader, picture: TableRender, view: BoardView,
 # Empty cushions on every unmarked square of the middle rows: in a view at 38 degrees
 # the robe's points, read 11 mm above an empty cushion, look past it at the square
 # behind, whose light stone is as grey as a silver monk.
-EMPTY_CUSHIONS = tuple((f"{f}{r} cushion", "blond") for f in "abcdefg" for r in (3, 4, 5)
-                       if f"{f}{r}" not in MARKED)
+EMPTY_CUSHIONS = tuple(
+    (f"{f}{r} cushion", "blond") for f in "abcdefg" for r in (3, 4, 5) if f"{f}{r}" not in MARKED
+)
 
 
 @pytest.mark.parametrize("rotation", [0.0, 90.0, 200.0])
@@ -104,8 +116,13 @@ MANY_MONKS = replace(ReadConfig.for_game("shenshi"), one_monk_each=False)
 
 # Black Grand Masters on cushions on every square but the marked ones, under strong
 # glare: glare the margins cannot measure lifts black towards grey.
-BLACK_MONKS = tuple(item for f in "abcdefg" for r in range(1, 8) if f"{f}{r}" not in MARKED
-                    for item in ((f"{f}{r} cushion", "blond"), (f"{f}{r} monk", "black-grand")))
+BLACK_MONKS = tuple(
+    item
+    for f in "abcdefg"
+    for r in range(1, 8)
+    if f"{f}{r}" not in MARKED
+    for item in ((f"{f}{r} cushion", "blond"), (f"{f}{r} monk", "black-grand"))
+)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -124,28 +141,44 @@ MARKED_CUSHIONS = tuple((f"{square} cushion", "blond") for square in MARKED[1::2
 
 
 @cache
-def hard_photo(pieces: tuple[tuple[str, str], ...], elevation: float, rotation: float,
-               light_direction: float, seed: int) -> tuple[TableRender, BoardView]:
+def hard_photo(
+    pieces: tuple[tuple[str, str], ...],
+    elevation: float,
+    rotation: float,
+    light_direction: float,
+    seed: int,
+) -> tuple[TableRender, BoardView]:
     camera = Camera.from_fov(1920, 1080, 60.0, k1=-0.03)
     pose = Pose(elevation, rotation, 750.0, (0.0, 0.0))
     light = replace(LIGHTS["hardest"], direction_deg=light_direction, key_level=0.5)
-    picture = render_table(table(dict(pieces)), camera, pose, light=light,
-                           imaging=Imaging(noise_sigma=4.0, blur_sigma=0.9, shot_noise=0.3,
-                                           vignetting=0.15, jpeg_quality=85),
-                           options=TableOptions(placement_mm=1.0, placement_deg=3.0,
-                                                glare=0.3), seed=seed)
+    picture = render_table(
+        table(dict(pieces)),
+        camera,
+        pose,
+        light=light,
+        imaging=Imaging(
+            noise_sigma=4.0, blur_sigma=0.9, shot_noise=0.3, vignetting=0.15, jpeg_quality=85
+        ),
+        options=TableOptions(placement_mm=1.0, placement_deg=3.0, glare=0.3),
+        seed=seed,
+    )
     return picture, truth_view(camera, pose, load_model("shenshi").size_mm)
 
 
 # (elevation, rotation, light direction, seed): the colour alone reads a bare marked
 # square as a blond cushion in the first two (its tile's band unread in the second)
-MARKED_VIEWS = [(60.0, 80.0, 120.0, 61), (80.0, 30.0, 0.0, 80), (50.0, 130.0, 240.0, 52),
-                (70.0, 30.0, 0.0, 70)]
+MARKED_VIEWS = [
+    (60.0, 80.0, 120.0, 61),
+    (80.0, 30.0, 0.0, 80),
+    (50.0, 130.0, 240.0, 52),
+    (70.0, 30.0, 0.0, 70),
+]
 
 
 @pytest.mark.parametrize(("elevation", "rotation", "light", "seed"), MARKED_VIEWS)
-def test_blond_cushions_on_marked_squares(elevation: float, rotation: float, light: float,
-                                          seed: int) -> None:
+def test_blond_cushions_on_marked_squares(
+    elevation: float, rotation: float, light: float, seed: int
+) -> None:
     picture, view = hard_photo(MARKED_CUSHIONS, elevation, rotation, light, seed)
     bad, read = wrong(ShenshiReader(), picture, view, "cushion")
     assert bad == []
@@ -155,8 +188,9 @@ def test_blond_cushions_on_marked_squares(elevation: float, rotation: float, lig
 def test_the_marked_stone_looks_like_a_blond_cushion_by_colour_alone() -> None:
     """Without comparing the cushion's top with the stone around it, bare marked
     squares are read as blond cushions in these views (why the check is there)."""
-    colour_only = replace(ReadConfig.for_game("shenshi"),
-                          blond_on_marked_brighter=(math.inf, -math.inf))
+    colour_only = replace(
+        ReadConfig.for_game("shenshi"), blond_on_marked_brighter=(math.inf, -math.inf)
+    )
     misread = []
     for elevation, rotation, light, seed in MARKED_VIEWS[:2]:
         picture, view = hard_photo(MARKED_CUSHIONS, elevation, rotation, light, seed)
@@ -168,17 +202,25 @@ def test_the_marked_stone_looks_like_a_blond_cushion_by_colour_alone() -> None:
 # square's middle: the size is read by the legs' width across the line of sight, which
 # does not change as a monk is pushed along it (a master pushed towards the camera had
 # reached where only a Grand Master's legs should).
-SIZES = tuple(item for k, (f, r) in enumerate((f, r) for f in "abcdefg" for r in (2, 4, 6)
-                                              if f"{f}{r}" not in MARKED)
-              for item in ((f"{f}{r} cushion", ("blond", "orange")[k % 2]),
-                           (f"{f}{r} monk", f"{('silver', 'copper', 'black')[k % 3]}-"
-                                            f"{('grand', 'master')[k // 3 % 2]}")))
+SIZES = tuple(
+    item
+    for k, (f, r) in enumerate(
+        (f, r) for f in "abcdefg" for r in (2, 4, 6) if f"{f}{r}" not in MARKED
+    )
+    for item in (
+        (f"{f}{r} cushion", ("blond", "orange")[k % 2]),
+        (
+            f"{f}{r} monk",
+            f"{('silver', 'copper', 'black')[k % 3]}-{('grand', 'master')[k // 3 % 2]}",
+        ),
+    )
+)
 
 
-@pytest.mark.parametrize(("elevation", "rotation"), [(40.0, 10.0), (55.0, 130.0),
-                                                     (70.0, 250.0), (88.0, 0.0)])
-def test_monk_sizes_are_read_by_the_width_of_their_legs(elevation: float,
-                                                        rotation: float) -> None:
+@pytest.mark.parametrize(
+    ("elevation", "rotation"), [(40.0, 10.0), (55.0, 130.0), (70.0, 250.0), (88.0, 0.0)]
+)
+def test_monk_sizes_are_read_by_the_width_of_their_legs(elevation: float, rotation: float) -> None:
     picture, view = hard_photo(SIZES, elevation, rotation, rotation + 90.0, int(elevation))
     bad, read = wrong(ShenshiReader(config=MANY_MONKS), picture, view, "monk")
     assert bad == []
@@ -190,15 +232,18 @@ def test_monk_sizes_are_read_by_the_width_of_their_legs(elevation: float,
 # mandala's printed middle and an orange cushion's middle, its blue lifted by the
 # light, are no monks.
 EMPTY_SEATS = tuple((f"{square} tile", "faded") for square in MARKED) + tuple(
-    (f"{f}{r} cushion", ("orange", "blond")[k % 2]) for k, (f, r) in enumerate(
-        (f, r) for f in "abcdefg" for r in range(1, 8) if f"{f}{r}" not in MARKED))
+    (f"{f}{r} cushion", ("orange", "blond")[k % 2])
+    for k, (f, r) in enumerate(
+        (f, r) for f in "abcdefg" for r in range(1, 8) if f"{f}{r}" not in MARKED
+    )
+)
 
 
-@pytest.mark.parametrize(("elevation", "rotation"), [(50.0, 40.0), (65.0, 160.0),
-                                                     (80.0, 280.0)])
+@pytest.mark.parametrize(("elevation", "rotation"), [(50.0, 40.0), (65.0, 160.0), (80.0, 280.0)])
 def test_empty_seats_hold_no_monk(elevation: float, rotation: float) -> None:
-    picture, view = hard_photo(EMPTY_SEATS, elevation, rotation, rotation + 45.0,
-                               int(elevation) + 1)
+    picture, view = hard_photo(
+        EMPTY_SEATS, elevation, rotation, rotation + 45.0, int(elevation) + 1
+    )
     reader = ShenshiReader()
     bad, read = wrong(reader, picture, view, "monk")
     assert bad == []
@@ -212,6 +257,7 @@ def test_empty_seats_hold_no_monk(elevation: float, rotation: float) -> None:
 # Tables dealt by `companion bench vision` (a tile layout drawn anew for each), in the
 # hardest light: each case below was found there, and is read by one of the reader's
 # checks. Each picture is read whole: nothing in it may be read wrong.
+
 
 @cache
 def bench_photo(seed: int, index: int) -> tuple[Any, dict[str, Any]]:
@@ -227,9 +273,14 @@ def read_bench_photo(seed: int, index: int) -> tuple[Observation, Observation]:
     reader = reader_for("shenshi", rules=ShenshiRules(("silver", "copper")))
     observation = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
     shown = Observation.from_json(reader.schema, {"readings": truth["visible"]})
-    bad = [f"{e}: {shown[e].value!r} read {observation[e].value!r}" for e in shown
-           if e in observation and shown[e].known and observation[e].known
-           and observation[e].value != shown[e].value]
+    bad = [
+        f"{e}: {shown[e].value!r} read {observation[e].value!r}"
+        for e in shown
+        if e in observation
+        and shown[e].known
+        and observation[e].known
+        and observation[e].value != shown[e].value
+    ]
     assert bad == [], f"set {seed} picture {index}"
     return observation, shown
 
@@ -252,7 +303,8 @@ def read_bench_photo_plainly(seed: int, index: int) -> Observation:
 
 
 def test_an_intact_mandala_under_a_warm_light_is_not_read_faded(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Its red edge and yellow corners, in the light there, are near a faded mandala's
     colour; its corners differ from its edges in hue more than a faded print's and
     are brighter: not read faded (it was, by colour, before the check)."""
@@ -273,7 +325,8 @@ def test_a_faded_reading_beside_an_unread_cushion_off_the_marked_squares() -> No
 
 
 def test_a_faded_mandala_whose_edge_looks_like_the_marked_stone(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """At 36 degrees in a warm light the edge of the faded mandala on b2 is nearer the
     marked stone's sand than the print; inside the band the print shows plainly: not
     read bare stone (it was before the check; a cushion in front of part of the band
@@ -285,11 +338,18 @@ def test_a_faded_mandala_whose_edge_looks_like_the_marked_stone(
     assert read_bench_photo_plainly(7, 9)["b2 tile"].value == "none"
 
 
-@pytest.mark.parametrize(("seed", "index", "square", "cushion"),
-                         [(1, 13, "d2", "blond"), (10, 22, "f2", "none"),
-                          (11, 13, "b4", "none"), (2, 16, "b6", "blond")])
+@pytest.mark.parametrize(
+    ("seed", "index", "square", "cushion"),
+    [
+        (1, 13, "d2", "blond"),
+        (10, 22, "f2", "none"),
+        (11, 13, "b4", "none"),
+        (2, 16, "b6", "blond"),
+    ],
+)
 def test_a_tie_between_a_blond_cushion_and_the_marked_stone(
-        seed: int, index: int, square: str, cushion: str) -> None:
+    seed: int, index: int, square: str, cushion: str
+) -> None:
     """The colour ties between the two on a marked square without a tile: the
     cushion's top, clearly brighter than the stone around it or not at all, decides
     (a little brighter is left unsure: `blond_tie_bare`)."""
@@ -323,8 +383,14 @@ def test_no_faded_mandala_off_the_marked_squares() -> None:
     observation = reader.read(image, shot_view(truth, reader.model.size_mm)).observation
     assert "e5" not in MARKED and truth["visible"]["e5 tile"] == "none"
     assert observation["e5 tile"].value == "none"
-    misread = [e for e in observation if e.endswith(" tile") and truth["visible"].get(e)
-               and observation[e].known and observation[e].value != truth["visible"][e]]
+    misread = [
+        e
+        for e in observation
+        if e.endswith(" tile")
+        and truth["visible"].get(e)
+        and observation[e].known
+        and observation[e].value != truth["visible"][e]
+    ]
     assert misread == []
 
 
@@ -365,5 +431,5 @@ def test_no_cushion_where_an_intact_mandala_s_blue_petals_show() -> None:
     assert shown["b2 tile"].value == "intact" and shown["b2 cushion"].value == "none"
     assert observation["b2 cushion"].value == "none"
     assert observation["b2 monk"].value == "none"
-    blind = read_bench_photo_changed(7, 1, petal_min_samples=10 ** 6)
+    blind = read_bench_photo_changed(7, 1, petal_min_samples=10**6)
     assert blind["b2 cushion"].value is None

@@ -24,9 +24,15 @@ from vision.reader_errors import (
     load_errors,
 )
 
-SCHEMA = TableSchema("test", ("a", "b", "g"), {
-    "a": frozenset({"empty", "red", "blue"}), "b": frozenset({"empty", "red", "blue"}),
-    "g": frozenset({True, False})})
+SCHEMA = TableSchema(
+    "test",
+    ("a", "b", "g"),
+    {
+        "a": frozenset({"empty", "red", "blue"}),
+        "b": frozenset({"empty", "red", "blue"}),
+        "g": frozenset({True, False}),
+    },
+)
 KINDS = {"a": "space", "b": "space", "g": "bridge"}
 
 
@@ -41,11 +47,16 @@ def _errors() -> ReaderErrors:
     for _ in range(100):
         errors.add("space", "red", RIGHT, "red", 0.7)
     for _ in range(60):
-        errors.add("space", "red", WRONG, "blue", 0.92,
-                   {"blue": 0.92, "red": 0.06, "empty": 0.01, "other": 0.01})
+        errors.add(
+            "space",
+            "red",
+            WRONG,
+            "blue",
+            0.92,
+            {"blue": 0.92, "red": 0.06, "empty": 0.01, "other": 0.01},
+        )
     for _ in range(20):
-        errors.add("space", "red", WRONG, "empty", 0.65,
-                   {"empty": 0.65, "red": 0.3, "blue": 0.05})
+        errors.add("space", "red", WRONG, "empty", 0.65, {"empty": 0.65, "red": 0.3, "blue": 0.05})
     for _ in range(15):
         errors.add("space", "red", UNSURE, chances={"red": 0.5, "blue": 0.3, "empty": 0.2})
     for _ in range(5):
@@ -122,10 +133,12 @@ def test_a_value_never_measured_takes_its_kinds_rates() -> None:
     for outcome in (RIGHT, WRONG, UNSURE, NOT_SHOWN):
         assert _within(counts[outcome], n, pooled.rate(outcome)), (outcome, counts)
     # its wrong readings are the kind's other values, drawn evenly
-    wrong = [u for u in np.linspace(0, 0.999, 1000)
-             if sampler.outcome("b", "blue", u)[0] == WRONG]
-    values = Counter(str(sampler.draw("b", "blue", (u, v, 0.5)).value)  # type: ignore[union-attr]
-                     for u in wrong for v in np.linspace(0, 0.999, 10))
+    wrong = [u for u in np.linspace(0, 0.999, 1000) if sampler.outcome("b", "blue", u)[0] == WRONG]
+    values = Counter(
+        str(sampler.draw("b", "blue", (u, v, 0.5)).value)  # type: ignore[union-attr]
+        for u in wrong
+        for v in np.linspace(0, 0.999, 10)
+    )
     assert set(values) == {"red", "empty"} and abs(values["red"] - values["empty"]) <= 20
 
 
@@ -165,8 +178,9 @@ def test_the_shipped_reader_errors_load_and_come_from_the_test_set() -> None:
         errors = load_errors(game)
         assert errors.provenance["set"] == "test"
         assert "landscape" in errors.provenance["kinds_of_world"]
-        assert set(errors.kinds) == {e.kind for e in load_model(game).elements.values()
-                                     if not e.name.endswith("^")} - {"height"}
+        assert set(errors.kinds) == {
+            e.kind for e in load_model(game).elements.values() if not e.name.endswith("^")
+        } - {"height"}
         for kind in errors.kinds.values():
             pooled = kind.pooled()
             assert pooled.total >= 1000

@@ -17,8 +17,13 @@ from vision import real_boards as rb
 IMAGO = DEFAULT_DATA / "imago-go"
 
 
-def _drawn_board(homography: np.ndarray, stones: dict[tuple[int, int], str],
-                 light: float = 1.0, border: bool = True, seed: int = 0) -> np.ndarray:
+def _drawn_board(
+    homography: np.ndarray,
+    stones: dict[tuple[int, int], str],
+    light: float = 1.0,
+    border: bool = True,
+    seed: int = 0,
+) -> np.ndarray:
     """A 640x480 photo of a 19x19 board under ``homography`` (board units to pixels):
     wood-coloured, thin dark lines, an outer border line a fifth of a cell outside the
     grid, black and white stones, on a dark cloth; noise and JPEG."""
@@ -36,8 +41,10 @@ def _drawn_board(homography: np.ndarray, stones: dict[tuple[int, int], str],
         o = round((rb.MARGIN - 0.2 * rb.CELL) * scale)
         cv2.rectangle(board, (o, o), (size - o, size - o), (30, 30, 30), 5)
     for (row, column), colour in stones.items():
-        centre = (round((rb.MARGIN + rb.CELL * column) * scale),
-                  round((rb.MARGIN + rb.CELL * row) * scale))
+        centre = (
+            round((rb.MARGIN + rb.CELL * column) * scale),
+            round((rb.MARGIN + rb.CELL * row) * scale),
+        )
         shade = (25, 25, 25) if colour == "black" else (235, 240, 240)
         cv2.circle(board, centre, round(0.46 * rb.CELL * scale), shade, -1)
     to_drawing = np.diag([scale, scale, 1.0])
@@ -45,16 +52,18 @@ def _drawn_board(homography: np.ndarray, stones: dict[tuple[int, int], str],
     photo = np.full((480, 640, 3), (90, 40, 30), np.uint8)
     cv2.warpPerspective(board, warp, (640, 480), dst=photo, borderMode=cv2.BORDER_TRANSPARENT)
     noisy = photo.astype(np.float64) * light + rng.normal(0, 3, photo.shape)
-    ok, jpeg = cv2.imencode(".jpg", np.clip(noisy, 0, 255).astype(np.uint8),
-                            [cv2.IMWRITE_JPEG_QUALITY, 75])
+    ok, jpeg = cv2.imencode(
+        ".jpg", np.clip(noisy, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 75]
+    )
     assert ok
     return np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))
 
 
 def _view(corners: list[tuple[float, float]]) -> np.ndarray:
     outer = rb.intersection_units()[[0, 0, -1, -1], [0, -1, -1, 0]]
-    return cv2.getPerspectiveTransform(outer.astype(np.float32),
-                                       np.array(corners, np.float32)).astype(np.float64)
+    return cv2.getPerspectiveTransform(
+        outer.astype(np.float32), np.array(corners, np.float32)
+    ).astype(np.float64)
 
 
 OBLIQUE = [(150.0, 60.0), (500.0, 50.0), (600.0, 440.0), (40.0, 450.0)]
@@ -87,21 +96,28 @@ def test_drawn_stones_are_read_after_calibration_under_other_light() -> None:
     positions = []
     for _ in range(3):
         cells = rng.choice(rb.LINES * rb.LINES, size=30, replace=False)
-        positions.append({(int(c) // rb.LINES, int(c) % rb.LINES):
-                          ("black" if k % 2 else "white") for k, c in enumerate(cells)})
-    photos = [_drawn_board(homography, stones, light=light, seed=10 + i)
-              for i, (stones, light) in enumerate(zip(positions, (1.0, 0.8, 0.65),
-                                                      strict=True))]
+        positions.append(
+            {
+                (int(c) // rb.LINES, int(c) % rb.LINES): ("black" if k % 2 else "white")
+                for k, c in enumerate(cells)
+            }
+        )
+    photos = [
+        _drawn_board(homography, stones, light=light, seed=10 + i)
+        for i, (stones, light) in enumerate(zip(positions, (1.0, 0.8, 0.65), strict=True))
+    ]
     fits = [rb.find_grid(p) for p in (empty, calibration, *photos)]
 
     def labels(stones: dict[tuple[int, int], str]) -> tuple[tuple[str, ...], ...]:
-        return tuple(tuple(stones.get((r, c), "empty") for c in range(rb.LINES))
-                     for r in range(rb.LINES))
+        return tuple(
+            tuple(stones.get((r, c), "empty") for c in range(rb.LINES)) for r in range(rb.LINES)
+        )
 
     appearance = rb.calibrate(empty, fits[0], [(calibration, fits[1], labels(both))])
     assert set(appearance.colours[rb.KIND]) == {"black", "white"}
-    examples = rb.board_examples(rb.board_features(photos[0], fits[2], appearance),
-                                 labels(positions[0]))
+    examples = rb.board_examples(
+        rb.board_features(photos[0], fits[2], appearance), labels(positions[0])
+    )
     weights = rb.fit_board_weights(examples)
     for photo, fit, stones in zip(photos[1:], fits[3:], positions[1:], strict=True):
         reading = rb.read_board(photo, fit, appearance, weights)
@@ -109,8 +125,10 @@ def test_drawn_stones_are_read_after_calibration_under_other_light() -> None:
 
 
 def test_labels_parse_and_refuse() -> None:
-    text = "\n".join(" ".join("B" if (r, c) == (3, 16) else "." for c in range(19))
-                     for r in range(19)) + "\n\n"
+    text = (
+        "\n".join(" ".join("B" if (r, c) == (3, 16) else "." for c in range(19)) for r in range(19))
+        + "\n\n"
+    )
     labels = rb.parse_labels(text, "t.txt")
     assert labels[3][16] == "black" and labels[16][3] == "empty"
     with pytest.raises(rb.LabelError, match=r"t\.txt"):
@@ -140,7 +158,8 @@ def test_a_photo_is_read_as_stored_whatever_its_exif_orientation(tmp_path: Path)
 # --- the real photographs --------------------------------------------------------------------
 
 needs_photos = pytest.mark.skipif(
-    not IMAGO.is_dir(), reason=f"the real photographs are not here ({IMAGO} is absent)")
+    not IMAGO.is_dir(), reason=f"the real photographs are not here ({IMAGO} is absent)"
+)
 
 # The outer crossings of two photos, read by eye from crops enlarged ten times (to a pixel or
 # two): top-left, top-right, bottom-right, bottom-left of the stored pixels.

@@ -24,8 +24,7 @@ OBLIQUE = Pose(40.0, 0.0, 600.0)
 def _empty() -> Observation:
     """A table with nothing on the board (the tokens as the game starts)."""
     start = expected(ShenshiRules().initial_state())
-    return start.replace({e: "none" for e in start.schema.elements
-                          if not e.startswith("tokens ")})
+    return start.replace({e: "none" for e in start.schema.elements if not e.startswith("tokens ")})
 
 
 def _render(observation: Observation, pose: Pose = ABOVE, **options: object) -> TableRender:
@@ -42,29 +41,38 @@ def _inside(polygon: np.ndarray, shape: tuple[int, ...], grow: int = 0) -> np.nd
 
 
 def test_same_seed_same_picture() -> None:
-    observation = _empty().replace({"c3 cushion": "orange", "c3 monk": "gold-grand",
-                                    "e5 tile": "intact"})
+    observation = _empty().replace(
+        {"c3 cushion": "orange", "c3 monk": "gold-grand", "e5 tile": "intact"}
+    )
     options = TableOptions(px_per_mm=1.5, hands=1, glare=0.2)
     imaging = Imaging(supersample=1, noise_sigma=3.0)
-    one, two, other = (render_table(observation, CAMERA, OBLIQUE, imaging=imaging,
-                                    options=options, seed=seed) for seed in (4, 4, 5))
+    one, two, other = (
+        render_table(observation, CAMERA, OBLIQUE, imaging=imaging, options=options, seed=seed)
+        for seed in (4, 4, 5)
+    )
     assert np.array_equal(one.image, two.image)
     assert not np.array_equal(one.image, other.image)
 
 
-@pytest.mark.parametrize(("element", "value"), [
-    ("d4 tile", "intact"), ("d4 tile", "faded"), ("d4 cushion", "blond"),
-    ("d4 cushion", "orange"), ("d4 monk", "silver-grand"), ("d4 monk", "black-master")])
-def test_each_piece_changes_the_picture_where_the_truth_says(element: str,
-                                                             value: str) -> None:
+@pytest.mark.parametrize(
+    ("element", "value"),
+    [
+        ("d4 tile", "intact"),
+        ("d4 tile", "faded"),
+        ("d4 cushion", "blond"),
+        ("d4 cushion", "orange"),
+        ("d4 monk", "silver-grand"),
+        ("d4 monk", "black-master"),
+    ],
+)
+def test_each_piece_changes_the_picture_where_the_truth_says(element: str, value: str) -> None:
     empty = _empty()
     before = _render(empty)
     after = _render(empty.replace({element: value}))
     truth = after.truth[element]
     changed = np.abs(after.image.astype(int) - before.image.astype(int)).max(axis=2) > 12
     assert changed.sum() > 20
-    near = _inside(truth.top, changed.shape, grow=2) | _inside(truth.polygon, changed.shape,
-                                                               grow=2)
+    near = _inside(truth.top, changed.shape, grow=2) | _inside(truth.polygon, changed.shape, grow=2)
     assert changed[near].sum() / changed.sum() > 0.97
     assert truth.visible == 1.0
 
@@ -72,22 +80,28 @@ def test_each_piece_changes_the_picture_where_the_truth_says(element: str,
 def test_stack_heights_add_up() -> None:
     model = load_model("shenshi")
     p = model.pieces
-    observation = _empty().replace({"b2 tile": "faded", "b2 cushion": "blond",
-                                    "b2 monk": "copper-grand", "f6 monk": "copper-master"})
+    observation = _empty().replace(
+        {
+            "b2 tile": "faded",
+            "b2 cushion": "blond",
+            "b2 monk": "copper-grand",
+            "f6 monk": "copper-master",
+        }
+    )
     result = _render(observation, OBLIQUE)
-    for square, height in (("b2", p["tile_thickness_mm"] + p["cushion_height_mm"]
-                            + p["grand_height_mm"]), ("f6", p["master_height_mm"])):
-        centre = np.array(model.region(f"{square} monk").centre_mm) \
-            - np.array(model.size_mm) / 2.0
+    for square, height in (
+        ("b2", p["tile_thickness_mm"] + p["cushion_height_mm"] + p["grand_height_mm"]),
+        ("f6", p["master_height_mm"]),
+    ):
+        centre = np.array(model.region(f"{square} monk").centre_mm) - np.array(model.size_mm) / 2.0
         expected_top = project_points(CAMERA, OBLIQUE, np.array([[*centre, -height]]))[0]
-        assert np.allclose(result.truth[f"{square} monk"].top.mean(axis=0), expected_top,
-                           atol=0.5)
+        assert np.allclose(result.truth[f"{square} monk"].top.mean(axis=0), expected_top, atol=0.5)
     cushion_top = result.truth["b2 cushion"].top.mean(axis=0)
     centre = np.array(model.region("b2 cushion").centre_mm) - np.array(model.size_mm) / 2.0
     height = p["tile_thickness_mm"] + p["cushion_height_mm"]
-    assert np.allclose(cushion_top, project_points(CAMERA, OBLIQUE,
-                                                   np.array([[*centre, -height]]))[0],
-                       atol=0.5)
+    assert np.allclose(
+        cushion_top, project_points(CAMERA, OBLIQUE, np.array([[*centre, -height]]))[0], atol=0.5
+    )
 
 
 def _monk_box(size: str, pose: Pose) -> tuple[int, int]:
@@ -143,15 +157,27 @@ def test_corner_markers_on_the_shenshi_board() -> None:
     from calibration.registration import detect_markers
 
     camera = Camera.from_fov(800, 600, 60.0)
-    result = render_table(_empty(), camera, Pose(70.0, 0.0, 650.0), imaging=FAST,
-                          options=TableOptions(px_per_mm=2.0, markers=True))
+    result = render_table(
+        _empty(),
+        camera,
+        Pose(70.0, 0.0, 650.0),
+        imaging=FAST,
+        options=TableOptions(px_per_mm=2.0, markers=True),
+    )
     found = detect_markers(load_config().registration, "DICT_4X4_50", result.image)
     assert sorted(found) == [8, 9, 10, 11]
 
 
-_PIECES = (("monk", "silver-grand"), ("monk", "copper-grand"), ("monk", "gold-master"),
-           ("monk", "black-master"), ("cushion", "blond"), ("cushion", "orange"),
-           ("tile", "intact"), ("tile", "faded"))
+_PIECES = (
+    ("monk", "silver-grand"),
+    ("monk", "copper-grand"),
+    ("monk", "gold-master"),
+    ("monk", "black-master"),
+    ("cushion", "blond"),
+    ("cushion", "orange"),
+    ("tile", "intact"),
+    ("tile", "faded"),
+)
 
 
 def _sample(result: TableRender, element: str) -> np.ndarray:
@@ -160,9 +186,8 @@ def _sample(result: TableRender, element: str) -> np.ndarray:
     image = result.image.astype(float)
     truth = result.truth[element]
     if element.endswith(" monk"):
-        x, y = np.rint(truth.top.mean(axis=0) * 0.6 + truth.polygon.mean(axis=0) * 0.4
-                       ).astype(int)
-        return image[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3).mean(axis=0)
+        x, y = np.rint(truth.top.mean(axis=0) * 0.6 + truth.polygon.mean(axis=0) * 0.4).astype(int)
+        return image[y - 1 : y + 2, x - 1 : x + 2].reshape(-1, 3).mean(axis=0)
     centre = truth.top.mean(axis=0)
     return image[_inside(centre + (truth.top - centre) * 0.8, image.shape)].mean(axis=0)
 
@@ -184,11 +209,15 @@ def test_hardest_light_keeps_the_pieces_apart(rotation: float) -> None:
             observation = observation.replace({f"{square} {kind}": value})
             place[(side, value)] = f"{square} {kind}"
         place[(side, "none")] = f"{bare} tile"  # a light square
-    result = render_table(observation, Camera.from_fov(640, 360, 60.0),
-                          Pose(35.0, rotation, 650.0), light=LIGHTS["hardest"],
-                          imaging=Imaging(supersample=1, blur_sigma=1.0, noise_sigma=4.0,
-                                          shot_noise=0.3),
-                          options=TableOptions(px_per_mm=2.0), seed=2)
+    result = render_table(
+        observation,
+        Camera.from_fov(640, 360, 60.0),
+        Pose(35.0, rotation, 650.0),
+        light=LIGHTS["hardest"],
+        imaging=Imaging(supersample=1, blur_sigma=1.0, noise_sigma=4.0, shot_noise=0.3),
+        options=TableOptions(px_per_mm=2.0),
+        seed=2,
+    )
     kinds = [*_PIECES, ("tile", "none")]
     looks: dict[tuple[str, str], np.ndarray] = {}
     for side, bare in (("bright", "c"), ("dim", "e")):
@@ -197,9 +226,11 @@ def test_hardest_light_keeps_the_pieces_apart(rotation: float) -> None:
             colour = _sample(result, place[(side, value)]) / white
             # hue and saturation, then lightness compressed (a log, damped): how much
             # light falls on a piece changes its lightness more than its colour
-            looks[(side, value)] = np.append(colour / colour.mean(),
-                                             0.25 * np.log(colour.mean()))
+            looks[(side, value)] = np.append(colour / colour.mean(), 0.25 * np.log(colour.mean()))
     for kind, value in kinds:
-        distances = {other: np.linalg.norm(looks[("bright", value)] - looks[("dim", other)])
-                     for same, other in kinds if same == kind}
+        distances = {
+            other: np.linalg.norm(looks[("bright", value)] - looks[("dim", other)])
+            for same, other in kinds
+            if same == kind
+        }
         assert min(distances, key=distances.__getitem__) == value, distances

@@ -26,8 +26,9 @@ def test_folder_frames_in_name_order_with_a_damaged_image(tmp_path: Path) -> Non
     assert [f.timestamp for f in frames] == [0.0, 0.5, 1.0]
     assert frames[0].image is not None and frames[0].problem == ""
     assert frames[1].image is None
-    assert frames[1].problem == (f"{tmp_path / 'b.png'} cannot be read as an image (damaged, "
-                                 "or not an image)")
+    assert frames[1].problem == (
+        f"{tmp_path / 'b.png'} cannot be read as an image (damaged, or not an image)"
+    )
 
 
 def test_missing_and_empty_sources_say_so(tmp_path: Path) -> None:
@@ -53,8 +54,11 @@ def test_video_frames_with_timestamps(tmp_path: Path) -> None:
 def test_a_corrupted_video_is_refused_clearly(tmp_path: Path) -> None:
     path = tmp_path / "broken.mp4"
     path.write_bytes(np.random.default_rng(1).integers(0, 255, 5000, dtype=np.uint8).tobytes())
-    with pytest.raises(SourceError, match=r"broken\.mp4 (cannot be opened as a video|holds "
-                                          r"no readable frame)"):
+    with pytest.raises(
+        SourceError,
+        match=r"broken\.mp4 (cannot be opened as a video|holds "
+        r"no readable frame)",
+    ):
         open_source(path)
 
 
@@ -87,8 +91,7 @@ def test_a_camera_that_cannot_open() -> None:
 def test_a_camera_that_stops_ends_with_a_problem_frame() -> None:
     camera = _FakeCamera(opens=True, good=15 + 2)  # warm-up frames, then two
     ticks = iter(range(100))
-    with open_camera(0, factory=lambda index: camera, clock=lambda: float(next(ticks))) \
-            as source:
+    with open_camera(0, factory=lambda index: camera, clock=lambda: float(next(ticks))) as source:
         frames = list(source)
     assert [f.image is not None for f in frames] == [True, True, False]
     assert frames[-1].problem == "camera 0 stopped delivering frames (unplugged?)"

@@ -41,13 +41,20 @@ def _observation(game: str, tile: bool = False) -> Observation:
 
 
 @cache
-def _frame(game: str, hands: int = 0, light: str = "daylight", tile: bool = False,
-           seed: int = 0) -> TableRender:
+def _frame(
+    game: str, hands: int = 0, light: str = "daylight", tile: bool = False, seed: int = 0
+) -> TableRender:
     """One noise-free picture; the table and the board are the same for every
     ``seed`` without hands (the seed places the hand)."""
-    return render_table(_observation(game, tile), CAMERA, POSE, light=LIGHTS[light],
-                        imaging=Imaging(supersample=1),
-                        options=TableOptions(px_per_mm=1.5, hands=hands), seed=seed)
+    return render_table(
+        _observation(game, tile),
+        CAMERA,
+        POSE,
+        light=LIGHTS[light],
+        imaging=Imaging(supersample=1),
+        options=TableOptions(px_per_mm=1.5, hands=hands),
+        seed=seed,
+    )
 
 
 def _run(game: str, plan: Sequence[dict[str, object]]) -> list[tuple[Stillness, TableRender]]:
@@ -71,14 +78,16 @@ def test_a_hand_comes_in_and_goes_out(game: str) -> None:
     results = _run(game, plan)
     said = [s for s, _ in results]
     # still once nothing moved for STILL_FRAMES frames; noise alone is no motion
-    assert [s.still for s in said[:6]] == [False] * (STILL_FRAMES - 1) + [True] * (
-        7 - STILL_FRAMES)
+    assert [s.still for s in said[:6]] == [False] * (STILL_FRAMES - 1) + [True] * (7 - STILL_FRAMES)
     assert not any(s.moving.any() for s in said[:6])
     for stillness, render in results[6:8]:
         assert not stillness.still and stillness.hand
         assert stillness.message == "hand over the board"
-        hidden = {name for name, truth in render.truth.items()
-                  if truth.visible < 0.5 and not name.endswith("^")}
+        hidden = {
+            name
+            for name, truth in render.truth.items()
+            if truth.visible < 0.5 and not name.endswith("^")
+        }
         assert hidden and hidden <= set(stillness.covered_elements)
     # the hand leaves: one frame of motion, then still again, nothing covered
     assert said[8].moving.any() and not said[8].still
@@ -102,7 +111,7 @@ def test_a_lamp_switched_on_is_not_motion_for_long() -> None:
     assert said[5].still
     assert not any(s.hand for s in said)
     # at most the frame of the change counts as motion
-    assert all(s.still for s in said[6 + 1 + STILL_FRAMES:])
+    assert all(s.still for s in said[6 + 1 + STILL_FRAMES :])
     assert any(s.light_changed for s in said[6:])
     assert said[-1].covered_elements == ()
 
@@ -118,8 +127,11 @@ def test_covered_at_answers_for_board_points() -> None:
     plan = [{}] * 2 + [{"hands": 1, "seed": 5}]
     stillness, render = _run("shangrila", plan)[-1]
     model = load_model("shangrila")
-    hidden = [name for name, truth in render.truth.items()
-              if truth.visible == 0.0 and not name.endswith("^")]
+    hidden = [
+        name
+        for name, truth in render.truth.items()
+        if truth.visible == 0.0 and not name.endswith("^")
+    ]
     centres = np.array([model.region(name).centre_mm for name in hidden])
     assert stillness.covered_at(centres).all()
 
@@ -147,8 +159,7 @@ def test_a_large_change_that_never_moves_becomes_part_of_the_board() -> None:
     view = truth_view(CAMERA, POSE, model.size_mm)
     base = _frame("shangrila").image
     changed = base.copy()
-    patch = view.to_image(np.array([[0.0, 150.0], [160.0, 150.0], [160.0, 330.0],
-                                    [0.0, 330.0]]))
+    patch = view.to_image(np.array([[0.0, 150.0], [160.0, 150.0], [160.0, 330.0], [0.0, 330.0]]))
     cv2.fillPoly(changed, [np.rint(patch).astype(np.int32)], (95, 95, 95))
     said = [detector.update(image, view) for image in [base] * 6 + [changed] * 30]
     assert said[8].hand and said[8].covered_elements
@@ -160,22 +171,23 @@ def test_a_large_change_that_never_moves_becomes_part_of_the_board() -> None:
 def test_a_hand_over_the_first_frame_is_not_learnt_as_the_board() -> None:
     # the warm light makes the board pass for skin: once learnt, the hand's place
     # would never be absorbed, and stay "covered" long after the hand left
-    plan = [{"hands": 1, "seed": 5, "light": "warm"}] + [{"light": "warm"}] * (
-        STILL_FRAMES + 4)
+    plan = [{"hands": 1, "seed": 5, "light": "warm"}] + [{"light": "warm"}] * (STILL_FRAMES + 4)
     said = [s for s, _ in _run("shangrila", plan)]
     assert said[1].moving.any()
     assert said[-1].still and not said[-1].hand
     assert said[-1].covered_elements == ()
 
 
-def _flickering(image: np.ndarray, view: BoardView, size_mm: tuple[float, float],
-                frames: int) -> list[np.ndarray]:
+def _flickering(
+    image: np.ndarray, view: BoardView, size_mm: tuple[float, float], frames: int
+) -> list[np.ndarray]:
     """``frames`` copies of one picture, as a video codec gives a still scene: nearly
     every pixel byte-identical, but one block (8 px, the codec's) two levels up or down
     from frame to frame in the board's darkest colour channel, where a level is most in
     log units."""
-    xs, ys = np.meshgrid(np.linspace(40.0, size_mm[0] - 40.0, 60),
-                         np.linspace(40.0, size_mm[1] - 40.0, 60))
+    xs, ys = np.meshgrid(
+        np.linspace(40.0, size_mm[0] - 40.0, 60), np.linspace(40.0, size_mm[1] - 40.0, 60)
+    )
     places = np.rint(view.to_image(np.column_stack([xs.ravel(), ys.ravel()]))).astype(int)
     blurred = cv2.blur(image, (9, 9))
     levels = blurred[places[:, 1], places[:, 0]]
@@ -184,9 +196,10 @@ def _flickering(image: np.ndarray, view: BoardView, size_mm: tuple[float, float]
     out = []
     for index in range(frames):
         frame = image.copy()
-        block = frame[y - 4:y + 4, x - 4:x + 4, channel].astype(np.int16)
-        frame[y - 4:y + 4, x - 4:x + 4, channel] = np.clip(
-            block + (2 if index % 2 else -2), 0, 255).astype(np.uint8)
+        block = frame[y - 4 : y + 4, x - 4 : x + 4, channel].astype(np.int16)
+        frame[y - 4 : y + 4, x - 4 : x + 4, channel] = np.clip(
+            block + (2 if index % 2 else -2), 0, 255
+        ).astype(np.uint8)
         out.append(frame)
     return out
 
@@ -201,10 +214,9 @@ def test_a_video_of_a_still_board_is_still_despite_compression_flicker() -> None
     base = _frame("shangrila").image
     picture = np.clip(base + rng.normal(0.0, NOISE_SIGMA, base.shape), 0, 255).astype(np.uint8)
     detector = StillnessDetector(model.size_mm, model)
-    said = [detector.update(frame, view)
-            for frame in _flickering(picture, view, model.size_mm, 10)]
+    said = [detector.update(frame, view) for frame in _flickering(picture, view, model.size_mm, 10)]
     assert not any(s.moving.any() for s in said)
-    assert all(s.still for s in said[STILL_FRAMES - 1:])
+    assert all(s.still for s in said[STILL_FRAMES - 1 :])
     # a real hand over that still board is still motion, and a hand
     hand = detector.update(_frame("shangrila", hands=1, seed=5).image, view)
     assert hand.moving.any() and hand.hand and not hand.still

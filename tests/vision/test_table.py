@@ -73,8 +73,9 @@ def test_truth_polygon_is_where_the_model_says() -> None:
     model = load_model("shangrila")
     observation = _with(_empty_shangrila(), **{"6D": "red", "6D^": 1})
     pose = Pose(90.0, 0.0, 700.0)
-    result = render_table(observation, CAMERA, pose, imaging=FAST,
-                          options=TableOptions(px_per_mm=2.0, shadows=False))
+    result = render_table(
+        observation, CAMERA, pose, imaging=FAST, options=TableOptions(px_per_mm=2.0, shadows=False)
+    )
     space = model.region("6D")
     board_to_table = np.array(space.centre_mm) - np.array(model.size_mm) / 2.0
     centre_px = project_points(CAMERA, pose, board_to_table[None])[0]
@@ -84,7 +85,7 @@ def test_truth_polygon_is_where_the_model_says() -> None:
     red = ((hsv[:, :, 0] < 8) | (hsv[:, :, 0] > 170)) & (hsv[:, :, 1] > 120)
     x, y, w, h = cv2.boundingRect(result.truth["6D"].polygon.astype(np.float32))
     near = np.zeros_like(red)
-    near[y - h:y + 2 * h, x - w:x + 2 * w] = True  # not the red village's wall
+    near[y - h : y + 2 * h, x - w : x + 2 * w] = True  # not the red village's wall
     ys, xs = np.nonzero(red & near)
     assert len(xs) > 10
     assert np.hypot(xs.mean() - centre_px[0], ys.mean() - centre_px[1]) < 1.5
@@ -109,8 +110,14 @@ def test_hands_hide_what_they_cover() -> None:
     observation = _empty_shangrila()
     pose = Pose(60.0, 0.0, 800.0)
     plain = render_table(observation, CAMERA, pose, imaging=FAST, options=OPTIONS, seed=3)
-    hands = render_table(observation, CAMERA, pose, imaging=FAST,
-                         options=TableOptions(px_per_mm=1.5, hands=2), seed=3)
+    hands = render_table(
+        observation,
+        CAMERA,
+        pose,
+        imaging=FAST,
+        options=TableOptions(px_per_mm=1.5, hands=2),
+        seed=3,
+    )
     assert not plain.hand_mask.any()
     assert all(t.visible > 0.95 for t in plain.truth.values())
     assert hands.hand_mask.mean() > 0.02
@@ -121,8 +128,7 @@ def test_hands_hide_what_they_cover() -> None:
         assert not seen[element].known
         # the picture really shows skin, not the board, over a hidden element
         x, y = np.rint(hands.truth[element].polygon.mean(axis=0)).astype(int)
-        if hands.truth[element].visible < 0.05 and 0 <= x < CAMERA.width \
-                and 0 <= y < CAMERA.height:
+        if hands.truth[element].visible < 0.05 and 0 <= x < CAMERA.width and 0 <= y < CAMERA.height:
             assert hands.hand_mask[y, x]
     for element, truth in hands.truth.items():
         if truth.visible >= 0.5:
@@ -141,14 +147,36 @@ def test_out_of_view_elements_are_hidden() -> None:
 
 
 @pytest.mark.parametrize("game", RENDERABLE)
-def test_render_command_writes_picture_and_truth(tmp_path: Path, game: str,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_render_command_writes_picture_and_truth(
+    tmp_path: Path, game: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     from companion.cli import main
 
     out, truth = tmp_path / "t.png", tmp_path / "t.json"
-    code = main(["vision", "render", "--game", game, "--seed", "2", "--moves", "12",
-                 "--elevation", "45", "--size", "240x180", "--hands", "1", "--clutter", "2",
-                 "--out", str(out), "--truth", str(truth)])
+    code = main(
+        [
+            "vision",
+            "render",
+            "--game",
+            game,
+            "--seed",
+            "2",
+            "--moves",
+            "12",
+            "--elevation",
+            "45",
+            "--size",
+            "240x180",
+            "--hands",
+            "1",
+            "--clutter",
+            "2",
+            "--out",
+            str(out),
+            "--truth",
+            str(truth),
+        ]
+    )
     assert code == 0
     image = cv2.imread(str(out))
     assert image.shape == (180, 240, 3)
@@ -172,17 +200,27 @@ def test_clutter_in_front_hides_the_board_edge() -> None:
     low = Pose(35.0, 0.0, 700.0)
     found = False
     for seed in range(2):
-        result = render_table(observation, CAMERA, low, imaging=FAST,
-                              options=TableOptions(px_per_mm=1.0, clutter=9), seed=seed)
+        result = render_table(
+            observation,
+            CAMERA,
+            low,
+            imaging=FAST,
+            options=TableOptions(px_per_mm=1.0, clutter=9),
+            seed=seed,
+        )
         assert not result.hand_mask.any()
-        hidden = [e for e, t in result.truth.items() if t.visible < 0.5
-                  and 0 <= t.polygon[:, 0].mean() < CAMERA.width
-                  and 0 <= t.polygon[:, 1].mean() < CAMERA.height]
+        hidden = [
+            e
+            for e, t in result.truth.items()
+            if t.visible < 0.5
+            and 0 <= t.polygon[:, 0].mean() < CAMERA.width
+            and 0 <= t.polygon[:, 1].mean() < CAMERA.height
+        ]
         if hidden:
             found = True
             for element in hidden:
                 x, y = np.rint(result.truth[element].polygon.mean(axis=0)).astype(int)
-                assert result.occluded[max(0, y - 3):y + 4, max(0, x - 3):x + 4].any()
+                assert result.occluded[max(0, y - 3) : y + 4, max(0, x - 3) : x + 4].any()
     assert found
 
 
@@ -199,7 +237,7 @@ def test_pieces_left_off_their_spot_are_truthfully_placed() -> None:
     red = ((hsv[:, :, 0] < 8) | (hsv[:, :, 0] > 170)) & (hsv[:, :, 1] > 120)
     x, y, w, h = cv2.boundingRect(truth.polygon.astype(np.float32))
     near = np.zeros_like(red)
-    near[y - h:y + 2 * h, x - w:x + 2 * w] = True
+    near[y - h : y + 2 * h, x - w : x + 2 * w] = True
     ys, xs = np.nonzero(red & near)
     centre = truth.top.mean(axis=0)
     assert np.hypot(xs.mean() - centre[0], ys.mean() - centre[1]) < 0.3
@@ -211,10 +249,20 @@ def test_markers_option_sticks_the_calibration_markers_on_the_board() -> None:
 
     camera = Camera.from_fov(960, 720, 60.0)
     observation = _empty_shangrila()
-    plain = render_table(observation, camera, Pose(70.0, 0.0, 750.0), imaging=FAST,
-                         options=TableOptions(px_per_mm=2.0))
-    marked = render_table(observation, camera, Pose(70.0, 0.0, 750.0), imaging=FAST,
-                          options=TableOptions(px_per_mm=2.0, markers=True))
+    plain = render_table(
+        observation,
+        camera,
+        Pose(70.0, 0.0, 750.0),
+        imaging=FAST,
+        options=TableOptions(px_per_mm=2.0),
+    )
+    marked = render_table(
+        observation,
+        camera,
+        Pose(70.0, 0.0, 750.0),
+        imaging=FAST,
+        options=TableOptions(px_per_mm=2.0, markers=True),
+    )
     config = load_config().registration
     assert detect_markers(config, "DICT_4X4_50", plain.image) == {}
     found = detect_markers(config, "DICT_4X4_50", marked.image)
@@ -224,8 +272,9 @@ def test_markers_option_sticks_the_calibration_markers_on_the_board() -> None:
 
     board = PlanarTexture(np.zeros((2, 2, 3), np.uint8), (500.0, 500.0), (0.0, 0.0), 0.0)
     corners_mm = board_geometry("shangrila").marker_corners_mm(0)
-    truth = project_points(camera, Pose(70.0, 0.0, 750.0),
-                           np.column_stack([board.to_table(corners_mm), np.zeros(4)]))
+    truth = project_points(
+        camera, Pose(70.0, 0.0, 750.0), np.column_stack([board.to_table(corners_mm), np.zeros(4)])
+    )
     assert np.abs(found[0] - truth).max() < 1.5
 
 
@@ -257,12 +306,26 @@ def test_render_speed(game: str, size: tuple[int, int]) -> None:
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        render_table(observation, camera, pose, light=LIGHTS["hardest"], imaging=imaging,
-                     options=options, seed=0)  # the board's drawing is made once
+        render_table(
+            observation,
+            camera,
+            pose,
+            light=LIGHTS["hardest"],
+            imaging=imaging,
+            options=options,
+            seed=0,
+        )  # the board's drawing is made once
         start = time.process_time()
         for seed in range(1, 4):
-            render_table(observation, camera, pose, light=LIGHTS["hardest"],
-                         imaging=imaging, options=options, seed=seed)
+            render_table(
+                observation,
+                camera,
+                pose,
+                light=LIGHTS["hardest"],
+                imaging=imaging,
+                options=options,
+                seed=seed,
+            )
         seconds = (time.process_time() - start) / 3
     finally:
         cv2.setNumThreads(threads)
@@ -273,7 +336,12 @@ def test_render_speed(game: str, size: tuple[int, int]) -> None:
 def test_hands_over_aims_the_hand_at_the_named_element() -> None:
     observation = _with(_empty_shangrila(), **{"4H": "red", "9P": "blue"})
     for element in ("4H", "9P"):
-        result = render_table(observation, CAMERA, Pose(60.0, 0.0, 800.0), imaging=FAST,
-                              options=TableOptions(px_per_mm=1.5, hands=1,
-                                                   hands_over=(element,)), seed=5)
+        result = render_table(
+            observation,
+            CAMERA,
+            Pose(60.0, 0.0, 800.0),
+            imaging=FAST,
+            options=TableOptions(px_per_mm=1.5, hands=1, hands_over=(element,)),
+            seed=5,
+        )
         assert result.truth[element].visible < 0.5

@@ -33,8 +33,10 @@ def profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pictures) -> str:  
     reader, _ = calibrated_reader(pictures, load_fitted("shangrila"))
     save_appearance(reader.appearance, "table")
     model = make_world("shangrila", SETUP.kind, SETUP.seed).model
-    fits = {name: ElementFit(name, e.centre_mm, e.angle_deg, 0.0, 1.0, 0.0, "outline")
-            for name, e in model.elements.items()}
+    fits = {
+        name: ElementFit(name, e.centre_mm, e.angle_deg, 0.0, 1.0, 0.0, "outline")
+        for name, e in model.elements.items()
+    }
     save_layout(LayoutFit(model, fits), layout_path("shangrila", "table"))
     return "table"
 
@@ -45,27 +47,60 @@ def test_the_profile_gives_the_appearance_reader_and_the_layout(profile: str) ->
     assert table.layout is not None
     world = make_world("shangrila", SETUP.kind, SETUP.seed)
     assert table.model.elements["bridge 0-1"].centre_mm == pytest.approx(
-        world.model.elements["bridge 0-1"].centre_mm)
+        world.model.elements["bridge 0-1"].centre_mm
+    )
     assert "the set's appearance" in " ".join(table.describe())
 
 
-def test_vision_read_uses_the_profile(profile: str, pictures, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_vision_read_uses_the_profile(
+    profile: str,
+    pictures,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     image, truth = pictures.plays[0]
     picture = tmp_path / "table.png"
     cv2.imwrite(str(picture), image)
     truth_file = tmp_path / "truth.json"
-    truth_file.write_text(json.dumps({"observation": truth["visible"],
-                                      "camera": pictures.camera, "pose": pictures.pose}),
-                          encoding="utf-8")
-    status = main(["vision", "read", "--game", "shangrila", str(picture), "--profile", profile,
-                   "--locate", "truth", "--truth", str(truth_file)])
+    truth_file.write_text(
+        json.dumps(
+            {"observation": truth["visible"], "camera": pictures.camera, "pose": pictures.pose}
+        ),
+        encoding="utf-8",
+    )
+    status = main(
+        [
+            "vision",
+            "read",
+            "--game",
+            "shangrila",
+            str(picture),
+            "--profile",
+            profile,
+            "--locate",
+            "truth",
+            "--truth",
+            str(truth_file),
+        ]
+    )
     out = capsys.readouterr().out
     assert "the set's appearance" in out and "the board's own layout" in out
     assert status == 0, out
     # without the profile the made-up board is not read at all
-    main(["vision", "read", "--game", "shangrila", str(picture), "--no-profile",
-          "--locate", "truth", "--truth", str(truth_file)])
+    main(
+        [
+            "vision",
+            "read",
+            "--game",
+            "shangrila",
+            str(picture),
+            "--no-profile",
+            "--locate",
+            "truth",
+            "--truth",
+            str(truth_file),
+        ]
+    )
     assert "no profile used" in capsys.readouterr().out
 
 
@@ -79,7 +114,8 @@ def test_a_damaged_part_of_a_named_profile_is_an_error(profile: str) -> None:
 
 
 def test_a_damaged_part_of_the_default_profile_is_skipped_and_said(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pictures) -> None:  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pictures
+) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path / "data"))
     reader, _ = calibrated_reader(pictures, load_fitted("shangrila"))
     document = save_appearance(reader.appearance)

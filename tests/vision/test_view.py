@@ -59,7 +59,7 @@ def test_pose_from_homography_recovers_the_projection() -> None:
 def test_rectify_shows_the_board_from_above() -> None:
     frame = np.zeros((720, 1280, 3), np.uint8)
     spot = _view().to_image(np.array([[250.0, 250.0]]))[0]
-    frame[round(spot[1]) - 2:round(spot[1]) + 3, round(spot[0]) - 2:round(spot[0]) + 3] = 255
+    frame[round(spot[1]) - 2 : round(spot[1]) + 3, round(spot[0]) - 2 : round(spot[0]) + 3] = 255
     top = _view().rectify(frame, SIZE, 1.0)
     assert top.shape == (500, 500, 3)
     y, x = np.unravel_index(np.argmax(top[:, :, 0]), top.shape[:2])

@@ -36,14 +36,25 @@ FloatArray = NDArray[np.float64]
 
 MODEL_VERSION = 1
 GAMES = ("shangrila", "shendao", "shenshi")
-KINDS = {"shangrila": ("space", "bridge", "stone"), "shendao": ("square", "gate"),
-         "shenshi": ("tile", "cushion", "monk")}
-PIECE_SIZES = {"shangrila": ("tile_mm", "tile_thickness_mm", "bridge_height_mm",
-                             "stone_height_mm"),
-               "shendao": ("tile_mm", "tile_thickness_mm", "stick_height_mm"),
-               "shenshi": ("tile_mm", "tile_thickness_mm", "cushion_mm",
-                           "cushion_height_mm", "grand_height_mm", "grand_base_mm",
-                           "master_height_mm", "master_base_mm")}
+KINDS = {
+    "shangrila": ("space", "bridge", "stone"),
+    "shendao": ("square", "gate"),
+    "shenshi": ("tile", "cushion", "monk"),
+}
+PIECE_SIZES = {
+    "shangrila": ("tile_mm", "tile_thickness_mm", "bridge_height_mm", "stone_height_mm"),
+    "shendao": ("tile_mm", "tile_thickness_mm", "stick_height_mm"),
+    "shenshi": (
+        "tile_mm",
+        "tile_thickness_mm",
+        "cushion_mm",
+        "cushion_height_mm",
+        "grand_height_mm",
+        "grand_base_mm",
+        "master_height_mm",
+        "master_base_mm",
+    ),
+}
 # ShenShi's off-board elements: the path tokens (``tokens silver``), one count a player.
 OFF_BOARD_PREFIX = {"shenshi": "tokens "}
 HEIGHT_SUFFIX = "^"
@@ -104,11 +115,11 @@ class BoardModel:
         if element in self.elements:
             return self.elements[element]
         if element in self.off_board:
-            raise KeyError(f"{element!r} is not on the {self.game} board: "
-                           f"{self.off_board[element]}")
+            raise KeyError(
+                f"{element!r} is not on the {self.game} board: {self.off_board[element]}"
+            )
         base = element.removesuffix(HEIGHT_SUFFIX)
-        if base != element and base in self.elements \
-                and self.elements[base].kind == "space":
+        if base != element and base in self.elements and self.elements[base].kind == "space":
             return self.elements[base]
         raise KeyError(f"the {self.game} board has no element {element!r}")
 
@@ -167,11 +178,13 @@ def _read_model(game: str, path: str | Path | None) -> BoardModel:
             text = Path(path).read_text(encoding="utf-8")
         data = json.loads(text)
     except OSError as error:
-        raise ModelError(f"cannot read the board model {source}: "
-                         f"{error.strerror or error}") from None
+        raise ModelError(
+            f"cannot read the board model {source}: {error.strerror or error}"
+        ) from None
     except json.JSONDecodeError as error:
-        raise ModelError(f"the board model {source} is not valid JSON: {error.msg} at line "
-                         f"{error.lineno}") from None
+        raise ModelError(
+            f"the board model {source} is not valid JSON: {error.msg} at line {error.lineno}"
+        ) from None
     try:
         return model_from_json(game, data)
     except ValueError as error:
@@ -188,8 +201,7 @@ def model_from_json(game: str, data: Any) -> BoardModel:
     pieces_raw = data.get("pieces")
     if not isinstance(pieces_raw, dict):
         raise ValueError("'pieces' must be an object of sizes in mm")
-    pieces = {key: _positive(pieces_raw.get(key), f"pieces.{key}")
-              for key in PIECE_SIZES[game]}
+    pieces = {key: _positive(pieces_raw.get(key), f"pieces.{key}") for key in PIECE_SIZES[game]}
     raw = data.get("elements")
     if not isinstance(raw, dict) or not raw:
         raise ValueError("'elements' must be an object: element name -> place")
@@ -198,24 +210,25 @@ def model_from_json(game: str, data: Any) -> BoardModel:
         elements[name] = _element(game, name, item, size)
     schema = referee_schema(game)
     off_board = _off_board(game, data.get("off_board", {}), schema.elements)
-    wanted = [e for e in schema.elements
-              if not e.endswith(HEIGHT_SUFFIX) and e not in off_board]
+    wanted = [e for e in schema.elements if not e.endswith(HEIGHT_SUFFIX) and e not in off_board]
     missing = [e for e in wanted if e not in elements]
     extra = [e for e in elements if e not in schema.values]
     on_and_off = [e for e in elements if e in off_board]
     if on_and_off:
         raise ValueError(f"elements both on the board and off_board: {', '.join(on_and_off)}")
     if missing:
-        raise ValueError(f"elements missing: {', '.join(missing[:8])}"
-                         + (" ..." if len(missing) > 8 else ""))
+        raise ValueError(
+            f"elements missing: {', '.join(missing[:8])}" + (" ..." if len(missing) > 8 else "")
+        )
     if extra:
         raise ValueError(f"elements the referee does not know: {', '.join(extra[:8])}")
     ordered = {name: elements[name] for name in wanted}
     villages = tuple(_village(v, i) for i, v in enumerate(data.get("villages", [])))
     if game == "shangrila" and len(villages) != 13:
         raise ValueError(f"'villages' must list 13 villages, not {len(villages)}")
-    walls = tuple((_pair(w[0], "walls", True), _pair(w[1], "walls", True))
-                  for w in data.get("walls", []))
+    walls = tuple(
+        (_pair(w[0], "walls", True), _pair(w[1], "walls", True)) for w in data.get("walls", [])
+    )
     if game == "shenshi":
         _check_shenshi(ordered, pieces)
     return BoardModel(game, size, ordered, pieces, villages, walls, off_board)
@@ -231,12 +244,16 @@ def _off_board(game: str, raw: Any, referee: tuple[str, ...]) -> dict[str, str]:
     wrong = [e for e in raw if e not in expected]
     if wrong:
         allowed = ", ".join(expected) if expected else "none"
-        raise ValueError(f"off_board: {', '.join(wrong)} cannot be off the board "
-                         f"(off-board elements of {game}: {allowed})")
+        raise ValueError(
+            f"off_board: {', '.join(wrong)} cannot be off the board "
+            f"(off-board elements of {game}: {allowed})"
+        )
     absent = [e for e in expected if e not in raw]
     if absent:
-        raise ValueError(f"off_board must list {', '.join(absent)} (not on the board: the "
-                         f"camera does not read them)")
+        raise ValueError(
+            f"off_board must list {', '.join(absent)} (not on the board: the "
+            f"camera does not read them)"
+        )
     return {name: raw[name] for name in expected}
 
 
@@ -249,11 +266,15 @@ def _check_shenshi(elements: dict[str, Element], pieces: dict[str, float]) -> No
             raise ValueError(f"element {name!r}: kind must be {part!r}, not {element.kind!r}")
         tile = elements[f"{square} tile"]
         if element.centre_mm != tile.centre_mm:
-            raise ValueError(f"element {name!r}: centre {element.centre_mm} is not its "
-                             f"square's ({square} tile: {tile.centre_mm})")
+            raise ValueError(
+                f"element {name!r}: centre {element.centre_mm} is not its "
+                f"square's ({square} tile: {tile.centre_mm})"
+            )
     if pieces["grand_height_mm"] <= pieces["master_height_mm"]:
-        raise ValueError("pieces.grand_height_mm must exceed pieces.master_height_mm "
-                         "(a Grand Master is taller than a master)")
+        raise ValueError(
+            "pieces.grand_height_mm must exceed pieces.master_height_mm "
+            "(a Grand Master is taller than a master)"
+        )
     if pieces["grand_base_mm"] < pieces["master_base_mm"]:
         raise ValueError("pieces.grand_base_mm must be at least pieces.master_base_mm")
 
@@ -263,12 +284,12 @@ def _element(game: str, name: str, item: Any, size: tuple[float, float]) -> Elem
         raise ValueError(f"element {name!r} must be an object")
     kind = item.get("kind")
     if kind not in KINDS[game]:
-        raise ValueError(f"element {name!r}: kind {kind!r} is not one of "
-                         f"{', '.join(KINDS[game])}")
+        raise ValueError(f"element {name!r}: kind {kind!r} is not one of {', '.join(KINDS[game])}")
     centre = _pair(item.get("centre_mm"), f"{name}.centre_mm", allow_zero=True)
     if not (0.0 <= centre[0] <= size[0] and 0.0 <= centre[1] <= size[1]):
-        raise ValueError(f"element {name!r}: centre {centre} lies off the "
-                         f"{size[0]:g} x {size[1]:g} mm board")
+        raise ValueError(
+            f"element {name!r}: centre {centre} lies off the {size[0]:g} x {size[1]:g} mm board"
+        )
     extent = _pair(item.get("size_mm"), f"{name}.size_mm")
     angle = item.get("angle_deg", 0.0)
     if not isinstance(angle, int | float) or isinstance(angle, bool):
@@ -282,9 +303,12 @@ def _element(game: str, name: str, item: Any, size: tuple[float, float]) -> Elem
 def _village(item: Any, index: int) -> Village:
     if not isinstance(item, dict) or item.get("id") != index:
         raise ValueError(f"village {index} must be an object with id {index}")
-    return Village(index, _pair(item.get("centre_mm"), f"village {index}.centre_mm"),
-                   _positive(item.get("radius_mm"), f"village {index}.radius_mm"),
-                   bool(item.get("red", False)))
+    return Village(
+        index,
+        _pair(item.get("centre_mm"), f"village {index}.centre_mm"),
+        _positive(item.get("radius_mm"), f"village {index}.radius_mm"),
+        bool(item.get("red", False)),
+    )
 
 
 def _positive(value: Any, key: str) -> float:
@@ -294,8 +318,11 @@ def _positive(value: Any, key: str) -> float:
 
 
 def _pair(value: Any, key: str, allow_zero: bool = False) -> tuple[float, float]:
-    if not isinstance(value, list | tuple) or len(value) != 2 or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+    ):
         raise ValueError(f"{key} must be two numbers (mm), not {value!r}")
     if not allow_zero and min(value) <= 0:
         raise ValueError(f"{key} must be positive, not {value!r}")

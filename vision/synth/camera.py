@@ -103,9 +103,15 @@ class Camera:
         """The same lens on a sensor with ``factor`` times more pixels per side (pixel
         centres stay at integer coordinates, so the principal point moves by a half
         pixel)."""
-        return replace(self, width=self.width * factor, height=self.height * factor,
-                       fx=self.fx * factor, fy=self.fy * factor,
-                       cx=(self.cx + 0.5) * factor - 0.5, cy=(self.cy + 0.5) * factor - 0.5)
+        return replace(
+            self,
+            width=self.width * factor,
+            height=self.height * factor,
+            fx=self.fx * factor,
+            fy=self.fy * factor,
+            cx=(self.cx + 0.5) * factor - 0.5,
+            cy=(self.cy + 0.5) * factor - 0.5,
+        )
 
 
 @dataclass(frozen=True)
@@ -193,8 +199,7 @@ class PlanarTexture:
         points = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
         local = points - np.array(self.size_mm) / 2.0
         a = math.radians(self.angle_deg)
-        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]],
-                       dtype=np.float64)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], dtype=np.float64)
         return local @ rot.T + np.array(self.centre_mm, dtype=np.float64)
 
 
@@ -223,11 +228,24 @@ class Light:
 # light of the other.
 LIGHTS: dict[str, Light] = {
     "daylight": Light(),
-    "warm": Light(key_rgb=(1.0, 0.78, 0.52), key_level=0.85, fill_rgb=(1.0, 0.85, 0.7),
-                  fill_level=0.1, unevenness=0.2, direction_deg=30.0),
+    "warm": Light(
+        key_rgb=(1.0, 0.78, 0.52),
+        key_level=0.85,
+        fill_rgb=(1.0, 0.85, 0.7),
+        fill_level=0.1,
+        unevenness=0.2,
+        direction_deg=30.0,
+    ),
     "dim": Light(key_level=0.3, fill_level=0.05, unevenness=0.3, direction_deg=120.0),
-    "hardest": Light(key_rgb=(1.0, 0.68, 0.36), key_level=0.55, fill_rgb=(0.55, 0.7, 1.0),
-                     fill_level=0.25, unevenness=0.85, direction_deg=200.0, span_mm=600.0),
+    "hardest": Light(
+        key_rgb=(1.0, 0.68, 0.36),
+        key_level=0.55,
+        fill_rgb=(0.55, 0.7, 1.0),
+        fill_level=0.25,
+        unevenness=0.85,
+        direction_deg=200.0,
+        span_mm=600.0,
+    ),
 }
 HARDEST_LIGHT = "hardest"
 
@@ -283,9 +301,12 @@ def project_points(camera: Camera, pose: Pose, points_mm: FloatArray) -> FloatAr
     return np.asarray(pixels.reshape(-1, 2), dtype=np.float64)
 
 
-def table_texture(seed: int, size_mm: tuple[float, float] = (2400.0, 1800.0),
-                  px_per_mm: float = 0.5,
-                  rgb: tuple[float, float, float] = (0.36, 0.24, 0.14)) -> PlanarTexture:
+def table_texture(
+    seed: int,
+    size_mm: tuple[float, float] = (2400.0, 1800.0),
+    px_per_mm: float = 0.5,
+    rgb: tuple[float, float, float] = (0.36, 0.24, 0.14),
+) -> PlanarTexture:
     """A wooden table top: grain running along X with seeded waviness and knots of
     colour, as sRGB ``rgb`` on average."""
     rng = np.random.default_rng(seed)
@@ -296,8 +317,9 @@ def table_texture(seed: int, size_mm: tuple[float, float] = (2400.0, 1800.0),
     rows = np.arange(height, dtype=np.float32)[:, None]
     period = float(rng.uniform(6.0, 10.0)) * px_per_mm * 2.0
     grain = np.sin(2.0 * np.pi * (rows / period + 0.35 * waviness))
-    fine = cv2.GaussianBlur(rng.normal(size=(height, width)).astype(np.float32), (0, 0),
-                            sigmaX=3.0, sigmaY=0.7)
+    fine = cv2.GaussianBlur(
+        rng.normal(size=(height, width)).astype(np.float32), (0, 0), sigmaX=3.0, sigmaY=0.7
+    )
     shade = 1.0 + 0.08 * grain + 0.12 * waviness + 0.05 * fine
     base = np.array(rgb[::-1], dtype=np.float32)
     image = np.clip(shade[:, :, None] * base * 255.0, 0, 255).astype(np.uint8)
@@ -309,8 +331,14 @@ Painter = Callable[[NDArray[np.float32], Camera], None]
 by a camera (the supersampled one), after the flat layers and before light and noise."""
 
 
-def render(camera: Camera, pose: Pose, scene: Scene, imaging: Imaging | None = None,
-           seed: int = 0, paint: Painter | None = None) -> Image:
+def render(
+    camera: Camera,
+    pose: Pose,
+    scene: Scene,
+    imaging: Imaging | None = None,
+    seed: int = 0,
+    paint: Painter | None = None,
+) -> Image:
     """Photograph ``scene`` with ``camera`` at ``pose``: a ``uint8`` BGR image of
     ``camera.size``. ``paint``, if given, draws solid things over the flat layers. The
     same arguments always give the same image."""
@@ -326,20 +354,27 @@ def render(camera: Camera, pose: Pose, scene: Scene, imaging: Imaging | None = N
         y0, y1, x0, x1 = _layer_window(fine_camera, pose, layer)
         if y0 == y1 or x0 == x1:
             continue
-        _paint_layer(albedo[y0:y1, x0:x1], layer, table_x[y0:y1, x0:x1],
-                     table_y[y0:y1, x0:x1], texels_per_mm_of_view)
+        _paint_layer(
+            albedo[y0:y1, x0:x1],
+            layer,
+            table_x[y0:y1, x0:x1],
+            table_y[y0:y1, x0:x1],
+            texels_per_mm_of_view,
+        )
     if paint is not None:
         paint(albedo, fine_camera)
     if ss > 1:
         # Light varies slowly across the table: it is applied after averaging the rays.
-        albedo = array_of(np.float32,
-                          cv2.resize(albedo, camera.size, interpolation=cv2.INTER_AREA))
-        table_x = array_of(np.float32,
-                           cv2.resize(table_x, camera.size, interpolation=cv2.INTER_NEAREST))
-        table_y = array_of(np.float32,
-                           cv2.resize(table_y, camera.size, interpolation=cv2.INTER_NEAREST))
-        seen = cv2.resize(seen.astype(np.uint8), camera.size,
-                          interpolation=cv2.INTER_NEAREST).astype(bool)
+        albedo = array_of(np.float32, cv2.resize(albedo, camera.size, interpolation=cv2.INTER_AREA))
+        table_x = array_of(
+            np.float32, cv2.resize(table_x, camera.size, interpolation=cv2.INTER_NEAREST)
+        )
+        table_y = array_of(
+            np.float32, cv2.resize(table_y, camera.size, interpolation=cv2.INTER_NEAREST)
+        )
+        seen = cv2.resize(
+            seen.astype(np.uint8), camera.size, interpolation=cv2.INTER_NEAREST
+        ).astype(bool)
     radiance = albedo * _light_field(scene.light, table_x, table_y, seen)
     if imaging.exposure != 1.0:
         radiance *= np.float32(imaging.exposure)
@@ -349,7 +384,7 @@ def render(camera: Camera, pose: Pose, scene: Scene, imaging: Imaging | None = N
         radiance = array_of(np.float32, cv2.GaussianBlur(radiance, (0, 0), imaging.blur_sigma))
     levels = _encode_srgb(np.clip(radiance, 0.0, 1.0)) * np.float32(255.0)
     if imaging.noise_sigma > 0.0 or imaging.shot_noise > 0.0:
-        sigma = np.sqrt(imaging.noise_sigma ** 2 + imaging.shot_noise * levels)
+        sigma = np.sqrt(imaging.noise_sigma**2 + imaging.shot_noise * levels)
         levels = levels + sigma * rng.standard_normal(levels.shape, dtype=np.float32)
     image: Image = np.clip(np.rint(levels), 0, 255).astype(np.uint8)
     if imaging.jpeg_quality is not None:
@@ -361,8 +396,9 @@ def render(camera: Camera, pose: Pose, scene: Scene, imaging: Imaging | None = N
 
 
 @lru_cache(maxsize=2)
-def _undistorted_normalised(camera: Camera, step: int) -> tuple[
-        NDArray[np.float32], NDArray[np.float32]]:
+def _undistorted_normalised(
+    camera: Camera, step: int
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """For every pixel of ``camera``, the ideal normalised coordinates (x/z, y/z) of the
     ray that the lens bends onto it, solved exactly every ``step`` pixels.
 
@@ -374,22 +410,34 @@ def _undistorted_normalised(camera: Camera, step: int) -> tuple[
     return xn, yn
 
 
-def _solve_undistorted(camera: Camera, step: int) -> tuple[
-        NDArray[np.float32], NDArray[np.float32]]:
+def _solve_undistorted(
+    camera: Camera, step: int
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     width, height = camera.size
     if not np.any(camera.distortion):
         xs = (np.arange(width, dtype=np.float32) - np.float32(camera.cx)) / np.float32(camera.fx)
         ys = (np.arange(height, dtype=np.float32) - np.float32(camera.cy)) / np.float32(camera.fy)
-        return (np.broadcast_to(xs[None, :], (height, width)).copy(),
-                np.broadcast_to(ys[:, None], (height, width)).copy())
+        return (
+            np.broadcast_to(xs[None, :], (height, width)).copy(),
+            np.broadcast_to(ys[:, None], (height, width)).copy(),
+        )
     grid_x = np.arange(-step, width + 2 * step, step, dtype=np.float64)
     grid_y = np.arange(-step, height + 2 * step, step, dtype=np.float64)
     gx, gy = np.meshgrid(grid_x, grid_y)
     pixels = np.stack([gx.ravel(), gy.ravel()], axis=1).reshape(-1, 1, 2)
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, _UNDISTORT_ITERATIONS, 1e-12)
-    ideal = array_of(np.float64, cv2.undistortPoints(
-        pixels, camera.matrix, camera.distortion, None, np.eye(3), np.eye(3), criteria,
-    )).reshape(len(grid_y), len(grid_x), 2)
+    ideal = array_of(
+        np.float64,
+        cv2.undistortPoints(
+            pixels,
+            camera.matrix,
+            camera.distortion,
+            None,
+            np.eye(3),
+            np.eye(3),
+            criteria,
+        ),
+    ).reshape(len(grid_y), len(grid_x), 2)
     # Separable bilinear interpolation, in numpy: cv2.remap would quantise positions to
     # 1/32 of a grid cell, an error of 0.12 px at this spacing.
     xn = _interpolate_rows(_interpolate_columns(ideal[:, :, 0], width, step), height, step)
@@ -417,8 +465,9 @@ def _interpolate_rows(coarse: FloatArray, height: int, step: int) -> NDArray[np.
     return np.asarray(low + (high - low) * weight, dtype=np.float32)
 
 
-def _table_coordinates(camera: Camera, pose: Pose, step: int) -> tuple[
-        NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_]]:
+def _table_coordinates(
+    camera: Camera, pose: Pose, step: int
+) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.bool_]]:
     """Table millimetres seen by every pixel, and whether the pixel sees the table at
     all (rays that point above the horizon do not)."""
     xn, yn = _undistorted_normalised(camera, step)
@@ -428,8 +477,9 @@ def _table_coordinates(camera: Camera, pose: Pose, step: int) -> tuple[
     w = m[2, 0] * xn + m[2, 1] * yn + m[2, 2]
     seen = w > np.float32(1e-6)
     # Pixels that do not see the table get a point far outside every texture.
-    inverse_w = np.where(seen, np.float32(1.0) / np.where(seen, w, np.float32(1.0)),
-                         np.float32(0.0))
+    inverse_w = np.where(
+        seen, np.float32(1.0) / np.where(seen, w, np.float32(1.0)), np.float32(0.0)
+    )
     table_x = (m[0, 0] * xn + m[0, 1] * yn + m[0, 2]) * inverse_w
     table_y = (m[1, 0] * xn + m[1, 1] * yn + m[1, 2]) * inverse_w
     table_x[~seen] = _FAR_AWAY_MM
@@ -437,8 +487,9 @@ def _table_coordinates(camera: Camera, pose: Pose, step: int) -> tuple[
 
 
 _SRGB_TO_LINEAR = np.array(
-    [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-     for c in (np.arange(256) / 255.0)], dtype=np.float32)
+    [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (np.arange(256) / 255.0)],
+    dtype=np.float32,
+)
 
 
 def _encode_srgb(linear: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -447,8 +498,7 @@ def _encode_srgb(linear: NDArray[np.float32]) -> NDArray[np.float32]:
     return np.where(linear <= np.float32(0.0031308), low, high).astype(np.float32)
 
 
-def _layer_window(camera: Camera, pose: Pose, layer: PlanarTexture) -> tuple[
-        int, int, int, int]:
+def _layer_window(camera: Camera, pose: Pose, layer: PlanarTexture) -> tuple[int, int, int, int]:
     """The rows and columns ``(y0, y1, x0, x1)`` of the picture that can show ``layer``:
     the box around its outline's projection, when the whole outline is well in front of
     the camera and near the picture (so the projection, lens included, is exact there);
@@ -458,8 +508,9 @@ def _layer_window(camera: Camera, pose: Pose, layer: PlanarTexture) -> tuple[
     w, h = layer.size_mm
     t = np.linspace(0.0, 1.0, _LAYER_OUTLINE_POINTS, endpoint=False)[:, None]
     corners = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
-    outline = np.vstack([a + t * (b - a) for a, b in zip(corners, np.roll(corners, -1, 0),
-                                                          strict=True)])
+    outline = np.vstack(
+        [a + t * (b - a) for a, b in zip(corners, np.roll(corners, -1, 0), strict=True)]
+    )
     points = layer.to_table(outline)
     rotation, translation = _extrinsics(pose)
     depth = points @ rotation[2, :2] + translation[2]
@@ -477,9 +528,13 @@ def _layer_window(camera: Camera, pose: Pose, layer: PlanarTexture) -> tuple[
     return (y0, y1, x0, x1) if x0 < x1 and y0 < y1 else (0, 0, 0, 0)
 
 
-def _paint_layer(albedo: NDArray[np.float32], layer: PlanarTexture,
-                 table_x: NDArray[np.float32], table_y: NDArray[np.float32],
-                 pixels_per_mm: float) -> None:
+def _paint_layer(
+    albedo: NDArray[np.float32],
+    layer: PlanarTexture,
+    table_x: NDArray[np.float32],
+    table_y: NDArray[np.float32],
+    pixels_per_mm: float,
+) -> None:
     """Lay ``layer`` over ``albedo`` (linear BGR), where the pixels see it."""
     texture = layer.image
     tex_h, tex_w = texture.shape[:2]
@@ -507,17 +562,28 @@ def _paint_layer(albedo: NDArray[np.float32], layer: PlanarTexture,
     offset_y = -(ay * cx + by * cy) + tex_h / 2.0 - 0.5
     map_x = cv2.addWeighted(table_x, ax, table_y, bx, offset_x)
     map_y = cv2.addWeighted(table_x, ay, table_y, by, offset_y)
-    sampled = cv2.remap(rgba, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                        borderValue=(0.0, 0.0, 0.0, 0.0))
+    sampled = cv2.remap(
+        rgba,
+        map_x,
+        map_y,
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0.0, 0.0, 0.0, 0.0),
+    )
     albedo *= 1.0 - sampled[:, :, 3:4]
     albedo += sampled[:, :, :3]
 
 
-def _light_field(light: Light, table_x: NDArray[np.float32], table_y: NDArray[np.float32],
-                 seen: NDArray[np.bool_]) -> NDArray[np.float32]:
+def _light_field(
+    light: Light,
+    table_x: NDArray[np.float32],
+    table_y: NDArray[np.float32],
+    seen: NDArray[np.bool_],
+) -> NDArray[np.float32]:
     a = math.radians(light.direction_deg)
-    along = (np.float32(math.cos(a)) * table_x + np.float32(math.sin(a)) * table_y) \
-        / np.float32(light.span_mm / 2.0)
+    along = (np.float32(math.cos(a)) * table_x + np.float32(math.sin(a)) * table_y) / np.float32(
+        light.span_mm / 2.0
+    )
     key = np.clip(1.0 + np.float32(light.unevenness) * np.clip(along, -1.0, 1.0), 0.0, None)
     key_bgr = np.array(light.key_rgb[::-1], dtype=np.float32) * np.float32(light.key_level)
     fill_bgr = np.array(light.fill_rgb[::-1], dtype=np.float32) * np.float32(light.fill_level)
@@ -527,15 +593,22 @@ def _light_field(light: Light, table_x: NDArray[np.float32], table_y: NDArray[np
 
 
 def _vignette(camera: Camera, strength: float) -> NDArray[np.float32]:
-    xs = (np.arange(camera.width, dtype=np.float32) - np.float32(camera.cx))
-    ys = (np.arange(camera.height, dtype=np.float32) - np.float32(camera.cy))
+    xs = np.arange(camera.width, dtype=np.float32) - np.float32(camera.cx)
+    ys = np.arange(camera.height, dtype=np.float32) - np.float32(camera.cy)
     r2 = xs[None, :] ** 2 + ys[:, None] ** 2
-    corner = max(camera.cx, camera.width - 1 - camera.cx) ** 2 \
+    corner = (
+        max(camera.cx, camera.width - 1 - camera.cx) ** 2
         + max(camera.cy, camera.height - 1 - camera.cy) ** 2
+    )
     return (1.0 - np.float32(strength) * r2 / np.float32(corner)).astype(np.float32)
 
 
-def render_views(camera: Camera, poses: Sequence[Pose], scene: Scene,
-                 imaging: Imaging | None = None, seed: int = 0) -> list[Image]:
+def render_views(
+    camera: Camera,
+    poses: Sequence[Pose],
+    scene: Scene,
+    imaging: Imaging | None = None,
+    seed: int = 0,
+) -> list[Image]:
     """Photographs of one scene from several poses; view ``i`` uses seed ``seed + i``."""
     return [render(camera, pose, scene, imaging, seed + i) for i, pose in enumerate(poses)]

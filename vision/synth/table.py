@@ -50,8 +50,12 @@ FloatArray = NDArray[np.float64]
 
 # Piece colours, sRGB as BGR.
 PLAYER_BGR: dict[str, tuple[int, int, int]] = {
-    "red": (40, 45, 200), "blue": (175, 95, 35), "yellow": (40, 200, 235),
-    "violet": (150, 60, 120), "light": (200, 225, 235), "dark": (45, 50, 60),
+    "red": (40, 45, 200),
+    "blue": (175, 95, 35),
+    "yellow": (40, 200, 235),
+    "violet": (150, 60, 120),
+    "light": (200, 225, 235),
+    "dark": (45, 50, 60),
 }
 GLYPH_INK_BGR = (40, 40, 45)
 WOOD_BGR = (60, 120, 170)
@@ -61,13 +65,16 @@ BOARD_EDGE_BGR = (45, 50, 55)
 # ShenShi: metal monks, cushions, the mandala tiles (ground, ring, petals, heart) and the
 # hall's squares (light and dark stone; the marked squares blond).
 METAL_BGR: dict[str, tuple[int, int, int]] = {
-    "silver": (200, 198, 192), "copper": (55, 100, 180), "gold": (30, 170, 225),
-    "black": (34, 34, 38)}
-CUSHION_BGR: dict[str, tuple[int, int, int]] = {
-    "blond": (130, 200, 232), "orange": (25, 105, 235)}
+    "silver": (200, 198, 192),
+    "copper": (55, 100, 180),
+    "gold": (30, 170, 225),
+    "black": (34, 34, 38),
+}
+CUSHION_BGR: dict[str, tuple[int, int, int]] = {"blond": (130, 200, 232), "orange": (25, 105, 235)}
 MANDALA_BGR: dict[str, tuple[tuple[int, int, int], ...]] = {
     "intact": ((45, 30, 135), (40, 175, 230), (150, 95, 25), (225, 235, 240)),
-    "faded": ((172, 182, 238), (150, 200, 225), (215, 185, 170), (225, 230, 240))}
+    "faded": ((172, 182, 238), (150, 200, 225), (215, 185, 170), (225, 230, 240)),
+}
 SHENSHI_SQUARE_BGR = ((186, 188, 184), (122, 124, 120))
 SHENSHI_MARKED_BGR = (105, 175, 215)
 BOARD_THICKNESS_MM = 2.5
@@ -135,7 +142,8 @@ class TableRender:
         """The observation as this picture can show it: elements less than
         ``hidden_below`` in view, and those off the board, are unknown."""
         hidden: dict[str, Reading | None] = {
-            e: None for e, t in self.truth.items() if t.visible < hidden_below}
+            e: None for e, t in self.truth.items() if t.visible < hidden_below
+        }
         hidden.update(dict.fromkeys(self.unseen))
         return self.observation.replace(hidden) if hidden else self.observation
 
@@ -167,6 +175,7 @@ class _Solid:
 
 # --- glyphs ---------------------------------------------------------------------------
 
+
 def _circle(n: int, r: float, cx: float = 0.0, cy: float = 0.0) -> FloatArray:
     a = np.linspace(0.0, 2.0 * np.pi, n + 1)
     return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a)])
@@ -180,18 +189,36 @@ def _star() -> FloatArray:
 
 # One simple drawing per discipline, polylines in a unit square centred on 0 (y down).
 GLYPHS: dict[str, tuple[FloatArray, ...]] = {
-    "R": (np.array([[-0.35, -0.05], [-0.3, -0.3], [0.0, -0.4], [0.3, -0.3], [0.35, -0.05],
-                    [-0.35, -0.05]]),
-          np.array([[-0.2, 0.1], [-0.3, 0.4]]), np.array([[0.0, 0.1], [-0.1, 0.4]]),
-          np.array([[0.2, 0.1], [0.1, 0.4]])),
+    "R": (
+        np.array(
+            [[-0.35, -0.05], [-0.3, -0.3], [0.0, -0.4], [0.3, -0.3], [0.35, -0.05], [-0.35, -0.05]]
+        ),
+        np.array([[-0.2, 0.1], [-0.3, 0.4]]),
+        np.array([[0.0, 0.1], [-0.1, 0.4]]),
+        np.array([[0.2, 0.1], [0.1, 0.4]]),
+    ),
     "A": (_star(),),
-    "D": (np.array([[-0.4, -0.3], [0.3, -0.3], [-0.3, 0.0], [0.3, 0.0], [-0.3, 0.3],
-                    [0.4, 0.3]]),),
+    "D": (np.array([[-0.4, -0.3], [0.3, -0.3], [-0.3, 0.0], [0.3, 0.0], [-0.3, 0.3], [0.4, 0.3]]),),
     "P": (_circle(12, 0.3), np.array([[0.0, -0.45], [0.0, 0.45]])),
-    "Y": (np.array([[-0.45, 0.35], [-0.1, -0.35], [0.15, 0.1], [0.25, -0.1], [0.45, 0.35],
-                    [-0.45, 0.35]]),),
-    "F": (np.array([[0.0, -0.45], [0.25, -0.05], [0.25, 0.2], [0.0, 0.4], [-0.25, 0.2],
-                    [-0.25, -0.05], [-0.05, 0.05], [0.0, -0.45]]),),
+    "Y": (
+        np.array(
+            [[-0.45, 0.35], [-0.1, -0.35], [0.15, 0.1], [0.25, -0.1], [0.45, 0.35], [-0.45, 0.35]]
+        ),
+    ),
+    "F": (
+        np.array(
+            [
+                [0.0, -0.45],
+                [0.25, -0.05],
+                [0.25, 0.2],
+                [0.0, 0.4],
+                [-0.25, 0.2],
+                [-0.25, -0.05],
+                [-0.05, 0.05],
+                [0.0, -0.45],
+            ]
+        ),
+    ),
     "H": (np.array([[0.0, -0.4], [0.0, 0.4]]), np.array([[-0.4, 0.0], [0.4, 0.0]])),
 }
 
@@ -202,19 +229,22 @@ def _glyph_mm(letter: str, centre: tuple[float, float], size: float) -> list[Flo
 
 # --- the board's drawing ---------------------------------------------------------------
 
+
 def _pts(points_mm: FloatArray, px_per_mm: float) -> NDArray[np.int32]:
     # Sub-pixel drawing: 4 fractional bits.
     return np.rint(np.asarray(points_mm) * px_per_mm * 16).astype(np.int32).reshape(-1, 1, 2)
 
 
-def _paper(size_px: tuple[int, int], base_bgr: tuple[int, int, int], blotch: float,
-           seed: int) -> NDArray[np.uint8]:
+def _paper(
+    size_px: tuple[int, int], base_bgr: tuple[int, int, int], blotch: float, seed: int
+) -> NDArray[np.uint8]:
     """A printed card's base colour with slow blotches and fine grain (fixed seed: the
     drawing of a board is always the same)."""
     w, h = size_px
     rng = np.random.default_rng(seed)
-    coarse = cv2.resize(rng.normal(size=(12, 12)).astype(np.float32), (w, h),
-                        interpolation=cv2.INTER_CUBIC)
+    coarse = cv2.resize(
+        rng.normal(size=(12, 12)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC
+    )
     fine = cv2.GaussianBlur(rng.normal(size=(h, w)).astype(np.float32), (0, 0), 1.0)
     shade = 1.0 + blotch * coarse + 0.02 * fine
     image = np.clip(shade[:, :, None] * np.array(base_bgr, np.float32), 0, 255)
@@ -252,8 +282,7 @@ def _thick(mm: float, px_per_mm: float) -> int:
     return max(1, round(mm * px_per_mm))
 
 
-def _shangrila_art(model: BoardModel, size_px: tuple[int, int],
-                   s: float) -> NDArray[np.uint8]:
+def _shangrila_art(model: BoardModel, size_px: tuple[int, int], s: float) -> NDArray[np.uint8]:
     image = _paper(size_px, (120, 170, 165), 0.06, 1)
     aa, shift = cv2.LINE_AA, 4
     centres = {v.id: np.array(v.centre_mm) for v in model.villages}
@@ -262,7 +291,7 @@ def _shangrila_art(model: BoardModel, size_px: tuple[int, int],
         spot = np.array(bridge.centre_mm)
         control = 2.0 * spot - (centres[a] + centres[b]) / 2.0
         t = np.linspace(0.0, 1.0, 40)[:, None]
-        curve = (1 - t) ** 2 * centres[a] + 2 * (1 - t) * t * control + t ** 2 * centres[b]
+        curve = (1 - t) ** 2 * centres[a] + 2 * (1 - t) * t * control + t**2 * centres[b]
         cv2.polylines(image, [_pts(curve, s)], False, (70, 100, 120), _thick(11, s), aa, shift)
         cv2.polylines(image, [_pts(curve, s)], False, (140, 185, 210), _thick(8, s), aa, shift)
         # the river or gorge the bridge crosses
@@ -281,18 +310,15 @@ def _shangrila_art(model: BoardModel, size_px: tuple[int, int],
         cv2.fillPoly(image, [_pts(corners, s)], (215, 232, 240), aa, shift)
         cv2.polylines(image, [_pts(corners, s)], True, (70, 80, 90), _thick(0.8, s), aa, shift)
         for line in _glyph_mm(str(space.discipline), space.centre_mm, space.size_mm[0] * 0.7):
-            cv2.polylines(image, [_pts(line, s)], False, (95, 110, 125), _thick(1.0, s),
-                          aa, shift)
+            cv2.polylines(image, [_pts(line, s)], False, (95, 110, 125), _thick(1.0, s), aa, shift)
     for stone_spot in model.of_kind("stone"):
         ring = _circle(24, stone_spot.size_mm[0] / 2.0, *stone_spot.centre_mm)
-        cv2.polylines(image, [_pts(ring, s)], True, (110, 130, 140), _thick(0.8, s), aa,
-                      shift)
+        cv2.polylines(image, [_pts(ring, s)], True, (110, 130, 140), _thick(0.8, s), aa, shift)
     _frame(image, model, s)
     return image
 
 
-def _shendao_art(model: BoardModel, size_px: tuple[int, int],
-                 s: float) -> NDArray[np.uint8]:
+def _shendao_art(model: BoardModel, size_px: tuple[int, int], s: float) -> NDArray[np.uint8]:
     image = _paper(size_px, (95, 140, 175), 0.05, 2)
     aa, shift = cv2.LINE_AA, 4
     squares = model.of_kind("square")
@@ -300,27 +326,34 @@ def _shendao_art(model: BoardModel, size_px: tuple[int, int],
         file, rank = ord(square.name[0]) - ord("a"), int(square.name[1:])
         shade = (150, 195, 220) if (file + rank) % 2 else (125, 170, 200)
         cv2.fillPoly(image, [_pts(square.corners_mm(), s)], shade, aa, shift)
-        cv2.polylines(image, [_pts(square.corners_mm(), s)], True, (50, 70, 90),
-                      _thick(0.8, s), aa, shift)
+        cv2.polylines(
+            image, [_pts(square.corners_mm(), s)], True, (50, 70, 90), _thick(0.8, s), aa, shift
+        )
     lo = np.min([sq.corners_mm().min(axis=0) for sq in squares], axis=0)
     hi = np.max([sq.corners_mm().max(axis=0) for sq in squares], axis=0)
     outer = np.array([lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]])
     cv2.polylines(image, [_pts(outer, s)], True, (30, 45, 60), _thick(2.0, s), aa, shift)
     for gate in model.of_kind("gate"):
-        slot = Element(gate.name, gate.kind, gate.centre_mm,
-                       (gate.size_mm[0] + 4, gate.size_mm[1] + 4), gate.angle_deg)
+        slot = Element(
+            gate.name,
+            gate.kind,
+            gate.centre_mm,
+            (gate.size_mm[0] + 4, gate.size_mm[1] + 4),
+            gate.angle_deg,
+        )
         cv2.fillPoly(image, [_pts(slot.corners_mm(), s)], (80, 110, 140), aa, shift)
-        cv2.polylines(image, [_pts(slot.corners_mm(), s)], True, (40, 55, 70),
-                      _thick(0.8, s), aa, shift)
+        cv2.polylines(
+            image, [_pts(slot.corners_mm(), s)], True, (40, 55, 70), _thick(0.8, s), aa, shift
+        )
     for a, b in model.walls:
-        cv2.polylines(image, [_pts(np.array([a, b]), s)], False, (35, 35, 175),
-                      _thick(5.0, s), aa, shift)
+        cv2.polylines(
+            image, [_pts(np.array([a, b]), s)], False, (35, 35, 175), _thick(5.0, s), aa, shift
+        )
     _frame(image, model, s)
     return image
 
 
-def _shenshi_art(model: BoardModel, size_px: tuple[int, int],
-                 s: float) -> NDArray[np.uint8]:
+def _shenshi_art(model: BoardModel, size_px: tuple[int, int], s: float) -> NDArray[np.uint8]:
     """The temple hall: light and dark stone squares, the marked squares (where the
     tiles are dealt) blond, inside a carved border."""
     image = _paper(size_px, (60, 85, 120), 0.05, 3)
@@ -331,8 +364,7 @@ def _shenshi_art(model: BoardModel, size_px: tuple[int, int],
     for square in squares:
         name = square.name.split(" ")[0]
         file, rank = ord(name[0]) - ord("a"), int(name[1:])
-        shade = SHENSHI_MARKED_BGR if name in marked else \
-            SHENSHI_SQUARE_BGR[(file + rank) % 2]
+        shade = SHENSHI_MARKED_BGR if name in marked else SHENSHI_SQUARE_BGR[(file + rank) % 2]
         cell = _rectangle(square.centre_mm, (pitch, pitch), square.angle_deg)
         cv2.fillPoly(image, [_pts(cell, s)], shade, aa, shift)
         cv2.polylines(image, [_pts(cell, s)], True, (45, 55, 70), _thick(0.8, s), aa, shift)
@@ -349,27 +381,37 @@ def _shenshi_art(model: BoardModel, size_px: tuple[int, int],
 def _frame(image: NDArray[np.uint8], model: BoardModel, s: float) -> None:
     w, h = model.size_mm
     inset = 3.0
-    frame = np.array([[inset, inset], [w - inset, inset], [w - inset, h - inset],
-                      [inset, h - inset]])
+    frame = np.array(
+        [[inset, inset], [w - inset, inset], [w - inset, h - inset], [inset, h - inset]]
+    )
     cv2.polylines(image, [_pts(frame, s)], True, (40, 50, 60), _thick(3.0, s), cv2.LINE_AA, 4)
 
 
 # --- the pieces --------------------------------------------------------------------------
 
-def _rectangle(centre: tuple[float, float], size: tuple[float, float],
-               angle_deg: float) -> FloatArray:
+
+def _rectangle(
+    centre: tuple[float, float], size: tuple[float, float], angle_deg: float
+) -> FloatArray:
     return Element("", "", centre, size, angle_deg).corners_mm()
 
 
-def _pieces(model: BoardModel, observation: Observation,
-            colours: Mapping[str, tuple[int, int, int]] | None = None
-            ) -> list[tuple[str, _Solid]]:
+def _pieces(
+    model: BoardModel,
+    observation: Observation,
+    colours: Mapping[str, tuple[int, int, int]] | None = None,
+) -> list[tuple[str, _Solid]]:
     """The solids standing on the board, in board millimetres, with the element each
     belongs to. ``colours`` overrides the set's colours (player names, ``wood``,
     ``stone``, ``stick``; for ShenShi the metals, the cushions and the mandalas' colours,
     see :func:`_shenshi_pieces`)."""
-    colour_of = {**PLAYER_BGR, "wood": WOOD_BGR, "stone": STONE_BGR, "stick": STICK_BGR,
-                 **(colours or {})}
+    colour_of = {
+        **PLAYER_BGR,
+        "wood": WOOD_BGR,
+        "stone": STONE_BGR,
+        "stick": STICK_BGR,
+        **(colours or {}),
+    }
     out: list[tuple[str, _Solid]] = []
     p = model.pieces
     if model.game == "shangrila":
@@ -379,24 +421,54 @@ def _pieces(model: BoardModel, observation: Observation,
             if colour in (None, "empty"):
                 continue
             height = observation.value(space.name + HEIGHT_SUFFIX)
-            tiles = height if isinstance(height, int) and not isinstance(height, bool) \
-                and height > 0 else 1
+            tiles = (
+                height
+                if isinstance(height, int) and not isinstance(height, bool) and height > 0
+                else 1
+            )
             glyph = _glyph_mm(str(space.discipline), space.centre_mm, tile * 0.6)
             for level in range(tiles):
-                out.append((space.name, _Solid(
-                    _rectangle(space.centre_mm, (tile, tile), space.angle_deg), level * thick,
-                    (level + 1) * thick, colour_of[str(colour)], tuple(glyph),
-                    (235, 240, 240))))
+                out.append(
+                    (
+                        space.name,
+                        _Solid(
+                            _rectangle(space.centre_mm, (tile, tile), space.angle_deg),
+                            level * thick,
+                            (level + 1) * thick,
+                            colour_of[str(colour)],
+                            tuple(glyph),
+                            (235, 240, 240),
+                        ),
+                    )
+                )
         for bridge in model.of_kind("bridge"):
             if observation.value(bridge.name) is True:
-                out.append((bridge.name, _Solid(bridge.corners_mm(), 0.0,
-                                                p["bridge_height_mm"], colour_of["wood"],
-                                                wood=True)))
+                out.append(
+                    (
+                        bridge.name,
+                        _Solid(
+                            bridge.corners_mm(),
+                            0.0,
+                            p["bridge_height_mm"],
+                            colour_of["wood"],
+                            wood=True,
+                        ),
+                    )
+                )
         for stone in model.of_kind("stone"):
             if observation.value(stone.name) is True:
-                out.append((stone.name, _Solid(
-                    _circle(_CYLINDER_SIDES, stone.size_mm[0] / 2.0, *stone.centre_mm)[:-1],
-                    0.0, p["stone_height_mm"], colour_of["stone"], highlight=True)))
+                out.append(
+                    (
+                        stone.name,
+                        _Solid(
+                            _circle(_CYLINDER_SIDES, stone.size_mm[0] / 2.0, *stone.centre_mm)[:-1],
+                            0.0,
+                            p["stone_height_mm"],
+                            colour_of["stone"],
+                            highlight=True,
+                        ),
+                    )
+                )
     elif model.game == "shenshi":
         out.extend(_shenshi_pieces(model, observation, colours or {}))
     else:
@@ -405,39 +477,63 @@ def _pieces(model: BoardModel, observation: Observation,
             colour = observation.value(square.name)
             if colour in (None, "empty"):
                 continue
-            out.append((square.name, _Solid(_rectangle(square.centre_mm, (tile, tile),
-                                                       square.angle_deg),
-                                            0.0, thick, colour_of[str(colour)])))
+            out.append(
+                (
+                    square.name,
+                    _Solid(
+                        _rectangle(square.centre_mm, (tile, tile), square.angle_deg),
+                        0.0,
+                        thick,
+                        colour_of[str(colour)],
+                    ),
+                )
+            )
         for gate in model.of_kind("gate"):
             if observation.value(gate.name) == "closed":
-                out.append((gate.name, _Solid(gate.corners_mm(), 0.0, p["stick_height_mm"],
-                                              colour_of["stick"], wood=True)))
+                out.append(
+                    (
+                        gate.name,
+                        _Solid(
+                            gate.corners_mm(),
+                            0.0,
+                            p["stick_height_mm"],
+                            colour_of["stick"],
+                            wood=True,
+                        ),
+                    )
+                )
     return out
 
 
-def _rounded_square(centre: tuple[float, float], side: float,
-                    radius: float) -> FloatArray:
+def _rounded_square(centre: tuple[float, float], side: float, radius: float) -> FloatArray:
     """A square with rounded corners, clockwise seen from above (y down)."""
     half = side / 2.0 - radius
     arcs = []
     for k, (sx, sy) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
         a = np.linspace(k * np.pi / 2, (k + 1) * np.pi / 2, 5)
-        arcs.append(np.column_stack([centre[0] + sx * half + radius * np.cos(a),
-                                     centre[1] + sy * half + radius * np.sin(a)]))
+        arcs.append(
+            np.column_stack(
+                [
+                    centre[0] + sx * half + radius * np.cos(a),
+                    centre[1] + sy * half + radius * np.sin(a),
+                ]
+            )
+        )
     return np.vstack(arcs)
 
 
-def _ellipse(centre: FloatArray, axes: tuple[float, float], angle: float,
-             n: int = 12) -> FloatArray:
+def _ellipse(
+    centre: FloatArray, axes: tuple[float, float], angle: float, n: int = 12
+) -> FloatArray:
     a = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
     local = np.column_stack([axes[0] * np.cos(a), axes[1] * np.sin(a)])
     rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
     return np.asarray(local @ rot.T + centre)
 
 
-def _mandala(centre: tuple[float, float], size: float,
-             palette: tuple[tuple[int, int, int], ...]) -> tuple[
-                 tuple[FloatArray, tuple[int, int, int]], ...]:
+def _mandala(
+    centre: tuple[float, float], size: float, palette: tuple[tuple[int, int, int], ...]
+) -> tuple[tuple[FloatArray, tuple[int, int, int]], ...]:
     """The project's own mandala, printed on a tile of ``size`` mm: corner triangles, a
     ring, eight petals and a flower heart, in ``palette`` (ground, ring, petals,
     heart). A faded tile prints it in greys of nearly one value."""
@@ -447,8 +543,9 @@ def _mandala(centre: tuple[float, float], size: float,
     out: list[tuple[FloatArray, tuple[int, int, int]]] = []
     for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
         corner = c + np.array([sx, sy]) * h * 0.92
-        out.append((np.array([corner, corner - [sx * h * 0.45, 0], corner - [0, sy * h * 0.45]]),
-                    ring))
+        out.append(
+            (np.array([corner, corner - [sx * h * 0.45, 0], corner - [0, sy * h * 0.45]]), ring)
+        )
     out.append((_circle(32, size * 0.44, *c)[:-1], ring))
     out.append((_circle(32, size * 0.38, *c)[:-1], palette[0]))
     for k in range(8):
@@ -462,37 +559,57 @@ def _mandala(centre: tuple[float, float], size: float,
 
 # Monk figure (a seated monk): parts bottom to top as (radius as a share of the base
 # radius, bottom and top as shares of the height): crossed legs, robe, neck, head, crown.
-_MONK_PARTS = ((1.0, 0.0, 0.24), (0.74, 0.24, 0.66), (0.3, 0.66, 0.71),
-               (0.4, 0.71, 0.93), (0.24, 0.93, 1.0))
+_MONK_PARTS = (
+    (1.0, 0.0, 0.24),
+    (0.74, 0.24, 0.66),
+    (0.3, 0.66, 0.71),
+    (0.4, 0.71, 0.93),
+    (0.24, 0.93, 1.0),
+)
 
 
-def _monk(centre: tuple[float, float], base: float, height: float, width: float,
-          bgr: tuple[int, int, int]) -> list[_Solid]:
+def _monk(
+    centre: tuple[float, float], base: float, height: float, width: float, bgr: tuple[int, int, int]
+) -> list[_Solid]:
     """A metal monk standing at ``base`` mm: ``height`` tall, ``width`` across its
     crossed legs; round parts, so its sides show from any side."""
     parts = []
     for k, (share, low, high) in enumerate(_MONK_PARTS):
-        parts.append(_Solid(_circle(_CYLINDER_SIDES, width / 2.0 * share, *centre)[:-1],
-                            base + low * height, base + high * height, bgr, metal=True,
-                            highlight=k == len(_MONK_PARTS) - 1, attached=k > 0))
+        parts.append(
+            _Solid(
+                _circle(_CYLINDER_SIDES, width / 2.0 * share, *centre)[:-1],
+                base + low * height,
+                base + high * height,
+                bgr,
+                metal=True,
+                highlight=k == len(_MONK_PARTS) - 1,
+                attached=k > 0,
+            )
+        )
     return parts
 
 
-def _cushion(centre: tuple[float, float], base: float, side: float, height: float,
-             bgr: tuple[int, int, int]) -> list[_Solid]:
+def _cushion(
+    centre: tuple[float, float], base: float, side: float, height: float, bgr: tuple[int, int, int]
+) -> list[_Solid]:
     """A cushion: a rounded slab with a softer, narrower puff on top and a tuft."""
     body = _rounded_square(centre, side, side * 0.2)
     puff = _rounded_square(centre, side * 0.84, side * 0.3)
     light = tuple(min(255, round(c * 1.12 + 12)) for c in bgr)
     dark = tuple(round(c * 0.6) for c in bgr)
-    decor = ((_rounded_square(centre, side * 0.5, side * 0.22), (light[0], light[1], light[2])),
-             (_circle(10, side * 0.06, *centre)[:-1], (dark[0], dark[1], dark[2])))
-    return [_Solid(body, base, base + 0.72 * height, bgr),
-            _Solid(puff, base + 0.72 * height, base + height, bgr, decor=decor, attached=True)]
+    decor = (
+        (_rounded_square(centre, side * 0.5, side * 0.22), (light[0], light[1], light[2])),
+        (_circle(10, side * 0.06, *centre)[:-1], (dark[0], dark[1], dark[2])),
+    )
+    return [
+        _Solid(body, base, base + 0.72 * height, bgr),
+        _Solid(puff, base + 0.72 * height, base + height, bgr, decor=decor, attached=True),
+    ]
 
 
-def shenshi_colours(colours: Mapping[str, tuple[int, int, int]] | None = None
-                    ) -> dict[str, tuple[int, int, int]]:
+def shenshi_colours(
+    colours: Mapping[str, tuple[int, int, int]] | None = None,
+) -> dict[str, tuple[int, int, int]]:
     """ShenShi's piece colours by name: the metals (``silver`` ...), the cushions
     (``blond``, ``orange``) and each mandala face's four colours (``intact 0`` ..
     ``intact 3``: ground, ring, petals, heart), the set's own unless ``colours`` gives
@@ -504,9 +621,9 @@ def shenshi_colours(colours: Mapping[str, tuple[int, int, int]] | None = None
     return out
 
 
-def _shenshi_pieces(model: BoardModel, observation: Observation,
-                    colours: Mapping[str, tuple[int, int, int]]
-                    ) -> list[tuple[str, _Solid]]:
+def _shenshi_pieces(
+    model: BoardModel, observation: Observation, colours: Mapping[str, tuple[int, int, int]]
+) -> list[tuple[str, _Solid]]:
     """Per square, what stands there bottom up: the mandala tile, the cushion on it,
     the monk on that; each piece starts where the one below it ends. ``colours``: see
     :func:`shenshi_colours`."""
@@ -519,28 +636,54 @@ def _shenshi_pieces(model: BoardModel, observation: Observation,
         face = observation.value(tile.name)
         if face in MANDALA_BGR:
             palette = tuple(colour_of[f"{face} {i}"] for i in range(4))
-            out.append((tile.name, _Solid(
-                _rectangle(tile.centre_mm, (p["tile_mm"], p["tile_mm"]), tile.angle_deg),
-                0.0, p["tile_thickness_mm"], palette[0],
-                decor=_mandala(tile.centre_mm, p["tile_mm"], palette))))
+            out.append(
+                (
+                    tile.name,
+                    _Solid(
+                        _rectangle(tile.centre_mm, (p["tile_mm"], p["tile_mm"]), tile.angle_deg),
+                        0.0,
+                        p["tile_thickness_mm"],
+                        palette[0],
+                        decor=_mandala(tile.centre_mm, p["tile_mm"], palette),
+                    ),
+                )
+            )
             base = p["tile_thickness_mm"]
         colour = observation.value(f"{square} cushion")
         if colour in CUSHION_BGR:
-            out.extend((f"{square} cushion", solid) for solid in _cushion(
-                tile.centre_mm, base, p["cushion_mm"], p["cushion_height_mm"],
-                colour_of[str(colour)]))
+            out.extend(
+                (f"{square} cushion", solid)
+                for solid in _cushion(
+                    tile.centre_mm,
+                    base,
+                    p["cushion_mm"],
+                    p["cushion_height_mm"],
+                    colour_of[str(colour)],
+                )
+            )
             base += p["cushion_height_mm"]
         monk = observation.value(f"{square} monk")
         if isinstance(monk, str) and "-" in monk:
             metal, size = monk.split("-")
-            out.extend((f"{square} monk", solid) for solid in _monk(
-                tile.centre_mm, base, p[f"{size}_height_mm"], p[f"{size}_base_mm"],
-                colour_of[metal]))
+            out.extend(
+                (f"{square} monk", solid)
+                for solid in _monk(
+                    tile.centre_mm,
+                    base,
+                    p[f"{size}_height_mm"],
+                    p[f"{size}_base_mm"],
+                    colour_of[metal],
+                )
+            )
     return out
 
 
-def _placed(pieces: list[tuple[str, _Solid]], model: BoardModel, rng: np.random.Generator,
-            options: TableOptions) -> list[tuple[str, _Solid]]:
+def _placed(
+    pieces: list[tuple[str, _Solid]],
+    model: BoardModel,
+    rng: np.random.Generator,
+    options: TableOptions,
+) -> list[tuple[str, _Solid]]:
     """The pieces as hands leave them: each element's pieces shifted by up to
     ``options.placement_mm`` and turned by up to ``placement_deg`` about the element's
     centre, a piece on another (a student) by up to half that again."""
@@ -565,20 +708,25 @@ def _placed(pieces: list[tuple[str, _Solid]], model: BoardModel, rng: np.random.
         rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
         footprint = (solid.footprint - centre) @ rot.T + centre + shift
         lines = tuple((line - centre) @ rot.T + centre + shift for line in solid.top_lines)
-        decor = tuple(((points - centre) @ rot.T + centre + shift, bgr)
-                      for points, bgr in solid.decor)
+        decor = tuple(
+            ((points - centre) @ rot.T + centre + shift, bgr) for points, bgr in solid.decor
+        )
         out.append((name, replace(solid, footprint=footprint, top_lines=lines, decor=decor)))
     return out
 
 
 def _to_table(board: PlanarTexture, solid: _Solid) -> _Solid:
-    return replace(solid, footprint=board.to_table(solid.footprint),
-                   top_lines=tuple(board.to_table(line) for line in solid.top_lines),
-                   decor=tuple((board.to_table(points), bgr) for points, bgr in solid.decor))
+    return replace(
+        solid,
+        footprint=board.to_table(solid.footprint),
+        top_lines=tuple(board.to_table(line) for line in solid.top_lines),
+        decor=tuple((board.to_table(points), bgr) for points, bgr in solid.decor),
+    )
 
 
-def _clutter(rng: np.random.Generator, count: int, board: PlanarTexture) -> tuple[
-        list[PlanarTexture], list[_Solid]]:
+def _clutter(
+    rng: np.random.Generator, count: int, board: PlanarTexture
+) -> tuple[list[PlanarTexture], list[_Solid]]:
     """Things lying around the board: cards, paper, a box, a cup."""
     flat: list[PlanarTexture] = []
     solids: list[_Solid] = []
@@ -586,8 +734,10 @@ def _clutter(rng: np.random.Generator, count: int, board: PlanarTexture) -> tupl
     for i in range(count):
         angle = rng.uniform(0.0, 2.0 * np.pi)
         distance = reach + rng.uniform(70.0, 220.0)
-        centre = (board.centre_mm[0] + distance * math.cos(angle),
-                  board.centre_mm[1] + distance * math.sin(angle))
+        centre = (
+            board.centre_mm[0] + distance * math.cos(angle),
+            board.centre_mm[1] + distance * math.sin(angle),
+        )
         kind = i % 3
         if kind == 0:  # a card or a sheet of paper
             size = (float(rng.uniform(60, 150)), float(rng.uniform(80, 200)))
@@ -600,18 +750,26 @@ def _clutter(rng: np.random.Generator, count: int, board: PlanarTexture) -> tupl
             size = (float(rng.uniform(60, 140)), float(rng.uniform(40, 100)))
             foot = _rectangle(centre, size, float(rng.uniform(0, 180)))
             colour = tuple(int(c) for c in rng.integers(40, 220, size=3))
-            solids.append(_Solid(foot, 0.0, float(rng.uniform(20, 60)),
-                                 (colour[0], colour[1], colour[2])))
+            solids.append(
+                _Solid(foot, 0.0, float(rng.uniform(20, 60)), (colour[0], colour[1], colour[2]))
+            )
         else:  # a cup
             radius = float(rng.uniform(30, 45))
             colour = tuple(int(c) for c in rng.integers(120, 250, size=3))
-            solids.append(_Solid(_circle(_CYLINDER_SIDES, radius, *centre)[:-1], 0.0,
-                                 float(rng.uniform(70, 100)),
-                                 (colour[0], colour[1], colour[2]), highlight=True))
+            solids.append(
+                _Solid(
+                    _circle(_CYLINDER_SIDES, radius, *centre)[:-1],
+                    0.0,
+                    float(rng.uniform(70, 100)),
+                    (colour[0], colour[1], colour[2]),
+                    highlight=True,
+                )
+            )
     return flat, solids
 
 
 # --- painting solids through the camera -----------------------------------------------
+
 
 def _linear(bgr: tuple[int, int, int]) -> NDArray[np.float32]:
     c = np.array(bgr, dtype=np.float32) / 255.0
@@ -633,13 +791,15 @@ def _lift(points: FloatArray, height: float) -> FloatArray:
     return np.column_stack([points, np.full(len(points), -height)])
 
 
-def _project_polygon(camera: Camera, pose: Pose, polygon: FloatArray, height: float,
-                     closed: bool = True) -> FloatArray:
+def _project_polygon(
+    camera: Camera, pose: Pose, polygon: FloatArray, height: float, closed: bool = True
+) -> FloatArray:
     return project_points(camera, pose, _lift(_subdivide(polygon, closed), height))
 
 
-def _fill(albedo: NDArray[np.float32], pixels: FloatArray, colour: NDArray[np.float32],
-          alpha: float = 1.0) -> None:
+def _fill(
+    albedo: NDArray[np.float32], pixels: FloatArray, colour: NDArray[np.float32], alpha: float = 1.0
+) -> None:
     pts = np.rint(pixels * 16).astype(np.int32).reshape(-1, 1, 2)
     if alpha >= 1.0:
         cv2.fillPoly(albedo, [pts], colour.tolist(), cv2.LINE_AA, 4)
@@ -652,13 +812,21 @@ def _fill(albedo: NDArray[np.float32], pixels: FloatArray, colour: NDArray[np.fl
         return
     box = albedo[y0:y1, x0:x1]
     layer = box.copy()
-    cv2.fillPoly(layer, [pts - np.array([x0 * 16, y0 * 16], np.int32)], colour.tolist(),
-                 cv2.LINE_AA, 4)
+    cv2.fillPoly(
+        layer, [pts - np.array([x0 * 16, y0 * 16], np.int32)], colour.tolist(), cv2.LINE_AA, 4
+    )
     cv2.addWeighted(layer, alpha, box, 1.0 - alpha, 0.0, dst=box)
 
 
-def _paint_solid(albedo: NDArray[np.float32], camera: Camera, pose: Pose, solid: _Solid,
-                 eye: FloatArray, light_dir: FloatArray, px_per_mm: float) -> None:
+def _paint_solid(
+    albedo: NDArray[np.float32],
+    camera: Camera,
+    pose: Pose,
+    solid: _Solid,
+    eye: FloatArray,
+    light_dir: FloatArray,
+    px_per_mm: float,
+) -> None:
     colour = _linear(solid.bgr)
     foot = solid.footprint
     alpha = 0.85 if solid.highlight and solid.top < 10 else 1.0
@@ -671,7 +839,7 @@ def _paint_solid(albedo: NDArray[np.float32], camera: Camera, pose: Pose, solid:
         if normal @ to_eye <= 0.0:
             continue
         facing = max(0.0, float(normal @ light_dir))
-        shade = 0.28 + 0.9 * facing ** 1.5 if solid.metal else 0.5 + 0.3 * facing
+        shade = 0.28 + 0.9 * facing**1.5 if solid.metal else 0.5 + 0.3 * facing
         quad = np.array([a, b])
         low = _project_polygon(camera, pose, quad, solid.bottom, closed=False)
         high = _project_polygon(camera, pose, quad, solid.top, closed=False)
@@ -688,39 +856,53 @@ def _paint_solid(albedo: NDArray[np.float32], camera: Camera, pose: Pose, solid:
         along = foot[1] - foot[0]
         across = foot[3] - foot[0]
         for k in (-0.25, 0.0, 0.25):
-            line = np.array([centre - along * 0.45 + across * k, centre + along * 0.45
-                             + across * k])
+            line = np.array(
+                [centre - along * 0.45 + across * k, centre + along * 0.45 + across * k]
+            )
             pix = _project_polygon(camera, pose, line, solid.top, closed=False)
-            cv2.polylines(albedo, [np.rint(pix * 16).astype(np.int32).reshape(-1, 1, 2)],
-                          False, (colour * np.float32(0.6)).tolist(), max(1, thickness // 2),
-                          cv2.LINE_AA, 4)
+            cv2.polylines(
+                albedo,
+                [np.rint(pix * 16).astype(np.int32).reshape(-1, 1, 2)],
+                False,
+                (colour * np.float32(0.6)).tolist(),
+                max(1, thickness // 2),
+                cv2.LINE_AA,
+                4,
+            )
     for line in solid.top_lines:
         pix = _project_polygon(camera, pose, line, solid.top, closed=False)
-        cv2.polylines(albedo, [np.rint(pix * 16).astype(np.int32).reshape(-1, 1, 2)], False,
-                      _linear(solid.line_bgr).tolist(), thickness, cv2.LINE_AA, 4)
+        cv2.polylines(
+            albedo,
+            [np.rint(pix * 16).astype(np.int32).reshape(-1, 1, 2)],
+            False,
+            _linear(solid.line_bgr).tolist(),
+            thickness,
+            cv2.LINE_AA,
+            4,
+        )
     if solid.highlight:  # a glint on glass or glaze
         centre = foot.mean(axis=0)
         radius = float(np.linalg.norm(foot[0] - centre))
         spot = centre - light_dir * radius * 0.35
-        glint = _project_polygon(camera, pose, _circle(10, radius * 0.25, *spot)[:-1],
-                                 solid.top)
+        glint = _project_polygon(camera, pose, _circle(10, radius * 0.25, *spot)[:-1], solid.top)
         _fill(albedo, glint, np.array([0.95, 0.97, 0.97], np.float32), 0.8)
 
 
-def _shadow(board: NDArray[np.uint8], board_px_per_mm: float,
-            solids: list[_Solid], light_dir: FloatArray) -> NDArray[np.uint8]:
+def _shadow(
+    board: NDArray[np.uint8], board_px_per_mm: float, solids: list[_Solid], light_dir: FloatArray
+) -> NDArray[np.uint8]:
     """The board's drawing with the pieces' soft shadows cast away from the light."""
     mask = np.zeros(board.shape[:2], np.float32)
     for solid in solids:
         offset = -light_dir * solid.top * 0.8
-        cv2.fillPoly(mask, [_pts(solid.footprint + offset, board_px_per_mm)], 1.0,
-                     cv2.LINE_AA, 4)
+        cv2.fillPoly(mask, [_pts(solid.footprint + offset, board_px_per_mm)], 1.0, cv2.LINE_AA, 4)
     soft = cv2.GaussianBlur(mask, (0, 0), max(0.5, 1.5 * board_px_per_mm))
     shaded = board.astype(np.float32) * (1.0 - 0.4 * soft[:, :, None])
     return np.clip(shaded, 0, 255).astype(np.uint8)
 
 
 # --- hands ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Arm:
@@ -730,8 +912,13 @@ class _Arm:
     skin: tuple[int, int, int]
 
 
-def _arms(rng: np.random.Generator, count: int, camera: Camera,
-          targets: list[FloatArray], px_per_mm: float) -> list[_Arm]:
+def _arms(
+    rng: np.random.Generator,
+    count: int,
+    camera: Camera,
+    targets: list[FloatArray],
+    px_per_mm: float,
+) -> list[_Arm]:
     arms = []
     w, h = camera.size
     for _ in range(count):
@@ -740,12 +927,20 @@ def _arms(rng: np.random.Generator, count: int, camera: Camera,
         target = targets[int(rng.integers(len(targets)))]
         side = int(rng.integers(4))
         along = float(rng.uniform(0.2, 0.8))
-        shoulder = [(along * w, h + 40.0), (along * w, -40.0), (-40.0, along * h),
-                    (w + 40.0, along * h)][side]
-        arms.append(_Arm((float(shoulder[0]), float(shoulder[1])),
-                         (float(target[0]), float(target[1])),
-                         float(rng.uniform(55.0, 75.0)) * px_per_mm,
-                         SKIN_BGR[int(rng.integers(len(SKIN_BGR)))]))
+        shoulder = [
+            (along * w, h + 40.0),
+            (along * w, -40.0),
+            (-40.0, along * h),
+            (w + 40.0, along * h),
+        ][side]
+        arms.append(
+            _Arm(
+                (float(shoulder[0]), float(shoulder[1])),
+                (float(target[0]), float(target[1])),
+                float(rng.uniform(55.0, 75.0)) * px_per_mm,
+                SKIN_BGR[int(rng.integers(len(SKIN_BGR)))],
+            )
+        )
     return arms
 
 
@@ -755,15 +950,13 @@ def _arm_mask(arms: list[_Arm], size: tuple[int, int], scale: float) -> NDArray[
     mask = np.zeros((size[1], size[0]), np.uint8)
 
     def at(p: tuple[float, float] | FloatArray) -> tuple[int, int]:
-        return (round(((p[0] + 0.5) * scale - 0.5) * 16), round(((p[1] + 0.5) * scale - 0.5)
-                                                                   * 16))
+        return (round(((p[0] + 0.5) * scale - 0.5) * 16), round(((p[1] + 0.5) * scale - 0.5) * 16))
 
     for arm in arms:
         start, end = np.array(arm.shoulder), np.array(arm.hand)
         direction = (end - start) / (np.linalg.norm(end - start) + 1e-9)
         wrist = end - direction * arm.width * 0.9
-        cv2.line(mask, at(start), at(wrist), 255, max(1, round(arm.width * scale)),
-                 cv2.LINE_AA, 4)
+        cv2.line(mask, at(start), at(wrist), 255, max(1, round(arm.width * scale)), cv2.LINE_AA, 4)
         palm_axes = (round(arm.width * 0.8 * scale * 16), round(arm.width * 0.65 * scale * 16))
         angle = math.degrees(math.atan2(direction[1], direction[0]))
         centre = end - direction * arm.width * 0.2
@@ -772,13 +965,15 @@ def _arm_mask(arms: list[_Arm], size: tuple[int, int], scale: float) -> NDArray[
         for k in (-0.45, -0.15, 0.15, 0.45):
             base = centre + side * arm.width * k + direction * arm.width * 0.4
             tip = base + direction * arm.width * (0.7 - abs(k) * 0.4)
-            cv2.line(mask, at(base), at(tip), 255, max(1, round(arm.width * 0.2 * scale)),
-                     cv2.LINE_AA, 4)
+            cv2.line(
+                mask, at(base), at(tip), 255, max(1, round(arm.width * 0.2 * scale)), cv2.LINE_AA, 4
+            )
     return mask
 
 
-def _soft_shadow(coverage: NDArray[np.float32], offset: tuple[float, float],
-                 sigma: float) -> NDArray[np.float32]:
+def _soft_shadow(
+    coverage: NDArray[np.float32], offset: tuple[float, float], sigma: float
+) -> NDArray[np.float32]:
     """``coverage`` shifted by ``offset`` pixels and blurred by ``sigma``: a soft shadow.
     The blur is wide (tens of pixels), so it runs on a picture shrunk until it is a few
     pixels wide and is enlarged again: the same shadow at a hundredth of the cost."""
@@ -793,8 +988,7 @@ def _soft_shadow(coverage: NDArray[np.float32], offset: tuple[float, float],
     return np.asarray(cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR))
 
 
-def _paint_arms(albedo: NDArray[np.float32], arms: list[_Arm], scale: float,
-                shadows: bool) -> None:
+def _paint_arms(albedo: NDArray[np.float32], arms: list[_Arm], scale: float, shadows: bool) -> None:
     size = (albedo.shape[1], albedo.shape[0])
     for arm in arms:
         mask = _arm_mask([arm], size, scale)
@@ -814,8 +1008,7 @@ def _paint_arms(albedo: NDArray[np.float32], arms: list[_Arm], scale: float,
         if shadows:
             shade = _soft_shadow(coverage, offset, sigma)
             box *= (1.0 - 0.45 * shade)[:, :, None]
-        depth = cv2.distanceTransform((mask[y0:y1, x0:x1] > 127).astype(np.uint8),
-                                      cv2.DIST_L2, 5)
+        depth = cv2.distanceTransform((mask[y0:y1, x0:x1] > 127).astype(np.uint8), cv2.DIST_L2, 5)
         roundness = np.sqrt(np.clip(depth / (arm.width * scale * 0.35 + 1e-6), 0.0, 1.0))
         skin = _linear(arm.skin)[None, None, :] * (0.55 + 0.45 * roundness)[:, :, None]
         box *= (1.0 - coverage)[:, :, None]
@@ -824,11 +1017,20 @@ def _paint_arms(albedo: NDArray[np.float32], arms: list[_Arm], scale: float,
 
 # --- the picture -----------------------------------------------------------------------------
 
-def render_table(observation: Observation, camera: Camera, pose: Pose, *,
-                 light: Light | None = None, imaging: Imaging | None = None,
-                 options: TableOptions | None = None, seed: int = 0,
-                 model: BoardModel | None = None, art: NDArray[np.uint8] | None = None,
-                 colours: Mapping[str, tuple[int, int, int]] | None = None) -> TableRender:
+
+def render_table(
+    observation: Observation,
+    camera: Camera,
+    pose: Pose,
+    *,
+    light: Light | None = None,
+    imaging: Imaging | None = None,
+    options: TableOptions | None = None,
+    seed: int = 0,
+    model: BoardModel | None = None,
+    art: NDArray[np.uint8] | None = None,
+    colours: Mapping[str, tuple[int, int, int]] | None = None,
+) -> TableRender:
     """Photograph a table showing ``observation`` (unknown elements are drawn empty or
     absent) with ``camera`` at ``pose``. Everything random (table grain, clutter, hands,
     glare, sensor noise) follows ``seed``.
@@ -849,18 +1051,28 @@ def render_table(observation: Observation, camera: Camera, pose: Pose, *,
     pieces = _placed(_pieces(model, observation, colours), model, rng, options)
     board_turn = math.radians(options.board_angle_deg)
     # the light's direction in board coordinates, for the shadows drawn on the board
-    rot = np.array([[math.cos(-board_turn), -math.sin(-board_turn)],
-                    [math.sin(-board_turn), math.cos(-board_turn)]])
+    rot = np.array(
+        [
+            [math.cos(-board_turn), -math.sin(-board_turn)],
+            [math.sin(-board_turn), math.cos(-board_turn)],
+        ]
+    )
     if options.shadows and pieces:
         art = _shadow(art, options.px_per_mm, [s for _, s in pieces], rot @ light_dir)
     board = PlanarTexture(art, model.size_mm, options.board_centre_mm, options.board_angle_deg)
-    table = table_texture(int(rng.integers(2 ** 31)))
+    table = table_texture(int(rng.integers(2**31)))
     flat, clutter = _clutter(rng, options.clutter, board)
     solids = [_to_table(board, s) for _, s in pieces] + clutter
     # The board's printed top lies on the table plane; its cut edge shows below it.
-    edge = _Solid(board.to_table(_rectangle((model.size_mm[0] / 2, model.size_mm[1] / 2),
-                                            model.size_mm, 0.0)),
-                  -BOARD_THICKNESS_MM, 0.0, BOARD_EDGE_BGR, top_face=False)
+    edge = _Solid(
+        board.to_table(
+            _rectangle((model.size_mm[0] / 2, model.size_mm[1] / 2), model.size_mm, 0.0)
+        ),
+        -BOARD_THICKNESS_MM,
+        0.0,
+        BOARD_EDGE_BGR,
+        top_face=False,
+    )
 
     # ground truth
     view_px_per_mm = camera.fx / pose.distance_mm
@@ -876,24 +1088,37 @@ def render_table(observation: Observation, camera: Camera, pose: Pose, *,
         corners = board.to_table(model.region(name).corners_mm())
         spot = _project_polygon(camera, pose, corners, 0.0)
         piece = highest.get(name.removesuffix(HEIGHT_SUFFIX))
-        top = spot if piece is None else _project_polygon(
-            camera, pose, board.to_table(piece.footprint), piece.top)
+        top = (
+            spot
+            if piece is None
+            else _project_polygon(camera, pose, board.to_table(piece.footprint), piece.top)
+        )
         truth_polygons[name] = (spot, top)
     reached = {e: truth_polygons[e] for e in options.hands_over if e in truth_polygons}
     targets = [top.mean(axis=0) for _, top in (reached or truth_polygons).values()]
     inside = [t for t in targets if 0 <= t[0] < camera.width and 0 <= t[1] < camera.height]
     arms = _arms(rng, options.hands, camera, inside, view_px_per_mm)
     hand_mask = _arm_mask(arms, camera.size, 1.0) > 127
-    glare_at = (float(rng.uniform(0.2, 0.8)) * camera.width,
-                float(rng.uniform(0.2, 0.8)) * camera.height)
+    glare_at = (
+        float(rng.uniform(0.2, 0.8)) * camera.width,
+        float(rng.uniform(0.2, 0.8)) * camera.height,
+    )
     eye = pose.centre_mm()
     eye_xyz = np.array([eye[0], eye[1], eye[2]])
 
     def paint(albedo: NDArray[np.float32], fine: Camera) -> None:
         scale = fine.width / camera.width
         ppm = view_px_per_mm * scale
-        order = sorted(solids, key=lambda s: -float(np.linalg.norm(
-            np.append(s.footprint.mean(axis=0), -(s.top + s.bottom) / 2.0) - eye_xyz)))
+        order = sorted(
+            solids,
+            key=lambda s: (
+                -float(
+                    np.linalg.norm(
+                        np.append(s.footprint.mean(axis=0), -(s.top + s.bottom) / 2.0) - eye_xyz
+                    )
+                )
+            ),
+        )
         _paint_solid(albedo, fine, pose, edge, eye_xyz, light_dir, ppm)
         for solid in order:
             _paint_solid(albedo, fine, pose, solid, eye_xyz, light_dir, ppm)
@@ -904,8 +1129,10 @@ def render_table(observation: Observation, camera: Camera, pose: Pose, *,
     scene = Scene((table, *flat, board), light)
     image = render(camera, pose, scene, imaging, seed=seed, paint=paint)
     occluded = hand_mask | _silhouettes(camera, pose, clutter)
-    truth = {name: ElementTruth(poly, top, _visible(poly, occluded))
-             for name, (poly, top) in truth_polygons.items()}
+    truth = {
+        name: ElementTruth(poly, top, _visible(poly, occluded))
+        for name, (poly, top) in truth_polygons.items()
+    }
     return TableRender(image, truth, hand_mask, observation, occluded, unseen)
 
 
@@ -914,16 +1141,21 @@ def _silhouettes(camera: Camera, pose: Pose, solids: list[_Solid]) -> NDArray[np
     whatever of them covers the board's picture stands in front of it."""
     mask = np.zeros((camera.height, camera.width), np.uint8)
     for solid in solids:
-        points = np.vstack([_lift(_subdivide(solid.footprint), solid.bottom),
-                            _lift(_subdivide(solid.footprint), solid.top)])
+        points = np.vstack(
+            [
+                _lift(_subdivide(solid.footprint), solid.bottom),
+                _lift(_subdivide(solid.footprint), solid.top),
+            ]
+        )
         pixels = project_points(camera, pose, points).astype(np.float32)
         hull = cv2.convexHull(pixels)
         cv2.fillConvexPoly(mask, np.rint(hull * 16).astype(np.int32), 1, cv2.LINE_8, 4)
     return mask.astype(bool)
 
 
-def _paint_glare(albedo: NDArray[np.float32], at: tuple[float, float], scale: float,
-                 strength: float) -> None:
+def _paint_glare(
+    albedo: NDArray[np.float32], at: tuple[float, float], scale: float, strength: float
+) -> None:
     h, w = albedo.shape[:2]
     cx, cy = (at[0] + 0.5) * scale - 0.5, (at[1] + 0.5) * scale - 0.5
     sigma = 0.06 * w
@@ -935,8 +1167,8 @@ def _paint_glare(albedo: NDArray[np.float32], at: tuple[float, float], scale: fl
         return
     xs = np.arange(x0, x1, dtype=np.float32) - np.float32(cx)
     ys = (np.arange(y0, y1, dtype=np.float32) - np.float32(cy)) * np.float32(1.6)
-    two_var = np.float32(2 * sigma ** 2)
-    spot = np.outer(np.exp(-ys ** 2 / two_var), np.exp(-xs ** 2 / two_var))
+    two_var = np.float32(2 * sigma**2)
+    spot = np.outer(np.exp(-(ys**2) / two_var), np.exp(-(xs**2) / two_var))
     albedo[y0:y1, x0:x1] += (np.float32(strength) * spot)[:, :, None]
 
 
@@ -953,7 +1185,6 @@ def _visible(polygon: FloatArray, hand_mask: NDArray[np.bool_]) -> float:
         return 0.0
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     local = (polygon - np.array([x0, y0])) * 16
-    cv2.fillPoly(mask, [np.rint(local).astype(np.int32).reshape(-1, 1, 2)], 1,
-                 cv2.LINE_8, 4)
+    cv2.fillPoly(mask, [np.rint(local).astype(np.int32).reshape(-1, 1, 2)], 1, cv2.LINE_8, 4)
     seen = int(np.count_nonzero(mask.astype(bool) & ~hand_mask[y0:y1, x0:x1]))
     return min(1.0, seen / area)

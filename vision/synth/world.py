@@ -79,8 +79,7 @@ class World:
         return self._art[0]
 
 
-def make_world(game: str, kind: str = "project", seed: int = 0,
-               px_per_mm: float = 3.0) -> World:
+def make_world(game: str, kind: str = "project", seed: int = 0, px_per_mm: float = 3.0) -> World:
     """The world of ``kind`` drawn with ``seed``. Raises ``ValueError`` for an unknown
     kind, or a kind other than ``project`` for a game without other worlds."""
     if kind not in KINDS:
@@ -99,8 +98,10 @@ def make_world(game: str, kind: str = "project", seed: int = 0,
 
 # --- the set ---------------------------------------------------------------------------------
 
-def _vary(bgr: tuple[int, int, int], rng: np.random.Generator, hue_deg: float,
-          spread: float) -> tuple[int, int, int]:
+
+def _vary(
+    bgr: tuple[int, int, int], rng: np.random.Generator, hue_deg: float, spread: float
+) -> tuple[int, int, int]:
     """``bgr`` with its hue turned by up to ``hue_deg`` and its saturation and value
     scaled by up to ``spread`` either way."""
     b, g, r = (c / 255.0 for c in bgr)
@@ -122,10 +123,18 @@ def _set_colours(rng: np.random.Generator) -> dict[str, tuple[int, int, int]]:
 
 def _shenshi_set_colours(rng: np.random.Generator) -> dict[str, tuple[int, int, int]]:
     """ShenShi's metals, cushions and mandala inks, each varied around the set's own."""
-    spreads = {"silver": (6.0, 0.12), "copper": (8.0, 0.15), "gold": (8.0, 0.15),
-               "black": (15.0, 0.3), "blond": (10.0, 0.15), "orange": (8.0, 0.15)}
-    return {name: _vary(bgr, rng, *spreads.get(name, (10.0, 0.15)))
-            for name, bgr in shenshi_colours().items()}
+    spreads = {
+        "silver": (6.0, 0.12),
+        "copper": (8.0, 0.15),
+        "gold": (8.0, 0.15),
+        "black": (15.0, 0.3),
+        "blond": (10.0, 0.15),
+        "orange": (8.0, 0.15),
+    }
+    return {
+        name: _vary(bgr, rng, *spreads.get(name, (10.0, 0.15)))
+        for name, bgr in shenshi_colours().items()
+    }
 
 
 def _moved_grid(model: BoardModel, rng: np.random.Generator) -> BoardModel:
@@ -142,10 +151,15 @@ def _moved_grid(model: BoardModel, rng: np.random.Generator) -> BoardModel:
         p = centre + shift + rot @ ((np.array(point) - centre) * scale)
         return float(p[0]), float(p[1])
 
-    elements = {name: replace(e, centre_mm=move(e.centre_mm),
-                              size_mm=(e.size_mm[0] * scale, e.size_mm[1] * scale),
-                              angle_deg=e.angle_deg + math.degrees(turn))
-                for name, e in model.elements.items()}
+    elements = {
+        name: replace(
+            e,
+            centre_mm=move(e.centre_mm),
+            size_mm=(e.size_mm[0] * scale, e.size_mm[1] * scale),
+            angle_deg=e.angle_deg + math.degrees(turn),
+        )
+        for name, e in model.elements.items()
+    }
     walls = tuple((move(a), move(b)) for a, b in model.walls)
     pieces = {key: value * float(rng.uniform(0.97, 1.03)) for key, value in model.pieces.items()}
     return replace(model, elements=elements, walls=walls, pieces=pieces)
@@ -162,8 +176,13 @@ def _moved_layout(model: BoardModel, rng: np.random.Generator) -> BoardModel:
         new = old + rng.uniform(-6.0, 6.0, 2)
         scale = float(rng.uniform(1.0, 1.1))
         moved[village.id] = (old, new, scale)
-        villages.append(replace(village, centre_mm=(float(new[0]), float(new[1])),
-                                radius_mm=village.radius_mm * scale))
+        villages.append(
+            replace(
+                village,
+                centre_mm=(float(new[0]), float(new[1])),
+                radius_mm=village.radius_mm * scale,
+            )
+        )
 
     def in_village(point: tuple[float, float], vid: int) -> tuple[float, float]:
         old, new, scale = moved[vid]
@@ -182,17 +201,23 @@ def _moved_layout(model: BoardModel, rng: np.random.Generator) -> BoardModel:
             ca, cb = moved[a][1], moved[b][1]
             along = (cb - ca) / max(1e-9, float(np.linalg.norm(cb - ca)))
             across = np.array([-along[1], along[0]])
-            spot = np.array(element.centre_mm) + (moved[a][1] - moved[a][0]
-                                                  + moved[b][1] - moved[b][0]) / 2.0
+            spot = (
+                np.array(element.centre_mm)
+                + (moved[a][1] - moved[a][0] + moved[b][1] - moved[b][0]) / 2.0
+            )
             spot = spot + along * rng.uniform(-14.0, 14.0) + across * rng.uniform(-5.0, 5.0)
-            element = replace(element, centre_mm=(float(spot[0]), float(spot[1])),
-                              angle_deg=element.angle_deg + float(rng.uniform(-8.0, 8.0)))
+            element = replace(
+                element,
+                centre_mm=(float(spot[0]), float(spot[1])),
+                angle_deg=element.angle_deg + float(rng.uniform(-8.0, 8.0)),
+            )
         elements[name] = element
     pieces = {key: value * float(rng.uniform(0.97, 1.03)) for key, value in model.pieces.items()}
     return replace(model, elements=elements, pieces=pieces, villages=tuple(villages))
 
 
 # --- the painting ----------------------------------------------------------------------------
+
 
 def _pts(points_mm: FloatArray, s: float) -> NDArray[np.int32]:
     return np.rint(np.asarray(points_mm) * s * (1 << _SHIFT)).astype(np.int32).reshape(-1, 1, 2)
@@ -204,10 +229,14 @@ def _noise(rng: np.random.Generator, size: tuple[int, int], cells: int) -> NDArr
     return np.asarray(cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC))
 
 
-def _random_bgr(rng: np.random.Generator, value: tuple[float, float],
-                saturation: tuple[float, float] = (0.15, 0.8)) -> tuple[int, int, int]:
-    r, g, b = colorsys.hsv_to_rgb(float(rng.uniform()), float(rng.uniform(*saturation)),
-                                  float(rng.uniform(*value)))
+def _random_bgr(
+    rng: np.random.Generator,
+    value: tuple[float, float],
+    saturation: tuple[float, float] = (0.15, 0.8),
+) -> tuple[int, int, int]:
+    r, g, b = colorsys.hsv_to_rgb(
+        float(rng.uniform()), float(rng.uniform(*saturation)), float(rng.uniform(*value))
+    )
     return round(b * 255), round(g * 255), round(r * 255)
 
 
@@ -223,8 +252,9 @@ def _symbols(rng: np.random.Generator) -> dict[str, list[FloatArray]]:
     return out
 
 
-def _base_painting(world: World, rng: np.random.Generator, s: float
-                   ) -> tuple[Image, bool, tuple[float, float]]:
+def _base_painting(
+    world: World, rng: np.random.Generator, s: float
+) -> tuple[Image, bool, tuple[float, float]]:
     """The painted ground of a board: blended colour regions with brush-like grain
     (and, for a landscape, brush strokes); whether it is dark, and its value range."""
     model = world.model
@@ -245,9 +275,17 @@ def _base_painting(world: World, rng: np.random.Generator, s: float
             centre = rng.uniform(0, 1, 2) * model.size_mm
             axes = (float(rng.uniform(2, 14)), float(rng.uniform(1, 5)))
             colour = _random_bgr(rng, (0.05, 0.6))
-            cv2.ellipse(image, (int(centre[0] * s), int(centre[1] * s)),
-                        (int(axes[0] * s), int(axes[1] * s)), float(rng.uniform(0, 180)),
-                        0, 360, colour, -1, aa)
+            cv2.ellipse(
+                image,
+                (int(centre[0] * s), int(centre[1] * s)),
+                (int(axes[0] * s), int(axes[1] * s)),
+                float(rng.uniform(0, 180)),
+                0,
+                360,
+                colour,
+                -1,
+                aa,
+            )
     return image, dark, value
 
 
@@ -266,30 +304,42 @@ def _shendao_painting(world: World, s: float) -> Image:
     painted = image.copy()
     for square in model.of_kind("square"):
         file, rank = ord(square.name[0]) - ord("a"), int(square.name[1:])
-        cv2.fillPoly(painted, [_pts(square.corners_mm(), s)], shades[(file + rank) % 2], aa,
-                     _SHIFT)
+        cv2.fillPoly(painted, [_pts(square.corners_mm(), s)], shades[(file + rank) % 2], aa, _SHIFT)
     image = cv2.addWeighted(painted, opacity, image, 1.0 - opacity, 0.0)
     for square in model.of_kind("square"):
-        cv2.polylines(image, [_pts(square.corners_mm(), s)], True, ink,
-                      max(1, round(rng.uniform(0.5, 1.5) * s)), aa, _SHIFT)
+        cv2.polylines(
+            image,
+            [_pts(square.corners_mm(), s)],
+            True,
+            ink,
+            max(1, round(rng.uniform(0.5, 1.5) * s)),
+            aa,
+            _SHIFT,
+        )
         if rng.random() < 0.15:  # an ornament printed on some squares
             centre = np.array(square.centre_mm)
             for _ in range(2):
                 stroke = centre + rng.uniform(-10, 10, (3, 2))
-                cv2.polylines(image, [_pts(stroke, s)], False, ink, max(1, round(0.8 * s)),
-                              aa, _SHIFT)
+                cv2.polylines(
+                    image, [_pts(stroke, s)], False, ink, max(1, round(0.8 * s)), aa, _SHIFT
+                )
     slot = _random_bgr(rng, (0.15, 0.6), (0.1, 0.6))
     for gate in model.of_kind("gate"):
-        grown = Element(gate.name, gate.kind, gate.centre_mm,
-                        (gate.size_mm[0] + 4, gate.size_mm[1] + 4), gate.angle_deg)
+        grown = Element(
+            gate.name,
+            gate.kind,
+            gate.centre_mm,
+            (gate.size_mm[0] + 4, gate.size_mm[1] + 4),
+            gate.angle_deg,
+        )
         cv2.fillPoly(image, [_pts(grown.corners_mm(), s)], slot, aa, _SHIFT)
     wall = _random_bgr(rng, (0.2, 0.8), (0.3, 0.9))
     for a, b in model.walls:
-        cv2.polylines(image, [_pts(np.array([a, b]), s)], False, wall,
-                      max(1, round(5 * s)), aa, _SHIFT)
+        cv2.polylines(
+            image, [_pts(np.array([a, b]), s)], False, wall, max(1, round(5 * s)), aa, _SHIFT
+        )
     w, h = image.shape[1], image.shape[0]
-    cv2.rectangle(image, (0, 0), (w - 1, h - 1), _random_bgr(rng, (0.1, 0.4)),
-                  max(1, round(4 * s)))
+    cv2.rectangle(image, (0, 0), (w - 1, h - 1), _random_bgr(rng, (0.1, 0.4)), max(1, round(4 * s)))
     image.setflags(write=False)
     return image
 
@@ -323,8 +373,11 @@ def _shenshi_painting(world: World, s: float) -> Image:
     for tile in tiles:
         name = tile.name.split(" ")[0]
         file, rank = ord(name[0]) - ord("a"), int(name[1:])
-        shade = marked_shade if marked_shade is not None and name in marked else \
-            shades[(file + rank) % 2]
+        shade = (
+            marked_shade
+            if marked_shade is not None and name in marked
+            else shades[(file + rank) % 2]
+        )
         cell = Element("", "", tile.centre_mm, (pitch, pitch), tile.angle_deg).corners_mm()
         cv2.fillPoly(painted, [_pts(cell, s)], shade, aa, _SHIFT)
     opacity = float(rng.uniform(0.8, 1.0))
@@ -332,36 +385,41 @@ def _shenshi_painting(world: World, s: float) -> Image:
     for tile in tiles:
         centre = np.array(tile.centre_mm)
         cell = Element("", "", tile.centre_mm, (pitch, pitch), tile.angle_deg).corners_mm()
-        cv2.polylines(image, [_pts(cell, s)], True, ink,
-                      max(1, round(rng.uniform(0.5, 1.5) * s)), aa, _SHIFT)
+        cv2.polylines(
+            image, [_pts(cell, s)], True, ink, max(1, round(rng.uniform(0.5, 1.5) * s)), aa, _SHIFT
+        )
         if style == "framed":
             inner = centre + (cell - centre) * 0.82
-            cv2.polylines(image, [_pts(inner, s)], True, ink, max(1, round(0.7 * s)), aa,
-                          _SHIFT)
+            cv2.polylines(image, [_pts(inner, s)], True, ink, max(1, round(0.7 * s)), aa, _SHIFT)
         elif style == "patterned":
             for k in range(-3, 4):
                 a = centre + np.array([k * 5.0, -pitch * 0.45]) * scale
-                cv2.line(image, (int(a[0] * s), int(a[1] * s)),
-                         (int((a[0] + 4 * scale) * s), int((a[1] + pitch * 0.9) * s)), ink,
-                         max(1, round(0.4 * s)), aa)
+                cv2.line(
+                    image,
+                    (int(a[0] * s), int(a[1] * s)),
+                    (int((a[0] + 4 * scale) * s), int((a[1] + pitch * 0.9) * s)),
+                    ink,
+                    max(1, round(0.4 * s)),
+                    aa,
+                )
         elif style == "rosette":
             angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
             radii = pitch * (0.2 + 0.06 * np.sin(6 * angles))
             ring = centre + np.column_stack([np.cos(angles), np.sin(angles)]) * radii[:, None]
-            cv2.polylines(image, [_pts(ring, s)], True, ink, max(1, round(0.6 * s)), aa,
-                          _SHIFT)
+            cv2.polylines(image, [_pts(ring, s)], True, ink, max(1, round(0.6 * s)), aa, _SHIFT)
     lo = centres.min(axis=0) - pitch / 2
     hi = centres.max(axis=0) + pitch / 2
     border = _random_bgr(rng, (0.1, 0.5), (0.1, 0.8))
-    for inset, width in ((0.0, 2.0), (-9.0, float(rng.uniform(0.8, 2.0))),
-                         (-14.0, float(rng.uniform(1.5, 3.5)))):
+    for inset, width in (
+        (0.0, 2.0),
+        (-9.0, float(rng.uniform(0.8, 2.0))),
+        (-14.0, float(rng.uniform(1.5, 3.5))),
+    ):
         a, b = lo + inset, hi - inset
         ring = np.array([a, [b[0], a[1]], b, [a[0], b[1]]])
-        cv2.polylines(image, [_pts(ring, s)], True, border, max(1, round(width * s)), aa,
-                      _SHIFT)
+        cv2.polylines(image, [_pts(ring, s)], True, border, max(1, round(width * s)), aa, _SHIFT)
     w, h = image.shape[1], image.shape[0]
-    cv2.rectangle(image, (0, 0), (w - 1, h - 1), _random_bgr(rng, (0.1, 0.4)),
-                  max(1, round(4 * s)))
+    cv2.rectangle(image, (0, 0), (w - 1, h - 1), _random_bgr(rng, (0.1, 0.4)), max(1, round(4 * s)))
     image.setflags(write=False)
     return image
 
@@ -385,14 +443,22 @@ def _shangrila_painting(world: World, s: float) -> Image:
         first = (1 - t) * centres[a] + t * spot + np.sin(np.pi * t) * bend
         second = (1 - t) * spot + t * centres[b] - np.sin(np.pi * t) * bend
         curve = np.vstack([first, second])
-        cv2.polylines(image, [_pts(curve, s)], False, path_colour,
-                      max(1, round(path_width * s)), aa, _SHIFT)
+        cv2.polylines(
+            image, [_pts(curve, s)], False, path_colour, max(1, round(path_width * s)), aa, _SHIFT
+        )
         a_rad = math.radians(bridge.angle_deg)
         across = np.array([-math.sin(a_rad), math.cos(a_rad)])
         wiggle = rng.uniform(-4, 4)
         river = np.array([spot - 30 * across + wiggle, spot, spot + 30 * across - wiggle])
-        cv2.polylines(image, [_pts(river, s)], False, river_colour,
-                      max(1, round(rng.uniform(5, 9) * s)), aa, _SHIFT)
+        cv2.polylines(
+            image,
+            [_pts(river, s)],
+            False,
+            river_colour,
+            max(1, round(rng.uniform(5, 9) * s)),
+            aa,
+            _SHIFT,
+        )
     symbols = _symbols(rng)
     space_fill = _random_bgr(rng, (0.78, 0.97), (0.03, 0.3))
     ink = _random_bgr(rng, (0.1, 0.4), (0.1, 0.7))
@@ -403,8 +469,14 @@ def _shangrila_painting(world: World, s: float) -> Image:
                 at = centre + rng.normal(0, village.radius_mm * 0.45, 2)
                 half = rng.uniform(2, 5, 2)
                 roof = _random_bgr(rng, (0.2, 0.7), (0.2, 0.8))
-                box = np.array([at - half, [at[0] + half[0], at[1] - half[1]], at + half,
-                                [at[0] - half[0], at[1] + half[1]]])
+                box = np.array(
+                    [
+                        at - half,
+                        [at[0] + half[0], at[1] - half[1]],
+                        at + half,
+                        [at[0] - half[0], at[1] + half[1]],
+                    ]
+                )
                 cv2.fillPoly(image, [_pts(box, s)], roof, aa, _SHIFT)
         else:
             angles = np.linspace(0, 2 * np.pi, 40, endpoint=False)
@@ -417,21 +489,30 @@ def _shangrila_painting(world: World, s: float) -> Image:
         if rounded:
             centre = np.array(space.centre_mm)
             corners = centre + (corners - centre) * 0.93
-            cv2.polylines(image, [_pts(corners, s)], True, space_fill,
-                          max(1, round(1.5 * s)), aa, _SHIFT)
+            cv2.polylines(
+                image, [_pts(corners, s)], True, space_fill, max(1, round(1.5 * s)), aa, _SHIFT
+            )
         cv2.fillPoly(image, [_pts(corners, s)], space_fill, aa, _SHIFT)
         cv2.polylines(image, [_pts(corners, s)], True, ink, max(1, round(0.6 * s)), aa, _SHIFT)
         size = space.size_mm[0] * 0.6
         for stroke in symbols[str(space.discipline)]:
-            cv2.polylines(image, [_pts(np.array(space.centre_mm) + stroke * size, s)], False,
-                          ink, max(1, round(0.9 * s)), aa, _SHIFT)
+            cv2.polylines(
+                image,
+                [_pts(np.array(space.centre_mm) + stroke * size, s)],
+                False,
+                ink,
+                max(1, round(0.9 * s)),
+                aa,
+                _SHIFT,
+            )
     stone_ring = _random_bgr(rng, (0.5, 0.95), (0.0, 0.4))
     for stone in model.of_kind("stone"):
         angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-        ring = np.array(stone.centre_mm) + np.column_stack(
-            [np.cos(angles), np.sin(angles)]) * stone.size_mm[0] / 2.0
-        cv2.polylines(image, [_pts(ring, s)], True, stone_ring, max(1, round(0.8 * s)), aa,
-                      _SHIFT)
+        ring = (
+            np.array(stone.centre_mm)
+            + np.column_stack([np.cos(angles), np.sin(angles)]) * stone.size_mm[0] / 2.0
+        )
+        cv2.polylines(image, [_pts(ring, s)], True, stone_ring, max(1, round(0.8 * s)), aa, _SHIFT)
     edge = _random_bgr(rng, (0.1, 0.4))
     cv2.rectangle(image, (0, 0), (w - 1, h - 1), edge, max(1, round(4 * s)))
     image.setflags(write=False)

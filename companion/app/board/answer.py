@@ -43,8 +43,9 @@ def changed_elements(game: str, rules: Any, state: Any, move: str) -> frozenset[
     after_state = state.copy()
     after_state.play(rules.parse_move(move))
     after = model.expected(after_state)
-    return frozenset(e.removesuffix(HEIGHT_SUFFIX) for e in before
-                     if before.value(e) != after.value(e))
+    return frozenset(
+        e.removesuffix(HEIGHT_SUFFIX) for e in before if before.value(e) != after.value(e)
+    )
 
 
 def card_name(rules: Any, move: str) -> str:
@@ -61,8 +62,9 @@ def printed_card(card: str) -> str:
     return CARD_NAMES.get(card, card)
 
 
-def candidates(changes: Sequence[tuple[str, frozenset[str]]],
-               chip_words: Callable[[str], str]) -> tuple[tuple[Candidate, ...], dict[str, str]]:
+def candidates(
+    changes: Sequence[tuple[str, frozenset[str]]], chip_words: Callable[[str], str]
+) -> tuple[tuple[Candidate, ...], dict[str, str]]:
     """The candidates with their tap targets from (move, elements it changes), and the
     chips (target -> words) for those the board cannot tell apart. ``chip_words`` names
     a move on its chip."""
@@ -78,8 +80,12 @@ def candidates(changes: Sequence[tuple[str, frozenset[str]]],
             targets = targets | {name}
         out.append(Candidate(move, targets))
     # A chip is the whole answer: the elements shared with other candidates go.
-    out = [Candidate(c.move, frozenset(t for t in c.targets if t.startswith(CHIP_PREFIX)))
-           if any(t.startswith(CHIP_PREFIX) for t in c.targets) else c for c in out]
+    out = [
+        Candidate(c.move, frozenset(t for t in c.targets if t.startswith(CHIP_PREFIX)))
+        if any(t.startswith(CHIP_PREFIX) for t in c.targets)
+        else c
+        for c in out
+    ]
     return tuple(out), chips
 
 
@@ -92,8 +98,9 @@ class TapAnswer:
         self.selected: frozenset[str] = frozenset()
 
     @classmethod
-    def for_question(cls, game: str, rules: Any, state: Any, moves: Sequence[str],
-                     words: Callable[[str], str]) -> TapAnswer:
+    def for_question(
+        cls, game: str, rules: Any, state: Any, moves: Sequence[str], words: Callable[[str], str]
+    ) -> TapAnswer:
         """The taps that answer a question over ``moves`` asked in ``state``; ``words``
         says a move in words (for a chip with no card to name). Raises
         ``IllegalMoveError`` when a move is not legal in ``state`` (a question about an
@@ -103,13 +110,16 @@ class TapAnswer:
         return cls(choices, chips)
 
     @classmethod
-    def from_elements(cls, given: Sequence[tuple[str, Sequence[str], str]],
-                      words: Callable[[str], str]) -> TapAnswer:
+    def from_elements(
+        cls, given: Sequence[tuple[str, Sequence[str], str]], words: Callable[[str], str]
+    ) -> TapAnswer:
         """The taps that answer a question whose moves come with the elements each
         changes and the card each plays, as the referee gives them: (move, elements,
         card); ``words`` says a move in words (for a chip with no card to name)."""
-        changes = [(m, frozenset(e.removesuffix(HEIGHT_SUFFIX) for e in elements))
-                   for m, elements, _ in given]
+        changes = [
+            (m, frozenset(e.removesuffix(HEIGHT_SUFFIX) for e in elements))
+            for m, elements, _ in given
+        ]
         cards = {m: printed_card(card) for m, _, card in given}
         choices, chips = candidates(changes, lambda m: cards[m] or words(m))
         return cls(choices, chips)

@@ -49,16 +49,16 @@ def map_of(game: str, model: Any) -> BoardMap:
     return board_map(layout_of_model(game, model), villages)
 
 
-def legend(game: str, colours: Sequence[str], players: Sequence[str],
-           name: Callable[[str, Any], str]) -> list[LegendLine]:
+def legend(
+    game: str, colours: Sequence[str], players: Sequence[str], name: Callable[[str, Any], str]
+) -> list[LegendLine]:
     """The legend's lines: for Shangri-La each discipline's letter and name; then each
     player's letter on the player's colour, and name (ShenShi: the grand master's
     capital and the master's small letter, and the neutral monks in black);
     ``name(kind, value)`` is the translator's name of a discipline or colour."""
     lines = []
     if game == "shangrila":
-        lines += [LegendLine(letter, name("discipline", i))
-                  for i, letter in enumerate(DISCIPLINES)]
+        lines += [LegendLine(letter, name("discipline", i)) for i, letter in enumerate(DISCIPLINES)]
     for colour, player in zip(colours, players, strict=False):
         letter = PLAYER_LETTERS.get(colour, "?")
         mark = f"{letter} {letter.lower()}" if game == "shenshi" else letter

@@ -48,9 +48,18 @@ share of the board's width."""
 LEGEND_LINE_MM = 22.0
 """The height of a line of the legend."""
 
-PLAYER_LETTERS = {"red": "R", "blue": "B", "yellow": "Y", "violet": "V",
-                  "light": "L", "dark": "D",
-                  "silver": "S", "copper": "C", "gold": "G", "black": "K"}
+PLAYER_LETTERS = {
+    "red": "R",
+    "blue": "B",
+    "yellow": "Y",
+    "violet": "V",
+    "light": "L",
+    "dark": "D",
+    "silver": "S",
+    "copper": "C",
+    "gold": "G",
+    "black": "K",
+}
 """The second cue of each player's colour: a letter on every piece."""
 DISCIPLINES = "RPYADHF"
 """Shangri-La's disciplines by index (the engine's order), by their letters."""
@@ -168,13 +177,14 @@ class BoardMap:
         return self.layout.size[1]
 
 
-def board_map(layout: BoardLayout, villages: Sequence[tuple[int, Point, float, bool]] = (),
-              ) -> BoardMap:
+def board_map(
+    layout: BoardLayout,
+    villages: Sequence[tuple[int, Point, float, bool]] = (),
+) -> BoardMap:
     """The printed board of ``layout``; ``villages`` (Shangri-La): id, centre, radius
     and whether it is the red village, as the board model gives them."""
     w, h = layout.size
-    printed = Layer(shapes=[Shape("rect", (w / 2, h / 2), (w, h), BOARD_RGBA),
-                            *layout.background])
+    printed = Layer(shapes=[Shape("rect", (w / 2, h / 2), (w, h), BOARD_RGBA), *layout.background])
     labels: dict[int, Point] = {}
     if layout.game == "shangrila":
         labels = village_label_spots(layout, villages)
@@ -190,14 +200,14 @@ VILLAGE_LABEL_MM = 9.0
 """The radius of the disc that carries a village's number."""
 
 
-def village_label_spots(layout: BoardLayout,
-                        villages: Sequence[tuple[int, Point, float, bool]]) -> dict[int, Point]:
+def village_label_spots(
+    layout: BoardLayout, villages: Sequence[tuple[int, Point, float, bool]]
+) -> dict[int, Point]:
     """Where each village's number goes: on the village's rim, at the angle farthest
     from its own spaces, the bridges and stones, the other villages and the board's
     edge (so the number covers nothing)."""
     w, h = layout.size
-    obstacles = [s for s in layout.spots.values()
-                 if s.kind in ("space", "bridge", "stone")]
+    obstacles = [s for s in layout.spots.values() if s.kind in ("space", "bridge", "stone")]
     spots = {}
     for vid, centre, radius, _ in villages:
         others = [(c, r) for i, c, r, _ in villages if i != vid]
@@ -208,24 +218,29 @@ def village_label_spots(layout: BoardLayout,
             room = min(
                 [math.dist(at, s.centre) - max(s.size) / 2 for s in obstacles]
                 + [math.dist(at, c) - r for c, r in others]
-                + [at[0], at[1], w - at[0], h - at[1]])
+                + [at[0], at[1], w - at[0], h - at[1]]
+            )
             if room > clearance:
                 best, clearance = at, room
         spots[vid] = best
     return spots
 
 
-def _print_shangrila(layout: BoardLayout, printed: Layer,
-                     villages: Sequence[tuple[int, Point, float, bool]],
-                     labels: Mapping[int, Point]) -> None:
+def _print_shangrila(
+    layout: BoardLayout,
+    printed: Layer,
+    villages: Sequence[tuple[int, Point, float, bool]],
+    labels: Mapping[int, Point],
+) -> None:
     for name, spot in layout.spots.items():
         if spot.kind == "space":
             _print_space(printed, name[-1], spot)
     for vid, _, _, red in villages:
         at = labels[vid]
         d = 2 * VILLAGE_LABEL_MM
-        printed.shapes.append(Shape("ellipse", at, (d, d),
-                                    (0.62, 0.18, 0.14, 1) if red else INK_RGBA))
+        printed.shapes.append(
+            Shape("ellipse", at, (d, d), (0.62, 0.18, 0.14, 1) if red else INK_RGBA)
+        )
         printed.texts.append(Text(str(vid), at, 12.0, (1, 1, 1, 1)))
 
 
@@ -236,10 +251,12 @@ def _print_space(layer: Layer, letter: str, spot: Spot) -> None:
     layer.shapes.append(Shape("outline", c, s, LINE_RGBA, 0.0, 0.5))
     glyph = GLYPHS.get(letter)
     if glyph is not None:  # the symbol top left, the letter bottom right
-        layer.glyph(place(glyph, (c[0] - 0.22 * s[0], c[1] - 0.12 * s[1]), 0.25 * s[0]),
-                    0.9, INK_RGBA)
-    layer.texts.append(Text(letter, (c[0] + 0.22 * s[0], c[1] + 0.20 * s[1]),
-                            0.42 * s[1], min_px=SPACE_LETTER_PX))
+        layer.glyph(
+            place(glyph, (c[0] - 0.22 * s[0], c[1] - 0.12 * s[1]), 0.25 * s[0]), 0.9, INK_RGBA
+        )
+    layer.texts.append(
+        Text(letter, (c[0] + 0.22 * s[0], c[1] + 0.20 * s[1]), 0.42 * s[1], min_px=SPACE_LETTER_PX)
+    )
 
 
 def _print_shendao(layout: BoardLayout, printed: Layer) -> None:
@@ -248,8 +265,15 @@ def _print_shendao(layout: BoardLayout, printed: Layer) -> None:
         c, s = spot.centre, spot.size
         if spot.kind == "square":
             printed.shapes.append(Shape("outline", c, s, LINE_RGBA, 0.0, 0.5))
-            printed.texts.append(Text(name, (c[0] - 0.28 * s[0], c[1] - 0.32 * s[1]),
-                                      0.22 * s[1], SOFT_INK_RGBA, False))
+            printed.texts.append(
+                Text(
+                    name,
+                    (c[0] - 0.28 * s[0], c[1] - 0.32 * s[1]),
+                    0.22 * s[1],
+                    SOFT_INK_RGBA,
+                    False,
+                )
+            )
         elif spot.kind == "gate":
             gate = name.removeprefix("gate ")
             printed.texts.append(Text(gate, _outside(c, (w, h), 24.0), 12.0))
@@ -290,8 +314,7 @@ def _ink_on(rgba: RGBA) -> RGBA:
     return (0.05, 0.05, 0.05, 1) if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else (1, 1, 1, 1)
 
 
-def piece(layout: BoardLayout, element: str, value: Value | None,
-          grow: float = 1.0) -> Layer:
+def piece(layout: BoardLayout, element: str, value: Value | None, grow: float = 1.0) -> Layer:
     """What ``element`` reading ``value`` looks like, ``grow`` times its size: the
     plain shapes of ``layout.element_shapes`` with each player's letter on the piece,
     and Shangri-La's students as a white ring inside their master."""
@@ -304,45 +327,62 @@ def piece(layout: BoardLayout, element: str, value: Value | None,
     def scaled(shapes: list[Shape]) -> list[Shape]:
         if grow == 1.0:
             return shapes
-        return [Shape(s.shape, (c[0] + (s.centre[0] - c[0]) * grow,
-                                c[1] + (s.centre[1] - c[1]) * grow),
-                      (s.size[0] * grow, s.size[1] * grow), s.rgba, s.angle, s.width * grow)
-                for s in shapes]
+        return [
+            Shape(
+                s.shape,
+                (c[0] + (s.centre[0] - c[0]) * grow, c[1] + (s.centre[1] - c[1]) * grow),
+                (s.size[0] * grow, s.size[1] * grow),
+                s.rgba,
+                s.angle,
+                s.width * grow,
+            )
+            for s in shapes
+        ]
 
     kind = spot.kind
     size = spot.size[1] * grow
     if element.endswith("^"):  # a Shangri-La student on its master
         if value == 2:
             ring = 0.78 * spot.size[0] * grow
-            layer.shapes.append(Shape("outline", c, (ring, ring), (1, 1, 1, 1), 0.0,
-                                      0.09 * spot.size[0] * grow))
+            layer.shapes.append(
+                Shape("outline", c, (ring, ring), (1, 1, 1, 1), 0.0, 0.09 * spot.size[0] * grow)
+            )
         return layer
     if kind in ("space", "square") and str(value) in PLAYER_RGBA:
         rgba = PLAYER_RGBA[str(value)]
-        layer.shapes.append(Shape("rect", c, (0.94 * spot.size[0] * grow, 0.94 * size),
-                                  LINE_RGBA, spot.angle))
-        layer.shapes.append(Shape("rect", c, (0.86 * spot.size[0] * grow, 0.86 * size),
-                                  rgba, spot.angle))
-        layer.texts.append(Text(PLAYER_LETTERS.get(str(value), "?"), c, 0.55 * size,
-                                _ink_on(rgba)))
+        layer.shapes.append(
+            Shape("rect", c, (0.94 * spot.size[0] * grow, 0.94 * size), LINE_RGBA, spot.angle)
+        )
+        layer.shapes.append(
+            Shape("rect", c, (0.86 * spot.size[0] * grow, 0.86 * size), rgba, spot.angle)
+        )
+        layer.texts.append(Text(PLAYER_LETTERS.get(str(value), "?"), c, 0.55 * size, _ink_on(rgba)))
         return layer
     if kind == "monk" and value != "none":
         metal, _, rank = str(value).partition("-")
         grand = rank == "grand"
         across = (GRAND_MM if grand else MASTER_MM) * grow
         rgba = PLAYER_RGBA.get(metal, LINE_RGBA)
-        layer.shapes.append(Shape("ellipse", c, (across + 3 * grow, across + 3 * grow),
-                                  (0.98, 0.98, 0.95, 1) if metal == "black" else LINE_RGBA))
+        layer.shapes.append(
+            Shape(
+                "ellipse",
+                c,
+                (across + 3 * grow, across + 3 * grow),
+                (0.98, 0.98, 0.95, 1) if metal == "black" else LINE_RGBA,
+            )
+        )
         layer.shapes.append(Shape("ellipse", c, (across, across), rgba))
         letter = PLAYER_LETTERS.get(metal, "?")
-        layer.texts.append(Text(letter if grand else letter.lower(), c, 0.6 * across,
-                                _ink_on(rgba)))
+        layer.texts.append(
+            Text(letter if grand else letter.lower(), c, 0.6 * across, _ink_on(rgba))
+        )
         return layer
     if kind == "tokens":
         layer.shapes.extend(scaled(element_shapes(layout, element, value)))
         metal = element.removeprefix("tokens ")
-        layer.texts.append(Text(f"{PLAYER_LETTERS.get(metal, '?')} {value}",
-                                (c[0], c[1] + 0.5 * size + 7.0), 9.0))
+        layer.texts.append(
+            Text(f"{PLAYER_LETTERS.get(metal, '?')} {value}", (c[0], c[1] + 0.5 * size + 7.0), 9.0)
+        )
         return layer
     layer.shapes.extend(scaled(element_shapes(layout, element, value)))
     return layer
@@ -352,15 +392,31 @@ GRAND_MM = 30.0
 MASTER_MM = 21.0
 """How wide ShenShi's monks are drawn: a Grand Master clearly bigger than a master."""
 
-_ORDER = {"space": 0, "square": 0, "tile": 0, "tokens": 0, "cushion": 1, "bridge": 2,
-          "gate": 2, "stone": 3, "monk": 3}
+_ORDER = {
+    "space": 0,
+    "square": 0,
+    "tile": 0,
+    "tokens": 0,
+    "cushion": 1,
+    "bridge": 2,
+    "gate": 2,
+    "stone": 3,
+    "monk": 3,
+}
 
 
-def compose(board: BoardMap, table: Observation, highlight: Collection[str] = (),
-            suggest: Collection[str] = (), targets: Collection[str] = (),
-            chosen: Collection[str] = (), chips: Mapping[str, str] | None = None,
-            legend: Sequence[LegendLine] = (), beside: bool = False,
-            expected: Observation | None = None) -> Scene:
+def compose(
+    board: BoardMap,
+    table: Observation,
+    highlight: Collection[str] = (),
+    suggest: Collection[str] = (),
+    targets: Collection[str] = (),
+    chosen: Collection[str] = (),
+    chips: Mapping[str, str] | None = None,
+    legend: Sequence[LegendLine] = (),
+    beside: bool = False,
+    expected: Observation | None = None,
+) -> Scene:
     """The board showing ``table``, with the pieces to put back (``highlight``) in the
     blinking layer: what goes back there by ``expected`` (the table the game expects)
     drawn half as big again, or a cross where a piece must come off; green frames on
@@ -388,12 +444,26 @@ def compose(board: BoardMap, table: Observation, highlight: Collection[str] = ()
             marks.shapes.append(Shape("rect", spot.centre, spot.size, (0.90, 0.97, 1.0, 1)))
         if name in chosen:
             marks.shapes.append(Shape("rect", spot.centre, spot.size, CHOSEN_RGBA, spot.angle))
-        marks.shapes.append(Shape("outline", spot.centre,
-                                  (spot.size[0] + 9, spot.size[1] + 9), INK_RGBA,
-                                  spot.angle, 1.2))
-        marks.shapes.append(Shape("outline", spot.centre,
-                                  (spot.size[0] + 5, spot.size[1] + 5), TARGET_RGBA,
-                                  spot.angle, 3.0))
+        marks.shapes.append(
+            Shape(
+                "outline",
+                spot.centre,
+                (spot.size[0] + 9, spot.size[1] + 9),
+                INK_RGBA,
+                spot.angle,
+                1.2,
+            )
+        )
+        marks.shapes.append(
+            Shape(
+                "outline",
+                spot.centre,
+                (spot.size[0] + 5, spot.size[1] + 5),
+                TARGET_RGBA,
+                spot.angle,
+                3.0,
+            )
+        )
     for name, words in (chips or {}).items():
         spot = spots[name]
         height = min(0.45 * spot.size[1], 0.9 * spot.size[0] / (0.6 * max(1, len(words))))
@@ -454,15 +524,23 @@ def _merge(into: Layer, layer: Layer) -> None:
     into.texts.extend(layer.texts)
 
 
-def _frames(layout: BoardLayout, elements: Collection[str], rgba: RGBA, grow: float,
-            width: float) -> list[Shape]:
+def _frames(
+    layout: BoardLayout, elements: Collection[str], rgba: RGBA, grow: float, width: float
+) -> list[Shape]:
     out = []
     for element in elements:
         spot = layout.spot(element)
         if spot is not None:
-            out.append(Shape("outline", spot.centre, (spot.size[0] + grow,
-                                                      spot.size[1] + grow),
-                             rgba, spot.angle, width))
+            out.append(
+                Shape(
+                    "outline",
+                    spot.centre,
+                    (spot.size[0] + grow, spot.size[1] + grow),
+                    rgba,
+                    spot.angle,
+                    width,
+                )
+            )
     return out
 
 
@@ -487,8 +565,7 @@ class Box:
     h: float
 
 
-def legend_box(board: BoardMap, entries: Sequence[LegendLine], chips: int,
-               beside: bool) -> Box:
+def legend_box(board: BoardMap, entries: Sequence[LegendLine], chips: int, beside: bool) -> Box:
     """Where the legend goes: beside the board (right of it, as tall) or below it (as
     wide, as tall as its content: the chips, then the lines in two columns, or for
     Shangri-La a village drawn large beside them)."""
@@ -507,32 +584,53 @@ def _chip_spots(box: Box, chips: Mapping[str, str], beside: bool) -> dict[str, S
     if not chips:
         return {}
     if beside:
-        return {name: Spot("chip", (box.x + box.w / 2, box.y + 6.0 + (CHIP_MM + 8.0) * (i + 0.5)),
-                           (box.w - 12.0, CHIP_MM))
-                for i, name in enumerate(chips)}
+        return {
+            name: Spot(
+                "chip",
+                (box.x + box.w / 2, box.y + 6.0 + (CHIP_MM + 8.0) * (i + 0.5)),
+                (box.w - 12.0, CHIP_MM),
+            )
+            for i, name in enumerate(chips)
+        }
     width = (box.w - 10.0) / len(chips)
     y = box.y + 6.0 + CHIP_MM / 2
-    return {name: Spot("chip", (box.x + 5.0 + width * (i + 0.5), y), (width - 8.0, CHIP_MM))
-            for i, name in enumerate(chips)}
+    return {
+        name: Spot("chip", (box.x + 5.0 + width * (i + 0.5), y), (width - 8.0, CHIP_MM))
+        for i, name in enumerate(chips)
+    }
 
 
-def _legend(board: BoardMap, box: Box, entries: Sequence[LegendLine], chips: int,
-            beside: bool) -> Layer:
+def _legend(
+    board: BoardMap, box: Box, entries: Sequence[LegendLine], chips: int, beside: bool
+) -> Layer:
     """The legend: under the chips, for Shangri-La one village drawn large with each
     symbol, then the lines (two columns below the board, one beside it)."""
-    layer = Layer(shapes=[Shape("rect", (box.x + box.w / 2, box.y + box.h / 2),
-                                (box.w - 2.0, box.h - 2.0), LEGEND_RGBA)])
-    top = box.y + 6.0 + (chips * (CHIP_MM + 8.0) + 6.0 if beside else
-                         CHIP_MM + 12.0 if chips else 0.0)
+    layer = Layer(
+        shapes=[
+            Shape(
+                "rect",
+                (box.x + box.w / 2, box.y + box.h / 2),
+                (box.w - 2.0, box.h - 2.0),
+                LEGEND_RGBA,
+            )
+        ]
+    )
+    top = (
+        box.y
+        + 6.0
+        + (chips * (CHIP_MM + 8.0) + 6.0 if beside else CHIP_MM + 12.0 if chips else 0.0)
+    )
     bottom = box.y + box.h
     left = box.x + 6.0
     if board.game == "shangrila" and not chips:
         if beside:
-            top = _legend_village(board, layer, Box(left, top, box.w - 12.0, box.w - 12.0),
-                                  then_below=True)
+            top = _legend_village(
+                board, layer, Box(left, top, box.w - 12.0, box.w - 12.0), then_below=True
+            )
         else:
-            left = _legend_village(board, layer, Box(left, top, bottom - top, bottom - top),
-                                   then_below=False)
+            left = _legend_village(
+                board, layer, Box(left, top, bottom - top, bottom - top), then_below=False
+            )
     if not entries:
         return layer
     columns = 1 if beside else 2
@@ -544,12 +642,16 @@ def _legend(board: BoardMap, box: Box, entries: Sequence[LegendLine], chips: int
         y = top + line * (i % rows + 0.5)
         mark_width = max(0.85 * line, 0.55 * line * len(entry.mark))
         if entry.rgba is not None:
-            layer.shapes.append(Shape("rect", (x + mark_width / 2, y),
-                                      (mark_width, 0.85 * line), entry.rgba))
+            layer.shapes.append(
+                Shape("rect", (x + mark_width / 2, y), (mark_width, 0.85 * line), entry.rgba)
+            )
         ink = _ink_on(entry.rgba) if entry.rgba is not None else INK_RGBA
         layer.texts.append(Text(entry.mark, (x + mark_width / 2, y), 0.6 * line, ink))
-        layer.texts.append(_left_text(entry.words, (x + mark_width + 3.0, y), 0.55 * line,
-                                      column - mark_width - 5.0))
+        layer.texts.append(
+            _left_text(
+                entry.words, (x + mark_width + 3.0, y), 0.55 * line, column - mark_width - 5.0
+            )
+        )
     return layer
 
 
@@ -565,8 +667,9 @@ def _left_text(words: str, left_middle: Point, height: float, room: float) -> Te
 def _legend_village(board: BoardMap, layer: Layer, room: Box, then_below: bool) -> float:
     """Village 0's seven spaces drawn large in the square ``room``; returns the y where
     the rest of the legend goes (``then_below``), or the x."""
-    spaces = {n[-1]: s for n, s in board.layout.spots.items()
-              if s.kind == "space" and n[:-1] == "0"}
+    spaces = {
+        n[-1]: s for n, s in board.layout.spots.items() if s.kind == "space" and n[:-1] == "0"
+    }
     if not spaces:
         return room.y if then_below else room.x
     xs = [s.centre[0] for s in spaces.values()]

@@ -62,8 +62,14 @@ class BoardMapWidget(Widget):
         self._scale = Scale()
         self._content = InstructionGroup()
         self._blinker = InstructionGroup()
-        for instruction in (PushMatrix(), self._translate, self._scale, self._content,
-                            self._blinker, PopMatrix()):
+        for instruction in (
+            PushMatrix(),
+            self._translate,
+            self._scale,
+            self._content,
+            self._blinker,
+            PopMatrix(),
+        ):
             self.canvas.add(instruction)
         self._blink_groups: tuple[InstructionGroup, InstructionGroup] | None = None
         self._blink_on = True
@@ -122,7 +128,8 @@ class BoardMapWidget(Widget):
             return
         scale = self.fit()[0]
         if abs(scale - self._drawn_at) > 1e-6 or (
-                self._printed is not None and abs(self._printed[1] - scale) > 1e-6):
+            self._printed is not None and abs(self._printed[1] - scale) > 1e-6
+        ):
             self._printed = None
             self.redraw()
 
@@ -187,7 +194,8 @@ class BoardMapWidget(Widget):
             return True
         scale = self.fit()[0]
         return abs(scale - self._drawn_at) < 1e-6 and (
-            self._printed is None or abs(self._printed[1] - scale) < 1e-6)
+            self._printed is None or abs(self._printed[1] - scale) < 1e-6
+        )
 
     @property
     def blinking(self) -> bool:
@@ -208,8 +216,7 @@ class BoardMapWidget(Widget):
         for stroke in layer.strokes:
             group.add(Color(*stroke.rgba))
             points = [v for x, y in stroke.points for v in (x, -y)]
-            group.add(Line(points=points, width=max(pixel, stroke.width / 2),
-                           close=stroke.closed))
+            group.add(Line(points=points, width=max(pixel, stroke.width / 2), close=stroke.closed))
         for text in layer.texts:
             texture = self._texture(text.text, font_px(text, scale), text.bold)
             w, h = texture.size[0] * pixel, texture.size[1] * pixel
@@ -258,8 +265,7 @@ def _shape(group: InstructionGroup, shape: Shape, pixel: float) -> None:
     elif shape.shape == "ellipse":
         group.add(Ellipse(pos=(cx - w / 2, cy - h / 2), size=(w, h)))
     else:
-        group.add(Line(rectangle=(cx - w / 2, cy - h / 2, w, h),
-                       width=max(pixel, shape.width / 2)))
+        group.add(Line(rectangle=(cx - w / 2, cy - h / 2, w, h), width=max(pixel, shape.width / 2)))
     if turned:
         group.add(PopMatrix())
 

@@ -12,6 +12,18 @@ from companion.app.screens.play import PlayScreen
 from companion.app.screens.review import ReviewPanel
 from companion.app.screens.start import OptionChoiceRow, OptionTextRow, SeatRow, StartScreen
 
-__all__ = ["CalibrateScreen", "ClockBar", "EndScreen", "GameRow", "HistoryScreen",
-           "OptionChoiceRow", "OptionTextRow", "PlayScreen", "ReviewPanel", "RootView",
-           "SeatRow", "StartScreen", "post"]
+__all__ = [
+    "CalibrateScreen",
+    "ClockBar",
+    "EndScreen",
+    "GameRow",
+    "HistoryScreen",
+    "OptionChoiceRow",
+    "OptionTextRow",
+    "PlayScreen",
+    "ReviewPanel",
+    "RootView",
+    "SeatRow",
+    "StartScreen",
+    "post",
+]

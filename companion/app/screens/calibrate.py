@@ -40,8 +40,10 @@ class CalibrateScreen(Screen):
         # one row of buttons at a time, under the message: the layout step's own or
         # the other steps' Capture and Finish
         # (kept by a strong reference: ``ids`` holds only weak ones)
-        self._buttons = {"layout": self.ids.layout_buttons.__self__,
-                         "other": self.ids.capture_buttons.__self__}
+        self._buttons = {
+            "layout": self.ids.layout_buttons.__self__,
+            "other": self.ids.capture_buttons.__self__,
+        }
         for row in self._buttons.values():
             row.parent.remove_widget(row)
         self.on_step(self, self.step)
@@ -90,8 +92,12 @@ class CalibrateScreen(Screen):
             camera.message = str(error)
             return
         camera.message = app.t("play.camera_starting")
-        self.feed = LiveFeed(source, self.preview, lambda _event: None,
-                             lambda frame, said: post(lambda: self._frame(frame, said))).start()
+        self.feed = LiveFeed(
+            source,
+            self.preview,
+            lambda _event: None,
+            lambda frame, said: post(lambda: self._frame(frame, said)),
+        ).start()
 
     def _frame(self, frame: Any, said: str) -> None:
         """A frame of the live view, and the wizard's problem with it, if any."""
@@ -120,9 +126,13 @@ class CalibrateScreen(Screen):
         if frame is None:
             self.message = _app().t("calibrate.no_frame")
             return
-        action = {"lens": self.wizard.capture_lens, "board": self.wizard.register,
-                  "check": self.wizard.check, "colours": self.wizard.capture_colour,
-                  "layout": self.wizard.capture_layout_empty}[self.step]
+        action = {
+            "lens": self.wizard.capture_lens,
+            "board": self.wizard.register,
+            "check": self.wizard.check,
+            "colours": self.wizard.capture_colour,
+            "layout": self.wizard.capture_layout_empty,
+        }[self.step]
         self._run(action, frame.copy())
 
     def finish_lens(self) -> None:
@@ -151,8 +161,9 @@ class CalibrateScreen(Screen):
     def layout_moved(self, label: str, shift_mm: tuple[float, float]) -> None:
         """After a drag on the picture (``LayoutOverlay.on_moved``)."""
         dx, dy = shift_mm
-        self.message = _app().t("calibrate.layout.moved", what=label,
-                                mm=f"{(dx * dx + dy * dy) ** 0.5:.1f}")
+        self.message = _app().t(
+            "calibrate.layout.moved", what=label, mm=f"{(dx * dx + dy * dy) ** 0.5:.1f}"
+        )
         self.can_undo = self.layout_editor is not None and self.layout_editor.can_undo
 
     def _capture_with(self, action: Any) -> None:

@@ -34,8 +34,9 @@ class ClockBar(Label):
         kwargs.setdefault("halign", "left")
         kwargs.setdefault("valign", "middle")
         super().__init__(**kwargs)
-        self.bind(width=lambda *_: setattr(self, "text_size", (self.width, None)),
-                  texture_size=self._fit)
+        self.bind(
+            width=lambda *_: setattr(self, "text_size", (self.width, None)), texture_size=self._fit
+        )
         self.clock: GameClock | None = None
         self.problem = ""
         """Why the clocks kept with the game were not used ("" when they were)."""
@@ -53,8 +54,7 @@ class ClockBar(Label):
         journal = controller.journal
         self.journal = journal.path if journal is not None else None
         players = len(controller.referee.rules.players)
-        self.clock, self.problem = open_clock(self.journal, setup.clocks, players,
-                                              time.monotonic())
+        self.clock, self.problem = open_clock(self.journal, setup.clocks, players, time.monotonic())
         self.text = ""
         self._fit()
         if self.clock is not None:
@@ -97,17 +97,17 @@ class ClockBar(Label):
         for reading in clock.readings(time.monotonic()):
             name = self.names[reading.player] if reading.player < len(self.names) else "?"
             text = escape_markup(reading_text(reading, name, tr))
-            times = text[len(escape_markup(name)):]
+            times = text[len(escape_markup(name)) :]
             if reading.over:  # past the time: the times in red (with a minus)
                 times = f"[color=ff5a4a]{times}[/color]"
             if reading.running:  # the player to move: the name in their colour, bold
-                colour = self.colours[reading.player] if reading.player < len(self.colours) \
-                    else ""
+                colour = self.colours[reading.player] if reading.player < len(self.colours) else ""
                 rgba = PLAYER_RGBA.get(colour, (1, 1, 1, 1))
                 if colour in ("dark", "black"):
                     rgba = (0.85, 0.85, 0.85, 1)
                 shown = "[b][color={:02x}{:02x}{:02x}]{}[/color]{}[/b]".format(
-                    *(round(255 * c) for c in rgba[:3]), escape_markup(name), times)
+                    *(round(255 * c) for c in rgba[:3]), escape_markup(name), times
+                )
             else:
                 shown = escape_markup(name) + times
             parts.append(shown)

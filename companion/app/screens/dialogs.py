@@ -15,21 +15,29 @@ from kivy.uix.popup import Popup
 from companion.app.screens.common import running_app as _app
 
 
-def _dialog(title: str, text: str, buttons: list[tuple[str, Callable[[], None] | None,
-                                                        tuple[float, ...]]]) -> Popup:
+def _dialog(
+    title: str, text: str, buttons: list[tuple[str, Callable[[], None] | None, tuple[float, ...]]]
+) -> Popup:
     body = BoxLayout(orientation="vertical", spacing=dp(12), padding=dp(8))
     message = Factory.WrapLabel(text=text, font_size="19sp")
     body.add_widget(message)
     body.add_widget(Factory.Widget())
     row = BoxLayout(size_hint_y=None, height=dp(60), spacing=dp(10))
-    popup = Popup(title=title, title_size="22sp", content=body, auto_dismiss=False,
-                  size_hint=(0.8, None), height=dp(330))
+    popup = Popup(
+        title=title,
+        title_size="22sp",
+        content=body,
+        auto_dismiss=False,
+        size_hint=(0.8, None),
+        height=dp(330),
+    )
 
     def answer(action: Callable[[], None] | None) -> Callable[[Any], None]:
         def run(_button: Any) -> None:
             popup.dismiss(animation=False)
             if action is not None:
                 action()
+
         return run
 
     popup.buttons = []  # type: ignore[attr-defined]  # the answers, in order (for tests)
@@ -45,8 +53,9 @@ def _dialog(title: str, text: str, buttons: list[tuple[str, Callable[[], None] |
 
 def confirm(title: str, text: str, yes: str, no: str, on_yes: Callable[[], None]) -> Popup:
     """Ask; ``on_yes`` runs only if the player chooses ``yes`` (the last button)."""
-    return _dialog(title, text, [(no, None, (0.35, 0.35, 0.40, 1)),
-                                 (yes, on_yes, (0.8, 0.4, 0.2, 1))])
+    return _dialog(
+        title, text, [(no, None, (0.35, 0.35, 0.40, 1)), (yes, on_yes, (0.8, 0.4, 0.2, 1))]
+    )
 
 
 def tell(title: str, text: str) -> Popup:

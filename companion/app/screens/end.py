@@ -58,8 +58,9 @@ class EndScreen(Screen):
         self.result = final_result(controller)
         self.analysis = None
         journal = controller.journal
-        self.folder = report_folder(_app().data_path, journal.path) if journal is not None \
-            else folder
+        self.folder = (
+            report_folder(_app().data_path, journal.path) if journal is not None else folder
+        )
         self.chart = ""
         self.message = ""
         self.strength_text = ""
@@ -70,8 +71,9 @@ class EndScreen(Screen):
         live = self._live if self._followed is controller else None
         if self.result.record.moves:
             self.progress = 0.001
-            threading.Thread(target=self._analyse, args=(job, level, live), daemon=True,
-                             name="analysis").start()
+            threading.Thread(
+                target=self._analyse, args=(job, level, live), daemon=True, name="analysis"
+            ).start()
         else:
             self.strength_text = _app().t("end.no_moves")
 
@@ -82,8 +84,13 @@ class EndScreen(Screen):
         self.result_text = result.sentence
         rows = sorted(zip(result.scores, result.players, strict=True), reverse=True)
         self.scores_text = "\n".join(
-            (f"[b]{name}: {score}[/b]" if result.players.index(name) in result.winners
-             else f"{name}: {score}") for score, name in rows)
+            (
+                f"[b]{name}: {score}[/b]"
+                if result.players.index(name) in result.winners
+                else f"{name}: {score}"
+            )
+            for score, name in rows
+        )
         if self.analysis is not None:
             self._strength()
 
@@ -112,8 +119,7 @@ class EndScreen(Screen):
             save_analysis(self.folder, analysis)
         except Exception as error:  # the report must never take the app down
             message = str(error)
-            post(lambda: setattr(self, "message", _app().t("end.analysis_failed",
-                                                           detail=message)))
+            post(lambda: setattr(self, "message", _app().t("end.analysis_failed", detail=message)))
             return
         post(lambda: self._analysed(job, analysis, chart))
 
@@ -134,8 +140,7 @@ class EndScreen(Screen):
         result = self.result
         if result is None:
             return
-        review = build_review(result.record, _app().translator, result.players,
-                              self.analysis)
+        review = build_review(result.record, _app().translator, result.players, self.analysis)
         self.ids.review.load(review, index)
 
     def on_enter(self, *args: Any) -> None:
@@ -149,16 +154,20 @@ class EndScreen(Screen):
 
         app = _app()
         rows = strength_rows(self.analysis, self.result.players)
-        head = (f"{app.t('end.player'):<11}{app.t('end.accuracy'):>10}"
-                f"{app.t('end.good'):>8}{app.t('end.inaccuracies'):>8}"
-                f"{app.t('end.mistakes'):>9}  {app.t('end.level')}")
+        head = (
+            f"{app.t('end.player'):<11}{app.t('end.accuracy'):>10}"
+            f"{app.t('end.good'):>8}{app.t('end.inaccuracies'):>8}"
+            f"{app.t('end.mistakes'):>9}  {app.t('end.level')}"
+        )
         lines = [head]
         for row in rows:
             good = row["best"] + row["good"]
             bad = row["mistake"] + row["blunder"]
             accuracy = "-" if not row["moves"] else f"{row['accuracy']:.1f}%"
-            lines.append(f"{row['name'][:10]:<11}{accuracy:>10}{good:>8}"
-                         f"{row['inaccuracy']:>8}{bad:>9}  {row['level'] or '-'}")
+            lines.append(
+                f"{row['name'][:10]:<11}{accuracy:>10}{good:>8}"
+                f"{row['inaccuracy']:>8}{bad:>9}  {row['level'] or '-'}"
+            )
         self.strength_text = "\n".join(lines)
 
     def export(self) -> None:

@@ -83,16 +83,19 @@ class HistoryScreen(Screen):
         box.clear_widgets()
         skipped: list[SkippedGame] = []
         try:
-            self.players = collect(app.data_path, lambda level: app.t("levels.engine",
-                                                                      level=level),
-                                   skipped=skipped)
+            self.players = collect(
+                app.data_path, lambda level: app.t("levels.engine", level=level), skipped=skipped
+            )
         except CalibrationError as error:
             self.players = {}
             self.message = app.t("levels.unreadable", detail=str(error))
         if skipped:
             key = "levels.skipped" if len(skipped) > 1 else "levels.skipped_one"
-            self.message = app.t(key, count=len(skipped), detail="; ".join(
-                f"{game.when}: {game.reason}" for game in skipped))
+            self.message = app.t(
+                key,
+                count=len(skipped),
+                detail="; ".join(f"{game.when}: {game.reason}" for game in skipped),
+            )
         for key, player in sorted(self.players.items()):
             if player.games or player.rivals:
                 button = Factory.TapButton(text=player.name, font_size="16sp")
@@ -127,8 +130,9 @@ class HistoryScreen(Screen):
             except AnalysisError as error:  # the moves are gone over without it
                 analysis = None
                 self.message = app.t("history.report_unreadable", detail=str(error))
-            review = build_review(record, app.translator, names, analysis,
-                                  result=self._outcome(past))
+            review = build_review(
+                record, app.translator, names, analysis, result=self._outcome(past)
+            )
         except (JournalError, EngineError) as error:
             self.title = app.t("history.unreadable", detail=str(error))
             self.selected = ""
@@ -136,8 +140,9 @@ class HistoryScreen(Screen):
             return
         self.record, self.past = record, past
         self.selected = path
-        self.title = app.t("history.replaying", game=app.t_name("game", record.game),
-                           moves=len(record.moves))
+        self.title = app.t(
+            "history.replaying", game=app.t_name("game", record.game), moves=len(record.moves)
+        )
         self.ids.review.load(review)
 
     def _outcome(self, past: Any) -> str:
@@ -159,16 +164,18 @@ class HistoryScreen(Screen):
         if self.record is None or self.past is None:
             return
         past, record = self.past, self.record
-        names = tuple(n or app.t_name("colour", c).capitalize()
-                      for n, c in zip(past.names or ("",) * len(past.players), past.players,
-                                      strict=True))
+        names = tuple(
+            n or app.t_name("colour", c).capitalize()
+            for n, c in zip(past.names or ("",) * len(past.players), past.players, strict=True)
+        )
         try:
             analysis = load_analysis(report_folder(app.data_path, past.path), record)
         except AnalysisError as error:
             self.message = app.t("end.export_failed", detail=str(error))
             return
-        result = Result(record.game, names, past.scores, past.winners, self._outcome(past),
-                        past.over, record)
+        result = Result(
+            record.game, names, past.scores, past.winners, self._outcome(past), past.over, record
+        )
         folder = app.data_path / "exports" / time.strftime("%Y%m%d-%H%M%S")
         try:
             export(folder, result, analysis, app.translator)
@@ -189,15 +196,17 @@ def row_text(past: Any) -> str:
     app = _app()
     if past.problem:
         return f"{past.when} · {app.t('history.unreadable', detail=past.problem)}"
-    names = [n or app.t_name("colour", c).capitalize()
-             for n, c in zip(past.names or ("",) * len(past.players), past.players,
-                             strict=True)]
+    names = [
+        n or app.t_name("colour", c).capitalize()
+        for n, c in zip(past.names or ("",) * len(past.players), past.players, strict=True)
+    ]
     game = app.t_name("game", past.game)
     if not past.scores:
         return f"{past.when} · {game} · {', '.join(names)}"
-    scores = ", ".join(f"{name} {score}" for name, score in zip(names, past.scores,
-                                                                 strict=True))
-    outcome = app.t("history.won", names=" & ".join(names[w] for w in past.winners),
-                    moves=past.moves) if past.over and past.winners else \
-        app.t("history.unfinished", moves=past.moves)
+    scores = ", ".join(f"{name} {score}" for name, score in zip(names, past.scores, strict=True))
+    outcome = (
+        app.t("history.won", names=" & ".join(names[w] for w in past.winners), moves=past.moves)
+        if past.over and past.winners
+        else app.t("history.unfinished", moves=past.moves)
+    )
     return app.t("history.row", when=past.when, game=game, scores=scores, outcome=outcome)

@@ -41,8 +41,14 @@ class LevelChart(Widget):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.bind(pos=self.redraw, size=self.redraw, points=self.redraw,
-                  pooled=self.redraw, dates=self.redraw, highest=self.redraw)
+        self.bind(
+            pos=self.redraw,
+            size=self.redraw,
+            points=self.redraw,
+            pooled=self.redraw,
+            dates=self.redraw,
+            highest=self.redraw,
+        )
 
     def redraw(self, *_: Any) -> None:
         self.canvas.clear()
@@ -66,39 +72,54 @@ class LevelChart(Widget):
             if self.pooled:
                 level, low, high = self.pooled
                 Color(*BAND)
-                Rectangle(pos=(left, y_of(low - 0.4)),
-                          size=(width, y_of(high + 0.4) - y_of(low - 0.4)))
+                Rectangle(
+                    pos=(left, y_of(low - 0.4)), size=(width, y_of(high + 0.4) - y_of(low - 0.4))
+                )
                 Color(*POOLED)
                 Line(points=[left, y_of(level), left + width, y_of(level)], width=dp(1.5))
             for index, (level, low, high) in enumerate(self.points):
                 x = x_of(index)
                 Color(*POINT)
-                Line(points=[x, y_of(low - 0.25), x, y_of(high + 0.25)], width=dp(2.5),
-                     cap="round")
+                Line(points=[x, y_of(low - 0.25), x, y_of(high + 0.25)], width=dp(2.5), cap="round")
                 if level is not None:
                     r = dp(7)
                     Ellipse(pos=(x - r, y_of(level) - r), size=(2 * r, 2 * r))
         for level in range(top + 1):
             self._label(str(level), left - dp(30), y_of(level), dp(26))
-        self._label(_app().t("levels.axis"), self.x + dp(2), bottom + height + dp(4),
-                    dp(60), align="left")  # the axis' name above it
+        self._label(
+            _app().t("levels.axis"), self.x + dp(2), bottom + height + dp(4), dp(60), align="left"
+        )  # the axis' name above it
         step = max(1, count // 6)
         for index, text in enumerate(self.dates):
             if index % step == 0 or index == count - 1:
                 self._label(text, x_of(index), self.y + dp(16), dp(90), dp(36))
 
-    def _label(self, text: str, x: float, y: float, width: float, height: float = 0.0,
-               align: str = "center") -> None:
+    def _label(
+        self,
+        text: str,
+        x: float,
+        y: float,
+        width: float,
+        height: float = 0.0,
+        align: str = "center",
+    ) -> None:
         height = height or dp(20)
-        label = Label(text=text, font_size="14sp", color=TEXT, size_hint=(None, None),
-                      size=(width, height), halign=align, valign="middle")
+        label = Label(
+            text=text,
+            font_size="14sp",
+            color=TEXT,
+            size_hint=(None, None),
+            size=(width, height),
+            halign=align,
+            valign="middle",
+        )
         label.text_size = label.size
         label.pos = (x - width / 2 if align == "center" else x, y - height / 2)
         self.add_widget(label)
 
 
 def level_words(found: StrengthEstimate | None) -> str:
-    """"level 2 (range 1-3)", or why there is none."""
+    """ "level 2 (range 1-3)", or why there is none."""
     app = _app()
     if found is None or found.level is None:
         return app.t("levels.not_enough", moves=0 if found is None else found.moves)
@@ -114,18 +135,30 @@ def summary_text(player: PlayerLevels) -> str:
     for key, found in player.pooled.items():
         game, count = key.rsplit("-", 1)
         games = sum(1 for g in player.games if g.key == key)
-        lines.append(app.t("levels.pooled" if games > 1 else "levels.pooled_one",
-                           games=games, game=app.t_name("game", game), players=count,
-                           level=level_words(found)))
+        lines.append(
+            app.t(
+                "levels.pooled" if games > 1 else "levels.pooled_one",
+                games=games,
+                game=app.t_name("game", game),
+                players=count,
+                level=level_words(found),
+            )
+        )
         if found.note:
             lines.append(f"   ({found.note})")
     if not player.games:
         lines.append(app.t("levels.none", name=player.name))
     for rival in player.rivals:
-        lines.append(app.t("levels.head_to_head" if rival.games > 1
-                           else "levels.head_to_head_one", name=rival.opponent,
-                           games=rival.games, ahead=rival.ahead, behind=rival.behind,
-                           level=rival.level))
+        lines.append(
+            app.t(
+                "levels.head_to_head" if rival.games > 1 else "levels.head_to_head_one",
+                name=rival.opponent,
+                games=rival.games,
+                ahead=rival.ahead,
+                behind=rival.behind,
+                level=rival.level,
+            )
+        )
     return "\n".join(lines)
 
 
@@ -147,23 +180,24 @@ def open_levels(player: PlayerLevels) -> Popup:
     body = BoxLayout(orientation="vertical", spacing=dp(8), padding=dp(8))
     chart = LevelChart(size_hint_y=0.55)
     if games:
-        chart.highest = max(max(g.estimate.posterior, default=g.estimate.high)
-                            for g in games)
+        chart.highest = max(max(g.estimate.posterior, default=g.estimate.high) for g in games)
         chart.dates = [g.when[5:].replace(" ", "\n") for g in games]
         chart.points = [(g.estimate.level, g.estimate.low, g.estimate.high) for g in games]
         found = player.pooled.get(key)
         if found is not None and found.level is not None:
             chart.pooled = [found.level, found.low, found.high]
     body.add_widget(chart)
-    legend = Factory.WrapLabel(text=app.t("levels.legend"), font_size="14sp",
-                               color=TEXT)
+    legend = Factory.WrapLabel(text=app.t("levels.legend"), font_size="14sp", color=TEXT)
     body.add_widget(legend)
     summary = Factory.WrapLabel(text=summary_text(player), font_size="16sp")
     body.add_widget(summary)
     close = Factory.TapButton(text=app.t("common.ok"), size_hint_y=None, height=dp(56))
     body.add_widget(close)
-    title = app.t("levels.title", name=player.name,
-                  game=app.t_name("game", key.rsplit("-", 1)[0]) if key else "")
+    title = app.t(
+        "levels.title",
+        name=player.name,
+        game=app.t_name("game", key.rsplit("-", 1)[0]) if key else "",
+    )
     popup = Popup(title=title, title_size="20sp", content=body, size_hint=(0.92, 0.92))
     close.bind(on_release=lambda *_: popup.dismiss(animation=False))
     popup.chart = chart  # type: ignore[attr-defined]

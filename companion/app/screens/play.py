@@ -25,8 +25,11 @@ from companion.referee.events import Answer, Output, Takeback, TurnDone, TypedMo
 
 LOG_SHOWN = 15
 """Moves listed in the Play screen's log (the History screen replays all of them)."""
-BANNER_RGBA = {"illegal": (0.78, 0.05, 0.05, 1), "mismatch": (0.85, 0.50, 0.05, 1),
-               "over": (0.10, 0.55, 0.25, 1)}
+BANNER_RGBA = {
+    "illegal": (0.78, 0.05, 0.05, 1),
+    "mismatch": (0.85, 0.50, 0.05, 1),
+    "over": (0.10, 0.55, 0.25, 1),
+}
 
 
 class PlayScreen(Screen):
@@ -73,8 +76,9 @@ class PlayScreen(Screen):
         """A notice kept in the message line until the next move, and the log's
         length when it was given."""
 
-    def attach(self, controller: PlayController, setup: GameSetup, alarm: Any,
-               **session_options: Any) -> None:
+    def attach(
+        self, controller: PlayController, setup: GameSetup, alarm: Any, **session_options: Any
+    ) -> None:
         """Play ``controller``'s game with ``setup``'s camera and sensor board."""
         from companion.app.session import Session
 
@@ -90,15 +94,23 @@ class PlayScreen(Screen):
         self._map = map_of(game, model)
         self.ids.camera.texture = None
         self.ids.camera.has_frame = False
-        self.ids.camera.message = _app().t("play.no_camera") if setup.camera == "none" else \
-            _app().t("play.camera_starting")
+        self.ids.camera.message = (
+            _app().t("play.no_camera")
+            if setup.camera == "none"
+            else _app().t("play.camera_starting")
+        )
         self.session = Session(controller, setup, self, post, **session_options)
         self.ids.clocks.start(controller, setup)
         self.show_view(controller.view(), [])
         # said once, as the game starts: the usual board is drawn, new clocks started
-        problems = [_app().t(key, detail=detail) for key, detail in (
-            ("notice.layout_damaged", layout_problem),
-            ("notice.clock_damaged", self.ids.clocks.problem)) if detail]
+        problems = [
+            _app().t(key, detail=detail)
+            for key, detail in (
+                ("notice.layout_damaged", layout_problem),
+                ("notice.clock_damaged", self.ids.clocks.problem),
+            )
+            if detail
+        ]
         if problems:
             self._held = (" ".join(problems), len(controller.view().log))
             self.status = self._held[0]
@@ -117,8 +129,11 @@ class PlayScreen(Screen):
         self.turn = view.turn
         colour = view.colours[view.to_move] if view.colours else ""
         # Dark pieces' colours are unreadable on the dark background: light grey.
-        self.turn_rgba = [0.85, 0.85, 0.85, 1] if colour in ("dark", "black") else \
-            list(PLAYER_RGBA.get(colour, (1, 1, 1, 1)))
+        self.turn_rgba = (
+            [0.85, 0.85, 0.85, 1]
+            if colour in ("dark", "black")
+            else list(PLAYER_RGBA.get(colour, (1, 1, 1, 1)))
+        )
         if self._held is not None and len(view.log) != self._held[1]:
             self._held = None  # a move was played: the notice has been seen
         self.status = view.status or (self._held[0] if self._held is not None else "")
@@ -127,8 +142,9 @@ class PlayScreen(Screen):
         self.paused = view.paused
         self.over = view.over
         # The newest moves only: the whole log is one text drawn again at every move.
-        self.log_text = "\n".join(f"[b]{notation}[/b]\n   {words}"
-                                  for notation, words in reversed(view.log[-LOG_SHOWN:]))
+        self.log_text = "\n".join(
+            f"[b]{notation}[/b]\n   {words}" for notation, words in reversed(view.log[-LOG_SHOWN:])
+        )
         self._banner(view)
         self._question(view)
         self.ids.clocks.follow(view)
@@ -169,8 +185,13 @@ class PlayScreen(Screen):
             return
         self._asked = question
         self.tapper = self._tapper(view)
-        self.question_prompt = "" if question is None else question.prompt if \
-            self.tapper is None else f"{question.prompt} {_app().t('question.tap')}"
+        self.question_prompt = (
+            ""
+            if question is None
+            else question.prompt
+            if self.tapper is None
+            else f"{question.prompt} {_app().t('question.tap')}"
+        )
         self._choice_buttons()
 
     def _tapper(self, view: PlayView) -> TapAnswer | None:
@@ -184,7 +205,8 @@ class PlayScreen(Screen):
         words = {c.move: c.words for c in question.choices}
         if any(c.elements for c in question.choices):  # the referee's own elements
             return TapAnswer.from_elements(
-                [(c.move, c.elements, c.card) for c in question.choices], words.__getitem__)
+                [(c.move, c.elements, c.card) for c in question.choices], words.__getitem__
+            )
         position = controller.position() if controller is not None else None
         if position is None or question.about:
             return None
@@ -192,8 +214,9 @@ class PlayScreen(Screen):
         # a move share the game's elements: only a move this position does not allow
         # (a question about an earlier move) leaves the board untappable.
         try:
-            return TapAnswer.for_question(view.game, controller.referee.rules, position[0],
-                                          list(words), words.__getitem__)
+            return TapAnswer.for_question(
+                view.game, controller.referee.rules, position[0], list(words), words.__getitem__
+            )
         except (EngineError, ValueError):  # the buttons answer it
             return None
 
@@ -224,14 +247,31 @@ class PlayScreen(Screen):
         names = legend(view.game, view.colours, view.players, _app().translator.name)
         board, chosen = self._map, tapper.selected if tapper is not None else frozenset()
         # Views come at every reading of the table: draw again only what changed.
-        drawn = (id(board), view.table, view.highlight, view.suggest, targets, chosen, names,
-                 view.expected)
+        drawn = (
+            id(board),
+            view.table,
+            view.highlight,
+            view.suggest,
+            targets,
+            chosen,
+            names,
+            view.expected,
+        )
         if drawn == self._drawn:
             return
         self._drawn = drawn
         self.ids.board.painter = lambda beside: compose(
-            board, view.table, view.highlight, view.suggest, targets - set(chips), chosen,
-            chips, names, beside, view.expected)
+            board,
+            view.table,
+            view.highlight,
+            view.suggest,
+            targets - set(chips),
+            chosen,
+            chips,
+            names,
+            beside,
+            view.expected,
+        )
 
     def tap_board(self, element: str) -> None:
         """A tap on the board while a question is open: answer it when the taps tell
@@ -312,9 +352,13 @@ class PlayScreen(Screen):
             _app().finish(self.controller)
             return
         app = _app()
-        self.confirmation = confirm(app.t("play.end_confirm_title"), app.t("play.end_confirm"),
-                                    app.t("play.end_yes"), app.t("play.end_no"),
-                                    self.confirmed_end)
+        self.confirmation = confirm(
+            app.t("play.end_confirm_title"),
+            app.t("play.end_confirm"),
+            app.t("play.end_yes"),
+            app.t("play.end_no"),
+            self.confirmed_end,
+        )
 
     def confirmed_end(self) -> None:
         if self.controller is not None:

@@ -21,9 +21,13 @@ from companion.review import Review
 
 KEYS = {275: 1, 276: -1}
 """Kivy key codes: right and left arrows step; Home (278) and End (279) jump."""
-JUDGEMENT_RGBA = {"best": (0.45, 0.85, 0.45, 1), "good": (0.55, 0.85, 0.55, 1),
-                  "inaccuracy": (0.98, 0.75, 0.25, 1), "mistake": (1.0, 0.55, 0.25, 1),
-                  "blunder": (1.0, 0.35, 0.35, 1)}
+JUDGEMENT_RGBA = {
+    "best": (0.45, 0.85, 0.45, 1),
+    "good": (0.55, 0.85, 0.55, 1),
+    "inaccuracy": (0.98, 0.75, 0.25, 1),
+    "mistake": (1.0, 0.55, 0.25, 1),
+    "blunder": (1.0, 0.35, 0.35, 1),
+}
 NOW_RGBA = (0.25, 0.45, 0.85, 1)
 ROW_RGBA = (0.22, 0.22, 0.26, 1)
 
@@ -95,8 +99,11 @@ class ReviewPanel(BoxLayout):
         self.caption = caption(review, index)
         move = review.move_at(index)
         app = _app()
-        self.where = app.t("review.start_row") if move is None else \
-            app.t("review.where", number=move.number, at=index, of=self.last)
+        self.where = (
+            app.t("review.start_row")
+            if move is None
+            else app.t("review.where", number=move.number, at=index, of=self.last)
+        )
         for row in self._rows:
             row.background_color = NOW_RGBA if row.position == index else ROW_RGBA
         # The list follows the move shown, once laid out, and again whenever its layout
@@ -154,10 +161,17 @@ def caption(review: Review, index: int) -> str:
     tr = _app().translator
     move = review.move_at(index)
     if move is None:
-        return tr.text("history.start") if review.first_number == 1 else \
-            tr.text("review.start_late", number=review.first_number - 1)
-    lines = [tr.text("review.move", number=move.number, player=review.names[move.player],
-                     move=move.notation), move.words]
+        return (
+            tr.text("history.start")
+            if review.first_number == 1
+            else tr.text("review.start_late", number=review.first_number - 1)
+        )
+    lines = [
+        tr.text(
+            "review.move", number=move.number, player=review.names[move.player], move=move.notation
+        ),
+        move.words,
+    ]
     if move.judgement:
         lines.append(tr.text("review.judged", judgement=tr.text("judgement." + move.judgement)))
     if move.best:

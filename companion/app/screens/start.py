@@ -105,8 +105,13 @@ class StartScreen(Screen):
         self.counts = setup.player_counts()
         self.count = len(setup.seats)
         self.camera = "demo" if setup.demo else setup.camera
-        self.camera_value = (setup.video if setup.camera == "video" else
-                             str(setup.camera_index) if setup.camera == "index" else "")
+        self.camera_value = (
+            setup.video
+            if setup.camera == "video"
+            else str(setup.camera_index)
+            if setup.camera == "index"
+            else ""
+        )
         self.sensors, self.port = setup.sensors, setup.port
         first = setup.clocks.limits[0] if setup.clocks.limits else Limit()
         self.clock_total, self.clock_move = round(first.total / 60), round(first.per_move)
@@ -117,9 +122,17 @@ class StartScreen(Screen):
         seats, options = self.ids.seats, self.ids.options
         seats.clear_widgets()
         for i, seat in enumerate(self.setup.seats):
-            seats.add_widget(SeatRow(index=i, colour=seat.colour, seat_name=seat.name,
-                                     rgba=list(PLAYER_RGBA.get(seat.colour, (1, 1, 1, 1))),
-                                     engine=seat.engine, level=seat.level, screen=self))
+            seats.add_widget(
+                SeatRow(
+                    index=i,
+                    colour=seat.colour,
+                    seat_name=seat.name,
+                    rgba=list(PLAYER_RGBA.get(seat.colour, (1, 1, 1, 1))),
+                    engine=seat.engine,
+                    level=seat.level,
+                    screen=self,
+                )
+            )
         options.clear_widgets()
         for spec in option_specs(self.setup.game):
             options.add_widget(self._option_row(spec))
@@ -128,10 +141,12 @@ class StartScreen(Screen):
     def _option_row(self, spec: OptionSpec) -> BoxLayout:
         value = self.setup.options.get(spec.name, spec.default)
         if spec.kind == "choice":
-            return OptionChoiceRow(option=spec.name, value=value, values=list(spec.choices),
-                                   screen=self)
-        return OptionTextRow(option=spec.name, value="" if value is None else str(value),
-                             screen=self)
+            return OptionChoiceRow(
+                option=spec.name, value=value, values=list(spec.choices), screen=self
+            )
+        return OptionTextRow(
+            option=spec.name, value="" if value is None else str(value), screen=self
+        )
 
     # ------------------------------------------------------------------ edits
 
@@ -188,8 +203,9 @@ class StartScreen(Screen):
 
     def _camera_setup(self) -> None:
         kind = self.camera
-        setup = replace(self.setup, demo=kind == "demo",
-                        camera=kind if kind in CAMERA_KINDS else "none")
+        setup = replace(
+            self.setup, demo=kind == "demo", camera=kind if kind in CAMERA_KINDS else "none"
+        )
         if kind == "video":
             setup = replace(setup, video=self.camera_value.strip())
         elif kind == "index":
@@ -218,8 +234,9 @@ class StartScreen(Screen):
         for seconds in self.clock_seconds:
             if limit_words(tr, 0, seconds)[1] == move_shown:
                 self.clock_move = seconds
-        clocks = ClockSettings.same(len(self.setup.seats), 60.0 * self.clock_total,
-                                    float(self.clock_move))
+        clocks = ClockSettings.same(
+            len(self.setup.seats), 60.0 * self.clock_total, float(self.clock_move)
+        )
         self.setup = replace(self.setup, clocks=clocks)
 
     def check(self) -> list[str]:

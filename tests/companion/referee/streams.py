@@ -9,8 +9,9 @@ from companion.referee.events import Output, Seen
 from engines.observation import Observation, Reading
 
 
-def show(referee: Referee, table: Observation, times: int | None = None,
-         source: str = "camera") -> list[Output]:
+def show(
+    referee: Referee, table: Observation, times: int | None = None, source: str = "camera"
+) -> list[Output]:
     """Show the same table ``times`` frames in a row (by default as many as the referee
     needs to believe it, and to confirm an illegal move); the outputs."""
     out: list[Output] = []

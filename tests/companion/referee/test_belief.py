@@ -110,9 +110,10 @@ def test_a_doubt_the_result_does_not_depend_on_is_not_asked_at_the_end() -> None
     # Red's student is in doubt when the last stone is placed: students do not score.
     # (two bridges left, 1-5 and 4-7: the journey over 1-5 places the last two stones)
     standing = ((1, 5), (4, 7))
-    start = shangrila_position({4: {"A": "red", "H": "red"}, 5: {"R": "blue+"}, **OTHERS},
-                               broken=tuple(b for b in ShangrilaRules(FOUR).bridges
-                                            if b not in standing))
+    start = shangrila_position(
+        {4: {"A": "red", "H": "red"}, 5: {"R": "blue+"}, **OTHERS},
+        broken=tuple(b for b in ShangrilaRules(FOUR).bridges if b not in standing),
+    )
     table = Table(start, above)
     assert only(table.play("+H4"), "move_accepted").move == "+A4"
     out = table.play("5>1")
@@ -124,9 +125,11 @@ def test_a_doubt_the_result_does_not_depend_on_is_not_asked_at_the_end() -> None
 def test_a_doubt_is_asked_before_a_move_too_wide_to_follow() -> None:
     # Red's doubt is still open when blue recruits onto one of six masters seen from
     # above: the oldest doubt is asked first, then the new recruit.
-    spaces = {4: {"A": "red", "H": "red"},
-              9: {"R": "blue", "P": "blue", "Y": "blue", "A": "yellow", "D": "violet"},
-              10: {"R": "blue", "P": "blue", "Y": "blue"}}
+    spaces = {
+        4: {"A": "red", "H": "red"},
+        9: {"R": "blue", "P": "blue", "Y": "blue", "A": "yellow", "D": "violet"},
+        10: {"R": "blue", "P": "blue", "Y": "blue"},
+    }
     table = Table(shangrila_position(spaces), above)
     assert only(table.play("+H4"), "move_accepted").move == "+A4"
     out = table.play("+R9")
@@ -156,15 +159,15 @@ def test_a_shendao_card_is_inferred_when_it_can_no_longer_be_played() -> None:
     assert only(table.play("W5"), "move_accepted").move == "W5"
     out = table.play("Sd loung d5")
     corrected = only(out, "move_corrected")
-    assert (corrected.number, corrected.was, corrected.now) == (1, "W3 loung e3",
-                                                                 "W3 tigre")
+    assert (corrected.number, corrected.was, corrected.now) == (1, "W3 loung e3", "W3 tigre")
     assert only(out, "move_accepted").move == "Sd loung d5"
     assert "illegal_move" not in names(out)
     assert table.record() == table.played
 
 
 def test_a_resumed_journal_with_an_open_belief_equals_the_uninterrupted_game(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     def journaled(path: Path, moves: list[str]) -> tuple[JournaledReferee, Table]:
         table = Table(shangrila_position({4: {"A": "red", "H": "red"}, **OTHERS}), above)
         runner = JournaledReferee(table.referee, Journal.create(path, table.referee))

@@ -33,8 +33,7 @@ def test_an_illegal_table_is_flagged_after_its_confirming_frames() -> None:
     frames = referee.config.stable_frames + referee.config.confirm_frames
     out = show(referee, _wrong(referee), times=frames - 1)
     assert "illegal_move" not in names(out)
-    assert only(show(referee, _wrong(referee), times=1), "illegal_move").rule == \
-        "turn.wrong-player"
+    assert only(show(referee, _wrong(referee), times=1), "illegal_move").rule == "turn.wrong-player"
 
 
 def test_done_is_answered_at_once_on_a_table_read_so_for_one_more_frame() -> None:
@@ -50,8 +49,7 @@ def test_done_on_a_table_believed_just_now_waits_one_frame() -> None:
     referee = referee_for(light="e3")
     show(referee, _wrong(referee), times=referee.config.stable_frames)
     assert names(referee.handle(TurnDone())) == []
-    assert only(show(referee, _wrong(referee), times=1), "illegal_move").rule == \
-        "turn.wrong-player"
+    assert only(show(referee, _wrong(referee), times=1), "illegal_move").rule == "turn.wrong-player"
 
 
 def test_a_source_believed_at_once_flags_at_once() -> None:
@@ -61,8 +59,7 @@ def test_a_source_believed_at_once_flags_at_once() -> None:
     assert only(out, "illegal_move").rule == "turn.wrong-player"
 
 
-def test_a_journal_written_before_the_setting_resumes_flagging_at_once(
-        tmp_path: Path) -> None:
+def test_a_journal_written_before_the_setting_resumes_flagging_at_once(tmp_path: Path) -> None:
     referee = referee_for(light="e3")
     path = tmp_path / "game.jsonl"
     journal = Journal.create(path, referee)
@@ -133,8 +130,12 @@ def test_an_illegal_table_is_flagged_while_other_readings_change() -> None:
     out = []
     for frame in range(10):  # square j read unsure on frames j to j+3: from the fourth
         # frame on, a belief changes on every frame
-        unsure = wrong.replace({square: Reading(wrong.value(square), 0.6)
-                                for j, square in enumerate(squares) if j <= frame < j + 4})
+        unsure = wrong.replace(
+            {
+                square: Reading(wrong.value(square), 0.6)
+                for j, square in enumerate(squares)
+                if j <= frame < j + 4
+            }
+        )
         out += referee.handle(Seen(unsure, "camera"))
     assert only(out, "illegal_move").rule == "turn.wrong-player"
-

@@ -33,16 +33,14 @@ def played(state: GameState[Any], *moves: str) -> GameState[Any]:
 
 
 def accepted(outputs: list[Any]) -> list[tuple[int, int, str, str]]:
-    return [(o.number, o.player, o.move, o.by) for o in outputs
-            if o.name == "move_accepted"]
+    return [(o.number, o.player, o.move, o.by) for o in outputs if o.name == "move_accepted"]
 
 
 class TestShangrila:
     def test_two_placements_made_unseen_are_both_accepted_in_turn(self) -> None:
         state = shangrila_position({4: {"A": "red"}, 7: {"Y": "blue"}})
         referee = Referee(state.rules, state)
-        out = show(referee, from_camera_above(shangrila_table(
-            played(state, "Y@4", "H@7"))))
+        out = show(referee, from_camera_above(shangrila_table(played(state, "Y@4", "H@7"))))
         assert accepted(out) == [(1, 0, "Y@4", "table"), (2, 1, "H@7", "table")]
         assert "illegal_move" not in names(out)
         assert referee.state == played(state, "Y@4", "H@7")
@@ -50,8 +48,7 @@ class TestShangrila:
         assert {"4Y", "7H"} <= lights
 
     def test_three_placements_made_unseen_are_found(self) -> None:
-        state = shangrila_position({4: {"A": "red"}, 7: {"Y": "blue"},
-                                    9: {"R": "yellow"}})
+        state = shangrila_position({4: {"A": "red"}, 7: {"Y": "blue"}, 9: {"R": "yellow"}})
         moves = ("Y@4", "H@7", "A@9")
         after = played(state, *moves)
         referee = Referee(state.rules, state)
@@ -67,7 +64,7 @@ class TestShangrila:
             if isinstance(move, Journey) and isinstance(moves[i + 1], Place):
                 break
             state.apply(move)
-        texts = [rules.format_move(m) for m in moves[i:i + 2]]
+        texts = [rules.format_move(m) for m in moves[i : i + 2]]
         referee = Referee(rules, state)
         out = show(referee, from_camera_above(shangrila_table(played(state, *texts))))
         assert [m for _, _, m, _ in accepted(out)] == texts
@@ -101,7 +98,6 @@ class TestShangrila:
         assert accepted(out) == [(1, 0, "Y@4", "table"), (2, 1, "H@7", "table")]
         assert "illegal_move" not in names(out)
 
-
     def test_the_moves_of_a_gap_are_journaled_and_resumed(self, tmp_path: Path) -> None:
         state = shangrila_position({4: {"A": "red"}, 7: {"Y": "blue"}})
         path = tmp_path / "game.jsonl"
@@ -126,8 +122,7 @@ class TestShendao:
         out = show(referee, shendao_table(after))
         assert [m for _, _, m, _ in accepted(out)] == ["W3", "Na"]
 
-    def test_several_sequences_accept_their_common_start_and_ask_for_the_rest(
-            self) -> None:
+    def test_several_sequences_accept_their_common_start_and_ask_for_the_rest(self) -> None:
         # Tigre Blanc and Loung leave the same table after dark's plain entry.
         state = shendao_position(dark="e3", to_move=1)
         referee = Referee(state.rules, state)
@@ -159,8 +154,7 @@ class TestSearch:
         state = shangrila_position({4: {"A": "red"}, 7: {"Y": "blue"}})
         table = from_camera_above(shangrila_table(played(state, "Y@4", "H@7")))
         gap = Explainer("shangrila").explain_gap(state, table)
-        assert [[state.rules.format_move(m) for m in s] for s in gap.sequences] == [
-            ["Y@4", "H@7"]]
+        assert [[state.rules.format_move(m) for m in s] for s in gap.sequences] == [["Y@4", "H@7"]]
         assert gap.complete
 
     def test_a_search_cut_short_by_its_budget_says_so(self) -> None:
@@ -176,8 +170,7 @@ class TestSearch:
         one = from_camera_above(shangrila_table(played(state, "Y@4")))
         assert explainer.explain_gap(state, one).sequences == []
 
-    def test_moves_changing_what_the_table_shows_as_it_was_are_not_followed(
-            self) -> None:
+    def test_moves_changing_what_the_table_shows_as_it_was_are_not_followed(self) -> None:
         # Shendao's first position has 420 moves with the cards; only entries through
         # the two gates the table shows closed are followed, so the search is whole
         # well within its budget.
@@ -193,13 +186,13 @@ class TestSearch:
         state = shangrila_position({4: {"A": "red"}, 7: {"Y": "blue"}})
         table = from_camera_above(shangrila_table(played(state, "Y@4", "H@7")))
         gap = Explainer("shangrila").explain_gap(
-            state, table.replace({"2A": Reading("violet", 0.5)}))
+            state, table.replace({"2A": Reading("violet", 0.5)})
+        )
         assert len(gap.sequences) == 1 and gap.corrected == ["2A"]
 
     def test_a_move_leaving_no_sure_trace_is_not_part_of_a_sequence(self) -> None:
         # red's tile is read, but not surely: only blue's placement shows
         state = shangrila_position({4: {"A": "red"}, 7: {"Y": "blue"}})
         table = from_camera_above(shangrila_table(played(state, "Y@4", "H@7")))
-        gap = Explainer("shangrila").explain_gap(
-            state, table.replace({"4Y": Reading("red", 0.5)}))
+        gap = Explainer("shangrila").explain_gap(state, table.replace({"4Y": Reading("red", 0.5)}))
         assert gap.sequences == []

@@ -34,20 +34,24 @@ def test_a_gap_gives_no_frames_and_names_its_moves_on_the_move_seen_next() -> No
     moves = [t.move for t in gaps]
     numbers = {s.truth.number for s in steps}
     for truth in gaps:  # the gap's earlier moves have no steps of their own
-        assert not any(truth.number - k in numbers
-                       for k in range(1, len(truth.unseen) + 1))
+        assert not any(truth.number - k in numbers for k in range(1, len(truth.unseen) + 1))
     rules = ShangrilaRules(["red", "blue", "yellow"])
     texts = [rules.format_move(m) for m in random_game(rules, 3)[:OPENING]]
     for truth, move in zip(gaps, moves, strict=True):
         made = [*truth.unseen, move]
-        assert texts[truth.number - len(made):truth.number] == made
+        assert texts[truth.number - len(made) : truth.number] == made
 
 
 def test_a_hand_over_the_table_hides_every_element_through_the_gap() -> None:
     config = TableConfig(gap=1.0, gap_hidden=True)
     steps = list(simulator(config))
-    blind = [s for s in steps if s.truth.unseen and isinstance(s.event, Seen)
-             and not any(s.event.observation[e].known for e in s.event.observation)]
+    blind = [
+        s
+        for s in steps
+        if s.truth.unseen
+        and isinstance(s.event, Seen)
+        and not any(s.event.observation[e].known for e in s.event.observation)
+    ]
     assert blind
 
 
@@ -89,12 +93,45 @@ def test_gap_settings_are_checked() -> None:
 
 
 def test_bench_referee_counts_gaps(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "referee", "--game", "shendao", "--games", "1", "--flicker",
-                 "0.01", "--gap", "0.2", "--json"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "referee",
+                "--game",
+                "shendao",
+                "--games",
+                "1",
+                "--flicker",
+                "0.01",
+                "--gap",
+                "0.2",
+                "--json",
+            ]
+        )
+        == 0
+    )
     run = json.loads(capsys.readouterr().out)["runs"][0]
     assert run["gaps"] > 0 and run["gaps_recognised_pct"] == 100.0
-    assert main(["bench", "referee", "--game", "shendao", "--games", "1", "--flicker",
-                 "0.01", "--gap", "0.2"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "referee",
+                "--game",
+                "shendao",
+                "--games",
+                "1",
+                "--flicker",
+                "0.01",
+                "--gap",
+                "0.2",
+            ]
+        )
+        == 0
+    )
     assert "every move of the gap recognised" in capsys.readouterr().out
-    assert main(["bench", "referee", "--game", "shendao", "--games", "1", "--gap-moves",
-                 "1", "2"]) == 2
+    assert (
+        main(["bench", "referee", "--game", "shendao", "--games", "1", "--gap-moves", "1", "2"])
+        == 2
+    )

@@ -52,7 +52,7 @@ def test_a_resumed_journal_equals_the_uninterrupted_game(tmp_path: Path) -> None
     half.journal.close()
     resumed = resume(tmp_path / "half.jsonl")
     assert resumed.warnings == []
-    for event in inputs[len(inputs) // 2:]:
+    for event in inputs[len(inputs) // 2 :]:
         resumed.referee.handle(event)
     assert resumed.referee.referee.state.to_json() == whole.referee.state.to_json()
     assert resumed.referee.referee.record().moves == whole.referee.record().moves
@@ -88,7 +88,7 @@ def test_a_damaged_line_keeps_everything_before_it(tmp_path: Path) -> None:
     assert (tmp_path / "game.jsonl.damaged").exists()
     assert len(path.read_text().splitlines()) == damaged_at - 1
     # the inputs before the damage, given to a fresh referee, give the same game
-    fresh = run(tmp_path / "fresh.jsonl", inputs[:damaged_at - 2])
+    fresh = run(tmp_path / "fresh.jsonl", inputs[: damaged_at - 2])
     assert resumed.referee.referee.state.to_json() == fresh.referee.state.to_json()
 
 
@@ -99,8 +99,10 @@ def test_a_journal_is_never_overwritten(tmp_path: Path) -> None:
         run(path, [])
 
 
-@pytest.mark.parametrize("content", ["", "not json\n", '{"journal": 7}\n',
-                                     '{"journal": 1, "game": "chess", "players": []}\n'])
+@pytest.mark.parametrize(
+    "content",
+    ["", "not json\n", '{"journal": 7}\n', '{"journal": 1, "game": "chess", "players": []}\n'],
+)
 def test_an_unusable_journal_is_refused_clearly(tmp_path: Path, content: str) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(content)
@@ -117,7 +119,11 @@ def test_kill_9_mid_game_then_resume_rebuilds_the_same_game(tmp_path: Path) -> N
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     process = subprocess.Popen(
         [sys.executable, "-m", "companion.cli", "referee", "--journal", str(path)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(script)
     process.stdin.flush()

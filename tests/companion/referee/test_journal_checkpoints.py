@@ -65,7 +65,8 @@ def often(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_resume_from_a_checkpoint_goes_on_as_the_game_never_stopped(
-        tmp_path: Path, often: None) -> None:
+    tmp_path: Path, often: None
+) -> None:
     inputs = camera_game(seed=4, moves=12)
     whole = journal_of(tmp_path / "whole.jsonl", inputs)
     whole.journal.close()
@@ -86,7 +87,8 @@ def test_a_resume_from_a_checkpoint_goes_on_as_the_game_never_stopped(
 
 
 def test_a_checkpoint_restores_what_feeding_every_input_does(
-        tmp_path: Path, often: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, often: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     inputs = camera_game(seed=6, moves=12)
     path = tmp_path / "game.jsonl"
     for cut in range(60, len(inputs), 70):
@@ -106,7 +108,8 @@ def test_the_snapshot_covers_every_changing_field_of_the_referee() -> None:
     referee = Referee(ShangrilaRules())
     fixed = {"rules", "config", "start", "explainer", "schema", "_handlers"}
     assert set(vars(referee)) - fixed == Referee.SNAPSHOT_FIELDS, (
-        "a new field of the referee must be in Referee.snapshot and restore, or fixed")
+        "a new field of the referee must be in Referee.snapshot and restore, or fixed"
+    )
 
 
 @pytest.mark.slow

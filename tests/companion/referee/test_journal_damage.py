@@ -65,19 +65,20 @@ def check_outcome(path: Path, moves: list[str], damaged: bool) -> str:
     resumed.referee.journal.close()
     assert referee.config == CONFIG
     got = referee.record().moves
-    assert got == moves[:len(got)]
+    assert got == moves[: len(got)]
     if damaged and got != moves:
         assert any(re.search(r"line \d+", w) for w in resumed.warnings), resumed.warnings
     return "resumed"
 
 
-def damaged_copies(raw: bytes, folder: Path, cuts: list[int], flips: list[int]
-                   ) -> Iterator[tuple[Path, bool]]:
+def damaged_copies(
+    raw: bytes, folder: Path, cuts: list[int], flips: list[int]
+) -> Iterator[tuple[Path, bool]]:
     for n, cut in enumerate(cuts):
         path = folder / f"cut-{n}.jsonl"
         path.write_bytes(raw[:cut])
         # a cut between lines, or only of the last newline, costs no line
-        yield path, b"\n" not in (raw[cut - 1:cut], raw[cut:cut + 1])
+        yield path, b"\n" not in (raw[cut - 1 : cut], raw[cut : cut + 1])
     for n, bit in enumerate(flips):
         data = bytearray(raw)
         data[bit // 8] ^= 1 << (bit % 8)
@@ -86,8 +87,7 @@ def damaged_copies(raw: bytes, folder: Path, cuts: list[int], flips: list[int]
         yield path, True
 
 
-def sweep(tmp_path: Path, cuts: int, flips: int, seed: int, header_step: int
-          ) -> dict[str, int]:
+def sweep(tmp_path: Path, cuts: int, flips: int, seed: int, header_step: int) -> dict[str, int]:
     """Resume copies of a journal cut at every line end, at ``cuts`` random bytes and
     every ``header_step``-th byte of the header, and with ``flips`` random bits flipped
     and every ``header_step``-th bit of the header; the outcomes, counted."""
@@ -96,10 +96,15 @@ def sweep(tmp_path: Path, cuts: int, flips: int, seed: int, header_step: int
     rng = np.random.default_rng(seed)
     header = raw.index(b"\n") + 1
     ends = [i + 1 for i, b in enumerate(raw) if b == ord("\n")]
-    cut_at = sorted(set(ends) | {int(c) for c in rng.integers(0, len(raw), cuts)}
-                    | set(range(0, header + 1, header_step)))
-    flip_at = sorted({int(b) for b in rng.integers(header * 8, len(raw) * 8, flips)}
-                     | set(range(0, header * 8, header_step)))
+    cut_at = sorted(
+        set(ends)
+        | {int(c) for c in rng.integers(0, len(raw), cuts)}
+        | set(range(0, header + 1, header_step))
+    )
+    flip_at = sorted(
+        {int(b) for b in rng.integers(header * 8, len(raw) * 8, flips)}
+        | set(range(0, header * 8, header_step))
+    )
     outcomes = {"cuts": len(cut_at), "flips": len(flip_at), "error": 0, "resumed": 0}
     for path, damaged in damaged_copies(raw, tmp_path, cut_at, flip_at):
         outcomes[check_outcome(path, moves, damaged)] += 1
@@ -118,8 +123,7 @@ def test_cuts_and_bit_flips_never_change_the_game_wider(tmp_path: Path) -> None:
     for seed in (2, 3):
         folder = tmp_path / str(seed)
         folder.mkdir()
-        for key, count in sweep(folder, cuts=300, flips=300, seed=seed,
-                                header_step=1).items():
+        for key, count in sweep(folder, cuts=300, flips=300, seed=seed, header_step=1).items():
             totals[key] = totals.get(key, 0) + count
     print(f"journal damage: {totals}")
 
@@ -137,17 +141,29 @@ def test_a_changed_setting_in_the_header_is_named_not_played(tmp_path: Path) -> 
     assert "line 1" in game.problem
 
 
-@pytest.mark.parametrize("header", [
-    {"journal": 1, "game": "shangrila", "players": "red", "options": {}},
-    {"journal": 1, "game": "shangrila", "players": ["red", "blue", "green"],
-     "options": {}, "config": {"stable_frames": "3"}},
-    {"journal": 1, "game": "shangrila", "players": ["red", "blue", "green"],
-     "options": [], "config": None},
-    {"journal": 1, "game": ["shangrila"], "players": [], "options": {}},
-    {"journal": True, "game": "shangrila"},
-])
-def test_a_malformed_old_header_is_a_journal_error(tmp_path: Path,
-                                                   header: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"journal": 1, "game": "shangrila", "players": "red", "options": {}},
+        {
+            "journal": 1,
+            "game": "shangrila",
+            "players": ["red", "blue", "green"],
+            "options": {},
+            "config": {"stable_frames": "3"},
+        },
+        {
+            "journal": 1,
+            "game": "shangrila",
+            "players": ["red", "blue", "green"],
+            "options": [],
+            "config": None,
+        },
+        {"journal": 1, "game": ["shangrila"], "players": [], "options": {}},
+        {"journal": True, "game": "shangrila"},
+    ],
+)
+def test_a_malformed_old_header_is_a_journal_error(tmp_path: Path, header: dict[str, Any]) -> None:
     path = tmp_path / "old.jsonl"
     path.write_text(json.dumps(header) + "\n")
     with pytest.raises(JournalError, match="line 1"):
@@ -159,8 +175,9 @@ def test_a_malformed_old_header_is_a_journal_error(tmp_path: Path,
 def test_a_deeply_nested_line_is_damage_not_a_crash(tmp_path: Path) -> None:
     path = tmp_path / "game.jsonl"
     raw, moves = journal(path)
-    path.write_bytes(raw + encode_line({"in": {"seen": json.loads("[" * 60 + "]" * 60)},
-                                        "out": []}))
+    path.write_bytes(
+        raw + encode_line({"in": {"seen": json.loads("[" * 60 + "]" * 60)}, "out": []})
+    )
     resumed = resume(path)
     assert "damaged" in resumed.warnings[0]
     assert resumed.referee.referee.record().moves == moves
@@ -205,7 +222,7 @@ def crash_at(monkeypatch: pytest.MonkeyPatch, step: int) -> list[str]:
         def write(self, data: bytes) -> int:
             # half the data reaches the file, then the process dies
             if len(steps) + 1 == step:
-                self._stream.write(data[:len(data) // 2])
+                self._stream.write(data[: len(data) // 2])
                 self._stream.flush()
             tick("write")
             return int(self._stream.write(data))
@@ -239,7 +256,8 @@ def crash_at(monkeypatch: pytest.MonkeyPatch, step: int) -> list[str]:
 
 @pytest.mark.parametrize("damage", ["cut", "damaged"])
 def test_a_crash_at_any_step_of_a_repair_loses_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
     raw, moves = journal(tmp_path / "game.jsonl")
     lines = raw.split(b"\n")
     if damage == "cut":  # the last line cut short: nothing journaled before it is lost
@@ -262,7 +280,7 @@ def test_a_crash_at_any_step_of_a_repair_loses_nothing(
         again.referee.journal.close()
         got = again.referee.referee.record().moves
         whole = [m for m in moves]
-        assert got == whole[:len(got)] and len(got) >= len(whole) - lost - 1, (step, steps)
+        assert got == whole[: len(got)] and len(got) >= len(whole) - lost - 1, (step, steps)
         if not crashed:
             break
         step += 1
@@ -270,7 +288,8 @@ def test_a_crash_at_any_step_of_a_repair_loses_nothing(
 
 
 def test_a_still_table_adds_little_and_forces_nothing_to_disk(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(journal_module, "CHECKPOINT_EVERY", EVERY)
     path = tmp_path / "game.jsonl"
     referee = Referee(ShangrilaRules(), config=CONFIG)
@@ -297,17 +316,24 @@ def test_an_old_journal_is_resumed_and_rewritten_in_the_new_form(tmp_path: Path)
     whole.journal.close()
     referee = Referee(ShangrilaRules(), config=RefereeConfig(confirm_frames=0))
     from companion.referee.events import input_to_json
-    lines = [{"journal": 1, "game": "shangrila", "players": referee.rules.players,
-              "options": referee.rules.options_json(), "start": None,
-              "config": {"sure": 0.9, "stable_frames": 3}}]
+
+    lines = [
+        {
+            "journal": 1,
+            "game": "shangrila",
+            "players": referee.rules.players,
+            "options": referee.rules.options_json(),
+            "start": None,
+            "config": {"sure": 0.9, "stable_frames": 3},
+        }
+    ]
     for event in inputs:
         lines.append({"in": input_to_json(event)})
         lines.append({"out": [o.to_json() for o in referee.handle(event)]})
     path.write_text("".join(json.dumps(line) + "\n" for line in lines[:-1]))
     resumed = resume(path)
     resumed.referee.journal.close()
-    assert resumed.warnings == ["the last input's verdict was not journaled; it is "
-                                "recomputed"]
+    assert resumed.warnings == ["the last input's verdict was not journaled; it is recomputed"]
     assert resumed.referee.referee.record().moves == referee.record().moves
     assert resumed.inputs == len(inputs)
     again = resume(path)  # now in the new form, with checksums

@@ -53,14 +53,18 @@ def shown_moves(out: list[str]) -> dict[int, str]:
     return moves
 
 
-def run_killed(args: list[str], stdin: str, after: float, lines: int = 0
-               ) -> tuple[list[str], bool]:
+def run_killed(args: list[str], stdin: str, after: float, lines: int = 0) -> tuple[list[str], bool]:
     """Run ``companion referee`` on ``stdin`` and ``kill -9`` it ``after`` seconds after
     it printed ``lines`` lines; the lines it printed, and whether it was killed before
     it ended."""
-    process = subprocess.Popen([*COMMAND, *args], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               text=True, env=ENV)
+    process = subprocess.Popen(
+        [*COMMAND, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=ENV,
+    )
     assert process.stdin is not None and process.stdout is not None
     out: list[str] = []
     reader = threading.Thread(target=lambda: out.extend(process.stdout or []))
@@ -101,9 +105,12 @@ def kill_during_play(folder: Path, kills: int, seed: int, moves: int = 60) -> in
     shown: dict[int, str] = {}
     for _ in range(kills):
         args = ["--resume", str(path)] if path.exists() else ["--journal", str(path)]
-        out, killed = run_killed(args, "".join(f"{line}\n" for line in lines[done:]),
-                                 after=float(rng.uniform(0, 0.05)),
-                                 lines=int(rng.integers(18, 40)))
+        out, killed = run_killed(
+            args,
+            "".join(f"{line}\n" for line in lines[done:]),
+            after=float(rng.uniform(0, 0.05)),
+            lines=int(rng.integers(18, 40)),
+        )
         killed_count += killed
         for number in [n for n in shown if n >= min(shown_moves(out), default=1 << 30)]:
             del shown[number]
@@ -111,8 +118,9 @@ def kill_during_play(folder: Path, kills: int, seed: int, moves: int = 60) -> in
         kept = resume(path)
         kept.referee.journal.close()
         moves = kept.referee.referee.record().moves
-        assert {n: moves[n - 1] if n <= len(moves) else None for n in shown} == shown, \
+        assert {n: moves[n - 1] if n <= len(moves) else None for n in shown} == shown, (
             f"a move shown is lost: shown {shown}, kept {moves}"
+        )
         done = kept.inputs  # the inputs taken; the rest go to the next run
     return killed_count
 
@@ -132,8 +140,7 @@ def test_kill_9_during_play_loses_no_move_shown_wider(tmp_path: Path) -> None:
     assert killed >= 20
 
 
-def journal_to_repair(path: Path, seed: int, damaged: bool, moves: int
-                      ) -> tuple[list[str], bytes]:
+def journal_to_repair(path: Path, seed: int, damaged: bool, moves: int) -> tuple[list[str], bytes]:
     """A journal needing repair: its last line cut short (or, ``damaged``, a line near
     the end damaged); the moves a resume must keep, and the bytes."""
     referee = Referee(ShangrilaRules())
@@ -159,8 +166,7 @@ def journal_to_repair(path: Path, seed: int, damaged: bool, moves: int
     return before_last, raw
 
 
-def kill_during_resume(folder: Path, kills: int, seed: int, damaged: bool,
-                       moves: int = 80) -> int:
+def kill_during_resume(folder: Path, kills: int, seed: int, damaged: bool, moves: int = 80) -> int:
     """Resume a journal needing repair in processes killed at random moments; after
     each kill a resume still gives every move, and the damaged original is kept whole.
     The kills that came before the process ended."""
@@ -176,8 +182,9 @@ def kill_during_resume(folder: Path, kills: int, seed: int, damaged: bool,
     for trial in range(kills):
         if trial % 2 == 0:  # from the journal needing repair; otherwise from what is left
             path.write_bytes(original)
-        killed += run_killed(["--resume", str(path)], "",
-                             after=float(rng.uniform(0.3, 1.0)) * whole)[1]
+        killed += run_killed(
+            ["--resume", str(path)], "", after=float(rng.uniform(0.3, 1.0)) * whole
+        )[1]
         for copy in folder.glob("game.jsonl.damaged*"):
             assert copy.read_bytes() == original, "a damaged original was changed"
         probe = folder / "probe.jsonl"
@@ -200,6 +207,8 @@ def test_kill_9_during_resume_loses_nothing_wider(tmp_path: Path, damaged: bool)
         folder = tmp_path / str(seed)
         folder.mkdir()
         killed += kill_during_resume(folder, kills=8, seed=seed, damaged=damaged)
-    print(f"kill -9 during resume ({'damaged line' if damaged else 'last line cut'}): "
-          f"{killed} of 32 runs killed before they ended, no move lost")
+    print(
+        f"kill -9 during resume ({'damaged line' if damaged else 'last line cut'}): "
+        f"{killed} of 32 runs killed before they ended, no move lost"
+    )
     assert killed >= 8

@@ -30,8 +30,7 @@ def test_a_plain_reading_weighs_its_confidence_against_the_other_values() -> Non
     weigher = Weigher(seen, ["4Y", "4H"])
     # 4Y: 0.6 for red, 0.4 shared by the four other values; 4H unknown: no evidence
     assert weigher.log_likelihood(before) == pytest.approx(math.log(0.1))
-    assert weigher.log_likelihood(before.replace({"4Y": "red"})) == pytest.approx(
-        math.log(0.6))
+    assert weigher.log_likelihood(before.replace({"4Y": "red"})) == pytest.approx(math.log(0.6))
 
 
 def _two_placements(y: Reading, h: Reading) -> Observation:
@@ -45,22 +44,26 @@ def test_the_likelier_of_two_legal_moves_is_accepted() -> None:
     # Counting the readings each move overrules ties the two placements (one each);
     # their chances do not: 0.8 x 0.45 against 0.2 x 0.55.
     state = position({4: {"A": "red"}})
-    seen = _two_placements(Reading.weighed({"red": 0.8, "empty": 0.2}),
-                           Reading.weighed({"red": 0.55, "empty": 0.45}))
+    seen = _two_placements(
+        Reading.weighed({"red": 0.8, "empty": 0.2}), Reading.weighed({"red": 0.55, "empty": 0.45})
+    )
     verdict = Explainer("shangrila").explain(state, seen, turn_done=True)
     assert verdict.kind == "accepted"
     assert [state.rules.format_move(m) for m in verdict.moves] == ["Y@4"]
     assert verdict.corrected == ["4H"]
-    swapped = _two_placements(Reading.weighed({"red": 0.55, "empty": 0.45}),
-                              Reading.weighed({"red": 0.8, "empty": 0.2}))
+    swapped = _two_placements(
+        Reading.weighed({"red": 0.55, "empty": 0.45}), Reading.weighed({"red": 0.8, "empty": 0.2})
+    )
     verdict = Explainer("shangrila").explain(state, swapped, turn_done=True)
     assert [state.rules.format_move(m) for m in verdict.moves] == ["H@4"]
 
 
 def test_chances_too_unsure_to_show_a_value_still_count() -> None:
     state = position({4: {"A": "red"}})
-    seen = _two_placements(Reading.weighed({"red": 0.7, "empty": 0.3}, shown=False),
-                           Reading.weighed({"red": 0.1, "empty": 0.9}))
+    seen = _two_placements(
+        Reading.weighed({"red": 0.7, "empty": 0.3}, shown=False),
+        Reading.weighed({"red": 0.1, "empty": 0.9}),
+    )
     verdict = Explainer("shangrila").explain(state, seen, turn_done=True)
     assert verdict.kind == "accepted"
     assert [state.rules.format_move(m) for m in verdict.moves] == ["Y@4"]
@@ -68,8 +71,9 @@ def test_chances_too_unsure_to_show_a_value_still_count() -> None:
 
 def test_two_moves_about_as_likely_are_asked_about() -> None:
     state = position({4: {"A": "red"}})
-    seen = _two_placements(Reading.weighed({"red": 0.6, "empty": 0.4}),
-                           Reading.weighed({"red": 0.6, "empty": 0.4}))
+    seen = _two_placements(
+        Reading.weighed({"red": 0.6, "empty": 0.4}), Reading.weighed({"red": 0.6, "empty": 0.4})
+    )
     verdict = Explainer("shangrila").explain(state, seen, turn_done=True)
     assert verdict.kind == "ambiguous"
     assert sorted(state.rules.format_move(m) for m in verdict.moves) == ["H@4", "Y@4"]
@@ -80,7 +84,8 @@ def test_an_illegal_move_likelier_than_any_legal_one_is_flagged_with_its_rule() 
     # or nothing moved) are far less likely than blue's tile, which breaks a rule.
     state = position({4: {"A": "red", "H": "blue"}})
     seen = from_camera_above(expected(state)).replace(
-        {"4Y": Reading.weighed({"blue": 0.95, "red": 0.04, "empty": 0.01})})
+        {"4Y": Reading.weighed({"blue": 0.95, "red": 0.04, "empty": 0.01})}
+    )
     verdict = Explainer("shangrila").explain(state, seen)
     assert verdict.kind == "illegal"
     assert verdict.rule == "turn.wrong-player"

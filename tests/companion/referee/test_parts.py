@@ -54,15 +54,19 @@ def worlds_by_parts(referee: Referee) -> set[str]:
     parts.at(referee.state)
     out = set()
     for way in parts.each_way():
-        contents = {p: c for f, e in zip(parts.factors, way, strict=True)
-                    for p, c in zip(f.parts, e.content, strict=True)}
+        contents = {
+            p: c
+            for f, e in zip(parts.factors, way, strict=True)
+            for p, c in zip(f.parts, e.content, strict=True)
+        }
         out.add(repr(parts.model.with_content(referee.state, contents).to_json()))
     return out
 
 
 def worlds_by_histories(referee: Referee) -> set[str]:
     return {repr(referee.state.to_json())} | {
-        repr(h.state.to_json()) for h in referee.belief.histories}
+        repr(h.state.to_json()) for h in referee.belief.histories
+    }
 
 
 class GoesOn(Referee):
@@ -83,9 +87,13 @@ class PartsTable(Table):
         self.handle = self.referee.handle
 
 
-SPACES = {4: {"A": "red", "H": "red"}, 5: {"R": "red", "P": "blue"},
-          9: {"R": "blue", "A": "yellow", "D": "violet", "H": "red"},
-          10: {"P": "blue", "Y": "yellow"}, 7: {"D": "violet"}}
+SPACES = {
+    4: {"A": "red", "H": "red"},
+    5: {"R": "red", "P": "blue"},
+    9: {"R": "blue", "A": "yellow", "D": "violet", "H": "red"},
+    10: {"P": "blue", "Y": "yellow"},
+    7: {"D": "violet"},
+}
 GAMES = [
     # recruits in doubt, then journeys that tell some villages apart
     ["+H4", "+P5", "A@10", "H@7", "4>7", "5>8"],
@@ -96,7 +104,8 @@ GAMES = [
 
 @pytest.mark.parametrize("moves", GAMES)
 def test_the_parts_hold_the_same_ways_as_whole_histories(
-        moves: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    moves: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(core, "MOST_WAYS", 1000)
     monkeypatch.setattr(core, "MOST_HISTORIES", 100_000)
     by_parts = Referee(position(SPACES).rules, position(SPACES), PARTS)
@@ -126,8 +135,10 @@ def ways(referee: Referee, index: int) -> list[str]:
     """The moves the unseen move ``index`` of the record may be, kept village by
     village (the likeliest first)."""
     assert referee.parts is not None
-    return [referee.rules.format_move(referee.parts.model.unseen_move(items))
-            for items in referee.parts.choices(index)]
+    return [
+        referee.rules.format_move(referee.parts.model.unseen_move(items))
+        for items in referee.parts.choices(index)
+    ]
 
 
 def test_village_by_village_a_hidden_recruit_is_settled_by_a_later_journey() -> None:
@@ -163,9 +174,10 @@ def test_village_by_village_a_doubt_the_result_does_not_depend_on_is_not_asked()
     # Red's student is in doubt when the last stone is placed: students do not score.
     # (two bridges left, 1-5 and 4-7: the journey over 1-5 places the last two stones)
     standing = ((1, 5), (4, 7))
-    start = shangrila_position({4: {"A": "red", "H": "red"}, 5: {"R": "blue+"}, **OTHERS},
-                               broken=tuple(b for b in ShangrilaRules(FOUR).bridges
-                                            if b not in standing))
+    start = shangrila_position(
+        {4: {"A": "red", "H": "red"}, 5: {"R": "blue+"}, **OTHERS},
+        broken=tuple(b for b in ShangrilaRules(FOUR).bridges if b not in standing),
+    )
     table = PartsTable(start, above)
     assert only(table.play("+H4"), "move_accepted").move == "+A4"
     out = table.play("5>1")
@@ -177,9 +189,11 @@ def test_village_by_village_a_doubt_the_result_does_not_depend_on_is_not_asked()
 def test_a_recruit_onto_one_of_many_masters_is_kept_village_by_village() -> None:
     # Red's doubt is still open when blue recruits onto one of six masters seen from
     # above: both are kept, each village on its own, and nothing is asked.
-    spaces = {4: {"A": "red", "H": "red"},
-              9: {"R": "blue", "P": "blue", "Y": "blue", "A": "yellow", "D": "violet"},
-              10: {"R": "blue", "P": "blue", "Y": "blue"}}
+    spaces = {
+        4: {"A": "red", "H": "red"},
+        9: {"R": "blue", "P": "blue", "Y": "blue", "A": "yellow", "D": "violet"},
+        10: {"R": "blue", "P": "blue", "Y": "blue"},
+    }
     table = PartsTable(shangrila_position(spaces), above)
     assert only(table.play("+H4"), "move_accepted").move == "+A4"
     out = table.play("+R9")
@@ -190,22 +204,22 @@ def test_a_recruit_onto_one_of_many_masters_is_kept_village_by_village() -> None
     assert sorted(f.parts for f in parts.factors) == [(4,), (9,), (10,)]
 
 
-def test_a_doubt_is_asked_before_a_move_too_wide_to_follow(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_doubt_is_asked_before_a_move_too_wide_to_follow(monkeypatch: pytest.MonkeyPatch) -> None:
     # With room for one recruit in doubt only, red's doubt is asked before blue's
     # recruit is kept.
     monkeypatch.setattr("companion.referee.parts.MOST_OPEN", 1)
-    spaces = {4: {"A": "red", "H": "red"},
-              9: {"R": "blue", "P": "blue", "Y": "blue", "A": "yellow", "D": "violet"},
-              10: {"R": "blue", "P": "blue", "Y": "blue"}}
+    spaces = {
+        4: {"A": "red", "H": "red"},
+        9: {"R": "blue", "P": "blue", "Y": "blue", "A": "yellow", "D": "violet"},
+        10: {"R": "blue", "P": "blue", "Y": "blue"},
+    }
     table = PartsTable(shangrila_position(spaces), above)
     assert only(table.play("+H4"), "move_accepted").move == "+A4"
     out = table.play("+R9")
     question = only(out, "question")
     assert question.about == 1
     assert set(question.candidates) == {"+A4", "+H4", "+A4+H4"}
-    assert sorted(c.elements for c in question.choices) == [
-        ["4A^"], ["4A^", "4H^"], ["4H^"]]
+    assert sorted(c.elements for c in question.choices) == [["4A^"], ["4A^", "4H^"], ["4H^"]]
     out = table.referee.handle(Answer("+H4"))
     assert only(out, "move_corrected").now == "+H4"
     assert only(out, "move_accepted").move == "+R9"  # judged again, and kept in doubt
@@ -214,8 +228,7 @@ def test_a_doubt_is_asked_before_a_move_too_wide_to_follow(
     assert parts is not None and sorted(parts.open) == [1]
 
 
-def test_village_by_village_a_resumed_journal_equals_the_uninterrupted_game(
-        tmp_path: Path) -> None:
+def test_village_by_village_a_resumed_journal_equals_the_uninterrupted_game(tmp_path: Path) -> None:
     def journaled(path: Path, moves: list[str]) -> tuple[JournaledReferee, Table]:
         table = PartsTable(shangrila_position({4: {"A": "red", "H": "red"}, **OTHERS}), above)
         runner = JournaledReferee(table.referee, Journal.create(path, table.referee))

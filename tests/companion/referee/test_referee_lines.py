@@ -30,8 +30,12 @@ BAD_LINES = [
 ]
 
 
-def session(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-            lines: list[str], *args: str) -> tuple[int, str, str]:
+def session(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    lines: list[str],
+    *args: str,
+) -> tuple[int, str, str]:
     monkeypatch.setattr("sys.stdin", io.StringIO("".join(line + "\n" for line in lines)))
     status = main(["referee", *args])
     out, err = capsys.readouterr()
@@ -40,11 +44,16 @@ def session(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 
 @pytest.mark.parametrize("bad", BAD_LINES)
 def test_a_bad_line_is_named_and_the_game_goes_on(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str], bad: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], bad: str
+) -> None:
     bad = bad.replace("{d}", str(tmp_path))
-    status, out, err = session(monkeypatch, capsys, ["move R@0", bad, "move P@0"],
-                               "--journal", str(tmp_path / "game.jsonl"))
+    status, out, err = session(
+        monkeypatch,
+        capsys,
+        ["move R@0", bad, "move P@0"],
+        "--journal",
+        str(tmp_path / "game.jsonl"),
+    )
     assert status == 0
     assert "Move 1: Red plays R@0" in out and "Move 2: Blue plays P@0" in out
     assert len(err.strip().splitlines()) == 1 and err.startswith("companion: ")
@@ -53,16 +62,17 @@ def test_a_bad_line_is_named_and_the_game_goes_on(
 
 
 def test_a_journal_folder_that_does_not_exist_is_a_message(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    status, _, err = session(monkeypatch, capsys, [], "--journal",
-                             str(tmp_path / "nowhere" / "game.jsonl"))
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = session(
+        monkeypatch, capsys, [], "--journal", str(tmp_path / "nowhere" / "game.jsonl")
+    )
     assert status == 2 and err.startswith("companion: cannot create the journal")
 
 
 def test_a_journal_that_cannot_be_written_shows_nothing_more(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "game.jsonl"
     real = os.fsync
     calls = []
@@ -74,8 +84,9 @@ def test_a_journal_that_cannot_be_written_shows_nothing_more(
         real(fd)
 
     monkeypatch.setattr(os, "fsync", full)
-    status, out, err = session(monkeypatch, capsys, ["move R@0", "move P@0", "move Y@1"],
-                               "--journal", str(path))
+    status, out, err = session(
+        monkeypatch, capsys, ["move R@0", "move P@0", "move Y@1"], "--journal", str(path)
+    )
     monkeypatch.setattr(os, "fsync", real)
     assert status == 2
     assert "Move 1:" in out and "Move 2:" not in out

@@ -52,7 +52,9 @@ class TestPlacing:
         assert flag.fix == ["Take the red tile off the Yeti-whisperer space of village 7."]
         lights = only(out, "indicators").lights
         assert {(light.element, light.colour, light.pattern) for light in lights} == {
-            ("7Y", "red", "blink"), ("7Y^", "red", "blink")}
+            ("7Y", "red", "blink"),
+            ("7Y^", "red", "blink"),
+        }
 
     def test_the_flag_holds_until_the_table_is_restored(self) -> None:
         referee = referee_for({4: {"A": "red"}})
@@ -73,12 +75,12 @@ class TestPlacing:
         referee = referee_for({4: {"A": "red", "H": "blue"}})
         flag = only(show(referee, table(referee, _4H="red")), "illegal_move")
         assert flag.rule == "place.space-occupied"
-        assert flag.fix == ["Replace the red tile(s) on the Healer space of village 4 by a "
-                            "blue master."]
+        assert flag.fix == [
+            "Replace the red tile(s) on the Healer space of village 4 by a blue master."
+        ]
 
     def test_a_placement_in_a_village_with_a_stone(self) -> None:
-        referee = referee_for({6: {"A": "red"}, 4: {"H": "red"}},
-                              broken=((0, 6), (3, 6), (6, 10)))
+        referee = referee_for({6: {"A": "red"}, 4: {"H": "red"}}, broken=((0, 6), (3, 6), (6, 10)))
         flag = only(show(referee, table(referee, _6Y="red")), "illegal_move")
         assert flag.rule == "village.has-stone"
 
@@ -106,11 +108,9 @@ class TestRecruiting:
 
     def test_a_student_on_an_opponents_master_is_flagged(self) -> None:
         referee = referee_for({4: {"A": "red", "H": "blue"}})
-        flag = only(show(referee, table(referee, _4H_h=2), source="sensors"),
-                    "illegal_move")
+        flag = only(show(referee, table(referee, _4H_h=2), source="sensors"), "illegal_move")
         assert flag.rule == "recruit.no-own-master"
-        assert flag.fix == ["Take the student off the master on the Healer space of "
-                            "village 4."]
+        assert flag.fix == ["Take the student off the master on the Healer space of village 4."]
 
 
 class TestJourney:
@@ -124,8 +124,13 @@ class TestJourney:
         out = show(referee, table(referee, bridge_4_7=False))
         assert names(out) == ["move_in_progress"]
         assert only(out, "move_in_progress").candidates == ["4>7"]
-        steps = [dict(_4R_h=1), dict(_7R="empty", _7R_h=0), dict(_7R="red", _7R_h=1),
-                 dict(_4H_h=1), dict(_7H="blue", _7H_h=1)]
+        steps = [
+            dict(_4R_h=1),
+            dict(_7R="empty", _7R_h=0),
+            dict(_7R="red", _7R_h=1),
+            dict(_4H_h=1),
+            dict(_7H="blue", _7H_h=1),
+        ]
         changes: dict[str, object] = {"bridge_4_7": False}
         outputs = []
         for step in steps:
@@ -137,8 +142,7 @@ class TestJourney:
 
     def test_a_student_put_on_the_wrong_space_gets_the_steps_to_finish(self) -> None:
         referee = referee_for(self.START)
-        out = show(referee, table(referee, bridge_4_7=False, _4H_h=1, _7F="blue",
-                                  _7F_h=1))
+        out = show(referee, table(referee, bridge_4_7=False, _4H_h=1, _7F="blue", _7F_h=1))
         flag = only(out, "illegal_move")
         assert flag.rule == "table.misplaced"
         assert "Take the blue tile off the Firekeeper space of village 7." in flag.fix
@@ -146,8 +150,7 @@ class TestJourney:
 
     def test_a_journey_without_a_student_of_ones_own(self) -> None:
         referee = referee_for(self.START, to_move=2)  # yellow has no student in 4
-        flag = only(show(referee, table(referee, bridge_4_7=False, _4R_h=1)),
-                    "illegal_move")
+        flag = only(show(referee, table(referee, bridge_4_7=False, _4R_h=1)), "illegal_move")
         assert flag.rule == "journey.no-student"
         assert "Put the bridge between villages 4 and 7 back." in flag.fix
 
@@ -174,8 +177,7 @@ class TestReadings:
 
     def test_a_hand_over_the_board_hides_readings_without_a_verdict(self) -> None:
         referee = referee_for({4: {"A": "red"}})
-        covered = table(referee).replace({f"{v}{d}": None for v in (3, 4, 5)
-                                          for d in "RPYADHF"})
+        covered = table(referee).replace({f"{v}{d}": None for v in (3, 4, 5) for d in "RPYADHF"})
         assert show(referee, from_camera_above(covered)) == []
 
 
@@ -192,8 +194,7 @@ class TestCorrections:
         referee = referee_for({4: {"A": "red"}})
         rejected = only(referee.handle(TypedMove("Y@7")), "input_rejected")
         assert "place.no-master-in-village" in rejected.reason
-        assert "cannot read" in only(referee.handle(TypedMove("Y@@7")),
-                                     "input_rejected").reason
+        assert "cannot read" in only(referee.handle(TypedMove("Y@@7")), "input_rejected").reason
 
     def test_takeback_expects_the_earlier_table(self) -> None:
         referee = referee_for({4: {"A": "red"}})
@@ -201,7 +202,8 @@ class TestCorrections:
         out = referee.handle(Takeback())
         assert only(out, "move_taken_back").move == "Y@4"
         assert only(out, "board_mismatch").fix == [
-            "Take the red tile off the Yeti-whisperer space of village 4."]
+            "Take the red tile off the Yeti-whisperer space of village 4."
+        ]
         assert referee.state.to_move == 0 and referee.record().moves == []
         assert names(referee.handle(Takeback())) == ["input_rejected"]
 
@@ -209,10 +211,15 @@ class TestCorrections:
 def test_the_game_over_verdict_explains_the_tie_break() -> None:
     rules = ShangrilaRules()
     broken = tuple(b for b in rules.bridges if b not in {(0, 1), (3, 4)})
-    referee = referee_for({0: {"H": "red+"}, 3: {"A": "blue"}, 4: {"P": "yellow"}},
-                          broken=broken)
-    changes = {"bridge 0-1": False, "stone 0": True, "stone 1": True, "0H^": 1,
-               "1H": "red", "1H^": 1}
+    referee = referee_for({0: {"H": "red+"}, 3: {"A": "blue"}, 4: {"P": "yellow"}}, broken=broken)
+    changes = {
+        "bridge 0-1": False,
+        "stone 0": True,
+        "stone 1": True,
+        "0H^": 1,
+        "1H": "red",
+        "1H^": 1,
+    }
     out = show(referee, referee.expected_table().replace(changes))
     over = only(out, "game_over")
     assert over.scores == [2, 1, 1, 0]
@@ -225,6 +232,7 @@ def test_the_game_over_verdict_explains_the_tie_break() -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_a_random_game_shown_move_by_move_is_recognised(seed: int) -> None:
     from engines import Dice
+
     rules = ShangrilaRules()
     referee = Referee(rules)
     truth = rules.initial_state()

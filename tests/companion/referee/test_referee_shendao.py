@@ -19,8 +19,9 @@ def referee_for(**kwargs: object) -> Referee:
 
 def table(referee: Referee, **changes: str) -> Observation:
     """The expected table with changes: ``c3="light"``, ``gate_W3="closed"``."""
-    readings = {(k.replace("gate_", "gate ") if k.startswith("gate_") else k): v
-                for k, v in changes.items()}
+    readings = {
+        (k.replace("gate_", "gate ") if k.startswith("gate_") else k): v for k, v in changes.items()
+    }
     return referee.expected_table().replace(readings)
 
 
@@ -51,8 +52,14 @@ def test_a_card_with_no_visible_effect_is_not_assumed() -> None:
     assert names(out) != ["question"]
     accepted = [o for o in out if o.name == "move_accepted"]
     assert accepted and accepted[0].move == "W3"
-    assert referee.state.cards_left(0) == ["brigand", "loung", "nugua", "pretresse",
-                                           "tigre", "yinyang"]
+    assert referee.state.cards_left(0) == [
+        "brigand",
+        "loung",
+        "nugua",
+        "pretresse",
+        "tigre",
+        "yinyang",
+    ]
 
 
 def test_a_tile_through_a_closed_gate_is_flagged() -> None:
@@ -71,8 +78,10 @@ def test_the_wrong_colour_is_the_wrong_player() -> None:
     referee = referee_for(light="e3")
     flag = only(show(referee, table(referee, d3="dark", gate_W3="closed")), "illegal_move")
     assert flag.rule == "turn.wrong-player"
-    assert set(flag.fix) == {"Take the dark tile off d3.",
-                             "Take the red stick off gate W3: it is open."}
+    assert set(flag.fix) == {
+        "Take the dark tile off d3.",
+        "Take the red stick off gate W3: it is open.",
+    }
 
 
 def test_a_tile_stopped_short_gets_the_steps_to_finish() -> None:

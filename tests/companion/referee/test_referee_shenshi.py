@@ -20,9 +20,14 @@ TWO = ShenshiRules(["silver", "copper"])
 def start() -> ShenshiState:
     """Silver to move: G on c3, M on e3 (blond cushions); copper's G on c6, M on d4
     (blond), their reserve untouched; neutral G on a1 (blond), M on g7 (orange)."""
-    return position(TWO, blond="c3 e3 a1 d5 c6 d3 d4", orange="g7 b2", faded="d2 f4",
-                    intact="b4 f2", monks={"silver": ("c3", "e3"), "copper": ("c6", "d4"),
-                                           "neutral": ("a1", "g7")})
+    return position(
+        TWO,
+        blond="c3 e3 a1 d5 c6 d3 d4",
+        orange="g7 b2",
+        faded="d2 f4",
+        intact="b4 f2",
+        monks={"silver": ("c3", "e3"), "copper": ("c6", "d4"), "neutral": ("a1", "g7")},
+    )
 
 
 def after(state: ShenshiState, text: str, *, checked: bool = True) -> Observation:
@@ -60,13 +65,16 @@ def test_the_table_names_every_square_part_and_the_tokens() -> None:
 # ---------------------------------------------------------------------- each action
 
 
-@pytest.mark.parametrize("text", [
-    "Gc3-d3 Me3~e5",            # a walk of one square, a hover
-    "Gc3-d3-d2 Me3~e6",         # a walk of two squares with a turn
-    "Gc3-d3 NMg7~g1",           # an orange hover across the edge
-    "Gc3~c5 Me3~e5 Me5=c5",     # a hover, then a swap
-    "Gc3~c4 NMg7~g4 NMg4-f4",   # a neutral monk hovers, then walks
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gc3-d3 Me3~e5",  # a walk of one square, a hover
+        "Gc3-d3-d2 Me3~e6",  # a walk of two squares with a turn
+        "Gc3-d3 NMg7~g1",  # an orange hover across the edge
+        "Gc3~c5 Me3~e5 Me5=c5",  # a hover, then a swap
+        "Gc3~c4 NMg7~g4 NMg4-f4",  # a neutral monk hovers, then walks
+    ],
+)
 def test_a_whole_turn_is_accepted(text: str) -> None:
     ref = referee()
     out = show(ref, after(ref.state, text))
@@ -85,8 +93,9 @@ def test_a_walk_that_removes_a_monk_is_accepted_with_the_tokens() -> None:
 
 
 def test_an_entry_is_accepted() -> None:
-    state = position(TWO, blond="c3 a1", orange="g7", monks={
-        "silver": ("c3", None), "neutral": ("a1", "g7")})
+    state = position(
+        TWO, blond="c3 a1", orange="g7", monks={"silver": ("c3", None), "neutral": ("a1", "g7")}
+    )
     ref = referee(state)
     text = "M@e5:o Gc3~c6"
     assert only(show(ref, after(state, text)), "move_accepted").move == text
@@ -94,8 +103,12 @@ def test_an_entry_is_accepted() -> None:
 
 def test_an_orange_lift_is_read_off_the_table() -> None:
     # the orange cushion on g7 lifts the free blond cushion of d7 and puts it on e5
-    state = position(TWO, blond="c3 d7 a1", orange="g7 e3", monks={
-        "silver": ("c3", "e3"), "neutral": ("a1", "g7")})
+    state = position(
+        TWO,
+        blond="c3 d7 a1",
+        orange="g7 e3",
+        monks={"silver": ("c3", "e3"), "neutral": ("a1", "g7")},
+    )
     ref = referee(state)
     text = "NMg7~a7(d7>e5) Gc3~c5"
     out = show(ref, after(state, text))
@@ -163,8 +176,9 @@ def flagged_when_done(ref: Referee, table: Observation) -> IllegalMove:
 def test_a_walk_onto_an_intact_mandala_is_flagged() -> None:
     ref = referee()
     table = expected(ref.state).replace({"c3 monk": "none", "b4 monk": "silver-grand"})
-    table = table.replace({"e3 monk": "none", "e3 cushion": "none",
-                           "e5 monk": "silver-master", "e5 cushion": "blond"})
+    table = table.replace(
+        {"e3 monk": "none", "e3 cushion": "none", "e5 monk": "silver-master", "e5 cushion": "blond"}
+    )
     flag = flagged_when_done(ref, table)
     assert flag.rule in ("walk.step", "walk.not-walkable")
     assert "Take the silver Grand Master off b4." in flag.fix
@@ -173,7 +187,8 @@ def test_a_walk_onto_an_intact_mandala_is_flagged() -> None:
 def test_a_walk_of_three_squares_is_flagged() -> None:
     ref = referee()
     table = after(ref.state, "Me3~e5", checked=False).replace(
-        {"c3 monk": "none", "c6 monk": "silver-grand"})  # c3-c4-c5-c6, onto copper's G
+        {"c3 monk": "none", "c6 monk": "silver-grand"}
+    )  # c3-c4-c5-c6, onto copper's G
     flag = flagged_when_done(ref, table)
     assert flag.rule == "walk.length"
     assert flag.attempt.startswith("walking silver's Grand Master")
@@ -181,8 +196,9 @@ def test_a_walk_of_three_squares_is_flagged() -> None:
 
 def test_moving_the_other_players_monk_is_the_wrong_player() -> None:
     ref = referee()
-    table = expected(ref.state).replace({"c6 monk": "none", "c6 cushion": "none",
-                                         "c7 monk": "copper-grand", "c7 cushion": "blond"})
+    table = expected(ref.state).replace(
+        {"c6 monk": "none", "c6 cushion": "none", "c7 monk": "copper-grand", "c7 cushion": "blond"}
+    )
     flag = only(show(ref, table), "illegal_move")
     assert flag.rule == "turn.wrong-player"
     out = show(ref, expected(ref.state))
@@ -190,8 +206,9 @@ def test_moving_the_other_players_monk_is_the_wrong_player() -> None:
 
 
 def test_a_turn_skipping_the_obligatory_entry_is_flagged() -> None:
-    state = position(TWO, blond="c3 a1", orange="g7", monks={
-        "silver": ("c3", None), "neutral": ("a1", "g7")})
+    state = position(
+        TWO, blond="c3 a1", orange="g7", monks={"silver": ("c3", None), "neutral": ("a1", "g7")}
+    )
     ref = referee(state)
     table = after(state, "Gc3~c6 NMg7~g4", checked=False)
     flag = flagged_when_done(ref, table)
@@ -209,10 +226,10 @@ def test_done_on_an_unchanged_table_is_a_pass_only_when_nothing_else_is_possible
 # ---------------------------------------------------------------------- a random game
 
 
-@pytest.mark.parametrize(("players", "seed"), [(("silver", "copper"), 3),
-                                               (("silver", "copper", "gold"), 5)])
-def test_a_random_game_is_recognised_turn_by_turn(players: tuple[str, ...],
-                                                  seed: int) -> None:
+@pytest.mark.parametrize(
+    ("players", "seed"), [(("silver", "copper"), 3), (("silver", "copper", "gold"), 5)]
+)
+def test_a_random_game_is_recognised_turn_by_turn(players: tuple[str, ...], seed: int) -> None:
     # One lift a hover keeps this whole game of uniform turns quick (the turns with two
     # lifts are checked by tests/engines/shenshi/test_candidates.py).
     rules = ShenshiRules(players, seed=seed, orange_lifts=1)

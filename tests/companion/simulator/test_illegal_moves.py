@@ -23,15 +23,21 @@ def placing_three() -> ShangrilaState:
     """Placement phase, 3 players, red to move: red has a master in village 4 (the
     colour limit), village 6 is full (the village limit), the red village 2 has its
     stone."""
-    return position({4: {"A": "red", "P": "blue"}, 6: {"H": "blue", "A": "yellow"}},
-                    players=THREE, phase="setup")
+    return position(
+        {4: {"A": "red", "P": "blue"}, 6: {"H": "blue", "A": "yellow"}},
+        players=THREE,
+        phase="setup",
+    )
 
 
 def playing_four(**options: Any) -> ShangrilaState:
     """Play phase, 4 players, red to move: two free red masters in village 4, blue's
     student in 4 and master in 7, a stone on village 6."""
-    return position({4: {"A": "red", "H": "red", "R": "blue+"}, 7: {"D": "blue"},
-                     6: {"A": "yellow"}}, broken=((0, 6), (3, 6), (6, 10)), **options)
+    return position(
+        {4: {"A": "red", "H": "red", "R": "blue+"}, 7: {"D": "blue"}, 6: {"A": "yellow"}},
+        broken=((0, 6), (3, 6), (6, 10)),
+        **options,
+    )
 
 
 SCENES: dict[str, tuple[Any, tuple[str, ...]]] = {
@@ -56,8 +62,7 @@ def test_every_stageable_rule_has_a_scene() -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("rule", sorted(SCENES))
-def test_an_illegal_attempt_is_flagged_with_its_rule_then_put_right(
-        rule: str, seed: int) -> None:
+def test_an_illegal_attempt_is_flagged_with_its_rule_then_put_right(rule: str, seed: int) -> None:
     scene, sources = SCENES[rule]
     start = scene()
     config = TableConfig(sources=sources, illegal=1.0, illegal_rules=(rule,), hands=0.3)
@@ -79,5 +84,9 @@ def test_a_rule_the_table_cannot_show_is_not_staged() -> None:
     assert "recruit.no-own-master" not in handling.stageable(TableConfig(sources=BOTH))
     assert "recruit.no-own-master" in handling.stageable(TableConfig(sources=SENSORS))
     assert "pass.has-action" not in handling.stageable(TableConfig(sources=CAMERA))
-    assert handling.attempt(placing_three(), "journey.no-student",
-                            np.random.default_rng(0), TableConfig()) is None
+    assert (
+        handling.attempt(
+            placing_three(), "journey.no-student", np.random.default_rng(0), TableConfig()
+        )
+        is None
+    )

@@ -121,8 +121,7 @@ def test_a_move_is_not_accepted_while_a_hand_hides_what_it_changes() -> None:
     assert names(out) == ["move_in_progress"]
     out = show(referee, from_camera_above(table(referee, bridge_4_7=False, _7R="red")))
     assert "move_accepted" not in names(out) and "illegal_move" not in names(out)
-    out = show(referee, from_camera_above(table(referee, bridge_4_7=False, _7R="red",
-                                                _7H="blue")))
+    out = show(referee, from_camera_above(table(referee, bridge_4_7=False, _7R="red", _7H="blue")))
     assert only(out, "move_accepted").move == "4>7"
 
 
@@ -139,14 +138,16 @@ def shenshi_after(state: ShenshiState, text: str, **changes: str) -> Observation
     other = state.copy()
     other.apply(state.rules.parse_move(text))
     return shenshi_expected(other).replace(
-        {key.replace("_", " "): value for key, value in changes.items()})
+        {key.replace("_", " "): value for key, value in changes.items()}
+    )
 
 
 def test_an_entry_alone_is_a_turn_in_progress() -> None:
     # The few turns offered as "in progress" all moved the entered monk on, away from
     # where the table showed it: the entry was flagged as half a turn.
-    state = shenshi_position(TWO, blond="c3 a1", orange="g7", monks={
-        "silver": ("c3", None), "neutral": ("a1", "g7")})
+    state = shenshi_position(
+        TWO, blond="c3 a1", orange="g7", monks={"silver": ("c3", None), "neutral": ("a1", "g7")}
+    )
     referee = shenshi_referee(state)
     out = show(referee, shenshi_after(state, "M@e5:b", e5_monk="none"))
     out += show(referee, shenshi_after(state, "M@e5:b"))
@@ -158,8 +159,12 @@ def test_a_third_action_of_the_monk_that_acted_first_revises_the_turn() -> None:
     # The neutral Grand Master hovers, the neutral master hovers, then the Grand Master
     # walks on: the turn is written NM first (a monk's actions come together), so the
     # accepted turn, written NG first, was not seen as its beginning.
-    state = shenshi_position(TWO, blond="c3 e3 a1 c1", orange="g7", monks={
-        "silver": ("c3", "e3"), "neutral": ("a1", "g7")})
+    state = shenshi_position(
+        TWO,
+        blond="c3 e3 a1 c1",
+        orange="g7",
+        monks={"silver": ("c3", "e3"), "neutral": ("a1", "g7")},
+    )
     referee = shenshi_referee(state)
     out = show(referee, shenshi_after(state, "NGa1~b1 NMg7~g4"))
     assert only(out, "move_accepted").move in ("NGa1~b1 NMg7~g4", "NMg7~g4 NGa1~b1")
@@ -189,11 +194,14 @@ def test_a_monk_entered_then_lifted_with_its_cushion_goes_on() -> None:
 def test_a_walk_that_removes_a_monk_and_comes_back_is_in_progress() -> None:
     # The walker is in the hand and its victim taken off: the walk ends where it began,
     # so its square showed nothing the turn changes, and the table was flagged.
-    state = shenshi_position(TWO, blond="c3 c4 e3 a1", orange="g7", monks={
-        "silver": ("c3", "e3"), "copper": (None, "c4"), "neutral": ("a1", "g7")})
+    state = shenshi_position(
+        TWO,
+        blond="c3 c4 e3 a1",
+        orange="g7",
+        monks={"silver": ("c3", "e3"), "copper": (None, "c4"), "neutral": ("a1", "g7")},
+    )
     referee = shenshi_referee(state)
-    out = show(referee, shenshi_after(state, "Gc3-c4-c3", c3_monk="none",
-                                      tokens_silver=1))
+    out = show(referee, shenshi_after(state, "Gc3-c4-c3", c3_monk="none", tokens_silver=1))
     assert names(out) == ["move_in_progress"]
     out = show(referee, shenshi_after(state, "Gc3-c4-c3 Me3~e5"))
     assert only(out, "move_accepted").move in ("Gc3-c4-c3 Me3~e5", "Me3~e5 Gc3-c4-c3")
@@ -202,8 +210,12 @@ def test_a_walk_that_removes_a_monk_and_comes_back_is_in_progress() -> None:
 def test_a_hover_lifting_a_cushion_onto_its_start_is_named_in_a_flag() -> None:
     # Half a turn declared done: the orange hover put its lifted blond cushion on the
     # square it left; the diagnosis read a walk, and named the wrong rule.
-    state = shenshi_position(TWO, blond="c3 e3 a1 d7", orange="g7", monks={
-        "silver": ("c3", "e3"), "neutral": ("a1", "g7")})
+    state = shenshi_position(
+        TWO,
+        blond="c3 e3 a1 d7",
+        orange="g7",
+        monks={"silver": ("c3", "e3"), "neutral": ("a1", "g7")},
+    )
     referee = shenshi_referee(state)
     show(referee, shenshi_after(state, "NMg7~c7(d7>g7)"))
     flag = only(referee.handle(TurnDone()), "illegal_move")
@@ -211,8 +223,9 @@ def test_a_hover_lifting_a_cushion_onto_its_start_is_named_in_a_flag() -> None:
     assert flag.attempt.startswith("hovering the neutral master")
 
 
-def _made_by_hand(seed: int, players: int, first: int, last: int) -> tuple[
-        Referee, list[tuple[str, list[Observation]]], ShenshiState]:
+def _made_by_hand(
+    seed: int, players: int, first: int, last: int
+) -> tuple[Referee, list[tuple[str, list[Observation]]], ShenshiState]:
     """A seeded random ShenShi game: a referee at the position before move ``first``,
     each move from ``first`` to ``last`` with the tables its touches leave, and the
     position after move ``last``."""
@@ -226,8 +239,10 @@ def _made_by_hand(seed: int, players: int, first: int, last: int) -> tuple[
 
     # The games are replayed with the lift options they were played with: one lift a
     # hover, put down on any empty square.
-    rules = ShenshiRules.from_record(ShenshiRules.default_players(players), {
-        "seed": seed, "orange_lifts": 1, "lift_put_down": "also-orange-square"})
+    rules = ShenshiRules.from_record(
+        ShenshiRules.default_players(players),
+        {"seed": seed, "orange_lifts": 1, "lift_put_down": "also-orange-square"},
+    )
     assert len(random_game(rules, seed)) >= last
     handling = handling_for(rules)
     moves = random_game(rules, seed)
@@ -242,8 +257,9 @@ def _made_by_hand(seed: int, players: int, first: int, last: int) -> tuple[
         tables = []
         for touch in handling.steps(state, move, rng, TableConfig()):  # the same draws
             touch.apply(table)
-            tables.append(Observation.trusted(
-                schema(rules), {e: Reading(v, 0.97) for e, v in table.items()}))
+            tables.append(
+                Observation.trusted(schema(rules), {e: Reading(v, 0.97) for e, v in table.items()})
+            )
         if number >= first:
             made.append((rules.format_move(move), tables))
         state.play(move)
@@ -258,8 +274,7 @@ def _feed(referee: Referee, made: list[tuple[str, list[Observation]]]) -> None:
         out: list[object] = []
         for table in tables:
             out += show(referee, table)
-        if not any(getattr(o, "name", "") == "move_accepted"
-                   and o.player == player for o in out):  # type: ignore[attr-defined]
+        if not any(getattr(o, "name", "") == "move_accepted" and o.player == player for o in out):  # type: ignore[attr-defined]
             referee.handle(TurnDone())
 
 
@@ -309,8 +324,7 @@ def test_a_third_action_after_cushions_lifted_in_another_pairing_goes_on() -> No
     state = referee.state
     parse = state.rules.parse_move
     accepted = parse("Gc1~e1(a1>d5) Me3~a3(a3>f1)")
-    for goes_on in ("Me3~a3(a3>d5) Gc1~e1(a1>f1) Ge1-f1",
-                    "Gc1~e1(a1>f1) Ge1-f1 Me3~a3(a3>d5)"):
+    for goes_on in ("Me3~a3(a3>d5) Gc1~e1(a1>f1) Ge1-f1", "Gc1~e1(a1>f1) Ge1-f1 Me3~a3(a3>d5)"):
         state.check(parse(goes_on))
         assert shenshi_extends(state, accepted, parse(goes_on)), goes_on
     other = parse("Me3~a3(a3>d5) Gc1~d1(a1>a7)")

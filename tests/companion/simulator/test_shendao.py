@@ -17,8 +17,7 @@ from engines.shendao.observation import prefer
 from tests.engines.shendao.helpers import position
 
 RULES = ShendaoRules()
-BUSY = TableConfig(flicker=0.02, unsure=0.02, hands=0.3, pause=0.2, change_of_mind=0.2,
-                   illegal=0.2)
+BUSY = TableConfig(flicker=0.02, unsure=0.02, hands=0.3, pause=0.2, change_of_mind=0.2, illegal=0.2)
 ALL = ["brigand", "loung", "nugua", "pretresse", "tigre", "yinyang"]
 
 
@@ -29,14 +28,14 @@ def without(*cards: str) -> dict[str, list[str]]:
 
 def test_the_stream_replays_from_its_seed() -> None:
     def stream(seed: int) -> list[Any]:
-        return [(input_to_json(s.event), s.truth)
-                for s in TableSimulator.random(RULES, BUSY, seed=seed)]
+        return [
+            (input_to_json(s.event), s.truth) for s in TableSimulator.random(RULES, BUSY, seed=seed)
+        ]
 
     first = stream(4)
     assert first == stream(4)
     assert first != stream(5)
-    assert {truth.phase for _, truth in first} == {"attempt", "repair", "change_of_mind",
-                                                   "move"}
+    assert {truth.phase for _, truth in first} == {"attempt", "repair", "change_of_mind", "move"}
 
 
 def traceless(state: Any, moves: list[Any]) -> int:
@@ -75,8 +74,19 @@ def test_a_clean_stream_of_a_whole_game_is_recognised_move_for_move(seed: int) -
     assert score.final_state_right or score.in_doubt
 
 
-@pytest.mark.parametrize("move", ["W3", "W3 nugua b3", "W3 loung e3", "W3 pretresse",
-                                  "W3 yinyang", "E3 brigand", "Sc", "W2 tigre"])
+@pytest.mark.parametrize(
+    "move",
+    [
+        "W3",
+        "W3 nugua b3",
+        "W3 loung e3",
+        "W3 pretresse",
+        "W3 yinyang",
+        "E3 brigand",
+        "Sc",
+        "W2 tigre",
+    ],
+)
 @pytest.mark.parametrize("seed", range(2))
 def test_each_card_made_by_hand_is_recognised(move: str, seed: int) -> None:
     # dark on e3 stops a tile from W3 on d3; gate E3 closed; W2's tile leaves the board
@@ -89,9 +99,9 @@ def test_each_card_made_by_hand_is_recognised(move: str, seed: int) -> None:
 def test_a_yinyang_swap_is_lifted_and_put_back() -> None:
     start = position(dark="e3")
     simulator = TableSimulator(RULES, ["W3 yinyang"], TableConfig(), 0, start)
-    touches = simulator.handling.steps(start, RULES.parse_move("W3 yinyang"),
-                                       np.random.default_rng(0),
-                                       simulator.config)
+    touches = simulator.handling.steps(
+        start, RULES.parse_move("W3 yinyang"), np.random.default_rng(0), simulator.config
+    )
     assert len(touches) == 4  # the stopping tile lifted, both put down, the stick
     assert touches[0].changes == {"e3": ("dark", "empty")}
     assert touches[-1].changes == {"gate W3": ("open", "closed")}
@@ -112,8 +122,7 @@ def test_every_stageable_rule_has_a_scene() -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("rule", sorted(SCENES))
-def test_an_illegal_attempt_is_flagged_with_its_rule_then_put_right(
-        rule: str, seed: int) -> None:
+def test_an_illegal_attempt_is_flagged_with_its_rule_then_put_right(rule: str, seed: int) -> None:
     start = SCENES[rule]
     config = TableConfig(illegal=1.0, illegal_rules=(rule,), hands=0.3)
     move = [m for m in start.legal_moves() if isinstance(m, Enter) and m.card is None][seed]
@@ -133,10 +142,10 @@ def test_an_attempt_a_card_in_hand_makes_legal_is_not_staged() -> None:
     handling = ShendaoHandling(RULES)
     rng = np.random.default_rng(0)
     config = TableConfig()
-    assert handling.attempt(position(light="e3", closed="W3"), "gate.closed", rng,
-                            config) is None
-    attempt = handling.attempt(position(light="e3", cards=without("loung", "tigre")),
-                               "table.misplaced", rng, config)
+    assert handling.attempt(position(light="e3", closed="W3"), "gate.closed", rng, config) is None
+    attempt = handling.attempt(
+        position(light="e3", cards=without("loung", "tigre")), "table.misplaced", rng, config
+    )
     assert attempt is not None and "taken off" in attempt.description
 
 

@@ -18,24 +18,27 @@ from tests.engines.shenshi.positions import position
 
 TWO = ShenshiRules(["silver", "copper"])
 FOUR = ShenshiRules(["silver", "copper", "gold", "black"])
-BUSY = TableConfig(flicker=0.01, unsure=0.01, hands=0.3, pause=0.2, change_of_mind=0.3,
-                   illegal=0.3)
+BUSY = TableConfig(flicker=0.01, unsure=0.01, hands=0.3, pause=0.2, change_of_mind=0.3, illegal=0.3)
 
 
 def hall() -> ShenshiState:
     """Silver to move: G on c3, M on e3 (blond); copper's G on c6, M on d4 (blond);
     neutral G on a1 (blond), M on g7 (orange); a free blond cushion on d7."""
-    return position(TWO, blond="c3 e3 a1 d5 c6 d3 d4 d7", orange="g7 b2", faded="d2 f4",
-                    intact="b4 f2", monks={"silver": ("c3", "e3"), "copper": ("c6", "d4"),
-                                           "neutral": ("a1", "g7")})
+    return position(
+        TWO,
+        blond="c3 e3 a1 d5 c6 d3 d4 d7",
+        orange="g7 b2",
+        faded="d2 f4",
+        intact="b4 f2",
+        monks={"silver": ("c3", "e3"), "copper": ("c6", "d4"), "neutral": ("a1", "g7")},
+    )
 
 
 def test_the_stream_replays_from_its_seed() -> None:
     def stream(seed: int) -> list[Any]:
         rules = ShenshiRules(["silver", "copper"], seed=seed)
         moves = random_game(rules, seed)[:12]
-        return [(input_to_json(s.event), s.truth)
-                for s in TableSimulator(rules, moves, BUSY, seed)]
+        return [(input_to_json(s.event), s.truth) for s in TableSimulator(rules, moves, BUSY, seed)]
 
     first = stream(4)
     assert first == stream(4)
@@ -57,8 +60,7 @@ def test_a_random_game_is_drawn_like_a_playout() -> None:
 
 
 @pytest.mark.parametrize(("players", "seed", "turns"), [(2, 1, 20), (3, 2, 14), (4, 0, 14)])
-def test_a_clean_stream_is_recognised_turn_for_turn(players: int, seed: int,
-                                                    turns: int) -> None:
+def test_a_clean_stream_is_recognised_turn_for_turn(players: int, seed: int, turns: int) -> None:
     rules = ShenshiRules(ShenshiRules.default_players(players), seed=seed)
     simulator = TableSimulator(rules, random_game(rules, seed)[:turns], TableConfig(), seed)
     score = referee_game(simulator)
@@ -67,12 +69,15 @@ def test_a_clean_stream_is_recognised_turn_for_turn(players: int, seed: int,
     assert score.final_state_right
 
 
-@pytest.mark.parametrize("text", [
-    "Gc3-d3-d4 Me3~e5",          # a walk removing copper's master, tokens taken
-    "NMg7~a7(d7>e5) Gc3~c5",     # an orange hover lifting a blond cushion
-    "Gc3~c5 Me3~e5 Me5=c5",      # a swap after two hovers
-    "Gc3-d3 NMg7~g4 NMg4-f4",    # the neutral master hovers, then walks
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gc3-d3-d4 Me3~e5",  # a walk removing copper's master, tokens taken
+        "NMg7~a7(d7>e5) Gc3~c5",  # an orange hover lifting a blond cushion
+        "Gc3~c5 Me3~e5 Me5=c5",  # a swap after two hovers
+        "Gc3-d3 NMg7~g4 NMg4-f4",  # the neutral master hovers, then walks
+    ],
+)
 @pytest.mark.parametrize("seed", range(3))
 def test_each_kind_of_action_made_by_hand_is_recognised(text: str, seed: int) -> None:
     start = hall()
@@ -82,8 +87,13 @@ def test_each_kind_of_action_made_by_hand_is_recognised(text: str, seed: int) ->
 
 
 def test_an_entry_with_a_cushion_from_the_board_is_recognised() -> None:
-    start = position(TWO, blond="c3 a1 e5", orange="g7", monks={
-        "silver": ("c3", None), "neutral": ("a1", "g7")}, reserves={"silver": (0, 0)})
+    start = position(
+        TWO,
+        blond="c3 a1 e5",
+        orange="g7",
+        monks={"silver": ("c3", None), "neutral": ("a1", "g7")},
+        reserves={"silver": (0, 0)},
+    )
     score = referee_game(TableSimulator(TWO, ["M@e3:e5 Gc3~c6"], TableConfig(), 0, start))
     assert (score.exact, score.false_flags) == (1, 0)
 
@@ -94,32 +104,57 @@ def test_a_walk_is_made_piece_by_piece() -> None:
     move = TWO.parse_move("Gc3-d3-d4 Me3~e5")
     touches = handling.steps(start, move, np.random.default_rng(1), TableConfig())
     changes = [t.changes for t in touches]
-    assert changes[0] == {"c3 monk": ("silver-grand", "none")}     # lifted
-    assert changes[1] == {"d4 monk": ("copper-master", "none")}    # removed
-    assert changes[2] == {"d4 monk": ("none", "silver-grand")}     # put down
-    assert changes[3] == {"tokens silver": (1, 3)}                 # tokens taken
+    assert changes[0] == {"c3 monk": ("silver-grand", "none")}  # lifted
+    assert changes[1] == {"d4 monk": ("copper-master", "none")}  # removed
+    assert changes[2] == {"d4 monk": ("none", "silver-grand")}  # put down
+    assert changes[3] == {"tokens silver": (1, 3)}  # tokens taken
 
 
 SCENES: dict[str, ShenshiState] = {
     "turn.wrong-player": hall(),
-    "walk.length": position(TWO, blond="c3 c4 c5 c6 c7 a1", orange="g7", monks={
-        "silver": ("c3", "c4"), "neutral": ("a1", "g7")}),
+    "walk.length": position(
+        TWO,
+        blond="c3 c4 c5 c6 c7 a1",
+        orange="g7",
+        monks={"silver": ("c3", "c4"), "neutral": ("a1", "g7")},
+    ),
     "walk.step": hall(),
     "walk.not-walkable": hall(),
-    "walk.blocked": position(TWO, blond="c3 c4 c5 a1", orange="g7", monks={
-        "silver": ("c3", "c4"), "neutral": ("a1", "g7")}),
+    "walk.blocked": position(
+        TWO,
+        blond="c3 c4 c5 a1",
+        orange="g7",
+        monks={"silver": ("c3", "c4"), "neutral": ("a1", "g7")},
+    ),
     "hover.not-straight": hall(),
     "hover.blocked": hall(),
-    "swap.not-in-line": position(TWO, blond="c3 e5 a1", orange="g7", monks={
-        "silver": ("c3", "e5"), "neutral": ("a1", "g7")}),
-    "enter.square-taken": position(TWO, blond="c3 a1", orange="g7", intact="b4",
-                                   monks={"silver": ("c3", None), "neutral": ("a1", "g7")}),
-    "enter.no-reserve-cushion": position(TWO, blond="c3 a1", orange="g7", monks={
-        "silver": ("c3", None), "neutral": ("a1", "g7")}, reserves={"silver": (2, 0)}),
-    "turn.enter-first": position(TWO, blond="c3 a1", orange="g7", monks={
-        "silver": ("c3", None), "neutral": ("a1", "g7")}),
-    "neutral.no-return": position(TWO, blond="c3 e3 a1", orange="g7", neutral_from={
-        "M": "g6"}, monks={"silver": ("c3", "e3"), "neutral": ("a1", "g7")}),
+    "swap.not-in-line": position(
+        TWO, blond="c3 e5 a1", orange="g7", monks={"silver": ("c3", "e5"), "neutral": ("a1", "g7")}
+    ),
+    "enter.square-taken": position(
+        TWO,
+        blond="c3 a1",
+        orange="g7",
+        intact="b4",
+        monks={"silver": ("c3", None), "neutral": ("a1", "g7")},
+    ),
+    "enter.no-reserve-cushion": position(
+        TWO,
+        blond="c3 a1",
+        orange="g7",
+        monks={"silver": ("c3", None), "neutral": ("a1", "g7")},
+        reserves={"silver": (2, 0)},
+    ),
+    "turn.enter-first": position(
+        TWO, blond="c3 a1", orange="g7", monks={"silver": ("c3", None), "neutral": ("a1", "g7")}
+    ),
+    "neutral.no-return": position(
+        TWO,
+        blond="c3 e3 a1",
+        orange="g7",
+        neutral_from={"M": "g6"},
+        monks={"silver": ("c3", "e3"), "neutral": ("a1", "g7")},
+    ),
     "turn.needs-master": hall(),
     "turn.needs-grand-master": hall(),
     "turn.needs-both-monks": position(FOUR, blond="c3 e3 a1", monks={"silver": ("c3", "e3")}),
@@ -153,11 +188,16 @@ def test_an_illegal_attempt_is_flagged_with_its_rule_then_put_right(rule: str) -
 def test_an_attempt_a_legal_turn_explains_is_not_staged() -> None:
     # The master two squares from the Grand Master on a line of cushions: a swap is
     # legal, so the two exchanged is no illegal swap.
-    start = position(TWO, blond="c3 c4 c5 a1", orange="g7", monks={
-        "silver": ("c3", "c5"), "neutral": ("a1", "g7")})
+    start = position(
+        TWO,
+        blond="c3 c4 c5 a1",
+        orange="g7",
+        monks={"silver": ("c3", "c5"), "neutral": ("a1", "g7")},
+    )
     handling = ShenshiHandling(TWO)
-    assert handling.attempt(start, "swap.not-in-line", np.random.default_rng(0),
-                            TableConfig()) is None
+    assert (
+        handling.attempt(start, "swap.not-in-line", np.random.default_rng(0), TableConfig()) is None
+    )
 
 
 def test_a_sensor_board_must_read_colours() -> None:

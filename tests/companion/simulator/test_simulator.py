@@ -23,8 +23,7 @@ from engines.shangrila.moves import Journey, Recruit
 
 FOUR = ShangrilaRules()
 THREE = ShangrilaRules(["red", "blue", "yellow"])
-BUSY = TableConfig(flicker=0.02, unsure=0.02, hands=0.3, pause=0.2, change_of_mind=0.2,
-                   illegal=0.2)
+BUSY = TableConfig(flicker=0.02, unsure=0.02, hands=0.3, pause=0.2, change_of_mind=0.2, illegal=0.2)
 
 
 def stream(simulator: TableSimulator) -> list[tuple[dict[str, Any], Truth]]:
@@ -47,17 +46,23 @@ def test_a_random_game_is_the_engines_random_game() -> None:
     assert played == [THREE.format_move(m) for m in simulator.moves]
 
 
-@pytest.mark.parametrize(("rules", "sources"), [(FOUR, ("camera",)),
-                                                (THREE, ("camera", "sensors"))])
+@pytest.mark.parametrize(
+    ("rules", "sources"), [(FOUR, ("camera",)), (THREE, ("camera", "sensors"))]
+)
 def test_a_clean_stream_of_a_whole_game_is_recognised_move_for_move(
-        rules: ShangrilaRules, sources: tuple[str, ...]) -> None:
+    rules: ShangrilaRules, sources: tuple[str, ...]
+) -> None:
     simulator = TableSimulator.random(rules, TableConfig(sources=sources), seed=11)
     score = referee_game(simulator)
     assert score.moves == len(simulator.moves) > 100
     # a recruit seen from above that fits a few ways is shown as the likeliest and
     # the others kept in doubt: nobody corrects it, later tables or a question settle it
-    assert (score.exact + score.in_doubt, score.corrected, score.false_flags,
-            score.done_presses) == (score.moves, 0, 0, 0)
+    assert (
+        score.exact + score.in_doubt,
+        score.corrected,
+        score.false_flags,
+        score.done_presses,
+    ) == (score.moves, 0, 0, 0)
     assert score.record_right >= 0.95 * score.moves
     recruits = sum(type(m) is Recruit for m in simulator.moves)
     if sources == ("camera",):  # a recruit fitting many ways is asked about
@@ -65,19 +70,20 @@ def test_a_clean_stream_of_a_whole_game_is_recognised_move_for_move(
     else:
         assert score.questions == 0
     if "sensors" in sources:  # one student at a time: a first student is revised
-        assert score.revised == sum(type(m) is Recruit and len(m.targets) == 2
-                                    for m in simulator.moves)
+        assert score.revised == sum(
+            type(m) is Recruit and len(m.targets) == 2 for m in simulator.moves
+        )
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_with_unsure_flicker_and_hands_the_game_ends_in_the_true_position(
-        seed: int) -> None:
+def test_with_unsure_flicker_and_hands_the_game_ends_in_the_true_position(seed: int) -> None:
     # Wrong readings the reader marks unsure, right ones marked unsure, hands, pauses:
     # the engine absorbs them, so nobody has to correct the referee.
     # Five frames per touch (a camera gives dozens): with the referee believing a
     # reading after three equal frames, a flickered frame must leave room to recover.
-    config = TableConfig(flicker=0.03, flicker_sure=0.0, unsure=0.03, hands=0.4,
-                         pause=0.2, frames_per_step=5)
+    config = TableConfig(
+        flicker=0.03, flicker_sure=0.0, unsure=0.03, hands=0.4, pause=0.2, frames_per_step=5
+    )
     score = referee_game(TableSimulator.random(THREE, config, seed))
     assert (score.corrected, score.false_flags) == (0, 0)
     assert score.final_state_right
@@ -93,8 +99,9 @@ def test_with_sure_flicker_most_moves_are_still_recognised() -> None:
 @pytest.mark.parametrize("sources", [("camera",), ("camera", "sensors")])
 def test_a_change_of_mind_never_raises_an_illegal_flag(sources: tuple[str, ...]) -> None:
     moves = random_game(FOUR, 8)[:70]
-    simulator = TableSimulator(FOUR, moves, TableConfig(sources=sources,
-                                                         change_of_mind=1.0), seed=8)
+    simulator = TableSimulator(
+        FOUR, moves, TableConfig(sources=sources, change_of_mind=1.0), seed=8
+    )
     started = [s for s in simulator if s.truth.phase == CHANGE_OF_MIND]
     assert started
     score = referee_game(simulator)
@@ -128,16 +135,17 @@ def test_an_invisible_recruit_is_asked_about_with_the_truth_among_the_choices() 
     assert len(record) == len(played)
     wrong = [i for i, (a, b) in enumerate(zip(record, played, strict=True)) if a != b]
     assert len(wrong) <= 0.1 * len(recruits)  # doubts no later table settled
-    assert all(any(h.moves[i] == played[i] for h in referee.belief.histories)
-               for i in wrong)
+    assert all(any(h.moves[i] == played[i] for h in referee.belief.histories) for i in wrong)
 
 
 def test_a_journey_is_made_one_piece_at_a_time() -> None:
     moves = random_game(FOUR, 21)
     state = FOUR.initial_state()
     number = 0
-    while not (type(move := moves[number]) is Journey  # a journey of several students
-               and sum(state.student[move.origin * 7 + d] for d in range(7)) >= 2):
+    while not (
+        type(move := moves[number]) is Journey  # a journey of several students
+        and sum(state.student[move.origin * 7 + d] for d in range(7)) >= 2
+    ):
         state.apply(move)
         number += 1
     number += 1

@@ -22,8 +22,9 @@ def losing_record() -> GameRecord:
     winning with 3>4."""
     state = winning_journey_position()
     rules = state.rules  # type: ignore[attr-defined]
-    return GameRecord("shangrila", list(rules.players), rules.options_json(),
-                      ["+P0", "3>4"], state.to_json())  # type: ignore[attr-defined]
+    return GameRecord(
+        "shangrila", list(rules.players), rules.options_json(), ["+P0", "3>4"], state.to_json()
+    )  # type: ignore[attr-defined]
 
 
 def test_an_obviously_losing_move_is_a_blunder() -> None:
@@ -54,7 +55,15 @@ def test_two_processes_give_the_same_analysis_as_one() -> None:
 
 def test_thresholds() -> None:
     assert [judge(x) for x in (0.0, 0.02, 0.03, 0.05, 0.08, 0.15, 0.2, 0.5)] == [
-        "best", "best", "good", "good", "inaccuracy", "mistake", "mistake", "blunder"]
+        "best",
+        "best",
+        "good",
+        "good",
+        "inaccuracy",
+        "mistake",
+        "mistake",
+        "blunder",
+    ]
 
 
 def test_move_accuracy_by_hand() -> None:
@@ -79,14 +88,12 @@ def test_game_accuracy_by_hand() -> None:
     # weights are clamped to [0.5, 12], accuracies count as at least 1 in the harmonic
     assert volatility_weight([50.0, 50.0, 50.0], 0, 2) == 0.5
     assert volatility_weight([0.0, 100.0], 0, 2) == 12.0
-    assert game_accuracy([0.0, 100.0], [1.0, 1.0]) == pytest.approx(
-        (50.0 + 2 / (1 + 1 / 100)) / 2)
+    assert game_accuracy([0.0, 100.0], [1.0, 1.0]) == pytest.approx((50.0 + 2 / (1 + 1 / 100)) / 2)
     # a 30-move game's window is 3 positions; the first two moves share the first one
     wide = [float(10 * (k % 3)) for k in range(31)]
     assert window_size(30) == 3
     assert volatility_weight(wide, 0, 3) == volatility_weight(wide, 1, 3)
-    assert volatility_weight(wide, 2, 3) == pytest.approx(
-        volatility_weight(wide[1:4], 0, 3))
+    assert volatility_weight(wide, 2, 3) == pytest.approx(volatility_weight(wide[1:4], 0, 3))
 
 
 def test_a_player_with_no_move_has_no_accuracy() -> None:
@@ -100,11 +107,25 @@ def test_a_player_with_no_move_has_no_accuracy() -> None:
 
 
 def test_the_command_prints_a_table_and_draws_charts(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "game.json"
     path.write_text(losing_record().dumps())
-    assert main(["analyse", str(path), "--level", "2", "--workers", "1",
-                 "--plots", str(tmp_path / "charts")]) == 0
+    assert (
+        main(
+            [
+                "analyse",
+                str(path),
+                "--level",
+                "2",
+                "--workers",
+                "1",
+                "--plots",
+                str(tmp_path / "charts"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "blunder" in out and "accuracy" in out
     assert "red      not enough moves (1 judged)" in out
@@ -123,10 +144,19 @@ def test_the_shendao_tile_that_joins_two_groups_is_found() -> None:
     # Light's groups b4-a4 and c5-c6; entering at Nb stops on b5 and joins them (5
     # against dark's 4). Only Nb and W8 are open and there are no cards: after light,
     # dark plays the last gate and the game ends.
-    closed = " ".join(g for g in (
-        *(f"W{r}" for r in range(1, 8)), *(f"E{r}" for r in range(1, 9)),
-        *(f"S{f}" for f in "abcdefgh"), *(f"N{f}" for f in "acdefgh"),
-        "SW", "SE", "NW", "NE"))
+    closed = " ".join(
+        g
+        for g in (
+            *(f"W{r}" for r in range(1, 8)),
+            *(f"E{r}" for r in range(1, 9)),
+            *(f"S{f}" for f in "abcdefgh"),
+            *(f"N{f}" for f in "acdefgh"),
+            "SW",
+            "SE",
+            "NW",
+            "NE",
+        )
+    )
     state = shendao_position("a4 b4 c5 c6", "g1 h1 g2 h2", closed=closed, variant="chaton")
     result = MCTS(SearchConfig(iterations=200, seed=2)).search(state)
     assert state.rules.format_move(result.best) == "Nb"

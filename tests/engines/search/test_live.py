@@ -16,8 +16,13 @@ from engines.search.live import LiveAnalysis
 CONFIG = SearchConfig(iterations=30, rollout_moves=10, seed=3)
 
 
-def random_record(seed: int, moves: int, game: str = "shangrila", players: int = 4,
-                  prefix: list[str] | None = None) -> GameRecord:
+def random_record(
+    seed: int,
+    moves: int,
+    game: str = "shangrila",
+    players: int = 4,
+    prefix: list[str] | None = None,
+) -> GameRecord:
     """``moves`` moves of random play (after ``prefix`` when given)."""
     cls = rules_class(game)
     rules = cls.from_record(cls.default_players(players), {})
@@ -35,8 +40,9 @@ def random_record(seed: int, moves: int, game: str = "shangrila", players: int =
 
 
 def upto(record: GameRecord, n: int) -> GameRecord:
-    return GameRecord(record.game, list(record.players), dict(record.options),
-                      record.moves[:n], record.start)
+    return GameRecord(
+        record.game, list(record.players), dict(record.options), record.moves[:n], record.start
+    )
 
 
 def scratch(record: GameRecord) -> dict[str, Any]:

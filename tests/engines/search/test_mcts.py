@@ -21,8 +21,9 @@ def winning_journey_position() -> object:
     ahead on villages."""
     rules = ShangrilaRules()
     broken = tuple(b for b in rules.bridges if b not in {(0, 1), (3, 4)})
-    return position({0: {"H": "red+", "P": "red"}, 3: {"R": "blue+"}, 4: {"A": "blue"}},
-                    broken=broken)
+    return position(
+        {0: {"H": "red+", "P": "red"}, 3: {"R": "blue+"}, 4: {"A": "blue"}}, broken=broken
+    )
 
 
 def test_the_journey_that_wins_at_once_is_found() -> None:
@@ -36,8 +37,7 @@ def test_the_same_seed_gives_the_same_search() -> None:
     state = winning_journey_position()
     first = MCTS(SearchConfig(iterations=200, seed=9)).search(state)  # type: ignore[arg-type]
     again = MCTS(SearchConfig(iterations=200, seed=9)).search(state)  # type: ignore[arg-type]
-    assert [(s.move, s.visits) for s in first.stats] == [(s.move, s.visits)
-                                                          for s in again.stats]
+    assert [(s.move, s.visits) for s in first.stats] == [(s.move, s.visits) for s in again.stats]
 
 
 def test_the_tree_is_reused_after_the_moves_are_played() -> None:
@@ -55,8 +55,11 @@ def test_the_tree_is_reused_after_the_moves_are_played() -> None:
 
 def test_root_parallel_search_adds_the_trees_up() -> None:
     state = winning_journey_position()
-    result = search_parallel(state, SearchConfig(iterations=150, seed=2),  # type: ignore[arg-type]
-                             workers=2)
+    result = search_parallel(
+        state,
+        SearchConfig(iterations=150, seed=2),  # type: ignore[arg-type]
+        workers=2,
+    )
     assert result.iterations == 300
     assert sum(s.visits for s in result.stats) == 300
     assert state.rules.format_move(result.best) == "0>1"  # type: ignore[attr-defined]

@@ -23,10 +23,10 @@ def test_an_unknown_policy_is_refused() -> None:
 
 def test_with_two_players_paranoid_is_max_n() -> None:
     state = winning_journey_position()
-    found = [MCTS(SearchConfig(iterations=150, seed=4, policy=p)).search(
-        state) for p in POLICIES]  # type: ignore[arg-type]
+    found = [MCTS(SearchConfig(iterations=150, seed=4, policy=p)).search(state) for p in POLICIES]  # type: ignore[arg-type]
     assert [(s.move, s.visits) for s in found[0].stats] == [
-        (s.move, s.visits) for s in found[1].stats]
+        (s.move, s.visits) for s in found[1].stats
+    ]
 
 
 def test_paranoid_searches_another_tree_with_three_players() -> None:
@@ -36,18 +36,34 @@ def test_paranoid_searches_another_tree_with_three_players() -> None:
     for _ in range(109):  # random moves to a late position of two legal moves
         state.play(state.random_move(dice))
     assert len(state.legal_moves()) == 2
-    found = [MCTS(SearchConfig(iterations=300, rollout_moves=3, seed=2, policy=p)).search(
-        state) for p in POLICIES]
+    found = [
+        MCTS(SearchConfig(iterations=300, rollout_moves=3, seed=2, policy=p)).search(state)
+        for p in POLICIES
+    ]
     assert all(r.best in state.legal_moves() for r in found)
     assert found[0].values != found[1].values
 
 
 @pytest.mark.slow
 def test_the_match_command_keeps_its_games_and_gives_an_interval(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     log = tmp_path / "games.jsonl"
-    args = ["bench", "policies", "--game", "shangrila", "--players", "3", "--level", "1",
-            "--games", "1", "--log", str(log), "--json"]
+    args = [
+        "bench",
+        "policies",
+        "--game",
+        "shangrila",
+        "--players",
+        "3",
+        "--level",
+        "1",
+        "--games",
+        "1",
+        "--log",
+        str(log),
+        "--json",
+    ]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
     assert first["games"] == 1 and first["equal_share"] == pytest.approx(0.333)

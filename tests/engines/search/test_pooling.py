@@ -31,8 +31,7 @@ def evidence(accuracy: float, best: float, moves: int) -> Evidence:
 @pytest.mark.parametrize("shared", [0.0, 0.5, 1.0])
 def test_one_game_pooled_alone_is_that_games_estimate(shared: float) -> None:
     model = load_models()["shendao-2"]
-    game = Evidence((80.0, 40.0, 95.0, 60.0, 70.0, 88.0), (True, False, True, False,
-                                                           False, True))
+    game = Evidence((80.0, 40.0, 95.0, 60.0, 70.0, 88.0), (True, False, True, False, False, True))
     alone = estimate(model, game.accuracies, game.best)
     pooled = pooled_estimate(model, [game], shared)
     assert (pooled.level, pooled.low, pooled.high) == (alone.level, alone.low, alone.high)
@@ -42,8 +41,9 @@ def test_one_game_pooled_alone_is_that_games_estimate(shared: float) -> None:
 def test_more_games_alike_narrow_the_range_down_to_the_shared_spread() -> None:
     model = load_models()["shendao-2"]
     game = evidence(85.0, 0.6, 20)
-    widths = [(lambda e: e.high - e.low)(pooled_estimate(model, [game] * k, 0.0))
-              for k in (1, 2, 4, 8)]
+    widths = [
+        (lambda e: e.high - e.low)(pooled_estimate(model, [game] * k, 0.0)) for k in (1, 2, 4, 8)
+    ]
     assert widths == sorted(widths, reverse=True) and widths[-1] < widths[0]
     # all of what sets a game apart shared: eight games alike say what one says
     many = pooled_posterior(model, [game] * 8, 1.0)
@@ -71,8 +71,7 @@ def test_the_pooling_file_loads_and_holds_on_test_games() -> None:
     models = load_models()
     assert set(shares) <= set(models) and "shendao-2" in shares
     model = models["shendao-2"]
-    rows = labelled(read_games(games_path("shendao-2", TEST_SEED))[:40], ("full",),
-                    model.levels)
+    rows = labelled(read_games(games_path("shendao-2", TEST_SEED))[:40], ("full",), model.levels)
     found = check_pooled(model, pooled_groups(rows, (3,)), shares["shendao-2"])
     assert found.tested >= 20
     assert found.coverage >= 0.8  # 0.92 on all 92 test games by strength-pool-check
@@ -93,6 +92,10 @@ def test_head_to_head_counts_who_finished_ahead() -> None:
         Finish(("Bob", "Cy"), (9, 2), (0,)),  # without Ann
     ]
     assert head_to_head("Ann", finishes) == [
-        HeadToHead("Bob", 3, 1, 1, 1), HeadToHead("Cy", 1, 1, 0, 0)]
+        HeadToHead("Bob", 3, 1, 1, 1),
+        HeadToHead("Cy", 1, 1, 0, 0),
+    ]
     assert head_to_head("Cy", finishes) == [  # most games first
-        HeadToHead("Bob", 2, 0, 1, 1), HeadToHead("Ann", 1, 0, 1, 0)]
+        HeadToHead("Bob", 2, 0, 1, 1),
+        HeadToHead("Ann", 1, 0, 1, 0),
+    ]

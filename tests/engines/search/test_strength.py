@@ -35,17 +35,24 @@ from engines.search.strength import (
 def synthetic_rows() -> list[Labelled]:
     """Level 0 rarely finds the best move and often loses a lot, level 2 mostly finds
     it; games of a level differ a little."""
-    shapes = {0: ((40.0, False), (70.0, False), (95.0, False), (20.0, False), (100.0, True)),
-              1: ((70.0, False), (90.0, True), (95.0, False), (60.0, False), (100.0, True)),
-              2: ((100.0, True), (95.0, True), (90.0, False), (100.0, True), (85.0, True))}
+    shapes = {
+        0: ((40.0, False), (70.0, False), (95.0, False), (20.0, False), (100.0, True)),
+        1: ((70.0, False), (90.0, True), (95.0, False), (60.0, False), (100.0, True)),
+        2: ((100.0, True), (95.0, True), (90.0, False), (100.0, True), (85.0, True)),
+    }
     rows = []
     for level, shape in shapes.items():
         for k in range(10):
             moves = shape * (3 + k % 3)
             accuracies = tuple(min(100.0, a + k % 4) for a, _ in moves)
             kept = tuple(0.2 + 0.05 * (i % 5) for i in range(len(moves)))
-            rows.append(Labelled(level, Evidence(accuracies, tuple(b for _, b in moves),
-                                                 kept), group=10 * level + k))
+            rows.append(
+                Labelled(
+                    level,
+                    Evidence(accuracies, tuple(b for _, b in moves), kept),
+                    group=10 * level + k,
+                )
+            )
     return rows
 
 
@@ -58,7 +65,8 @@ def test_the_range_is_the_narrowest_run_holding_the_coverage() -> None:
 def test_a_moves_loss_is_read_back_from_its_accuracy() -> None:
     for before, after in ((60.0, 60.0), (60.0, 55.0), (40.0, 10.0), (30.0, 29.5)):
         assert loss_of(move_accuracy(before, after)) == pytest.approx(
-            (before - after) / 100, abs=1e-4)
+            (before - after) / 100, abs=1e-4
+        )
     assert loss_of(0.0) == pytest.approx(0.8, abs=0.01)
 
 
@@ -79,8 +87,7 @@ def test_thin_evidence_gives_no_level_or_a_wide_range() -> None:
     careless = synthetic_rows()[0].evidence
     full = estimate(model, careless.accuracies * 3, careless.best * 3, kept=careless.kept * 3)
     assert full.level == 0
-    none = estimate(model, careless.accuracies[:MIN_MOVES - 1],
-                    careless.best[:MIN_MOVES - 1])
+    none = estimate(model, careless.accuracies[: MIN_MOVES - 1], careless.best[: MIN_MOVES - 1])
     assert none.level is None and none.describe() == "not enough moves (3 judged)"
     assert (none.low, none.high) == (0, 2)
     assert "iterations" in estimate(model, careless.accuracies, careless.best, 1000).note
@@ -92,8 +99,12 @@ def test_thin_evidence_gives_no_level_or_a_wide_range() -> None:
     for stored in read_games(games_path("shangrila-3", TEST_SEED))[:12]:
         for seat in range(stored.players):
             moves = evidence_of(stored, seat)
-            first = estimate(shipped, moves.accuracies[:MIN_MOVES], moves.best[:MIN_MOVES],
-                             kept=moves.kept[:MIN_MOVES])
+            first = estimate(
+                shipped,
+                moves.accuracies[:MIN_MOVES],
+                moves.best[:MIN_MOVES],
+                kept=moves.kept[:MIN_MOVES],
+            )
             whole = estimate(shipped, moves.accuracies, moves.best, kept=moves.kept)
             wide += first.high - first.low
             narrow += whole.high - whole.low
@@ -104,8 +115,9 @@ def test_thin_evidence_gives_no_level_or_a_wide_range() -> None:
 def test_careless_moves_are_judged_lower_than_careful_ones() -> None:
     model, _ = fit_model("test", synthetic_rows(), 300)
     careless = estimate(model, [40.0, 20.0, 70.0, 95.0] * 5, [False] * 20, kept=[0.3] * 20)
-    careful = estimate(model, [100.0, 95.0, 100.0, 90.0] * 5, [True, True, False, True] * 5,
-                       kept=[0.3] * 20)
+    careful = estimate(
+        model, [100.0, 95.0, 100.0, 90.0] * 5, [True, True, False, True] * 5, kept=[0.3] * 20
+    )
     assert careless.level is not None and careful.level is not None
     assert careless.level < careful.level
     assert careless.expected is not None and careful.expected is not None
@@ -118,7 +130,8 @@ def test_the_same_moves_give_the_same_estimate() -> None:
     assert first == again
     moves = synthetic_rows()[12].evidence
     assert estimate(first, moves.accuracies, moves.best, kept=moves.kept) == estimate(
-        again, moves.accuracies, moves.best, kept=moves.kept)
+        again, moves.accuracies, moves.best, kept=moves.kept
+    )
 
 
 def test_the_seats_mix_levels_and_the_first_seat_cycles() -> None:
@@ -161,9 +174,18 @@ def test_an_unreadable_model_file_is_an_error(tmp_path: Path) -> None:
 
 def test_a_range_over_the_whole_scale_says_the_moves_did_not_tell() -> None:
     fitted, _ = fit_model("test", synthetic_rows(), 300)
-    blind = StrengthModel("test", (0, 1, 2), fitted.population, fitted.centre,
-                          fitted.scale, tuple((0.0, 0.0, 0.0) for _ in fitted.weights),
-                          1.0, 0.9, 300, 0.25)
+    blind = StrengthModel(
+        "test",
+        (0, 1, 2),
+        fitted.population,
+        fitted.centre,
+        fitted.scale,
+        tuple((0.0, 0.0, 0.0) for _ in fitted.weights),
+        1.0,
+        0.9,
+        300,
+        0.25,
+    )
     few = estimate(blind, [60.0] * 4, [False] * 4)
     assert few.whole_scale and few.describe() == "not enough moves to tell (range 0-2)"
     careful = synthetic_rows()[25].evidence
@@ -174,10 +196,12 @@ def test_a_range_over_the_whole_scale_says_the_moves_did_not_tell() -> None:
 def test_other_rules_options_are_said_to_be_a_rough_guide() -> None:
     fitted, _ = fit_model("test", synthetic_rows(), 300, options={"orange_lifts": 2})
     moves = synthetic_rows()[3].evidence
-    same = estimate(fitted, moves.accuracies, moves.best, kept=moves.kept,
-                    options={"orange_lifts": 2})
-    other = estimate(fitted, moves.accuracies, moves.best, kept=moves.kept,
-                     options={"orange_lifts": 1})
+    same = estimate(
+        fitted, moves.accuracies, moves.best, kept=moves.kept, options={"orange_lifts": 2}
+    )
+    other = estimate(
+        fitted, moves.accuracies, moves.best, kept=moves.kept, options={"orange_lifts": 1}
+    )
     assert "orange_lifts" not in same.note
     assert "orange_lifts as 2: a rough guide" in other.note
     assert other.level == same.level

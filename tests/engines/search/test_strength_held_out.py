@@ -22,8 +22,11 @@ def _test_games(key: str) -> list[StoredGame]:
 @pytest.mark.parametrize("key", ["shangrila-4", "shangrila-3", "shendao-2"])
 def test_random_play_is_judged_random_on_test_games(key: str) -> None:
     model = load_models()[key]
-    found = [estimate(model, r.evidence.accuracies, r.evidence.best, kept=r.evidence.kept)
-             for r in labelled(_test_games(key), ("full",)) if r.level == 0]
+    found = [
+        estimate(model, r.evidence.accuracies, r.evidence.best, kept=r.evidence.kept)
+        for r in labelled(_test_games(key), ("full",))
+        if r.level == 0
+    ]
     assert len(found) >= 5
     assert sum(f.level == 0 for f in found) >= 0.9 * len(found)
     assert sum(f.low == 0 for f in found) >= 0.9 * len(found)

@@ -25,10 +25,10 @@ def position(
     """A play-phase position: ``spaces[village][letter] = "blue"`` or ``"blue+"`` (with a
     student); every bridge stands except ``broken`` (isolated villages get stones)."""
     rules = ShangrilaRules(players or FOUR, **options)
-    standing = [f"{a}-{b}" for a, b in rules.bridges
-                if (a, b) not in broken and (b, a) not in broken]
-    isolated = [v for v in range(13)
-                if not any(str(v) in pair.split("-") for pair in standing)]
+    standing = [
+        f"{a}-{b}" for a, b in rules.bridges if (a, b) not in broken and (b, a) not in broken
+    ]
+    isolated = [v for v in range(13) if not any(str(v) in pair.split("-") for pair in standing)]
     document = {
         "phase": phase,
         "to_move": to_move,

@@ -48,6 +48,7 @@ def test_no_action_in_a_village_with_a_stone() -> None:
     assert illegal(state, "+A6").rule == "village.has-stone"
     assert not any("6" in t for t in state.legal_texts() if not t.startswith("+"))
 
+
 # ---------------------------------------------------------------- recruit
 
 
@@ -100,6 +101,7 @@ def test_recruit_needs_tiles_in_supply() -> None:
     state.play_text("+H4")
     assert state.supply_of(0, 5) == 0
 
+
 # ---------------------------------------------------------------- pass and game end
 
 
@@ -131,11 +133,14 @@ def test_a_full_round_of_passes_ends_the_game() -> None:
 
 
 def test_scores_count_masters_not_students_and_ties_go_to_more_villages() -> None:
-    state = position({
-        0: {"R": "red+", "P": "red"},
-        4: {"H": "blue", "F": "blue+"},
-        7: {"A": "yellow"}, 8: {"A": "yellow"},
-    })
+    state = position(
+        {
+            0: {"R": "red+", "P": "red"},
+            4: {"H": "blue", "F": "blue+"},
+            7: {"A": "yellow"},
+            8: {"A": "yellow"},
+        }
+    )
     assert state.scores() == [2, 2, 2, 0]
     assert state.tiebreak() == [1, 1, 2, 0]
     assert state.winners() == [2]
@@ -146,10 +151,12 @@ def test_a_tie_on_masters_and_villages_is_shared() -> None:
     assert state.winners() == [0, 1]
 
 
-@pytest.mark.parametrize("players", [["red", "red", "blue"], ["red", "blue"],
-                                     ["red", "blue", "green"]])
+@pytest.mark.parametrize(
+    "players", [["red", "red", "blue"], ["red", "blue"], ["red", "blue", "green"]]
+)
 def test_players_must_be_three_or_four_distinct_colours(players: list[str]) -> None:
     from engines import RecordError
+
     with pytest.raises(RecordError):
         ShangrilaRules(players)
 
@@ -169,20 +176,30 @@ def test_suggested_setup_maps_card_colours_onto_other_players() -> None:
 
 def test_no_suggested_setup_for_four_players() -> None:
     from engines import RecordError
+
     with pytest.raises(RecordError, match="4 players"):
         ShangrilaRules(FOUR, setup="suggested")
 
 
-@pytest.mark.parametrize(("name", "value"), [("stones", 13), ("stones", True),
-                                             ("tie_break", "coin"), ("recruit", "three"),
-                                             ("setup", "random")])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("stones", 13),
+        ("stones", True),
+        ("tie_break", "coin"),
+        ("recruit", "three"),
+        ("setup", "random"),
+    ],
+)
 def test_bad_option_values_are_refused(name: str, value: object) -> None:
     from engines import RecordError
+
     with pytest.raises(RecordError, match=name):
         ShangrilaRules.from_record(FOUR, {name: value})
 
 
 def test_unknown_options_are_refused() -> None:
     from engines import RecordError
+
     with pytest.raises(RecordError, match="unknown"):
         ShangrilaRules.from_record(FOUR, {"stone": 11})

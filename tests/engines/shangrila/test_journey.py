@@ -97,17 +97,18 @@ class TestWeakerOrigin:
 class TestEqualStrength:
     def test_more_masters_is_stronger(self) -> None:
         # 4: R red+ and P yellow = 3 tiles, 2 masters; 7: three masters = 3 tiles.
-        state = position({4: {"R": "red+", "P": "yellow"},
-                          7: {"R": "blue", "P": "blue", "Y": "violet"}})
+        state = position(
+            {4: {"R": "red+", "P": "yellow"}, 7: {"R": "blue", "P": "blue", "Y": "violet"}}
+        )
         assert not state.stronger_origin(4, 7)
         state.play_text("4>7")
         assert cell(state, 7, "R") == "blue"
 
-    @pytest.mark.parametrize(("tie_break", "winner"), [("destination", "blue"),
-                                                       ("origin", "red")])
+    @pytest.mark.parametrize(("tie_break", "winner"), [("destination", "blue"), ("origin", "red")])
     def test_a_full_tie_goes_to_the_option(self, tie_break: str, winner: str) -> None:
-        state = position({4: {"R": "red+", "P": "yellow+"},
-                          7: {"R": "blue+", "P": "blue+"}}, tie_break=tie_break)
+        state = position(
+            {4: {"R": "red+", "P": "yellow+"}, 7: {"R": "blue+", "P": "blue+"}}, tie_break=tie_break
+        )
         state.play_text("4>7")
         assert cell(state, 7, "R").rstrip("+") == winner
 
@@ -122,8 +123,7 @@ def test_stones_go_on_villages_left_with_no_bridge() -> None:
 
 def test_one_journey_can_isolate_two_villages() -> None:
     # 6 and 10 joined only to each other: both get a stone.
-    state = position({6: {"H": "red+"}},
-                     broken=((0, 6), (3, 6), (3, 10), (7, 10), (10, 11)))
+    state = position({6: {"H": "red+"}}, broken=((0, 6), (3, 6), (3, 10), (7, 10), (10, 11)))
     state.play_text("6>10")
     assert state.to_json()["stones"] == [6, 10]
 

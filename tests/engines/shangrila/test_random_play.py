@@ -13,11 +13,13 @@ from engines.shangrila import ShangrilaRules, ShangrilaState
 from tests.conformance import play_random_game
 from tests.engines.shangrila.helpers import position
 
-options = st.fixed_dictionaries({
-    "stones": st.sampled_from([11, 12]),
-    "tie_break": st.sampled_from(["destination", "origin"]),
-    "recruit": st.sampled_from(["one-or-two", "one-when-forced"]),
-})
+options = st.fixed_dictionaries(
+    {
+        "stones": st.sampled_from([11, 12]),
+        "tie_break": st.sampled_from(["destination", "origin"]),
+        "recruit": st.sampled_from(["one-or-two", "one-when-forced"]),
+    }
+)
 
 
 def recount(state: ShangrilaState) -> None:
@@ -63,14 +65,14 @@ class Watch:
         assert len(broken - self.broken) <= 1
         self.broken = broken
         ended = state.nstones >= state.rules.stones or (
-            state.phase == 1 and state.passes >= state.rules.n_players)
+            state.phase == 1 and state.passes >= state.rules.n_players
+        )
         assert state.is_over() is ended
 
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), players=st.sampled_from([3, 4]), opts=options)
-def test_random_games_keep_every_invariant(seed: int, players: int,
-                                           opts: dict[str, Any]) -> None:
+def test_random_games_keep_every_invariant(seed: int, players: int, opts: dict[str, Any]) -> None:
     rules = ShangrilaRules.from_record(ShangrilaRules.default_players(players), opts)
     state, record = play_random_game(rules, seed, invariant=Watch(), deep_every=3)
     assert state.is_over()

@@ -27,8 +27,9 @@ def test_placement_example() -> None:
 
 
 def test_recruit_example() -> None:
-    state = position({4: {"R": "yellow", "Y": "yellow", "H": "blue"}, 7: {"F": "blue"}},
-                     players=ORDER)
+    state = position(
+        {4: {"R": "yellow", "Y": "yellow", "H": "blue"}, 7: {"F": "blue"}}, players=ORDER
+    )
     state.play_text("+R4+Y4")  # yellow: two students in village A
     assert cell(state, 4, "R") == "yellow+" and cell(state, 4, "Y") == "yellow+"
     state.play_text("pass" if state.legal_texts() == ["pass"] else "+H4+F7")  # red: nothing
@@ -53,15 +54,19 @@ def test_journey_situation_1_stronger_origin_8_against_5() -> None:
     assert state.supply_of(1, 5) == 6  # blue's Healer went home
     # Masters never move; yellow and blue had no students in A.
     assert {d: cell(state, 4, d) for d in "DRHPY"} == {
-        "D": "red", "R": "red", "H": "violet", "P": "yellow", "Y": "blue"}
+        "D": "red",
+        "R": "red",
+        "H": "violet",
+        "P": "yellow",
+        "Y": "blue",
+    }
     assert not state.bridge_standing(4, 7)
 
 
 def test_journey_situation_2_weaker_origin_7_against_9() -> None:
     spaces = {
         4: {"H": "violet+", "P": "violet", "Y": "violet", "R": "red+", "A": "red"},
-        7: {"R": "yellow+", "P": "blue+", "Y": "blue+", "A": "yellow", "D": "yellow",
-            "F": "blue"},
+        7: {"R": "yellow+", "P": "blue+", "Y": "blue+", "A": "yellow", "D": "yellow", "F": "blue"},
     }
     state = position(spaces, to_move=3)  # violet to move
     assert (state.vt[4], state.vt[7]) == (7, 9)

@@ -104,8 +104,28 @@ def test_a_player_who_cannot_place_in_the_placement_phase_passes() -> None:
 # Three players; blue places the last master anyone can place, with yellow still to come
 # in that round and unable to place: its Firekeeper is left, and every village with a
 # free Firekeeper space holds two tiles already or a yellow master.
-LAST_ROUND = ["P@0", "R@8", "D@11", "H@9", "H@10", "A@3", "F@5", "P@5", "R@4", "Y@10",
-              "F@7", "Y@8", "R@1", "A@1", "H@6", "A@7", "D@9", "P@12", "D@6", "Y@0"]
+LAST_ROUND = [
+    "P@0",
+    "R@8",
+    "D@11",
+    "H@9",
+    "H@10",
+    "A@3",
+    "F@5",
+    "P@5",
+    "R@4",
+    "Y@10",
+    "F@7",
+    "Y@8",
+    "R@1",
+    "A@1",
+    "H@6",
+    "A@7",
+    "D@9",
+    "P@12",
+    "D@6",
+    "Y@0",
+]
 
 
 def test_the_round_of_placements_ends_with_the_passes_of_those_who_cannot_place() -> None:

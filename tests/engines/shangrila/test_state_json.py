@@ -29,24 +29,27 @@ def test_a_setup_position_derives_placements_from_the_board() -> None:
     assert state.to_json()["placed"] == ["H", "R", "", ""]
 
 
-@pytest.mark.parametrize(("change", "words"), [
-    ({"colour": "green"}, "unknown keys"),
-    ({"phase": "middle"}, "phase"),
-    ({"to_move": 4}, "to_move"),
-    ({"to_move": "red"}, "to_move"),
-    ({"spaces": {"13": {"H": "red"}}}, "unknown village"),
-    ({"spaces": {"4": {"X": "red"}}}, "unknown discipline"),
-    ({"spaces": {"4": {"H": "green"}}}, "not a player"),
-    ({"spaces": {str(v): {"H": "red+"} for v in range(4)}}, "more than 6"),
-    ({"bridges": ["0-9"]}, "no bridge 0-9"),
-    ({"stones": [4]}, "stone but a standing bridge"),
-    ({"bridges": []}, "must have a stone"),
-    ({"passes": -1}, "passes"),
-    ({"spaces": []}, "spaces"),
-    ({"spaces": {"4": "red"}}, "village 4"),
-    ({"bridges": "0-1"}, "lists"),
-    ({"bridges": ["0_1"]}, "malformed"),
-])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"colour": "green"}, "unknown keys"),
+        ({"phase": "middle"}, "phase"),
+        ({"to_move": 4}, "to_move"),
+        ({"to_move": "red"}, "to_move"),
+        ({"spaces": {"13": {"H": "red"}}}, "unknown village"),
+        ({"spaces": {"4": {"X": "red"}}}, "unknown discipline"),
+        ({"spaces": {"4": {"H": "green"}}}, "not a player"),
+        ({"spaces": {str(v): {"H": "red+"} for v in range(4)}}, "more than 6"),
+        ({"bridges": ["0-9"]}, "no bridge 0-9"),
+        ({"stones": [4]}, "stone but a standing bridge"),
+        ({"bridges": []}, "must have a stone"),
+        ({"passes": -1}, "passes"),
+        ({"spaces": []}, "spaces"),
+        ({"spaces": {"4": "red"}}, "village 4"),
+        ({"bridges": "0-1"}, "lists"),
+        ({"bridges": ["0_1"]}, "malformed"),
+    ],
+)
 def test_bad_documents_are_refused_with_a_reason(change: dict[str, Any], words: str) -> None:
     document = base()
     document.update(change)

@@ -46,12 +46,24 @@ def test_thirty_six_gates_one_at_each_end_of_every_line_and_four_diagonal() -> N
 def test_the_central_cross_walls_off_ranks_4_5_files_d_e_and_the_long_diagonals() -> None:
     b = load_board()
     walled = sorted(g.name for g in b.gates if g.walled)
-    assert walled == sorted(["W4", "W5", "E4", "E5", "Sd", "Se", "Nd", "Ne",
-                             "SW", "SE", "NW", "NE"])
+    assert walled == sorted(
+        ["W4", "W5", "E4", "E5", "Sd", "Se", "Nd", "Ne", "SW", "SE", "NW", "NE"]
+    )
     reach = {g.name: SQUARES[g.line[g.reach - 1]] for g in b.gates if g.walled}
-    assert reach == {"W4": "d4", "W5": "d5", "E4": "e4", "E5": "e5", "Sd": "d4",
-                     "Se": "e4", "Nd": "d5", "Ne": "e5", "SW": "d4", "SE": "e4",
-                     "NW": "d5", "NE": "e5"}
+    assert reach == {
+        "W4": "d4",
+        "W5": "d5",
+        "E4": "e4",
+        "E5": "e5",
+        "Sd": "d4",
+        "Se": "e4",
+        "Nd": "d5",
+        "Ne": "e5",
+        "SW": "d4",
+        "SE": "e4",
+        "NW": "d5",
+        "NE": "e5",
+    }
 
 
 def test_corner_connections_only_between_the_central_squares() -> None:
@@ -81,18 +93,21 @@ def test_corner_connections_can_be_corrected_by_editing_the_data(tmp_path: Path)
     assert rules.state_from_json({"tiles": {"light": ["d4", "e5"]}}).scores() == [1, 0]
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda d: d["gates"].pop(), "gates missing: NE"),
-    (lambda d: d["gates"].append(dict(d["gates"][0])), "gate W1 listed twice"),
-    (lambda d: d["gates"][0].update(enters="b1"), "gate W1 must stand at the edge"),
-    (lambda d: d["gates"][0].update(toward="up"), "unknown direction 'up'"),
-    (lambda d: d["gates"][0].update(gate="X1"), "unknown gate 'X1'"),
-    (lambda d: d["wall_edges"].append(["a1", "c1"]), "not side by side"),
-    (lambda d: d["wall_edges"].append(["a1", "z1"]), "unknown square 'z1'"),
-    (lambda d: d["wall_points"].append(["a1", "b1", "a2", "c2"]), "four squares"),
-    (lambda d: d["corner_connections"].append(["a1", "a2"]), "do not touch at a corner"),
-    (lambda d: d.update(walls=[]), "unknown keys ['walls']"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["gates"].pop(), "gates missing: NE"),
+        (lambda d: d["gates"].append(dict(d["gates"][0])), "gate W1 listed twice"),
+        (lambda d: d["gates"][0].update(enters="b1"), "gate W1 must stand at the edge"),
+        (lambda d: d["gates"][0].update(toward="up"), "unknown direction 'up'"),
+        (lambda d: d["gates"][0].update(gate="X1"), "unknown gate 'X1'"),
+        (lambda d: d["wall_edges"].append(["a1", "c1"]), "not side by side"),
+        (lambda d: d["wall_edges"].append(["a1", "z1"]), "unknown square 'z1'"),
+        (lambda d: d["wall_points"].append(["a1", "b1", "a2", "c2"]), "four squares"),
+        (lambda d: d["corner_connections"].append(["a1", "a2"]), "do not touch at a corner"),
+        (lambda d: d.update(walls=[]), "unknown keys ['walls']"),
+    ],
+)
 def test_inconsistent_board_data_is_refused(tmp_path: Path, change: Any, message: str) -> None:
     data = _data()
     change(data)

@@ -43,6 +43,7 @@ def test_brigand_cannot_enter_onto_a_taken_square() -> None:
     state = position(dark="a3", closed="W3")
     assert illegal(state, "W3 brigand").rule == "gate.blocked"
 
+
 # ---------------------------------------------------------------- Loung
 
 
@@ -74,6 +75,7 @@ def test_loung_refuses_a_square_off_the_line_or_without_a_tile() -> None:
     assert error.rule == "loung.no-tile"
     assert "holds no tile" in error.message
 
+
 # ---------------------------------------------------------------- Main de Nugua
 
 
@@ -82,8 +84,9 @@ def test_nugua_stops_the_tile_on_a_chosen_free_square_of_its_way() -> None:
     assert board(state) == {"c3": "light", "f3": "dark"}
     state = played(position(), "W3 nugua h3")
     assert board(state) == {"h3": "light"}, "a tile that would leave may stop anywhere"
-    assert [t for t in position(dark="d3").legal_texts() if "nugua" in t and
-            t.startswith("W3")] == ["W3 nugua a3", "W3 nugua b3", "W3 nugua c3"]
+    assert [
+        t for t in position(dark="d3").legal_texts() if "nugua" in t and t.startswith("W3")
+    ] == ["W3 nugua a3", "W3 nugua b3", "W3 nugua c3"]
 
 
 def test_nugua_cannot_jump_a_tile_or_a_wall() -> None:
@@ -93,6 +96,7 @@ def test_nugua_cannot_jump_a_tile_or_a_wall() -> None:
     assert error.message.endswith("one of a3 b3 c3 d3 e3.")
     assert illegal(position(), "W4 nugua f4").rule == "nugua.not-on-path"
     assert illegal(position(), "W4 nugua c3").rule == "nugua.not-on-path"
+
 
 # ---------------------------------------------------------------- Prêtresse de Sichuan
 
@@ -117,6 +121,7 @@ def test_pretresse_needs_a_second_tile() -> None:
     state = position(dark="f3", supply={"light": 1})
     assert illegal(state, "W3 pretresse").rule == "pretresse.no-tile"
     assert "W3 tigre" in state.legal_texts()
+
 
 # ---------------------------------------------------------------- Tigre Blanc
 
@@ -143,6 +148,7 @@ def test_tigre_blanc_without_a_tile_beyond_is_spent_for_nothing() -> None:
     state = played(position(closed="E3"), "W3 tigre")
     assert board(state) == {"h3": "light"}
 
+
 # ---------------------------------------------------------------- Yin-Yang
 
 
@@ -162,6 +168,7 @@ def test_yin_yang_swaps_across_a_wall() -> None:
 def test_yin_yang_with_nothing_to_swap_places_the_tile_as_usual() -> None:
     state = played(position(closed="E3"), "W3 yinyang")
     assert board(state) == {"h3": "light"}
+
 
 # ---------------------------------------------------------------- one card a turn, once each
 
@@ -186,16 +193,21 @@ def test_one_card_a_turn_at_most() -> None:
     with pytest.raises(NotationError, match="one card a turn at most"):
         rules.parse_move("W3 loung c3 tigre")
 
+
 # ---------------------------------------------------------------- variants
 
 
-@pytest.mark.parametrize(("variant", "allowed", "refused"), [
-    ("tigre-blanc", ["brigand", "loung", "nugua", "pretresse", "tigre", "yinyang"], []),
-    ("tigre", ["nugua", "tigre", "yinyang"], ["brigand", "loung", "pretresse"]),
-    ("chaton", [], ["brigand", "loung", "nugua", "pretresse", "tigre", "yinyang"]),
-])
-def test_the_variants_choose_the_cards(variant: str, allowed: list[str],
-                                       refused: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("variant", "allowed", "refused"),
+    [
+        ("tigre-blanc", ["brigand", "loung", "nugua", "pretresse", "tigre", "yinyang"], []),
+        ("tigre", ["nugua", "tigre", "yinyang"], ["brigand", "loung", "pretresse"]),
+        ("chaton", [], ["brigand", "loung", "nugua", "pretresse", "tigre", "yinyang"]),
+    ],
+)
+def test_the_variants_choose_the_cards(
+    variant: str, allowed: list[str], refused: list[str]
+) -> None:
     state = position("c3", "f3", variant=variant)
     assert state.cards_left(0) == state.cards_left(1) == allowed
     texts = state.legal_texts()
@@ -213,6 +225,7 @@ def test_a_card_with_no_effect_is_legal_and_spent() -> None:
         state = played(position(), f"W3 {card}")
         assert board(state) == {}
         assert card not in state.cards_left(0)
+
 
 # ---------------------------------------------------------------- uncertain readings
 

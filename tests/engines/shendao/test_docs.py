@@ -15,7 +15,7 @@ DOCS = Path(__file__).resolve().parents[3] / "docs"
 def _shendao_section() -> str:
     text = (DOCS / "notation.md").read_text("utf-8")
     start = text.index("<!-- section: shendao -->")
-    return text[start:text.index("<!-- end: shendao -->", start)]
+    return text[start : text.index("<!-- end: shendao -->", start)]
 
 
 def test_the_notation_examples_are_valid() -> None:

@@ -30,8 +30,9 @@ def test_golden_texts_refused_with_a_reason(text: str, reason: str) -> None:
 
 def test_every_move_of_a_busy_position_round_trips() -> None:
     rules = ShendaoRules()
-    state = rules.state_from_json({"tiles": {"light": ["c3", "e4"], "dark": ["f3", "d5"]},
-                                   "closed_gates": ["W1", "Nh"]})
+    state = rules.state_from_json(
+        {"tiles": {"light": ["c3", "e4"], "dark": ["f3", "d5"]}, "closed_gates": ["W1", "Nh"]}
+    )
     texts = state.legal_texts()
     assert len(texts) == len(set(texts)) > 300
     for text in texts:
@@ -49,14 +50,17 @@ def test_move_values() -> None:
     assert hash(Enter("W3")) == hash(parse_move("w3"))
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("Z1",), "unknown gate"),
-    (("W3", "joker"), "unknown card"),
-    (("W3", "loung"), "does not fit"),
-    (("W3", "tigre", "c3"), "does not fit"),
-    (("W3", None, "c3"), "does not fit"),
-    (("W3", "nugua", "c9"), "unknown square"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("Z1",), "unknown gate"),
+        (("W3", "joker"), "unknown card"),
+        (("W3", "loung"), "does not fit"),
+        (("W3", "tigre", "c3"), "does not fit"),
+        (("W3", None, "c3"), "does not fit"),
+        (("W3", "nugua", "c9"), "unknown square"),
+    ],
+)
 def test_move_values_check_themselves(args: tuple[str, ...], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Enter(*args)

@@ -32,13 +32,24 @@ def test_a_tile_stops_on_the_last_free_square_before_a_tile() -> None:
     assert board(state) == {"b1": "light", "b2": "light"}
 
 
-@pytest.mark.parametrize(("gate", "stop", "far_end"), [
-    ("W4", "d4", "h4"), ("E4", "e4", "a4"), ("W5", "d5", "h5"), ("E5", "e5", "a5"),
-    ("Sd", "d4", "d8"), ("Nd", "d5", "d1"), ("Se", "e4", "e8"), ("Ne", "e5", "e1"),
-    ("SW", "d4", "h8"), ("NE", "e5", "a1"), ("SE", "e4", "a8"), ("NW", "d5", "h1"),
-])
-def test_the_central_walls_stop_tiles_from_every_side(gate: str, stop: str,
-                                                      far_end: str) -> None:
+@pytest.mark.parametrize(
+    ("gate", "stop", "far_end"),
+    [
+        ("W4", "d4", "h4"),
+        ("E4", "e4", "a4"),
+        ("W5", "d5", "h5"),
+        ("E5", "e5", "a5"),
+        ("Sd", "d4", "d8"),
+        ("Nd", "d5", "d1"),
+        ("Se", "e4", "e8"),
+        ("Ne", "e5", "e1"),
+        ("SW", "d4", "h8"),
+        ("NE", "e5", "a1"),
+        ("SE", "e4", "a8"),
+        ("NW", "d5", "h1"),
+    ],
+)
+def test_the_central_walls_stop_tiles_from_every_side(gate: str, stop: str, far_end: str) -> None:
     state = played(position(), gate)
     assert board(state) == {stop: "light"}, "the wall stops it even with the far gate open"
     state = played(position(dark=far_end), gate)
@@ -57,6 +68,7 @@ def test_a_diagonal_tile_stops_before_a_tile_on_the_diagonal() -> None:
     assert board(state) == {"b2": "light", "c3": "dark"}
     state = played(position(dark="g2"), "SE")
     assert board(state) == {"h1": "light", "g2": "dark"}
+
 
 # ---------------------------------------------------------------- gates
 
@@ -91,6 +103,7 @@ def test_legal_moves_follow_the_gate_order_with_the_cards_after_each_gate() -> N
     state = position(cards={"light": ["tigre", "brigand"], "dark": []}, closed="W1")
     texts = state.legal_texts()
     assert texts[:5] == ["W1 brigand", "W2", "W2 brigand", "W2 tigre", "W3"]
+
 
 # ---------------------------------------------------------------- passing and the end
 
@@ -149,6 +162,7 @@ def test_open_gates_with_taken_entry_squares_end_the_game_too() -> None:
     others = " ".join(g for g in GATES if g not in ("W1", "Sa", "SW"))
     state = position("a1", closed=others, variant="chaton")
     assert state.is_over()
+
 
 # ---------------------------------------------------------------- score
 

@@ -11,11 +11,13 @@ from engines import GameState
 from engines.shendao import TILES, ShendaoRules, ShendaoState
 from tests.conformance import play_random_game
 
-options = st.fixed_dictionaries({
-    "variant": st.sampled_from(["tigre-blanc", "tigre", "chaton"]),
-    "walls_cut_connections": st.booleans(),
-    "brigand_passes_walls": st.booleans(),
-})
+options = st.fixed_dictionaries(
+    {
+        "variant": st.sampled_from(["tigre-blanc", "tigre", "chaton"]),
+        "walls_cut_connections": st.booleans(),
+        "brigand_passes_walls": st.booleans(),
+    }
+)
 
 
 def recount(state: ShendaoState) -> None:

@@ -37,17 +37,27 @@ def test_a_record_replays_move_by_move() -> None:
         "tiles": {"light": ["a2", "c3"], "dark": ["d4", "d7"]},
         "closed_gates": ["W3", "E3", "Sa", "Sd", "Nd", "SW"],
         "supply": {"light": 28, "dark": 27},
-        "cards": {"light": ["brigand", "nugua", "pretresse", "tigre", "yinyang"],
-                  "dark": ["brigand", "loung", "pretresse"]},
+        "cards": {
+            "light": ["brigand", "nugua", "pretresse", "tigre", "yinyang"],
+            "dark": ["brigand", "loung", "pretresse"],
+        },
     }
 
 
-def test_replay_json_reports_scores_and_tiebreak(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    start = {"tiles": {"light": ["a1", "a2"], "dark": ["h1", "h2"]},
-             "closed_gates": ["W3"]}
-    path = _record(tmp_path, {"game": "shendao", "players": ["light", "dark"],
-                              "options": {"variant": "chaton"}, "moves": [], "start": start})
+def test_replay_json_reports_scores_and_tiebreak(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start = {"tiles": {"light": ["a1", "a2"], "dark": ["h1", "h2"]}, "closed_gates": ["W3"]}
+    path = _record(
+        tmp_path,
+        {
+            "game": "shendao",
+            "players": ["light", "dark"],
+            "options": {"variant": "chaton"},
+            "moves": [],
+            "start": start,
+        },
+    )
     assert main(["rules", "replay", path, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["scores"] == [2, 2]
@@ -57,41 +67,49 @@ def test_replay_json_reports_scores_and_tiebreak(tmp_path: Path,
     assert "W3" not in out["legal_moves"] and "W4" in out["legal_moves"]
 
 
-def test_replay_stops_at_an_illegal_move_with_its_rule(tmp_path: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_stops_at_an_illegal_move_with_its_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = dict(GAME, moves=["W3", "E3", "W3"])
     assert main(["rules", "replay", _record(tmp_path, data), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out == {"ok": False, "index": 2, "move": "W3", "rule": "gate.closed",
-                   "message": out["message"]}
+    assert out == {
+        "ok": False,
+        "index": 2,
+        "move": "W3",
+        "rule": "gate.closed",
+        "message": out["message"],
+    }
     assert out["message"].startswith("Gate W3 is closed")
 
 
-def test_replay_text_shows_the_board(tmp_path: Path,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_text_shows_the_board(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "replay", _record(tmp_path, GAME)]) == 0
     out = capsys.readouterr().out
     assert "a b c d e f g h" in out and "tie-break:" in out and "moves played: 6" in out
 
 
-def test_bad_options_and_players_are_record_errors(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    for change, message in [({"options": {"variant": "tiger"}}, "option 'variant' must be"),
-                            ({"options": {"walls": True}}, "unknown Shendao options"),
-                            ({"options": {"brigand_passes_walls": 1}}, "must be true or false"),
-                            ({"players": ["light", "red"]}, "unknown player 'red'"),
-                            ({"players": ["light"]}, "played by 2 to 2 players")]:
+def test_bad_options_and_players_are_record_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for change, message in [
+        ({"options": {"variant": "tiger"}}, "option 'variant' must be"),
+        ({"options": {"walls": True}}, "unknown Shendao options"),
+        ({"options": {"brigand_passes_walls": 1}}, "must be true or false"),
+        ({"players": ["light", "red"]}, "unknown player 'red'"),
+        ({"players": ["light"]}, "played by 2 to 2 players"),
+    ]:
         with pytest.raises(RecordError, match=message):
             GameRecord.from_json(dict(GAME, **change)).rules()
         assert main(["rules", "replay", _record(tmp_path, dict(GAME, **change))]) == 2
         assert message.split("'")[0] in capsys.readouterr().err
 
 
-def test_demo_plays_a_whole_game_and_writes_a_record(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_plays_a_whole_game_and_writes_a_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "demo.json"
-    assert main(["rules", "demo", "--game", "shendao", "--seed", "4",
-                 "--record", str(path)]) == 0
+    assert main(["rules", "demo", "--game", "shendao", "--seed", "4", "--record", str(path)]) == 0
     out = capsys.readouterr().out
     assert "A random game of shendao for 2 players: light, dark (seed 4)" in out
     assert "final scores: light" in out

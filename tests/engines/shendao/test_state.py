@@ -12,19 +12,25 @@ from engines.shendao import GATES, ShendaoRules, ShendaoState
 from engines.shendao.state import _BOUND, N_GATES
 from tests.engines.shendao.helpers import position
 
-BUSY = {"to_move": 1,
-        "tiles": {"light": ["c3", "c4", "d4", "h4", "a8"], "dark": ["f3", "b4", "e5"]},
-        "closed_gates": ["W3", "SW", "NE"],
-        "supply": {"light": 25, "dark": 26},
-        "cards": {"light": ["loung", "tigre"],
-                  "dark": ["brigand", "loung", "nugua", "pretresse", "tigre", "yinyang"]}}
+BUSY = {
+    "to_move": 1,
+    "tiles": {"light": ["c3", "c4", "d4", "h4", "a8"], "dark": ["f3", "b4", "e5"]},
+    "closed_gates": ["W3", "SW", "NE"],
+    "supply": {"light": 25, "dark": 26},
+    "cards": {
+        "light": ["loung", "tigre"],
+        "dark": ["brigand", "loung", "nugua", "pretresse", "tigre", "yinyang"],
+    },
+}
 
 
 def test_the_document_round_trips_in_canonical_order() -> None:
     rules = ShendaoRules()
-    shuffled = dict(BUSY, tiles={"dark": ["e5", "b4", "f3"],
-                                 "light": ["a8", "h4", "d4", "c4", "c3"]},
-                    closed_gates=["NE", "W3", "SW"])
+    shuffled = dict(
+        BUSY,
+        tiles={"dark": ["e5", "b4", "f3"], "light": ["a8", "h4", "d4", "c4", "c3"]},
+        closed_gates=["NE", "W3", "SW"],
+    )
     state = rules.state_from_json(shuffled)
     assert state.to_json() == BUSY
     assert list(state.to_json()) == ["to_move", "tiles", "closed_gates", "supply", "cards"]
@@ -35,32 +41,37 @@ def test_keys_left_out_take_their_values_at_the_start() -> None:
     rules = ShendaoRules(variant="tigre")
     state = rules.state_from_json({"tiles": {"dark": ["c3"]}})
     assert state.to_json() == {
-        "to_move": 0, "tiles": {"light": [], "dark": ["c3"]}, "closed_gates": [],
+        "to_move": 0,
+        "tiles": {"light": [], "dark": ["c3"]},
+        "closed_gates": [],
         "supply": {"light": 30, "dark": 29},
         "cards": {"light": ["nugua", "tigre", "yinyang"], "dark": ["nugua", "tigre", "yinyang"]},
     }
     assert rules.state_from_json({}) == rules.initial_state()
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"colour": 1}, "unknown keys in the position: ['colour']"),
-    ({"to_move": 2}, '"to_move" must be a player index'),
-    ({"to_move": True}, '"to_move" must be a player index'),
-    ({"tiles": {"light": ["c3"], "dark": ["c3"]}}, "square c3 holds two tiles"),
-    ({"tiles": {"light": ["i9"]}}, "unknown square 'i9'"),
-    ({"tiles": {"red": ["c3"]}}, "names 'red', not a player"),
-    ({"tiles": {"light": "c3"}}, "must be a list of squares"),
-    ({"tiles": []}, '"tiles" must be an object'),
-    ({"closed_gates": ["W3", "W3"]}, "gate W3 listed twice"),
-    ({"closed_gates": ["se"]}, "unknown gate 'se'"),
-    ({"closed_gates": "W3"}, "must be a list of gate names"),
-    ({"supply": {"light": 26}}, "the supply of light must be a count from 0 to 25"),
-    ({"supply": {"dark": -1}}, "the supply of dark"),
-    ({"supply": {"dark": 2.5}}, "the supply of dark"),
-    ({"cards": {"light": ["joker"]}}, "light cannot hold 'joker'"),
-    ({"cards": {"light": ["tigre", "tigre"]}}, "holds tigre twice"),
-    ({"cards": {"dark": "tigre"}}, "must be a list of card names"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"colour": 1}, "unknown keys in the position: ['colour']"),
+        ({"to_move": 2}, '"to_move" must be a player index'),
+        ({"to_move": True}, '"to_move" must be a player index'),
+        ({"tiles": {"light": ["c3"], "dark": ["c3"]}}, "square c3 holds two tiles"),
+        ({"tiles": {"light": ["i9"]}}, "unknown square 'i9'"),
+        ({"tiles": {"red": ["c3"]}}, "names 'red', not a player"),
+        ({"tiles": {"light": "c3"}}, "must be a list of squares"),
+        ({"tiles": []}, '"tiles" must be an object'),
+        ({"closed_gates": ["W3", "W3"]}, "gate W3 listed twice"),
+        ({"closed_gates": ["se"]}, "unknown gate 'se'"),
+        ({"closed_gates": "W3"}, "must be a list of gate names"),
+        ({"supply": {"light": 26}}, "the supply of light must be a count from 0 to 25"),
+        ({"supply": {"dark": -1}}, "the supply of dark"),
+        ({"supply": {"dark": 2.5}}, "the supply of dark"),
+        ({"cards": {"light": ["joker"]}}, "light cannot hold 'joker'"),
+        ({"cards": {"light": ["tigre", "tigre"]}}, "holds tigre twice"),
+        ({"cards": {"dark": "tigre"}}, "must be a list of card names"),
+    ],
+)
 def test_malformed_documents_are_refused(change: dict[str, Any], message: str) -> None:
     with pytest.raises(RecordError) as caught:
         ShendaoRules().state_from_json(dict(BUSY, **change))
@@ -111,8 +122,7 @@ def test_random_draws_enumerate_exactly_the_legal_moves() -> None:
                 legal = state.legal_moves()
                 if state.legal_texts() != ["pass"]:
                     bound = _BOUND[state.cards[state.to_move]]
-                    drawn = [state._gate_move(g, k) for g in range(N_GATES)
-                             for k in range(bound)]
+                    drawn = [state._gate_move(g, k) for g in range(N_GATES) for k in range(bound)]
                     assert [m for m in drawn if m is not None] == legal
                     assert all(state._gate_move(g, bound) is None for g in range(N_GATES))
                 state.apply(state.random_move(dice))
@@ -120,9 +130,12 @@ def test_random_draws_enumerate_exactly_the_legal_moves() -> None:
 
 def test_random_move_is_uniform_over_the_legal_moves() -> None:
     state = ShendaoRules().state_from_json(
-        {"tiles": {"light": ["c3"], "dark": ["f6", "g2"]},
-         "closed_gates": [g for g in GATES if g[0] in "NE"],
-         "cards": {"light": ["loung", "nugua", "tigre"]}})
+        {
+            "tiles": {"light": ["c3"], "dark": ["f6", "g2"]},
+            "closed_gates": [g for g in GATES if g[0] in "NE"],
+            "cards": {"light": ["loung", "nugua", "tigre"]},
+        }
+    )
     legal = state.legal_moves()
     dice = Dice(11)
     draws = 200 * len(legal)
@@ -137,7 +150,8 @@ def test_random_move_is_uniform_over_the_legal_moves() -> None:
 
 @pytest.mark.parametrize("open_gates", [GATES[:5], GATES[3:30]])
 def test_random_move_without_cards_is_uniform_with_few_or_many_gates(
-        open_gates: tuple[str, ...]) -> None:
+    open_gates: tuple[str, ...],
+) -> None:
     closed_gates = [g for g in GATES if g not in open_gates]
     state = position("a4", closed=" ".join(closed_gates), variant="chaton")
     legal = state.legal_moves()

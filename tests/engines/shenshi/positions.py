@@ -30,14 +30,19 @@ def position(
     monks = monks or {}
     owners = [*rules.players, *(["neutral"] if rules.has_neutral else [])]
     doc: dict[str, Any] = {
-        "tiles": {**{s: "intact" for s in intact.split()},
-                  **{s: "faded" for s in faded.split()}},
-        "cushions": {**{s: "blond" for s in blond.split()},
-                     **{s: "orange" for s in orange.split()}},
-        "monks": {owner: dict(zip(("G", "M"), monks.get(owner, (None, None)), strict=True))
-                  for owner in owners},
-        "reserves": {p: dict(zip(("blond", "orange"), (reserves or {}).get(p, (2, 1)),
-                                 strict=True)) for p in rules.players},
+        "tiles": {**{s: "intact" for s in intact.split()}, **{s: "faded" for s in faded.split()}},
+        "cushions": {
+            **{s: "blond" for s in blond.split()},
+            **{s: "orange" for s in orange.split()},
+        },
+        "monks": {
+            owner: dict(zip(("G", "M"), monks.get(owner, (None, None)), strict=True))
+            for owner in owners
+        },
+        "reserves": {
+            p: dict(zip(("blond", "orange"), (reserves or {}).get(p, (2, 1)), strict=True))
+            for p in rules.players
+        },
         "tokens": {p: (tokens or {}).get(p, 1) for p in rules.players},
         **extra,
     }

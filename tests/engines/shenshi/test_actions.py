@@ -28,7 +28,9 @@ def walkers(rules: ShenshiRules = TWO, **parts: Any) -> ShenshiState:
     """Silver's Grand Master on d4 with cushions around it, its master on g7, the
     neutral monks on a1 and a3; more parts in ``parts``."""
     monks: dict[str, tuple[str | None, str | None]] = {
-        "silver": ("d4", "g7"), "neutral": ("a1", "a3")}
+        "silver": ("d4", "g7"),
+        "neutral": ("a1", "a3"),
+    }
     monks.update(parts.pop("monks", {}))
     blond = "d4 g7 a1 a3 " + str(parts.pop("blond", ""))
     return position(rules, blond=blond, monks=monks, **parts)
@@ -62,9 +64,13 @@ def test_a_walk_cannot_end_where_it_began_unless_it_removed_a_monk() -> None:
 
 
 def test_monks_block_walks_except_opposing_monks_of_the_other_size() -> None:
-    state = walkers(blond="d5 d6 e4 f4 c4 b4 d3 d2", monks={
-        "copper": ("e4", "d5"),  # copper's Grand Master blocks; its master is removed
-    }, reserves={"silver": (0, 0), "copper": (0, 0)})
+    state = walkers(
+        blond="d5 d6 e4 f4 c4 b4 d3 d2",
+        monks={
+            "copper": ("e4", "d5"),  # copper's Grand Master blocks; its master is removed
+        },
+        reserves={"silver": (0, 0), "copper": (0, 0)},
+    )
     ends = walk_ends(state, "d4")
     assert "e4" not in ends and "f4" not in ends  # a Grand Master never removes one
     assert {"d5", "d6"} <= ends  # over copper's master, removing it
@@ -76,18 +82,28 @@ def test_monks_block_walks_except_opposing_monks_of_the_other_size() -> None:
 
 
 def test_a_master_removes_a_grand_master() -> None:
-    state = position(TWO, blond="d4 d5 g1 a1 a3", monks={
-        "silver": ("g1", "d4"), "copper": ("d5", None), "neutral": ("a1", "a3")})
+    state = position(
+        TWO,
+        blond="d4 d5 g1 a1 a3",
+        monks={"silver": ("g1", "d4"), "copper": ("d5", None), "neutral": ("a1", "a3")},
+    )
     state.play_text("Md4-d5 Gg1~g2")
     assert state.pos[2] == -1 and state.occ[state.pos[1]] == 1
 
 
 def test_a_neutral_monk_removes_for_the_player_who_moves_it_but_never_their_own() -> None:
-    state = position(TWO, blond="d4 d5 d6 g7 g1 a1", monks={
-        "silver": ("g1", "g7"), "copper": ("d5", None), "neutral": ("a1", "d4")})
+    state = position(
+        TWO,
+        blond="d4 d5 d6 g7 g1 a1",
+        monks={"silver": ("g1", "g7"), "copper": ("d5", None), "neutral": ("a1", "d4")},
+    )
     assert "d5" in walk_ends(state, "d4")  # copper's Grand Master, for silver
-    copper_turn = position(TWO, blond="d4 d5 d6 g7 g1 a1", monks={
-        "copper": ("d5", "g7"), "silver": ("g1", None), "neutral": ("a1", "d4")}, to_move=1)
+    copper_turn = position(
+        TWO,
+        blond="d4 d5 d6 g7 g1 a1",
+        monks={"copper": ("d5", "g7"), "silver": ("g1", None), "neutral": ("a1", "d4")},
+        to_move=1,
+    )
     assert "d5" not in walk_ends(copper_turn, "d4")  # its own Grand Master
     assert rule_of(copper_turn, "NMd4-d5 Gd5~c5") == "walk.blocked"
 
@@ -96,8 +112,9 @@ def test_a_neutral_monk_removes_for_the_player_who_moves_it_but_never_their_own(
 
 
 def test_only_a_monk_on_a_cushion_hovers() -> None:
-    state = position(TWO, blond="g7 a1 a3", faded="d6", monks={
-        "silver": ("d6", "g7"), "neutral": ("a1", "a3")})
+    state = position(
+        TWO, blond="g7 a1 a3", faded="d6", monks={"silver": ("d6", "g7"), "neutral": ("a1", "a3")}
+    )
     assert hover_ends(state, "d6") == set()
     assert rule_of(state, "Gd6~d7 Mg7~g6") == "hover.no-cushion"
 
@@ -116,8 +133,12 @@ def test_hovers_stop_before_tiles_cushions_and_the_edge() -> None:
 
 
 def test_an_orange_cushion_lifts_only_free_blond_cushions_and_puts_them_on_empty_squares() -> None:
-    state = position(TWO, orange="d4 f4", blond="b4 g7 a1 a3 c1", monks={
-        "silver": ("d4", "g7"), "neutral": ("a1", "a3"), "copper": ("c1", None)})
+    state = position(
+        TWO,
+        orange="d4 f4",
+        blond="b4 g7 a1 a3 c1",
+        monks={"silver": ("d4", "g7"), "neutral": ("a1", "a3"), "copper": ("c1", None)},
+    )
     # Right: f4 is orange, no lift. Left: b4 is a free blond cushion.
     assert is_legal(state, "Gd4~a4(b4>b1)" + PARK)
     assert is_legal(state, "Gd4~b4(b4>e1)" + PARK)  # stops on the square it freed
@@ -125,16 +146,24 @@ def test_an_orange_cushion_lifts_only_free_blond_cushions_and_puts_them_on_empty
     assert rule_of(state, "Gd4~a4(b4>a3)" + PARK) == "hover.put-down"
     assert rule_of(state, "Gd4~a4(c1>b1)" + PARK) == "hover.lift-not-free"
     # A blond cushion with a monk on it is no more liftable than an orange one.
-    held = position(TWO, orange="d4", blond="b4 g7 a1 a3", monks={
-        "silver": ("d4", "g7"), "neutral": ("a1", "b4")})
+    held = position(
+        TWO,
+        orange="d4",
+        blond="b4 g7 a1 a3",
+        monks={"silver": ("d4", "g7"), "neutral": ("a1", "b4")},
+    )
     assert rule_of(held, "Gd4~a4(b4>b1)" + PARK) == "hover.lift-not-free"
 
 
 def test_the_put_down_cushion_is_an_obstacle_for_the_rest_of_the_hover() -> None:
     # Silver's master on the orange cushion of d7; a free blond cushion on b7 and an
     # orange one on f7 in the same row: only the left way goes round the edge.
-    state = position(TWO, orange="d7 f7", blond="b7 g1 a1 a3", monks={
-        "silver": ("g1", "d7"), "neutral": ("a1", "a3")})
+    state = position(
+        TWO,
+        orange="d7 f7",
+        blond="b7 g1 a1 a3",
+        monks={"silver": ("g1", "d7"), "neutral": ("a1", "a3")},
+    )
     assert is_legal(state, "Md7~g7(b7>c1) Gg1~g2")
     assert rule_of(state, "Md7~g7(b7>a7) Gg1~g2") == "hover.lift-path"  # put in its way
     assert rule_of(state, "Md7~f7 Gg1~g2") == "hover.blocked"
@@ -142,21 +171,30 @@ def test_the_put_down_cushion_is_an_obstacle_for_the_rest_of_the_hover() -> None
 
 def test_no_lifts_at_all_with_orange_lifts_zero() -> None:
     rules = ShenshiRules(["silver", "copper"], orange_lifts=0)
-    state = position(rules, orange="d7", blond="b7 g1 a1 a3", monks={
-        "silver": ("g1", "d7"), "neutral": ("a1", "a3")})
+    state = position(
+        rules,
+        orange="d7",
+        blond="b7 g1 a1 a3",
+        monks={"silver": ("g1", "d7"), "neutral": ("a1", "a3")},
+    )
     assert rule_of(state, "Md7~a7(b7>g7) Gg1~g2") == "hover.lift-limit"
     assert not any("(" in text for text in legal(state))
     assert is_legal(state, "Md7~a7 Gg1~g2")  # the long way round, to the right
 
 
 def test_in_the_expert_variant_a_blond_cushion_turns_once_an_orange_one_never() -> None:
-    state = position(EXPERT, blond="d4 g7 a1 a3", orange="b2", monks={
-        "silver": ("d4", "b2"), "neutral": ("a1", "a3")})
+    state = position(
+        EXPERT,
+        blond="d4 g7 a1 a3",
+        orange="b2",
+        monks={"silver": ("d4", "b2"), "neutral": ("a1", "a3")},
+    )
     assert {"e5", "g5", "c6"} <= hover_ends(state, "d4")
     assert is_legal(state, "Gd4~g5")
     assert not is_legal(state, "Mb2~c3")
-    basic = position(TWO, blond="d4 g7 a1 a3", monks={"silver": ("d4", "g7"),
-                                                      "neutral": ("a1", "a3")})
+    basic = position(
+        TWO, blond="d4 g7 a1 a3", monks={"silver": ("d4", "g7"), "neutral": ("a1", "a3")}
+    )
     assert "e5" not in hover_ends(basic, "d4")
 
 
@@ -164,8 +202,9 @@ def test_in_the_expert_variant_a_blond_cushion_turns_once_an_orange_one_never() 
 
 
 def test_a_monk_enters_on_a_reserve_cushion_on_an_empty_square() -> None:
-    state = position(TWO, blond="c5 e3", monks={"neutral": ("c5", "e3")},
-                     reserves={"silver": (0, 1)})
+    state = position(
+        TWO, blond="c5 e3", monks={"neutral": ("c5", "e3")}, reserves={"silver": (0, 1)}
+    )
     assert is_legal(state, "M@a1:o NGc5~c6")
     assert rule_of(state, "M@a1:b NGc5~c6") == "enter.no-reserve-cushion"
     assert rule_of(state, "M@e3:o NGc5~c6") == "enter.square-taken"
@@ -176,16 +215,16 @@ def test_a_monk_enters_on_a_reserve_cushion_on_an_empty_square() -> None:
 
 
 def test_entering_comes_first_once_a_turn_and_counts_as_the_walk() -> None:
-    state = position(TWO, blond="c5 e3 g1", monks={"silver": (None, "g1"),
-                                                  "neutral": ("c5", "e3")})
+    state = position(TWO, blond="c5 e3 g1", monks={"silver": (None, "g1"), "neutral": ("c5", "e3")})
     assert rule_of(state, "Mg1~g2 G@a1:b") == "turn.enter-first"
     assert rule_of(state, "G@a1:b Ga1-a2 Mg1~g2") == "monk.walked-twice"
     assert is_legal(state, "G@a1:b Ga1~a7 Mg1~g2")
     both_off = position(TWO, blond="c5 e3", monks={"neutral": ("c5", "e3")})
     assert rule_of(both_off, "G@a1:b M@a2:b") == "enter.one-per-turn"
     assert is_legal(both_off, "G@a1:b NMe3~e4")  # the neutral master stands in
-    on_board = position(TWO, blond="c5 e3 g1 a1", monks={"silver": ("a1", "g1"),
-                                                         "neutral": ("c5", "e3")})
+    on_board = position(
+        TWO, blond="c5 e3 g1 a1", monks={"silver": ("a1", "g1"), "neutral": ("c5", "e3")}
+    )
     assert rule_of(on_board, "G@b1:b Mg1~g2") == "enter.on-board"
 
 
@@ -195,29 +234,41 @@ def test_entering_comes_first_once_a_turn_and_counts_as_the_walk() -> None:
 def test_a_swap_exchanges_the_two_monks_of_one_colour_and_leaves_the_cushions() -> None:
     # Silver's Grand Master on d1, its master on the orange cushion of d4; between them
     # the faded mandala of d2 and a free cushion on d3.
-    state = position(TWO, blond="d1 d3 a7 a5", faded="d2", orange="d4", monks={
-        "silver": ("d1", "d4"), "neutral": ("a7", "a5")})
+    state = position(
+        TWO,
+        blond="d1 d3 a7 a5",
+        faded="d2",
+        orange="d4",
+        monks={"silver": ("d1", "d4"), "neutral": ("a7", "a5")},
+    )
     assert is_legal(state, "Gd1=d4 Md1~a1")
     played = state.copy()
     played.play_text("Gd1=d4 Md1~a1")
     assert played.pos[0] == 24 and played.cushion[24] == 2  # G on the orange cushion
     assert rule_of(state, "Gd1=d4 Gd4-d3 Md1~a1") == "monk.walked-twice"
     assert rule_of(state, "Gd1=a7 Md4~f4") == "swap.not-partner"
-    off_line = position(TWO, blond="b1 c2 a7 a5", monks={"silver": ("b1", "c2"),
-                                                          "neutral": ("a7", "a5")})
+    off_line = position(
+        TWO, blond="b1 c2 a7 a5", monks={"silver": ("b1", "c2"), "neutral": ("a7", "a5")}
+    )
     assert rule_of(off_line, "Gb1=c2 Mb1~b3") == "swap.not-in-line"
 
 
 def test_a_swap_never_makes_a_turn_alone() -> None:
-    state = position(EXPERT, blond="b1 c1 a7 a5", monks={"silver": ("b1", "c1"),
-                                                         "neutral": ("a7", "a5")})
+    state = position(
+        EXPERT, blond="b1 c1 a7 a5", monks={"silver": ("b1", "c1"), "neutral": ("a7", "a5")}
+    )
     assert rule_of(state, "Gb1=c1") == "turn.swap-alone"
     assert is_legal(state, "Gb1=c1 Gc1~c4")
 
 
 def test_a_lift_must_be_in_the_way() -> None:
-    state = position(TWO, orange="d7", blond="b7 f7 d5 g1 a1 a3", intact="d6", monks={
-        "silver": ("g1", "d7"), "neutral": ("a1", "a3")})
+    state = position(
+        TWO,
+        orange="d7",
+        blond="b7 f7 d5 g1 a1 a3",
+        intact="d6",
+        monks={"silver": ("g1", "d7"), "neutral": ("a1", "a3")},
+    )
     assert is_legal(state, "Md7~a7(b7>c1) Gg1~g2")
     # e7 is reached going right, where there is nothing to lift; going left, f7 is a
     # second cushion that one lift cannot clear.
@@ -228,11 +279,13 @@ def test_a_lift_must_be_in_the_way() -> None:
 
 def test_an_expert_blond_hover_turns_once_over_empty_squares_only() -> None:
     # From d4 to f6: up then right is closed at e6, right then up at e4.
-    state = position(EXPERT, blond="d4 e6 e4 g7 a1 a3", monks={
-        "silver": ("d4", "g7"), "neutral": ("a1", "a3")})
+    state = position(
+        EXPERT, blond="d4 e6 e4 g7 a1 a3", monks={"silver": ("d4", "g7"), "neutral": ("a1", "a3")}
+    )
     assert rule_of(state, "Gd4~f6") == "hover.unreachable"
-    opened = position(EXPERT, blond="d4 e6 g7 a1 a3", monks={
-        "silver": ("d4", "g7"), "neutral": ("a1", "a3")})
+    opened = position(
+        EXPERT, blond="d4 e6 g7 a1 a3", monks={"silver": ("d4", "g7"), "neutral": ("a1", "a3")}
+    )
     assert is_legal(opened, "Gd4~f6")
 
 
@@ -268,8 +321,12 @@ def test_a_lifted_cushion_is_not_put_down_where_the_orange_cushion_stands() -> N
     assert is_legal(start, "G@c4:o Gc4~d4(d4>c3) NMe3~e2")
     # Further along, the square just before the lifted cushion is the one under it;
     # squares the orange cushion has left behind are free.
-    state = position(TWO, orange="a4", blond="d4 g7 a1 a3", monks={
-        "silver": ("a4", "g7"), "neutral": ("a1", "a3")})
+    state = position(
+        TWO,
+        orange="a4",
+        blond="d4 g7 a1 a3",
+        monks={"silver": ("a4", "g7"), "neutral": ("a1", "a3")},
+    )
     assert rule_of(state, "Ga4~e4(d4>c4)" + PARK) == "hover.put-down"
     assert is_legal(state, "Ga4~e4(d4>b4)" + PARK)
     assert is_legal(state, "Ga4~e4(d4>a4)" + PARK)
@@ -279,6 +336,10 @@ def test_with_lift_put_down_also_orange_square_it_may_go_there() -> None:
     rules = ShenshiRules(["silver", "copper"], seed=0, lift_put_down="also-orange-square")
     assert rules.options_json()["lift_put_down"] == "also-orange-square"
     assert is_legal(rules.initial_state(), "G@c4:o Gc4~d4(d4>c4) NMe3~e2")
-    state = position(rules, orange="a4", blond="d4 g7 a1 a3", monks={
-        "silver": ("a4", "g7"), "neutral": ("a1", "a3")})
+    state = position(
+        rules,
+        orange="a4",
+        blond="d4 g7 a1 a3",
+        monks={"silver": ("a4", "g7"), "neutral": ("a1", "a3")},
+    )
     assert is_legal(state, "Ga4~e4(d4>c4)" + PARK)

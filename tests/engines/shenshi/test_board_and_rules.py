@@ -21,7 +21,10 @@ def test_squares_a1_to_g7_map_to_rulings_rows_and_columns() -> None:
     assert square_name(0) == "a7" and square_name(6) == "g7"
     assert square_name(42) == "a1" and square_name(48) == "g1"
     assert [square_name(2 * 7 + 2), square_name(3 * 7 + 3), square_name(4 * 7 + 4)] == [
-        "c5", "d4", "e3"]
+        "c5",
+        "d4",
+        "e3",
+    ]
     assert all(parse_square(square_name(s)) == s for s in range(49))
     assert parse_square("D4") == 24
     assert parse_square("h1") is None and parse_square("a8") is None
@@ -30,10 +33,21 @@ def test_squares_a1_to_g7_map_to_rulings_rows_and_columns() -> None:
 
 def test_board_data_is_the_rulings_reconstruction() -> None:
     assert [square_name(s) for s in BOARD.marked] == [
-        "b6", "d6", "f6", "b4", "f4", "b2", "d2", "f2"]  # (1,1) (1,3) ... (5,5)
+        "b6",
+        "d6",
+        "f6",
+        "b4",
+        "f4",
+        "b2",
+        "d2",
+        "f2",
+    ]  # (1,1) (1,3) ... (5,5)
     assert BOARD.bag == "IIIIFFFFBBBO"
     assert [(square_name(s), c) for s, c in BOARD.start_cushions] == [
-        ("c5", 1), ("d4", 1), ("e3", 1)]
+        ("c5", 1),
+        ("d4", 1),
+        ("e3", 1),
+    ]
     assert [square_name(s) for s in BOARD.neutral_squares] == ["c5", "e3"]
     assert BOARD.reserve == (2, 1) and BOARD.cushions == (14, 5)
     assert (BOARD.tokens_total, BOARD.tokens_start, BOARD.goal) == (30, 1, 8)
@@ -50,18 +64,15 @@ def test_geometry_tables() -> None:
     assert {square_name(s) for s in NEIGHBOURS[d4]} == {"d5", "e4", "d3", "c4"}
     assert len(NEIGHBOURS[sq("a1")]) == 2
     assert [square_name(s) for s in RAYS[d4][1]] == ["e4", "f4", "g4"]
-    assert [square_name(s) for s in CYCLES[d4][1]] == [
-        "e4", "f4", "g4", "a4", "b4", "c4", "d4"]
-    assert [square_name(s) for s in CYCLES[d4][0]] == [
-        "d5", "d6", "d7", "d1", "d2", "d3", "d4"]
+    assert [square_name(s) for s in CYCLES[d4][1]] == ["e4", "f4", "g4", "a4", "b4", "c4", "d4"]
+    assert [square_name(s) for s in CYCLES[d4][0]] == ["d5", "d6", "d7", "d1", "d2", "d3", "d4"]
     assert between(d4, sq("d7")) == (sq("d6"), sq("d5"))
     assert between(d4, sq("e5")) is None
 
 
 def test_the_setup_draw_is_fixed_for_a_seed_on_every_machine() -> None:
     # Golden values: SplitMix64 and Fisher-Yates need no library, so they never change.
-    assert [BOARD.draw_layout(seed) for seed in range(3)] == [
-        "FIFBIFII", "FFFBOIBI", "OFFBIFIB"]
+    assert [BOARD.draw_layout(seed) for seed in range(3)] == ["FIFBIFII", "FFFBOIBI", "OFFBIFIB"]
     for seed in range(200):
         layout = BOARD.draw_layout(seed)
         assert len(layout) == 8
@@ -107,25 +118,28 @@ def test_options_have_defaults_and_round_trip_through_records() -> None:
     assert expert.layout == "OFFBIFIB" and expert.expert
 
 
-@pytest.mark.parametrize(("options", "match"), [
-    ({"colour": 1}, "unknown ShenShi options"),
-    ({"variant": "advanced"}, "variant"),
-    ({"monks_per_turn": "two"}, "monks_per_turn"),
-    ({"walk": "diagonal"}, "walk"),
-    ({"neutral_return": "never"}, "neutral_return"),
-    ({"black_start": "box"}, "black_start"),
-    ({"lift_put_down": "anywhere"}, "lift_put_down"),
-    ({"orange_lifts": -1}, "orange_lifts"),
-    ({"orange_lifts": True}, "orange_lifts"),
-    ({"orange_lifts": 15}, "orange_lifts"),
-    ({"quiet_rounds": 2.5}, "quiet_rounds"),
-    ({"seed": -3}, "seed"),
-    ({"seed": "1"}, "seed"),
-    ({"layout": "IIIIIFFF"}, "I tiles"),
-    ({"layout": "IFB"}, "8 letters"),
-    ({"layout": 7}, "string"),
-    ({"layout": "IFIFIFBO", "seed": 0}, "not the one seed 0 draws"),
-])
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"colour": 1}, "unknown ShenShi options"),
+        ({"variant": "advanced"}, "variant"),
+        ({"monks_per_turn": "two"}, "monks_per_turn"),
+        ({"walk": "diagonal"}, "walk"),
+        ({"neutral_return": "never"}, "neutral_return"),
+        ({"black_start": "box"}, "black_start"),
+        ({"lift_put_down": "anywhere"}, "lift_put_down"),
+        ({"orange_lifts": -1}, "orange_lifts"),
+        ({"orange_lifts": True}, "orange_lifts"),
+        ({"orange_lifts": 15}, "orange_lifts"),
+        ({"quiet_rounds": 2.5}, "quiet_rounds"),
+        ({"seed": -3}, "seed"),
+        ({"seed": "1"}, "seed"),
+        ({"layout": "IIIIIFFF"}, "I tiles"),
+        ({"layout": "IFB"}, "8 letters"),
+        ({"layout": 7}, "string"),
+        ({"layout": "IFIFIFBO", "seed": 0}, "not the one seed 0 draws"),
+    ],
+)
 def test_bad_options_are_refused(options: dict[str, object], match: str) -> None:
     with pytest.raises(RecordError, match=match):
         ShenshiRules.from_record(["silver", "copper"], options)

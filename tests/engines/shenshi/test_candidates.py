@@ -51,11 +51,13 @@ def _key_after(state: ShenshiState, move: object) -> tuple[object, ...]:
     return key
 
 
-@pytest.mark.parametrize(("players", "options", "seed"), [
-    (2, {}, 11), (3, {}, 12), (4, {}, 13),
-    (2, {"variant": "expert"}, 14)])
-def test_every_turn_a_table_shows_is_a_candidate(players: int, options: dict[str, object],
-                                                 seed: int) -> None:
+@pytest.mark.parametrize(
+    ("players", "options", "seed"),
+    [(2, {}, 11), (3, {}, 12), (4, {}, 13), (2, {"variant": "expert"}, 14)],
+)
+def test_every_turn_a_table_shows_is_a_candidate(
+    players: int, options: dict[str, object], seed: int
+) -> None:
     rules = ShenshiRules(ShenshiRules.default_players(players), seed=seed, **options)
     dice = Dice(seed)
     tried = 0
@@ -71,8 +73,7 @@ def test_every_turn_a_table_shows_is_a_candidate(players: int, options: dict[str
             table = expected(after)
             found = candidates(state, table, expected(state).differences(table))
             wanted = _key_after(state, move)
-            assert any(_key_after(state, m) == wanted for m in found), \
-                rules.format_move(move)
+            assert any(_key_after(state, m) == wanted for m in found), rules.format_move(move)
             tried += 1
     assert tried >= 20
 
@@ -94,8 +95,14 @@ def test_the_check_of_turns_from_the_options_agrees_with_the_full_check() -> Non
 def test_the_check_of_turns_from_the_options_still_applies_the_turn_rules() -> None:
     rules = ShenshiRules(ShenshiRules.default_players(2), seed=22)
     state = _positions(rules, 22, 3)[-1]
-    turn = next(m for m in state.legal_moves() if type(m) is Turn and len(m.actions) == 2
-                and m.actions[0].monk != m.actions[1].monk and type(m.actions[0]) is Walk)
+    turn = next(
+        m
+        for m in state.legal_moves()
+        if type(m) is Turn
+        and len(m.actions) == 2
+        and m.actions[0].monk != m.actions[1].monk
+        and type(m.actions[0]) is Walk
+    )
     with pytest.raises(IllegalMoveError) as short:
         state.check_from_options(Turn(turn.actions[:1]))
     assert short.value.rule.startswith("turn.needs")
@@ -119,12 +126,16 @@ def _under_a_hand(table: Observation, squares: list[str]) -> Observation:
 
 def test_a_turn_acting_under_a_hand_waits_for_the_hand_to_go() -> None:
     # The position this scenario was written on: one lift a hover, put down anywhere.
-    rules = ShenshiRules(ShenshiRules.default_players(2), seed=23, orange_lifts=1,
-                         lift_put_down="also-orange-square")
+    rules = ShenshiRules(
+        ShenshiRules.default_players(2), seed=23, orange_lifts=1, lift_put_down="also-orange-square"
+    )
     state = _positions(rules, 23, 4)[-1]
     dice = Dice(23)
-    move = next(m for m in iter(lambda: state.random_move(dice), None)
-                if type(m) is Turn and len(m.actions) == 2)
+    move = next(
+        m
+        for m in iter(lambda: state.random_move(dice), None)
+        if type(m) is Turn and len(m.actions) == 2
+    )
     after = state.copy()
     after.apply(move)
     table = expected(after)
@@ -140,5 +151,6 @@ def test_a_turn_acting_under_a_hand_waits_for_the_hand_to_go() -> None:
     waiting = candidates(state, covered, changed, hidden)
     assert all(_key_after(state, m) != wanted for m in waiting)
     unknown = frozenset()
-    assert not [m for m in turns_fitting(state, covered, changed, unknown)
-                if _key_after(state, m) == wanted]
+    assert not [
+        m for m in turns_fitting(state, covered, changed, unknown) if _key_after(state, m) == wanted
+    ]

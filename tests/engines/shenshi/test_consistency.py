@@ -30,8 +30,10 @@ CONFIGS: list[tuple[list[str], dict[str, Any]]] = [
     (["silver", "copper"], {"variant": "expert", "seed": 1, "orange_lifts": 0}),
     (["gold", "silver", "copper"], {"seed": 2, "walk": "straight"}),
     (["silver", "copper", "gold", "black"], {"seed": 3, "black_start": "board"}),
-    (["copper", "silver"], {"monks_per_turn": "any", "neutral_return": "turn", "seed": 4,
-                            "orange_lifts": 0}),
+    (
+        ["copper", "silver"],
+        {"monks_per_turn": "any", "neutral_return": "turn", "seed": 4, "orange_lifts": 0},
+    ),
 ]
 PLIES = 18
 SMALL = 12_000  # positions with more turns are played through, not checked
@@ -49,8 +51,12 @@ def accepted(state: ShenshiState, move: Move) -> bool:
 def variations(turn: Turn, other: Turn, dice: Dice) -> list[Move]:
     """Small changes of ``turn``: shorter, longer, reordered, one square moved."""
     actions = turn.actions
-    out: list[Move] = [Turn(actions[:-1]), Turn((*actions, other.actions[-1])),
-                       Turn(actions[::-1]), Turn((*actions[:-1], *other.actions[:1]))]
+    out: list[Move] = [
+        Turn(actions[:-1]),
+        Turn((*actions, other.actions[-1])),
+        Turn(actions[::-1]),
+        Turn((*actions[:-1], *other.actions[:1])),
+    ]
     for i, action in enumerate(actions):
         shift = 1 + dice.below(8)
         if type(action) is Walk:
@@ -59,14 +65,21 @@ def variations(turn: Turn, other: Turn, dice: Dice) -> list[Move]:
         elif type(action) is Hover:
             changed = Hover(action.monk, action.start, (action.end + shift) % 49, action.lifts)
             if action.lifts:
-                out.append(Turn((*actions[:i], Hover(action.monk, action.start, action.end,
-                                                     ()), *actions[i + 1:])))
+                out.append(
+                    Turn(
+                        (
+                            *actions[:i],
+                            Hover(action.monk, action.start, action.end, ()),
+                            *actions[i + 1 :],
+                        )
+                    )
+                )
         elif type(action) is Enter:
             changed = Enter(1 - action.monk, (action.square + shift) % 49, action.cushion)
         else:
             assert type(action) is Swap
             changed = Swap(action.monk ^ 1, action.other, action.start)
-        out.append(Turn((*actions[:i], changed, *actions[i + 1:])))
+        out.append(Turn((*actions[:i], changed, *actions[i + 1 :])))
     return out
 
 
@@ -86,10 +99,11 @@ def test_generator_and_validator_agree(players: list[str], options: dict[str, An
                 assert accepted(state, move), rules.format_move(move)
                 if type(move) is Turn:
                     other = dice.choice(legal)
-                    for changed in variations(move, other if type(other) is Turn else move,
-                                              dice):
+                    for changed in variations(move, other if type(other) is Turn else move, dice):
                         assert accepted(state, changed) == (changed in listed), (
-                            rules.format_move(move), changed)
+                            rules.format_move(move),
+                            changed,
+                        )
             checked += 1
         state.apply(state.random_move(dice))
     assert checked >= 2
@@ -100,13 +114,26 @@ def test_random_move_draws_a_legal_move_and_replays_from_its_seed() -> None:
 
     two = ShenshiRules(["silver", "copper"])
     expert = ShenshiRules(["silver", "copper"], variant="expert")
-    stuck = position(two, faded="b6 d6 f6 b4", blond="a1 g1", monks={
-        "silver": ("b6", "b4"), "copper": ("f6", "a1"), "neutral": ("d6", "g1")})
-    giving = position(expert, blond="d4 g7 a1 a7 c3 e5", monks={
-        "silver": ("d4", "g7"), "neutral": ("a1", "a7")}, reserves={"copper": (0, 0)},
-        to_move=0, phase="give")
-    middle = position(two, blond="d4 g7 a1 a7 d5 c2", orange="e2", monks={
-        "silver": ("d4", "e2"), "copper": ("c2", None), "neutral": ("a1", "a7")})
+    stuck = position(
+        two,
+        faded="b6 d6 f6 b4",
+        blond="a1 g1",
+        monks={"silver": ("b6", "b4"), "copper": ("f6", "a1"), "neutral": ("d6", "g1")},
+    )
+    giving = position(
+        expert,
+        blond="d4 g7 a1 a7 c3 e5",
+        monks={"silver": ("d4", "g7"), "neutral": ("a1", "a7")},
+        reserves={"copper": (0, 0)},
+        to_move=0,
+        phase="give",
+    )
+    middle = position(
+        two,
+        blond="d4 g7 a1 a7 d5 c2",
+        orange="e2",
+        monks={"silver": ("d4", "e2"), "copper": ("c2", None), "neutral": ("a1", "a7")},
+    )
     for state in (stuck, giving, middle):
         listed = state.copy()
         legal = listed.legal_moves()

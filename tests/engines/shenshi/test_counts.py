@@ -48,5 +48,6 @@ def test_the_count_is_the_length_of_the_list(players: int, options: dict[str, An
 @pytest.mark.slow  # 320 positions, up to 15,000 turns each listed
 @pytest.mark.parametrize(("players", "options"), CONFIGS)
 def test_the_count_is_the_length_of_the_list_in_many_positions(
-        players: int, options: dict[str, Any]) -> None:
+    players: int, options: dict[str, Any]
+) -> None:
     _check(players, options, positions=40, listed=15_000)

@@ -24,14 +24,23 @@ CONFIGS: list[tuple[int, dict[str, Any]]] = [
     (3, {"orange_lifts": 1, "seed": 2}),
     (4, {"orange_lifts": 1, "seed": 3}),
     (2, {"orange_lifts": 2, "seed": 4}),
-    (3, {"orange_lifts": 2, "seed": 5, "walk": "straight",
-         "lift_put_down": "also-orange-square", "neutral_return": "turn"}),
+    (
+        3,
+        {
+            "orange_lifts": 2,
+            "seed": 5,
+            "walk": "straight",
+            "lift_put_down": "also-orange-square",
+            "neutral_return": "turn",
+        },
+    ),
 ]
 """Player counts and options (the expert variant's positions are seldom small: below)."""
 
 
-def turn_positions(players: int, options: dict[str, Any], seed: int,
-                   every: int = 2) -> Iterator[ShenshiState]:
+def turn_positions(
+    players: int, options: dict[str, Any], seed: int, every: int = 2
+) -> Iterator[ShenshiState]:
     """Positions of random games (quick playout turns), one in ``every``, where a
     player is to play a turn."""
     rules = ShenshiRules.from_record(ShenshiRules.default_players(players), options)
@@ -52,8 +61,9 @@ def test_every_turn_owns_exactly_one_number(players: int, options: dict[str, Any
         if movegen.count_turns(state, limit=1000) > 1000:
             continue  # every number is tried: small positions only
         weighed = Weighed(state)
-        owned = Counter(turn for place in range(weighed.total)
-                        if (turn := weighed.turn(place)) is not None)
+        owned = Counter(
+            turn for place in range(weighed.total) if (turn := weighed.turn(place)) is not None
+        )
         legal = movegen.legal_turns(state)
         assert owned == Counter(legal), state.to_json()
         checked += 1
@@ -68,8 +78,12 @@ def test_the_draw_is_uniform_over_every_number() -> None:
     # The same check on a position with hovers of both colours in the middle of a turn:
     # some numbers own no turn, and the turns are all owned once.
     rules = ShenshiRules(["silver", "copper"], orange_lifts=1)
-    state = position(rules, blond="d4 g7 a1 a7 d5 c2 b6", orange="e2 f5", monks={
-        "silver": ("d4", "e2"), "copper": ("c2", "f5"), "neutral": ("a1", "a7")})
+    state = position(
+        rules,
+        blond="d4 g7 a1 a7 d5 c2 b6",
+        orange="e2 f5",
+        monks={"silver": ("d4", "e2"), "copper": ("c2", "f5"), "neutral": ("a1", "a7")},
+    )
     weighed = Weighed(state)
     legal = movegen.legal_turns(state)
     owned = [weighed.turn(place) for place in range(weighed.total)]
@@ -80,31 +94,45 @@ def test_the_draw_is_uniform_over_every_number() -> None:
 @pytest.mark.parametrize(("lifts", "put_down"), [(1, "free"), (2, "also-orange-square")])
 def test_every_expert_turn_owns_exactly_one_number(lifts: int, put_down: str) -> None:
     # One monk may hover, walk and hover; blond cushions may turn while hovering.
-    rules = ShenshiRules(["silver", "copper"], variant="expert", orange_lifts=lifts,
-                         lift_put_down=put_down)
-    state = position(rules, blond="d4 a1 a7 c2 g7 c6", orange="e2", intact="b2 d2 f2 f4",
-                     faded="b6 d6 f6 b4", reserves={"silver": (0, 0), "copper": (0, 0)},
-                     monks={"silver": ("d4", "e2"), "copper": ("c2", "g7"),
-                            "neutral": ("a1", "a7")})
+    rules = ShenshiRules(
+        ["silver", "copper"], variant="expert", orange_lifts=lifts, lift_put_down=put_down
+    )
+    state = position(
+        rules,
+        blond="d4 a1 a7 c2 g7 c6",
+        orange="e2",
+        intact="b2 d2 f2 f4",
+        faded="b6 d6 f6 b4",
+        reserves={"silver": (0, 0), "copper": (0, 0)},
+        monks={"silver": ("d4", "e2"), "copper": ("c2", "g7"), "neutral": ("a1", "a7")},
+    )
     weighed = Weighed(state)
-    owned = Counter(turn for place in range(weighed.total)
-                    if (turn := weighed.turn(place)) is not None)
+    owned = Counter(
+        turn for place in range(weighed.total) if (turn := weighed.turn(place)) is not None
+    )
     assert owned == Counter(movegen.legal_turns(state))
     assert weighed.total > sum(owned.values()) > 8000
 
 
 def test_a_position_without_a_turn_passes() -> None:
     rules = ShenshiRules(["silver", "copper"])
-    stuck = position(rules, faded="b6 d6 f6 b4", blond="a1 g1", monks={
-        "silver": ("b6", "b4"), "copper": ("f6", "a1"), "neutral": ("d6", "g1")})
+    stuck = position(
+        rules,
+        faded="b6 d6 f6 b4",
+        blond="a1 g1",
+        monks={"silver": ("b6", "b4"), "copper": ("f6", "a1"), "neutral": ("d6", "g1")},
+    )
     assert movegen.count_turns(stuck) == 0
     assert Weighed(stuck).total == 0
     assert random_move(stuck, Dice(0)) == Pass()
 
 
 def test_the_draw_replays_and_spreads(monkeypatch: pytest.MonkeyPatch) -> None:
-    state = next(s for s in turn_positions(2, {"orange_lifts": 1}, seed=9)
-                 if 200 < movegen.count_turns(s, limit=3000) <= 3000)
+    state = next(
+        s
+        for s in turn_positions(2, {"orange_lifts": 1}, seed=9)
+        if 200 < movegen.count_turns(s, limit=3000) <= 3000
+    )
     legal = set(movegen.legal_turns(state))
     first = [random_move(state, Dice(seed)) for seed in range(30)]
     assert first == [random_move(state, Dice(seed)) for seed in range(30)]

@@ -12,8 +12,9 @@ from engines.shenshi import ShenshiRules
 # Seed 1 reaches wide positions whose full lists take long to build: it runs with -m slow.
 @pytest.mark.parametrize("seed", [pytest.param(1, marks=pytest.mark.slow), 2, 3])
 def test_the_preview_is_the_head_of_the_legal_moves(seed: int) -> None:
-    rules = ShenshiRules.from_record(ShenshiRules.default_players(2),
-                                     {"seed": seed, "orange_lifts": 1})
+    rules = ShenshiRules.from_record(
+        ShenshiRules.default_players(2), {"seed": seed, "orange_lifts": 1}
+    )
     state = rules.initial_state()
     dice = Dice(seed)
     for _ in range(12):

@@ -11,14 +11,22 @@ TWO = ShenshiRules(["silver", "copper"])
 THREE = ShenshiRules(["silver", "copper", "gold"])
 
 
-def duel(silver_g: str, silver_m: str, copper: tuple[str | None, str | None],
-         neutral: tuple[str, str] = ("a1", "a7"), **extra: Any) -> ShenshiState:
+def duel(
+    silver_g: str,
+    silver_m: str,
+    copper: tuple[str | None, str | None],
+    neutral: tuple[str, str] = ("a1", "a7"),
+    **extra: Any,
+) -> ShenshiState:
     """Silver to move with its monks and copper's where given, on blond cushions, with a
     free cushion on d6 to walk on; the neutral monks on a1 and a7 by default."""
     squares = {silver_g, silver_m, *neutral, *(s for s in copper if s), "d6"}
-    return position(TWO, blond=" ".join(sorted(squares)), monks={
-        "silver": (silver_g, silver_m), "copper": copper, "neutral": neutral},
-        **extra)
+    return position(
+        TWO,
+        blond=" ".join(sorted(squares)),
+        monks={"silver": (silver_g, silver_m), "copper": copper, "neutral": neutral},
+        **extra,
+    )
 
 
 def after(state: ShenshiState, text: str) -> ShenshiState:
@@ -47,8 +55,9 @@ def test_a_neutral_monk_earns_one_token() -> None:
     assert master.tokens == [2, 1] and master.supply == 27
     grand = after(duel("g1", "g7", ("d5", None), neutral=("a1", "d4")), "NMd4-d5 Gg1~g2")
     assert grand.tokens == [2, 0] and grand.supply == 28
-    poor = after(duel("g1", "g7", ("d5", None), neutral=("a1", "d4"), tokens={"copper": 0}),
-                 "NMd4-d5 Gg1~g2")
+    poor = after(
+        duel("g1", "g7", ("d5", None), neutral=("a1", "d4"), tokens={"copper": 0}), "NMd4-d5 Gg1~g2"
+    )
     assert poor.tokens == [2, 0] and poor.supply == 28
 
 
@@ -78,8 +87,11 @@ def test_eight_tokens_win_at_once_even_in_the_middle_of_a_turn() -> None:
 
 
 def test_with_three_players_the_grand_masters_owner_pays() -> None:
-    state = position(THREE, blond="c4 d4 a1 g7 a7 g1", monks={
-        "silver": ("a1", "c4"), "gold": ("d4", None), "neutral": ("a7", "g7")},
-        tokens={"gold": 2})
+    state = position(
+        THREE,
+        blond="c4 d4 a1 g7 a7 g1",
+        monks={"silver": ("a1", "c4"), "gold": ("d4", None), "neutral": ("a7", "g7")},
+        tokens={"gold": 2},
+    )
     state.play_text("Mc4-d4 Ga1~a2")
     assert state.tokens == [3, 1, 1] and state.supply == 25

@@ -49,28 +49,63 @@ def test_playouts_replay_from_their_seed() -> None:
 # Copper to move with 3 players; the orange cushions may each lift two blond cushions:
 # 73,322,267 legal turns, the most of the positions met in random games.
 WIDEST = {
-    "phase": "turn", "to_move": 1,
-    "tiles": {"b6": "faded", "d6": "intact", "f6": "faded", "f4": "intact", "b2": "faded",
-              "d2": "intact", "f2": "intact"},
-    "cushions": {"a6": "orange", "e6": "blond", "f5": "orange", "b4": "blond",
-                 "c4": "blond", "d4": "blond", "g4": "blond", "d3": "blond", "f3": "blond",
-                 "g3": "blond", "a2": "blond", "c1": "orange", "f1": "blond"},
-    "monks": {"silver": {"G": "d3", "M": "f6"}, "copper": {"G": "c1", "M": None},
-              "gold": {"G": "g4", "M": None}, "neutral": {"G": "a6", "M": "b4"}},
+    "phase": "turn",
+    "to_move": 1,
+    "tiles": {
+        "b6": "faded",
+        "d6": "intact",
+        "f6": "faded",
+        "f4": "intact",
+        "b2": "faded",
+        "d2": "intact",
+        "f2": "intact",
+    },
+    "cushions": {
+        "a6": "orange",
+        "e6": "blond",
+        "f5": "orange",
+        "b4": "blond",
+        "c4": "blond",
+        "d4": "blond",
+        "g4": "blond",
+        "d3": "blond",
+        "f3": "blond",
+        "g3": "blond",
+        "a2": "blond",
+        "c1": "orange",
+        "f1": "blond",
+    },
+    "monks": {
+        "silver": {"G": "d3", "M": "f6"},
+        "copper": {"G": "c1", "M": None},
+        "gold": {"G": "g4", "M": None},
+        "neutral": {"G": "a6", "M": "b4"},
+    },
     "reserves": {p: {"blond": 0, "orange": 0} for p in ("silver", "copper", "gold")},
-    "tokens": {"silver": 5, "copper": 4, "gold": 5}, "quiet": 0, "passes": 0}
+    "tokens": {"silver": 5, "copper": 4, "gold": 5},
+    "quiet": 0,
+    "passes": 0,
+}
 
 
 def _lifting_position() -> ShenshiState:
     """Four players (no neutral monks), silver to move: its Grand Master on an orange
     cushion that may lift blond cushions, its master hemmed in; 2,387 legal turns."""
     rules = ShenshiRules(["silver", "copper", "gold", "black"])
-    return position(rules, orange="d4 a7 a1 c1 g1",
-                    blond="b4 g7 f7 g6 d5 d3 e4 c7 e7 e1 a3 a5 g3 c5",
-                    faded="b6 d6 f6 f2", intact="b2 d2 f4",
-                    monks={"silver": ("d4", "g7"), "copper": ("f7", "g6"),
-                           "gold": ("d5", "d3"), "black": ("e4", "c5")},
-                    reserves={p: (0, 0) for p in rules.players})
+    return position(
+        rules,
+        orange="d4 a7 a1 c1 g1",
+        blond="b4 g7 f7 g6 d5 d3 e4 c7 e7 e1 a3 a5 g3 c5",
+        faded="b6 d6 f6 f2",
+        intact="b2 d2 f4",
+        monks={
+            "silver": ("d4", "g7"),
+            "copper": ("f7", "g6"),
+            "gold": ("d5", "d3"),
+            "black": ("e4", "c5"),
+        },
+        reserves={p: (0, 0) for p in rules.players},
+    )
 
 
 def test_the_counted_draw_is_the_draw_from_the_list_of_legal_turns() -> None:
@@ -98,8 +133,9 @@ def test_the_uniform_draw_is_uniform() -> None:
     place = {move: i for i, move in enumerate(legal)}
     bins, draws = 15, 1500
     dice = Dice(11)
-    counts = Counter(place[draw.random_move(state, dice)] * bins // len(legal)
-                     for _ in range(draws))
+    counts = Counter(
+        place[draw.random_move(state, dice)] * bins // len(legal) for _ in range(draws)
+    )
     expected = draws / bins
     chi2 = sum((counts[b] - expected) ** 2 / expected for b in range(bins))
     assert chi2 < 36.1, chi2  # df = 14: the 99.9th percentile is 36.1

@@ -17,7 +17,6 @@ def sq(name: str) -> int:
     return square
 
 
-
 ANY = ShenshiRules(["silver", "copper"], monks_per_turn="any")
 TURN_RETURN = ShenshiRules(["silver", "copper"], neutral_return="turn")
 FOUR = ShenshiRules(["silver", "copper", "gold", "black"])
@@ -27,8 +26,12 @@ EXPERT = ShenshiRules(["silver", "copper"], variant="expert")
 def everyone(rules: ShenshiRules = TWO, **extra: Any) -> ShenshiState:
     """Silver's monks on d4 (Grand Master) and g7, the neutral ones on a1 and a7, all on
     blond cushions; free cushions on d5 and d6."""
-    return position(rules, blond="d4 g7 a1 a7 d5 d6", monks={
-        "silver": ("d4", "g7"), "neutral": ("a1", "a7")}, **extra)
+    return position(
+        rules,
+        blond="d4 g7 a1 a7 d5 d6",
+        monks={"silver": ("d4", "g7"), "neutral": ("a1", "a7")},
+        **extra,
+    )
 
 
 def test_at_most_three_actions() -> None:
@@ -67,8 +70,11 @@ def test_with_monks_per_turn_any_a_third_monk_may_act() -> None:
 
 
 def test_the_next_player_may_not_put_a_neutral_monk_back_on_its_square() -> None:
-    state = position(TWO, blond="d4 g7 a1 a7 c1 c7", monks={
-        "silver": ("d4", "g7"), "copper": ("c1", "c7"), "neutral": ("a1", "a7")})
+    state = position(
+        TWO,
+        blond="d4 g7 a1 a7 c1 c7",
+        monks={"silver": ("d4", "g7"), "copper": ("c1", "c7"), "neutral": ("a1", "a7")},
+    )
     state.play_text("NGa1~b1 Mg7~g6")
     assert state.neutral_from == [sq("a1"), -1]
     assert rule_of(state, "NGb1~a1 Mc7~d7") == "neutral.no-return"
@@ -82,9 +88,12 @@ def test_the_next_player_may_not_put_a_neutral_monk_back_on_its_square() -> None
 
 def test_the_no_return_rule_can_look_only_at_the_end_of_the_turn() -> None:
     # The neutral Grand Master came from a1 to b1 on silver's turn; copper moves now.
-    parts: dict[str, Any] = {"blond": "a1 a7 b1 c1 c7 d4 g7", "monks": {
-        "silver": ("d4", "g7"), "copper": ("c1", "c7"), "neutral": ("b1", "a7")},
-        "neutral_from": {"G": "a1"}, "to_move": 1}
+    parts: dict[str, Any] = {
+        "blond": "a1 a7 b1 c1 c7 d4 g7",
+        "monks": {"silver": ("d4", "g7"), "copper": ("c1", "c7"), "neutral": ("b1", "a7")},
+        "neutral_from": {"G": "a1"},
+        "to_move": 1,
+    }
     each_action = position(TWO, **parts)
     turn_end = position(TURN_RETURN, **parts)
     for state in (each_action, turn_end):
@@ -100,12 +109,12 @@ def test_four_players_black_plays_its_own_monks_and_must_use_both_once_in_play()
     assert all(len(t.split()) <= 2 for t in list(legal(state))[:2000])
     assert is_legal(state, "G@a1:b")  # one monk enters; the other cannot this turn
     assert rule_of(state, "G@a1:b NMe3~e4") == "monk.no-neutral"
-    both = position(FOUR, blond="d4 g7 a1 a7", monks={"silver": ("d4", "g7"),
-                                                      "black": ("a1", "a7")})
+    both = position(
+        FOUR, blond="d4 g7 a1 a7", monks={"silver": ("d4", "g7"), "black": ("a1", "a7")}
+    )
     assert rule_of(both, "Gd4~d5") == "turn.needs-both-monks"
     assert is_legal(both, "Gd4~d5 Mg7~g6")
-    one = position(FOUR, blond="d4 g7 a1 a7", monks={"silver": (None, "g7"),
-                                                     "black": ("a1", "a7")})
+    one = position(FOUR, blond="d4 g7 a1 a7", monks={"silver": (None, "g7"), "black": ("a1", "a7")})
     assert rule_of(one, "G@e5:b Ge5~e6") == "turn.needs-both-monks"
     assert is_legal(one, "G@e5:b Mg7~g6")
 
@@ -117,15 +126,17 @@ def test_black_may_start_on_the_board_with_four_players() -> None:
 
 
 def test_expert_one_monk_may_act_alone_or_go_hover_walk_hover() -> None:
-    state = position(EXPERT, blond="d4 d5 d6 g7 a1 a7", monks={
-        "silver": ("d4", "g7"), "neutral": ("a1", "a7")})
+    state = position(
+        EXPERT, blond="d4 d5 d6 g7 a1 a7", monks={"silver": ("d4", "g7"), "neutral": ("a1", "a7")}
+    )
     assert is_legal(state, "Gd4-d5")
     assert is_legal(state, "Gd4~e4")
     assert is_legal(state, "Gd4~e4 Mg7~g6")
     assert is_legal(state, "Gd4-d5 Gd5~e5")
     assert rule_of(state, "Gd4-d5 Gd5~e5 Ge5~e6") == "expert.program"
-    hwh = position(EXPERT, blond="c4 d5 d6 g7 a1 a7", monks={
-        "silver": ("c4", "g7"), "neutral": ("a1", "a7")})
+    hwh = position(
+        EXPERT, blond="c4 d5 d6 g7 a1 a7", monks={"silver": ("c4", "g7"), "neutral": ("a1", "a7")}
+    )
     assert is_legal(hwh, "Gc4~c6 Gc6-d6 Gd6~e6")
     assert rule_of(hwh, "Gc4~c6 Gc6-d6 Gd6~e6 Mg7~g6") == "turn.three-actions"
 
@@ -133,25 +144,35 @@ def test_expert_one_monk_may_act_alone_or_go_hover_walk_hover() -> None:
 def test_expert_a_swap_is_the_walk_of_hover_walk_hover() -> None:
     # "Permuter les moines compte comme l'action « déplacer »": hover, swap, hover.
     state = EXPERT.initial_state()
-    for text in ("M@a7:b Ma7~g4 NGc5~b3", "G@c7:o NMe3~d3 NMd3-d4", "G@c4:o",
-                 "M@d1:b Gc7~c6 Gc6-b6"):
+    for text in (
+        "M@a7:b Ma7~g4 NGc5~b3",
+        "G@c7:o NMe3~d3 NMd3-d4",
+        "G@c4:o",
+        "M@d1:b Gc7~c6 Gc6-b6",
+    ):
         state.play(EXPERT.parse_move(text))
     assert is_legal(state, "Mg4~c5 Mc5=c4 Mc4~c2")
     assert rule_of(state, "Mg4~c5 Mc5=c4 Mc4-c3") == "expert.program"
 
 
 def test_expert_the_last_hover_leaves_from_another_cushion() -> None:
-    state = position(EXPERT, blond="c4 d6 g7 a1 a7", monks={
-        "silver": ("c4", "g7"), "copper": (None, "d6"), "neutral": ("a1", "a7")})
+    state = position(
+        EXPERT,
+        blond="c4 d6 g7 a1 a7",
+        monks={"silver": ("c4", "g7"), "copper": (None, "d6"), "neutral": ("a1", "a7")},
+    )
     # Hover to c6, walk over copper's master on d6 and back: the same cushion.
     assert rule_of(state, "Gc4~c6 Gc6-d6-c6 Gc6~b6") == "expert.same-cushion"
     assert is_legal(state, "Gc4~c6 Gc6-d6-c6")
 
 
 def test_expert_the_opponent_chooses_the_cushion_of_a_player_without_any() -> None:
-    state = position(EXPERT, blond="d4 g7 a1 a7 c3", monks={
-        "silver": ("d4", "g7"), "copper": (None, None), "neutral": ("a1", "a7")},
-        reserves={"copper": (0, 0)})
+    state = position(
+        EXPERT,
+        blond="d4 g7 a1 a7 c3",
+        monks={"silver": ("d4", "g7"), "copper": (None, None), "neutral": ("a1", "a7")},
+        reserves={"copper": (0, 0)},
+    )
     state.play_text("Gd4~e4 Mg7~g6")
     assert state.phase == 1 and state.to_move == 0  # silver chooses for copper
     assert legal(state) == {"give c3"}
@@ -166,8 +187,12 @@ def test_expert_the_opponent_chooses_the_cushion_of_a_player_without_any() -> No
 def test_a_player_without_a_possible_turn_passes_and_a_round_of_passes_ends_the_game() -> None:
     # Every Grand Master stands on a faded mandala with nothing to walk to, and no
     # master can come to swap with it.
-    state = position(TWO, faded="b6 d6 f6 b4", blond="a1 g1", monks={
-        "silver": ("b6", "b4"), "copper": ("f6", "a1"), "neutral": ("d6", "g1")})
+    state = position(
+        TWO,
+        faded="b6 d6 f6 b4",
+        blond="a1 g1",
+        monks={"silver": ("b6", "b4"), "copper": ("f6", "a1"), "neutral": ("d6", "g1")},
+    )
     assert state.legal_moves() == [Pass()]
     assert rule_of(state, "NMg1~g2") == "turn.needs-grand-master"
     assert rule_of(state, "Gb6=b4 NMg1~g2") == "swap.blocked"
@@ -180,9 +205,12 @@ def test_a_player_without_a_possible_turn_passes_and_a_round_of_passes_ends_the_
 
 def test_the_game_ends_after_quiet_rounds_without_a_removal() -> None:
     rules = ShenshiRules(["silver", "copper"], quiet_rounds=1)
-    state = position(rules, blond="d4 g7 a1 a7 c1 c7", monks={
-        "silver": ("d4", "g7"), "copper": ("c1", "c7"), "neutral": ("a1", "a7")},
-        tokens={"silver": 3, "copper": 2})
+    state = position(
+        rules,
+        blond="d4 g7 a1 a7 c1 c7",
+        monks={"silver": ("d4", "g7"), "copper": ("c1", "c7"), "neutral": ("a1", "a7")},
+        tokens={"silver": 3, "copper": 2},
+    )
     state.play_text("Gd4~d5 Mg7~g6")
     assert not state.is_over()
     state.play_text("Gc1~d1 Mc7~d7")
