@@ -311,5 +311,7 @@ def test_a_stopped_bridge_says_so_and_the_app_hears_it() -> None:
     notices: list[tuple[str, str]] = []
     link = SensorLink.__new__(SensorLink)
     link.on_input, link.notice = (lambda _: None), (lambda k, d: notices.append((k, d)))
+    link._told, link.stopped = threading.Condition(), False
     link._event(stopped)
     assert notices == [("notice.sensors_failed", stopped.reason)]
+    assert link.stopped  # whoever waits for the board's readings stops waiting
