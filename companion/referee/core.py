@@ -794,7 +794,7 @@ class Referee:
         ):
             # a move typed in before it was made: the table is being made to match
             text = self.history[-1][1]
-            return self._emit([MoveInProgress(self.last_move.typed_from.to_move, [text])])
+            return self._emit([MoveInProgress(typed_from.to_move, [text])])
         if (
             turn_done
             and verdict.kind == Kind.ILLEGAL
@@ -1221,9 +1221,9 @@ class Referee:
             # the players say which (a history as likely as the record, such as the
             # other of two cards leaving the same table, is settled by the move: the
             # card played again was not the one spent)
-            record = [text for _, text in self.history]
+            played = [text for _, text in self.history]
             first = min(
-                i for i, (a, b) in enumerate(zip(history.moves, record, strict=True)) if a != b
+                i for i, (a, b) in enumerate(zip(history.moves, played, strict=True)) if a != b
             )
             self.belief.again_done = turn_done
             return self._ask(

@@ -462,17 +462,17 @@ class Explainer:
                 return self._illegal(state, observation, before, changed, error, attempt)
             text = rules.format_move(move)
             after = results.get(move)
-            error = IllegalMoveError(
+            misplaced = IllegalMoveError(
                 "table.misplaced",
                 f"{text} is a legal move, but the pieces are not where it puts them.",
             )
-            verdict = self._illegal(state, observation, before, changed, error, attempt)
+            verdict = self._illegal(state, observation, before, changed, misplaced, attempt)
             if after is not None:  # show how to finish the legal move instead
                 verdict.fix, verdict.fix_elements = self.fix_to(observation, after)
             verdict.moves = [move]
             return verdict
-        error = IllegalMoveError(UNEXPLAINED, "No legal move leaves the table like this.")
-        return self._illegal(state, observation, before, changed, error, attempt)
+        unexplained = IllegalMoveError(UNEXPLAINED, "No legal move leaves the table like this.")
+        return self._illegal(state, observation, before, changed, unexplained, attempt)
 
     def _illegal(
         self,
