@@ -9,6 +9,7 @@ import pytest
 
 from engines import Dice
 from engines.shenshi import ShenshiRules, ShenshiState, draw, movegen
+from engines.shenshi.bench_draw import WIDEST  # the widest position met in random games
 from tests.engines.shenshi.positions import position
 
 
@@ -44,48 +45,6 @@ def test_playouts_replay_from_their_seed() -> None:
 
     assert game(5) == game(5)
     assert game(5) != game(6)
-
-
-# Copper to move with 3 players; the orange cushions may each lift two blond cushions:
-# 73,322,267 legal turns, the most of the positions met in random games.
-WIDEST = {
-    "phase": "turn",
-    "to_move": 1,
-    "tiles": {
-        "b6": "faded",
-        "d6": "intact",
-        "f6": "faded",
-        "f4": "intact",
-        "b2": "faded",
-        "d2": "intact",
-        "f2": "intact",
-    },
-    "cushions": {
-        "a6": "orange",
-        "e6": "blond",
-        "f5": "orange",
-        "b4": "blond",
-        "c4": "blond",
-        "d4": "blond",
-        "g4": "blond",
-        "d3": "blond",
-        "f3": "blond",
-        "g3": "blond",
-        "a2": "blond",
-        "c1": "orange",
-        "f1": "blond",
-    },
-    "monks": {
-        "silver": {"G": "d3", "M": "f6"},
-        "copper": {"G": "c1", "M": None},
-        "gold": {"G": "g4", "M": None},
-        "neutral": {"G": "a6", "M": "b4"},
-    },
-    "reserves": {p: {"blond": 0, "orange": 0} for p in ("silver", "copper", "gold")},
-    "tokens": {"silver": 5, "copper": 4, "gold": 5},
-    "quiet": 0,
-    "passes": 0,
-}
 
 
 def _lifting_position() -> ShenshiState:
