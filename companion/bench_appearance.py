@@ -76,9 +76,16 @@ def setups(
     size: tuple[int, int] = (1280, 720),
     game: str = "shangrila",
     markers: bool = False,
+    first_seed: int | None = None,
 ) -> list[Setup]:
-    """``count`` setups of set ``name``, spread over its kinds of world and ``levels``."""
+    """``count`` setups of set ``name``, spread over its kinds of world and ``levels``,
+    their seeds from the set's first (or ``first_seed``) on."""
     kinds, first = SETS[name]
+    if first_seed is not None:
+        beyond = min((f for _, f in SETS.values() if f > first), default=None)
+        if first_seed < first or (beyond is not None and first_seed + count > beyond):
+            raise ValueError(f"seeds from {first_seed} are not all of the {name} set")
+        first = first_seed
     return [
         Setup(
             kinds[i % len(kinds)],
@@ -690,6 +697,7 @@ def bench_table(
     fitted: Any = None,
     colour: bool = False,
     done: Callable[[dict[str, Cell]], None] | None = None,
+    first_seed: int | None = None,
 ) -> dict[str, Cell]:
     """The figures of ``count`` setups of ``set_name`` at each size in ``sizes`` (each
     size its own pictures: the same worlds, cameras and positions), each picture read in
@@ -701,7 +709,9 @@ def bench_table(
     modes = LOCATE_MODES[locate]
     rows: dict[str, Cell] = {}
     chosen = [
-        s for size in sizes for s in setups(set_name, count, levels, size, game, "markers" in modes)
+        s
+        for size in sizes
+        for s in setups(set_name, count, levels, size, game, "markers" in modes, first_seed)
     ]
     started = time.time()
     for number, setup in enumerate(chosen, 1):
@@ -921,10 +931,17 @@ def bench_command(args: argparse.Namespace) -> int:
     cache = Path(args.cache).expanduser() if args.cache else _default_cache()
     levels = _levels(args)
     sizes = [_size(s) for s in (args.sizes.split(",") if args.sizes else [args.size])]
+    try:
+        setups(args.set, args.setups, levels, first_seed=args.first_seed)
+    except ValueError as error:
+        from companion.cli import UsageError
+
+        raise UsageError(f"--first-seed: {error}") from None
     command = (
         f"companion bench appearance --game {args.game} --set {args.set} "
         f"--setups {args.setups} --levels {','.join(levels)} "
         f"--sizes {','.join(f'{w}x{h}' for w, h in sizes)} --locate {args.locate}"
+        + (f" --first-seed {args.first_seed}" if args.first_seed is not None else "")
     )
 
     def write(rows: dict[str, Cell]) -> None:
@@ -936,7 +953,12 @@ def bench_command(args: argparse.Namespace) -> int:
                         "game": args.game,
                         "set": args.set,
                         "kinds": list(SETS[args.set][0]),
-                        "setup_seeds": [s.seed for s in setups(args.set, args.setups, levels)],
+                        "setup_seeds": [
+                            s.seed
+                            for s in setups(
+                                args.set, args.setups, levels, first_seed=args.first_seed
+                            )
+                        ],
                         "rows": {
                             key: {**asdict(cell), "figures": cell.figures()}
                             for key, cell in rows.items()
@@ -958,6 +980,7 @@ def bench_command(args: argparse.Namespace) -> int:
         lambda m: print(m, flush=True),
         colour=args.colour_reader,
         done=write,
+        first_seed=args.first_seed,
     )
     write(rows)
     summary = format_summary(rows, args.game)
@@ -1008,6 +1031,13 @@ def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=GAMES, default="shangrila")
     parser.add_argument("--set", choices=sorted(SETS), default="test")
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        metavar="N",
+        help="the first setup seed (default the set's first: train 1, validation 1000, "
+        "test 2000); a fresh test set is one whose seeds were never read before",
+    )
     parser.add_argument(
         "--setups",
         type=int,
