@@ -140,7 +140,7 @@ class PermissionAnswers:
 
     def __enter__(self) -> PermissionAnswers:
         try:
-            from android.broadcast import BroadcastReceiver  # type: ignore[import-not-found]
+            from android.broadcast import BroadcastReceiver  # type: ignore[import-not-found]  # deferred: Android only
         except ImportError:
             return self
         self._receiver = BroadcastReceiver(self._heard, actions=[PERMISSION_ACTION])
@@ -188,8 +188,8 @@ class AndroidUsb:
     def load(cls) -> AndroidUsb:
         """The real libraries. Raises ``LinkLost`` when they are not installed."""
         try:
-            from usb4a import usb  # type: ignore[import-not-found]
-            from usbserial4a import serial4a  # type: ignore[import-not-found]
+            from usb4a import usb  # type: ignore[import-not-found]  # deferred: Android only
+            from usbserial4a import serial4a  # type: ignore[import-not-found]  # deferred: Android only
         except ImportError as error:
             raise LinkLost(
                 f"USB serial needs usb4a and usbserial4a, which the Android "

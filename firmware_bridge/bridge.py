@@ -236,7 +236,7 @@ class SensorBridge:
         if self._ports is not None:
             candidates = self._ports()
         else:
-            from firmware_bridge.transport import list_ports
+            from firmware_bridge.transport import list_ports  # deferred: pyserial
 
             candidates = [port.device for port in list_ports()]
         return find_board(candidates, self.layout, self._opener, cancelled=cancelled)

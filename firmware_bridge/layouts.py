@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from engines import rules_class
 from engines.errors import RecordError
 from engines.jsontext import JSONTextError, parse_json
 from engines.observation import UNKNOWN, Observation, Reading, TableSchema, Value
@@ -247,7 +248,6 @@ def table_schema(game: str) -> TableSchema:
         raise LayoutError(
             f"{game} has no table schema yet ({error.name}): its board streams raw readings only"
         ) from None
-    from engines import rules_class
 
     cls = rules_class(game)
     rules = cls.from_record(cls.default_players(cls.max_players), {})

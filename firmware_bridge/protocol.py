@@ -17,11 +17,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
-from typing import Protocol
 
 from firmware_bridge.codec import Direction, FrameParser, encode_frame
 from firmware_bridge.errors import LinkLost, ProtocolError
 from firmware_bridge.layouts import Layout
+from firmware_bridge.link import Transport
 from firmware_bridge.messages import (
     HEARTBEAT_MS,
     HOST_HEARTBEAT_MS,
@@ -50,23 +50,6 @@ ACK_TIMEOUT = 0.5
 HANDSHAKE_TIMEOUT = 1.0
 MAX_LEDS_PER_FRAME = 170
 """(512 payload bytes - 2) // 3 bytes per LED."""
-
-
-class Transport(Protocol):
-    """What ``BoardLink`` needs of a serial link (``transport.SerialTransport``, on
-    Android ``android_serial.UsbSerialTransport``, or a scripted fake in tests)."""
-
-    name: str
-
-    def read(self) -> bytes:
-        """What arrived within a short wait (``b""`` if nothing). Raises ``LinkLost``."""
-        ...
-
-    def write(self, data: bytes) -> None:
-        """Raises ``LinkLost``."""
-        ...
-
-    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -379,7 +362,7 @@ Opener = Callable[[str], Transport]
 
 
 def _default_opener(target: str) -> Transport:
-    from firmware_bridge.transport import open_transport
+    from firmware_bridge.transport import open_transport  # deferred: pyserial, when a board opens
 
     return open_transport(target)
 

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import serial  # type: ignore[import-untyped]  # pyserial ships no type hints
 import serial.tools.list_ports  # type: ignore[import-untyped]
 
+from firmware_bridge.android_serial import list_usb_ports, open_usb
 from firmware_bridge.errors import LinkLost
+from firmware_bridge.link import Transport
 from firmware_bridge.messages import BAUD
-from firmware_bridge.protocol import Transport
 
 READ_CHUNK = 4096
 POLL_SECONDS = 0.05
@@ -47,8 +48,6 @@ def list_ports() -> list[PortInfo]:
     on Android, the attached USB devices as ``usb:`` targets, the reference board first.
     Raises ``LinkLost`` when Android cannot be asked for its USB devices."""
     if on_android():
-        from firmware_bridge.android_serial import list_usb_ports
-
         return [PortInfo(*port) for port in list_usb_ports()]
     return sorted(
         (
@@ -102,7 +101,5 @@ def open_transport(target: str) -> Transport:
     """Open ``target``: a device path, a pyserial URL, or on Android a ``usb:`` target
     (``android_serial``). Raises ``LinkLost``."""
     if target.startswith("usb:"):
-        from firmware_bridge.android_serial import open_usb
-
         return open_usb(target)
     return SerialTransport(target)
