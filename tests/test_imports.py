@@ -20,12 +20,8 @@ CLEAN = ("engines",)
 """Packages with no cycle even counting imports placed inside functions."""
 
 KNOWN_CYCLES = {
-    ("companion.app.android_camera", "companion.app.feeds"),
     ("companion.bench_appearance", "companion.bench_heights", "companion.vision_cli"),
     ("companion.calibrate_cli", "companion.calibrate_layout_cli"),
-    # protocol opens the default transport inside a function, so that pyserial loads
-    # only when a board is opened; transport implements protocol's Transport.
-    ("firmware_bridge.protocol", "firmware_bridge.transport"),
     ("vision.appearance", "vision.appearance_heights", "vision.appearance_stacks"),
 }
 """Cycles that only close through imports inside functions, outside ``CLEAN``. This set

@@ -1,4 +1,4 @@
-"""Frames from an Android tablet's camera, behind ``feeds.FrameSource``: OpenCV cannot
+"""Frames from an Android tablet's camera, behind ``frames.FrameSource``: OpenCV cannot
 open Android's cameras, so frames come from Kivy's own camera provider for Android
 (``kivy.core.camera``, which is ``CameraAndroid`` there).
 
@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from companion.app.feeds import FeedError, Image
+from companion.app.frames import FeedError, Image
 
 RESOLUTION = (1280, 720)
 """What the camera is asked for: enough to read a board across the table."""

@@ -16,27 +16,10 @@ from typing import Any, Protocol
 
 import cv2
 import numpy as np
-from numpy.typing import NDArray
 
+from companion.app.frames import FeedError, FrameSource, Image
 from companion.referee.events import Input
 from engines.observation import Observation
-
-Image = NDArray[np.uint8]
-
-
-class FeedError(Exception):
-    """A camera, video or board that cannot be used; the message says why."""
-
-
-class FrameSource(Protocol):
-    """Frames in BGR, one at a time; ``read`` returns None at the end of a video."""
-
-    fps: float
-    live: bool
-
-    def read(self) -> Image | None: ...
-
-    def close(self) -> None: ...
 
 
 class CaptureSource:
