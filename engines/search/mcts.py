@@ -4,8 +4,10 @@ Each node keeps, per player, the sum of the rewards seen below it. Selection at 
 follows the search's ``policy`` (``POLICIES``): by default it maximises the reward of
 the player to move there (UCT, "max^n"), so every player plays for their own result;
 ``paranoid`` has every other player minimise the reward of the player the search is
-for (the root's player to move), as if all opponents played against them. Rewards lie
-in [0, 1] per player (``engines.search.evaluate``).
+for (the root's player to move), as if all opponents played against them; ``brs``,
+best-reply search, lets only the one opponent whose reply hurts that player most move
+between two of their turns (``engines.search.brs``). Rewards lie in [0, 1] per player
+(``engines.search.evaluate``).
 
 Playouts use the game's ``playout_move(dice)`` when the state has one (a policy that
 plays more like people than uniform moves), else ``random_move``. The search is seeded
@@ -26,12 +28,17 @@ from typing import Any
 
 from engines.base import GameState
 from engines.dice import Dice
+from engines.search import brs
+from engines.search.brs import BRSNode
 from engines.search.evaluate import Evaluator, evaluator_for
 
-POLICIES: tuple[str, ...] = ("maxn", "paranoid")
+POLICIES: tuple[str, ...] = ("maxn", "paranoid", "brs")
 """How a node's child is chosen in a game of more than two players: ``maxn``, each
 player for their own reward; ``paranoid``, the opponents of the searching player against
-that player's reward. With two players both are the same search."""
+that player's reward; ``brs``, best-reply search: between two turns of the searching
+player only the opponent with the reply worst for that player is searched, the others
+play their playout policy's move (``engines.search.brs``). With two players all three
+are the same search."""
 
 WIDENING = 2.0
 """Progressive widening for games with ``wide_branching`` states (ShenShi: a million
@@ -108,7 +115,7 @@ class MCTS:
         self.config = config or SearchConfig()
         self.dice = Dice(self.config.seed)
         self.evaluator = evaluator
-        self.root: Node | None = None
+        self.root: Node | BRSNode | None = None
         self.root_key: Any = None
 
     # ------------------------------------------------------------------ public
@@ -123,19 +130,34 @@ class MCTS:
         evaluate = self.evaluator or evaluator_for(state.rules.game)
         n = state.rules.n_players
         key = state.to_json()
+        config = self.config
+        # best-reply search needs two opponents or more, and a list of legal moves
+        best_reply = (
+            config.policy == "brs" and n > 2 and not getattr(state, "wide_branching", False)
+        )
         if self.root is None or self.root_key != key:
-            self.root = Node(None, None, -1, n)
+            self.root = BRSNode((), None, None, -1, n) if best_reply else Node(None, None, -1, n)
         root = self.root
         self.root_key = key
-        config = self.config
         start = time.perf_counter()
         deadline = start + config.seconds if config.seconds is not None else math.inf
         budget = config.iterations if config.iterations is not None else 1 << 62
         done = 0
         work = state.copy()
-        searcher = state.to_move if config.policy == "paranoid" else -1
+        searcher = state.to_move if config.policy != "maxn" else -1
         while done < budget:
-            self._iterate(root, work, evaluate, searcher)
+            if isinstance(root, BRSNode):
+                brs.iterate(
+                    root,
+                    work,
+                    evaluate,
+                    state.to_move,
+                    self.dice,
+                    config.exploration,
+                    config.rollout_moves,
+                )
+            else:
+                self._iterate(root, work, evaluate, searcher)
             done += 1
             if done & 63 == 0:
                 if time.perf_counter() >= deadline:
@@ -146,10 +168,19 @@ class MCTS:
 
     def advance(self, state: GameState[Any], moves: Sequence[Any]) -> None:
         """Keep the subtree reached by ``moves`` played from ``state`` (tree reuse)."""
-        node = self.root
         after = state.copy()
         for move in moves:
             after.apply(move)
+        if isinstance(self.root, BRSNode):
+            found = brs.descend(self.root, moves)
+            if found is not None:
+                found.parent = None
+                found.line = ()
+            self.root = found
+            self.root_key = after.to_json() if found is not None else None
+            return
+        node = self.root
+        for move in moves:
             if node is not None:
                 node = next((c for c in node.children if c.move == move), None)
         if node is not None:
@@ -163,7 +194,8 @@ class MCTS:
     def _iterate(
         self, root: Node, state: GameState[Any], evaluate: Evaluator, searcher: int = -1
     ) -> None:
-        """One iteration. ``searcher`` >= 0: the paranoid policy, for that player."""
+        """One iteration. ``searcher`` >= 0: the paranoid policy, for that player (with
+        two players it is max^n, and best-reply search too)."""
         tokens: list[object] = []
         node = root
         c = self.config.exploration
@@ -232,7 +264,7 @@ class MCTS:
         return child
 
     def _result(
-        self, root: Node, state: GameState[Any], iterations: int, seconds: float
+        self, root: Node | BRSNode, state: GameState[Any], iterations: int, seconds: float
     ) -> SearchResult:
         player = state.to_move
         stats = [MoveStat(c.move, c.visits, c.value(player)) for c in root.children]

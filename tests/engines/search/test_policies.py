@@ -1,4 +1,4 @@
-"""The multiplayer search policies: max^n and paranoid, and their match command."""
+"""The multiplayer search policies: max^n, paranoid and best reply, and their match command."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tests.engines.search.test_mcts import winning_journey_position
 
 
 def test_an_unknown_policy_is_refused() -> None:
-    assert POLICIES == ("maxn", "paranoid")
+    assert POLICIES == ("maxn", "paranoid", "brs")
     with pytest.raises(ValueError, match="unknown search policy"):
         SearchConfig(iterations=10, policy="best-reply")
 
