@@ -5,8 +5,11 @@ bodies and ``try`` blocks) and imports placed inside functions. Imports under
 ``if TYPE_CHECKING:`` never run and are left out. A cycle is a strongly connected
 component of more than one module.
 
+An import inside a function says why on its line, after ``# deferred:`` (a heavy or
+optional dependency loaded only when needed); ``Graph.unexplained`` lists those without.
+
 Run ``python -m tests.import_graph`` to print the cycles and the function-local imports
-of each package.
+of each package (``-v``: each of them, with its reason).
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ class Import:
     local: bool
     """True when the import sits inside a function (it runs when the function is called)
     or under ``if __name__ == "__main__":``."""
+    reason: str = ""
+    """Why a function-local import is not at module level: the text after ``# deferred:``
+    on one of the statement's lines (empty when there is none)."""
 
 
 @dataclass
@@ -68,6 +74,20 @@ class Graph:
     def local_imports(self) -> list[Import]:
         return [imp for imp in self.imports if imp.local]
 
+    def unexplained(self, within: Iterable[str] = PACKAGES) -> list[Import]:
+        """Function-local imports without a ``# deferred:`` reason, in the modules named
+        by ``within`` (a package, a subpackage or a module, with what lies under it)."""
+        keep = tuple(within)
+        return [
+            imp
+            for imp in self.local_imports()
+            if not imp.reason and any(_under(imp.source, prefix) for prefix in keep)
+        ]
+
+
+def _under(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
 
 def package_of(module: str) -> str:
     return module.split(".", 1)[0]
@@ -87,12 +107,25 @@ def build(packages: Iterable[str] = PACKAGES) -> Graph:
         for path in sorted((ROOT / package).rglob("*.py")):
             graph.modules[module_name(path)] = path
     for name, path in graph.modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        tree = ast.parse(text, filename=str(path))
         is_package = path.name == "__init__.py"
         for node, local in _import_nodes(tree):
             targets = tuple(_resolve(node, name, is_package, graph.modules))
-            graph.imports.append(Import(name, targets, node.lineno, local))
+            reason = _reason(lines[node.lineno - 1 : node.end_lineno or node.lineno])
+            graph.imports.append(Import(name, targets, node.lineno, local, reason))
     return graph
+
+
+DEFERRED = "# deferred:"
+
+
+def _reason(lines: list[str]) -> str:
+    for line in lines:
+        if DEFERRED in line:
+            return line.split(DEFERRED, 1)[1].strip()
+    return ""
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -232,21 +265,26 @@ def report(graph: Graph) -> str:
     internal = Counter(
         package_of(imp.source) for imp in local if any(t in graph.modules for t in imp.targets)
     )
-    lines.append("function-local imports (all / of project modules / modules holding them):")
+    unexplained = Counter(package_of(imp.source) for imp in graph.unexplained())
+    lines.append(
+        "function-local imports (all / of project modules / modules holding them / "
+        "without a reason):"
+    )
     for package in PACKAGES:
         lines.append(
             f"  {package:16} {per_package[package]:4} {internal[package]:4} "
-            f"{len(modules[package]):4}"
+            f"{len(modules[package]):4} {unexplained[package]:4}"
         )
     lines.append(
         f"  {'total':16} {len(local):4} {sum(internal.values()):4} "
-        f"{len({imp.source for imp in local}):4}"
+        f"{len({imp.source for imp in local}):4} {sum(unexplained.values()):4}"
     )
     if "-v" in sys.argv:
         lines.append("function-local imports:")
         for imp in local:
             path = graph.modules[imp.source].relative_to(ROOT)
-            lines.append(f"  {path}:{imp.line} -> {', '.join(imp.targets)}")
+            why = f"  (deferred: {imp.reason})" if imp.reason else ""
+            lines.append(f"  {path}:{imp.line} -> {', '.join(imp.targets)}{why}")
     sizes = sorted(
         ((len(p.read_text(encoding="utf-8").splitlines()), n) for n, p in graph.modules.items()),
         reverse=True,

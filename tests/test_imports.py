@@ -59,6 +59,16 @@ def test_clean_packages_import_only_third_party_modules_inside_functions(graph: 
     assert deferred == []
 
 
+EXPLAINED = ("engines", "firmware_bridge")
+"""Packages (or subpackages, or modules) whose every function-local import says why it is
+deferred (``# deferred: ...`` on its line); this tuple may only grow."""
+
+
+def test_function_local_imports_say_why_they_are_deferred(graph: Graph) -> None:
+    unexplained = [f"{imp.source}:{imp.line}" for imp in graph.unexplained(EXPLAINED)]
+    assert unexplained == [], "an import inside a function without '# deferred: <reason>'"
+
+
 def _import_alone(modules: list[str]) -> dict[str, str | None]:
     done = subprocess.run(
         [sys.executable, "-m", "tests.import_alone", *modules],
