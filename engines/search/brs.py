@@ -22,7 +22,8 @@ first reached, one move is drawn for each opponent in turn and kept, so a line t
 the tree always replays the same moves (a fixed choice, as BRS+ asks, and as cheap as a
 playout step). A child of an opponent node is one line from that node to the searcher's
 next turn: the kept moves of the opponents before the replying one, the reply, and kept
-moves for the opponents after it (drawn once, when the child is made).
+moves for the opponents after it (drawn once, when the child is made); the line where
+every opponent plays their kept move is one child, that of the first opponent.
 
 With two players there is one opponent and nothing to merge: the search is the same as
 max^n and paranoid (``engines.search.mcts`` runs it there).
@@ -111,6 +112,15 @@ def _expand(
     if state.to_move == searcher:
         child = BRSNode((move,), move, node, searcher, len(node.totals))
         tokens.append(state.apply(move))
+        node.children.append(child)
+        return child
+    if move == node.kept[slot]:
+        # nobody replies: the kept line as drawn when the node was first reached
+        mover = state.to_move
+        line = list(node.kept)
+        for kept in line:
+            tokens.append(state.apply(kept))
+        child = BRSNode(tuple(line), move, node, mover, len(node.totals))
         node.children.append(child)
         return child
     line = list(node.kept[:slot])
