@@ -304,7 +304,18 @@ POLICIES_DOC = """``companion bench policies``: one seat searches with a policy
 the measured seat's first-place share (a shared first place counts in part) with its
 Wilson 95 % interval; with ``n`` players, equal policies take first place ``1/n`` of
 the time, and a policy is significantly stronger when the whole interval lies above
-``1/n``. The Elo-like figure reads the share as ``companion bench players`` does."""
+``1/n``. The Elo-like figure reads the share as ``companion bench players`` does.
+
+Policies: ``maxn``, every player plays for their own result; ``paranoid``, the
+opponents play against the searching player; ``brs``, best-reply search: between two of
+the searching player's turns only the opponent with the worst reply for them is
+searched, the others play the move their playout policy gives them.
+
+With ``--log``, each game is written as one line with its settings; a run goes on from
+the games of a log written with the same settings and refuses one written with others."""
+
+SETTINGS = ("game", "players", "policy", "against", "level", "seed")
+"""What a log line must agree on with the run that goes on from it."""
 
 
 def policy_game(
@@ -325,6 +336,12 @@ def policy_game(
     result = play_match(rules, seats)
     share = 1.0 / len(result.winners) if seat in result.winners else 0.0
     return {
+        "game": game,
+        "players": players,
+        "policy": policy,
+        "against": against,
+        "level": level,
+        "seed": seed,
         "index": index,
         "seat": seat,
         "share": share,
@@ -349,6 +366,14 @@ def policies_command(args: argparse.Namespace) -> int:
             for line in args.log.read_text(encoding="utf-8").splitlines()
             if line.strip()
         ]
+        for found in done:
+            # lines written before the settings were kept say nothing: taken as they are
+            other = {k: found[k] for k in SETTINGS if k in found and found[k] != vars(args)[k]}
+            if other:
+                raise UsageError(
+                    f"{args.log} holds games played with other settings ({other}): "
+                    "use another --log"
+                )
     began = time.perf_counter()
     for index in range(len(done), args.games):
         found = policy_game(
@@ -358,9 +383,10 @@ def policies_command(args: argparse.Namespace) -> int:
         if args.log is not None:
             with args.log.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(found) + "\n")
+        so_far = sum(g["share"] for g in done) / len(done)
         print(
             f"\r{args.game} {args.players}: {args.policy} vs {args.against}: "
-            f"{index + 1}/{args.games}",
+            f"{index + 1}/{args.games}, first place so far {100 * so_far:.1f}%",
             end="",
             file=sys.stderr,
             flush=True,
