@@ -20,7 +20,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.errors import ConfigError
+from calibration.targets import aruco_dictionary
 from engines.jsontext import JSONTextError, parse_json
+from engines.shangrila.board import load_board
 
 FloatArray = NDArray[np.float64]
 BOARDS_VERSION = 1
@@ -311,8 +313,6 @@ def board_geometry(game: str, path: str | Path | None = None) -> BoardGeometry:
 
 
 def _village_centres(geometry: BoardGeometry) -> tuple[FloatArray, list[tuple[int, int]]]:
-    from engines.shangrila.board import load_board
-
     board = load_board()
     w, h = geometry.size_mm
     centres = np.array([[v.x * w, v.y * h] for v in board.villages])
@@ -370,8 +370,6 @@ def model_points(geometry: BoardGeometry) -> FloatArray:
 
 def marker_image(geometry: BoardGeometry, marker_id: int, side_px: int) -> NDArray[np.uint8]:
     """The marker's black square (with its bit pattern), ``side_px`` pixels wide."""
-    from calibration.targets import aruco_dictionary
-
     dictionary = aruco_dictionary(geometry.dictionary)
     return np.asarray(cv2.aruco.generateImageMarker(dictionary, marker_id, side_px))
 

@@ -50,8 +50,8 @@ from calibration.arrays import array_of
 from calibration.errors import NotFoundError, ProfileError
 from calibration.profiles import KIND_LAYOUT, Fields, now_iso, read_document, save_document
 from engines.observation import Observation
-from vision.models import BoardModel, Element, Village
-from vision.view import BoardView
+from vision.models import BoardModel, Element, ModelError, Village, load_model
+from vision.view import BoardView, Lens, pose_from_homography
 
 FloatArray = NDArray[np.float64]
 Image = NDArray[np.uint8]
@@ -883,8 +883,6 @@ def registered_view(
     alone (square pixels, principal point in the middle of the picture: the board's
     two axes must be at right angles, Zhang's constraint), and the lens is not
     corrected."""
-    from vision.view import Lens, pose_from_homography
-
     h = np.asarray(homography, np.float64)
     if camera is not None:
         lens = Lens.of(camera)
@@ -1358,8 +1356,6 @@ def load_layout(path: Path, nominal: BoardModel) -> LayoutFit:
 def describe_layout(path: Path) -> str:
     """One line on a stored layout, after reading and checking all of it. Raises
     ``ProfileError``."""
-    from vision.models import ModelError, load_model
-
     game = Fields(read_document(path, KIND_LAYOUT), path, "board layout").string("game")
     try:
         model = load_model(game)

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.arrays import array_of
-from calibration.boards import BoardGeometry, geometry_from_json, model_polylines
+from calibration.boards import BoardGeometry, geometry_from_json, load_boards, model_polylines
 from calibration.config import RegistrationConfig
 from calibration.errors import FitError, NotFoundError, ProfileError
 from calibration.intrinsics import (
@@ -320,8 +320,6 @@ def _missing_markers_message(
         f"visible; need {need}"
     )
     if others:
-        from calibration.boards import load_boards
-
         owners = sorted({g for g, b in load_boards().items() for i in others if i in b.marker_ids})
         message += f"; markers {', '.join(map(str, others))} were seen"
         if owners:

@@ -23,6 +23,7 @@ machine's.
 
 from __future__ import annotations
 
+import argparse
 import math
 import time
 from collections.abc import Sequence
@@ -32,8 +33,15 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.boards import board_geometry, load_boards
 from calibration.intrinsics import CameraProfile
 from engines.observation import Observation
+from engines.shangrila import ShangrilaRules
+from engines.shangrila.observation import expected
+from engines.shendao import ShendaoRules
+from engines.shendao.observation import expected as shendao_expected
+from engines.shenshi import ShenshiRules
+from engines.shenshi.observation import expected as shenshi_expected
 from vision.locate import BoardReference, Locator
 from vision.models import load_model
 from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
@@ -248,18 +256,9 @@ def synthetic_profile(camera: Camera) -> CameraProfile:
 
 def _observation(game: str) -> Observation:
     if game == "shangrila":
-        from engines.shangrila import ShangrilaRules
-        from engines.shangrila.observation import expected
-
         return expected(ShangrilaRules().initial_state())
     if game == "shenshi":
-        from engines.shenshi import ShenshiRules
-        from engines.shenshi.observation import expected as shenshi_expected
-
         return shenshi_expected(ShenshiRules().initial_state())
-    from engines.shendao import ShendaoRules
-    from engines.shendao.observation import expected as shendao_expected
-
     return shendao_expected(ShendaoRules().initial_state())
 
 
@@ -334,8 +333,6 @@ class MarkerPicture:
 def marker_sides_px(view: BoardView, game: str) -> dict[int, float]:
     """Each of ``game``'s markers' side in the picture of ``view``: the square root of
     the area it covers, in pixels."""
-    from calibration.boards import board_geometry
-
     geometry = board_geometry(game)
     return {
         i: math.sqrt(
@@ -417,8 +414,6 @@ def render_marker_shot(shot: MarkerShot) -> MarkerPicture:
 
 
 def _covered(view: BoardView, game: str, occluded: NDArray[np.bool_]) -> dict[int, float]:
-    from calibration.boards import board_geometry
-
     geometry = board_geometry(game)
     shares = {}
     for marker_id in geometry.marker_ids:
@@ -501,8 +496,6 @@ def bench_small_markers(
 
 
 def _marker_figure(shots: Sequence[MarkerShot], lens_profile: bool) -> MarkerFigure:
-    from calibration.boards import board_geometry
-
     markers = read = misplaced = located = 0
     errors: list[float] = []
     times: list[float] = []
@@ -554,8 +547,6 @@ def _marker_figure(shots: Sequence[MarkerShot], lens_profile: bool) -> MarkerFig
 
 
 def _all_game_markers() -> set[int]:
-    from calibration.boards import load_boards
-
     return {i for board in load_boards().values() for i in board.marker_ids}
 
 
@@ -583,8 +574,6 @@ def format_marker_row(f: MarkerFigure) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m vision.bench_locate``: the small-marker figures (default) or the
     localisation figures (``--poses``)."""
-    import argparse
-
     parser = argparse.ArgumentParser(
         prog="python -m vision.bench_locate",
         description="How small the board's corner markers may be: the share read and "

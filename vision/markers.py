@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.arrays import array_of
+from calibration.boards import board_geometry
 from calibration.registration import square_corners
 from calibration.srgb import linear_light
 from calibration.targets import aruco_dictionary
@@ -402,8 +403,6 @@ def _decode(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the small markers read in a picture."""
-    from calibration.boards import board_geometry
-
     parser = argparse.ArgumentParser(
         prog="python -m vision.markers", description=__doc__.split("\n\n")[0]
     )

@@ -35,9 +35,13 @@ from numpy.typing import NDArray
 
 from engines.observation import Observation, Reading, Value
 from vision.appearance import AppearanceReading
+from vision.locate import Locator
 from vision.models import HEIGHT_SUFFIX, BoardModel, load_model
 from vision.read import BoardReader, FrameReading
 from vision.read_config import ReadConfig, with_colour_model
+from vision.read_shendao import ShendaoReader
+from vision.read_shenshi import ShenshiReader, metals_in_play
+from vision.stillness import StillnessDetector
 from vision.view import BoardView
 
 Image = NDArray[np.uint8]
@@ -90,12 +94,8 @@ def reader_for(
     if colours is not None:
         config = with_colour_model(config, game, colours)
     if game == "shenshi":
-        from vision.read_shenshi import ShenshiReader, metals_in_play
-
         return ShenshiReader(model, config, None if rules is None else metals_in_play(rules))
     if game == "shendao":
-        from vision.read_shendao import ShendaoReader
-
         return ShendaoReader(model, config)
     return BoardReader(game, model, config)
 
@@ -185,13 +185,9 @@ class Pipeline:
         if locator is None and view is not None:
             locator = _FixedView(view)
         if locator is None:
-            from vision.locate import Locator
-
             locator = Locator(game)
         self.locator = locator
         if stillness is None and require_still:
-            from vision.stillness import StillnessDetector
-
             stillness = StillnessDetector(self.model.size_mm, self.model)
         self.stillness = stillness
         self._was_still = False

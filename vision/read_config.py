@@ -20,6 +20,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
+
 BGR = tuple[int, int, int]
 
 # class name -> (the value read, prototype colours)
@@ -557,9 +560,6 @@ def with_colour_model(config: ReadConfig, game: str, model: Any) -> ReadConfig:
     each is taken relative to its ``empty`` class and set against this palette's empty
     colour, so only how the pieces differ from the empty board is borrowed. Classes the
     palette does not know are ignored; a model without ``empty`` changes nothing."""
-    import cv2
-    import numpy as np
-
     kind = CALIBRATED_KIND.get(game)
     names = {c.name: c for c in getattr(model, "classes", ())}
     if kind is None or "empty" not in names:

@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engines.observation import UNKNOWN, Reading
+from engines.shenshi.board import load_board, square_name
 from vision.models import BoardModel, Element
 from vision.read import (
     COVERED,
@@ -115,7 +116,6 @@ class MonkReading(BoardReader):
         self._tiles: dict[str, Element] = {
             e.name.split(" ")[0]: e for e in self.elements if e.kind == "tile"
         }
-        from engines.shenshi.board import load_board, square_name
 
         self._marked = {square_name(s) for s in load_board().marked}
         # each cushion's colours (top, middle, tuft, tuft blurred into the middle)

@@ -35,6 +35,7 @@ from typing import Any
 
 from engines.jsontext import read_json_file
 from engines.observation import Reading, TableSchema, Value
+from vision.models import load_model
 
 FORMAT_VERSION = 1
 KIND = "companion.reader-errors"
@@ -562,8 +563,6 @@ def _confidence_in(
 def element_kinds(game: str, elements: Iterable[str]) -> dict[str, str]:
     """The board model's kind of each of ``elements`` that the camera reads on the board
     (stack heights and elements off the board left out)."""
-    from vision.models import load_model
-
     model = load_model(game)
     return {e: model.elements[e].kind for e in elements if e in model.elements}
 

@@ -19,7 +19,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from calibration.colours import load_colour_model
+from calibration.errors import ProfileError
+from calibration.intrinsics import load_camera_profile
+from calibration.layout import load_layout
+from calibration.profiles import (
+    DEFAULT_PROFILE,
+    board_path,
+    camera_path,
+    colours_path,
+    layout_path,
+    profile_dir,
+    reference_image_path,
+)
+from calibration.registration import load_board_profile, load_reference_image
+from vision.appearance import AppearanceReader, load_appearance
+from vision.locate import BoardReference, Locator
 from vision.models import BoardModel, load_model
+from vision.pipeline import Pipeline, reader_for
 
 
 @dataclass
@@ -42,23 +59,15 @@ class TableProfile:
 
     def reader(self, rules: Any = None) -> Any:
         """The appearance reader when the set was calibrated, else the colour reader."""
-        from vision.pipeline import reader_for
-
         if self.appearance is not None:
-            from vision.appearance import AppearanceReader
-
             return AppearanceReader(self.game, self.model, self.appearance)
         return reader_for(self.game, self.model, self.colours, rules)
 
     def locator(self) -> Any:
-        from vision.locate import Locator
-
         return Locator(self.game, camera=self.camera, reference=self.reference)
 
     def pipeline(self, *, rules: Any = None, view: Any = None, require_still: bool = True) -> Any:
         """The camera pipeline of this table (see the module docstring)."""
-        from vision.pipeline import Pipeline
-
         return Pipeline(
             self.game,
             view=view,
@@ -101,9 +110,6 @@ def load_table_profile(game: str, name: str | None = None) -> TableProfile:
     """Everything ``name`` (the default profile for ``None``) holds for ``game``.
     Raises ``calibration.errors.ProfileError`` for a damaged file of a named profile,
     or a name the data folder does not allow."""
-    from calibration.errors import ProfileError
-    from calibration.profiles import DEFAULT_PROFILE, profile_dir
-
     profile = TableProfile(game, name)
     strict = name is not None
     folder = profile_dir(name or DEFAULT_PROFILE)
@@ -131,18 +137,11 @@ def load_table_profile(game: str, name: str | None = None) -> TableProfile:
 
 
 def _camera(game: str, name: str, profile: TableProfile) -> Any:
-    from calibration.intrinsics import load_camera_profile
-    from calibration.profiles import camera_path
-
     path = camera_path(name)
     return load_camera_profile(path) if path.exists() else None
 
 
 def _reference(game: str, name: str, profile: TableProfile) -> Any:
-    from calibration.profiles import board_path, reference_image_path
-    from calibration.registration import load_board_profile, load_reference_image
-    from vision.locate import BoardReference
-
     path = board_path(game, name)
     if not path.exists() or not reference_image_path(game, name).exists():
         return None
@@ -152,22 +151,14 @@ def _reference(game: str, name: str, profile: TableProfile) -> Any:
 
 
 def _colours(game: str, name: str, profile: TableProfile) -> Any:
-    from calibration.colours import load_colour_model
-    from calibration.profiles import colours_path
-
     path = colours_path(game, name)
     return load_colour_model(path, game) if path.exists() else None
 
 
 def _layout(game: str, name: str, profile: TableProfile) -> BoardModel | None:
-    from calibration.layout import load_layout
-    from calibration.profiles import layout_path
-
     path = layout_path(game, name)
     return load_layout(path, load_model(game)).model if path.exists() else None
 
 
 def _appearance(game: str, name: str, profile: TableProfile) -> Any:
-    from vision.appearance import load_appearance
-
     return load_appearance(game, name)

@@ -134,19 +134,20 @@ class BoardModel:
 
 def referee_schema(game: str) -> TableSchema:
     """The referee's table schema of ``game`` (every board element, all player counts)."""
+    # each game's engine is imported only when its schema is asked for
     if game == "shangrila":
-        from engines.shangrila import ShangrilaRules
-        from engines.shangrila.observation import schema as shangrila_schema
+        from engines.shangrila import ShangrilaRules  # deferred: per game
+        from engines.shangrila.observation import schema as shangrila_schema  # deferred: per game
 
         return shangrila_schema(ShangrilaRules())
     if game == "shendao":
-        from engines.shendao import ShendaoRules
-        from engines.shendao.observation import schema as shendao_schema
+        from engines.shendao import ShendaoRules  # deferred: per game
+        from engines.shendao.observation import schema as shendao_schema  # deferred: per game
 
         return shendao_schema(ShendaoRules())
     if game == "shenshi":
-        from engines.shenshi.observation import schema as shenshi_schema
-        from engines.shenshi.rules import METALS, ShenshiRules
+        from engines.shenshi.observation import schema as shenshi_schema  # deferred: per game
+        from engines.shenshi.rules import METALS, ShenshiRules  # deferred: per game
 
         return shenshi_schema(ShenshiRules(METALS))  # 4 players: every player's tokens
     raise ModelError(f"no board model for game {game!r}; known: {', '.join(GAMES)}")

@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.boards import board_geometry, stick_markers
 from engines.observation import Observation, Reading
 from engines.shenshi.board import load_board, square_name
 from vision.models import HEIGHT_SUFFIX, BoardModel, Element, load_model
@@ -271,8 +272,6 @@ def board_art(game: str, px_per_mm: float) -> NDArray[np.uint8]:
 def with_markers(art: NDArray[np.uint8], game: str, px_per_mm: float) -> NDArray[np.uint8]:
     """A copy of ``art`` with ``game``'s corner markers (``calibration/boards.json``)
     stuck on it: each black square on its white card, as printed and cut out."""
-    from calibration.boards import board_geometry, stick_markers
-
     image = art.copy()
     stick_markers(image, board_geometry(game), px_per_mm, white=250, black=20)
     return image

@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from engines.shenshi.board import load_board, square_name
 from vision.models import BoardModel, Element, load_model
 from vision.synth.table import (
     PLAYER_BGR,
@@ -349,8 +350,6 @@ def _shenshi_painting(world: World, s: float) -> Image:
     of this edition's style (light and dark shades, or one shade; plain, framed,
     patterned or with a printed rosette), the marked squares in a shade of their own or
     not, and a carved border."""
-    from engines.shenshi.board import load_board, square_name
-
     model = world.model
     rng = np.random.default_rng([world.seed, KINDS.index(world.kind), 37])
     image, _, _ = _base_painting(world, rng, s)
