@@ -20,8 +20,7 @@ CLEAN = ("engines",)
 """Packages with no cycle even counting imports placed inside functions."""
 
 KNOWN_CYCLES = {
-    ("companion.bench_appearance", "companion.bench_heights", "companion.vision_cli"),
-    ("companion.calibrate_cli", "companion.calibrate_layout_cli"),
+    ("companion.bench_appearance", "companion.bench_heights"),
     ("vision.appearance", "vision.appearance_heights", "vision.appearance_stacks"),
 }
 """Cycles that only close through imports inside functions, outside ``CLEAN``. This set

@@ -381,9 +381,7 @@ def bench_command(args: Any) -> int:
             print("rendering a 1280x720 test video...", file=sys.stderr, flush=True)
             video = render_video(Path(folder) / "table.avi")
         elif not video.exists():
-            from companion.cli import UsageError
-
-            raise UsageError(f"--video {video}: no such file")
+            raise FileNotFoundError(f"--video {video}: no such file")
         figures.video = str(video) if args.video else "rendered 1280x720, 120 frames"
         print("measuring the start time...", file=sys.stderr, flush=True)
         figures.start_process_s, figures.start_app_s = measure_start(args.starts)

@@ -124,7 +124,7 @@ def calibrate_table(
     from calibration.profiles import board_path, camera_path, layout_path, profile_dir
     from calibration.registration import register_with_markers, save_board_profile
     from calibration.sources import write_image
-    from companion.calibrate_layout_cli import (
+    from companion.cli.calibrate.layout import (
         APPEARANCE_GAMES,
         NEEDS_POSITION,
         SET_ONLY_POSITION,

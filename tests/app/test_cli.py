@@ -31,8 +31,8 @@ def test_bench_app_refuses_bad_counts(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_app_cli_exposes_run_app() -> None:
-    from companion import app_cli
     from companion.app import run_app
+    from companion.cli import app as app_cli
 
     assert app_cli.run_app is run_app
 

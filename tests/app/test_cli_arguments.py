@@ -13,7 +13,7 @@ from companion.cli import main
 
 @pytest.fixture
 def no_app(monkeypatch: pytest.MonkeyPatch) -> None:
-    from companion import app_cli
+    from companion.cli import app as app_cli
 
     def started(**_: Any) -> int:
         raise AssertionError("the app was started")

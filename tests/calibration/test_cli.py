@@ -12,9 +12,9 @@ import pytest
 
 from calibration.boards import board_geometry, draw_board, draw_pieces
 from calibration.config import CalibrationConfig
+from calibration.evaluate import BOARD_PX_PER_MM, PIECE_BGR, bench_camera
 from calibration.sheets import charuco_sheet
 from calibration.targets import CharucoTarget
-from companion.calibrate_bench import BOARD_PX_PER_MM, PIECE_BGR, bench_camera
 from companion.cli import main
 from vision.synth import LIGHTS, Imaging, PlanarTexture, Pose, Scene, render, table_texture
 

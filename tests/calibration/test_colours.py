@@ -24,14 +24,14 @@ from calibration.colours import (
 )
 from calibration.config import CalibrationConfig
 from calibration.errors import NotFoundError, ProfileError
-from calibration.registration import register_with_markers
-from companion.calibrate_bench import (
+from calibration.evaluate import (
     BOARD_PX_PER_MM,
     PIECE_BGR,
     bench_camera,
     colour_separation,
     exact_profile,
 )
+from calibration.registration import register_with_markers
 from vision.synth import HARDEST_LIGHT, LIGHTS, Imaging, PlanarTexture, Pose, Scene, render
 
 

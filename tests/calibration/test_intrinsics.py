@@ -11,6 +11,17 @@ import pytest
 
 from calibration.config import CalibrationConfig
 from calibration.errors import FitError, ProfileError
+from calibration.evaluate import (
+    FOCAL_TOLERANCE_PCT,
+    REAL_INTRINSICS_TOLERANCE_PCT,
+    REAL_PHOTO_REFERENCE,
+    REAL_PHOTOS_DIR,
+    REAL_RMS_TOLERANCE_PX,
+    bench_camera,
+    exact_profile,
+    real_photos,
+    rendered_intrinsics,
+)
 from calibration.intrinsics import (
     CameraProfile,
     calibrate_camera,
@@ -26,17 +37,6 @@ from calibration.targets import (
     TargetView,
     collect_views,
     detect_target,
-)
-from companion.calibrate_bench import (
-    FOCAL_TOLERANCE_PCT,
-    REAL_INTRINSICS_TOLERANCE_PCT,
-    REAL_PHOTO_REFERENCE,
-    REAL_PHOTOS_DIR,
-    REAL_RMS_TOLERANCE_PX,
-    bench_camera,
-    exact_profile,
-    real_photos,
-    rendered_intrinsics,
 )
 from vision.synth import Camera, PlanarTexture, Pose, Scene, project_points, render
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from calibration.errors import ProfileError
+from calibration.evaluate import bench_camera, exact_profile
 from calibration.intrinsics import load_camera_profile, save_camera_profile
 from calibration.profiles import (
     KIND_CAMERA,
@@ -20,7 +21,6 @@ from calibration.profiles import (
     read_document,
     write_atomic,
 )
-from companion.calibrate_bench import bench_camera, exact_profile
 
 
 def test_the_data_folder_follows_the_environment(data_dir: Path) -> None:

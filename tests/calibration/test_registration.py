@@ -12,6 +12,13 @@ import pytest
 from calibration.boards import board_geometry, draw_board
 from calibration.config import CalibrationConfig
 from calibration.errors import NotFoundError, ProfileError
+from calibration.evaluate import (
+    BOARD_PX_PER_MM,
+    REGISTRATION_TOLERANCE_MM,
+    bench_camera,
+    exact_profile,
+    registration_accuracy,
+)
 from calibration.registration import (
     board_to_image,
     check_registration,
@@ -24,14 +31,7 @@ from calibration.registration import (
     register_with_outline,
     save_board_profile,
 )
-from companion.calibrate_bench import (
-    BOARD_PX_PER_MM,
-    GAMES,
-    REGISTRATION_TOLERANCE_MM,
-    bench_camera,
-    exact_profile,
-    registration_accuracy,
-)
+from engines.registry import GAMES
 from vision.synth import (
     LIGHTS,
     Imaging,

@@ -152,7 +152,7 @@ def test_the_console_command_is_installed() -> None:
 
 
 def test_moves_with_spaces_after_a_replay_are_listed_one_a_line() -> None:
-    from companion.rules_cli import TURNS_SHOWN, legal_lines
+    from companion.cli.rules import TURNS_SHOWN, legal_lines
     from engines import Dice, rules_class
 
     for game, players, plies in (
@@ -175,7 +175,7 @@ def test_moves_with_spaces_after_a_replay_are_listed_one_a_line() -> None:
 
 
 def test_single_action_games_keep_one_line_of_moves() -> None:
-    from companion.rules_cli import legal_lines
+    from companion.cli.rules import legal_lines
     from engines import rules_class
 
     rules = rules_class("shangrila").from_record(["red", "blue", "yellow"], {})

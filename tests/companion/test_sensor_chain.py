@@ -7,9 +7,9 @@ from __future__ import annotations
 import queue
 import time
 
-from companion.device_cli import to_referee
 from companion.referee.core import Referee, RefereeConfig
 from companion.referee.events import MoveAccepted, MoveTakenBack, Seen
+from companion.referee.sensors import to_referee
 from companion.simulator import TableConfig, TableSimulator
 from engines import Dice
 from engines.shangrila import ShangrilaRules

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.device_cli import _find_change
 from engines import Dice
 from engines.shangrila import ShangrilaRules
 from engines.shangrila.observation import expected
+from firmware_bridge.bench import _find_change
 from firmware_bridge.layouts import layout_for
 from firmware_bridge.simulator import BoardSimulator, churn_change
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.device_cli import to_referee
 from companion.referee.core import Referee, RefereeConfig
 from companion.referee.events import Indicators, MoveAccepted
+from companion.referee.sensors import to_referee
 from engines import Dice
 from engines.shangrila import ShangrilaRules
 from engines.shangrila.observation import expected

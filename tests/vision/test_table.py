@@ -10,12 +10,12 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision_cli import RENDERABLE
 from engines.observation import Observation
 from engines.shangrila import ShangrilaRules
 from engines.shangrila.observation import expected as shangrila_expected
 from engines.shendao import ShendaoRules
 from engines.shendao.observation import expected as shendao_expected
+from vision.models import GAMES as RENDERABLE
 from vision.models import load_model
 from vision.synth.camera import Camera, Imaging, PlanarTexture, Pose, project_points
 from vision.synth.table import TableOptions, render_table

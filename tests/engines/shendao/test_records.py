@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from companion import bench
 from companion.cli import main
-from engines import GameRecord, RecordError, replay
+from engines import GameRecord, RecordError, bench, replay
 from engines.shendao import ShendaoRules
 
 GAME = {

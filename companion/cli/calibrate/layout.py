@@ -14,7 +14,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from companion.cli import UsageError
+from calibration.errors import CalibrationError, SourceError
+from companion.cli import UsageError, user_errors
 
 GAMES = ("shangrila", "shendao", "shenshi")
 NEEDS_POSITION = ("shangrila", "shendao")
@@ -27,8 +28,6 @@ layout is fitted from the empty board)."""
 
 def add_layout_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``companion calibrate layout``."""
-    from companion.calibrate_cli import user_errors
-
     layout = commands.add_parser(
         "layout",
         help="find where each space, square, bridge and stone lies on your board",
@@ -67,7 +66,7 @@ def add_layout_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         metavar="NAME",
         help="the table set-up to use (default: 'default')",
     )
-    layout.set_defaults(handler=user_errors(layout_command))
+    layout.set_defaults(handler=user_errors(CalibrationError)(layout_command))
 
 
 def _position(game: str, model: Any, colours: tuple[str, ...]) -> Any:
@@ -154,7 +153,6 @@ def _pieces_learned(colours: dict[str, Any]) -> str:
 def layout_command(args: argparse.Namespace) -> int:
     import cv2
 
-    from calibration.errors import SourceError
     from calibration.intrinsics import load_camera_profile
     from calibration.layout import draw_layout, fit_layout, registered_view, save_layout
     from calibration.profiles import board_path, camera_path, layout_path

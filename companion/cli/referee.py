@@ -18,7 +18,7 @@ import argparse
 import sys
 from typing import Any
 
-from companion.cli import UsageError
+from companion.cli import Subparsers, UsageError
 from companion.referee.core import Referee
 from companion.referee.events import Answer, Input, Seen, Takeback, TurnDone, TypedMove
 from companion.referee.journal import Journal, JournaledReferee, resume
@@ -28,8 +28,11 @@ from engines.jsontext import JSONTextError, parse_json
 from engines.observation import Observation
 from engines.registry import GAMES
 
+ORDER = 30
+"""Where the group is listed in ``companion --help``."""
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+
+def register(sub: Subparsers) -> None:
     parser = sub.add_parser(
         "referee",
         help="referee a game from readings of the table, with a journal",

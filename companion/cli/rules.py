@@ -10,6 +10,10 @@ from typing import Any
 from companion.referee.words import tiebreak_words
 from engines import Dice, GameRecord, GameState, new_record, replay, rules_class
 from engines.errors import RecordError
+from engines.registry import GAMES
+
+ORDER = 10
+"""Where the group is listed in ``companion --help``."""
 
 
 def _read_record(path: str) -> GameRecord:
@@ -154,3 +158,49 @@ def demo_command(args: argparse.Namespace) -> int:
             out.write(record.dumps() + "\n")
         print(f"record written to {args.record}")
     return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``companion rules`` and its commands."""
+    rules = sub.add_parser(
+        "rules",
+        help="replay and check game records, play random demo games",
+        description="The rules engines: replay a game record or watch a random game.",
+    )
+    rules_sub = rules.add_subparsers(dest="rules_command", required=True, metavar="COMMAND")
+
+    replay = rules_sub.add_parser(
+        "replay",
+        help="validate every move of a game record and show the final position",
+        description="Validate every move of a game record (JSON) and print the final "
+        "position, the player to move, the scores, the winners, whether the game is over "
+        "and the legal moves. Exit status: 0 when every move is legal, 1 at the first "
+        "illegal move, 2 when the file or a move cannot be read.",
+    )
+    replay.add_argument("file", help="the game record (JSON), or - for standard input")
+    replay.add_argument(
+        "--json", action="store_true", help="print exactly one JSON object instead of text"
+    )
+    replay.set_defaults(handler=replay_command)
+
+    demo = rules_sub.add_parser(
+        "demo",
+        help="play a random legal game and print it move by move",
+        description="Play a game of random legal moves and print each move and the final "
+        "scores. The same seed always gives the same game.",
+    )
+    demo.add_argument(
+        "--game",
+        default="shangrila",
+        choices=GAMES,
+        help="the game: %(choices)s (default shangrila)",
+    )
+    demo.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="number of players (default: 4 for Shangri-La, 2 otherwise)",
+    )
+    demo.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    demo.add_argument("--record", metavar="FILE", help="also write the game record (JSON) to FILE")
+    demo.set_defaults(handler=demo_command)

@@ -1,25 +1,37 @@
-"""``companion bench calibration``: the calibration figures (lens, board, colours), measured on
-rendered views (``vision.synth``) and on real photographs. The tests check the same
-functions at smaller sizes."""
+"""The calibration's figures (lens, board, colours), measured on rendered views
+(``vision.synth``) and on real photographs; ``companion bench calibration`` prints them.
+The tests check the same functions at smaller sizes."""
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engines.registry import GAMES
+import numpy as np
+
+from calibration.boards import board_geometry, draw_board, draw_pieces
+from calibration.colours import EMPTY, capture_samples, classify_patches, fit_colour_model
+from calibration.intrinsics import CameraProfile, calibrate_camera
+from calibration.registration import check_registration, image_to_board, register_with_markers
+from calibration.sheets import charuco_sheet
+from calibration.sources import folder_frames
+from calibration.targets import CharucoTarget, ChessboardTarget, collect_views
+from vision.synth import (
+    HARDEST_LIGHT,
+    LIGHTS,
+    Camera,
+    Imaging,
+    PlanarTexture,
+    Pose,
+    Scene,
+    project_points,
+    render,
+    table_texture,
+)
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from calibration.config import CalibrationConfig
-    from calibration.intrinsics import CameraProfile
-    from vision.synth import Camera
 
 
 # The tolerances the calibration must meet.
@@ -55,14 +67,12 @@ BOARD_PX_PER_MM = 4.0
 def bench_camera() -> Camera:
     """The rendered camera: a 1280x720 webcam, 69 degrees across, with clear barrel
     distortion and a principal point off centre, so nothing is found by symmetry."""
-    from vision.synth import Camera
 
     return Camera(1280, 720, 930.0, 925.0, 652.0, 351.0, k1=-0.18, k2=0.06, p1=0.001, p2=-0.0008)
 
 
 def exact_profile(camera: Camera) -> CameraProfile:
     """A camera profile holding a rendered camera's true intrinsics."""
-    from calibration.intrinsics import CameraProfile
 
     return CameraProfile(
         camera.size,
@@ -96,12 +106,6 @@ def rendered_intrinsics(
 ) -> tuple[IntrinsicsFigure, CameraProfile]:
     """Render ``views`` photographs of the printed ChArUco sheet lying on a table from
     seeded poses, calibrate from them, and compare with the rendered camera."""
-    import numpy as np
-
-    from calibration.intrinsics import calibrate_camera
-    from calibration.sheets import charuco_sheet
-    from calibration.targets import CharucoTarget, collect_views
-    from vision.synth import LIGHTS, Imaging, PlanarTexture, Pose, Scene, render, table_texture
 
     camera = bench_camera()
     sheet, target = charuco_sheet(
@@ -153,9 +157,6 @@ class RealPhotoFigure:
 def real_photos(config: CalibrationConfig, folder: Path) -> RealPhotoFigure:
     """Calibrate the OpenCV chessboard photographs as ``companion calibrate camera
     --target chessboard`` does, and compare with OpenCV's reference calibration."""
-    from calibration.intrinsics import calibrate_camera
-    from calibration.sources import folder_frames
-    from calibration.targets import ChessboardTarget, collect_views
 
     target = ChessboardTarget((9, 6), 1.0)
     views, rejected = collect_views(config.camera, target, folder_frames(folder), stream=False)
@@ -185,7 +186,6 @@ class RegistrationFigure:
 def _board_poses(camera: Camera, size_mm: tuple[float, float]) -> list[Any]:
     """Camera poses over a board: straight down, and from a player's side at 65 and 55
     degrees, at a distance where the board fills about three quarters of the picture."""
-    from vision.synth import Pose
 
     distance = camera.fy * max(size_mm) / (0.75 * camera.height)
     return [
@@ -202,23 +202,6 @@ def registration_accuracy(
     it with the lens figures ``lens``, and measure, over a 21x21 grid covering the whole
     board, how far (mm on the board) the registration sends each true image point from
     its true position. ``check_max_mm`` is what ``check`` reports on a fresh frame."""
-    import numpy as np
-
-    from calibration.boards import board_geometry, draw_board
-    from calibration.registration import (
-        check_registration,
-        image_to_board,
-        register_with_markers,
-    )
-    from vision.synth import (
-        LIGHTS,
-        Imaging,
-        PlanarTexture,
-        Scene,
-        project_points,
-        render,
-        table_texture,
-    )
 
     camera = bench_camera()
     geometry = board_geometry(game)
@@ -283,21 +266,6 @@ def colour_separation(
     """The guided colour capture of Shangri-La's four colours, rendered under the
     renderer's hardest light (a warm lamp on one side, cold window light on the other),
     then a new frame with every colour and empty spots at fresh positions, classified."""
-    import numpy as np
-
-    from calibration.boards import board_geometry, draw_board, draw_pieces
-    from calibration.colours import EMPTY, capture_samples, classify_patches, fit_colour_model
-    from calibration.registration import register_with_markers
-    from vision.synth import (
-        HARDEST_LIGHT,
-        LIGHTS,
-        Imaging,
-        PlanarTexture,
-        Pose,
-        Scene,
-        render,
-        table_texture,
-    )
 
     light_name = light_name or HARDEST_LIGHT
     camera = bench_camera()
@@ -352,67 +320,3 @@ def colour_separation(
         correct,
         margin,
     )
-
-
-def bench_command(args: argparse.Namespace) -> int:
-    from calibration.config import load_config
-
-    config = load_config()
-    figures: dict[str, Any] = {}
-    start = time.perf_counter()
-    intrinsics, lens = rendered_intrinsics(config, args.views, args.seed)
-    figures["rendered_charuco"] = dataclasses.asdict(intrinsics)
-    if not args.json:
-        print(
-            f"rendered ChArUco, {intrinsics.used} of {intrinsics.views} views at 1280x720: "
-            f"fx {intrinsics.fx_error_pct:+.3f}%, fy {intrinsics.fy_error_pct:+.3f}%, "
-            f"cx {intrinsics.cx_error_pct:+.3f}%, cy {intrinsics.cy_error_pct:+.3f}%, "
-            f"RMS {intrinsics.rms_px:.3f} px (tolerance: focal within "
-            f"{FOCAL_TOLERANCE_PCT}%)",
-            flush=True,
-        )
-    if args.real_photos.is_dir():
-        real = real_photos(config, args.real_photos)
-        figures["real_photos"] = dataclasses.asdict(real)
-        if not args.json:
-            worst = max(
-                real.intrinsics_difference_pct, key=lambda k: abs(real.intrinsics_difference_pct[k])
-            )
-            print(
-                f"real photos, {real.views} views: RMS {real.rms_px:.4f} px, "
-                f"{round(real.rms_difference_px, 4) + 0.0:+.4f} px from OpenCV's reference; "
-                f"intrinsics within "
-                f"{real.worst_intrinsics_pct:.4f}% (worst {worst}) (tolerance: RMS "
-                f"{REAL_RMS_TOLERANCE_PX} px, intrinsics {REAL_INTRINSICS_TOLERANCE_PCT}%)",
-                flush=True,
-            )
-    elif not args.json:
-        print(f"real photos: not found at {args.real_photos} (skipped)")
-    figures["registration"] = []
-    for game in GAMES:
-        reg = registration_accuracy(config, game, lens, args.seed)
-        figures["registration"].append(dataclasses.asdict(reg))
-        if not args.json:
-            print(
-                f"registration {game} at 1280x720 (lens from the rendered calibration): "
-                f"{reg.rms_mm:.3f} mm RMS, {reg.max_mm:.3f} mm max over {reg.points} board "
-                f"points in {reg.poses} poses; check reports {reg.check_max_mm:.2f} mm max "
-                f"(tolerance: {REGISTRATION_TOLERANCE_MM} mm)",
-                flush=True,
-            )
-    colours = colour_separation(config, args.seed)
-    figures["colours"] = dataclasses.asdict(colours)
-    if not args.json:
-        a, b = colours.closest
-        print(
-            f"colours under the '{colours.light}' light: closest pair {a}/{b} "
-            f"{colours.separation:.1f} standard deviations apart; "
-            f"{colours.test_correct}/{colours.test_patches} new patches right "
-            f"(smallest margin {colours.smallest_margin:.1f}); training samples "
-            f"{colours.training_accuracy:.1%} right"
-        )
-        print(f"({time.perf_counter() - start:.0f} s)")
-    else:
-        figures["seconds"] = round(time.perf_counter() - start, 1)
-        print(json.dumps(figures))
-    return 0

@@ -1,22 +1,21 @@
-"""``companion bench ...``: figures measured on this machine, not timed tests.
+"""Random complete games per second (``companion bench rules``).
 
-``bench rules`` measures random complete games with every move drawn uniformly from the
+It measures random complete games with every move drawn uniformly from the
 legal moves; for games whose states also offer ``playout_move`` (the cheaper, non-uniform
 draw that search playouts use), it measures that too, labelled ``playout``."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import json
 import os
-import platform
 import time
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from engines import Dice, Rules, available_games, rules_class
+from engines.base import Rules
+from engines.dice import Dice
+from engines.registry import rules_class
 
 # Player counts measured per game.
 PLAYER_COUNTS = {"shangrila": (3, 4), "shendao": (2,), "shenshi": (2, 3, 4)}
@@ -45,7 +44,7 @@ def random_games(
     deadline = start + seconds
     while True:
         state = rules.initial_state()
-        draw = state.playout_move if playout else state.random_move  # type: ignore[attr-defined]
+        draw = state.playout_move if playout else state.random_move
         while not state.is_over():
             state.apply(draw(dice))
             moves += 1
@@ -79,14 +78,10 @@ def one_core() -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-def rules_command(args: argparse.Namespace) -> int:
-    with one_core():
-        return _rules(args)
-
-
-def _rules(args: argparse.Namespace) -> int:
-    games = args.game or available_games()
-    figures = []
+def rules_figures(games: Iterable[str], seconds: float, seed: int) -> Iterator[RulesFigure]:
+    """For each game and player count of ``PLAYER_COUNTS`` (the fewest players for a
+    game not listed there), the rate of random games drawn uniformly and, for games
+    whose states offer ``playout_move``, with the playout policy; yielded as measured."""
     for game in games:
         cls = rules_class(game)
         for n in PLAYER_COUNTS.get(game, (cls.min_players,)):
@@ -95,20 +90,4 @@ def _rules(args: argparse.Namespace) -> int:
             if hasattr(rules.initial_state(), "playout_move"):
                 policies.append(True)
             for playout in policies:
-                figure = random_games(rules, args.seconds, args.seed, playout)
-                figures.append(figure)
-                if not args.json:
-                    print(
-                        f"{game:<10} {n} players, {figure.policy:<7}: "
-                        f"{figure.games_per_second:>9.1f} games/s ({figure.games} games "
-                        f"in {figure.seconds:.1f} s, {figure.moves_per_game:.1f} moves "
-                        "per game)",
-                        flush=True,
-                    )
-    if args.json:
-        print(
-            json.dumps(
-                {"python": platform.python_version(), "figures": [asdict(f) for f in figures]}
-            )
-        )
-    return 0
+                yield random_games(rules, seconds, seed, playout)

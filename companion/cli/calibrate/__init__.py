@@ -4,44 +4,33 @@ The commands set a table up once: the camera's lens (``charuco-sheet``, ``camera
 ``undistort``), where the board lies (``markers``, ``board``, ``check``) and what the
 players' colours look like (``colours``); ``show`` lists what is stored. Heavy imports
 (OpenCV, numpy) happen inside the handlers, so ``companion --help`` stays quick.
-
-The figures ``bench calibration`` prints are measured in ``companion.calibrate_bench``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.calibrate_bench import REAL_PHOTOS_DIR, bench_command
-from companion.cli import UsageError, camera_index
+from calibration.errors import CalibrationError
+from companion.cli import UsageError, camera_index, positive
+from companion.cli import user_errors as cli_user_errors
+from companion.cli.calibrate.layout import add_layout_command
 
 if TYPE_CHECKING:
     from calibration.config import CalibrationConfig
     from calibration.intrinsics import CameraProfile
 
-Handler = Callable[[argparse.Namespace], int]
 GAMES = ("shangrila", "shendao", "shenshi")
+ORDER = 50
+"""Where the group is listed in ``companion --help``."""
 
 
-def user_errors(handler: Handler) -> Handler:
-    """Turn the calibration package's errors into one-line usage errors."""
-
-    @functools.wraps(handler)
-    def wrapped(args: argparse.Namespace) -> int:
-        from calibration.errors import CalibrationError
-
-        try:
-            return handler(args)
-        except CalibrationError as error:
-            raise UsageError(str(error)) from error
-
-    return wrapped
+user_errors = cli_user_errors(CalibrationError)
+"""The calibration package's errors become one-line usage errors."""
 
 
 # --- argument types -------------------------------------------------------------------
@@ -80,19 +69,6 @@ def _piece(text: str) -> tuple[str, Path]:
     if not sep or not name or not path:
         raise argparse.ArgumentTypeError(f"{text!r} is not COLOUR=FILE (like red=red.jpg)")
     return name.strip(), Path(path)
-
-
-def _positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text} is not positive")
-        return value
-
-    return parse
 
 
 # --- registration of the commands ---------------------------------------------------------
@@ -168,11 +144,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="COLSxROWS",
         help="squares across and down (default from config: 7x5)",
     )
-    sheet.add_argument("--square-mm", type=_positive(float), help="square side in mm")
-    sheet.add_argument("--marker-mm", type=_positive(float), help="marker side in mm")
+    sheet.add_argument("--square-mm", type=positive(float), help="square side in mm")
+    sheet.add_argument("--marker-mm", type=positive(float), help="marker side in mm")
     sheet.add_argument("--dictionary", help="ArUco dictionary (default DICT_5X5_100)")
     sheet.add_argument("--paper", help="A4 (default), letter or A3")
-    sheet.add_argument("--dpi", type=_positive(int), help="printer resolution (default 300)")
+    sheet.add_argument("--dpi", type=positive(int), help="printer resolution (default 300)")
     _common(sheet, profile=False)
     sheet.set_defaults(handler=charuco_sheet_command)
 
@@ -210,18 +186,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="chessboard inner corners across and down (default 9x6)",
     )
     camera.add_argument(
-        "--square-mm", type=_positive(float), help="the printed square side in mm, as measured"
+        "--square-mm", type=positive(float), help="the printed square side in mm, as measured"
     )
-    camera.add_argument("--marker-mm", type=_positive(float), help="ChArUco marker side in mm")
+    camera.add_argument("--marker-mm", type=positive(float), help="ChArUco marker side in mm")
     camera.add_argument("--dictionary", help="ChArUco's ArUco dictionary (default DICT_5X5_100)")
     camera.add_argument(
         "--views",
-        type=_positive(int),
+        type=positive(int),
         help="from a video or camera: stop after this many good views (default 25)",
     )
     camera.add_argument(
         "--max-view-error",
-        type=_positive(float),
+        type=positive(float),
         metavar="PX",
         help="keep any view whose own error is below this (default 1.5 px)",
     )
@@ -261,7 +237,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     markers.add_argument("--paper", default="A4", help="A4 (default), letter or A3")
     markers.add_argument(
-        "--dpi", type=_positive(int), default=300, help="printer resolution (default 300)"
+        "--dpi", type=positive(int), default=300, help="printer resolution (default 300)"
     )
     _common(markers, profile=False, config=False, boards=True)
     markers.set_defaults(handler=markers_command)
@@ -371,34 +347,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show.add_argument("--profile", metavar="NAME", help="only this profile")
     show.set_defaults(handler=show_command)
 
-    from companion.calibrate_layout_cli import add_layout_command
-
     add_layout_command(commands)
-
-
-def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``companion bench calibration``."""
-    parser = bench_sub.add_parser(
-        "calibration",
-        help="calibration accuracy on rendered views and real photographs",
-        description="Measure: lens figures recovered from rendered ChArUco views with known "
-        "intrinsics; agreement with OpenCV's reference calibration of real chessboard "
-        "photographs; board registration error in mm at 1280x720; colour separation under "
-        "the renderer's hardest light. Each figure is printed with its tolerance.",
-    )
-    parser.add_argument(
-        "--views", type=_positive(int), default=12, help="rendered ChArUco views (default 12)"
-    )
-    parser.add_argument(
-        "--real-photos",
-        type=Path,
-        metavar="DIR",
-        default=None,
-        help="the OpenCV left*.jpg photographs (default: the copy in tests/data/calib-real)",
-    )
-    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.set_defaults(handler=_bench)
 
 
 # --- shared loading -------------------------------------------------------------------------
@@ -891,10 +840,3 @@ def _describe(path: Path) -> str:
         )
         return f"{game} set appearance: the empty board and {kinds}"
     raise ProfileError(f"{path} is not a file the companion writes")
-
-
-@user_errors
-def _bench(args: argparse.Namespace) -> int:
-    if args.real_photos is None:
-        args.real_photos = REAL_PHOTOS_DIR
-    return bench_command(args)
