@@ -765,7 +765,16 @@ class Referee:
         verdict = self.explainer.explain(
             self.state, observation, turn_done=turn_done, hidden=hidden
         )
-        if verdict.kind != Kind.UNCHANGED and self.last_move.bigger:
+        if verdict.kind != Kind.UNCHANGED and (
+            self.last_move.bigger
+            or (
+                self.explainer.model.MOVES_GO_ON
+                and self.last_move.made_seen
+                and (verdict.kind == Kind.ILLEGAL or verdict.unexplained)
+            )
+        ):
+            # (a turn going on into one no bigger move kept foresaw: its first actions
+            # left the table as the accepted turn does, ``TableModel.extends``)
             revised = self._revise(observation, turn_done, verdict)
             if revised is not None:
                 return revised
@@ -936,7 +945,11 @@ class Referee:
             verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS)
             or (verdict.kind == now == Kind.IN_PROGRESS)
             or (after.unexplained and verdict.kind == Kind.IN_PROGRESS)
+            or verdict.unexplained
         ):
+            # half of any turn from before the last move (no move explains the table
+            # from there either) is no reason to take it back: another player's monk
+            # moved after it is that player's illegal move
             return None
         self.history.pop()
         self.state = earlier

@@ -42,6 +42,7 @@ from engines.shenshi.schema import (
     SQUARES,
     SURE,
     changed_squares,
+    expected,
     monk_readings,
 )
 from engines.shenshi.state import ShenshiState
@@ -595,10 +596,16 @@ def extends(state: ShenshiState, move: Move, bigger: Move) -> bool:
     either order (as a monk's actions come together, ``NGd1~c1 NMg1~e1`` goes on as
     ``NMg1~e1 NGd1~c1 NGc1-c2``), or actions that reach the same position (the same
     blond cushions lifted to the same squares, paired otherwise: the table cannot tell
-    which went where)."""
-    if not (
-        type(move) is Turn and type(bigger) is Turn and len(bigger.actions) > len(move.actions)
-    ):
+    which went where). A turn whose first actions leave the table as ``move`` leaves
+    it goes on from it too, though those actions alone are no legal turn (``Md2=d3
+    Md3~f3 Gd2-e2`` from ``Gd3=d2 Md3~f3``: the master swapped and hovered, then the
+    Grand Master walked) or are as many as ``move`` 's (``M@g1:f1 Mg1~g2`` from
+    ``M@f1:f1 Mf1~g1``: the monk entered on g1, then hovered on)."""
+    if not (type(move) is Turn and type(bigger) is Turn):
+        return False
+    if len(bigger.actions) > 1 and _begins_like(state, move, bigger):
+        return True
+    if len(bigger.actions) <= len(move.actions):
         return False
     texts = sorted(map(format_action, move.actions))
     kept = [
@@ -611,6 +618,22 @@ def extends(state: ShenshiState, move: Move, bigger: Move) -> bool:
         return True
     reached = _reached(state, move.actions)
     return reached is not None and any(_reached(state, actions) == reached for actions in kept)
+
+
+def _begins_like(state: ShenshiState, move: Turn, bigger: Turn) -> bool:
+    """Whether some of ``bigger`` 's first actions, played in its order from ``state``
+    (unchecked: a turn begun need not be a legal turn yet), leave the table as ``move``
+    leaves it."""
+    token = state.apply(move)
+    table = expected(state)
+    state.undo(token)
+    for length in range(1, len(bigger.actions)):
+        token = state.apply(Turn(bigger.actions[:length]))
+        same = expected(state) == table
+        state.undo(token)
+        if same:
+            return True
+    return False
 
 
 def _reached(state: ShenshiState, actions: tuple[Action, ...]) -> tuple[object, ...] | None:

@@ -1,0 +1,89 @@
+"""ShenShi turns that go on after the referee accepted their beginning, and another
+player's monk moved after a turn: found on simulated tables, each on a scripted stream."""
+
+from __future__ import annotations
+
+from companion.referee.core import Referee
+from engines.observation import Observation
+from engines.shenshi import ShenshiRules, ShenshiState
+from engines.shenshi.observation import expected
+from engines.shenshi.turn_search import extends
+from tests.companion.referee.streams import names, only, show
+from tests.engines.shenshi.positions import position
+
+TWO = ShenshiRules(["silver", "copper"])
+FOUR = ShenshiRules(["silver", "copper", "gold", "black"])
+
+
+def after(state: ShenshiState, text: str) -> Observation:
+    """The table once ``text`` is played (unchecked)."""
+    other = state.copy()
+    other.apply(state.rules.parse_move(text))
+    return expected(other)
+
+
+def swap_position() -> ShenshiState:
+    return position(
+        TWO,
+        blond="d2 d3 e2 a1 g6",
+        orange="g7",
+        monks={"silver": ("d3", "d2"), "copper": ("a1", None), "neutral": ("g6", "g7")},
+    )
+
+
+def test_a_turn_whose_first_actions_are_no_turn_goes_on_from_one_alike() -> None:
+    # The master swaps with the Grand Master and hovers on, then the Grand Master
+    # walks: its first two actions alone lack a Grand Master's action, but they leave
+    # the table as the turn accepted (the swap written from the Grand Master's side).
+    state = swap_position()
+    rules = state.rules
+    accepted = rules.parse_move("Gd3=d2 Md3~f3")
+    state.check(accepted)
+    assert extends(state, accepted, rules.parse_move("Md2=d3 Md3~f3 Gd2-e2"))
+    assert not extends(state, accepted, rules.parse_move("Gd3-e3 Md2~d1"))
+
+
+def test_a_monk_entered_then_hovered_on_goes_on_from_a_turn_as_long() -> None:
+    # Entered on g1 with the cushion taken from f1, the table looks like an entry on
+    # f1 and a hover to g1, accepted; the monk then hovers on to g2.
+    state = position(
+        FOUR, blond="f1 a1 c3", monks={"copper": ("c3", None)}, reserves={"silver": (0, 0)}
+    )
+    rules = state.rules
+    assert extends(state, rules.parse_move("M@f1:f1 Mf1~g1"), rules.parse_move("M@g1:f1 Mg1~g2"))
+    referee = Referee(rules, state)
+    out = show(referee, after(state, "M@g1:f1"))
+    assert only(out, "move_accepted").move == "M@f1:f1 Mf1~g1"
+    out = show(referee, after(state, "M@g1:f1 Mg1~g2"))
+    assert names(out) == ["move_taken_back", "move_accepted"]
+    assert [text for _, text in referee.history] == ["M@g1:f1 Mg1~g2"]
+
+
+def test_the_referee_takes_back_a_turn_that_goes_on() -> None:
+    state = swap_position()
+    referee = Referee(state.rules, state)
+    out = show(referee, after(state, "Gd3=d2 Md3~f3"))
+    assert only(out, "move_accepted").move == "Gd3=d2 Md3~f3"
+    out = show(referee, after(state, "Md2=d3 Md3~f3 Gd2-e2"))
+    assert "illegal_move" not in names(out)
+    assert [text for _, text in referee.history] == ["Md2=d3 Md3~f3 Gd2-e2"]
+
+
+def test_another_players_monk_moved_after_a_turn_is_flagged_as_such() -> None:
+    # Silver's Grand Master slides after silver's turn of the neutral Grand Master and
+    # the master: nothing from before that turn explains the table either (it would be
+    # half of any turn), so the turn stays and the flag names the wrong player, not a
+    # rule of silver's turn.
+    state = position(
+        TWO,
+        blond="d2 d3 e2 a1 f6 g6 b1",
+        orange="g7",
+        monks={"silver": ("a1", "d2"), "copper": ("d3", None), "neutral": ("g6", "g7")},
+    )
+    referee = Referee(state.rules, state)
+    out = show(referee, after(state, "NGg6-f6 Md2-e2"))
+    assert only(out, "move_accepted").move == "Md2-e2 NGg6-f6"
+    moved = after(state, "NGg6-f6 Md2-e2").replace({"a1 monk": "none", "b1 monk": "silver-grand"})
+    out = show(referee, moved)
+    assert only(out, "illegal_move").rule == "turn.wrong-player"
+    assert [text for _, text in referee.history] == ["Md2-e2 NGg6-f6"]
