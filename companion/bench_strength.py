@@ -28,12 +28,15 @@ from engines import GameRecord
 from engines.dice import Dice
 from engines.record import new_record
 from engines.registry import rules_class
-from engines.search.analysis import ANALYSIS_ITERATIONS, ANALYSIS_ROLLOUT
+from engines.search.analysis import ANALYSIS_ITERATIONS, analysis_budget
 from engines.search.calibration import (
+    FIT_ALSO,
+    RANDOM_TABLES,
     SETS,
     VIEWS,
     StoredGame,
     append_game,
+    fitting_rows,
     generate,
     labelled,
     options_of,
@@ -48,7 +51,7 @@ from engines.search.strength import (
     Labelled,
     StrengthModel,
     check,
-    estimate,
+    estimate_evidence,
     fit_model,
     held_out_logits,
     load_models,
@@ -196,7 +199,12 @@ def games_command(args: argparse.Namespace) -> int:
 
 
 def _sets_with_games(wanted: Sequence[str] | None, folder: Path, seed: int) -> list[str]:
-    return [s for s in (wanted or sorted(SETS)) if read_games(games_path(s, seed, folder))]
+    """The sets with games that get a model (random tables only check one)."""
+    return [
+        s
+        for s in (wanted or sorted(SETS))
+        if s not in RANDOM_TABLES and read_games(games_path(s, seed, folder))
+    ]
 
 
 def fit_command(args: argparse.Namespace) -> int:
@@ -217,16 +225,20 @@ def fit_command(args: argparse.Namespace) -> int:
             )
             continue
         game, players, levels = SETS[set_name]
-        rows = labelled(games, levels=levels)
+        rows = fitting_rows(set_name, lambda s: read_games(games_path(s, FIT_SEED, args.folder)))
         cls = rules_class(game)
         options = cls.from_record(cls.default_players(players), options_of(set_name)).options_json()
-        model, cv = fit_model(set_name, rows, ANALYSIS_ITERATIONS, levels, 1.0 / players, options)
+        iterations, rollout = analysis_budget(game)
+        model, cv = fit_model(set_name, rows, iterations, levels, 1.0 / players, options)
         document["models"][set_name] = {
             "command": f"companion bench strength-fit --set {set_name}",
             "made": date.today().isoformat(),
-            "fitting_games": f"{games_path(set_name, FIT_SEED, GAMES_DIR).name} "
-            f"({len(games)} games)",
-            "analysis": {"iterations": ANALYSIS_ITERATIONS, "rollout_moves": ANALYSIS_ROLLOUT},
+            "fitting_games": ", ".join(
+                f"{games_path(s, FIT_SEED, GAMES_DIR).name} "
+                f"({len(read_games(games_path(s, FIT_SEED, args.folder)))} games)"
+                for s in (set_name, *FIT_ALSO.get(set_name, ()))
+            ),
+            "analysis": {"iterations": iterations, "rollout_moves": rollout},
             "cross_validated": cv.to_json(),
             "cross_validated_whole_games": _whole_games_cv(model, rows),
             "model": model.to_json(),
@@ -274,10 +286,8 @@ def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str,
 def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tuple[int, int]:
     """(level-0 seats of whole games estimated at level 0, level-0 seats with an
     estimate)."""
-    rows = [r for r in labelled(games, ("full",), [0])]
-    found = [
-        estimate(model, r.evidence.accuracies, r.evidence.best, kept=r.evidence.kept) for r in rows
-    ]
+    rows = labelled(games, ("full",), [0])
+    found = [estimate_evidence(model, r.evidence) for r in rows]
     judged = [f for f in found if f.level is not None]
     return sum(f.level == 0 for f in judged), len(judged)
 
@@ -295,10 +305,7 @@ def check_set(model: StrengthModel, games: Sequence[StoredGame]) -> dict[str, An
     told = {}
     for view in VIEWS:
         rows = labelled(games, (view,), levels)
-        found = [
-            estimate(model, r.evidence.accuracies, r.evidence.best, kept=r.evidence.kept)
-            for r in rows
-        ]
+        found = [estimate_evidence(model, r.evidence) for r in rows]
         told[view] = [sum(f.level is None or f.whole_scale for f in found), len(found)]
     return {
         "test_games": len(games),
@@ -321,6 +328,13 @@ def check_command(args: argparse.Namespace) -> int:
         if not games:
             raise UsageError(f"no test games for {set_name} in {args.folder}")
         figures[set_name] = check_set(models[set_name], games)
+        for table, base in RANDOM_TABLES.items():
+            random_games = read_games(games_path(table, TEST_SEED, args.folder))
+            if base == set_name and random_games:
+                figures[set_name]["random_tables"] = [
+                    len(random_games),
+                    *random_play_share(models[set_name], random_games),
+                ]
     if args.json:
         print(json.dumps({"figures": figures}))
         return 0
@@ -330,6 +344,12 @@ def check_command(args: argparse.Namespace) -> int:
             f"{set_name}: {found['test_games']} test games (seed {TEST_SEED}); random "
             f"play judged level 0 in {zero}/{judged} whole games"
         )
+        if "random_tables" in found:
+            tables, zero, judged = found["random_tables"]
+            print(
+                f"  tables where every seat plays at random ({tables} games, seed "
+                f"{TEST_SEED}): judged level 0 in {zero}/{judged} seats"
+            )
         print(
             f"  {'view':<6} {'players':>7} {'in range':>8} {'within 1':>8} "
             f"{'exact':>6} {'width':>6} {'too few':>7} {'told not enough':>15}"

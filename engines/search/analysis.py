@@ -34,7 +34,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,10 +45,12 @@ from engines.search.evaluate import outcome
 from engines.search.mcts import MCTS, SearchConfig
 from engines.search.strength import (
     MODEL_PATH,
+    Evidence,
     StrengthEstimate,
     StrengthModel,
-    estimate,
+    estimate_evidence,
     model_for,
+    table_loss,
 )
 
 JUDGEMENTS: tuple[tuple[str, float], ...] = (
@@ -64,6 +66,11 @@ ANALYSIS_ITERATIONS = 300
 ANALYSIS_ROLLOUT = 20
 """The analysis' default budget: iterations a position, playout length (the budget of
 engine level 3). The strength model is fitted on analyses of this budget."""
+GAME_BUDGETS: dict[str, tuple[int, int]] = {"shenshi": (100, 10)}
+"""Games analysed at another budget by default (iterations a position, playout length):
+a ShenShi playout move costs about a millisecond, so ShenShi is analysed at the budget
+of engine level 2, the one the tablet's report uses; its strength model is fitted on
+analyses of that budget."""
 
 MIN_VISITS = 20
 """A played move explored less than this in the position's search gets a search of its
@@ -78,6 +85,18 @@ def analysis_config(
 ) -> SearchConfig:
     """The search budget of an analysis (default: the one the strength model knows)."""
     return SearchConfig(iterations=iterations, rollout_moves=rollout_moves, seed=seed)
+
+
+def analysis_budget(game: str) -> tuple[int, int]:
+    """(iterations a position, playout length): ``game``'s default analysis budget, the
+    one its strength model is fitted with."""
+    return GAME_BUDGETS.get(game, (ANALYSIS_ITERATIONS, ANALYSIS_ROLLOUT))
+
+
+def game_config(game: str, seed: int = 0) -> SearchConfig:
+    """The default analysis of ``game`` (``analysis_budget``)."""
+    iterations, rollout = analysis_budget(game)
+    return analysis_config(iterations, rollout, seed)
 
 
 def judge(loss: float) -> str:
@@ -234,7 +253,7 @@ def analyse(
     calibration: Path | None = MODEL_PATH,
 ) -> Analysis:
     """Analyse every move of ``record`` with a search of ``config``'s budget (default
-    ``analysis_config()``).
+    the game's own, ``game_config``).
 
     ``workers`` > 1 analyses positions on that many processes. ``progress(done, total)``
     is called as positions finish. Each player's strength is estimated from the model
@@ -244,7 +263,7 @@ def analyse(
     ``IllegalMoveError`` for a record that does not replay, ``CalibrationError`` for an
     unreadable model file.
     """
-    config = config or analysis_config()
+    config = config or game_config(record.game)
     start = time.perf_counter()
     state = record.starting_state()
     rules = state.rules
@@ -346,6 +365,22 @@ def player_game_accuracy(
     return game_accuracy(scores, weights)
 
 
+def evidence_of(reports: Sequence[MoveReport], player: int) -> Evidence:
+    """``player``'s judged moves among ``reports``, as the strength model reads them
+    (without how the others played: ``Evidence.table``)."""
+    mine = [r for r in reports if r.player == player and not r.forced]
+    return Evidence(
+        tuple(r.accuracy or 0.0 for r in mine),
+        tuple(r.played == r.best for r in mine),
+        tuple(r.best_value for r in mine),
+    )
+
+
+def players_of(reports: Sequence[MoveReport]) -> list[int]:
+    """The players who moved in ``reports``, in order."""
+    return sorted({r.player for r in reports})
+
+
 def summarise(
     player: int,
     name: str,
@@ -363,12 +398,16 @@ def summarise(
     mean_loss = sum(r.loss for r in mine) / len(mine) if mine else math.nan
     best_share = sum(r.played == r.best for r in mine) / len(mine) if mine else math.nan
     strength = (
-        estimate(
+        estimate_evidence(
             model,
-            [r.accuracy or 0.0 for r in mine],
-            [r.played == r.best for r in mine],
+            replace(
+                evidence_of(reports, player),
+                table=table_loss(
+                    [evidence_of(reports, p) for p in players_of(reports) if p != player],
+                    model.even_share,
+                ),
+            ),
             config.iterations,
-            [r.best_value for r in mine],
             options,
         )
         if model is not None

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +33,9 @@ from engines.dice import Dice
 from engines.record import GameRecord, new_record
 from engines.registry import rules_class
 from engines.search.accuracy import move_accuracy
-from engines.search.analysis import Analysis, analyse, analysis_config
+from engines.search.analysis import Analysis, analyse, game_config
 from engines.search.players import Player, PlayoutRandomPlayer, RandomPlayer, SearchPlayer
-from engines.search.strength import Evidence, Labelled
+from engines.search.strength import Evidence, Labelled, table_loss
 
 RANDOM_LEVEL = 0
 """The level that stands for random play."""
@@ -47,6 +47,20 @@ SETS: dict[str, tuple[str, int, tuple[int, ...]]] = {
     "shenshi-2": ("shenshi", 2, (0, 1, 2, 3, 4)),
 }
 """Per game and player count: the game, the players, the levels its games seat."""
+RANDOM_TABLES: dict[str, str] = {
+    "shangrila-4-random": "shangrila-4",
+    "shangrila-3-random": "shangrila-3",
+}
+"""Sets of games where every seat plays at random, and the set whose model they check:
+nobody at such a table plays well, and every seat should be told level 0. They are
+never fitted on."""
+SETS.update({name: (*SETS[base][:2], (RANDOM_LEVEL,)) for name, base in RANDOM_TABLES.items()})
+
+FIT_ALSO: dict[str, tuple[str, ...]] = {"shangrila-4": ("shangrila-3",)}
+"""Sets whose fitting games a set's model learns from too (``fitting_rows``): a
+four-player Shangri-La game takes about four times as long to make as a three-player
+one, and what a player's moves say about their level is much the same with three or
+four players."""
 
 SET_OPTIONS: dict[str, dict[str, Any]] = {}
 """Rules options of a set's games (none: the game's defaults). A model is fitted for the
@@ -116,6 +130,9 @@ class StoredGame:
     chances: tuple[tuple[float, ...], ...]
     """Every player's win chance at each position: before each move, and at the end."""
     seconds: float = 0.0
+    record: tuple[str, ...] = ()
+    """The moves played, in notation (empty in games stored without them): the game can
+    be analysed again at another budget."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -136,6 +153,7 @@ class StoredGame:
                 for m in self.moves
             ],
             "chances": [[round(c, 4) for c in point] for point in self.chances],
+            **({"record": list(self.record)} if self.record else {}),
         }
 
     @classmethod
@@ -157,11 +175,17 @@ class StoredGame:
             moves,
             chances,
             float(data.get("seconds", 0.0)),
+            tuple(str(m) for m in data.get("record", ())),
         )
 
 
 def stored_from_analysis(
-    analysis: Analysis, seed: int, index: int, levels: Sequence[int], seconds: float
+    analysis: Analysis,
+    seed: int,
+    index: int,
+    levels: Sequence[int],
+    seconds: float,
+    record: Sequence[str] = (),
 ) -> StoredGame:
     """What the strength model keeps of an analysed game."""
     moves = tuple(
@@ -177,12 +201,14 @@ def stored_from_analysis(
         moves,
         tuple(tuple(p) for p in analysis.chances),
         round(seconds, 1),
+        tuple(record),
     )
 
 
 def generate(set_name: str, seed: int, start: int, stop: int) -> Iterator[StoredGame]:
     """Play and analyse games ``start`` to ``stop - 1`` of ``set_name`` (``SETS``) with
-    ``seed``, on one process, at the analysis' default budget."""
+    ``seed``, on one process, at the game's default analysis budget
+    (``engines.search.analysis.game_config``)."""
     game, n, levels = SETS[set_name]
     cls = rules_class(game)
     rules = cls.from_record(cls.default_players(n), options_of(set_name))
@@ -195,8 +221,10 @@ def generate(set_name: str, seed: int, start: int, stop: int) -> Iterator[Stored
             for seat, level in enumerate(seats)
         ]
         record = play_recorded(rules, players)
-        analysis = analyse(record, analysis_config(seed=base), calibration=None)
-        yield stored_from_analysis(analysis, seed, index, seats, time.perf_counter() - began)
+        analysis = analyse(record, game_config(game, seed=base), calibration=None)
+        yield stored_from_analysis(
+            analysis, seed, index, seats, time.perf_counter() - began, record.moves
+        )
 
 
 def read_games(path: Path) -> list[StoredGame]:
@@ -233,14 +261,20 @@ def joined_at(view: str, moves: int) -> int:
     return {"full": 0, "half": moves // 2, "late": max(0, moves - LATE_MOVES)}[view]
 
 
-def evidence_of(stored: StoredGame, player: int, start: int = 0) -> Evidence:
-    """``player``'s judged moves in ``stored`` from move ``start`` on."""
+def _judged(stored: StoredGame, player: int, start: int) -> Evidence:
     mine = [m for m in stored.moves[start:] if m.player == player and not m.forced]
     return Evidence(
         tuple(move_accuracy(100 * m.best_value, 100 * m.played_value) for m in mine),
         tuple(m.is_best for m in mine),
         tuple(m.best_value for m in mine),
     )
+
+
+def evidence_of(stored: StoredGame, player: int, start: int = 0) -> Evidence:
+    """``player``'s judged moves in ``stored`` from move ``start`` on, with how the
+    others played in the same moves (``Evidence.table``)."""
+    others = [_judged(stored, p, start) for p in range(stored.players) if p != player]
+    return replace(_judged(stored, player, start), table=table_loss(others, 1 / stored.players))
 
 
 def labelled(
@@ -255,4 +289,21 @@ def labelled(
             for seat, level in enumerate(stored.levels):
                 if levels is None or level in levels:
                     rows.append(Labelled(level, evidence_of(stored, seat, start), group, view))
+    return rows
+
+
+def fitting_rows(
+    set_name: str, games_of: Callable[[str], Sequence[StoredGame]], views: Sequence[str] = VIEWS
+) -> list[Labelled]:
+    """The rows ``set_name``'s model is fitted on: its own games' (``games_of(set)``, of
+    its levels), then those of the sets of ``FIT_ALSO``, marked borrowed (fitted on,
+    never held out), their groups after the set's own."""
+    levels = SETS[set_name][2]
+    rows = labelled(games_of(set_name), views, levels)
+    for other in FIT_ALSO.get(set_name, ()):
+        offset = 1 + max((r.group for r in rows), default=0)
+        rows += [
+            replace(r, group=r.group + offset, borrowed=True)
+            for r in labelled(games_of(other), views, levels)
+        ]
     return rows

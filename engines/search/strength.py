@@ -111,10 +111,18 @@ class Evidence:
     kept: tuple[float, ...] = ()
     """The win chance (0-1) the best move kept at each judged move; empty when not
     known (an even share is assumed, a rougher estimate)."""
+    table: float | None = None
+    """How the others at the table played: the mean relative loss of their judged moves
+    in the same part of the game (``table_loss``); None when not known (the fitting
+    tables' average is assumed)."""
 
     @property
     def moves(self) -> int:
         return len(self.accuracies)
+
+    def relative_losses(self, even_share: float) -> FloatArray:
+        """Each judged move's relative loss (the first of ``QUANTITIES``)."""
+        return self.quantities(even_share)[:, 0]
 
     def quantities(self, even_share: float) -> FloatArray:
         """Per judged move, the ``QUANTITIES`` (one row a move)."""
@@ -146,14 +154,29 @@ class Labelled:
     """Which game (folds of the cross-validation keep a game's players together)."""
     view: str = "full"
     """Which part of the game: ``full``, or joined late (``engines.search.calibration``)."""
+    borrowed: bool = False
+    """From another set's games (``engines.search.calibration.FIT_ALSO``): always fitted
+    on, never held out in the cross-validation (which judges the set's own games)."""
+
+
+def table_loss(others: Sequence[Evidence], even_share: float) -> float | None:
+    """The mean relative loss of the judged moves of ``others``, the other players of a
+    game (None without a judged move): at a table where nobody plays well every player
+    keeps more win chance than their play deserves, and the model takes it into
+    account."""
+    losses = [e.relative_losses(even_share) for e in others if e.moves]
+    return float(np.concatenate(losses).mean()) if losses else None
 
 
 def features(evidence: Evidence, population: FloatArray, even_share: float) -> FloatArray:
-    """The model's inputs: each quantity's average drawn towards ``population`` by
-    ``SHRINK`` moves, and the log of the number of moves."""
+    """The model's inputs: each quantity's average drawn towards ``population`` (the
+    fitting players' averages, then their tables') by ``SHRINK`` moves, the others' play
+    (``Evidence.table``; the fitting tables' average when not known), and the log of the
+    number of moves."""
     rows = evidence.quantities(even_share)
-    mean = (rows.sum(axis=0) + SHRINK * population) / (len(rows) + SHRINK)
-    return np.append(mean, math.log(max(1, len(rows))))
+    mean = (rows.sum(axis=0) + SHRINK * population[:-1]) / (len(rows) + SHRINK)
+    table = population[-1] if evidence.table is None else evidence.table
+    return np.append(mean, [table, math.log(max(1, len(rows)))])
 
 
 def _softmax(logits: FloatArray) -> FloatArray:
@@ -172,7 +195,7 @@ class StrengthModel:
     level_list: tuple[int, ...]
     population: tuple[float, ...]
     """The fitting players' average of each quantity (what a player's own are drawn
-    towards)."""
+    towards), then of their tables' ``Evidence.table``."""
     centre: tuple[float, ...]
     scale: tuple[float, ...]
     """Standardisation of the features."""
@@ -245,7 +268,7 @@ class StrengthModel:
     def from_json(cls, key: str, data: Mapping[str, Any]) -> StrengthModel:
         """Raises KeyError / TypeError / ValueError on a malformed entry."""
         levels = tuple(int(v) for v in data["levels"])
-        width = len(QUANTITIES) + 1
+        width = len(QUANTITIES) + 2
         model = cls(
             key,
             levels,
@@ -262,7 +285,7 @@ class StrengthModel:
         )
         if (
             len(levels) < 2
-            or len(model.population) != len(QUANTITIES)
+            or len(model.population) != len(QUANTITIES) + 1
             or len(model.centre) != width
             or len(model.scale) != width
             or len(model.weights) != width + 1
@@ -396,12 +419,24 @@ def estimate(
     analysis_iterations: int | None = None,
     kept: Sequence[float] = (),
     options: Mapping[str, Any] | None = None,
+    table: float | None = None,
 ) -> StrengthEstimate:
     """The strength estimate from a player's judged moves: their accuracies (0-100),
-    whether each was the best move and, when known, the win chance the best move kept;
-    found by an analysis of ``analysis_iterations`` a position, of a game played with
-    the rules ``options``, when given."""
-    evidence = Evidence(tuple(accuracies), tuple(best), tuple(kept))
+    whether each was the best move and, when known, the win chance the best move kept
+    and how the others at the table played (``Evidence.table``); found by an analysis
+    of ``analysis_iterations`` a position, of a game played with the rules ``options``,
+    when given."""
+    evidence = Evidence(tuple(accuracies), tuple(best), tuple(kept), table)
+    return estimate_evidence(model, evidence, analysis_iterations, options)
+
+
+def estimate_evidence(
+    model: StrengthModel,
+    evidence: Evidence,
+    analysis_iterations: int | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> StrengthEstimate:
+    """The strength estimate from ``evidence`` (as ``estimate``)."""
     return summarise(model, model.posterior(evidence), evidence.moves, analysis_iterations, options)
 
 
@@ -510,7 +545,11 @@ def fit_logistic(
     usable = [r for r in rows if r.evidence.moves >= MIN_MOVES and r.level in levels]
     if not usable:
         raise ValueError(f"no player-game with {MIN_MOVES} judged moves to fit on")
-    population = np.concatenate([r.evidence.quantities(even_share) for r in usable]).mean(axis=0)
+    tables = [r.evidence.table for r in usable if r.evidence.table is not None]
+    population = np.append(
+        np.concatenate([r.evidence.quantities(even_share) for r in usable]).mean(axis=0),
+        float(np.mean(tables)) if tables else 0.0,
+    )
     x = np.array([features(r.evidence, population, even_share) for r in usable])
     index = {level: i for i, level in enumerate(levels)}
     y = np.array([index[r.level] for r in usable], dtype=np.int64)
@@ -553,13 +592,16 @@ def _with(
 def held_out_logits(
     rows: Sequence[Labelled], levels: Sequence[int], even_share: float
 ) -> list[tuple[Labelled, FloatArray]]:
-    """Each row's untempered logits by a model fitted on the folds without its game."""
+    """Each row's untempered logits by a model fitted on the folds without its game
+    (borrowed rows: fitted on in every fold, never held out)."""
     folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
+    borrowed = [r for r in rows if r.borrowed]
     for row in rows:
-        folds[row.group % FOLDS].append(row)
+        if not row.borrowed:
+            folds[row.group % FOLDS].append(row)
     found = []
     for k in range(FOLDS):
-        train = [r for j, fold in enumerate(folds) if j != k for r in fold]
+        train = [r for j, fold in enumerate(folds) if j != k for r in fold] + borrowed
         if not folds[k] or not train:
             continue
         model = fit_logistic("", train, levels, even_share, 0)

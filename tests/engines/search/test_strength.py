@@ -10,6 +10,7 @@ import pytest
 
 from companion.bench_strength import TEST_SEED, games_path
 from engines.search.accuracy import move_accuracy
+from engines.search.analysis import analysis_budget
 from engines.search.calibration import (
     evidence_of,
     joined_at,
@@ -153,7 +154,7 @@ def test_the_model_file_loads_and_knows_every_level_of_its_games() -> None:
     assert "shangrila-4" in models and "shendao-2" in models
     for key, model in models.items():
         assert model.levels[0] == 0, key
-        assert model.analysis_iterations == 300
+        assert model.analysis_iterations == analysis_budget(key.rsplit("-", 1)[0])[0]
         assert 0 < model.temperature <= 1 and 0 < model.random_threshold <= 1
         assert model.even_share == pytest.approx(1 / int(key.rsplit("-", 1)[1]))
         assert model.options, key

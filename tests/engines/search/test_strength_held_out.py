@@ -10,7 +10,7 @@ from engines.search.calibration import StoredGame, evidence_of, labelled, read_g
 from engines.search.strength import (
     StrengthEstimate,
     StrengthModel,
-    estimate,
+    estimate_evidence,
     load_models,
 )
 
@@ -23,7 +23,7 @@ def _test_games(key: str) -> list[StoredGame]:
 def test_random_play_is_judged_random_on_test_games(key: str) -> None:
     model = load_models()[key]
     found = [
-        estimate(model, r.evidence.accuracies, r.evidence.best, kept=r.evidence.kept)
+        estimate_evidence(model, r.evidence)
         for r in labelled(_test_games(key), ("full",))
         if r.level == 0
     ]
@@ -50,5 +50,4 @@ def test_strong_and_weak_players_of_a_test_game_are_ranked_right(key: str) -> No
 
 
 def _estimate(model: StrengthModel, stored: StoredGame, seat: int) -> StrengthEstimate:
-    evidence = evidence_of(stored, seat)
-    return estimate(model, evidence.accuracies, evidence.best, kept=evidence.kept)
+    return estimate_evidence(model, evidence_of(stored, seat))

@@ -1,0 +1,80 @@
+"""What the strength model learns from beyond a player's own moves: how the others at
+the table played, and the games of another player count; and the analysis budget of
+each game."""
+
+from __future__ import annotations
+
+from engines.search.analysis import (
+    ANALYSIS_ITERATIONS,
+    ANALYSIS_ROLLOUT,
+    analysis_budget,
+    game_config,
+)
+from engines.search.calibration import (
+    FIT_ALSO,
+    RANDOM_TABLES,
+    SETS,
+    StoredGame,
+    StoredMove,
+    evidence_of,
+    fitting_rows,
+)
+from engines.search.strength import Evidence, Labelled, held_out_logits, table_loss
+
+
+def _stored(levels: tuple[int, ...], index: int = 0) -> StoredGame:
+    """A small game: seat 0 always finds the best move, the others give away half."""
+    n = len(levels)
+    moves = []
+    for k in range(4 * n):
+        player = k % n
+        played = 0.4 if player == 0 else 0.2
+        moves.append(StoredMove(player, 0.4, played, player == 0, False))
+    chances = tuple((0.25,) * n for _ in range(len(moves) + 1))
+    return StoredGame("shangrila", n, 1, index, levels, tuple(moves), chances, 1.0, ("a", "b"))
+
+
+def test_the_table_is_the_others_mean_relative_loss() -> None:
+    careful = Evidence((100.0, 100.0), (True, True), (0.4, 0.4))
+    careless = Evidence((0.0,), (False,), (0.4,))
+    assert table_loss([careful], 0.25) == 0.0
+    assert table_loss([careless], 0.25) == 1.0
+    assert table_loss([careful, careless], 0.25) == 1.0 / 3
+    assert table_loss([Evidence((), ())], 0.25) is None
+
+
+def test_a_seats_evidence_knows_how_the_others_played() -> None:
+    stored = _stored((4, 0, 0))
+    strong, weak = evidence_of(stored, 0), evidence_of(stored, 1)
+    assert strong.table is not None and weak.table is not None
+    assert strong.table > 0.4 > weak.table
+    assert StoredGame.from_json(stored.to_json()) == stored
+
+
+def test_borrowed_games_are_fitted_on_but_never_held_out() -> None:
+    own = [_stored((k % 5, 0, 1, 2), k) for k in range(6)]
+    other = [_stored((k % 5, 3, 4), k) for k in range(4)]
+    rows = fitting_rows("shangrila-4", lambda s: own if s == "shangrila-4" else other)
+    assert FIT_ALSO["shangrila-4"] == ("shangrila-3",)
+    assert {r.borrowed for r in rows if r.group >= len(own)} == {True}
+    assert not any(r.borrowed for r in rows if r.group < len(own))
+    held = held_out_logits(rows, [0, 1, 2, 3, 4], 0.25)
+    assert len(held) == sum(not r.borrowed for r in rows)
+    assert all(not r.borrowed for r, _ in held)
+
+
+def test_random_tables_seat_only_random_play_and_get_no_model_of_their_own() -> None:
+    for table, base in RANDOM_TABLES.items():
+        assert SETS[table][:2] == SETS[base][:2]
+        assert SETS[table][2] == (0,)
+
+
+def test_shenshi_is_analysed_at_its_own_budget() -> None:
+    assert analysis_budget("shangrila") == (ANALYSIS_ITERATIONS, ANALYSIS_ROLLOUT)
+    assert analysis_budget("shenshi") == (100, 10)
+    config = game_config("shenshi", seed=7)
+    assert (config.iterations, config.rollout_moves, config.seed) == (100, 10, 7)
+
+
+def test_labelled_rows_are_not_borrowed_by_default() -> None:
+    assert not Labelled(0, Evidence((), ()), 0).borrowed
