@@ -25,6 +25,7 @@ from engines.shenshi.moves import (
     Walk,
     format_move,
 )
+from engines.shenshi.options import hover_ends, walk_paths
 from engines.shenshi.rules import ShenshiRules
 from engines.shenshi.schema import (
     CUSHION,
@@ -168,6 +169,33 @@ def _lifts_seen(
     return tuple(zip(gone, new, strict=False))
 
 
+def _seen_action(
+    state: ShenshiState, observation: Observation, monk: int, code: int, end: int
+) -> Action | None:
+    """The action of ``monk`` (``code`` for the player to move) ending on ``end`` that
+    its options allow and whose every change the table shows where it is read (a walk
+    removing the monks seen gone on its way, a hover with the cushions it lifts), the
+    one changing most if several do; None when none does (the monk went where no action
+    of its takes it: the table is rebuilt from the squares alone)."""
+    start = state.pos[monk]
+    choices: list[Action] = [
+        Walk(code, path) for path in walk_paths(state, monk) if path[-1] == end
+    ]
+    choices += [Hover(code, start, e, lifts) for e, lifts in hover_ends(state, monk) if e == end]
+    before = expected(state)
+    best: tuple[int, Action] | None = None
+    for action in choices:
+        token = state.apply(Turn((action,)))
+        after = expected(state)
+        state.undo(token)
+        changes = [e for e in after if after.value(e) != before.value(e)]
+        if all(
+            not observation[e].known or observation.value(e) == after.value(e) for e in changes
+        ) and (best is None or len(changes) > best[0]):
+            best = (len(changes), action)
+    return None if best is None else best[1]
+
+
 def _line(a: int, b: int) -> tuple[int, ...]:
     """The squares from ``a`` to ``b`` along a row or column, or just the two ends."""
     ra, ca = divmod(a, SIZE)
@@ -241,6 +269,10 @@ def guess(
         if partner and monk >> 1 == (monk ^ 1) >> 1:
             done.add(monk ^ 1)
             actions.append(Swap(code, start, end))
+            continue
+        seen_action = _seen_action(state, observation, monk, code, end)
+        if seen_action is not None:
+            actions.append(seen_action)
             continue
         colour = cushion[start]
         if (
