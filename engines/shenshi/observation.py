@@ -175,8 +175,12 @@ def _seen_action(
     """The action of ``monk`` (``code`` for the player to move) ending on ``end`` that
     its options allow and whose every change the table shows where it is read (a walk
     removing the monks seen gone on its way, a hover with the cushions it lifts), the
-    one changing most if several do; None when none does (the monk went where no action
-    of its takes it: the table is rebuilt from the squares alone)."""
+    one changing most if several do; None when none does, or when it changes only the
+    monk's two squares: a monk moved and nothing else tells no more than its squares
+    do (a monk slid one square diagonally is a diagonal step, not a walk round the
+    corner), and the table is rebuilt from the squares alone. A neutral monk moved back
+    to the square it came from last turn is that walk whatever the squares: the rule it
+    breaks is the return."""
     start = state.pos[monk]
     choices: list[Action] = [
         Walk(code, path) for path in walk_paths(state, monk) if path[-1] == end
@@ -193,7 +197,9 @@ def _seen_action(
             not observation[e].known or observation.value(e) == after.value(e) for e in changes
         ) and (best is None or len(changes) > best[0]):
             best = (len(changes), action)
-    return None if best is None else best[1]
+    neutral = monk - 2 * state.rules.n_players
+    back = 0 <= neutral < 2 and state.neutral_from[neutral] == end
+    return None if best is None or (best[0] <= 2 and not back) else best[1]
 
 
 def _line(a: int, b: int) -> tuple[int, ...]:

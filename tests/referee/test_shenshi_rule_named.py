@@ -59,3 +59,18 @@ def test_a_slide_no_action_allows_is_still_named_by_the_squares() -> None:
         monks={"silver": ("a1", "d3"), "copper": ("c3", None), "neutral": ("g1", "a7")},
     )
     assert rebuilt(state, "Md3-d4-d5-d6") == ("Md3-d4-d5-d6", "walk.length")
+
+
+def test_a_monk_slid_one_square_diagonally_is_a_diagonal_step() -> None:
+    # a walk round the corner leaves the same table, but nothing else tells of it
+    state = position(
+        TWO,
+        blond="d3 d4 e3 e4 a1 c3 g1 a7",
+        monks={"silver": ("a1", "d3"), "copper": ("c3", None), "neutral": ("g1", "a7")},
+    )
+    other = state.copy()
+    other.apply(state.rules.parse_move("Md3-d4-e4"))
+    table, before = expected(other), expected(state)
+    changed = [e for e in table if table.value(e) != before.value(e)]
+    _, move, _ = guess(state, table, changed)
+    assert move is not None and format_move(move) == "Md3-e4"
