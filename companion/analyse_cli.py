@@ -13,7 +13,7 @@ from typing import Any
 
 from companion.cli import UsageError
 from engines import GameRecord
-from engines.search.analysis import ANALYSIS_ITERATIONS, JUDGEMENTS, Analysis
+from engines.search.analysis import ANALYSIS_ITERATIONS, GAME_BUDGETS, JUDGEMENTS, Analysis
 from engines.search.players import LEVELS
 
 # Line colours for the charts, by player name (Shangri-La colours, Shendao, ShenShi).
@@ -47,8 +47,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         choices=sorted(LEVELS),
         help=f"search with the budget of this engine level instead of the "
-        f"analysis' own ({ANALYSIS_ITERATIONS} iterations a position, the "
-        f"budget the strength model was fitted with)",
+        f"analysis' own ({ANALYSIS_ITERATIONS} iterations a position, "
+        f"{GAME_BUDGETS['shenshi'][0]} in ShenShi: the budget the strength model was "
+        f"fitted with)",
     )
     parser.add_argument(
         "--workers", type=int, default=2, help="processes to analyse on (default 2: both cores)"
@@ -83,14 +84,14 @@ class ProgressBar:
 
 
 def analyse_command(args: argparse.Namespace) -> int:
-    from engines.search.analysis import analyse, analysis_config
+    from engines.search.analysis import analyse, analysis_config, game_config
     from engines.search.strength import CalibrationError
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     record = GameRecord.load(args.record)
     if args.level is None:
-        config = analysis_config(seed=args.seed)
+        config = game_config(record.game, seed=args.seed)
     else:
         base = LEVELS[args.level]
         config = analysis_config(

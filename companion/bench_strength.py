@@ -28,7 +28,7 @@ from engines import GameRecord
 from engines.dice import Dice
 from engines.record import new_record
 from engines.registry import rules_class
-from engines.search.analysis import ANALYSIS_ITERATIONS, analysis_budget
+from engines.search.analysis import ANALYSIS_ITERATIONS, GAME_BUDGETS, analysis_budget
 from engines.search.calibration import (
     FIT_ALSO,
     RANDOM_TABLES,
@@ -166,7 +166,8 @@ def register(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         type=int,
         default=None,
         help="the search budget of this engine level (default: the "
-        f"analysis' own, {ANALYSIS_ITERATIONS} iterations a position)",
+        f"analysis' own, {ANALYSIS_ITERATIONS} iterations a position, "
+        f"{GAME_BUDGETS['shenshi'][0]} in ShenShi)",
     )
     timing.add_argument(
         "--workers", type=int, default=2, help="processes of the analysis from scratch (default 2)"
@@ -540,7 +541,7 @@ def time_analysis(
 
 def timing_command(args: argparse.Namespace) -> int:
     from companion.cli import UsageError
-    from engines.search.analysis import analysis_config
+    from engines.search.analysis import analysis_config, game_config
     from engines.search.players import LEVELS
 
     if args.workers < 1:
@@ -552,7 +553,7 @@ def timing_command(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as error:
         raise UsageError(f"cannot play {args.game} for {args.players}: {error}") from None
     if args.level is None:
-        config = analysis_config()
+        config = game_config(args.game)
     else:
         base = LEVELS[args.level]
         config = analysis_config(base.iterations or ANALYSIS_ITERATIONS, base.rollout_moves)

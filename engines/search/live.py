@@ -28,6 +28,7 @@ from engines.search.analysis import (
     PositionResult,
     analysis_config,
     assemble,
+    game_config,
     position_job,
 )
 from engines.search.mcts import SearchConfig
@@ -50,7 +51,10 @@ class LiveAnalysis:
     def __init__(
         self, config: SearchConfig | None = None, calibration: Path | None = MODEL_PATH
     ) -> None:
+        self._given = config
         self.config = config or analysis_config()
+        """The search of each position (default: the game's own, ``game_config``, once
+        the game is known)."""
         self.calibration = calibration
         self._header: tuple[Any, ...] | None = None
         self._start: GameState[Any] | None = None
@@ -86,6 +90,8 @@ class LiveAnalysis:
         if header != self._header:
             start = record.starting_state()
             self._header, self._start = header, start
+            if self._given is None:
+                self.config = game_config(record.game)
             self._moves, self._jobs, self._results, self._seconds = [], [], [], []
             self._final = None
         assert self._start is not None

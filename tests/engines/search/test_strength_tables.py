@@ -78,3 +78,17 @@ def test_shenshi_is_analysed_at_its_own_budget() -> None:
 
 def test_labelled_rows_are_not_borrowed_by_default() -> None:
     assert not Labelled(0, Evidence((), ()), 0).borrowed
+
+
+def test_an_analysis_without_a_budget_takes_its_games_own() -> None:
+    from engines.record import new_record
+    from engines.registry import rules_class
+    from engines.search.analysis import analyse
+    from engines.search.live import LiveAnalysis
+
+    cls = rules_class("shenshi")
+    record = new_record(cls.from_record(cls.default_players(2), {}))
+    assert analyse(record, calibration=None).level_config["iterations"] == 100
+    live = LiveAnalysis(calibration=None)
+    live.update(record)
+    assert (live.config.iterations, live.config.rollout_moves) == (100, 10)
