@@ -277,6 +277,7 @@ def figures(scores: list[GameScore], flicker: float, seconds: float) -> dict[str
         "questions_per_game": round(sums["questions"] / games, 2) if games else None,
         "corrections_per_game": round(sums["corrections"] / games, 2) if games else None,
         "record_right_pct": share(sums["record_right"], moves),
+        "record_alike_pct": share(sums["record_alike"], moves),
         "left_in_doubt": sums["in_doubt"],
         "gaps": sums["gaps"],
         "gaps_recognised_pct": share(sums["gaps_recognised"], sums["gaps"]),
@@ -437,6 +438,7 @@ _ROWS = (
     ("questions per game", "questions_per_game", "{}"),
     ("corrections per game (by the referee)", "corrections_per_game", "{}"),
     ("moves right in the final record", "record_right_pct", "{}%"),
+    ("  or as the table tells them apart", "record_alike_pct", "{}%"),
     ("games needing no correction", "games_without_correction", "{}"),
     ("time (s)", "seconds", "{}"),
 )

@@ -89,6 +89,12 @@ class GameScore:
     the move played was among those it kept in doubt (nobody corrects those)."""
     record_right: int = 0
     """Moves of the final record that are the move played (``record_right``)."""
+    record_alike: int = 0
+    """Moves of the final record that are the move played, or differ from the moves
+    played only as the table cannot tell, then or later: from the first such move on,
+    the record's positions show the truth's table and scores until one of them is the
+    truth's position again (``record_alike``; a Shendao card or a stopping tile taken by
+    Tigre Blanc rather than Loung, the other taken later by the other)."""
     gaps: int = 0
     """Gaps: moves made in a row while no reader saw the table."""
     gaps_recognised: int = 0
@@ -298,6 +304,41 @@ class RefereedGame:
             right += state == self.positions[i]
         return right
 
+    def record_alike(self, start: GameState[Any]) -> int:
+        """``record_right``, counting as right too each run of moves that differ from
+        the moves played while every position between shows the truth's table and
+        scores, and the run ends on the truth's position (``GameScore.record_alike``)."""
+        referee = self.referee
+        before = [start, *self.positions]
+        reached = [state for state, _ in referee.history[1:]] + [referee.state]
+        count = min(len(referee.history), len(self.positions))
+        expected = referee.explainer.expected
+        right = [False] * count
+        for i, (_, text) in enumerate(referee.history[:count]):
+            state = before[i].copy()
+            try:
+                state.play(referee.rules.parse_move(text))
+            except EngineError:
+                continue
+            right[i] = state == self.positions[i]
+        i = 0
+        while i < count:
+            if right[i] or (i and reached[i - 1] != self.positions[i - 1]):
+                i += 1  # right, or wrong after a position already unlike the truth's
+                continue
+            j = i
+            while (
+                j < count
+                and reached[j] != self.positions[j]
+                and expected(reached[j]) == expected(self.positions[j])
+                and reached[j].scores() == self.positions[j].scores()
+            ):
+                j += 1
+            if j < count and reached[j] == self.positions[j]:
+                right[i : j + 1] = [True] * (j + 1 - i)
+            i = j + 1
+        return sum(right)
+
     def _agrees(self, moves: int) -> bool:
         """Whether the referee's game reaches the true positions move after move, for
         its first ``moves`` moves (its history may hold more)."""
@@ -322,6 +363,7 @@ def referee_game(
     game.end_attempt()
     game.score.final_state_right = referee.state == game.truth_state
     game.score.record_right = game.record_right(simulator.start)
+    game.score.record_alike = game.record_alike(simulator.start)
     return game.score
 
 
@@ -350,6 +392,7 @@ def totals(scores: list[GameScore]) -> dict[str, Any]:
         "corrections",
         "in_doubt",
         "record_right",
+        "record_alike",
     )
     out: dict[str, Any] = {k: sum(getattr(s, k) for s in scores) for k in keys}
     out["games"] = len(scores)
