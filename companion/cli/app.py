@@ -6,6 +6,9 @@ machines without it."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 
 from companion.app import run_app
 from companion.cli import UsageError, camera_index, check_players
@@ -54,8 +57,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def app_command(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     if args.video is not None and not Path(args.video).is_file():
         raise UsageError(f"--video {args.video}: no such file")
     if args.players is not None:
@@ -80,8 +81,6 @@ def app_command(args: argparse.Namespace) -> int:
 def _no_display() -> bool:
     """Linux without X11 or Wayland and no SDL driver chosen: Kivy could not open a
     window (and would exit without saying why in plain words)."""
-    import os
-    import sys
 
     if not sys.platform.startswith("linux") or os.environ.get("SDL_VIDEODRIVER"):
         return False

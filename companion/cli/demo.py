@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from calibration.errors import SourceError
+from companion.app.i18n import system_language
 from companion.cli import Subparsers, UsageError
 from companion.demo.base import GAMES, READERS
 
@@ -83,8 +85,8 @@ def has_display() -> bool:
 
 
 def demo_command(args: argparse.Namespace) -> int:
-    from companion.demo.film import QUIET_END
-    from companion.demo.run import DemoOptions, run_demo
+    from companion.demo.film import QUIET_END  # deferred: loads OpenCV
+    from companion.demo.run import DemoOptions, run_demo  # deferred: loads OpenCV
 
     if args.moves is not None and args.moves <= QUIET_END:
         raise UsageError(
@@ -95,14 +97,12 @@ def demo_command(args: argparse.Namespace) -> int:
     out = args.out or Path(f"companion-demo-{args.game}")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file: the report needs a folder")
-    from calibration.errors import SourceError
-    from calibration.sources import opencv_path
+    from calibration.sources import opencv_path  # deferred: loads OpenCV
 
     try:
         opencv_path(out)  # the film is written there by OpenCV
     except SourceError as error:
         raise UsageError(f"--out: {error}") from None
-    from companion.app.i18n import system_language
 
     options = DemoOptions(
         game=args.game,
@@ -115,7 +115,7 @@ def demo_command(args: argparse.Namespace) -> int:
         language=args.language or system_language(),
     )
     if has_display() and not args.headless:
-        from companion.demo.run import open_app
+        from companion.demo.run import open_app  # deferred: loads OpenCV
 
         return open_app(options)
     start = time.perf_counter()

@@ -12,6 +12,7 @@ from companion.cli import UsageError
 from companion.referee.core import Referee, RefereeConfig
 from companion.referee.events import Indicators, Output, Seen
 from companion.referee.sensors import to_referee
+from companion.referee.words import say
 from engines import rules_class
 from engines.registry import GAMES
 from firmware_bridge.bridge import (
@@ -26,6 +27,7 @@ from firmware_bridge.bridge import (
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.layouts import Layout, layout_for, table_schema
 from firmware_bridge.messages import Game, reading_code
+from firmware_bridge.protocol import open_board
 from firmware_bridge.simulator import add_arguments, simulate
 
 ORDER = 60
@@ -107,8 +109,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def ports_command(args: argparse.Namespace) -> int:
-    from firmware_bridge.protocol import open_board
-    from firmware_bridge.transport import list_ports
+    from firmware_bridge.transport import list_ports  # deferred: loads pyserial
 
     ports = list_ports()
     if not ports:
@@ -244,8 +245,6 @@ def show_command(args: argparse.Namespace) -> int:
 
 
 def _referee(referee: Referee, bridge: SensorBridge, seen: Seen) -> list[Output]:
-    from companion.referee.words import say
-
     outputs = referee.handle(seen)
     for output in outputs:
         if isinstance(output, Indicators):

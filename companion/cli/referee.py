@@ -23,7 +23,7 @@ from companion.referee.core import Referee
 from companion.referee.events import Answer, Input, Seen, Takeback, TurnDone, TypedMove
 from companion.referee.journal import Journal, JournaledReferee, resume
 from companion.referee.words import say
-from engines import GameRecord, RecordError, rules_class
+from engines import GameRecord, RecordError, replay, rules_class
 from engines.jsontext import JSONTextError, parse_json
 from engines.observation import Observation
 from engines.registry import GAMES
@@ -64,7 +64,6 @@ def register(sub: Subparsers) -> None:
 def _new_referee(args: argparse.Namespace) -> Referee:
     if args.start:
         record = GameRecord.load(args.start)
-        from engines import replay
 
         result = replay(record)
         if result.error is not None:

@@ -13,10 +13,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from calibration.errors import ProfileError, SourceError
 from calibration.sources import decode_image, shown
 from companion.cli import Subparsers, UsageError, check_players, picture_size
 from engines import Dice, rules_class
-from vision.models import GAMES
+from engines.jsontext import JSONTextError, read_json_file
+from engines.observation import Observation
+from vision.models import GAMES, ModelError
 
 RENDERABLE = GAMES
 """The games the renderer draws: those with a board model."""
@@ -158,14 +161,14 @@ def register(sub: Subparsers) -> None:
     )
     read.set_defaults(handler=read_command)
 
-    from companion.bench_appearance import add_fit_command
+    from companion.bench_appearance import add_fit_command  # deferred: loads OpenCV
 
     add_fit_command(commands)
 
 
 def render_command(args: argparse.Namespace) -> int:
-    from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
-    from vision.synth.table import TableOptions, render_table
+    from vision.synth.camera import LIGHTS, Camera, Imaging, Pose  # deferred: loads OpenCV
+    from vision.synth.table import TableOptions, render_table  # deferred: loads OpenCV
 
     if not 35.0 <= args.elevation <= 90.0:
         raise UsageError(f"--elevation {args.elevation} is not in 35..90 degrees")
@@ -249,8 +252,7 @@ def render_command(args: argparse.Namespace) -> int:
 
 
 def _write(path: Path, image: Any) -> None:
-    from calibration.errors import SourceError
-    from calibration.sources import write_image
+    from calibration.sources import write_image  # deferred: loads OpenCV
 
     try:
         write_image(path, image)
@@ -259,8 +261,6 @@ def _write(path: Path, image: Any) -> None:
 
 
 def _load_truth(path: Path) -> dict[str, Any]:
-    from engines.jsontext import JSONTextError, read_json_file
-
     try:
         data = read_json_file(path, "the truth file")
     except JSONTextError as error:
@@ -271,8 +271,8 @@ def _load_truth(path: Path) -> dict[str, Any]:
 
 
 def _truth_view(truth: dict[str, Any], path: Path, size_mm: tuple[float, float]) -> Any:
-    from vision.synth.camera import Camera, Pose
-    from vision.view import truth_view
+    from vision.synth.camera import Camera, Pose  # deferred: loads OpenCV
+    from vision.view import truth_view  # deferred: loads OpenCV
 
     try:
         pose = truth["pose"]
@@ -294,9 +294,7 @@ def _truth_view(truth: dict[str, Any], path: Path, size_mm: tuple[float, float])
 
 
 def read_command(args: argparse.Namespace) -> int:
-    from engines.observation import Observation
-    from vision.models import ModelError
-    from vision.pipeline import draw_recognised
+    from vision.pipeline import draw_recognised  # deferred: loads OpenCV
 
     table = _table_profile(args.game, None if args.no_profile else args.profile, args.no_profile)
     try:
@@ -351,8 +349,7 @@ def _table_profile(game: str, profile: str | None, none: bool) -> Any:
     """What the calibration ``profile`` (the default one for None) gives the camera for
     ``game``: nothing with ``none``. A profile named on the command line must exist and
     be readable."""
-    from calibration.errors import ProfileError
-    from vision.table_profile import TableProfile, load_table_profile
+    from vision.table_profile import TableProfile, load_table_profile  # deferred: loads OpenCV
 
     if none:
         return TableProfile(

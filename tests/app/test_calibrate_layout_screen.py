@@ -26,7 +26,7 @@ from vision.view import truth_view
 @pytest.fixture(scope="module")
 def empty_board_video(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     """A short video of the empty Shangri-La board (800x600) and the camera's view."""
-    from companion.bench_layout import _empty_observation
+    from calibration.evaluate_layout import _empty_observation
     from vision.models import referee_schema
 
     camera = Camera.from_fov(800, 600, 55.0, k1=0.0)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from calibration.errors import ProfileError
+from calibration.evaluate_layout import _empty_observation
 from calibration.layout import (
     LayoutError,
     LayoutFit,
@@ -22,7 +23,6 @@ from calibration.layout import (
     load_layout,
     save_layout,
 )
-from companion.bench_layout import _empty_observation
 from companion.cli import main
 from engines.observation import Observation
 from vision.appearance import calibration_layout
@@ -377,7 +377,7 @@ def test_the_bench_boards_once_off_by_more_than_2_mm(
     """Boards of ``companion bench layout`` on which a bridge or a gate was once fitted
     more than 2 mm from its spot: every element within 2 mm, and each bridge within
     1.5 mm of where its piece stood (a hand leaves it up to 1.4 mm off its spot)."""
-    from companion.bench_layout import LayoutSetup, render_setup
+    from calibration.evaluate_layout import LayoutSetup, render_setup
 
     pictures = render_setup(LayoutSetup(game, kind, seed, level, (1280, 720)))
     fit = fit_layout(game, pictures.nominal, pictures.empty, pictures.view, pictures.calibration)

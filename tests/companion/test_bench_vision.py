@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.bench_vision import LevelResult, Tally, parse_seeds
 from companion.cli import main
+from vision.evaluate.run import parse_seeds
+from vision.evaluate.score import LevelResult, Tally
 
 
 def test_bench_vision_writes_its_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

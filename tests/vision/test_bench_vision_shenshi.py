@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion.bench_vision import (
+from engines.shenshi.board import load_board, square_name
+from vision.evaluate.sets import (
     SET_VERSION,
     Shot,
     _set_rules,
@@ -13,7 +14,6 @@ from companion.bench_vision import (
     set_version,
     table_rules,
 )
-from engines.shenshi.board import load_board, square_name
 
 
 def test_each_table_draws_its_own_tiles() -> None:

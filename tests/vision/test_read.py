@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.bench_vision import FRAME_SIZE, Shot, render_shot, shot_view
 from engines import Dice, rules_class
 from engines.observation import Observation
+from vision.evaluate.sets import FRAME_SIZE, Shot, render_shot, shot_view
 from vision.models import load_model, referee_schema
 from vision.pipeline import reader_for
 from vision.read import NO_MARK, SIDE_TOO_SMALL, BoardReader, FrameReading

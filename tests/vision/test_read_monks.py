@@ -9,9 +9,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from companion.bench_vision import shot_view
 from engines.observation import Observation, Reading
 from engines.shenshi.rules import ShenshiRules
+from vision.evaluate.sets import shot_view
 from vision.pipeline import reader_for
 from vision.read_config import ReadConfig
 from vision.read_monks import _middle_gap, _shaded_middle

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from companion.bench_vision import FRAME_SIZE, Shot, render_shot, shot_view
 from engines.observation import Observation
 from engines.shenshi.board import load_board, square_name
 from engines.shenshi.rules import ShenshiRules
+from vision.evaluate.sets import FRAME_SIZE, Shot, render_shot, shot_view
 from vision.models import load_model, referee_schema
 from vision.pipeline import reader_for
 from vision.read_config import ReadConfig

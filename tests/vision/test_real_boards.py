@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.bench_real_boards import DEFAULT_DATA, games
 from vision import real_boards as rb
+from vision.evaluate.real_boards import DEFAULT_DATA, games
 
 IMAGO = DEFAULT_DATA / "imago-go"
 

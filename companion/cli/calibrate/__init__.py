@@ -15,7 +15,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from calibration.errors import CalibrationError
+import numpy as np
+
+from calibration.config import load_config
+from calibration.errors import CalibrationError, ProfileError, SourceError
+from calibration.profiles import (
+    board_path,
+    camera_path,
+    colours_path,
+    data_dir,
+    list_profiles,
+    profile_dir,
+    reference_image_path,
+    write_atomic,
+)
 from companion.cli import UsageError, camera_index, positive
 from companion.cli import user_errors as cli_user_errors
 from companion.cli.calibrate.layout import add_layout_command
@@ -37,7 +50,7 @@ user_errors = cli_user_errors(CalibrationError)
 
 
 def _grid(text: str) -> tuple[int, int]:
-    from calibration.targets import parse_grid
+    from calibration.targets import parse_grid  # deferred: loads OpenCV
 
     try:
         return parse_grid(text)
@@ -354,13 +367,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _config(args: argparse.Namespace) -> CalibrationConfig:
-    from calibration.config import load_config
-
     return load_config(getattr(args, "config", None))
 
 
 def _geometry(args: argparse.Namespace) -> Any:
-    from calibration.boards import board_geometry
+    from calibration.boards import board_geometry  # deferred: loads OpenCV
 
     return board_geometry(args.game, getattr(args, "boards", None))
 
@@ -368,7 +379,6 @@ def _geometry(args: argparse.Namespace) -> Any:
 def _camera_profile(name: str, required: bool = False) -> CameraProfile | None:
     """The profile's camera profile; ``None`` when there is none and it is not
     ``required``. A file that exists but is refused always raises."""
-    from calibration.profiles import camera_path
 
     if not camera_path(name).exists() and not required:
         return None
@@ -376,8 +386,7 @@ def _camera_profile(name: str, required: bool = False) -> CameraProfile | None:
 
 
 def _required_camera_profile(name: str) -> CameraProfile:
-    from calibration.intrinsics import load_camera_profile
-    from calibration.profiles import camera_path
+    from calibration.intrinsics import load_camera_profile  # deferred: loads OpenCV
 
     return load_camera_profile(camera_path(name))
 
@@ -390,7 +399,7 @@ def _png_path(path: Path | None, default: str) -> Path:
 
 
 def _frame(args: argparse.Namespace) -> Any:
-    from calibration.sources import grab_frame, read_image
+    from calibration.sources import grab_frame, read_image  # deferred: loads OpenCV
 
     if args.image is not None:
         return read_image(args.image)
@@ -407,8 +416,8 @@ def _print_warnings(warnings: Iterable[str]) -> None:
 
 @user_errors
 def charuco_sheet_command(args: argparse.Namespace) -> int:
-    from calibration.sheets import charuco_sheet
-    from calibration.targets import CharucoTarget
+    from calibration.sheets import charuco_sheet  # deferred: loads OpenCV
+    from calibration.targets import CharucoTarget  # deferred: loads OpenCV
 
     defaults = _config(args).charuco
     target = CharucoTarget(
@@ -432,7 +441,7 @@ def charuco_sheet_command(args: argparse.Namespace) -> int:
 
 @user_errors
 def markers_command(args: argparse.Namespace) -> int:
-    from calibration.sheets import marker_sheet
+    from calibration.sheets import marker_sheet  # deferred: loads OpenCV
 
     geometry = _geometry(args)
     sheet = marker_sheet(geometry, args.paper, args.dpi)
@@ -450,7 +459,7 @@ def markers_command(args: argparse.Namespace) -> int:
 
 
 def _target(args: argparse.Namespace, config: CalibrationConfig) -> Any:
-    from calibration.targets import CharucoTarget, ChessboardTarget
+    from calibration.targets import CharucoTarget, ChessboardTarget  # deferred: loads OpenCV
 
     if args.target == "chessboard":
         return ChessboardTarget(
@@ -468,10 +477,16 @@ def _target(args: argparse.Namespace, config: CalibrationConfig) -> Any:
 
 @user_errors
 def camera_command(args: argparse.Namespace) -> int:
-    from calibration.intrinsics import calibrate_camera, save_camera_profile
-    from calibration.profiles import camera_path, profile_dir
-    from calibration.sources import camera_frames, folder_frames, video_frames
-    from calibration.targets import RejectedView
+    from calibration.intrinsics import (  # deferred: loads OpenCV
+        calibrate_camera,
+        save_camera_profile,
+    )
+    from calibration.sources import (  # deferred: loads OpenCV
+        camera_frames,
+        folder_frames,
+        video_frames,
+    )
+    from calibration.targets import RejectedView  # deferred: loads OpenCV
 
     config = _config(args)
     camera_config = config.camera
@@ -507,7 +522,7 @@ def camera_command(args: argparse.Namespace) -> int:
         else:
             print(f"{outcome.label}: {len(outcome.ids)} corners")
 
-    from calibration.targets import collect_views
+    from calibration.targets import collect_views  # deferred: loads OpenCV
 
     if not args.json:
         print(f"target: {target.describe()}")
@@ -553,9 +568,8 @@ def camera_command(args: argparse.Namespace) -> int:
 
 @user_errors
 def undistort_command(args: argparse.Namespace) -> int:
-    from calibration.errors import SourceError
-    from calibration.intrinsics import undistort_image
-    from calibration.sources import read_image, shown, write_image
+    from calibration.intrinsics import undistort_image  # deferred: loads OpenCV
+    from calibration.sources import read_image, shown, write_image  # deferred: loads OpenCV
 
     profile = _required_camera_profile(args.profile)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -571,15 +585,7 @@ def undistort_command(args: argparse.Namespace) -> int:
 
 @user_errors
 def board_command(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from calibration.profiles import (
-        board_path,
-        colours_path,
-        reference_image_path,
-        write_atomic,
-    )
-    from calibration.registration import (
+    from calibration.registration import (  # deferred: loads OpenCV
         draw_overlay,
         register_with_markers,
         register_with_outline,
@@ -633,15 +639,14 @@ def board_command(args: argparse.Namespace) -> int:
 
 
 def _write_image(path: Path, image: Any) -> None:
-    from calibration.sources import write_image
+    from calibration.sources import write_image  # deferred: loads OpenCV
 
     write_image(path, image)
 
 
 @user_errors
 def check_command(args: argparse.Namespace) -> int:
-    from calibration.profiles import board_path, reference_image_path
-    from calibration.registration import (
+    from calibration.registration import (  # deferred: loads OpenCV
         check_registration,
         draw_overlay,
         load_board_profile,
@@ -693,18 +698,15 @@ def check_command(args: argparse.Namespace) -> int:
 
 @user_errors
 def colours_command(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from calibration.colours import (
+    from calibration.colours import (  # deferred: loads OpenCV
         EMPTY,
         UNKNOWN,
         capture_samples,
         fit_colour_model,
         save_colour_model,
     )
-    from calibration.profiles import board_path, colours_path
-    from calibration.registration import load_board_profile
-    from calibration.sources import grab_frame, read_image
+    from calibration.registration import load_board_profile  # deferred: loads OpenCV
+    from calibration.sources import grab_frame, read_image  # deferred: loads OpenCV
 
     config = _config(args)
     profile = load_board_profile(board_path(args.game, args.profile), args.game)
@@ -778,9 +780,6 @@ def colours_command(args: argparse.Namespace) -> int:
 
 @user_errors
 def show_command(args: argparse.Namespace) -> int:
-    from calibration.errors import ProfileError
-    from calibration.profiles import data_dir, list_profiles, profile_dir
-
     names = [args.profile] if args.profile else list_profiles()
     print(f"data folder: {data_dir()}")
     if not names:
@@ -805,10 +804,9 @@ def show_command(args: argparse.Namespace) -> int:
 def _describe(path: Path) -> str:
     """One line on a stored file, after reading and checking all of it.
     Raises ``ProfileError`` for a refused file."""
-    from calibration.colours import load_colour_model
-    from calibration.errors import ProfileError
-    from calibration.intrinsics import load_camera_profile
-    from calibration.registration import load_board_profile
+    from calibration.colours import load_colour_model  # deferred: loads OpenCV
+    from calibration.intrinsics import load_camera_profile  # deferred: loads OpenCV
+    from calibration.registration import load_board_profile  # deferred: loads OpenCV
 
     if path.name == "camera.json":
         p = load_camera_profile(path)
@@ -824,11 +822,11 @@ def _describe(path: Path) -> str:
         c = load_colour_model(path)
         return f"{c.game} colours {', '.join(c.names)}, made {c.created}"
     if path.name.startswith("layout-"):
-        from calibration.layout import describe_layout
+        from calibration.layout import describe_layout  # deferred: loads OpenCV
 
         return describe_layout(path)
     if path.name.startswith("appearance-"):
-        from vision.appearance import load_appearance
+        from vision.appearance import load_appearance  # deferred: loads OpenCV
 
         game = path.stem.removeprefix("appearance-")
         appearance = load_appearance(game, path.parent.name)

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import CalibrationError, SourceError
+from calibration.profiles import board_path, camera_path, layout_path
 from companion.cli import UsageError, user_errors
+from vision.models import load_model, referee_schema
 
 GAMES = ("shangrila", "shendao", "shenshi")
 NEEDS_POSITION = ("shangrila", "shendao")
@@ -72,8 +74,7 @@ def add_layout_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
 def _position(game: str, model: Any, colours: tuple[str, ...]) -> Any:
     """The calibration position of ``game`` on the packaged layout's names, or ``None``
     when the game needs none."""
-    from vision.appearance import calibration_layout
-    from vision.models import referee_schema
+    from vision.appearance import calibration_layout  # deferred: loads OpenCV
 
     schema = referee_schema(game)
     if game in NEEDS_POSITION or game in SET_ONLY_POSITION:
@@ -117,7 +118,7 @@ def _describe_position(game: str, position: Any) -> list[str]:
 
 
 def _picture(path: Path, size: tuple[int, int], what: str) -> Any:
-    from calibration.sources import read_image
+    from calibration.sources import read_image  # deferred: loads OpenCV
 
     image = read_image(path)
     height, width = image.shape[:2]
@@ -151,17 +152,20 @@ def _pieces_learned(colours: dict[str, Any]) -> str:
 
 
 def layout_command(args: argparse.Namespace) -> int:
-    import cv2
+    import cv2  # deferred: loads OpenCV
 
-    from calibration.intrinsics import load_camera_profile
-    from calibration.layout import draw_layout, fit_layout, registered_view, save_layout
-    from calibration.profiles import board_path, camera_path, layout_path
-    from calibration.registration import load_board_profile
-    from vision.models import load_model
+    from calibration.intrinsics import load_camera_profile  # deferred: loads OpenCV
+    from calibration.layout import (  # deferred: loads OpenCV
+        draw_layout,
+        fit_layout,
+        registered_view,
+        save_layout,
+    )
+    from calibration.registration import load_board_profile  # deferred: loads OpenCV
 
     model = load_model(args.game)
     if args.print_position:
-        from calibration.boards import board_geometry
+        from calibration.boards import board_geometry  # deferred: loads OpenCV
 
         position = _position(args.game, model, board_geometry(args.game).player_colours)
         if position is None:
@@ -214,7 +218,7 @@ def layout_command(args: argparse.Namespace) -> int:
         raise SourceError(f"cannot write {overlay} (is the folder there and the suffix .png?)")
     print(f"wrote {overlay}: every outline should sit on its printed place")
     if calibration and args.game in APPEARANCE_GAMES:
-        from vision.appearance import calibrate, save_appearance
+        from vision.appearance import calibrate, save_appearance  # deferred: loads OpenCV
 
         appearance = calibrate(args.game, fit.model, empty, view, calibration)
         document = save_appearance(appearance, args.profile)

@@ -1,5 +1,5 @@
-"""``companion bench real-boards``: what the camera pipeline's ideas do on real
-photographs of a physical board (:mod:`vision.real_boards`).
+"""What the camera pipeline's ideas do on real photographs of a physical board
+(:mod:`vision.real_boards`; ``companion bench real-boards``).
 
 The data folder (``--data``, by default ``../shared/data/real-boards`` beside the
 repository) holds one folder per set of photos (``imago-go``), with one folder per game
@@ -19,8 +19,6 @@ The reader's weights for a game are fitted on the evaluation photos of the *othe
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -29,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real-boards"
+DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real-boards"
 HIGH_CONFIDENCE = 0.9
 DOUBTFUL = frozenset({"t2_053", "t2_054"})
 """Frames of ``imago-go`` whose labels its README doubts (a frame seems missing between
@@ -101,7 +99,7 @@ class GroupFigures:
 
 def run(data: Path, fit_on: Sequence[str] = ()) -> dict[str, Any]:
     """Locate, calibrate and read every game of ``data``; the figures per group."""
-    from vision import real_boards as rb
+    from vision import real_boards as rb  # deferred: OpenCV, only when photos are read
 
     found = games(data)
     if not found:
@@ -314,43 +312,3 @@ def format_report(result: dict[str, Any]) -> str:
         )
         lines.extend(f"  {line}" for line in g["photo_lines"])
     return "\n".join(lines)
-
-
-def bench_command(args: argparse.Namespace) -> int:
-    data = Path(args.data) if args.data else DEFAULT_DATA
-    if not data.is_dir():
-        print(
-            f"No real photographs here: {data} is not a folder. Pass --data FOLDER "
-            "(the folder holding imago-go/)."
-        )
-        return 2
-    try:
-        result = run(data, tuple(args.fit_on or ()))
-    except (FileNotFoundError, ValueError) as error:
-        print(f"The real photographs cannot be used: {error}")
-        return 2
-    print(format_report(result))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
-    return 0
-
-
-def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``companion bench real-boards``."""
-    bench = bench_sub.add_parser(
-        "real-boards",
-        help="grid finding and stone reading on real photographs",
-        description="Locate the printed grid of every real photograph with no corners "
-        "given, calibrate on each game's first photos and read the later ones; the "
-        "reader's weights for a game are fitted on the other games.",
-    )
-    bench.add_argument("--data", help=f"the folder of real photographs (default {DEFAULT_DATA})")
-    bench.add_argument(
-        "--fit-on",
-        nargs="+",
-        metavar="GAME",
-        help="fit the weights on these games' photos (e.g. t1) and report "
-        "on the others, instead of each game on all the others",
-    )
-    bench.add_argument("--json", help="also write the figures to this file")
-    bench.set_defaults(handler=bench_command)

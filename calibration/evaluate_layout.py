@@ -1,8 +1,8 @@
-"""``companion bench layout``: how well the layout fit (:mod:`calibration.layout`) finds
-where each element lies on boards whose layout is not the model's.
+"""How well the layout fit (:mod:`calibration.layout`) finds where each element lies on
+boards whose layout is not the model's (``companion bench layout``).
 
 A setup is one board, one camera and one difficulty level
-(:data:`companion.bench_vision.LEVEL_SPECS`), photographed twice as a player calibrates:
+(:data:`vision.evaluate.sets.LEVEL_SPECS`), photographed twice as a player calibrates:
 the empty board, and the calibration position (for Shangri-La every bridge and stone
 in place and three tiles of each colour, :func:`vision.appearance.calibration_layout`;
 for Shendao every gate closed and three tiles of each colour; ShenShi needs only the
@@ -30,16 +30,25 @@ difference.
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
-from companion.bench_vision import LEVEL_SPECS, LEVELS, Shot, _camera_and_pose
+from calibration.boards import board_geometry
+from calibration.layout import LayoutError, _difference, fit_layout
+from engines.observation import Observation
+from vision.appearance import calibration_layout
+from vision.evaluate import LEVELS
+from vision.evaluate.sets import LEVEL_SPECS, Shot, _camera_and_pose
+from vision.models import load_model, referee_schema
+from vision.synth.camera import LIGHTS, Imaging
+from vision.synth.table import TableOptions, render_table
+from vision.synth.world import make_world
+from vision.view import truth_view
 
 KINDS = {"shangrila": ("painted", "landscape"), "shendao": ("project",), "shenshi": ("project",)}
 FIRST_SEED = {"painted": 1, "landscape": 2000, "project": 1}
@@ -71,7 +80,6 @@ class LayoutPictures:
 
 
 def _empty_observation(schema: Any) -> Any:
-    from engines.observation import Observation
 
     readings: dict[str, Any] = {}
     for element in schema.elements:
@@ -102,12 +110,6 @@ def _moved_model(model: Any, rng: np.random.Generator) -> Any:
 
 def render_setup(setup: LayoutSetup) -> LayoutPictures:
     """The setup's pictures (deterministic in the setup)."""
-    from vision.appearance import calibration_layout
-    from vision.models import load_model, referee_schema
-    from vision.synth.camera import LIGHTS, Imaging
-    from vision.synth.table import TableOptions, render_table
-    from vision.synth.world import make_world
-    from vision.view import truth_view
 
     spec = LEVEL_SPECS[setup.level]
     rng = np.random.default_rng([setup.seed, LEVELS.index(setup.level), 43])
@@ -154,8 +156,6 @@ def render_setup(setup: LayoutSetup) -> LayoutPictures:
     placed: dict[str, Any] = {}
     position = None
     if setup.game in ("shangrila", "shendao"):
-        from calibration.boards import board_geometry
-
         position = calibration_layout(
             schema, truth, list(board_geometry(setup.game).player_colours)
         )
@@ -219,13 +219,10 @@ class Errors:
         )
 
 
-def _write_picture(path: Path, pictures: LayoutPictures, fit: Any, names: list[str]) -> None:
+def write_picture(path: Path, pictures: LayoutPictures, fit: Any, names: list[str]) -> None:
     """The board from above around each of ``names``: the empty board, the calibration
     picture and their difference, with the element's true place (green), where its
     piece stood (blue) and the fit (red)."""
-    import cv2
-
-    from calibration.layout import _difference
 
     s = 6.0
     size_mm = pictures.truth.size_mm
@@ -274,142 +271,42 @@ def _write_picture(path: Path, pictures: LayoutPictures, fit: Any, names: list[s
     cv2.imwrite(str(path), np.vstack(rows))
 
 
-def bench_command(args: argparse.Namespace) -> int:
-    from calibration.layout import LayoutError, fit_layout
+@dataclass
+class SetupFit:
+    """The layout fitted on one setup's pictures, and how far each element landed from
+    its true place."""
 
-    games = args.game or ["shangrila"]
-    levels = args.level or list(LEVELS)
-    size = tuple(int(x) for x in args.size.split("x"))
-    results: dict[str, Errors] = {}
-    timing: dict[str, list[float]] = {}
-    for game in games:
-        kinds = args.kind or KINDS[game]
-        for kind in kinds:
-            if kind not in KINDS[game]:
-                continue
-            first_seed = FIRST_SEED[kind] if args.first_seed is None else args.first_seed
-            for level in levels:
-                for i in range(args.setups):
-                    setup = LayoutSetup(game, kind, first_seed + i, level, (size[0], size[1]))
-                    pictures = render_setup(setup)
-                    started = time.perf_counter()
-                    try:
-                        fit = fit_layout(
-                            game,
-                            pictures.nominal,
-                            pictures.empty,
-                            pictures.view,
-                            pictures.calibration,
-                        )
-                    except LayoutError as error:
-                        print(f"{game} {kind} {setup.seed} {level}: {error}", flush=True)
-                        for element_kind in {e.kind for e in pictures.truth.elements.values()}:
-                            results.setdefault(
-                                f"{game} {kind} {level} {element_kind}", Errors()
-                            ).failed += 1
-                        continue
-                    seconds = time.perf_counter() - started
-                    timing.setdefault(f"{game} {kind} {level}", []).append(seconds)
-                    distances = {}
-                    for name, element in pictures.truth.elements.items():
-                        got = np.array(fit.elements[name].centre_mm)
-                        distances[name] = float(np.linalg.norm(got - np.array(element.centre_mm)))
-                        results.setdefault(
-                            f"{game} {kind} {level} {element.kind}", Errors()
-                        ).distances.append(distances[name])
-                        if name in pictures.placed:
-                            results.setdefault(
-                                f"{game} {kind} {level} {element.kind} (piece)", Errors()
-                            ).distances.append(float(np.linalg.norm(got - pictures.placed[name])))
-                    worst = sorted(distances, key=lambda n: -distances[n])
-                    beyond = [n for n in worst if distances[n] > WITHIN_MM]
-                    doubtful = set(fit.doubtful())
-                    print(
-                        f"{game} {kind} world {setup.seed} ({level}): fitted in "
-                        f"{seconds:.1f} s, worst "
-                        + ", ".join(
-                            f"{n} {distances[n]:.2f} mm" + (" (doubtful)" if n in doubtful else "")
-                            for n in worst[:3]
-                        ),
-                        flush=True,
-                    )
-                    if args.pictures and beyond:
-                        path = Path(args.pictures) / (
-                            f"{game}-{kind}-{setup.seed}-{level}-{args.size}.png"
-                        )
-                        _write_picture(path, pictures, fit, beyond)
-                        print(f"  wrote {path}")
-    command = (
-        f"companion bench layout --setups {args.setups} --size {args.size}"
-        + (f" --first-seed {args.first_seed}" if args.first_seed is not None else "")
-        + "".join(f" --game {g}" for g in games)
-        + "".join(f" --kind {k}" for k in args.kind or [])
-        + "".join(f" --level {lv}" for lv in args.level or [])
-    )
-    print(command)
-    for key in sorted(results):
-        print(f"{key:40s} {results[key].line()}")
-    for key in sorted(timing):
-        print(f"{key:40s} fit time median {np.median(timing[key]):.1f} s")
-    if args.json:
-        Path(args.json).write_text(
-            json.dumps(
-                {
-                    "command": command,
-                    "errors": {k: v.summary() for k, v in results.items()},
-                    "fit_seconds_median": {k: float(np.median(v)) for k, v in timing.items()},
-                },
-                indent=1,
-            )
-            + "\n",
-            encoding="utf-8",
+    setup: LayoutSetup
+    pictures: LayoutPictures
+    fit: Any
+    """The fitted layout; ``None`` when the fit failed (``error`` says why)."""
+    error: str = ""
+    seconds: float = 0.0
+    distances: dict[str, float] = field(default_factory=dict)
+    """Element name -> mm from its fitted centre to its true one."""
+    piece_distances: dict[str, float] = field(default_factory=dict)
+    """The same to where its piece stood in the calibration picture (bridges, gates)."""
+
+
+def fit_setup(setup: LayoutSetup) -> SetupFit:
+    """Render ``setup``'s calibration pictures, fit the layout from the model the fit
+    starts from, and measure each element's distance to its true place."""
+    pictures = render_setup(setup)
+    started = time.perf_counter()
+    try:
+        fit = fit_layout(
+            setup.game,
+            pictures.nominal,
+            pictures.empty,
+            pictures.view,
+            pictures.calibration,
         )
-    return 0
-
-
-def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``companion bench layout``."""
-    bench = bench_sub.add_parser(
-        "layout",
-        help="the layout fit on boards whose layout is not the model's",
-        description="Render calibration pictures (empty board, calibration position) of "
-        "boards whose elements lie elsewhere than the model says - Shangri-La editions "
-        "with villages shifted and enlarged and bridges moved along their paths; Shendao "
-        "and ShenShi with the model shifted and scaled - fit the layout and print, per "
-        "kind of element, the median, 95th percentile and largest error in mm and how "
-        "many lie within 2 mm.",
-    )
-    bench.add_argument(
-        "--game",
-        action="append",
-        choices=sorted(KINDS),
-        help="game (repeatable; default shangrila)",
-    )
-    bench.add_argument(
-        "--kind",
-        action="append",
-        choices=("painted", "landscape", "project"),
-        help="kind of board (repeatable; default: every kind of the game)",
-    )
-    bench.add_argument(
-        "--level",
-        action="append",
-        choices=LEVELS,
-        help="difficulty level (repeatable; default: every level)",
-    )
-    bench.add_argument(
-        "--setups", type=int, default=4, help="boards per game, kind and level (default 4)"
-    )
-    bench.add_argument(
-        "--first-seed",
-        type=int,
-        metavar="N",
-        help="seed of each kind's first board (default: painted 1, landscape "
-        "2000, the project's own boards 1)",
-    )
-    bench.add_argument("--size", default="1280x720", help="picture size (default 1280x720)")
-    bench.add_argument(
-        "--pictures", metavar="DIR", help="write a picture of each element beyond 2 mm into DIR"
-    )
-    bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
-    bench.set_defaults(handler=bench_command)
+    except LayoutError as error:
+        return SetupFit(setup, pictures, None, str(error))
+    result = SetupFit(setup, pictures, fit, seconds=time.perf_counter() - started)
+    for name, element in pictures.truth.elements.items():
+        got = np.array(fit.elements[name].centre_mm)
+        result.distances[name] = float(np.linalg.norm(got - np.array(element.centre_mm)))
+        if name in pictures.placed:
+            result.piece_distances[name] = float(np.linalg.norm(got - pictures.placed[name]))
+    return result
