@@ -337,6 +337,13 @@ class LastMove:
     shorter: tuple[int, str] | None = None
     """After ``_revise`` took a move back for a bigger one: the index in the history
     where the bigger move goes, and the shorter move (``_split_again``)."""
+    seen_move: tuple[int, str] | None = None
+    """The index in the history and the text of the move ``made_seen`` belongs to."""
+    typed: bool = False
+    """It was typed in (a card said once the pieces were down, a correction)."""
+    before: tuple[int, str, list[str]] | None = None
+    """The move before it, when it was accepted from the table: its index in the
+    history, its text and its ``made_seen`` (``_misread_before``)."""
 
 
 class Status(StrEnum):
@@ -465,6 +472,9 @@ class Referee:
             "last": self._last.to_json() if self._last is not None else None,
             "bigger": [self.rules.format_move(m) for m in last.bigger],
             "made_seen": list(last.made_seen),
+            "seen_move": list(last.seen_move) if last.seen_move is not None else None,
+            "before": list(last.before) if last.before is not None else None,
+            "typed": last.typed,
             "confirming": pending.confirm_frames,
             "held_again": pending.held_again,
             "typed_from": typed[0] if typed else None,
@@ -489,6 +499,12 @@ class Referee:
         self._last = None if last is None else _output_from_json(last)
         self.last_move.bigger = [self.rules.parse_move(text) for text in data["bigger"]]
         self.last_move.made_seen = [str(e) for e in data["made_seen"]]
+        self.last_move.typed = bool(data.get("typed", False))
+        seen, before = data.get("seen_move"), data.get("before")
+        self.last_move.seen_move = None if seen is None else (int(seen[0]), str(seen[1]))
+        self.last_move.before = (
+            None if before is None else (int(before[0]), str(before[1]), list(before[2]))
+        )
         self.pending.confirm_frames = int(data["confirming"])
         self.pending.held_again = bool(data["held_again"])
         typed = data["typed_from"]
@@ -714,9 +730,11 @@ class Referee:
         move and leaving the same table (a Shendao card that changed nothing on the
         board is spent all the same, and no reader sees cards). It replaces the last
         move; None when the typed move is no such thing. Moves of different players
-        leave different tables (their colours), so a move for the next player is never
-        taken for one."""
-        if not self.history or self.status == self.ILLEGAL:
+        mostly leave different tables (their colours), but not always (a Shendao tile
+        entering through a gate closed by the move before may change nothing): a move
+        typed after a typed one is the next player's, the last move having been said
+        already."""
+        if not self.history or self.status == self.ILLEGAL or self.last_move.typed:
             return None
         earlier, text = self.history[-1]
         if self.rules.format_move(move) == text:
@@ -780,6 +798,10 @@ class Referee:
                 return revised
         if verdict.kind == Kind.ILLEGAL and self.last_move.made_seen:
             undone = self._undone(observation, turn_done, hidden)
+            if undone is not None:
+                return undone
+        if verdict.kind == Kind.ILLEGAL and self.last_move.before and not self.explainer.in_parts:
+            undone = self._misread_before(observation, turn_done, hidden)
             if undone is not None:
                 return undone
         if (verdict.kind == Kind.ILLEGAL or verdict.unexplained) and self.last_move.shorter:
@@ -866,6 +888,7 @@ class Referee:
         """The legal moves in ``earlier`` (before the move just accepted) whose result
         includes every change of the accepted move that ``observation`` can see."""
         made = self.last_move.made_seen = self._made(earlier, observation)
+        self.last_move.seen_move = (len(self.history) - 1, self.history[-1][1])
         if not made:  # accepted on the player's word (done), not on what was seen
             return []
         return self._agreeing(
@@ -994,6 +1017,62 @@ class Referee:
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text), self._lights_for(None)]
         return out + self._verdict_handlers[verdict.kind](self, verdict)
 
+    def _misread_before(
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+    ) -> list[Output] | None:
+        """Take back the last two moves when the move before the last one was misread:
+        every change of it that the table surely showed when it was accepted is surely
+        read as before it again, and one whole move of its player from before it, the
+        last move replayed first, explains the table (a gate read closed for a few
+        frames, taken for an entry; the player then made their move, taken for the next
+        player's). None otherwise."""
+        before = self.last_move.before
+        if self.status != self.WATCHING or before is None or len(self.history) < 2:
+            return None
+        index, text, seen = before
+        if index != len(self.history) - 2 or self.history[index][1] != text:
+            return None
+        earlier = self.history[index][0]
+        shown, sure = self.explainer.expected(earlier), self.config.sure
+        if not all(
+            observation[e].confidence >= sure
+            and observation.value(e) == shown.value(e)
+            and type(observation.value(e)) is type(shown.value(e))
+            for e in seen
+        ):
+            return None
+        last = self.rules.parse_move(self.history[-1][1])
+        verdict = Verdict(Kind.ILLEGAL)
+        if not self._forbids_in(earlier, last):
+            verdict = self.explainer.explain(
+                earlier, observation, turn_done=turn_done, moves=[last], hidden=hidden
+            )
+        if verdict.kind != Kind.ACCEPTED:
+            verdict = self.explainer.explain(
+                earlier, observation, turn_done=turn_done, hidden=hidden
+            )
+        if verdict.kind != Kind.ACCEPTED or self.rules.format_move(verdict.moves[0]) == text:
+            return None
+        out: list[Output] = []
+        while len(self.history) > index:
+            _, taken = self.history.pop()
+            out.append(MoveTakenBack(len(self.history) + 1, taken))
+        self.state = earlier
+        self._truncate_beliefs()
+        self.last_move = LastMove()
+        self._last = None
+        out.append(self._lights_for(None))
+        return out + self._verdict_accepted(verdict)
+
+    @staticmethod
+    def _forbids_in(state: GameState[Any], move: Any) -> bool:
+        """Whether ``move`` cannot be played in ``state``."""
+        try:
+            state.check(move)
+        except EngineError:
+            return True
+        return False
+
     def _split_again(
         self, observation: Observation, turn_done: bool, hidden: frozenset[str]
     ) -> list[Output] | None:
@@ -1083,6 +1162,23 @@ class Referee:
         return []
 
     def _verdict_accepted(self, verdict: Verdict) -> list[Output]:
+        if (
+            self.parts
+            and not self.pending.judging_done
+            and self._parts_on_the_way(verdict.moves[0])
+        ):
+            text = self.rules.format_move(verdict.moves[0])
+            return self._emit([MoveInProgress(self.state.to_move, [text])])
+        if (
+            self.parts
+            and not self._gap_question
+            and self.parts.model.spread(verdict.moves[0])
+            and self.parts.model.unseen_choice(self.state, verdict.moves * 2)
+        ):
+            # the only such move in the record's way, not in every way the parts keep
+            kept = self._keep_unseen(Verdict(Kind.AMBIGUOUS, verdict.moves, scores=[0.0]))
+            if kept is not None:
+                return kept
         out = self._accept(verdict.moves[0], "table", verdict.corrected)
         if self.status == self.WATCHING:
             self.last_move.bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
@@ -1474,6 +1570,17 @@ class Referee:
         text = self.rules.format_move(move)
         player = self.state.to_move
         before = self.explainer.expected(self.state)
+        last = self.last_move
+        if (
+            self.history
+            and last.made_seen
+            and last.seen_move == (len(self.history) - 1, self.history[-1][1])
+        ):
+            last.before = (len(self.history) - 1, self.history[-1][1], list(last.made_seen))
+        elif last.before is not None and last.before[0] != len(self.history) - 1:
+            last.before = None  # (a move restated keeps the one before it)
+        last.seen_move = None
+        last.typed = by == "typed"
         self.history.append((self.state.copy(), text))
         self.last_move.typed_from = self.history[-1][0] if by == "typed" else None
         self.pending.done_frames = -1  # a done waiting is answered
@@ -1580,7 +1687,7 @@ class Referee:
                 self._part_weigh(observation, True) if observation is not None else None,
             )
         elif parts:
-            changed = parts.follow(before, move, self._world_check(observation))
+            changed = parts.follow(before, move, self._world_check(observation), self.state)
         out: list[Output] = []
         if parts:
             if observation is not None and not unseen:
@@ -1754,8 +1861,10 @@ class Referee:
             ways = parts.best(fixed, record)
             if ways is not None:
                 found.append((sum(e.weight for e in ways), ways))
+        if waiting and not turn_done:
+            return []  # on the way to a move in another way: wait (or for done)
         if not found:
-            return [] if waiting else None  # on the way to a move in another way: wait
+            return None
         found.sort(key=lambda pair: -pair[0])
         for _, ways in found:
             switched = self._switch_parts(parts.moves_of(ways))
@@ -1768,6 +1877,52 @@ class Referee:
             self.state, observation, turn_done=turn_done, hidden=hidden
         )
         return out + self._verdict_handlers[verdict.kind](self, verdict)
+
+    def _parts_on_the_way(self, move: Any) -> bool:
+        """Whether in another way of the parts the table is still on its way to ``move``
+        (a journey seen from above: a student lifted off its master shows nothing, so
+        a way with more students to come fits the table half-way as well as one that
+        has them all). Then the move waits for the rest, or for done."""
+        parts = self.parts
+        assert parts is not None
+        model = parts.model
+        read = model.read_by(self.state, move)
+        if not read:
+            return False
+        factors = [f for f in parts.factors if read & set(f.parts)]
+        if not factors:
+            return False
+        observation, sure = self.believed_table(), self.config.sure
+        elements = [e for p in read for e in parts.elements.get(p, ())]
+        seen: set[tuple[frozenset[int], ...]] = set()
+        for combo in product(*({e.content for e in f.entries} for f in factors)):
+            if len(seen) >= MOST_TRIED:
+                break
+            if combo in seen:
+                continue
+            seen.add(combo)
+            contents = {
+                p: c
+                for f, content in zip(factors, combo, strict=True)
+                for p, c in zip(f.parts, content, strict=True)
+            }
+            world = model.with_content(self.state, contents)
+            if world == self.state:
+                continue
+            after = world.copy()
+            try:
+                after.play(move)
+            except EngineError:
+                continue
+            table = self.explainer.expected(after)
+            if any(
+                observation[e].value is not None
+                and observation[e].confidence >= sure
+                and observation[e].value != table.value(e)
+                for e in elements
+            ) and self.explainer.between(observation, world, after):
+                return True
+        return False
 
     def _switch_parts(self, items: dict[int, frozenset[int]]) -> list[Output] | None:
         """The unseen moves of the record at these indexes put these items instead: the

@@ -241,11 +241,15 @@ class Parts:
         before: GameState[Any],
         move: Any,
         check: Callable[[Factor, GameState[Any]], float | None] | None,
+        after: GameState[Any] | None = None,
     ) -> bool:
         """Play ``move`` (just accepted, from the record's ``before``) in each entry it
-        concerns; drop those where it is illegal or whose parts ``check(factor,
-        world)`` refuses (None; otherwise the weight to add). Whether any entry was
-        concerned."""
+        concerns; drop those where it is illegal, whose parts ``check(factor,
+        world)`` refuses (None; otherwise the weight to add), or (given the record's
+        position ``after`` the move) whose world shows another table than the record:
+        an entry keeps only what the table hides, so a world that differs in what it
+        shows (a journey's students winning in one and not in the other) is no way
+        the entry can hold. Whether any entry was concerned."""
         if not self.open:
             return False
         read = self.model.read_by(before, move)
@@ -262,7 +266,7 @@ class Parts:
             ] = {}
             for entry in factor.entries:
                 if entry.content not in played:
-                    played[entry.content] = self._play(before, move, factor, entry, check)
+                    played[entry.content] = self._play(before, move, factor, entry, check, after)
                 result = played[entry.content]
                 if result is None:
                     continue
@@ -280,13 +284,20 @@ class Parts:
         factor: Factor,
         entry: Entry,
         check: Callable[[Factor, GameState[Any]], float | None] | None,
+        after: GameState[Any] | None = None,
     ) -> tuple[tuple[frozenset[int], ...], float] | None:
         """``move`` played in the world of ``entry``: the content it leaves and the
-        weight to add; None if illegal there or refused by ``check``."""
+        weight to add; None if illegal there, refused by ``check``, or showing
+        another table than the record's ``after`` (``follow``)."""
         world = self.model.with_content(before, factor.contents(entry))
         try:
             world.play(move)
         except EngineError:
+            return None
+        content = tuple(self.model.content(world, p) for p in factor.parts)
+        if after is not None and (
+            self.model.with_content(after, dict(zip(factor.parts, content, strict=True))) != world
+        ):
             return None
         added = 0.0
         if check is not None:
@@ -294,7 +305,7 @@ class Parts:
             if found is None:
                 return None
             added = found
-        return tuple(self.model.content(world, p) for p in factor.parts), added
+        return content, added
 
     def weigh_all(self, weigh: Callable[[Factor, Entry], float | None]) -> bool:
         """Each entry weighed (or dropped: None) by the table now believed; whether

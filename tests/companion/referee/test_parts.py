@@ -32,15 +32,16 @@ def above(state: Any) -> Observation:
 
 
 def play(referee: Referee, truth: Any, text: str) -> list[Output]:
-    """``text`` played on the table, seen from above; done said if nothing shows."""
-    before = above(truth)
+    """``text`` played on the table, seen from above; done said if the referee has
+    not taken the move (nothing shows, or a journey whose students may not all have
+    arrived in another way the referee keeps)."""
     truth.play_text(text)
     now = above(truth)
     out: list[Output] = []
     config = referee.config
     for _ in range(config.stable_frames + config.confirm_frames):
         out += referee.handle(Seen(now, "camera"))
-    if now == before:
+    if "move_accepted" not in names(out):
         out += referee.handle(TurnDone())
     return out
 
@@ -85,6 +86,14 @@ class PartsTable(Table):
         super().__init__(truth, view)
         self.referee = Referee(truth.rules, truth, PARTS)
         self.handle = self.referee.handle
+
+    def play(self, text: str) -> list[Output]:
+        """As ``Table.play``; done said too when the referee waits for it (a journey
+        whose students may not all have arrived in another way it keeps)."""
+        out = super().play(text)
+        if not {"move_accepted", "question"} & set(names(out)):
+            out += self.handle(TurnDone())
+        return out
 
 
 SPACES = {
