@@ -180,13 +180,10 @@ class ReadConfig:
     differences (their direction: neither glare, white light added, nor the light's
     strength turns it) is this many degrees nearer another class's than the one
     read, the differences at least ``hue_min_chroma`` of the colour's sum. Shendao's
-    gates: under glare stronger than the paper around shows, a red stick's colour
-    was nearest the slot's, with full confidence (4 of 9 sets at the hardest level),
-    its hue still a stick's (84 degrees; sticks 85 to 90, slots 66 or less).
-    Shangri-La's spaces: a blue tile far off, its ring of samples blurred with the
-    paper around and the glyph, read empty with full confidence; its hue 167 degrees
-    from the paper's (chroma 0.086), where no space read empty right had a hue over
-    90 degrees from it with a chroma of 0.04 or more (sets 1 to 9, hardest level)."""
+    gates: glare stronger than the paper around shows can bring a red stick's colour
+    nearest the slot's while its hue stays a stick's. Shangri-La's spaces: a blue tile
+    far off, its samples blurred with the paper and the glyph, can read empty by its
+    colour while its hue stays far from the paper's."""
     washed_out_distance: float = 0.15
     washed_out_margin: float = 0.1
     washed_out_confidence: float = 0.6
@@ -199,24 +196,20 @@ class ReadConfig:
     """Per kind, what the drawing shows in the middle of a bare spot: (the bare class,
     the mark's colour). A spot read bare whose samples show too little of its mark is
     not read: a bridge in a hand's shadow looks like grass, one under strong glare like
-    pale road, but neither shows the river a bare bridge spot shows (measured on the
-    bench's seed 2, hardest level: two bridges read bare with full confidence). Spots
-    the drawing covers with something else (a bridge spot on a village's paper) are
+    pale road, but neither shows the river a bare bridge spot shows. Spots the drawing
+    covers with something else (a bridge spot on a village's paper) are
     not checked."""
     bare_mark_min_samples: int = 3
-    """... at least this many of an element's samples (49) nearest the mark: at the
-    medium and hardest levels (bench seeds 1 and 2) bare bridge spots showed 7 or more,
-    bridges none."""
+    """... at least this many of an element's 49 samples nearest the mark (a bare spot
+    shows several, a bridge none)."""
     glare_veto_margin: float = 0.05
     """When the channel differences (blind to white glare) clearly prefer another class
     than the colour does, by this much in linear light, the element is not read."""
     glare_veto_floor: float = 0.001
     """... but only where the paper nearby shows some glare (this much, paper units):
     without any, the channel differences are a worse reading than the colour, not a
-    check on it (pale faded ShenShi tiles, nearly grey, were vetoed in 5% of the easy
-    set's tiles). The floor is low: two Shangri-La stones under the hardest light, with
-    0.0015 and 0.002 of glare nearby, were read wrong without the veto (measured on the
-    bench's sets, seed 1)."""
+    check on it (pale faded ShenShi tiles are nearly grey). The floor is low: a little
+    glare is enough to turn a stone's colour."""
     ransac_rounds: int = 100
     ransac_points: int = 250
     """Each guess of the light is scored on about this many paper points."""
@@ -230,18 +223,13 @@ class ReadConfig:
     height_min_side_px: float = 3.0
     """Nor when a tile's side spans fewer pixels than this in the picture: its edges
     blur over the whole side, and colour, stored at half resolution in JPEG and video,
-    bleeds a pixel further. Measured: the demo's film at 1280x720 and 55 degrees
-    (sides of 1.9 pixels) read a single tile as two and put the referee a move behind;
-    the bench's pictures with markers read two stacks of two as one at 2.7 and 2.8
-    pixels. In the main sets 69 heights were read right between 2 and 3 pixels: they
-    are now "not shown" rather than risked."""
+    bleeds a pixel further: such heights are "not shown" rather than risked."""
     height_edge_bias_mm: float = 0.1
     height_edge_gain: float = 0.85
     """A stack of ``h`` tiles measures ``tile - bias + h * gain * step`` mm: the front
     face of a tile is darker than its top and a pixel half front face, half board
-    passes for board, so only part of the lift shows: from 0.7 (blurred pictures at
-    1.25 pixels per mm) to 1 (sharp ones); this compromise, with the margins below,
-    serves both (measured on rendered pictures with known truth)."""
+    passes for board, so only part of the lift shows, less in blurred pictures than in
+    sharp ones; this compromise, with the margins below, serves both."""
     height_step_mm: float = 0.25
     height_lines: int = 5
     height_line_spread_mm: float = 4.0
@@ -274,16 +262,13 @@ class ReadConfig:
     monk_width_mm: tuple[float, float, float] = (12.5, 16.75, 17.75)
     """The width read: a master from the first to the second number, a Grand Master
     from the third; between, or narrower (part of the legs not told from what they
-    sit on), the size is not read. Measured on the bench's sets (seeds 1 to 3 and two
-    more at the lower levels, 1,030 monks): masters 12 to 17 mm (99% up to 16.5),
-    Grand Masters 17 to 21.5 mm (99% from 17.8); the dark metal reads a little
-    narrower, its blurred edge counted as what it sits on."""
+    sit on), the size is not read. The dark metal reads a little narrower than it is,
+    its blurred edge counted as what it sits on."""
     metal_like_seat: float = 0.3
     """A metal nearer than this (colour) to a colour of its seat (silver and a faded
     mandala's) is read for size only where its legs' width and their reach towards
-    the camera agree, when both are read: on the bench's sets (seeds 1 to 5) they
-    disagreed for 3 of the 31 silver monks on faded mandalas where both were read,
-    the width wrong each time."""
+    the camera agree, when both are read: on such a seat the width alone can be
+    wrong."""
     monk_width_scale_mm: float = 5.0
     """Sureness of a size read by width: 0.5 plus the distance from the middle
     between the two sizes over this, at most 1."""
@@ -300,8 +285,8 @@ class ReadConfig:
     robe's sample points (``monk_robe_mm`` round, ``monk_robe_height_mm`` up) look
     through to the cushion ``height * cot(elevation)`` further on: beyond tuft and
     robe radii together the tuft cannot be what they see, and is not among the
-    colours "no monk" may show (a black Grand Master at 55 degrees, its shaded robe
-    nearest the tuft's dark brown, was read as no monk)."""
+    colours "no monk" may show (a black monk's shaded robe is near the tuft's dark
+    brown)."""
     local_glare_floor: float = 0.1
     """Glare measured on a cushion's top is taken off its monk's robe down to this
     share of the robe's light at least (black is 3% of white)."""
@@ -312,17 +297,13 @@ class ReadConfig:
     """In slanted views the robe is read lower (down to the crossed legs, the same
     metal): low enough that without a monk the rays through its points meet the seat
     within this far of the square's middle, inside a cushion's top (14 mm, less its
-    placement and the blur). Read at 11 mm in a view at 39 degrees, an empty cushion
-    showed the light stone of the square behind it and was read as a silver monk."""
+    placement and the blur): further out, an empty cushion shows the light stone of the
+    square behind it, which passes for a silver monk."""
     grey_metal_brightness: tuple[float, float] = (-2.4, -1.05)
-    """Silver and black are both grey: only brightness tells them apart. A robe's
-    side in shade shows silver at a quarter of its light (its median's mean log light
-    mostly -1.85 to -1.7, some up to -1.1), while glare the board's margins do not
-    measure lifts black (black monks read as silver at -1.92, -1.48 and -1.2; seen
-    from above under glare, black tops measure -2.3 to -1.9; black is otherwise read
-    from -2.5 down). A silver or black reading in this band is not kept: it cost
-    about 0.5% of the monks at the hardest level, mostly shaded silver ones (bench
-    sets, seeds 1 to 4)."""
+    """Silver and black are both grey: only brightness tells them apart (the mean log
+    light of the robe's median). A robe's side in shade shows silver at a quarter of
+    its light, while glare the board's margins do not measure lifts black: both fall
+    in this band, and a silver or black reading in it is not kept."""
     min_size_share: float = 0.65
     """This share of the legs' samples must agree (metal: a Grand Master; not: a
     master) to read the size."""
@@ -337,32 +318,26 @@ class ReadConfig:
     rim_tile_apart: float = 0.8
     """A tile's middle and the square's rim are at least this far apart (colour
     distance, brightness counting fully). The rim catches some of the square's dark
-    outline: empty squares measure about 0.6, tiles 99% over 1 (rendered sets)."""
+    outline, so even an empty square's rim differs from its middle."""
     rim_empty_apart: float = 0.6
     rim_empty_near: float = 0.4
     rim_empty_confidence: float = 0.6
     """A Shendao square whose colour ties between empty and a tile, or that glare
     leaves unsure, is empty, this sure, when its middle and rim are closer than
-    ``rim_empty_apart`` (empty squares measure about 0.6 as the rim catches the
-    outline; tiles 99% over 1) and its middle is nearer its empty shade than
-    ``rim_empty_near``. Dark tiles in shadow, tied between empty and light, measured
-    0.66 and 0.76 apart but 0.58 and more from the empty shade; the empty squares
-    left unsure 0.5 to 0.75 apart, at most 0.44 from it (bench sets, seed 1, hardest
-    level)."""
+    ``rim_empty_apart`` and its middle is nearer its empty shade than
+    ``rim_empty_near``: a dark tile in shadow can differ from its rim as little, but
+    lies farther from the empty shade."""
     faded_corner_hue: tuple[float, float] = (0.06, 0.2)
     faded_corner_brighter: float = 0.03
     """A faded ShenShi tile's printed corner triangles differ in hue from its plain
     edges by this much (log light, brightness apart) and are not brighter by more than
     ``faded_corner_brighter``; bare stone is even, and a neighbour's piece or shadow
-    caught in the corners differs more, or is brighter. Measured on the bench's sets
-    (seed 1, all levels): of the "faded" colour readings, 198 of 239 faded tiles pass
-    and none of 32 bare stones; the earlier cue (corners 14% darker) kept 9 faded
-    tiles, as the print's corners are only 3% darker than its edges."""
+    caught in the corners differs more, or is brighter. The print's corners are barely
+    darker than its edges: darkness is no cue."""
     faded_min_confidence: float = 0.65
     """... and a "faded" reading at least this sure by its colour: bare stone in
-    shade or beside a hand can pass the corners' test (five such across the bench's
-    sets, four under 0.6 sure), faded tiles that pass it were all over 0.7 sure (401,
-    seeds 1 to 4)."""
+    shade or beside a hand can pass the corners' test, but less surely than a faded
+    tile."""
     min_open_samples: int = 8
     """An element needs this many sample points that nothing on it can hide."""
     bare_corner_confidence: float = 0.6
@@ -370,33 +345,25 @@ class ReadConfig:
     stone, this sure, when its corners do not look printed."""
     blond_on_marked_brighter: tuple[float, float] = (0.15, 0.2)
     """A blond cushion and a ShenShi marked square's stone differ mostly in brightness
-    (the cushion's top about 0.3 brighter in mean log light): on a marked square with
-    no tile, a cushion read blond must be at least the second number brighter than
-    the stone around it, one read absent at most the first. Measured on the bench's
-    sets (seeds 1 to 3): blond cushions 0.22 to 1.04 brighter, bare stone -0.83 to
-    0.12; the colour alone read four of them wrong on seed 3."""
+    (mean log light, the cushion's top brighter): on a marked square with no tile, a
+    cushion read blond must be at least the second number brighter than the stone
+    around it, one read absent at most the first."""
     petal_min_samples: int = 3
     petal_confidence: float = 0.6
     """On a marked square, a cushion's place where this many samples are nearer an
     intact mandala's blue petals than any other colour the square may show holds no
     cushion (read so, this sure, where it was left unsure): no cushion's top shows
-    blue. Blond and orange cushions on marked squares: no such sample (250 cushions,
-    set version 2, sets 1 to 3 and 7 to 10); intact mandalas without one: 13% of the
-    samples (median)."""
+    blue."""
     blond_tie_bare: float = 0.0
     """... and a colour tie between blond and the stone is none only where the
-    cushion's place is no brighter than the stone around it: tied, bare stone measured
-    -0.21 to 0.11, blond cushions 0.09 (half under an arm) and 0.18 or more (set
-    version 2, the first 100 pictures of set 1 and 30 of sets 2 to 15)."""
+    cushion's place is no brighter than the stone around it."""
     blond_over_unread_brighter: float = 0.5
     blond_over_stone_brighter: float = 0.25
     """... and where the tile is not read (its band may show a mandala), a cushion
     read absent is not kept when its place is this much brighter than the band (a
-    blond cushion under glare, read as a faded mandala's colour, measured 0.88), or
+    blond cushion under glare can show a faded mandala's colour), or
     ``blond_over_stone_brighter`` where the band's colour is nearest the stone (a
-    blond cushion half under an arm measured 0.30; on the bench's sets, seeds 1 to 6
-    at the hardest level and 1 and 2 at the medium one, it leaves 31 of the 521
-    absent cushions over unread tiles of the marked squares unread)."""
+    blond cushion half under an arm)."""
     bare_under_cushion_confidence: float = 0.6
     """How sure a ShenShi tile is bare stone when a cushion is read on it and its own
     colour is unsure (the rules put cushions on empty squares only)."""
@@ -405,58 +372,40 @@ class ReadConfig:
     """A ShenShi tile left unread with no cushion read on it is intact, this sure, when
     the median colour of its band's corners is this much nearer an intact mandala's
     yellow than its red, and that of its edges' middles this much nearer its red than
-    its yellow. Measured on the bench's sets (seeds 1 to 5 at the hardest level,
-    marked squares): bare stone, faded mandalas and hands over them at most 0.28 on
-    the lesser of the two; 74 of the 249 intact mandalas left unread 0.6 or more. On
-    sets with varied layouts (set version 2, seeds 1, 2, 3, 7, and 1 to 6 of version
-    1): faded mandalas at most 0.13, bare stone 0.18 (0.21 beside a cushion), hands
-    0.08; of the intact mandalas left unread, 32 of 101 reach 0.4, 6 reach 0.6."""
+    its yellow: bare stone, a faded mandala and a hand show neither part of the
+    pattern."""
     intact_pattern_sum: float = 1.0
     intact_pattern_floor: float = 0.05
     """... or when the two margins add up to ``intact_pattern_sum``, each at least
     ``intact_pattern_floor``: one of the two parts of the pattern is often clear while
-    the other is washed out by the lamp or glare. On set version 2, seeds 1 to 3 and
-    7 to 13 (300 pictures), tiles that were not intact reached a sum of 0.62 at most
-    (both margins at least 0.05); 41 intact mandalas left unread reached 1.0."""
+    the other is washed out by the lamp or glare."""
     faded_marked_distance: float = 0.4
     faded_marked_margin: float = 0.12
     faded_marked_confidence: float = 0.6
     """A ShenShi tile left unread on a marked square with no cushion is faded, this
     sure, when its colour is at most ``faded_marked_distance`` from a faded mandala's
-    and ``faded_marked_margin`` nearer it than the marked stone and an intact mandala.
-    Measured on the bench's sets (seeds 1 to 5 at the hardest level), the marked
-    stone's colour is at most 0.05 nearer a faded mandala's than its own (0.43 or
-    more from it); faded mandalas left unread, 0.17 or more (0.04 to 0.39 from it)."""
+    and ``faded_marked_margin`` nearer it than the marked stone and an intact mandala."""
     bare_off_marked_confidence: float = 0.6
     """How sure a ShenShi tile off the marked squares is bare stone when its own colour
     is unsure (the rules draw the tiles onto the marked squares, and never move them)."""
     no_legs_run_mm: float = 5.0
     none_min_margin: float = 0.2
     """A robe on a seat the rules allow is no monk only this much nearer the colours
-    beneath it than any metal (else the legs decide, :attr:`no_legs_run_mm`): silver
-    Grand Masters on faded mandalas, in shade, measured 0.16 nearer the print."""
+    beneath it than any metal (else the legs decide, :attr:`no_legs_run_mm`): a silver
+    monk in shade on a faded mandala looks nearly like the print."""
     no_legs_gap_mm: float = 5.0
     """... or no metal on the line's middle over this width: a monk's legs, 12.5 mm
-    wide at least, cross the middle of their square even placed 6 mm off it. On set
-    version 2 (seeds 1 to 3 and 7 to 13, 300 pictures), robes so left unsure: on 86
-    monks the widest such gap was 2.5 mm (a silver Grand Master whose legs' middle
-    was in shade), on 448 empty seats 4 mm or more, 9 mm for most (the faded
-    mandala's petals and ring run long either side of its middle)."""
+    wide at least, cross the middle of their square even placed 6 mm off it."""
     legs_shade: float = 0.1
     """... but not where, at any seat it may have, the line's middle is darker than
     the line as a whole by more than this (mean log light): legs in shade, which no
-    metal's colour matches. Empty seats so read measured 0.005 brighter or more in
-    the middle (a faded mandala's pale heart), a silver Grand Master on one 0.29
-    darker (set version 2, seeds 1 to 3 and 7 to 15 and set 1's first 100 pictures)."""
+    metal's colour matches (an empty seat's middle is not darker: a faded mandala's
+    heart is pale)."""
     no_legs_confidence: float = 0.6
     """A ShenShi robe left unsure between a metal and its seat (or mixed, or like
     neither) is no monk, this sure, when the line across its crossed legs, all seen,
     shows neither skin nor a metal in play (or the robe's colour) on more than
-    ``no_legs_run_mm`` in a row (a master's legs are 15 mm wide). Measured on the
-    bench's sets (seeds 1 to 5 at the hardest level), robes so left unsure: on monks
-    the shortest longest run was 7.5 mm (a silver master on a faded mandala), on
-    empty seats 0 to 24.5 mm (half of them 5 mm or less; a faded mandala under glare
-    runs long)."""
+    ``no_legs_run_mm`` in a row (a master's legs are 15 mm wide)."""
     metal_margin: float = 0.2
     """A metal must be this much nearer a robe's colour than the next metal (copper in
     shade is nearly as dark as black, and as little coloured)."""
@@ -466,16 +415,12 @@ class ReadConfig:
     less): a black monk lifted to grey by glare had been read as a faded mandala."""
     none_darker_than_seat: float = 0.5
     """... nor darker than its seat's top as the frame shows it (a cushion's top, a
-    faded mandala's band) by more than this, where the rules allow a monk there. On
-    the bench's hardest sets (12 sets, 2,075 empty cushions and faded mandalas) an
-    empty seat's robe points were at most 0.22 darker than a faded band, 0.02 than
-    an orange cushion's top, and three of 1,286 blond ones more than 0.5; a silver
-    master in shade on a faded mandala, read as no monk, was 0.71 darker."""
+    faded mandala's band) by more than this, where the rules allow a monk there: a
+    monk in shade is darker than the seat it hides."""
     black_colour_margin: float = 0.7
     """A robe read black must be this much nearer black than copper by colour rather
     than brightness (``leg_brightness_weight``): copper in deep shade is as dark as
-    black. On the bench's hardest sets, black monks read black were 1.11 or more
-    nearer black; a copper master in shade read black, 0.33."""
+    black."""
     cushion_front_samples: int = 3
     """A marked square's tile read bare is not kept where a cushion on a neighbouring
     square stands in front of this many of its band's samples in view."""
@@ -484,14 +429,11 @@ class ReadConfig:
     boards with a monk of one kind on every square turn it off."""
     duplicate_margin: float = 0.2
     """One ShenShi monk (metal and size) read on two squares: the surer reading is
-    kept where it is this much surer than the other (a black Grand Master in glare
-    read silver at 0.45, the silver one elsewhere at 0.95), else neither."""
+    kept where it is this much surer than the other, else neither."""
     grey_copper_margin: float = 1.0
     """A grey robe is read by elimination (silver or black) only when this much
-    nearer one of the two than copper by colour: grey robes of silver and black monks
-    measured 0.72, then 1.08 or more, two copper ones in a dim light 0.80 and 0.96
-    (set version 2, the first 100 pictures of set 1 and 30 of sets 2 to 15: 192
-    grey robes)."""
+    nearer one of the two than copper by colour (copper in a dim light looks grey
+    too)."""
     unseated_margin: float = 0.5
     """Where the rules seat no monk, a metal must be this much nearer than what lies
     beneath to be read as a monk (a player's mistake)."""
