@@ -603,6 +603,23 @@ class FittedModel:
                 return p
         return probabilities(self.weights[item.kind], item.rows)
 
+    def probabilities_of(self, items: Sequence[ElementFeatures]) -> list[FloatArray]:
+        """Each item's probability per alternative (:meth:`probabilities`); a stacked
+        kind's items go through its classifier together."""
+        found: list[FloatArray | None] = [None] * len(items)
+        if self.stacks:
+            from vision.appearance_stacks import classify_many
+
+            for kind, params in self.stacks.items():
+                chosen = [i for i, item in enumerate(items) if item.kind == kind]
+                read = classify_many(params, [items[i] for i in chosen])
+                for i, p in zip(chosen, read, strict=True):
+                    found[i] = p
+        return [
+            p if p is not None else self.probabilities(item)
+            for p, item in zip(found, items, strict=True)
+        ]
+
     def to_json(self) -> dict[str, Any]:
         data = {
             "version": FORMAT_VERSION,
@@ -873,7 +890,12 @@ class AppearanceReader:
         abstained: dict[str, str] = {}
         unseen: set[str] = set()
         light = fit_light(frame, view, self.appearance, self.model.size_mm)
-        for item in self.element_features(frame, view, light):
+        items = self.element_features(frame, view, light)
+        shown = [i for i in items if i.element not in covered and i.seen_share >= 0.5]
+        chances = dict(
+            zip((i.element for i in shown), self.fitted.probabilities_of(shown), strict=True)
+        )
+        for item in items:
             if item.element in covered:
                 abstained[item.element] = COVERED_BY_HAND
                 unseen.add(item.element)
@@ -882,7 +904,7 @@ class AppearanceReader:
                 abstained[item.element] = NOT_IN_VIEW
                 unseen.add(item.element)
                 continue
-            p = self.fitted.probabilities(item)
+            p = chances[item.element]
             probs[item.element] = {
                 str(v): round(float(x), 4) for v, x in zip(item.values, p, strict=True)
             }

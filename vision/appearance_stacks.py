@@ -841,6 +841,28 @@ def classify(params: Mapping[str, Any], item: ElementFeatures) -> FloatArray | N
     return np.asarray(e / e.sum())
 
 
+def classify_many(
+    params: Mapping[str, Any], items: Sequence[ElementFeatures]
+) -> list[FloatArray | None]:
+    """:func:`classify` of each of ``items`` (of the classifier's kind), at once."""
+    fits = [
+        i
+        for i, item in enumerate(items)
+        if item.extra is not None
+        and len(item.values) == params["alternatives"]
+        and len(item.extra) == len(params["mean"])
+    ]
+    out: list[FloatArray | None] = [None] * len(items)
+    if not fits:
+        return out
+    logits = _logits(params, np.array([items[i].extra for i in fits])) / params["temperature"]
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    for row, i in enumerate(fits):
+        out[i] = p[row]
+    return out
+
+
 def _train(
     x: FloatArray,
     y: NDArray[np.intp],
