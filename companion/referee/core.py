@@ -994,8 +994,10 @@ class Referee:
         again, and the table shows the position before it (it was misread: a reading
         wrong for a few frames in a row) or another whole move of that player. Judged
         from there. None when the table still shows some of the move, or fits no whole
-        move from before it (the next player's illegal move)."""
-        if self.status != self.WATCHING or not self.history:
+        move from before it (the next player's illegal move). While a flag stands, only
+        a table showing the position before it takes it back (a move the table showed
+        on the way as an illegal move was put right)."""
+        if self.status not in (self.WATCHING, self.ILLEGAL) or not self.history:
             return None
         earlier, text = self.history[-1]
         before, sure = self.explainer.expected(earlier), self.config.sure
@@ -1009,6 +1011,8 @@ class Referee:
         verdict = self.explainer.explain(earlier, observation, turn_done=turn_done, hidden=hidden)
         if verdict.kind not in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
             return None  # half a move from there is not enough to undo one made
+        if self.status == self.ILLEGAL and verdict.kind != Kind.UNCHANGED:
+            return None
         self.history.pop()
         self.state = earlier
         self.belief.truncate(self.history, self.rules)

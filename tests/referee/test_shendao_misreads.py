@@ -53,3 +53,25 @@ def test_a_card_said_after_a_card_said_is_the_next_players_move() -> None:
     out = referee.handle(TypedMove("Sf brigand"))
     assert "move_taken_back" not in names(out)
     assert [text for _, text in referee.history] == ["Sf tigre", "Sf brigand"]
+
+
+def test_a_move_shown_on_the_way_as_an_illegal_move_is_put_right_is_taken_back() -> None:
+    # A tile put on a wrong square with E4's gate closed is flagged; as the player puts
+    # it back the table shows E4 for a moment (accepted), then the tile is taken off
+    # (flagged, from E4), then the gate opened: the position before E4
+    referee = Referee((state := after_moves(1093, 23)).rules, state)
+    before = referee.expected_table()
+    entered = state.copy()
+    entered.play(state.rules.parse_move("E4"))
+    e4 = referee.explainer.expected(entered)
+    square = next(e for e in e4 if not e.startswith("gate ") and e4.value(e) == "empty")
+    out = show(referee, e4.replace({square: "light"}))
+    assert "illegal_move" in names(out)
+    out = show(referee, e4)
+    assert [text for _, text in referee.history] == ["E4"]
+    out = show(referee, before.replace({"gate E4": "closed"}))  # the tile off first
+    assert "illegal_move" in names(out)
+    out = show(referee, before)
+    assert names(out)[0] == "move_taken_back" and "table_restored" in names(out)
+    assert "illegal_move" not in names(out)
+    assert referee.history == []
