@@ -438,7 +438,7 @@ _ROWS = (
     ("questions per game", "questions_per_game", "{}"),
     ("corrections per game (by the referee)", "corrections_per_game", "{}"),
     ("moves right in the final record", "record_right_pct", "{}%"),
-    ("  or as the table tells them apart", "record_alike_pct", "{}%"),
+    ("  or up to what no table can tell", "record_alike_pct", "{}%"),
     ("games needing no correction", "games_without_correction", "{}"),
     ("time (s)", "seconds", "{}"),
 )
