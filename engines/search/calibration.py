@@ -56,11 +56,12 @@ nobody at such a table plays well, and every seat should be told level 0. They a
 never fitted on."""
 SETS.update({name: (*SETS[base][:2], (RANDOM_LEVEL,)) for name, base in RANDOM_TABLES.items()})
 
-FIT_ALSO: dict[str, tuple[str, ...]] = {"shangrila-4": ("shangrila-3",)}
+FIT_ALSO: dict[str, tuple[str, ...]] = {"shangrila-4": ("shangrila-3", "shangrila-4-random")}
 """Sets whose fitting games a set's model learns from too (``fitting_rows``): a
 four-player Shangri-La game takes about four times as long to make as a three-player
 one, and what a player's moves say about their level is much the same with three or
-four players."""
+four players; at a table where everyone plays at random, random play keeps more win
+chance than at the mixed tables, and the model learns it there."""
 
 SET_OPTIONS: dict[str, dict[str, Any]] = {}
 """Rules options of a set's games (none: the game's defaults). A model is fitted for the

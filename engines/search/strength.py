@@ -249,6 +249,14 @@ class StrengthModel:
                 return level
         return levels[-1]
 
+    def span(self, posterior: Mapping[int, float]) -> tuple[int, int]:
+        """The range given for ``posterior``: the narrowest run holding ``COVERAGE`` of
+        it, widened to the level given (level 0 named for a posterior that has enough
+        of it is in its range)."""
+        low, high = credible_range(posterior)
+        given = self.point(posterior)
+        return min(low, given), max(high, given)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "levels": list(self.level_list),
@@ -383,7 +391,7 @@ def summarise(
             f"fewer than {MIN_MOVES} judged moves",
             True,
         )
-    low, high = credible_range(posterior)
+    low, high = model.span(posterior)
     notes = []
     if moves < FEW_MOVES:
         notes.append(f"only {moves} judged moves: a wide range")
@@ -478,7 +486,7 @@ def _tally(model: StrengthModel, found: Sequence[tuple[int, int, FloatArray]]) -
             refused += 1
             continue
         posterior = model.posterior_of(logits, moves)
-        low, high = credible_range(posterior)
+        low, high = model.span(posterior)
         given = model.point(posterior)
         tested += 1
         hits += low <= level <= high

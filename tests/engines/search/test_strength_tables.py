@@ -55,7 +55,8 @@ def test_borrowed_games_are_fitted_on_but_never_held_out() -> None:
     own = [_stored((k % 5, 0, 1, 2), k) for k in range(6)]
     other = [_stored((k % 5, 3, 4), k) for k in range(4)]
     rows = fitting_rows("shangrila-4", lambda s: own if s == "shangrila-4" else other)
-    assert FIT_ALSO["shangrila-4"] == ("shangrila-3",)
+    assert len({r.group for r in rows if r.borrowed}) == 2 * len(other)
+    assert FIT_ALSO["shangrila-4"] == ("shangrila-3", "shangrila-4-random")
     assert {r.borrowed for r in rows if r.group >= len(own)} == {True}
     assert not any(r.borrowed for r in rows if r.group < len(own))
     held = held_out_logits(rows, [0, 1, 2, 3, 4], 0.25)
@@ -92,3 +93,27 @@ def test_an_analysis_without_a_budget_takes_its_games_own() -> None:
     live = LiveAnalysis(calibration=None)
     live.update(record)
     assert (live.config.iterations, live.config.rollout_moves) == (100, 10)
+
+
+def test_a_player_named_random_has_level_0_in_their_range() -> None:
+    from engines.search.strength import StrengthModel, credible_range
+
+    width = 8
+    model = StrengthModel(
+        "test",
+        (0, 1, 2, 3),
+        (0.0,) * 7,
+        (0.0,) * width,
+        (1.0,) * width,
+        tuple((0.0,) * 4 for _ in range(width + 1)),
+        1.0,
+        0.1,
+        300,
+        0.25,
+    )
+    posterior = {0: 0.08, 1: 0.02, 2: 0.6, 3: 0.3}
+    assert credible_range(posterior) == (2, 3) and model.point(posterior) == 2
+    assert model.span(posterior) == (2, 3)
+    maybe_random = {0: 0.1, 1: 0.0, 2: 0.55, 3: 0.35}
+    assert credible_range(maybe_random) == (2, 3) and model.point(maybe_random) == 0
+    assert model.span(maybe_random) == (0, 3)
