@@ -376,9 +376,12 @@ def evidence_of(reports: Sequence[MoveReport], player: int) -> Evidence:
     )
 
 
-def players_of(reports: Sequence[MoveReport]) -> list[int]:
-    """The players who moved in ``reports``, in order."""
-    return sorted({r.player for r in reports})
+def seat_evidence(reports: Sequence[MoveReport], player: int) -> Evidence:
+    """``player``'s judged moves among ``reports`` with how the others played in them
+    (``Evidence.table``): what the strength estimate reads."""
+    seats = sorted({r.player for r in reports} | {player})
+    others = [evidence_of(reports, p) for p in seats if p != player]
+    return replace(evidence_of(reports, player), table=table_loss(others, 1 / len(seats)))
 
 
 def summarise(
@@ -398,18 +401,7 @@ def summarise(
     mean_loss = sum(r.loss for r in mine) / len(mine) if mine else math.nan
     best_share = sum(r.played == r.best for r in mine) / len(mine) if mine else math.nan
     strength = (
-        estimate_evidence(
-            model,
-            replace(
-                evidence_of(reports, player),
-                table=table_loss(
-                    [evidence_of(reports, p) for p in players_of(reports) if p != player],
-                    model.even_share,
-                ),
-            ),
-            config.iterations,
-            options,
-        )
+        estimate_evidence(model, seat_evidence(reports, player), config.iterations, options)
         if model is not None
         else None
     )
