@@ -18,7 +18,7 @@ from pathlib import Path
 
 from companion.app.controller import read_seats
 from companion.app.history import PastGame, list_games, load_analysis, report_folder
-from engines.search.analysis import Analysis
+from engines.search.analysis import Analysis, seat_evidence
 from engines.search.pooling import (
     POOLING_PATH,
     Finish,
@@ -76,13 +76,9 @@ def seat_names(past: PastGame, engine_name: Callable[[int], str]) -> list[str]:
 
 
 def evidence_of(analysis: Analysis, seat: int) -> Evidence:
-    """The judged moves of ``seat`` in ``analysis`` (as its strength estimate uses)."""
-    mine = [m for m in analysis.moves if m.player == seat and not m.forced]
-    return Evidence(
-        tuple(m.accuracy or 0.0 for m in mine),
-        tuple(m.played == m.best for m in mine),
-        tuple(m.best_value for m in mine),
-    )
+    """The judged moves of ``seat`` in ``analysis``, with how the others played (as its
+    strength estimate uses)."""
+    return seat_evidence(analysis.moves, seat)
 
 
 @dataclass(frozen=True)
@@ -150,7 +146,9 @@ def collect(
                 GameLevel(
                     past.when,
                     model.key,
-                    estimate(model, found.accuracies, found.best, budget, found.kept),
+                    estimate(
+                        model, found.accuracies, found.best, budget, found.kept, table=found.table
+                    ),
                     found,
                     budget,
                 )
