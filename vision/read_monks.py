@@ -517,10 +517,8 @@ class MonkReading(BoardReader):
         metal nearest the robe's colour at every seat it may have, where it is the
         one metal in play whose run across where the legs would be is as wide as a
         monk's legs (``monk_width_mm``, a master's narrowest at least), else
-        ``None``. The print's petals never read so wide (on the bench's sets, no
-        width at all on the empty faded mandalas, for any metal); dark legs in glare
-        can read silver by colour, so the legs confirm the robe's metal, never
-        choose it (a black master was read silver)."""
+        ``None``. The print's petals never read so wide; dark legs in glare can read
+        silver by colour, so the legs confirm the robe's metal, never choose it."""
         least = self.config.monk_width_mm[0]
         nearest = {
             self._metal_names[
@@ -746,9 +744,9 @@ class MonkReading(BoardReader):
     def _seat_allowed(self, square: str, readings: dict[str, Reading]) -> bool:
         """Whether the rules allow a monk here: a cushion, or a faded tile (or a tile
         not read on a marked square, which may be one, unless its colour is nearest an
-        intact mandala's: on the bench's sets no faded tile left unread was, 71 intact
-        tiles and bare stones were; off the marked squares the rules never put a
-        tile, so one not read there, a hand over it, is no seat)."""
+        intact mandala's, which an unread faded tile's is not; off the marked squares
+        the rules never put a tile, so one not read there, a hand over it, is no
+        seat)."""
         tile = readings[f"{square} tile"]
         return (
             readings[f"{square} cushion"].value != NONE

@@ -27,7 +27,7 @@ a noisy camera does not see motion everywhere, with a floor against tiny changes
 spread itself is never taken below one 8-bit level: in a compressed video of a still
 board most cells are byte-identical from frame to frame, and a measured spread of
 nothing would make a level or two of compression in a dark colour channel count as
-motion (the demo's film seen from 45 degrees was "moving" on most frames).
+motion.
 
 :meth:`StillnessDetector.update` returns a :class:`Stillness`: whether the board has been
 still for ``still_frames`` frames, the moving and covered cells (a mask over the board,
