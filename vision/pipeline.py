@@ -287,7 +287,11 @@ def draw_recognised(
     value read (grey: empty or absent), a magenta cross on each element not read, and
     "2" on stacks of two tiles; each outline edged in black to stand out on any board.
     ``legend``: a key in the top left corner saying what each colour and mark means."""
-    image = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    image: Image = (
+        frame.copy()
+        if frame.ndim == 3
+        else np.asarray(cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR), dtype=np.uint8)
+    )
     scale = max(1, round(max(image.shape[:2]) / 900))
     seen: dict[str, tuple[int, int, int]] = {}
     for element in model.elements.values():

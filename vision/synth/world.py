@@ -306,7 +306,7 @@ def _shendao_painting(world: World, s: float) -> Image:
     for square in model.of_kind("square"):
         file, rank = ord(square.name[0]) - ord("a"), int(square.name[1:])
         cv2.fillPoly(painted, [_pts(square.corners_mm(), s)], shades[(file + rank) % 2], aa, _SHIFT)
-    image = cv2.addWeighted(painted, opacity, image, 1.0 - opacity, 0.0)
+    image = np.asarray(cv2.addWeighted(painted, opacity, image, 1.0 - opacity, 0.0), np.uint8)
     for square in model.of_kind("square"):
         cv2.polylines(
             image,
@@ -380,7 +380,7 @@ def _shenshi_painting(world: World, s: float) -> Image:
         cell = Element("", "", tile.centre_mm, (pitch, pitch), tile.angle_deg).corners_mm()
         cv2.fillPoly(painted, [_pts(cell, s)], shade, aa, _SHIFT)
     opacity = float(rng.uniform(0.8, 1.0))
-    image = cv2.addWeighted(painted, opacity, image, 1.0 - opacity, 0.0)
+    image = np.asarray(cv2.addWeighted(painted, opacity, image, 1.0 - opacity, 0.0), np.uint8)
     for tile in tiles:
         centre = np.array(tile.centre_mm)
         cell = Element("", "", tile.centre_mm, (pitch, pitch), tile.angle_deg).corners_mm()
