@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import ProfileError, SourceError
-from calibration.sources import decode_image, shown
 from companion.cli import Subparsers, UsageError, check_players, picture_size
 from engines import Dice, rules_class
 from engines.jsontext import JSONTextError, read_json_file
@@ -167,6 +166,7 @@ def register(sub: Subparsers) -> None:
 
 
 def render_command(args: argparse.Namespace) -> int:
+    from calibration.sources import shown  # deferred: loads OpenCV
     from vision.synth.camera import LIGHTS, Camera, Imaging, Pose  # deferred: loads OpenCV
     from vision.synth.table import TableOptions, render_table  # deferred: loads OpenCV
 
@@ -294,6 +294,7 @@ def _truth_view(truth: dict[str, Any], path: Path, size_mm: tuple[float, float])
 
 
 def read_command(args: argparse.Namespace) -> int:
+    from calibration.sources import decode_image, shown  # deferred: loads OpenCV
     from vision.pipeline import draw_recognised  # deferred: loads OpenCV
 
     table = _table_profile(args.game, None if args.no_profile else args.profile, args.no_profile)

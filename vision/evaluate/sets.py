@@ -1,5 +1,7 @@
 """The held-out sets of ``companion bench vision``: the difficulty levels, the tables
-dealt for each picture, the pictures rendered and kept in a cache."""
+dealt for each picture, the pictures rendered and kept in a cache. The renderer and
+OpenCV load when a picture is first made or read, so that the command line and the
+other benchmarks can name the levels and sets without them."""
 
 from __future__ import annotations
 
@@ -11,15 +13,11 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from engines import Dice, rules_class
 from vision.evaluate import LEVELS
 from vision.models import load_model
-from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
-from vision.synth.table import TableOptions, render_table
-from vision.view import truth_view
 
 # Render set version: bump when the renderer or the sets change, so caches refresh.
 SET_VERSION = 1
@@ -130,6 +128,8 @@ def _state_observation(game: str, seed: int, depth: int) -> Any:
 def _camera_and_pose(shot: Shot, rng: Any, board_mm: tuple[float, float]) -> tuple[Any, Any]:
     """A camera framing the whole board: the distance grows until every corner of the
     board lies inside the picture, 4% from its edges."""
+    from vision.synth.camera import Camera, Pose  # deferred: loads OpenCV
+    from vision.view import truth_view  # deferred: loads OpenCV
 
     spec = LEVEL_SPECS[shot.level]
     camera = Camera.from_fov(shot.size[0], shot.size[1], 60.0, k1=float(rng.uniform(-0.08, 0.0)))
@@ -151,6 +151,8 @@ def _camera_and_pose(shot: Shot, rng: Any, board_mm: tuple[float, float]) -> tup
 def render_shot(shot: Shot) -> tuple[Any, dict[str, Any]]:
     """Render one picture of the set: (image, truth) with the truth as JSON-ready data
     (observation, visible elements, camera and pose)."""
+    from vision.synth.camera import LIGHTS, Imaging  # deferred: loads OpenCV
+    from vision.synth.table import TableOptions, render_table  # deferred: loads OpenCV
 
     spec = LEVEL_SPECS[shot.level]
     rng = np.random.default_rng([shot.seed, LEVELS.index(shot.level), shot.index])
@@ -207,6 +209,7 @@ def load_shot(
     shot: Shot, cache: Path | None, progress: Callable[[str], None]
 ) -> tuple[Any, dict[str, Any]]:
     """The picture and truth of ``shot``: from the cache, or rendered (and cached)."""
+    import cv2  # deferred: loads OpenCV
 
     if cache is not None:
         image_path = cache / f"{shot.key}.png"
@@ -226,6 +229,8 @@ def load_shot(
 
 def shot_view(truth: dict[str, Any], board_mm: tuple[float, float]) -> Any:
     """The exact view of a picture from its recorded camera and pose."""
+    from vision.synth.camera import Camera, Pose  # deferred: loads OpenCV
+    from vision.view import truth_view  # deferred: loads OpenCV
 
     pose = truth["pose"]
     return truth_view(
