@@ -1,9 +1,10 @@
-"""``companion calibrate ...`` and ``companion bench calibration``.
+"""``companion calibrate ...`` (the figures of ``companion bench calibration`` are in
+``companion.cli.bench.calibration``).
 
 The commands set a table up once: the camera's lens (``charuco-sheet``, ``camera``,
 ``undistort``), where the board lies (``markers``, ``board``, ``check``) and what the
-players' colours look like (``colours``); ``show`` lists what is stored. Heavy imports
-(OpenCV, numpy) happen inside the handlers, so ``companion --help`` stays quick.
+players' colours look like (``colours``); ``show`` lists what is stored. OpenCV loads
+inside the handlers, so ``companion --help`` stays quick.
 """
 
 from __future__ import annotations
