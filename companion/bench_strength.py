@@ -276,7 +276,9 @@ def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str,
     out = held_out_logits(rows, model.levels, model.even_share)
     items = [(r.level, r.evidence.moves, logits) for r, logits in out if r.view == "full"]
     near = [
-        abs(model.point(model.posterior_of(x, n)) - lv) <= 1 for lv, n, x in items if n >= MIN_MOVES
+        abs(model.point(model.posterior_of(x, n), n) - lv) <= 1
+        for lv, n, x in items
+        if n >= MIN_MOVES
     ]
     return {
         "within_one": round(sum(near) / max(1, len(near)), 3),

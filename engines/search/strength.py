@@ -20,7 +20,9 @@ levels, ``engines.search.calibration``). Its log-odds times a ``temperature`` (a
 (widening the ranges of short evidence most) give the posterior; the range is the
 narrowest run of levels holding ``COVERAGE`` of it. The level given is the posterior
 median, or level 0 (random play) as soon as level 0 has at least ``random_threshold``
-of the posterior: a player who may well be playing at random is told so.
+of the posterior and there are ``FEW_MOVES`` judged moves: a player who may well be
+playing at random is told so, once there are moves enough to tell. The range always
+holds the level given.
 
 ``few_moves``, ``temperature`` and ``random_threshold`` are chosen on the fitting games
 by cross-validation (folds of whole games): for each ``few_moves`` of
@@ -236,11 +238,14 @@ class StrengthModel:
         p = _softmax(self.temperature * moves / (moves + self.few_moves) * logits)
         return {level: float(p[i]) for i, level in enumerate(self.level_list)}
 
-    def point(self, posterior: Mapping[int, float]) -> int:
-        """The level given for ``posterior``: the lowest level when it holds at least
-        ``random_threshold``, else the median."""
+    def point(self, posterior: Mapping[int, float], moves: int | None = None) -> int:
+        """The level given for ``posterior`` (of ``moves`` judged moves, when known):
+        the lowest level when it holds at least ``random_threshold`` and there are at
+        least ``FEW_MOVES`` moves (a few moves cannot tell random play), else the
+        median."""
         levels = sorted(posterior)
-        if posterior[levels[0]] >= self.random_threshold:
+        enough = moves is None or moves >= FEW_MOVES
+        if enough and posterior[levels[0]] >= self.random_threshold:
             return levels[0]
         mass = 0.0
         for level in levels:
@@ -249,12 +254,12 @@ class StrengthModel:
                 return level
         return levels[-1]
 
-    def span(self, posterior: Mapping[int, float]) -> tuple[int, int]:
+    def span(self, posterior: Mapping[int, float], moves: int | None = None) -> tuple[int, int]:
         """The range given for ``posterior``: the narrowest run holding ``COVERAGE`` of
         it, widened to the level given (level 0 named for a posterior that has enough
         of it is in its range)."""
         low, high = credible_range(posterior)
-        given = self.point(posterior)
+        given = self.point(posterior, moves)
         return min(low, given), max(high, given)
 
     def to_json(self) -> dict[str, Any]:
@@ -391,7 +396,7 @@ def summarise(
             f"fewer than {MIN_MOVES} judged moves",
             True,
         )
-    low, high = model.span(posterior)
+    low, high = model.span(posterior, moves)
     notes = []
     if moves < FEW_MOVES:
         notes.append(f"only {moves} judged moves: a wide range")
@@ -408,7 +413,7 @@ def summarise(
             + ": a rough guide"
         )
     return StrengthEstimate(
-        model.point(posterior),
+        model.point(posterior, moves),
         round(sum(lv * p for lv, p in posterior.items()), 2),
         low,
         high,
@@ -486,8 +491,8 @@ def _tally(model: StrengthModel, found: Sequence[tuple[int, int, FloatArray]]) -
             refused += 1
             continue
         posterior = model.posterior_of(logits, moves)
-        low, high = model.span(posterior)
-        given = model.point(posterior)
+        low, high = model.span(posterior, moves)
+        given = model.point(posterior, moves)
         tested += 1
         hits += low <= level <= high
         near += abs(given - level) <= 1
@@ -514,7 +519,7 @@ def random_share(model: StrengthModel, found: Sequence[tuple[int, int, FloatArra
     """Share of the lowest level's items (with an estimate) given the lowest level."""
     lowest = model.level_list[0]
     mine = [
-        model.point(model.posterior_of(logits, moves)) == lowest
+        model.point(model.posterior_of(logits, moves), moves) == lowest
         for level, moves, logits in found
         if level == lowest and moves >= MIN_MOVES
     ]
