@@ -5,11 +5,13 @@ strength model learns from, its fit, and its check on games it never saw.
   levels (``engines.search.calibration``) and adds them to
   ``engines/search/strength_games/S-seedN.jsonl`` (a run stopped early keeps what it
   did; running it again goes on from there).
-- ``strength-fit`` fits each set's model on its fitting games (seed 1) and writes
+- ``strength-fit`` fits each set's model on its fitting games (seed 1), and those of
+  the sets it learns from too (``engines.search.calibration.FIT_ALSO``), and writes
   ``engines/search/strength_model.json``.
 - ``strength-check`` estimates every player of the test games (seed 2, never used in
   the fit) and compares with the level that really played, per view of the game (the
-  whole game, joined at its middle, its last 20 moves) and per level.
+  whole game, joined at its middle, its last 20 moves) and per level; and every seat of
+  the test tables where everyone plays at random (``RANDOM_TABLES``).
 """
 
 from __future__ import annotations
@@ -384,9 +386,9 @@ def pool_fit_command(args: argparse.Namespace) -> int:
     models = load_models(args.model)
     document: dict[str, Any] = {"models": {}}
     for key, model in sorted(models.items()):
-        rows = labelled(read_games(games_path(key, FIT_SEED, args.folder)), VIEWS, model.levels)
-        if not rows:
+        if not read_games(games_path(key, FIT_SEED, args.folder)):
             continue
+        rows = fitting_rows(key, lambda s: read_games(games_path(s, FIT_SEED, args.folder)))
         shared, fitted = fit_shared_held_out(model, rows)
         document["models"][key] = entry_json(
             shared,

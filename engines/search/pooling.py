@@ -155,13 +155,16 @@ def fit_shared_held_out(
     without that game (folds of whole games, as the strength model's own fit): the
     smallest shared fraction whose pooled ranges hold the true level ``COVERAGE`` of
     the time on games the model did not learn from (else the largest), and its check.
-    The fold models learn from every view of ``rows``; whole games are pooled."""
+    The fold models learn from every view of ``rows``, borrowed rows in every fold
+    (``Labelled.borrowed``); whole games of the others are pooled."""
     folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
+    borrowed = [r for r in rows if r.borrowed]
     for row in rows:
-        folds[row.group % FOLDS].append(row)
+        if not row.borrowed:
+            folds[row.group % FOLDS].append(row)
     parts = []
     for k in range(FOLDS):
-        train = [r for j, fold in enumerate(folds) if j != k for r in fold]
+        train = [r for j, fold in enumerate(folds) if j != k for r in fold] + borrowed
         if not folds[k] or not train:
             continue
         fitted = fit_logistic(
