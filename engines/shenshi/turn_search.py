@@ -36,13 +36,13 @@ from engines.shenshi.options import Lifts
 from engines.shenshi.plan import ENTER, GIVE, HOVER, SWAP, WALK, Plan, TurnContext, after
 from engines.shenshi.schema import (
     CUSHION,
+    MAX_TOKENS,
     MONK,
     NONE,
     SQUARE_OF,
     SQUARES,
     SURE,
     changed_squares,
-    expected,
     monk_readings,
 )
 from engines.shenshi.state import ShenshiState
@@ -625,15 +625,26 @@ def _begins_like(state: ShenshiState, move: Turn, bigger: Turn) -> bool:
     (unchecked: a turn begun need not be a legal turn yet), leave the table as ``move``
     leaves it."""
     token = state.apply(move)
-    table = expected(state)
+    table = _table(state)
     state.undo(token)
     for length in range(1, len(bigger.actions)):
         token = state.apply(Turn(bigger.actions[:length]))
-        same = expected(state) == table
+        same = _table(state) == table
         state.undo(token)
         if same:
             return True
     return False
+
+
+def _table(state: ShenshiState) -> tuple[object, ...]:
+    """What the table shows of ``state`` (``expected``), as a key: tiles, cushions,
+    monks and each player's path tokens as read."""
+    return (
+        tuple(state.tile),
+        tuple(state.cushion),
+        tuple(state.occ),
+        tuple(min(t, MAX_TOKENS) for t in state.tokens),
+    )
 
 
 def _reached(state: ShenshiState, actions: tuple[Action, ...]) -> tuple[object, ...] | None:
