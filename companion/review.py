@@ -25,6 +25,7 @@ from engines import GameRecord, GameState
 from engines.observation import Observation
 from engines.registry import table_model
 from engines.search.analysis import Analysis
+from vision.models import load_model
 
 LAST_MOVE_RGBA: RGBA = (0.10, 0.45, 0.95, 1)
 """Frames around what the move shown changed (blue: the app's hint is green)."""
@@ -105,8 +106,6 @@ class Review:
 
 def game_board(game: str) -> BoardMap:
     """The game's own board (the model's layout), as a report sent to anyone shows it."""
-    from vision.models import load_model
-
     return map_of(game, load_model(game))
 
 

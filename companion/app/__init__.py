@@ -43,9 +43,9 @@ def prepare_kivy() -> None:
     libraries' debug lines kept out of the log, and a desktop's window
     ``DESKTOP_WINDOW`` unless Kivy's settings ask for another size than its 800x600."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")  # the app's arguments are not Kivy's
-    from kivy.config import Config
-    from kivy.logger import Logger
-    from kivy.utils import platform
+    from kivy.config import Config  # deferred: kivy, for the app's entry points
+    from kivy.logger import Logger  # deferred: kivy, for the app's entry points
+    from kivy.utils import platform  # deferred: kivy, for the app's entry points
 
     if not any(isinstance(f, _QuietProbes) for f in Logger.filters):
         Logger.addFilter(_QuietProbes())
@@ -63,7 +63,7 @@ def run_app(**kwargs: Any) -> int:
     """Open the app (see ``companion.app.main.run_app`` for the arguments). Imports
     Kivy only when called."""
     prepare_kivy()
-    from companion.app.main import run_app as run
+    from companion.app.main import run_app as run  # deferred: kivy
 
     return run(**kwargs)
 

@@ -53,15 +53,16 @@ class KivyUi:
     """The UI thread through Kivy's clock."""
 
     def once(self, work: Callable[[], None]) -> None:
-        from kivy.clock import Clock
+        from kivy.clock import Clock  # deferred: kivy
 
         Clock.schedule_once(lambda _dt: work())
 
     def every(self, work: Callable[[], None], seconds: float) -> Callable[[], None]:
-        from kivy.clock import Clock
+        from kivy.clock import Clock  # deferred: kivy
 
         event = Clock.schedule_interval(lambda _dt: work(), seconds)
-        return event.cancel
+        cancel: Callable[[], None] = event.cancel
+        return cancel
 
 
 class CameraPermission:
@@ -73,7 +74,7 @@ class CameraPermission:
         self.granted: bool | None = None
         if permissions is None:
             try:
-                import android.permissions as permissions  # type: ignore[import-not-found, no-redef]
+                import android.permissions as permissions  # type: ignore[import-not-found, no-redef]  # deferred: Android only
             except ImportError:  # not the Android package: nothing to ask
                 self._answer(True)
                 return
@@ -97,7 +98,7 @@ class CameraPermission:
 
 def kivy_camera(index: int, resolution: tuple[int, int]) -> Any:
     """Kivy's camera provider for this platform, started. Raises ``FeedError``."""
-    from kivy.core.camera import Camera
+    from kivy.core.camera import Camera  # deferred: kivy
 
     if Camera is None:
         raise FeedError("no camera provider: this Kivy has no camera support")

@@ -28,10 +28,23 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import cv2
+
+from companion.app.feeds import NoRecognition
+from companion.app.gamesetup import GameSetup
+from companion.app.recognition import make_recogniser
+from companion.simulator import TableConfig, TableSimulator
+from engines import Dice
+from engines.shangrila import ShangrilaRules
+from engines.shangrila.observation import expected
+from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
+from vision.synth.table import TableOptions, render_table
 
 OFFSCREEN = {
     "SDL_VIDEODRIVER": "offscreen",
@@ -97,8 +110,6 @@ class PacedVoice:
     """About 170 words a minute, a text-to-speech engine's usual pace."""
 
     def __init__(self) -> None:
-        import threading
-
         self._stopped = threading.Event()
 
     def say(self, text: str, language: str) -> None:
@@ -119,9 +130,9 @@ def offscreen() -> None:
 def start_probe() -> None:
     """Run in a fresh process: open the app and print when its first frame is drawn."""
     offscreen()
-    from kivy.base import EventLoop
+    from kivy.base import EventLoop  # deferred: kivy, in the benchmark's own process
 
-    from companion.app.main import CompanionApp
+    from companion.app.main import CompanionApp  # deferred: kivy, in the benchmark's own process
 
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as data:
         app = CompanionApp(data_dir=data, muted=True)
@@ -156,17 +167,9 @@ def measure_start(runs: int) -> tuple[list[float], list[float]]:
 def render_video(path: Path, pictures: int = 3, frames_each: int = 40, seed: int = 1) -> Path:
     """A 1280x720 video of a Shangri-La table (with its corner markers) after a few
     random moves, ``pictures`` positions of ``frames_each`` frames."""
-    import cv2
-
-    from engines import Dice
-    from engines.shangrila import ShangrilaRules
-    from engines.shangrila.observation import expected
-    from vision.synth.camera import LIGHTS, Camera, Imaging, Pose
-    from vision.synth.table import TableOptions, render_table
-
     state = ShangrilaRules().initial_state()
     camera = Camera.from_fov(*VIDEO_SIZE, 60.0, k1=-0.03)
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30.0, VIDEO_SIZE)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 30.0, VIDEO_SIZE)
     dice = Dice(seed)
     for picture in range(pictures):
         for _ in range(6):
@@ -189,14 +192,10 @@ def render_video(path: Path, pictures: int = 3, frames_each: int = 40, seed: int
 def measure_app(figures: AppFigures, video: Path, seconds: float, banners: int, seed: int) -> None:
     """The live view's frame rate and the banner's delay, in one offscreen app."""
     offscreen()
-    from kivy.base import EventLoop
-    from kivy.core.window import Window
+    from kivy.base import EventLoop  # deferred: kivy, in the benchmark's own process
+    from kivy.core.window import Window  # deferred: kivy, in the benchmark's own process
 
-    from companion.app.feeds import NoRecognition
-    from companion.app.gamesetup import GameSetup
-    from companion.app.main import CompanionApp
-    from companion.app.recognition import make_recogniser
-    from companion.simulator import TableConfig, TableSimulator
+    from companion.app.main import CompanionApp  # deferred: kivy, in the benchmark's own process
 
     Window.size = (1280, 800)
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as data:
@@ -259,10 +258,7 @@ def measure_speech(app: Any, calls: int, seed: int) -> list[float]:
     there is to say, so an illegal move often comes while a move is being said (and
     cuts it short); an illegal move's own call is cut short once asked, as players
     putting the table back would."""
-    from kivy.base import EventLoop
-
-    from companion.app.gamesetup import GameSetup
-    from companion.simulator import TableConfig, TableSimulator
+    from kivy.base import EventLoop  # deferred: kivy, in the benchmark's own process
 
     speech, play = app.speech, app.root.ids.play
     speech.voice_factory = PacedVoice
@@ -300,11 +296,10 @@ def measure_demo(games: int, seed: int) -> list[dict[str, Any]]:
     """The app's demo mode played to the end ``games`` times in one offscreen app (the
     games in turn from ``DEMO_GAMES``, seeds from ``seed``), the table unpaced."""
     offscreen()
-    from kivy.base import EventLoop
-    from kivy.core.window import Window
+    from kivy.base import EventLoop  # deferred: kivy, in the benchmark's own process
+    from kivy.core.window import Window  # deferred: kivy, in the benchmark's own process
 
-    from companion.app.gamesetup import GameSetup
-    from companion.app.main import CompanionApp
+    from companion.app.main import CompanionApp  # deferred: kivy, in the benchmark's own process
 
     Window.size = (1280, 800)
     found = []

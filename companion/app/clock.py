@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engines.jsontext import JSONTextError, read_json_file
+
 CLOCK_SUFFIX = ".clock.json"
 """Beside each journal: the clocks' limits and the time each player has used."""
 
@@ -214,8 +216,6 @@ def save_clock(journal: Path, clock: GameClock, now: float) -> None:
 def load_clock(journal: Path) -> GameClock | None:
     """The clocks kept beside ``journal``; None when the game has none. Raises
     ``ClockError`` for a file that cannot be read."""
-    from engines.jsontext import JSONTextError, read_json_file
-
     path = clock_path(journal)
     if not path.exists():
         return None

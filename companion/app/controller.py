@@ -47,6 +47,7 @@ from companion.referee.events import (
 )
 from companion.referee.journal import Journal, JournaledReferee
 from engines import GameRecord, GameState
+from engines.jsontext import JSONTextError, read_json_file
 from engines.observation import Observation
 
 SEATS_SUFFIX = ".seats.json"
@@ -458,8 +459,6 @@ def read_seats(journal: Path, colours: Sequence[str]) -> tuple[Seat, ...]:
     """The seats written beside ``journal``; plain colours when there is no seats file
     (the game itself is in the journal). Raises ``SeatsError`` for a file that cannot
     be read, is not a list of seats, or seats other colours than ``colours``."""
-    from engines.jsontext import JSONTextError, read_json_file
-
     path = Path(str(journal) + SEATS_SUFFIX)
     try:
         path.stat()

@@ -17,8 +17,10 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from calibration.errors import SourceError
+from calibration.sources import opencv_path
 from companion.app.frames import FeedError, FrameSource, Image
-from companion.referee.events import Input
+from companion.referee.events import Input, Seen
 from engines.observation import Observation
 
 
@@ -30,10 +32,7 @@ class CaptureSource:
         self.live = isinstance(target, int)
         if self.live and int(target) < 0:  # VideoCapture(-1) can crash the process
             raise FeedError(f"{target} is not a camera number (0 is the first camera)")
-        if not self.live:
-            from calibration.errors import SourceError
-            from calibration.sources import opencv_path
-
+        if isinstance(target, str):
             try:
                 target = opencv_path(target)
             except SourceError as error:
@@ -63,10 +62,10 @@ def open_frame_source(target: int | str) -> FrameSource:
     the platform (``android_camera``: OpenCV cannot open Android's cameras); elsewhere
     both go through ``CaptureSource``. Raises ``FeedError``."""
     if isinstance(target, int):
-        from kivy.utils import platform
+        from kivy.utils import platform  # deferred: kivy; feeds is headless
 
         if platform == "android":
-            from companion.app.android_camera import AndroidCameraSource
+            from companion.app.android_camera import AndroidCameraSource  # deferred: Android only
 
             return AndroidCameraSource(target)
     return CaptureSource(target)
@@ -122,14 +121,16 @@ def fit_width(frame: Image, width: int) -> Image:
     if current <= width:
         return frame
     size = (width, max(1, round(height * width / current)))
-    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+    return np.asarray(cv2.resize(frame, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
 
 
 def for_display(frame: Image) -> Image:
     """The frame as the live view draws it: at most ``DISPLAY_WIDTH`` wide, in BGRA (the
     layout the graphics driver takes without converting: measured 0.4 ms a blit against
     2.8 ms for BGR at 960x540)."""
-    return cv2.cvtColor(fit_width(frame, DISPLAY_WIDTH), cv2.COLOR_BGR2BGRA)
+    return np.asarray(
+        cv2.cvtColor(fit_width(frame, DISPLAY_WIDTH), cv2.COLOR_BGR2BGRA), dtype=np.uint8
+    )
 
 
 def is_blank(frame: Image) -> bool:
@@ -229,8 +230,6 @@ class LiveFeed:
         self._fresh.set()
 
     def _recognise(self) -> None:
-        from companion.referee.events import Seen
-
         while not self._stop.is_set():
             self._fresh.wait(0.1)  # a timeout: the last frame may come as this one clears
             with self._lock:

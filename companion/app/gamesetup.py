@@ -15,6 +15,7 @@ from typing import Any
 from companion.app.clock import ClockSettings
 from engines import GameState, RecordError, Rules, rules_class
 from engines.search.players import DEFAULT_LEVEL, LEVELS
+from engines.shenshi.board import load_board
 
 CAMERA_KINDS = ("none", "index", "video")
 """``none``: no camera (the table simulator stands in for it when ``demo`` is set);
@@ -82,8 +83,6 @@ def option_specs(game: str) -> list[OptionSpec]:
 
 def _shenshi_high(name: str) -> int | None:
     if name == "orange_lifts":
-        from engines.shenshi.board import load_board
-
         return int(load_board().cushions[0])
     return None
 

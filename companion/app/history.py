@@ -6,18 +6,29 @@ one (kept in ``reports/<journal's name>/``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
 import tempfile
+import types
+import typing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from companion.app.controller import SeatsError, read_seats
 from companion.app.gamesetup import Seat
-from companion.referee.journal import JournalError, Resumed, resume, summary
+from companion.referee.journal import (
+    DamagedLine,
+    JournalError,
+    Resumed,
+    decode_line,
+    resume,
+    summary,
+)
 from engines import EngineError, GameRecord, GameState
+from engines.jsontext import JSONTextError, read_json_file
 from engines.search.analysis import Analysis
 
 ANALYSIS_FILE = "analysis.json"
@@ -81,8 +92,6 @@ def _moves_played(path: Path) -> GameRecord:
     (the moves accepted less those taken back), without replaying the referee: a
     History list of many games opens at once. A journal read otherwise (an older
     version) is replayed. Raises ``JournalError`` and ``OSError``."""
-    from companion.referee.journal import DamagedLine, decode_line
-
     lines = path.read_bytes().split(b"\n")
     try:
         header = decode_line(lines[0])
@@ -193,13 +202,11 @@ def load_analysis(folder: Path, record: GameRecord) -> Analysis | None:
     """The analysis kept in ``folder`` when it judged exactly ``record``'s moves; None
     when there is none, or for a game gone on with since. Raises ``AnalysisError`` for
     a file that cannot be read or is not a strength report."""
-    from engines.jsontext import JSONTextError, read_json_file
-
     path = folder / ANALYSIS_FILE
     if not path.is_file():
         return None
     try:
-        analysis = _from_json(read_json_file(path, "the analysis"), Analysis, "")
+        analysis: Analysis = _from_json(read_json_file(path, "the analysis"), Analysis, "")
     except (JSONTextError, AnalysisError) as error:
         raise AnalysisError(f"{path}: {error}") from None
     if [m.played for m in analysis.moves] != list(record.moves) or analysis.game != record.game:
@@ -212,10 +219,6 @@ def _from_json(value: Any, hint: Any, where: str) -> Any:
     list, a dict, a number...), rebuilt: a null figure back to NaN, a level's key back
     to a number. Raises ``AnalysisError`` saying where (``summary[1].moves``) a value
     is not what it should be."""
-    import dataclasses
-    import types
-    import typing
-
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
@@ -245,7 +248,7 @@ def _from_json(value: Any, hint: Any, where: str) -> Any:
             (int(k) if args[0] is int else k): _from_json(v, args[1], f"{where}.{k}")
             for k, v in value.items()
         }
-    if dataclasses.is_dataclass(hint) and isinstance(value, dict):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint) and isinstance(value, dict):
         fields = {f.name: f for f in dataclasses.fields(hint)}
         hints = typing.get_type_hints(hint)
         unknown = sorted(set(value) - set(fields))

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from companion.referee.inference import table_model
+from engines import rules_class
 from engines.observation import Observation, Value
+from vision.models import load_model
 
 RGBA = tuple[float, float, float, float]
 
@@ -83,8 +86,6 @@ class BoardLayout:
 def board_layout(game: str) -> BoardLayout:
     """The layout of ``game``'s board. Raises ``ModelError`` (a ``ValueError``) for a
     game without a board model or a model that cannot be read."""
-    from vision.models import load_model
-
     return layout_of_model(game, load_model(game))
 
 
@@ -119,9 +120,6 @@ in the board's margin, one bar per player."""
 
 def _off_board(game: str, size: tuple[float, float]) -> dict[str, Spot]:
     """Spots in the bottom margin for elements that lie beside the board."""
-    from companion.referee.inference import table_model
-    from engines import rules_class
-
     cls = rules_class(game)
     rules = cls.from_record(cls.default_players(cls.max_players), {})
     names = [e for e in table_model(game).schema(rules).elements if e.startswith("tokens ")]

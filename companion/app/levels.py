@@ -16,8 +16,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion.app.controller import read_seats
-from companion.app.history import PastGame, list_games, load_analysis, report_folder
+from companion.app.controller import SeatsError, read_seats
+from companion.app.history import (
+    AnalysisError,
+    PastGame,
+    _moves_played,
+    list_games,
+    load_analysis,
+    report_folder,
+)
+from companion.referee.journal import JournalError
+from engines import EngineError
 from engines.search.analysis import Analysis, seat_evidence
 from engines.search.pooling import (
     POOLING_PATH,
@@ -100,11 +109,6 @@ def collect(
     ``person(name)``. A game that cannot be read (its journal, its seats or its
     strength report) is left out and, when ``skipped`` is given, added to it with why.
     Raises ``CalibrationError`` for an unreadable model file."""
-    from companion.app.controller import SeatsError
-    from companion.app.history import AnalysisError, _moves_played
-    from companion.referee.journal import JournalError
-    from engines import EngineError
-
     left_out: list[SkippedGame] = [] if skipped is None else skipped
     players: dict[str, PlayerLevels] = {}
     spellings: dict[str, Counter[str]] = {}

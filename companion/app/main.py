@@ -23,6 +23,7 @@ from kivy.utils import platform
 
 from companion.app.controller import PlayController
 from companion.app.gamesetup import GameSetup, Seat
+from companion.app.history import reopen
 from companion.app.i18n import LANGUAGES, Translator, system_language, table
 from companion.app.report import ANALYSIS_LEVEL
 from companion.app.screens import (  # noqa: F401  (the kv rules name these classes)
@@ -46,6 +47,7 @@ from companion.app.widgets import (  # noqa: F401  (the kv rules name these clas
     LayoutOverlay,
     Swatch,
 )
+from companion.referee.journal import JournalError
 from engines import GameState
 
 LARGE_TEXT = 1.5
@@ -224,9 +226,6 @@ class CompanionApp(App):
     def reopen(self, journal: Path) -> None:
         """Go on with a past game (its journal is appended to); readings come from the
         camera and sensor board chosen on the Start screen."""
-        from companion.app.history import reopen
-        from companion.referee.journal import JournalError
-
         try:
             resumed, seats = reopen(journal)
         except JournalError as error:

@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from companion.app.feeds import FrameSource, Image, Recogniser, for_display
+from companion.app.feeds import Recogniser, for_display
+from companion.app.frames import FrameSource, Image
 from companion.demo.chain import people_see
 from companion.referee.events import Input, Output, Seen
 from companion.simulator.scoring import GameScore, RefereedGame

@@ -13,8 +13,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.app.feeds import Image, NoRecognition, Recogniser
+from calibration.errors import ProfileError
+from companion.app.feeds import NoRecognition, Recogniser
+from companion.app.frames import Image
 from engines.observation import Observation
+from vision.models import ModelError
+from vision.pipeline import Pipeline, draw_recognised
+from vision.table_profile import load_table_profile
 
 HIGHLIGHT_BGR = (20, 20, 235)
 SUGGEST_BGR = (60, 200, 60)
@@ -23,7 +28,7 @@ SUGGEST_BGR = (60, 200, 60)
 class VisionRecogniser:
     """A ``vision.pipeline.Pipeline`` behind the ``feeds.Recogniser`` interface."""
 
-    def __init__(self, pipeline: Any) -> None:
+    def __init__(self, pipeline: Pipeline) -> None:
         self.pipeline = pipeline
         self.model = pipeline.model
         self.message = ""
@@ -49,8 +54,6 @@ class VisionRecogniser:
         highlight: Collection[str],
         suggest: Collection[str],
     ) -> Image:
-        from vision.pipeline import draw_recognised
-
         view = self.view
         if view is None:
             return frame
@@ -78,10 +81,6 @@ def make_recogniser(game: str, rules: Any = None, profile: str | None = None) ->
     layout, and the set's appearance or colour model (``vision.table_profile``);
     ``rules``, when given, tell the reader what is in play (ShenShi's metals).
     ``NoRecognition`` with the reason when it cannot be made."""
-    from calibration.errors import ProfileError
-    from vision.models import ModelError
-    from vision.table_profile import load_table_profile
-
     try:
         return VisionRecogniser(load_table_profile(game, profile).pipeline(rules=rules))
     except (ModelError, ProfileError, OSError, ValueError) as error:

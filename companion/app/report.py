@@ -15,6 +15,8 @@ from companion.app.controller import PlayController
 from companion.app.i18n import Translator
 from companion.app.wording import tiebreak_words
 from companion.referee.events import GameOver
+from companion.review import build_review, record_notation
+from companion.review_page import page
 from engines import GameRecord
 from engines.search.analysis import JUDGEMENTS, Analysis, analyse
 from engines.search.mcts import SearchConfig
@@ -100,7 +102,7 @@ def strength_rows(analysis: Analysis, names: tuple[str, ...]) -> list[dict[str, 
 def write_charts(analysis: Analysis, folder: Path, names: tuple[str, ...] | None = None) -> Path:
     """win-chance.png and loss.png in ``folder``; the win-chance chart's path.
     ``names``: the players' names by seat, for the legends."""
-    from companion.analyse_cli import write_plots
+    from companion.analyse_cli import write_plots  # deferred: matplotlib, in the charts
 
     write_plots(analysis, folder, names=names)
     return folder / "win-chance.png"
@@ -118,9 +120,6 @@ def export(
     and ``report.html`` (all of it in one page, the game to step through) into
     ``folder``; returns ``folder``. Raises ``OSError``; a record that does not replay
     raises the engines' errors."""
-    from companion.review import build_review, record_notation
-    from companion.review_page import page
-
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "record.json").write_text(result.record.dumps() + "\n", encoding="utf-8")
     (folder / "moves.txt").write_text(

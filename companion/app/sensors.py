@@ -8,10 +8,21 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from companion.app.feeds import FeedError
+from companion.app.frames import FeedError
 from companion.app.gamesetup import GameSetup
 from companion.referee.events import Input, Light, Seen
 from engines.observation import Observation, TableSchema
+from firmware_bridge.bridge import (
+    BridgeStopped,
+    Connected,
+    ConnectFailed,
+    Disconnected,
+    SensorBridge,
+    TableChanged,
+)
+from firmware_bridge.errors import BridgeError, LightError
+from firmware_bridge.layouts import TableConverter, layout_for
+from firmware_bridge.simulator import BoardSimulator
 
 
 class SensorLink:
@@ -30,10 +41,6 @@ class SensorLink:
         notice: Callable[[str, str], None],
         initial: Observation | None = None,
     ) -> None:
-        from firmware_bridge.bridge import SensorBridge
-        from firmware_bridge.errors import BridgeError
-        from firmware_bridge.layouts import layout_for
-
         self.on_input = on_input
         self.notice = notice
         self.board: Any = None
@@ -49,9 +56,6 @@ class SensorLink:
             layout = layout_for(setup.game)
             target: str | None = setup.port or None
             if setup.sensors == "simulator":
-                from firmware_bridge.layouts import TableConverter
-                from firmware_bridge.simulator import BoardSimulator
-
                 self._converter = TableConverter(layout, schema)
                 self.board = BoardSimulator(layout)
                 if initial is not None:
@@ -65,14 +69,6 @@ class SensorLink:
         self.bridge.start()
 
     def _event(self, event: Any) -> None:
-        from firmware_bridge.bridge import (
-            BridgeStopped,
-            Connected,
-            ConnectFailed,
-            Disconnected,
-            TableChanged,
-        )
-
         if isinstance(event, TableChanged) and event.observation is not None:
             self.on_input(Seen(event.observation, "sensors"))
             with self._told:
@@ -93,8 +89,6 @@ class SensorLink:
 
     def show(self, lights: Iterable[Light]) -> None:
         """The referee's lights on the board (never blocks)."""
-        from firmware_bridge.errors import LightError
-
         try:
             self.bridge.show(lights)
         except LightError as error:
@@ -102,8 +96,6 @@ class SensorLink:
 
     def place(self, observation: Observation) -> None:
         """Simulated board only: make its sensors read ``observation``."""
-        from firmware_bridge.errors import BridgeError
-
         if self.board is None:
             return
         try:
@@ -120,8 +112,6 @@ class SensorLink:
         set or the bridge has stopped for good (or no simulated board). A table its
         sensors cannot read gives False and a ``notice.sensors_failed`` notice saying
         why."""
-        from firmware_bridge.errors import BridgeError
-
         if self._converter is None:
             return False
         try:
@@ -131,7 +121,7 @@ class SensorLink:
             return False
 
         def told() -> bool:
-            return self.last == readings
+            return bool(self.last == readings)
 
         def given_up() -> bool:
             return self.stopped or (cancel is not None and cancel.is_set())

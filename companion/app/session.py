@@ -24,17 +24,16 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from companion.app.controller import PlayController, PlayView
-from companion.app.feeds import (
-    FeedError,
-    Image,
-    LiveFeed,
-    NoRecognition,
-    Recogniser,
-)
+from companion.app.feeds import LiveFeed, NoRecognition, Recogniser, open_frame_source
+from companion.app.frames import FeedError, Image
 from companion.app.gamesetup import GameSetup
 from companion.app.people import DemoFilm, DemoTable, FilmFeed
 from companion.referee.events import Input, Output, Seen
 from companion.referee.journal import JournalError
+from companion.simulator import SimulatorError, TableConfig, TableSimulator, random_game
+from engines import GameRecord, RecordError
+from engines.registry import table_model
+from engines.search.players import SearchPlayer
 
 Post = Callable[[Callable[[], None]], None]
 
@@ -228,7 +227,6 @@ class Session:
         setup = self.setup
         if setup.camera == "none":
             return
-        from companion.app.feeds import open_frame_source
 
         target: int | str = setup.camera_index if setup.camera == "index" else setup.video
         try:
@@ -238,7 +236,7 @@ class Session:
             return
         recogniser = self.recogniser
         if recogniser is None:
-            from companion.app.recognition import make_recogniser
+            from companion.app.recognition import make_recogniser  # deferred: camera games
 
             recogniser = make_recogniser(setup.game, self.controller.referee.rules)
         if isinstance(recogniser, NoRecognition):
@@ -280,13 +278,12 @@ class Session:
     def _start_sensors(self) -> None:
         if self.setup.sensors == "none":
             return
-        from companion.app.sensors import SensorLink
+        from companion.app.sensors import SensorLink  # deferred: sensor board only
 
         initial = None
         if self.setup.sensors == "simulator":
             # the simulated board reads the game's table as it is set up, from the
             # first reading on (a game may start mid-way, with pieces on the board)
-            from engines.registry import table_model
 
             initial = table_model(self.setup.game).expected(self.controller.referee.state)
             self._placed = initial
@@ -301,8 +298,6 @@ class Session:
         setup = self.setup
         if not setup.demo:
             return
-        from companion.simulator import SimulatorError, TableConfig, TableSimulator
-        from engines import GameRecord, RecordError
 
         board = self.sensors is not None
         sources = ("camera", "sensors") if board else ("camera",)
@@ -427,8 +422,6 @@ class Session:
         ).start()
 
     def _run_search(self, state: Any, level: int, kind: str) -> None:
-        from engines.search.players import SearchPlayer
-
         try:
             move = SearchPlayer(level, seed=len(self.controller.referee.history)).choose(state)
             if self.controller.suggest(state, move, kind):
@@ -443,8 +436,6 @@ class Session:
 
 
 def _random_moves(referee: Any, seed: int) -> list[Any]:
-    from companion.simulator import random_game
-
     return random_game(referee.rules, seed, referee.state)
 
 

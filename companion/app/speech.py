@@ -138,11 +138,11 @@ class AndroidVoice:
 
     def __init__(self) -> None:
         try:
-            from jnius import PythonJavaClass, autoclass, java_method
+            from jnius import PythonJavaClass, autoclass, java_method  # deferred: Android only
         except ImportError as error:
             raise SpeechUnavailable(f"no pyjnius ({error})") from None
 
-        class Started(PythonJavaClass):  # type: ignore[misc]
+        class Started(PythonJavaClass):
             __javainterfaces__ = ("android/speech/tts/TextToSpeech$OnInitListener",)
             __javacontext__ = "app"
 
@@ -151,7 +151,7 @@ class AndroidVoice:
                 self.done = threading.Event()
                 self.ok = False
 
-            @java_method("(I)V")  # type: ignore[misc]
+            @java_method("(I)V")
             def onInit(self, status: int) -> None:
                 self.ok = status == 0  # TextToSpeech.SUCCESS
                 self.done.set()
@@ -185,7 +185,7 @@ class PlyerVoice:
 
     def __init__(self) -> None:
         try:
-            from plyer import tts
+            from plyer import tts  # deferred: plyer, optional
         except ImportError as error:
             raise SpeechUnavailable(
                 f"no speech engine: install espeak-ng, or plyer ({error})"
@@ -208,7 +208,7 @@ def find_voice(platform: str | None = None) -> Voice:
     """The best voice of this machine (see the module's docstring). Raises
     ``SpeechUnavailable`` when there is none."""
     if platform is None:
-        from kivy.utils import platform as kivy_platform
+        from kivy.utils import platform as kivy_platform  # deferred: kivy
 
         platform = str(kivy_platform)
     if platform == "android":

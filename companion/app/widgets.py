@@ -74,6 +74,7 @@ class CameraView(KivyImage):
 
     message = StringProperty("")
     has_frame = BooleanProperty(False)
+    texture: Any  # Kivy's property of ``Image``
 
     def show_frame(self, frame: Any) -> None:
         height, width = frame.shape[:2]

@@ -28,8 +28,26 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.app.feeds import Image
+from calibration.boards import board_geometry
+from calibration.colours import capture_samples, fit_colour_model, save_colour_model
+from calibration.config import load_config
+from calibration.errors import CalibrationError
+from calibration.intrinsics import calibrate_camera, load_camera_profile, save_camera_profile
+from calibration.layout import fit_layout, load_layout, registered_view, save_layout
+from calibration.profiles import board_path, camera_path, colours_path, layout_path
+from calibration.registration import (
+    check_registration,
+    draw_overlay,
+    load_board_profile,
+    register_with_markers,
+    save_board_profile,
+)
+from calibration.targets import CharucoTarget, RejectedView, detect_target
+from companion.app.frames import Image
+from companion.app.layout_edit import LayoutEditor
 from engines.observation import Observation
+from vision.appearance import AppearanceError, calibrate, calibration_layout, save_appearance
+from vision.models import load_model, referee_schema
 
 STEPS = ("lens", "board", "check", "layout", "colours")
 EMPTY_BOARD = "empty"
@@ -52,8 +70,6 @@ class CalibrationWizard:
     """The calibration of one game's table with one profile (see the module)."""
 
     def __init__(self, game: str, profile: str = "default") -> None:
-        from calibration.config import load_config
-
         self.game = game
         self.profile = profile
         self.config = load_config(None)
@@ -80,11 +96,6 @@ class CalibrationWizard:
 
     def _load(self) -> None:
         """The stored camera and board profiles (None where there is none yet)."""
-        from calibration.errors import CalibrationError
-        from calibration.intrinsics import load_camera_profile
-        from calibration.profiles import board_path, camera_path
-        from calibration.registration import load_board_profile
-
         self._loaded = True
         try:
             path = camera_path(self.profile)
@@ -99,9 +110,6 @@ class CalibrationWizard:
 
     def overlay(self, frame: Image) -> Image:
         """The frame with the board model where the registration puts it (green)."""
-        from calibration.errors import CalibrationError
-        from calibration.registration import draw_overlay
-
         if not self._loaded:
             self._load()
         if self._board is None or (self.step == "layout" and self.layout_editor is not None):
@@ -119,8 +127,6 @@ class CalibrationWizard:
     # ------------------------------------------------------------------ the steps
 
     def capture_lens(self, frame: Image) -> str:
-        from calibration.targets import CharucoTarget, RejectedView, detect_target
-
         defaults = self.config.charuco
         target = CharucoTarget(
             defaults.squares, defaults.square_mm, defaults.marker_mm, defaults.dictionary
@@ -134,10 +140,6 @@ class CalibrationWizard:
         return f"{label}: {len(outcome.ids)} corners ({len(self.state.lens_views)} views)"
 
     def finish_lens(self) -> str:
-        from calibration.errors import CalibrationError
-        from calibration.intrinsics import calibrate_camera, save_camera_profile
-        from calibration.profiles import camera_path
-
         try:
             result = calibrate_camera(
                 self.config.camera, self.state.lens_views, self.state.lens_rejected, "ChArUco"
@@ -150,11 +152,6 @@ class CalibrationWizard:
         return f"camera profile saved: RMS {profile.rms_px:.3f} px over {len(profile.views)} views"
 
     def register(self, frame: Image) -> str:
-        from calibration.boards import board_geometry
-        from calibration.errors import CalibrationError
-        from calibration.profiles import board_path
-        from calibration.registration import register_with_markers, save_board_profile
-
         if not self._loaded:
             self._load()
         try:
@@ -175,9 +172,6 @@ class CalibrationWizard:
         return "\n".join([*lines, *registration.warnings])
 
     def check(self, frame: Image) -> str:
-        from calibration.errors import CalibrationError
-        from calibration.registration import check_registration
-
         if not self._loaded:
             self._load()
         if self._board is None:
@@ -197,8 +191,6 @@ class CalibrationWizard:
 
     def colour_names(self) -> list[str]:
         """What to capture, in order: the empty board, then each colour."""
-        from calibration.boards import board_geometry
-
         return [EMPTY_BOARD, *board_geometry(self.game, None).player_colours]
 
     def next_colour(self) -> str | None:
@@ -220,10 +212,6 @@ class CalibrationWizard:
         return self._fit_colours()
 
     def _fit_colours(self) -> str:
-        from calibration.colours import capture_samples, fit_colour_model, save_colour_model
-        from calibration.errors import CalibrationError
-        from calibration.profiles import colours_path
-
         if not self._loaded:
             self._load()
         if self._board is None:
@@ -277,10 +265,6 @@ class CalibrationWizard:
     def open_layout(self) -> str:
         """Show the layout stored in the profile for correcting, when there is one and
         the board is registered; a message saying what to do otherwise."""
-        from calibration.errors import CalibrationError
-        from calibration.layout import load_layout
-        from calibration.profiles import layout_path
-
         if not self._loaded:
             self._load()
         if self._board is None:
@@ -338,10 +322,6 @@ class CalibrationWizard:
         """Write the corrected layout to the profile (and learn the set's appearance
         again from the pictures taken at this step, if there are any, at the corrected
         places)."""
-        from calibration.errors import CalibrationError
-        from calibration.profiles import layout_path
-        from vision.appearance import AppearanceError
-
         editor = self.layout_editor
         if editor is None:
             return "there is no layout to save yet: capture the pictures first"
@@ -373,15 +353,9 @@ class CalibrationWizard:
         return ""
 
     def _nominal(self) -> Any:
-        from vision.models import load_model
-
         return load_model(self.game)
 
     def _calibration_position(self) -> Any:
-        from calibration.boards import board_geometry
-        from vision.appearance import calibration_layout
-        from vision.models import referee_schema
-
         if self.game not in POSITION_GAMES:
             return None
         return calibration_layout(
@@ -391,26 +365,17 @@ class CalibrationWizard:
         )
 
     def _view(self) -> Any:
-        from calibration.layout import registered_view
-
         board = self._board
         return registered_view(
             board.matrix, board.image_size, self._camera if board.camera else None
         )
 
     def _editor(self, fit: Any) -> Any:
-        from companion.app.layout_edit import LayoutEditor
-
         return LayoutEditor(fit, self._view(), self._nominal())
 
     def _fit_layout(self) -> str:
         """Fit the layout from the pictures kept, as ``companion calibrate layout``
         does, store it and the set's appearance, and open it for correcting."""
-        from calibration.errors import CalibrationError
-        from calibration.layout import fit_layout, save_layout
-        from calibration.profiles import layout_path
-        from vision.appearance import AppearanceError
-
         empty = self.state.layout_empty
         if empty is None:
             return "take the picture of the empty board first ('Empty board')"
@@ -448,8 +413,6 @@ class CalibrationWizard:
     def _learn_appearance(self, model: Any) -> str:
         """Learn and store the set's appearance from the pictures taken at this step (Shangri-La,
         Shendao); "" when there are none. Raises ``AppearanceError``, ``ProfileError``."""
-        from vision.appearance import calibrate, save_appearance
-
         empty, position = self.state.layout_empty, self.state.layout_position
         if empty is None or position is None or self.game not in POSITION_GAMES:
             return ""

@@ -27,6 +27,12 @@ from companion.referee.events import (
     TableRestored,
 )
 from engines import EngineError, Rules
+from engines.shangrila.moves import Journey, Place, Recruit
+from engines.shendao.moves import CARD_NAMES
+from engines.shendao.moves import Enter as ShendaoEnter
+from engines.shenshi.board import square_name
+from engines.shenshi.moves import MONK_LETTERS, Give, Hover, Swap, Turn, Walk
+from engines.shenshi.moves import Enter as ShenshiEnter
 
 
 def player_name(tr: Translator, players: Sequence[str], names: Sequence[str], index: int) -> str:
@@ -54,8 +60,6 @@ def move_words(tr: Translator, rules: Rules[Any, Any], player: str, text: str) -
 
 
 def _shangrila(tr: Translator, player: str, move: Any) -> str:
-    from engines.shangrila.moves import Journey, Place, Recruit
-
     def discipline(d: int) -> str:
         return tr.name("discipline", d)
 
@@ -79,9 +83,7 @@ def _shangrila(tr: Translator, player: str, move: Any) -> str:
 
 
 def _shendao(tr: Translator, player: str, move: Any) -> str:
-    from engines.shendao.moves import CARD_NAMES, Enter
-
-    if not isinstance(move, Enter):
+    if not isinstance(move, ShendaoEnter):
         return tr.text("words.pass", player=player)
     text = tr.text("words.enter_gate", player=player, gate=move.gate)
     card = getattr(move, "card", None)
@@ -94,9 +96,6 @@ def _shendao(tr: Translator, player: str, move: Any) -> str:
 
 
 def _shenshi(tr: Translator, rules: Rules[Any, Any], player: str, move: Any) -> str:
-    from engines.shenshi.board import square_name
-    from engines.shenshi.moves import MONK_LETTERS, Enter, Give, Hover, Swap, Turn, Walk
-
     if isinstance(move, Give):
         return tr.text("words.give", player=player, square=square_name(move.square))
     if not isinstance(move, Turn):
@@ -127,7 +126,7 @@ def _shenshi(tr: Translator, rules: Rules[Any, Any], player: str, move: Any) -> 
                     end=square_name(action.end),
                 )
             )
-        elif isinstance(action, Enter):
+        elif isinstance(action, ShenshiEnter):
             parts.append(
                 tr.text("words.enter_square", monk=monk, square=square_name(action.square))
             )

@@ -24,9 +24,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from calibration.boards import board_geometry
+from calibration.config import load_config
+from calibration.intrinsics import save_camera_profile
+from calibration.layout import draw_layout, fit_layout, registered_view, save_layout
+from calibration.profiles import DATA_DIR_ENV, board_path, camera_path, layout_path, profile_dir
+from calibration.registration import register_with_markers, save_board_profile
+from calibration.sources import write_image
+from companion.cli.calibrate.layout import (
+    APPEARANCE_GAMES,
+    NEEDS_POSITION,
+    SET_ONLY_POSITION,
+)
 from companion.demo.film import Shot, photograph
 from companion.demo.recognise import lens_profile
 from engines.observation import Observation, Reading, TableSchema, Value
+from vision.appearance import calibrate, calibration_layout, save_appearance
+from vision.models import load_model, referee_schema
+from vision.table_profile import load_table_profile
 
 PROFILE = "demo"
 """The name of the demo's profile, in the demo's own data folder."""
@@ -84,8 +99,6 @@ class TableCalibration:
 def data_folder(folder: Path) -> Iterator[None]:
     """Profiles are read and written in ``folder`` (the companion's data folder
     setting) while inside; the setting is put back afterwards."""
-    from calibration.profiles import DATA_DIR_ENV
-
     before = os.environ.get(DATA_DIR_ENV)
     os.environ[DATA_DIR_ENV] = str(folder)
     try:
@@ -117,21 +130,6 @@ def calibrate_table(
     demo's profile under ``out``, and load it. ``say`` hears each step as it is done.
     Raises the calibration's own errors (``calibration.errors.CalibrationError``,
     ``calibration.layout.LayoutError``) when a picture does not show what it must."""
-    from calibration.boards import board_geometry
-    from calibration.config import load_config
-    from calibration.intrinsics import save_camera_profile
-    from calibration.layout import draw_layout, fit_layout, registered_view, save_layout
-    from calibration.profiles import board_path, camera_path, layout_path, profile_dir
-    from calibration.registration import register_with_markers, save_board_profile
-    from calibration.sources import write_image
-    from companion.cli.calibrate.layout import (
-        APPEARANCE_GAMES,
-        NEEDS_POSITION,
-        SET_ONLY_POSITION,
-    )
-    from vision.appearance import calibrate, calibration_layout, save_appearance
-    from vision.models import load_model, referee_schema
-    from vision.table_profile import load_table_profile
 
     def step(text: str) -> None:
         steps.append(text)

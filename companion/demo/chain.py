@@ -140,10 +140,10 @@ def _sensor_board(
 ) -> Iterator[Callable[[Observation], list[Seen]]]:
     """The simulated sensor board on a pseudo-terminal and the bridge reading it: a
     function that shows a table on the board and returns what the bridge then read."""
-    from companion.referee.sensors import to_referee
-    from firmware_bridge.bridge import SensorBridge, TableChanged
-    from firmware_bridge.layouts import layout_for
-    from firmware_bridge.simulator import BoardSimulator
+    from companion.referee.sensors import to_referee  # deferred: sensor demo only
+    from firmware_bridge.bridge import SensorBridge, TableChanged  # deferred: sensor demo only
+    from firmware_bridge.layouts import layout_for  # deferred: sensor demo only
+    from firmware_bridge.simulator import BoardSimulator  # deferred: sensor demo only
 
     layout = layout_for(script.spec.game)
     with BoardSimulator(layout) as board:

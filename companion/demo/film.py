@@ -20,6 +20,7 @@ import numpy as np
 from companion.demo.base import DemoError
 from companion.demo.script import Script
 from companion.referee.events import TurnDone
+from companion.referee.inference import table_model
 from companion.simulator import Step, TableConfig, TableSimulator, Truth
 from companion.simulator.handling import Table
 from engines.observation import Observation, Value
@@ -139,8 +140,6 @@ def _film(script: Script, config: TableConfig, seed: int) -> list[Moment]:
 def observation_of(script: Script, filmed: Filmed) -> Observation:
     """The table of a frame as an observation (for the renderer: unknown elements are
     drawn empty)."""
-    from companion.referee.inference import table_model
-
     schema = table_model(script.spec.game).schema(script.rules)
     return Observation(schema, dict(zip(schema.elements, filmed.values, strict=True)))
 

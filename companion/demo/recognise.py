@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from calibration.intrinsics import CameraProfile
+from calibration.profiles import now_iso
 from companion.demo.base import READERS
 from companion.demo.film import Shot
 from engines.observation import Observation
@@ -16,9 +18,6 @@ from vision.pipeline import STILL, Pipeline, PipelineResult, draw_recognised, re
 
 def lens_profile(shot: Shot) -> Any:
     """The renderer's camera as a calibration profile (exact: no calibration error)."""
-    from calibration.intrinsics import CameraProfile
-    from calibration.profiles import now_iso
-
     camera = shot.camera()
     matrix = tuple(tuple(float(v) for v in row) for row in camera.matrix)
     return CameraProfile(

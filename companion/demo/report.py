@@ -20,6 +20,8 @@ import numpy as np
 
 from companion.analyse_cli import write_plots
 from companion.app.i18n import Translator
+from companion.app.report import strength_rows
+from companion.app.wording import verdict_words
 from companion.demo.chain import ChainResult
 from companion.demo.film import FPS
 from companion.demo.script import Script
@@ -54,13 +56,15 @@ def scores_over_time(record: GameRecord) -> list[list[int]]:
 
 def write_scores_chart(record: GameRecord, path: Path, first_move: int) -> None:
     """scores.png: each player's score over the filmed moves."""
-    import matplotlib
+    import matplotlib  # deferred: matplotlib, for the chart only
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
+    import matplotlib.pyplot as plt  # deferred: matplotlib, for the chart only
+    from matplotlib.ticker import MaxNLocator  # deferred: matplotlib, for the chart only
 
-    from companion.analyse_cli import PLAYER_COLOURS
+    from companion.analyse_cli import (
+        PLAYER_COLOURS,  # deferred: the chart's colours, with matplotlib
+    )
 
     series = np.array(scores_over_time(record))
     xs = np.arange(first_move, first_move + len(series))
@@ -225,8 +229,6 @@ def _html(
     tr: Translator,
 ) -> str:
     """The report's page in ``tr``'s language (the referee's sentences too)."""
-    from companion.app.report import strength_rows
-
     e = _text
     t = tr.text
     final = data["final"]
@@ -370,8 +372,6 @@ def _html(
 def _said(output: Output, tr: Translator, who: Any, players: list[str]) -> str:
     """What the referee said, as the app says it, with what to put right after an
     illegal move."""
-    from companion.app.wording import verdict_words
-
     text = verdict_words(tr, output, who, players)
     if isinstance(output, IllegalMove) and output.fix:
         text += (

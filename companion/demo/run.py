@@ -3,21 +3,31 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from companion.app import prepare_kivy
+from companion.app.gamesetup import GameSetup, Seat
+from companion.app.people import DemoFilm
+from companion.app.recognition import VisionRecogniser
 from companion.demo.base import NAMES, DemoError
 from companion.demo.calibrate import TableCalibration, calibrate_table
 from companion.demo.chain import ChainResult, referee_film
-from companion.demo.film import QUIET_END, Moment, Shot, frames, moments, shoot
+from companion.demo.film import QUIET_END, Moment, Shot, frames, moments, observation_of, shoot
 from companion.demo.recognise import CameraReader, camera_pipeline
 from companion.demo.report import Timings, renumbered, strength_table, write_report
 from companion.demo.script import SPECS, Script, make_script
 from companion.referee.events import Output
 from companion.referee.words import say, tiebreak_words
+from companion.simulator import TableSimulator
+from engines.search.analysis import analyse
+from engines.search.mcts import SearchConfig
+from engines.search.players import LEVELS
 
 STABLE_FRAMES = 2
 """Still frames the referee waits for: the camera pipeline already waits for the board
@@ -228,10 +238,6 @@ def report_chain(
 
 
 def _analyse(script: Script, level: int, out: TextIO) -> Any:
-    from engines.search.analysis import analyse
-    from engines.search.mcts import SearchConfig
-    from engines.search.players import LEVELS
-
     out.write(f"\nHow well did each player play? (search level {level})\n")
     base = LEVELS[level]
     config = SearchConfig(
@@ -286,16 +292,10 @@ def _summary(out: TextIO, script: Script, chain: ChainResult, analysis: Any) -> 
 def open_app(options: DemoOptions) -> int:
     """With a display: calibrate the table, film the game, then open the app on the
     film, its camera reading through the demo's calibrated profile."""
-    import os
-    import sys
-
     os.environ.setdefault("KIVY_NO_ARGS", "1")  # the demo's arguments are not Kivy's
-    from companion.app import prepare_kivy
 
     prepare_kivy()
-    from companion.app.gamesetup import GameSetup, Seat
-    from companion.app.main import CompanionApp
-    from companion.app.recognition import VisionRecogniser
+    from companion.app.main import CompanionApp  # deferred: kivy, after prepare_kivy
 
     prepared = prepare(options, sys.stdout)
     start = prepared.script.start
@@ -341,10 +341,6 @@ class AppReport:
 
     def film(self) -> Any:
         """The film with its truth, for the app's session (``companion.app.people``)."""
-        from companion.app.people import DemoFilm
-        from companion.demo.film import observation_of
-        from companion.simulator import TableSimulator
-
         script = self.prepared.script
         simulator = TableSimulator(script.rules, script.filmed_moves, seed=0, start=script.start)
         sensor_table = (

@@ -188,7 +188,7 @@ def test_the_layout_is_fitted_stored_corrected_and_saved(
 def test_a_board_model_that_cannot_be_drawn_is_said(
     profiles: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import calibration.registration
+    import companion.app.wizard
     from calibration.errors import CalibrationError
     from companion.app.wizard import WizardPreview
 
@@ -199,12 +199,12 @@ def test_a_board_model_that_cannot_be_drawn_is_said(
     wizard._loaded, wizard._board = True, object()
     preview = WizardPreview(wizard)
     frame = np.zeros((8, 8, 3), np.uint8)
-    monkeypatch.setattr(calibration.registration, "draw_overlay", fails)
+    monkeypatch.setattr(companion.app.wizard, "draw_overlay", fails)
     assert wizard.overlay(frame) is frame
     assert wizard.message == (
         "the board model cannot be drawn: the registration's corners are not a quadrilateral"
     )
     assert preview.message == wizard.message
-    monkeypatch.setattr(calibration.registration, "draw_overlay", lambda *a: a[-1].copy())
+    monkeypatch.setattr(companion.app.wizard, "draw_overlay", lambda *a: a[-1].copy())
     wizard.overlay(frame)
     assert wizard.message == ""

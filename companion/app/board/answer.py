@@ -20,6 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engines.registry import table_model
+from engines.shendao.moves import CARD_NAMES
+
 HEIGHT_SUFFIX = "^"
 """A stack height's element (``4H^``) is tapped on its space (``4H``)."""
 CHIP_PREFIX = "chip "
@@ -36,8 +39,6 @@ def changed_elements(game: str, rules: Any, state: Any, move: str) -> frozenset[
     """The board elements ``move`` (notation) changes from ``state``, by the table
     model's expected table; a stack height counts as its space. Raises
     ``IllegalMoveError`` for a move ``state`` does not allow."""
-    from engines.registry import table_model
-
     model = table_model(game)
     before = model.expected(state)
     after_state = state.copy()
@@ -57,7 +58,6 @@ def printed_card(card: str) -> str:
     """A Shendao card as printed on it (``loung``: Loung); '' for no card."""
     if not card:
         return ""
-    from engines.shendao.moves import CARD_NAMES
 
     return CARD_NAMES.get(card, card)
 

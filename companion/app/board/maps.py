@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from calibration.errors import ProfileError
+from calibration.profiles import DEFAULT_PROFILE, layout_path
 from companion.app.board.scene import (
     DISCIPLINES,
     PLAYER_LETTERS,
@@ -15,6 +17,7 @@ from companion.app.board.scene import (
     board_map,
 )
 from companion.app.layout import PLAYER_RGBA, layout_of_model
+from vision.models import load_model
 
 
 def fitted_model(game: str, profile: str | None = None) -> Any:
@@ -28,10 +31,7 @@ def board_model(game: str, profile: str | None = None) -> tuple[Any, str]:
     """``fitted_model``'s model, and why the stored layout was passed over: "" when it
     was drawn or there is none, else the file and its fault (a damaged or unreadable
     file), for the player to be told that the game's own layout is drawn instead."""
-    from calibration.errors import ProfileError
-    from calibration.layout import load_layout
-    from calibration.profiles import DEFAULT_PROFILE, layout_path
-    from vision.models import load_model
+    from calibration.layout import load_layout  # deferred: cv2, only for a fitted layout
 
     nominal = load_model(game)
     try:

@@ -10,6 +10,8 @@ from typing import Any
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
+from companion.app.feeds import CaptureSource, LiveFeed
+from companion.app.frames import FeedError
 from companion.app.gamesetup import GameSetup
 from companion.app.screens.common import post
 from companion.app.screens.common import running_app as _app
@@ -63,8 +65,10 @@ class CalibrateScreen(Screen):
         self.close()
 
     def open(self, setup: GameSetup) -> None:
-        from companion.app.feeds import CaptureSource, FeedError, LiveFeed
-        from companion.app.wizard import CalibrationWizard, WizardPreview
+        from companion.app.wizard import (  # deferred: the calibration tools, when calibrating
+            CalibrationWizard,
+            WizardPreview,
+        )
 
         self.close()
         app = _app()

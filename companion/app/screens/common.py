@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.uix.boxlayout import BoxLayout
+
+if TYPE_CHECKING:
+    from companion.app.main import CompanionApp
 
 
 def post(callback: Any) -> None:
@@ -14,9 +17,10 @@ def post(callback: Any) -> None:
     Clock.schedule_once(lambda _dt: callback(), 0)
 
 
-def running_app() -> Any:
+def running_app() -> CompanionApp:
     """The running ``CompanionApp`` (its strings, data folder and screen switching)."""
-    return App.get_running_app()
+    app: CompanionApp = App.get_running_app()
+    return app
 
 
 class RootView(BoxLayout):

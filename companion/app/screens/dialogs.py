@@ -40,12 +40,12 @@ def _dialog(
 
         return run
 
-    popup.buttons = []  # type: ignore[attr-defined]  # the answers, in order (for tests)
+    popup.buttons = []  # the answers, in order (for tests)
     for label, action, colour in buttons:
         button = Factory.TapButton(text=label, background_color=colour)
         button.bind(on_release=answer(action))
         row.add_widget(button)
-        popup.buttons.append(button)  # type: ignore[attr-defined]
+        popup.buttons.append(button)
     body.add_widget(row)
     popup.open(animation=False)
     return popup

@@ -15,8 +15,13 @@ from kivy.properties import NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
 from companion.app.controller import PlayController
+from companion.app.history import report_folder, save_analysis
+from companion.app.live_analysis import AnalysisFailed, LiveAnalyser, level_config
+from companion.app.report import export, final_result, strength, strength_rows, write_charts
 from companion.app.screens.common import post
 from companion.app.screens.common import running_app as _app
+from companion.app.screens.dialogs import tell
+from companion.review import build_review
 
 
 class EndScreen(Screen):
@@ -41,8 +46,6 @@ class EndScreen(Screen):
     def follow(self, controller: PlayController, level: int) -> None:
         """Analyse ``controller``'s game while it is played (the report is then ready
         when it ends); a game followed before is dropped."""
-        from companion.app.live_analysis import LiveAnalyser, level_config
-
         if self._live is not None:
             self._live.stop()
         self._live = LiveAnalyser(level_config(level))
@@ -52,9 +55,6 @@ class EndScreen(Screen):
 
     def show_result(self, controller: PlayController, folder: Path, level: int) -> None:
         """Show the result now; the strength report follows when the analysis is done."""
-        from companion.app.history import report_folder
-        from companion.app.report import final_result
-
         self.result = final_result(controller)
         self.analysis = None
         journal = controller.journal
@@ -95,18 +95,12 @@ class EndScreen(Screen):
             self._strength()
 
     def _analyse(self, job: int, level: int, live: Any = None) -> None:
-        from companion.app.report import strength, write_charts
-
         def progress(done: int, total: int) -> None:
             post(lambda: setattr(self, "progress", done / total if job == self._job else 0))
-
-        from companion.app.history import save_analysis
 
         try:
             analysis = None
             if live is not None:  # analysed while the game was played
-                from companion.app.live_analysis import AnalysisFailed
-
                 live.feed(self.result.record)
                 try:
                     analysis = live.wait(progress)
@@ -135,8 +129,6 @@ class EndScreen(Screen):
 
     def _review(self, index: int | None = None) -> None:
         """The game in the review panel (with the analysis once there is one)."""
-        from companion.review import build_review
-
         result = self.result
         if result is None:
             return
@@ -150,8 +142,6 @@ class EndScreen(Screen):
         self.ids.review.keyboard(False)
 
     def _strength(self) -> None:
-        from companion.app.report import strength_rows
-
         app = _app()
         rows = strength_rows(self.analysis, self.result.players)
         head = (
@@ -173,9 +163,6 @@ class EndScreen(Screen):
     def export(self) -> None:
         """Write the record and the report to the exports folder and say so, in a
         dialog and under the buttons."""
-        from companion.app.report import export
-        from companion.app.screens.dialogs import tell
-
         app = _app()
         if self.result is None:
             return

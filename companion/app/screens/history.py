@@ -10,11 +10,27 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kivy.factory import Factory
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
+from companion.app.history import (
+    AnalysisError,
+    list_games,
+    load_analysis,
+    replay_record,
+    report_folder,
+)
+from companion.app.levels import SkippedGame, collect
+from companion.app.report import Result, export
 from companion.app.screens.common import running_app as _app
+from companion.app.screens.dialogs import tell
+from companion.app.screens.levels import open_levels
+from companion.referee.journal import JournalError
+from companion.review import build_review
+from engines import EngineError
+from engines.search.strength import CalibrationError
 
 
 class GameRow(BoxLayout):
@@ -48,8 +64,6 @@ class HistoryScreen(Screen):
         self.ids.review.keyboard(False)
 
     def refresh(self) -> None:
-        from companion.app.history import list_games
-
         app = _app()
         box = self.ids.games
         box.clear_widgets()
@@ -73,11 +87,6 @@ class HistoryScreen(Screen):
 
     def _players(self) -> None:
         """A button for each named player with a level or a rival to show."""
-        from kivy.factory import Factory
-
-        from companion.app.levels import SkippedGame, collect
-        from engines.search.strength import CalibrationError
-
         app = _app()
         box = self.ids.players
         box.clear_widgets()
@@ -104,21 +113,9 @@ class HistoryScreen(Screen):
 
     def show_player(self, key: str) -> Any:
         """The player's level over their games and their head-to-head results."""
-        from companion.app.screens.levels import open_levels
-
         return open_levels(self.players[key])
 
     def select(self, path: str) -> None:
-        from companion.app.history import (
-            AnalysisError,
-            load_analysis,
-            replay_record,
-            report_folder,
-        )
-        from companion.referee.journal import JournalError
-        from companion.review import build_review
-        from engines import EngineError
-
         app = _app()
         self.message = ""
         try:
@@ -156,10 +153,6 @@ class HistoryScreen(Screen):
     def export(self) -> None:
         """Write the selected game's report and record to the exports folder, and say
         where."""
-        from companion.app.history import AnalysisError, load_analysis, report_folder
-        from companion.app.report import Result, export
-        from companion.app.screens.dialogs import tell
-
         app = _app()
         if self.record is None or self.past is None:
             return

@@ -53,8 +53,10 @@ class LevelChart(Widget):
     def redraw(self, *_: Any) -> None:
         self.canvas.clear()
         self.clear_widgets()
-        left, bottom = self.x + dp(64), self.y + dp(40)
-        width, height = max(1.0, self.width - dp(80)), max(1.0, self.height - dp(64))
+        left: float = self.x + dp(64)
+        bottom: float = self.y + dp(40)
+        width: float = max(1.0, self.width - dp(80))
+        height: float = max(1.0, self.height - dp(64))
         top = max(1, int(self.highest))
 
         def y_of(level: float) -> float:
@@ -200,7 +202,7 @@ def open_levels(player: PlayerLevels) -> Popup:
     )
     popup = Popup(title=title, title_size="20sp", content=body, size_hint=(0.92, 0.92))
     close.bind(on_release=lambda *_: popup.dismiss(animation=False))
-    popup.chart = chart  # type: ignore[attr-defined]
-    popup.summary = summary  # type: ignore[attr-defined]
+    popup.chart = chart
+    popup.summary = summary
     popup.open(animation=False)
     return popup

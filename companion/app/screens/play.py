@@ -21,7 +21,9 @@ from companion.app.gamesetup import GameSetup
 from companion.app.layout import PLAYER_RGBA
 from companion.app.screens.common import post
 from companion.app.screens.common import running_app as _app
+from companion.app.screens.dialogs import confirm
 from companion.referee.events import Answer, Output, Takeback, TurnDone, TypedMove
+from engines.errors import EngineError
 
 LOG_SHOWN = 15
 """Moves listed in the Play screen's log (the History screen replays all of them)."""
@@ -80,7 +82,7 @@ class PlayScreen(Screen):
         self, controller: PlayController, setup: GameSetup, alarm: Any, **session_options: Any
     ) -> None:
         """Play ``controller``'s game with ``setup``'s camera and sensor board."""
-        from companion.app.session import Session
+        from companion.app.session import Session  # deferred: when a game starts
 
         self.detach()
         self._held = None
@@ -197,8 +199,6 @@ class PlayScreen(Screen):
     def _tapper(self, view: PlayView) -> TapAnswer | None:
         """What tapping the board answers for ``view``'s question (None: no question,
         or one the board cannot show; the buttons still answer it)."""
-        from engines.errors import EngineError
-
         question, controller = view.question, self.controller
         if question is None:
             return None
@@ -208,7 +208,7 @@ class PlayScreen(Screen):
                 [(c.move, c.elements, c.card) for c in question.choices], words.__getitem__
             )
         position = controller.position() if controller is not None else None
-        if position is None or question.about:
+        if controller is None or position is None or question.about:
             return None
         # Every move asked about is a key of ``words``, and the table before and after
         # a move share the game's elements: only a move this position does not allow
@@ -344,8 +344,6 @@ class PlayScreen(Screen):
 
     def end_game(self) -> None:
         """The result; a game not over is ended only once the players confirm."""
-        from companion.app.screens.dialogs import confirm
-
         if self.controller is None:
             return
         if self.over:

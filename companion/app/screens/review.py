@@ -15,6 +15,7 @@ from kivy.factory import Factory
 from kivy.properties import NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
+from companion.app.board.maps import fitted_model, map_of
 from companion.app.board.widget import BoardMapWidget  # noqa: F401  (named in history.kv)
 from companion.app.screens.common import running_app as _app
 from companion.review import Review
@@ -54,8 +55,6 @@ class ReviewPanel(BoxLayout):
 
     def load(self, review: Review | None, index: int | None = None) -> None:
         """Show ``review`` at ``index`` (default: its end); None empties the panel."""
-        from companion.app.board.maps import fitted_model, map_of
-
         self.review = review
         box = self.ids.moves
         box.clear_widgets()
