@@ -274,7 +274,7 @@ class SetAppearance:
                 (max(1, round(w * scale)), max(1, round(h * scale))),
                 interpolation=cv2.INTER_AREA,
             )
-            self._light_bare = log_colour(small)
+            self._light_bare = log_colour(np.asarray(small, dtype=np.float32))
         return self._light_bare
 
 
@@ -377,7 +377,7 @@ def load_appearance(game: str, profile: str | None = None) -> SetAppearance | No
         raise ProfileError(
             f"the set appearance {document} cannot be used ({error}); calibrate the set again"
         ) from None
-    return SetAppearance(game, linear(bare), colours)
+    return SetAppearance(game, linear(np.asarray(bare, dtype=np.uint8)), colours)
 
 
 def _light_design(points_mm: FloatArray, size_mm: tuple[float, float]) -> FloatArray:
@@ -420,7 +420,7 @@ def fit_light(
         ).reshape(-1)
         > 0
     )
-    seen = cv2.resize(seen, (w, h), interpolation=cv2.INTER_AREA)
+    seen = np.asarray(cv2.resize(seen, (w, h), interpolation=cv2.INTER_AREA), dtype=np.uint8)
     diff = (log_colour(linear(seen)) - reference).reshape(-1, 3)
     design = _light_design_grid(h, w, size_mm)
     keep = valid.copy()
@@ -729,7 +729,7 @@ def calibrate(
     return appearance
 
 
-_PRESENT = {"bridge": True, "stone": True, "gate": "closed"}
+_PRESENT: dict[str, Value] = {"bridge": True, "stone": True, "gate": "closed"}
 """What the calibration position puts on every element of these kinds."""
 
 

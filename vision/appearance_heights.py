@@ -422,7 +422,8 @@ def _far_against_neighbour(
     bare board, and must differ clearly from the stack's colour; ``candidates`` (lines,
     CANDIDATES, 3): the neighbours' colours, NaN where fewer."""
     n, count = d.shape
-    wanted = np.isfinite(candidates).all(axis=2).any(axis=1) & np.isfinite(own).all(axis=1)
+    candidate_known = np.asarray(np.isfinite(candidates).all(axis=2))
+    wanted = candidate_known.any(axis=1) & np.isfinite(own).all(axis=1)
     out = np.full(n, np.nan)
     if not wanted.any():
         return out
@@ -544,7 +545,7 @@ def _fit_placements(stacks: _Stacks) -> tuple[FloatArray, FloatArray, NDArray[np
             break
         part, at, used = stacks.take(active), theta[rows_], mask[rows_]
         base = part.predicted(at)
-        fine = np.where(used, np.isfinite(base), True).all(axis=1)
+        fine = np.asarray(np.where(used, np.isfinite(base), True).all(axis=1))
         jacobian = _jacobian(part, at, base)
         fine &= np.where(used[..., None], np.isfinite(jacobian), True).all(axis=(1, 2))
         ok[rows_[~fine]] = False
@@ -818,7 +819,7 @@ class HeightReading:
 
 def _colour_of(value: Reading | Value | None, known: Mapping[Value, FloatArray]) -> FloatArray:
     """The set's colour of the tile ``value`` reads, NaN when not known."""
-    if isinstance(value, Reading) and value.known and value.value in known:
+    if isinstance(value, Reading) and value.value is not None and value.value in known:
         return np.asarray(known[value.value], dtype=np.float64)
     return np.full(3, np.nan)
 
@@ -1160,7 +1161,7 @@ class HeightReader:
         code = np.full(len(self._elements), -1, dtype=np.intp)
         for i, name in enumerate(self._elements):
             value = below.get(name)
-            if isinstance(value, Reading) and value.known:
+            if isinstance(value, Reading) and value.value is not None:
                 there[i] = value.value not in _NOTHING
                 code[i] = self._colour_index.get(value.value, -1)
         return there, code
