@@ -816,6 +816,10 @@ class Referee:
             settled = self._by_parts(observation, turn_done, hidden)
             if settled is not None:
                 return settled
+        if verdict.kind == Kind.IN_PROGRESS and self.parts and self._joins_parts(observation):
+            settled = self._by_parts_before_last(observation, turn_done, hidden)
+            if settled is not None:
+                return settled
         typed_from = self.last_move.typed_from
         if (
             verdict.kind == Kind.ILLEGAL
@@ -1817,7 +1821,11 @@ class Referee:
         return out
 
     def _by_parts(
-        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+        self,
+        observation: Observation,
+        turn_done: bool,
+        hidden: frozenset[str],
+        again: bool = True,
     ) -> list[Output] | None:
         """For a table the record cannot explain: the ways of the parts it concerns
         (its sure changes) that explain it. The likeliest becomes the record (each
@@ -1834,7 +1842,7 @@ class Referee:
         }
         indexes = [i for i, f in enumerate(parts.factors) if touched & set(f.parts)]
         if not indexes:
-            return None
+            return self._by_parts_before_last(observation, turn_done, hidden) if again else None
         parts.at(self.state)
         record = self._record_put()
         found: list[tuple[float, list[Entry]]] = []
@@ -1865,10 +1873,10 @@ class Referee:
             ways = parts.best(fixed, record)
             if ways is not None:
                 found.append((sum(e.weight for e in ways), ways))
-        if waiting and not turn_done:
+        if waiting and not turn_done and (again or not found):
             return []  # on the way to a move in another way: wait (or for done)
         if not found:
-            return None
+            return self._by_parts_before_last(observation, turn_done, hidden) if again else None
         found.sort(key=lambda pair: -pair[0])
         for _, ways in found:
             switched = self._switch_parts(parts.moves_of(ways))
@@ -1881,6 +1889,58 @@ class Referee:
             self.state, observation, turn_done=turn_done, hidden=hidden
         )
         return out + self._verdict_handlers[verdict.kind](self, verdict)
+
+    def _joins_parts(self, observation: Observation) -> bool:
+        """Whether the table surely shows a change of an element of two parts (a
+        Shangri-La bridge taken away: a journey begun or ended)."""
+        parts = self.parts
+        assert parts is not None
+        return any(
+            len(parts.model.parts_of(e)) > 1
+            for e in observation.differences(self.expected_table(), min_confidence=self.config.sure)
+        )
+
+    def _by_parts_before_last(
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+    ) -> list[Output] | None:
+        """For a table no way explains after the last move: the last move taken back,
+        a way of the parts before it that explains the table by another move (a
+        journey whose first student, arriving on an empty space, was taken for a
+        placement in the record's way, where the origin had no student). None when
+        there is none (all as it was)."""
+        parts = self.parts
+        assert parts is not None
+        if self.status != self.WATCHING or not self.history or not parts.open:
+            return None
+        length = len(self.history)
+        if length - 1 not in parts.saved or self.last_move.typed:
+            return None
+        kept = (
+            list(self.history),
+            self.state,
+            [Factor(f.parts, list(f.entries)) for f in parts.factors],
+            dict(parts.open),
+            dict(parts.saved),
+            self.last_move,
+            self._last,
+        )
+        earlier, text = self.history.pop()
+        self.state = earlier
+        self._truncate_beliefs()
+        self.last_move = LastMove()
+        out = self._by_parts(observation, turn_done, hidden, again=False) if parts else None
+        if out is not None and any(isinstance(o, (MoveAccepted, MoveInProgress)) for o in out):
+            return [MoveTakenBack(length, text), *out]
+        (
+            self.history,
+            self.state,
+            parts.factors,
+            parts.open,
+            parts.saved,
+            self.last_move,
+            self._last,
+        ) = kept
+        return None
 
     def _parts_on_the_way(self, move: Any) -> bool:
         """Whether in another way of the parts the table is still on its way to ``move``

@@ -14,11 +14,14 @@ from companion.referee import core
 from companion.referee.core import Referee, RefereeConfig
 from companion.referee.events import Answer, Output, Seen, TurnDone
 from companion.referee.journal import Journal, JournaledReferee, resume
+from companion.referee.parts import Entry, Factor, Parts
 from companion.referee.words import say
 from engines.observation import Observation
 from engines.shangrila import ShangrilaRules
+from engines.shangrila.hidden import HIDDEN
 from engines.shangrila.observation import expected as shangrila_table
 from engines.shangrila.observation import from_camera_above
+from tests.companion.referee.parts_truth import truth_kept
 from tests.companion.referee.streams import names, only
 from tests.companion.referee.test_belief import OTHERS, Table
 from tests.engines.shangrila.helpers import FOUR, position
@@ -267,3 +270,102 @@ def test_village_by_village_a_resumed_journal_equals_the_uninterrupted_game(tmp_
     whole.journal.close()
     resumed.referee.journal.close()
     assert (tmp_path / "half.jsonl").read_text() == (tmp_path / "whole.jsonl").read_text()
+
+
+def test_a_journey_half_way_waits_for_the_students_another_way_still_brings() -> None:
+    # Red's recruit put students on both masters of village 4; the record shows one.
+    # Half-way through the journey 4>7 the record's way has its only student there,
+    # but in the true way the Healer's student is still on its way: the referee waits.
+    table = PartsTable(shangrila_position({4: {"A": "red", "H": "red"}, **OTHERS}), above)
+    assert only(table.play("+A4+H4"), "move_accepted").move == "+A4"
+    for text in ("A@9", "D@9", "H@9"):
+        assert only(table.play(text), "move_accepted").move == text
+    before = above(table.truth)
+    table.truth.play_text("4>7")
+    table.played.append("4>7")
+    after = above(table.truth)
+    out = table.show(after.replace({"7H": before.value("7H")}))
+    assert "move_accepted" not in names(out) and "illegal_move" not in names(out)
+    assert truth_kept(table.referee, table.truth) or len(table.referee.history) == 4
+    out = table.show(after)  # the Healer's student arrives
+    assert only(out, "move_corrected").now == "+A4+H4"
+    assert only(out, "move_accepted").move == "4>7"
+    assert table.record() == table.played and table.referee.state == table.truth
+
+
+def test_a_recruit_the_record_allows_one_way_only_is_kept_in_every_way() -> None:
+    # In the record's way red's Astrologer got the first student, so the second recruit
+    # can only be onto the Healer; in the true way it went onto the Astrologer.
+    spaces = {
+        4: {"A": "red", "H": "red"},
+        **OTHERS,
+        10: {"R": "blue", "P": "yellow", "Y": "violet"},
+    }
+    table = PartsTable(shangrila_position(spaces), above)
+    assert only(table.play("+H4"), "move_accepted").move == "+A4"
+    for text in ("A@9", "D@9", "H@9"):
+        table.play(text)
+    out = table.play("+A4")
+    assert only(out, "move_accepted").move == "+H4"
+    assert "question" not in names(out)
+    # both ways of the two recruits kept: the first may still be the Healer's
+    assert set(ways(table.referee, 0)) == {"+A4", "+H4"}
+    for text in ("A@10", "D@10", "H@10"):
+        table.play(text)
+    out = table.play("4>7")  # both students travel: which recruit put which stays open
+    assert only(out, "move_accepted").move == "4>7" and "illegal_move" not in names(out)
+    assert table.referee.state == table.truth
+
+
+def test_a_way_whose_journey_shows_another_table_goes() -> None:
+    # Village 4: red's Astrologer, with or without a student (in doubt), and red's
+    # Healer; village 7: blue's Astrologer. With its student red's origin is the
+    # stronger and blue's master goes home; without it nothing changes at 7A. The
+    # record's way (no student) stays; the other shows another table and goes.
+    start = shangrila_position({4: {"A": "red", "H": "red+"}, 7: {"A": "blue"}, **OTHERS})
+    parts = Parts(HIDDEN)
+    parts.open = {0: 0}
+    without, with_student = frozenset({33}), frozenset({31, 33})  # 4A is 31, 4H is 33
+    parts.factors = [
+        Factor(
+            (4,),
+            [Entry((without,)), Entry((with_student,), frozenset({(0, 31)}))],
+        )
+    ]
+    journey = start.rules.parse_move("4>7")
+    after = start.copy()
+    after.play(journey)
+    assert parts.follow(start, journey, None, after)
+    (factor,) = [f for f in parts.factors if 4 in f.parts]
+    assert [e.put for e in factor.entries] == [frozenset()]
+    # without the record's position after the move, both stay (the table is not asked)
+    parts.factors = [
+        Factor((4,), [Entry((without,)), Entry((with_student,), frozenset({(0, 31)}))])
+    ]
+    parts.follow(start, journey, None)
+    assert len(parts.factors[0].entries) == 2
+
+
+def test_a_journey_first_taken_for_a_placement_is_taken_back_in_the_way_it_fits() -> None:
+    # In the record's way red's student is on the Astrologer of village 4, in the true
+    # way on the Healer. The Healer's student arriving in village 7 first reads as a
+    # placement; the bridge taken away then shows the journey, in the true way.
+    start = shangrila_position({4: {"A": "red", "H": "red"}, 7: {"R": "red"}, **OTHERS})
+    table = PartsTable(start, above)
+    assert only(table.play("+H4"), "move_accepted").move == "+A4"
+    for text in ("A@9", "D@9", "H@9"):
+        table.play(text)
+    before = above(table.truth)
+    table.truth.play_text("4>7")
+    table.played.append("4>7")
+    after = above(table.truth)
+    out = table.show(before.replace({"7H": after.value("7H")}))  # the student first
+    assert only(out, "move_accepted").move == "H@7"
+    out = table.show(after)  # then the bridge goes
+    assert "illegal_move" not in names(out)
+    assert only(out, "move_taken_back").move == "H@7"
+    assert only(out, "move_corrected").now == "+H4"
+    if "move_accepted" not in names(out):  # the Astrologer's student may come too
+        out += table.handle(TurnDone())
+    assert only(out, "move_accepted").move == "4>7"
+    assert table.record() == table.played and table.referee.state == table.truth
