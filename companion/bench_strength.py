@@ -33,6 +33,7 @@ from engines.registry import rules_class
 from engines.search.analysis import ANALYSIS_ITERATIONS, GAME_BUDGETS, analysis_budget
 from engines.search.calibration import (
     FIT_ALSO,
+    MIN_FIT_GAMES,
     RANDOM_TABLES,
     SETS,
     VIEWS,
@@ -63,8 +64,6 @@ from engines.search.strength import (
 GAMES_DIR = Path(__file__).resolve().parent.parent / "engines" / "search" / "strength_games"
 FIT_SEED = 1
 TEST_SEED = 2
-MIN_FIT_GAMES = 10
-"""A set with fewer fitting games gets no model (the fit says so)."""
 
 
 def games_path(set_name: str, seed: int, folder: Path = GAMES_DIR) -> Path:

@@ -63,6 +63,9 @@ one, and what a player's moves say about their level is much the same with three
 four players; at a table where everyone plays at random, random play keeps more win
 chance than at the mixed tables, and the model learns it there."""
 
+MIN_FIT_GAMES = 10
+"""A set with fewer fitting games of its own gets no model (the fit says so)."""
+
 SET_OPTIONS: dict[str, dict[str, Any]] = {}
 """Rules options of a set's games (none: the game's defaults). A model is fitted for the
 options of its games only: ``options_of`` gives them."""
