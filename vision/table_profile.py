@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from calibration.colours import load_colour_model
+from calibration.colours import ColourModel, load_colour_model
 from calibration.errors import ProfileError
-from calibration.intrinsics import load_camera_profile
+from calibration.intrinsics import CameraProfile, load_camera_profile
 from calibration.layout import load_layout
 from calibration.profiles import (
     DEFAULT_PROFILE,
@@ -33,10 +33,11 @@ from calibration.profiles import (
     reference_image_path,
 )
 from calibration.registration import load_board_profile, load_reference_image
-from vision.appearance import AppearanceReader, load_appearance
+from vision.appearance import AppearanceReader, SetAppearance, load_appearance
 from vision.locate import BoardReference, Locator
 from vision.models import BoardModel, load_model
 from vision.pipeline import Pipeline, reader_for
+from vision.view import BoardView
 
 
 @dataclass
@@ -45,11 +46,11 @@ class TableProfile:
 
     game: str
     name: str | None
-    camera: Any = None
-    reference: Any = None
-    colours: Any = None
+    camera: CameraProfile | None = None
+    reference: BoardReference | None = None
+    colours: ColourModel | None = None
     layout: BoardModel | None = None
-    appearance: Any = None
+    appearance: SetAppearance | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -63,10 +64,12 @@ class TableProfile:
             return AppearanceReader(self.game, self.model, self.appearance)
         return reader_for(self.game, self.model, self.colours, rules)
 
-    def locator(self) -> Any:
+    def locator(self) -> Locator:
         return Locator(self.game, camera=self.camera, reference=self.reference)
 
-    def pipeline(self, *, rules: Any = None, view: Any = None, require_still: bool = True) -> Any:
+    def pipeline(
+        self, *, rules: Any = None, view: BoardView | None = None, require_still: bool = True
+    ) -> Pipeline:
         """The camera pipeline of this table (see the module docstring)."""
         return Pipeline(
             self.game,
