@@ -296,6 +296,30 @@ def test_the_stack_classifier_learns_a_rule_of_its_inputs_the_same_each_time() -
     )
 
 
+def test_a_frame_s_elements_are_classified_together_as_each_alone() -> None:
+    fitted = load_fitted(GAME)
+    rng = np.random.default_rng(4)
+    items = []
+    for k, kind in enumerate(("tile", "cushion", "monk", "tile", "monk")):
+        alternatives = ALTERNATIVES[kind]
+        items.append(
+            ElementFeatures(
+                f"d{k + 1} {kind}",
+                kind,
+                (*range(alternatives - 1), "other"),
+                np.zeros((alternatives, 12)),
+                1.0,
+                rng.normal(0, 1, len(fitted.stacks[kind]["mean"])),
+            )
+        )
+    # one the classifier was not made for (too few alternatives): the weights read it
+    items.append(ElementFeatures("e1 tile", "tile", ("none", "other"), np.zeros((2, 12)), 1.0))
+    together = fitted.probabilities_of(items)
+    for item, p in zip(items, together, strict=True):
+        assert np.allclose(p, fitted.probabilities(item), atol=1e-12)
+        assert abs(float(p.sum()) - 1.0) < 1e-9
+
+
 def test_the_temperature_makes_the_sure_readings_right_often_enough() -> None:
     rng = np.random.default_rng(9)
     y = rng.integers(0, 3, 4000)
