@@ -972,11 +972,11 @@ class Referee:
             verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS)
             or (verdict.kind == now == Kind.IN_PROGRESS)
             or (after.unexplained and verdict.kind == Kind.IN_PROGRESS)
-            or verdict.unexplained
+            or (verdict.unexplained and self.explainer.beyond_a_turn(earlier, observation))
         ):
-            # half of any turn from before the last move (no move explains the table
-            # from there either) is no reason to take it back: another player's monk
-            # moved after it is that player's illegal move
+            # a table no move explains from before the last move either, whose pieces
+            # moved are more than one turn of that player holds, is no reason to take it
+            # back: another player's monk moved after it is that player's illegal move
             return None
         self.history.pop()
         self.state = earlier

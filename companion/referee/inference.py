@@ -46,6 +46,18 @@ the table it leaves built): at most about 0.2 s of one core for Shendao, whose e
 positions have 400 moves with their cards. The gaps of simulated games needed far
 fewer (``companion bench referee --gap``)."""
 WRONG_PLAYER = "turn.wrong-player"
+BEYOND_A_TURN = frozenset(
+    {
+        "turn.one-grand-master",
+        "turn.one-master",
+        "turn.three-actions",
+        "monk.finished",
+        "monk.walked-twice",
+        "monk.hovered-twice",
+    }
+)
+"""The rules (ShenShi's) saying the pieces moved are more than one turn holds: a monk
+acting beyond what its turn allows (``Explainer.beyond_a_turn``)."""
 DECISIVE = 4 / 3
 """How many times likelier than the next the likeliest explanation of a table must be to
 be accepted without asking (57% against 43% between the two). Readings without chances
@@ -307,6 +319,31 @@ class Explainer:
             if search.spent:
                 return Gap([], [], False)
         return Gap()
+
+    def beyond_a_turn(self, state: GameState[Any], observation: Observation) -> bool:
+        """Whether what the table surely shows changed since ``state`` is more than a
+        turn of its player holds, however it was made: the turn the game's ``guess``
+        rebuilds breaks a rule of ``BEYOND_A_TURN``, or another player's monk moved. A
+        table the guess makes a legal turn of, or no turn, may be that player's turn
+        still under way (path tokens not yet taken, a piece in the hand)."""
+        before = self.expected(state)
+        changed = [
+            e
+            for e in observation
+            if observation[e].known
+            and observation[e].confidence >= self.sure
+            and not _same(observation.value(e), before.value(e))
+        ]
+        _, move, player = self.model.guess(state, observation, changed)
+        if player is not None and player != state.to_move:
+            return True
+        if move is None:
+            return False
+        try:
+            state.check(move)
+        except IllegalMoveError as error:
+            return error.rule in BEYOND_A_TURN
+        return False
 
     def weigher(self, observation: Observation) -> Weigher:
         """The ``Weigher`` of ``observation``'s readings that are not sure: unsure

@@ -87,3 +87,22 @@ def test_another_players_monk_moved_after_a_turn_is_flagged_as_such() -> None:
     out = show(referee, moved)
     assert only(out, "illegal_move").rule == "turn.wrong-player"
     assert [text for _, text in referee.history] == ["Md2-e2 NGg6-f6"]
+
+
+def test_a_walk_going_on_before_its_path_tokens_are_taken_is_under_way() -> None:
+    # The Grand Master removes copper's master on e2: until silver takes the path
+    # tokens, no turn explains the table, from before silver's turn either; the
+    # Grand Master acted once, so silver may be going on: no flag.
+    state = position(
+        TWO,
+        blond="d2 d3 e2 a1 g6 b1",
+        orange="g7",
+        monks={"silver": ("d3", "d2"), "copper": ("a1", "e2"), "neutral": ("g6", "g7")},
+    )
+    referee = Referee(state.rules, state)
+    show(referee, after(state, "Gd3=d2 Md3~f3"))
+    whole = after(state, "Md2=d3 Md3~f3 Gd2-e2")
+    out = show(referee, whole.replace({"tokens silver": 1}))
+    assert "illegal_move" not in names(out)
+    out = show(referee, whole)
+    assert only(out, "move_accepted").move == "Md2=d3 Md3~f3 Gd2-e2"
