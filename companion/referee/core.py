@@ -1928,7 +1928,10 @@ class Referee:
         self.state = earlier
         self._truncate_beliefs()
         self.last_move = LastMove()
+        # a student first and the bridge after: the journey is whole, no more to come
+        judging_done, self.pending.judging_done = self.pending.judging_done, True
         out = self._by_parts(observation, turn_done, hidden, again=False) if parts else None
+        self.pending.judging_done = judging_done
         if out is not None and any(isinstance(o, (MoveAccepted, MoveInProgress)) for o in out):
             return [MoveTakenBack(length, text), *out]
         (
