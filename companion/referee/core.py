@@ -1847,30 +1847,35 @@ class Referee:
         record = self._record_put()
         found: list[tuple[float, list[Entry]]] = []
         waiting = False
-        tried = 0
-        for combo in product(*(parts.factors[i].entries for i in indexes)):
-            tried += 1
-            if tried > MOST_TRIED:
+        # the world depends on the contents only: each is judged once, and the
+        # likeliest way through any of its entries is taken
+        by_content: list[dict[tuple[frozenset[int], ...], list[Entry]]] = []
+        for i in indexes:
+            grouped: dict[tuple[frozenset[int], ...], list[Entry]] = {}
+            for e in parts.factors[i].entries:
+                grouped.setdefault(e.content, []).append(e)
+            by_content.append(grouped)
+        mine = [self._record_contents(i) for i in indexes]
+        for tried, combo in enumerate(product(*by_content)):
+            if tried >= MOST_TRIED:
                 break
-            fixed = dict(zip(indexes, combo, strict=True))
-            if all(record[i] == e for i, e in fixed.items()):
-                continue  # the record's own way
+            if list(combo) == mine:
+                continue  # the record's own world
+            among = {
+                i: by_content[j][c] for j, (i, c) in enumerate(zip(indexes, combo, strict=True))
+            }
             contents = {
                 p: c
-                for i, e in fixed.items()
-                for p, c in zip(parts.factors[i].parts, e.content, strict=True)
+                for i, content in zip(indexes, combo, strict=True)
+                for p, c in zip(parts.factors[i].parts, content, strict=True)
             }
             world = model.with_content(self.state, contents)
             verdict = self.explainer.explain(world, observation, turn_done=turn_done, hidden=hidden)
-            if (
-                verdict.kind == Kind.IN_PROGRESS
-                and not verdict.unexplained
-                and parts.best(fixed, record) is not None
-            ):
-                waiting = True
+            if verdict.kind == Kind.IN_PROGRESS and not verdict.unexplained and not waiting:
+                waiting = parts.best(prefer=record, among=among) is not None
             if verdict.kind not in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
                 continue
-            ways = parts.best(fixed, record)
+            ways = parts.best(prefer=record, among=among)
             if ways is not None:
                 found.append((sum(e.weight for e in ways), ways))
         if waiting and not turn_done and (again or not found):
@@ -1890,14 +1895,35 @@ class Referee:
         )
         return out + self._verdict_handlers[verdict.kind](self, verdict)
 
-    def _joins_parts(self, observation: Observation) -> bool:
-        """Whether the table surely shows a change of an element of two parts (a
-        Shangri-La bridge taken away: a journey begun or ended)."""
+    def _record_contents(self, index: int) -> tuple[frozenset[int], ...]:
+        """What the parts of factor ``index`` hide in the record."""
         parts = self.parts
         assert parts is not None
-        return any(
-            len(parts.model.parts_of(e)) > 1
+        return tuple(parts.model.content(self.state, p) for p in parts.factors[index].parts)
+
+    def _joins_parts(self, observation: Observation) -> bool:
+        """Whether the table surely shows a change of an element of two parts (a
+        Shangri-La bridge taken away: a journey begun or ended), one of them a part the
+        last move changed (the placement a journey's first student was taken for)."""
+        parts = self.parts
+        assert parts is not None
+        if not self.history:
+            return False
+        model = parts.model
+        joined = {
+            p
             for e in observation.differences(self.expected_table(), min_confidence=self.config.sure)
+            if len(model.parts_of(e)) > 1
+            for p in model.parts_of(e)
+        }
+        if not joined:
+            return False
+        before = self.explainer.expected(self.history[-1][0])
+        after = self.expected_table()
+        return any(
+            not joined.isdisjoint(model.parts_of(e))
+            for e in self.schema.elements
+            if before[e] != after[e]
         )
 
     def _by_parts_before_last(

@@ -434,15 +434,22 @@ class Parts:
         return out
 
     def best(
-        self, fixed: dict[int, Entry] | None = None, prefer: Sequence[Entry | None] = ()
+        self,
+        fixed: dict[int, Entry] | None = None,
+        prefer: Sequence[Entry | None] = (),
+        among: dict[int, list[Entry]] | None = None,
     ) -> list[Entry] | None:
         """The likeliest way of the whole game: one entry per factor (``fixed``: by
-        factor index, entries already chosen; ``prefer``: entries that win a tie, the
-        record's); None when there is none."""
+        factor index, entries already chosen; ``among``: by factor index, the entries
+        to choose from; ``prefer``: entries that win a tie, the record's); None when
+        there is none."""
         code, valid, done = self._counting()
         layer: dict[int, tuple[float, list[Entry]]] = {0: (0.0, [])}
         for i, factor in enumerate(self.factors):
-            entries = [fixed[i]] if fixed and i in fixed else factor.entries
+            if fixed and i in fixed:
+                entries = [fixed[i]]
+            else:
+                entries = among[i] if among and i in among else factor.entries
             mine = prefer[i] if i < len(prefer) else None
             # the likeliest entry of each count is enough
             top: dict[int, tuple[float, Entry]] = {}

@@ -9,6 +9,7 @@ Run alone: ``python -m tests.companion.referee.parts_truth SEED [SEED ...] [--vi
 from __future__ import annotations
 
 import argparse
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -99,11 +100,16 @@ def first_loss(
     config = replace(BENCH_TABLE, view=view, flicker=flicker, unsure=flicker)
     simulator = TableSimulator.random(rules, config, seed)
     referee = Referee(rules, config=RefereeConfig(parts=parts))
-    checked = CheckedGame(simulator, referee, lambda: 0.0)
+    checked = CheckedGame(simulator, referee, time.process_time)
     for step in simulator:
         checked.step(step.event, step.truth)
     checked.end_attempt()
     return checked.lost, checked.note, checked.score
+
+
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[int(0.99 * (len(ordered) - 1))] if ordered else 0.0
 
 
 def main() -> None:
@@ -117,7 +123,8 @@ def main() -> None:
         print(
             f"seed {seed}: moves {score.moves}, lost at {lost} {note}; questions "
             f"{score.questions}, corrections {score.corrections}, corrected by a person "
-            f"{score.corrected}, false flags {score.false_flags} {score.wrong_moves[:3]}",
+            f"{score.corrected}, false flags {score.false_flags}, verdict p99 "
+            f"{_p99(score.latencies) * 1000:.0f} ms {score.wrong_moves[:3]}",
             flush=True,
         )
 
