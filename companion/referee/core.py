@@ -1987,13 +1987,9 @@ class Referee:
             return False
         observation, sure = self.believed_table(), self.config.sure
         elements = [e for p in read for e in parts.elements.get(p, ())]
-        seen: set[tuple[frozenset[int], ...]] = set()
-        for combo in product(*({e.content for e in f.entries} for f in factors)):
-            if len(seen) >= MOST_TRIED:
+        for tried, combo in enumerate(product(*({e.content for e in f.entries} for f in factors))):
+            if tried >= MOST_TRIED:
                 break
-            if combo in seen:
-                continue
-            seen.add(combo)
             contents = {
                 p: c
                 for f, content in zip(factors, combo, strict=True)
