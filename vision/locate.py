@@ -52,7 +52,12 @@ from calibration.boards import BoardGeometry, board_geometry, load_boards
 from calibration.config import RegistrationConfig, load_config
 from calibration.intrinsics import CameraProfile
 from calibration.registration import BoardProfile, detect_markers
-from vision.markers import SmallMarkerConfig, find_small_markers, reread_markers
+from vision.markers import (
+    SmallMarkerConfig,
+    candidate_squares,
+    find_small_markers,
+    reread_markers,
+)
 from vision.sources import blank_frame
 from vision.view import BoardView, Lens, pose_from_homography
 
@@ -324,6 +329,7 @@ class Locator:
                 self.geometry.dictionary,
                 card_ratios=self._card_ratios,
                 config=self.config.small_markers,
+                candidates=self._candidates_near(frame, found, missing),
                 wanted=missing,
                 known=[self._raw(corners) for corners in found.values()],
             ).items():
@@ -333,6 +339,49 @@ class Locator:
         if 0 < len(ids) < len(self.geometry.markers):
             found.update(self._find_missing(frame, ids, found))
         return found
+
+    def _candidates_near(
+        self, frame: Image, found: dict[int, FloatArray], missing: set[int]
+    ) -> list[FloatArray] | None:
+        """The squares the small-marker search considers, when two of the board's
+        markers or more are known: only those in windows round where these put the
+        missing ones (up to ``missing_reach_mm`` away, with their cards). A marker
+        farther off would be left out as disagreeing with the others anyway, and a
+        few windows cost a fraction of the whole frame. ``None`` (the whole frame)
+        with fewer markers known."""
+        ids = sorted(i for i in found if i in self.geometry.marker_ids)
+        if len(ids) < 2:
+            return None
+        height, width = frame.shape[:2]
+        self._frame_size = (width, height)
+        board, pixels = self._marker_points(ids, found)
+        homography = self._fit(board, pixels, len(ids))
+        if homography is None:
+            return None
+        guess = BoardView(homography, self._frame_size, self.lens)
+        card = max((1.0, *self._card_ratios))
+        reach = self.config.missing_reach_mm / self.geometry.marker_mm
+        grey = _grey(frame)
+        quads: list[FloatArray] = []
+        for marker_id in sorted(missing):
+            predicted = guess.to_image(self.geometry.marker_corners_mm(marker_id))
+            side = _side_px(predicted)
+            margin = max(side * (card / 2.0 + reach), self.config.quick_margin_px)
+            x0, y0 = np.floor(predicted.min(axis=0) - margin).astype(int)
+            x1, y1 = np.ceil(predicted.max(axis=0) + margin).astype(int)
+            x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
+            if x1 - x0 < 4 or y1 - y0 < 4:
+                continue
+            window = np.ascontiguousarray(grey[y0:y1, x0:x1])
+            offset = np.array([x0, y0], np.float64)
+            quads.extend(
+                q + offset
+                for q in candidate_squares(
+                    window, self.geometry.dictionary, self.config.small_markers
+                )
+            )
+        quads.sort(key=lambda q: -_side_px(q))
+        return quads[: self.config.small_markers.max_candidates]
 
     def _detect(self, frame: Image) -> dict[int, FloatArray]:
         """Calibration's detector over ``frame``; in a large frame, first over a copy

@@ -1,0 +1,71 @@
+"""The quick search for markers in a large frame (a copy half its size first, then
+each marker detected again at full size round it) gives the corners the search of the
+whole frame gives."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+import vision.locate as locate
+from engines.shenshi import ShenshiRules
+from engines.shenshi.observation import expected
+from vision.bench_locate import synthetic_profile
+from vision.locate import LocateConfig, Locator
+from vision.synth.camera import Camera, Imaging, Pose
+from vision.synth.table import TableOptions, render_table
+
+CAMERA = Camera.from_fov(800, 600, 60.0, k1=-0.05)
+# every frame searched the quick way, and the whole frame only
+QUICK = LocateConfig(quick_min_frame_px=0)
+WHOLE = LocateConfig(quick_scale=1.0)
+
+
+@cache
+def _picture() -> np.ndarray:
+    render = render_table(
+        expected(ShenshiRules().initial_state()),
+        CAMERA,
+        Pose(80.0, 20.0, 650.0),
+        imaging=Imaging(supersample=1, noise_sigma=2.0, blur_sigma=0.5),
+        options=TableOptions(px_per_mm=1.0, markers=True),
+        seed=3,
+    )
+    return np.asarray(render.image, np.uint8)
+
+
+@pytest.mark.parametrize("lens", [False, True])
+def test_the_quick_search_finds_the_corners_of_the_whole_frame(
+    lens: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    image = _picture()
+    profile = synthetic_profile(CAMERA) if lens else None
+    whole = Locator("shenshi", camera=profile, config=WHOLE).find_markers(image)
+    sizes: list[tuple[int, ...]] = []
+    detect = locate.detect_markers
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        sizes.append(args[2].shape[:2])
+        return detect(*args, **kwargs)
+
+    monkeypatch.setattr(locate, "detect_markers", spy)
+    quick = Locator("shenshi", camera=profile, config=QUICK).find_markers(image)
+    # the whole frame was never searched at full size: the copy, then a window per marker
+    assert image.shape[:2] not in sizes
+    assert sizes[0] == (image.shape[0] // 2, image.shape[1] // 2)
+    assert len(sizes) == 1 + len(quick)
+    assert set(quick) == set(whole) >= {8, 9, 10, 11}
+    for marker_id, corners in whole.items():
+        assert np.abs(quick[marker_id] - corners).max() < 0.01
+
+
+def test_a_board_found_the_quick_way_is_where_the_whole_search_puts_it() -> None:
+    image = _picture()
+    quick = Locator("shenshi", config=QUICK).locate(image)
+    whole = Locator("shenshi", config=WHOLE).locate(image)
+    assert quick.view is not None and whole.view is not None
+    assert quick.markers == whole.markers
+    outline = np.array([[0.0, 0.0], [300.0, 0.0], [300.0, 300.0], [0.0, 300.0]])
+    assert np.abs(quick.view.to_image(outline) - whole.view.to_image(outline)).max() < 0.01
