@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import vision.locate as locate
+from calibration.registration import detect_markers
 from engines.shenshi import ShenshiRules
 from engines.shenshi.observation import expected
 from vision.bench_locate import synthetic_profile
@@ -44,11 +45,10 @@ def test_the_quick_search_finds_the_corners_of_the_whole_frame(
     profile = synthetic_profile(CAMERA) if lens else None
     whole = Locator("shenshi", camera=profile, config=WHOLE).find_markers(image)
     sizes: list[tuple[int, ...]] = []
-    detect = locate.detect_markers
 
     def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
         sizes.append(args[2].shape[:2])
-        return detect(*args, **kwargs)
+        return detect_markers(*args, **kwargs)
 
     monkeypatch.setattr(locate, "detect_markers", spy)
     quick = Locator("shenshi", camera=profile, config=QUICK).find_markers(image)
