@@ -21,7 +21,7 @@ from engines.shangrila import ShangrilaRules
 from engines.shangrila.hidden import HIDDEN
 from engines.shangrila.observation import expected as shangrila_table
 from engines.shangrila.observation import from_camera_above
-from tests.companion.referee.parts_truth import truth_kept
+from tests.companion.referee.parts_truth import first_loss, truth_kept
 from tests.companion.referee.streams import names, only
 from tests.companion.referee.test_belief import OTHERS, Table
 from tests.engines.shangrila.helpers import FOUR, position
@@ -369,3 +369,13 @@ def test_a_journey_first_taken_for_a_placement_is_taken_back_in_the_way_it_fits(
         out += table.handle(TurnDone())
     assert only(out, "move_accepted").move == "4>7"
     assert table.record() == table.played and table.referee.state == table.truth
+
+
+@pytest.mark.slow
+def test_a_simulated_game_keeps_the_true_game_among_its_ways_to_the_end() -> None:
+    # a development game (seed 7011, from above) in which the true game once left the
+    # belief three times: a journey half-way, a way whose journey showed another table,
+    # and a recruit the record allowed one way only
+    lost, note, score = first_loss(7011)
+    assert lost is None, note
+    assert score.corrected == 0
