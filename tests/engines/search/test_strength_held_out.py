@@ -51,3 +51,27 @@ def test_strong_and_weak_players_of_a_test_game_are_ranked_right(key: str) -> No
 
 def _estimate(model: StrengthModel, stored: StoredGame, seat: int) -> StrengthEstimate:
     return estimate_evidence(model, evidence_of(stored, seat))
+
+
+def test_every_seat_of_a_random_table_is_judged_random_on_test_tables() -> None:
+    """Tables where everyone plays at random (seed 2, never fitted on): a random player
+    in the lead there keeps much win chance, and must still be judged level 0."""
+    model = load_models()["shangrila-4"]
+    tables = _test_games("shangrila-4-random")
+    found = [estimate_evidence(model, r.evidence) for r in labelled(tables, ("full",))]
+    assert len(found) >= 20
+    assert sum(f.level == 0 for f in found) >= 0.85 * len(found)
+    assert sum(f.low == 0 for f in found) >= 0.9 * len(found)
+
+
+def test_the_shenshi_model_holds_the_level_on_its_test_games() -> None:
+    """ShenShi's model learned from few games (analysed at its own budget): its ranges
+    still hold the level that played on most test seats, and random play is named."""
+    model = load_models()["shenshi-2"]
+    assert model.analysis_iterations == 100
+    rows = labelled(_test_games("shenshi-2"), ("full",))
+    found = [(r.level, estimate_evidence(model, r.evidence)) for r in rows]
+    judged = [(level, f) for level, f in found if f.level is not None]
+    assert len(judged) >= 15
+    assert sum(f.low <= level <= f.high for level, f in judged) >= 0.8 * len(judged)
+    assert all(f.level == 0 for level, f in judged if level == 0)
