@@ -1019,7 +1019,7 @@ class Referee:
             return None
         self.history.pop()
         self.state = earlier
-        self.belief.truncate(self.history, self.rules)
+        self._truncate_beliefs()
         self.last_move = LastMove()
         self._last = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, text), self._lights_for(None)]
