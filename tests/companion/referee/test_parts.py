@@ -379,3 +379,19 @@ def test_a_simulated_game_keeps_the_true_game_among_its_ways_to_the_end() -> Non
     lost, note, score = first_loss(7011)
     assert lost is None, note
     assert score.corrected == 0
+
+
+def test_a_recruit_in_doubt_that_the_table_no_longer_shows_leaves_the_doubt() -> None:
+    # Red's recruit, the Astrologer's stack seen from the side: kept in doubt (the
+    # Healer's is not seen). The student is taken back off the table: the move is
+    # taken back, and the doubt about it goes with it.
+    table = PartsTable(shangrila_position({4: {"A": "red", "H": "red"}, **OTHERS}), above)
+    start = above(table.truth)
+    table.truth.play_text("+A4+H4")
+    assert only(table.show(above(table.truth).replace({"4A^": 2})), "move_accepted")
+    assert table.referee.parts
+    out = table.show(start.replace({"4A^": 1}))
+    assert only(out, "move_taken_back").number == 1
+    assert not table.referee.parts and table.record() == []
+    table.truth = shangrila_position({4: {"A": "red", "H": "red"}, **OTHERS})
+    assert only(table.play("+H4"), "move_accepted").move == "+A4"  # judged afresh
