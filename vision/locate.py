@@ -345,10 +345,33 @@ class Locator:
     ) -> list[FloatArray] | None:
         """The squares the small-marker search considers, when two of the board's
         markers or more are known: only those in windows round where these put the
-        missing ones (up to ``missing_reach_mm`` away, with their cards). A marker
-        farther off would be left out as disagreeing with the others anyway, and a
-        few windows cost a fraction of the whole frame. ``None`` (the whole frame)
-        with fewer markers known."""
+        missing ones (:meth:`_windows_near`). ``None`` (the whole frame) with fewer."""
+        windows = self._windows_near(frame, found, missing)
+        if windows is None:
+            return None
+        grey = _grey(frame)
+        quads: list[FloatArray] = []
+        for _, (x0, y0, x1, y1) in windows:
+            offset = np.array([x0, y0], np.float64)
+            quads.extend(
+                q + offset
+                for q in candidate_squares(
+                    np.ascontiguousarray(grey[y0:y1, x0:x1]),
+                    self.geometry.dictionary,
+                    self.config.small_markers,
+                )
+            )
+        quads.sort(key=lambda q: -_side_px(q))
+        return quads[: self.config.small_markers.max_candidates]
+
+    def _windows_near(
+        self, frame: Image, found: dict[int, FloatArray], missing: set[int]
+    ) -> list[tuple[int, tuple[int, int, int, int]]] | None:
+        """Windows of ``frame`` (x0, y0, x1, y1) round where two or more of the board's
+        markers in ``found`` put each missing one, up to ``missing_reach_mm`` away with
+        its card: a marker farther off would be left out as disagreeing with the others
+        anyway, and a few windows cost a fraction of the whole frame. ``None`` when
+        fewer than two are known."""
         ids = sorted(i for i in found if i in self.geometry.marker_ids)
         if len(ids) < 2:
             return None
@@ -361,8 +384,7 @@ class Locator:
         guess = BoardView(homography, self._frame_size, self.lens)
         card = max((1.0, *self._card_ratios))
         reach = self.config.missing_reach_mm / self.geometry.marker_mm
-        grey = _grey(frame)
-        quads: list[FloatArray] = []
+        windows = []
         for marker_id in sorted(missing):
             predicted = guess.to_image(self.geometry.marker_corners_mm(marker_id))
             side = _side_px(predicted)
@@ -370,27 +392,18 @@ class Locator:
             x0, y0 = np.floor(predicted.min(axis=0) - margin).astype(int)
             x1, y1 = np.ceil(predicted.max(axis=0) + margin).astype(int)
             x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
-            if x1 - x0 < 4 or y1 - y0 < 4:
-                continue
-            window = np.ascontiguousarray(grey[y0:y1, x0:x1])
-            offset = np.array([x0, y0], np.float64)
-            quads.extend(
-                q + offset
-                for q in candidate_squares(
-                    window, self.geometry.dictionary, self.config.small_markers
-                )
-            )
-        quads.sort(key=lambda q: -_side_px(q))
-        return quads[: self.config.small_markers.max_candidates]
+            if x1 - x0 >= 4 and y1 - y0 >= 4:
+                windows.append((marker_id, (int(x0), int(y0), int(x1), int(y1))))
+        return windows
 
     def _detect(self, frame: Image) -> dict[int, FloatArray]:
         """Calibration's detector over ``frame``; in a large frame, first over a copy
-        shrunk ``quick_scale`` times (a quarter of the pixels or less): when that finds
-        every one of the board's markers, each is detected again at full size in a
-        window round it only, which gives the very corners the whole frame gives (the
-        detector's thresholds and the edge fit look no farther than the window). When a
-        marker of the board is missing there (small, blurred), the whole frame is
-        searched as before."""
+        shrunk ``quick_scale`` times (a quarter of the pixels or less), then each
+        marker found there detected again at full size in a window round it only, which
+        gives the very corners the whole frame gives (the detector's thresholds and the
+        edge fit look no farther than the window). Board markers missing from the copy
+        (small, blurred) are detected at full size in windows round where two or more
+        found put them; with fewer found, the whole frame is searched as before."""
         quick = self._detect_quick(frame)
         if quick is not None:
             return quick
@@ -403,34 +416,43 @@ class Locator:
             return None
         grey = _grey(frame)
         small = cv2.resize(grey, None, fx=1.0 / scale, fy=1.0 / scale, interpolation=cv2.INTER_AREA)
-        # shrunk pixel centres: x in the copy is (x + 0.5) / scale - 0.5 in the frame
-        coarse = {
-            i: (corners + 0.5) * scale - 0.5
-            for i, corners in detect_markers(
-                self.registration, self.geometry.dictionary, np.asarray(small, np.uint8)
-            ).items()
-        }
-        if not set(self.geometry.marker_ids) <= set(coarse):
-            return None
         found = {}
-        for marker_id, corners in coarse.items():
+        for marker_id, shrunk in detect_markers(
+            self.registration, self.geometry.dictionary, np.asarray(small, np.uint8)
+        ).items():
+            # shrunk pixel centres: x in the copy is (x + 0.5) / scale - 0.5 in the frame
+            corners = (shrunk + 0.5) * scale - 0.5
             side = _side_px(corners)
             margin = max(self.config.quick_margin_sides * side, self.config.quick_margin_px)
             x0, y0 = np.floor(corners.min(axis=0) - margin).astype(int)
             x1, y1 = np.ceil(corners.max(axis=0) + margin).astype(int)
             x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
-            window = np.ascontiguousarray(grey[y0:y1, x0:x1])
-            seen = detect_markers(
-                self.registration,
-                self.geometry.dictionary,
-                window,
-                _shifted(self.camera, x0, y0),
-            )
+            seen = self._detect_in(grey, (int(x0), int(y0), int(x1), int(y1)))
             if marker_id in seen:
-                found[marker_id] = seen[marker_id] + np.array([x0, y0], np.float64)
-            elif marker_id in self.geometry.marker_ids:
-                return None
+                found[marker_id] = seen[marker_id]
+        missing = set(self.geometry.marker_ids) - set(found)
+        if not missing:
+            return found
+        windows = self._windows_near(frame, found, missing)
+        if windows is None:
+            return None
+        for marker_id, window in windows:
+            seen = self._detect_in(grey, window)
+            if marker_id in seen:
+                found[marker_id] = seen[marker_id]
         return found
+
+    def _detect_in(self, grey: Image, window: tuple[int, int, int, int]) -> dict[int, FloatArray]:
+        """Calibration's detector in a window (x0, y0, x1, y1) of the frame; corners in
+        the frame's (ideal) pixels."""
+        x0, y0, x1, y1 = window
+        seen = detect_markers(
+            self.registration,
+            self.geometry.dictionary,
+            np.ascontiguousarray(grey[y0:y1, x0:x1]),
+            _shifted(self.camera, x0, y0),
+        )
+        return {i: corners + np.array([x0, y0], np.float64) for i, corners in seen.items()}
 
     def _locate_markers(self, frame: Image) -> Location:
         found = self.find_markers(frame)
