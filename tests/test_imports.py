@@ -21,7 +21,6 @@ CLEAN = ("engines",)
 
 KNOWN_CYCLES = {
     ("companion.bench_appearance", "companion.bench_heights"),
-    ("vision.appearance", "vision.appearance_heights", "vision.appearance_stacks"),
 }
 """Cycles that only close through imports inside functions, outside ``CLEAN``. This set
 may only shrink: a test fails when a new cycle appears, and when one here is gone (so
@@ -62,6 +61,7 @@ EXPLAINED = (
     "engines",
     "firmware_bridge",
     "calibration",
+    "vision",
     "companion.app",
     "companion.cli",
     "companion.demo",

@@ -41,20 +41,61 @@ board gives them then, or the referee. ShenShi's stacked pieces are read by
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.errors import ProfileError
+from calibration.profiles import (
+    DEFAULT_PROFILE,
+    now_iso,
+    profile_dir,
+    read_document,
+    save_document,
+    write_atomic,
+)
 from engines.jsontext import read_json_file
 from engines.observation import Observation, Reading, TableSchema, Value
+from vision import appearance_heights, appearance_stacks
+from vision.appearance_core import (
+    BARE_PX_PER_MM,
+    BARE_VALUES,
+    FEATURES,
+    LIGHT_PX_PER_MM,
+    NEAR,
+    OTHER,
+    RIDGE,
+    SHOWN_AT,
+    AppearanceError,
+    ElementFeatures,
+    LightField,
+    SetAppearance,
+    bare_value,
+    distance,
+    fit_weights,
+    light_design_grid,
+    linear,
+    log_colour,
+    probabilities,
+    same_view,
+    sample,
+)
+from vision.appearance_stacks import (
+    check_classifier,
+    classify,
+    classify_many,
+    fit_classifiers,
+    prototypes,
+)
 from vision.models import HEIGHT_SUFFIX, BoardModel, referee_schema
 from vision.view import BoardView
 
@@ -62,21 +103,6 @@ FloatArray = NDArray[np.float64]
 Image = NDArray[np.uint8]
 
 FORMAT_VERSION = 1
-BARE_PX_PER_MM = 2.0
-_LIGHT_PX_PER_MM = 0.2
-_EPS = 1e-2
-_SRGB_TO_LINEAR = np.array(
-    [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (np.arange(256) / 255.0)],
-    dtype=np.float32,
-)
-BRIGHTNESS_WEIGHT = 0.5
-"""How much a change of brightness counts against a change of colour (shadows darken)."""
-NEAR = 0.3
-"""A point is *near* a colour within this distance (log linear light)."""
-OTHER = "other"
-"""The value standing for something else on an element: a hand, an object."""
-SHOWN_AT = 0.6
-"""Below this probability an element is left unknown (*unsure*)."""
 
 # Where each kind of element is looked at: sample grid (along, across), its half-extent
 # as a share of the piece's size, the hole left around a glyph, and the height of the
@@ -89,48 +115,8 @@ _SAMPLING: dict[str, tuple[int, float, float, str, float]] = {
     "gate": (5, 0.38, 0.0, "stick_height_mm", 1.0),
 }
 _PIECE_SIZE = {"space": "tile_mm", "square": "tile_mm"}
-_BARE_VALUES = ("empty", "open", False, "none")
 _STACK = ("tile", "cushion", "monk")
 """Kinds of element stacked on one spot (ShenShi's square), bottom up."""
-
-# Features of each alternative: the bare value, a piece value, something else.
-FEATURES = (
-    "bare",
-    "bare_change",
-    "bare_changed_share",
-    "bare_wins_share",
-    "piece",
-    "piece_distance",
-    "piece_wins_share",
-    "piece_margin",
-    "piece_change",
-    "other",
-    "other_distance",
-    "other_change",
-)
-
-
-class AppearanceError(ValueError):
-    """A calibration or a parameter file that cannot be used; the message says why."""
-
-
-def linear(image: Image) -> NDArray[np.float32]:
-    """sRGB 8-bit BGR to linear light."""
-    return np.asarray(_SRGB_TO_LINEAR[image])
-
-
-def log_colour(lin: NDArray[np.floating[Any]]) -> FloatArray:
-    """Log linear light as (brightness, red-green, blue-green): shadows move the first."""
-    logs = np.log(np.maximum(lin, 0.0) + _EPS).astype(np.float64)
-    b, g, r = logs[..., 0], logs[..., 1], logs[..., 2]
-    return np.stack([(b + g + r) / 3.0, r - g, b - g], axis=-1)
-
-
-def distance(a: FloatArray, b: FloatArray) -> FloatArray:
-    d = a - b
-    return np.asarray(
-        np.sqrt((BRIGHTNESS_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
-    )
 
 
 # --- the sample points -----------------------------------------------------------------------
@@ -182,8 +168,6 @@ def element_offsets(
 
 def plan(model: BoardModel, view: BoardView, elements: Sequence[str]) -> Sampling:
     """The sample points of ``elements`` (board elements, no stack heights) in ``view``."""
-    from vision import appearance_stacks
-
     owners, kinds, groups = [], [], []
     camera = view.camera_mm()
     board_points = []
@@ -232,50 +216,7 @@ def plan(model: BoardModel, view: BoardView, elements: Sequence[str]) -> Samplin
     )
 
 
-def sample(image: NDArray[Any], pixels: NDArray[np.float32]) -> NDArray[Any]:
-    """``image`` at sub-pixel ``pixels`` (bilinear), (P, channels)."""
-    map_x = np.ascontiguousarray(pixels[:, 0].reshape(1, -1))
-    map_y = np.ascontiguousarray(pixels[:, 1].reshape(1, -1))
-    out = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out).reshape(len(pixels), -1)
-
-
 # --- what the player's set looks like --------------------------------------------------------
-
-
-@dataclass
-class SetAppearance:
-    """The player's board and pieces as the camera saw them at calibration.
-
-    ``bare``: the empty board from above (linear light, ``BARE_PX_PER_MM``), ``colours``:
-    per element kind, each piece value's appearance (log colour, see :func:`log_colour`),
-    with the light of the calibration taken off."""
-
-    game: str
-    bare: NDArray[np.float32]
-    colours: dict[str, dict[Value, FloatArray]]
-    _bare_log: NDArray[np.float32] | None = field(default=None, repr=False)
-    _light_bare: FloatArray | None = field(default=None, repr=False)
-
-    def bare_log(self, ground_mm: FloatArray) -> FloatArray:
-        """The bare board's log colour at board points."""
-        if self._bare_log is None:  # looked up as float32 (cv2.remap), converted once
-            self._bare_log = log_colour(self.bare).astype(np.float32)
-        px = (ground_mm * BARE_PX_PER_MM - 0.5).astype(np.float32)
-        return np.asarray(sample(self._bare_log, px), dtype=np.float64)
-
-    def light_reference(self) -> FloatArray:
-        """The bare board's log colour, shrunk for the light fit."""
-        if self._light_bare is None:
-            h, w = self.bare.shape[:2]
-            scale = _LIGHT_PX_PER_MM / BARE_PX_PER_MM
-            small = cv2.resize(
-                self.bare,
-                (max(1, round(w * scale)), max(1, round(h * scale))),
-                interpolation=cv2.INTER_AREA,
-            )
-            self._light_bare = log_colour(np.asarray(small, dtype=np.float32))
-        return self._light_bare
 
 
 KIND_APPEARANCE = "companion.appearance"
@@ -284,8 +225,6 @@ KIND_APPEARANCE = "companion.appearance"
 def appearance_paths(game: str, profile: str | None = None) -> tuple[Path, Path]:
     """Where ``profile`` keeps ``game``'s set appearance: the document and the picture
     of the empty board."""
-    from calibration.profiles import DEFAULT_PROFILE, profile_dir
-
     folder = profile_dir(profile or DEFAULT_PROFILE)
     return folder / f"appearance-{game}.json", folder / f"appearance-{game}-bare.png"
 
@@ -293,10 +232,6 @@ def appearance_paths(game: str, profile: str | None = None) -> tuple[Path, Path]
 def save_appearance(appearance: SetAppearance, profile: str | None = None) -> Path:
     """Keep ``appearance`` in the calibration ``profile`` (atomically, the picture first).
     Raises ``calibration.errors.ProfileError`` when it cannot be written."""
-    import hashlib
-
-    from calibration.profiles import now_iso, save_document, write_atomic
-
     document, picture = appearance_paths(appearance.game, profile)
     srgb = np.where(
         appearance.bare <= 0.0031308,
@@ -336,11 +271,6 @@ def _rounded(colour: FloatArray) -> list[Any]:
 def load_appearance(game: str, profile: str | None = None) -> SetAppearance | None:
     """``game``'s set appearance in ``profile``, or ``None`` when it has none. Raises
     ``calibration.errors.ProfileError`` for a damaged or foreign file."""
-    import hashlib
-
-    from calibration.errors import ProfileError
-    from calibration.profiles import read_document
-
     document, picture = appearance_paths(game, profile)
     if not document.exists():
         return None
@@ -380,27 +310,6 @@ def load_appearance(game: str, profile: str | None = None) -> SetAppearance | No
     return SetAppearance(game, linear(np.asarray(bare, dtype=np.uint8)), colours)
 
 
-def _light_design(points_mm: FloatArray, size_mm: tuple[float, float]) -> FloatArray:
-    x = points_mm[:, 0] / size_mm[0] - 0.5
-    y = points_mm[:, 1] / size_mm[1] - 0.5
-    return np.column_stack([np.ones_like(x), x, y, x * x, x * y, y * y])
-
-
-@dataclass(frozen=True)
-class LightField:
-    """The light of a frame against the calibration, in log colour: a quadratic over
-    the board plus a smooth local correction (a lamp's pool, a shadow's edge)."""
-
-    coefficients: FloatArray  # (6, 3)
-    local: NDArray[np.float32]  # (h, w, 3) at _LIGHT_PX_PER_MM
-    size_mm: tuple[float, float]
-
-    def at(self, points_mm: FloatArray) -> FloatArray:
-        px = (points_mm * _LIGHT_PX_PER_MM - 0.5).astype(np.float32)
-        local = np.asarray(sample(self.local, px), dtype=np.float64)
-        return np.asarray(_light_design(points_mm, self.size_mm) @ self.coefficients + local)
-
-
 LOCAL_LIGHT_MM = 25.0
 """How far the local light correction reaches (its blur's sigma on the board)."""
 
@@ -413,7 +322,7 @@ def fit_light(
     then what the quadratic leaves on the board's own print, smoothed."""
     reference = appearance.light_reference()
     h, w = reference.shape[:2]
-    seen = view.rectify(frame, size_mm, 2.5 * _LIGHT_PX_PER_MM)
+    seen = view.rectify(frame, size_mm, 2.5 * LIGHT_PX_PER_MM)
     valid = (
         cv2.resize(
             (seen.max(axis=2) > 0).astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST
@@ -422,7 +331,7 @@ def fit_light(
     )
     seen = np.asarray(cv2.resize(seen, (w, h), interpolation=cv2.INTER_AREA), dtype=np.uint8)
     diff = (log_colour(linear(seen)) - reference).reshape(-1, 3)
-    design = _light_design_grid(h, w, size_mm)
+    design = light_design_grid(h, w, size_mm)
     keep = valid.copy()
     coefficients = np.zeros((6, 3))
     residual = np.zeros(len(diff))
@@ -436,7 +345,7 @@ def fit_light(
         scale = float(np.median(residual[keep])) + 1e-3
         keep = valid & (residual < 2.5 * scale)
     rest = (diff - design @ coefficients) * keep[:, None]
-    sigma = LOCAL_LIGHT_MM * _LIGHT_PX_PER_MM
+    sigma = LOCAL_LIGHT_MM * LIGHT_PX_PER_MM
     weight = cv2.GaussianBlur(keep.reshape(h, w).astype(np.float32), (0, 0), sigma)
     local = cv2.GaussianBlur(rest.reshape(h, w, 3).astype(np.float32), (0, 0), sigma)
     local = (
@@ -445,27 +354,7 @@ def fit_light(
     return LightField(np.asarray(coefficients), np.asarray(local, dtype=np.float32), size_mm)
 
 
-def _light_design_grid(h: int, w: int, size_mm: tuple[float, float]) -> FloatArray:
-    ys, xs = np.mgrid[0:h, 0:w]
-    points = np.column_stack(
-        [(xs.ravel() + 0.5) / _LIGHT_PX_PER_MM, (ys.ravel() + 0.5) / _LIGHT_PX_PER_MM]
-    )
-    return _light_design(points, size_mm)
-
-
 # --- features and the model ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ElementFeatures:
-    """One element's alternatives (values, then ``OTHER``) and their feature rows."""
-
-    element: str
-    kind: str
-    values: tuple[Value | str, ...]
-    rows: FloatArray  # (alternatives, len(FEATURES))
-    seen_share: float
-    extra: FloatArray | None = None  # stacked kinds: what their classifier reads
 
 
 def features(
@@ -492,8 +381,6 @@ def features(
         index = starts[members][:, None] + np.arange(count)[None, :]
         inside = sampling.inside[index]
         if kind in _STACK and sampling.groups is not None:
-            from vision import appearance_stacks
-
             names = [sampling.elements[m] for m in members]
             stacked = appearance_stacks.features(
                 kind,
@@ -554,8 +441,6 @@ def features(
             )
     items = [out[i] for i in range(len(sampling.elements))]
     if sampling.groups is not None:
-        from vision import appearance_stacks
-
         items = appearance_stacks.with_context(items, model, view)
     return items
 
@@ -565,22 +450,6 @@ def _median(values: FloatArray) -> FloatArray:
     if not np.isnan(values).any():
         return np.asarray(np.median(values, axis=-1))
     return np.asarray(np.nanmedian(values, axis=-1))
-
-
-def bare_value(values: Iterable[Value]) -> Value:
-    """The value an element shows when nothing stands on it."""
-    values = list(values)
-    for bare in _BARE_VALUES:
-        if any(v == bare and type(v) is type(bare) for v in values):
-            return bare
-    raise AppearanceError(f"no bare value among {values!r}")
-
-
-def probabilities(weights: FloatArray, rows: FloatArray) -> FloatArray:
-    logits = rows @ weights
-    logits = logits - logits.max()
-    e = np.exp(logits)
-    return np.asarray(e / e.sum())
 
 
 @dataclass(frozen=True)
@@ -596,8 +465,6 @@ class FittedModel:
     def probabilities(self, item: ElementFeatures) -> FloatArray:
         """``item``'s probability per alternative."""
         if item.extra is not None and item.kind in self.stacks:
-            from vision.appearance_stacks import classify
-
             p = classify(self.stacks[item.kind], item)
             if p is not None:
                 return p
@@ -608,8 +475,6 @@ class FittedModel:
         kind's items go through its classifier together."""
         found: list[FloatArray | None] = [None] * len(items)
         if self.stacks:
-            from vision.appearance_stacks import classify_many
-
             for kind, params in self.stacks.items():
                 chosen = [i for i, item in enumerate(items) if item.kind == kind]
                 read = classify_many(params, [items[i] for i in chosen])
@@ -648,8 +513,6 @@ class FittedModel:
                 raise AppearanceError(f"{source}: a kind has the wrong number of weights")
             stacks = data.get("stacks", {})
             if stacks:
-                from vision.appearance_stacks import check_classifier
-
                 stacks = {str(k): check_classifier(v, source) for k, v in stacks.items()}
             return cls(str(data["game"]), weights, dict(data.get("provenance", {})), dict(stacks))
         except (KeyError, TypeError, ValueError) as error:
@@ -699,12 +562,10 @@ def calibrate(
         seen = seen - light.at(sampling.ground_mm)
         for index, name in enumerate(names):
             value = observation[name].value
-            if value in _BARE_VALUES or value is None:
+            if value in BARE_VALUES or value is None:
                 continue
             mask = (sampling.owner == index) & sampling.inside
             if sampling.kinds[index] in _STACK and sampling.groups is not None:
-                from vision import appearance_stacks
-
                 shows = appearance_stacks.calibration_mask(
                     sampling.kinds[index],
                     appearance_stacks.square_values(observation, name),
@@ -717,8 +578,6 @@ def calibrate(
             samples.setdefault(sampling.kinds[index], {}).setdefault(value, []).append(seen[mask])
     for kind, values in samples.items():
         if kind in _STACK:
-            from vision.appearance_stacks import prototypes
-
             appearance.colours[kind] = {
                 value: prototypes(np.vstack(parts)) for value, parts in values.items()
             }
@@ -822,20 +681,6 @@ HEIGHTS_ELSEWHERE = "stack heights are read by the sensor board or settled by th
 COVERED_BY_HAND = "covered by a hand"
 
 
-SAME_VIEW_PX = 0.25
-"""Two views that put every board corner within this many pixels read the same points."""
-
-
-def _same_view(a: BoardView, b: BoardView, size_mm: tuple[float, float]) -> bool:
-    if a is b:
-        return True
-    if a.image_size != b.image_size or (a.projection is None) != (b.projection is None):
-        return False
-    w, h = size_mm
-    corners = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h], [w / 2, h / 2]])
-    return bool(np.abs(a.to_image(corners) - b.to_image(corners)).max() <= SAME_VIEW_PX)
-
-
 class AppearanceReader:
     """Reads a game's table from a frame and its view, by the player's set's appearance
     (:class:`SetAppearance`) and fitted weights (:class:`FittedModel`)."""
@@ -866,7 +711,7 @@ class AppearanceReader:
         """The sample plan of ``view``: made again only when the view has moved the
         board by more than ``SAME_VIEW_PX`` in the picture (a tracked board found again
         each frame keeps its plan)."""
-        if self._plan is None or not _same_view(self._plan[0], view, self.model.size_mm):
+        if self._plan is None or not same_view(self._plan[0], view, self.model.size_mm):
             self._plan = (view, plan(self.model, view, self.elements))
         return self._plan[1]
 
@@ -916,7 +761,6 @@ class AppearanceReader:
                 abstained[item.element] = UNSURE
             else:
                 readings[item.element] = Reading(item.values[best], float(p[best]))
-        from vision import appearance_heights
 
         stacks = appearance_heights.reader_for(self)
         if stacks is not None:
@@ -979,57 +823,6 @@ def examples(items: Iterable[ElementFeatures], truth: Mapping[str, Value | None]
     return out
 
 
-RIDGE = 3.0
-"""The fit's ridge penalty (chosen on the validation set)."""
-
-
-class Labelled(Protocol):
-    """An example of a conditional logit: its alternatives' feature rows and the index
-    of the true one."""
-
-    @property
-    def rows(self) -> FloatArray: ...
-
-    @property
-    def truth(self) -> int: ...
-
-
-def fit_weights(data: Sequence[Labelled], l2: float = RIDGE, iterations: int = 60) -> FloatArray:
-    """Weights of the conditional logit by Newton's method with a small ridge; a step
-    that would make the fit worse is halved until it does not."""
-    size = data[0].rows.shape[1] if data else len(FEATURES)
-    w = np.zeros(size)
-    for _ in range(iterations):
-        gradient = l2 * w
-        hessian = l2 * np.eye(size)
-        for example in data:
-            p = probabilities(w, example.rows)
-            mean = p @ example.rows
-            gradient += mean - example.rows[example.truth]
-            centred = example.rows - mean
-            hessian += (centred * p[:, None]).T @ centred
-        step = np.linalg.solve(hessian + 1e-9 * np.eye(size), gradient)
-        before = _penalised_loss(w, data, l2)
-        for _halving in range(40):
-            if _penalised_loss(w - step, data, l2) <= before + 1e-9 * max(1.0, abs(before)):
-                break
-            step = step / 2.0
-        w -= step
-        if float(np.abs(step).max()) < 1e-7:
-            break
-    return w
-
-
-def _penalised_loss(w: FloatArray, data: Sequence[Labelled], l2: float) -> float:
-    """The fit's objective: the examples' negative log-likelihood plus the ridge."""
-    total = 0.5 * l2 * float(w @ w)
-    for example in data:
-        logits = example.rows @ w
-        top = float(logits.max())
-        total += top + math.log(float(np.exp(logits - top).sum())) - float(logits[example.truth])
-    return total
-
-
 def fit(
     game: str, data: Sequence[Example], provenance: Mapping[str, Any], l2: float = RIDGE
 ) -> FittedModel:
@@ -1038,7 +831,5 @@ def fit(
     weights = {kind: fit_weights([e for e in data if e.kind == kind], l2) for kind in kinds}
     stacks: dict[str, Any] = {}
     if any(e.extra is not None for e in data):
-        from vision.appearance_stacks import fit_classifiers
-
         stacks = fit_classifiers(data)
     return FittedModel(game, weights, dict(provenance), stacks)

@@ -8,7 +8,7 @@ is 0 and heights cannot be seen; at 55 degrees of elevation a tile of 2 mm steps
 
 Per stack, a few sample lines run across it in the direction away from the camera. On
 each line every sample is a board point, compared with the player's bare board
-(:class:`vision.appearance.SetAppearance`) under the frame's fitted light. Walking in
+(:class:`vision.appearance_core.SetAppearance`) under the frame's fitted light. Walking in
 from the bare board beyond each end of the line, an edge lies where the distance to
 the bare board first gets half way to the stack's own (a blurred edge crosses half
 way where it lies), placed between samples to a fraction of a pixel. The near edges
@@ -57,7 +57,7 @@ from numpy.typing import NDArray
 
 from engines.jsontext import read_json_file
 from engines.observation import Reading, TableSchema, Value
-from vision.appearance import (
+from vision.appearance_core import (
     NEAR,
     SHOWN_AT,
     AppearanceError,
@@ -68,6 +68,7 @@ from vision.appearance import (
     linear,
     log_colour,
     probabilities,
+    same_view,
     sample,
 )
 from vision.models import HEIGHT_SUFFIX, BoardModel
@@ -745,7 +746,7 @@ def fit(
     l2: float = RIDGE,
     iterations: int = 50,
 ) -> HeightModel:
-    """The weights by the appearance reader's fit (:func:`vision.appearance.fit_weights`:
+    """The weights by the appearance reader's fit (:func:`vision.appearance_core.fit_weights`:
     Newton's method on the penalised likelihood)."""
     return HeightModel(game, fit_weights(data, l2, iterations), dict(provenance))
 
@@ -887,9 +888,7 @@ class HeightReader:
 
     def plan(self, view: BoardView) -> HeightPlan | None:
         """The sample lines of ``view``, made again only when the view has moved."""
-        from vision.appearance import _same_view
-
-        if self._plan is None or not _same_view(self._plan[0], view, self.model.size_mm):
+        if self._plan is None or not same_view(self._plan[0], view, self.model.size_mm):
             self._plan = (view, plan(self.model, view, self.heights))
             self._can_tell = {}
             self._views = {}

@@ -41,14 +41,24 @@ there are, where a cushion may go).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.appearance_core import (
+    NEAR,
+    OTHER,
+    AppearanceError,
+    ElementFeatures,
+    SetAppearance,
+    bare_value,
+    distance,
+)
+
 if TYPE_CHECKING:
     from engines.observation import Observation, TableSchema, Value
-    from vision.appearance import ElementFeatures, SetAppearance
 
 FloatArray = NDArray[np.float64]
 
@@ -264,8 +274,6 @@ def monk_masks(
 def _kmeans(points: FloatArray, k: int) -> FloatArray:
     """Up to ``k`` colours of ``points`` (deterministic: started at brightness
     quantiles), each the median of its cluster; small clusters dropped."""
-    from vision.appearance import distance
-
     order = np.argsort(points[:, 0], kind="stable")
     centres = points[order[((np.arange(k) + 0.5) / k * len(points)).astype(int)]]
     label = np.zeros(len(points), np.intp)
@@ -291,8 +299,6 @@ def prototypes(points: FloatArray, k: int = PROTOTYPES) -> FloatArray:
 
 def nearest(points: FloatArray, colours: FloatArray) -> FloatArray:
     """Distance of each point to the nearest of ``colours`` ((3,) or (k, 3))."""
-    from vision.appearance import distance
-
     protos = np.atleast_2d(colours)
     return np.asarray(np.min(np.stack([distance(points, c) for c in protos]), axis=0))
 
@@ -339,8 +345,6 @@ def features(
     """Feature rows of ``elements`` of a stacked ``kind``: ``seen`` (elements, points, 3)
     light-corrected log colours, ``to_bare`` their distance to the empty board,
     ``inside`` whether each is in the picture, ``groups`` the points' groups."""
-    from vision.appearance import NEAR, OTHER, ElementFeatures, bare_value
-
     values: list[Value] = sorted(schema.values[elements[0]], key=repr)
     bare = bare_value(values)
     colours = appearance.colours.get(kind, {})
@@ -557,8 +561,6 @@ def _stands_out(
     """Per point, whether its column layer's centre differs from both points beside it
     (a piece stands there, against what is behind); ring points count as standing
     out, as does a layer whose flanks are not seen."""
-    from vision.appearance import NEAR, distance
-
     out = np.ones_like(use)
     centre = np.arange(layers) * 3  # the column's points: three a layer, centre first
     flank = np.flatnonzero(groups >= flank_group(layers, np.zeros(1, np.intp))[0])
@@ -678,8 +680,6 @@ def with_context(items: list[ElementFeatures], model: Any, view: Any) -> list[El
     elements (their rows and looks), how much the squares around it changed (a tall
     stack beside a square shades it and stands into its points), and how steeply the
     camera looks at it. The same for the three elements of a square."""
-    from dataclasses import replace
-
     camera = view.camera_mm()
     by_square: dict[str, dict[str, ElementFeatures]] = {}
     for item in items:
@@ -800,8 +800,6 @@ RATE = 0.03
 
 def check_classifier(raw: Any, source: str) -> dict[str, Any]:
     """A stacked kind's classifier as read from a fitted file (arrays made)."""
-    from vision.appearance import AppearanceError
-
     try:
         out = {
             key: np.asarray(raw[key], dtype=np.float64)

@@ -14,7 +14,7 @@ Two stages, each a pure function:
 2. :func:`read_board` reads every intersection (empty, black or white) from the grid and
    the set's calibration (:func:`calibrate`: the bare board from an empty or early
    photo, each stone colour from a photo with stones on known points). The features are
-   those of :mod:`vision.appearance` (distances in :func:`~vision.appearance.log_colour`
+   those of :mod:`vision.appearance` (distances in :func:`~vision.appearance_core.log_colour`
    space to the bare board and to each stone colour, after the light of the frame is
    fitted against the bare board) and the probabilities come from its conditional logit,
    with weights fitted (:func:`fit_board_weights`) on photos of other boards.
@@ -38,16 +38,13 @@ from numpy.typing import NDArray
 
 from calibration.arrays import array_of
 from engines.observation import TableSchema
-from vision.appearance import (
+from vision.appearance import Example, Sampling, features, fit_light
+from vision.appearance_core import (
     BARE_PX_PER_MM,
     OTHER,
     SHOWN_AT,
-    Example,
-    Sampling,
     SetAppearance,
     distance,
-    features,
-    fit_light,
     fit_weights,
     linear,
     log_colour,
@@ -683,7 +680,7 @@ def calibrate(
 @dataclass(frozen=True)
 class BoardFeatures:
     """Every intersection's alternatives (:data:`VALUES` that the set shows, then
-    ``OTHER``) and their feature rows (``vision.appearance.FEATURES``), in the photo's
+    ``OTHER``) and their feature rows (``vision.appearance_core.FEATURES``), in the photo's
     row order."""
 
     alternatives: tuple[str, ...]
@@ -731,7 +728,7 @@ def board_examples(features: BoardFeatures, labels: Sequence[Sequence[str]]) -> 
 
 def fit_board_weights(examples: Sequence[Example]) -> FloatArray:
     """The conditional logit's weights from labelled intersections
-    (:func:`vision.appearance.fit_weights`)."""
+    (:func:`vision.appearance_core.fit_weights`)."""
     if not examples:
         raise ValueError("no labelled intersection to fit weights on")
     return fit_weights(examples)

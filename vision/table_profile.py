@@ -33,7 +33,8 @@ from calibration.profiles import (
     reference_image_path,
 )
 from calibration.registration import load_board_profile, load_reference_image
-from vision.appearance import AppearanceReader, SetAppearance, load_appearance
+from vision.appearance import AppearanceReader, load_appearance
+from vision.appearance_core import SetAppearance
 from vision.locate import BoardReference, Locator
 from vision.models import BoardModel, load_model
 from vision.pipeline import Pipeline, reader_for

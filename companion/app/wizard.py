@@ -46,7 +46,8 @@ from calibration.targets import CharucoTarget, RejectedView, detect_target
 from companion.app.frames import Image
 from companion.app.layout_edit import LayoutEditor
 from engines.observation import Observation
-from vision.appearance import AppearanceError, calibrate, calibration_layout, save_appearance
+from vision.appearance import calibrate, calibration_layout, save_appearance
+from vision.appearance_core import AppearanceError
 from vision.models import load_model, referee_schema
 
 STEPS = ("lens", "board", "check", "layout", "colours")
