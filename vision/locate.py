@@ -7,10 +7,13 @@ or a status and a message in plain words saying why not (an empty or black frame
 marker seen, too few, the board out of the picture, the reference not matched).
 
 - **markers**: the ArUco markers stuck at the board's corners (``calibration/boards.json``)
-  are found with calibration's sub-pixel detector; those under 60 px are measured again
-  more exactly, and small, blurred ones OpenCV does not read are read from its
-  candidate squares (:mod:`vision.markers`). Markers still missing are sought where the
-  others put them, first read in place, then enlarged. A marker that disagrees with
+  are found with calibration's sub-pixel detector (in a large frame, first in a copy
+  half its size, then again at full size in a window round each marker found: the same
+  corners in less time); those under 60 px are measured again more exactly, and small,
+  blurred ones OpenCV does not read are read from its candidate squares
+  (:mod:`vision.markers`; with two markers or more found, only round where these put
+  the others). Markers still missing are sought where the others put them, first read
+  in place, then enlarged. A marker that disagrees with
   the others (a stray copy on the table) is left out. Markers under 20 px bring a
   message to bring the camera closer. Four markers fix the board's homography. A hand
   often covers one or two corners: with two or three markers the clusters of corners
