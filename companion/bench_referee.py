@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import Any
 
-from companion.bench_reader_errors import register_reader_errors
 from companion.cli import UsageError
 from companion.referee.core import Referee, RefereeConfig
 from companion.simulator import TableConfig, TableSimulator, referee_game
@@ -182,7 +181,6 @@ def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=referee_command)
     # the rates ``--readers fitted`` draws from are measured by their own command
-    register_reader_errors(bench_sub)
 
 
 READERS = ("flicker", "fitted")

@@ -24,7 +24,7 @@ in front of a stack, which can hide its front face, spoils the near end of a lin
 
 The hidden length and one tile's step, in
 picture pixels, go through a small conditional logit whose weights are fitted from
-rendered tables (:func:`fit`, ``python -m companion.bench_heights fit``;
+rendered tables (:func:`fit`, ``companion bench heights-fit``;
 ``vision/fitted/appearance-heights-shangrila.json``) into a probability per height
 (given that a tile is there: the colour reader says whether one is). Its chances are
 calibrated on other tables (:func:`calibrate`): the logits are divided by a

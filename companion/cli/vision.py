@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from companion.cli import Subparsers, UsageError, check_players, picture_size
 from engines import Dice, rules_class
 from engines.jsontext import JSONTextError, read_json_file
 from engines.observation import Observation
+from vision.evaluate.appearance import SETS, default_cache, iter_examples, load_setup, setups
 from vision.models import GAMES, ModelError
 
 RENDERABLE = GAMES
@@ -159,8 +161,6 @@ def register(sub: Subparsers) -> None:
         help="use no calibration profile: the board model and default colours",
     )
     read.set_defaults(handler=read_command)
-
-    from companion.bench_appearance import add_fit_command  # deferred: loads OpenCV
 
     add_fit_command(commands)
 
@@ -407,3 +407,64 @@ def _compare(seen: Any, wanted: Any, elements: dict[str, Any]) -> int:
         f"{hidden} hidden or off the board"
     )
     return 1 if wrong else 0
+
+
+def fit_command(args: argparse.Namespace) -> int:
+    """``companion vision fit``: fit the appearance reader on the training set."""
+    from vision.appearance import fit, fitted_path  # deferred: loads OpenCV
+
+    cache = Path(args.cache).expanduser() if args.cache else default_cache()
+    started = time.time()
+    data: list[Any] = []
+    chosen = setups("train", args.setups, size=picture_size(args.size), game=args.game)
+    for i, setup in enumerate(chosen, 1):
+        pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
+        data.extend(iter_examples(pictures, foreign=True))
+        print(
+            f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} ({setup.level}): "
+            f"{len(data)} examples",
+            flush=True,
+        )
+    provenance = {
+        "command": f"companion vision fit --game {args.game} --setups {args.setups} "
+        f"--size {args.size}",
+        "set": "train",
+        "kinds": list(SETS["train"][0]),
+        "setup_seeds": [s.seed for s in chosen],
+        "examples": len(data),
+        "size": list(chosen[0].size),
+    }
+    model = fit(args.game, data, provenance)
+    out = Path(args.output) if args.output else fitted_path(args.game)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out} from {len(data)} examples in {time.time() - started:.0f} s")
+    return 0
+
+
+def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", choices=GAMES, default="shangrila")
+    parser.add_argument(
+        "--setups", type=int, default=24, help="training setups (world, camera, level) to fit on"
+    )
+    parser.add_argument("--size", default="1280x720", help="picture size (default 1280x720)")
+    parser.add_argument(
+        "--output",
+        help="where to write the fitted weights (default: the file shipped in the package)",
+    )
+    parser.add_argument(
+        "--cache", help="folder of rendered pictures (default ~/.cache/companion/appearance)"
+    )
+
+
+def add_fit_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``companion vision fit``."""
+    fit = commands.add_parser(
+        "fit",
+        help="fit the camera's appearance reader on rendered tables of many worlds",
+        description="Render the training set (tables of many made-up editions of the "
+        "board, each calibrated as a player would) and fit the appearance reader's "
+        "weights; the same setups give the same file (docs/reading.md).",
+    )
+    add_fit_arguments(fit)
+    fit.set_defaults(handler=fit_command)

@@ -13,17 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.bench_appearance import (
-    SETS,
-    Score,
-    Setup,
-    calibrated_reader,
-    fit_command,
-    iter_examples,
-    load_setup,
-    score_reading,
-    setups,
-)
+from companion.cli.vision import fit_command
 from vision.appearance import (
     FEATURES,
     OTHER,
@@ -36,6 +26,16 @@ from vision.appearance import (
     load_fitted,
     probabilities,
     save_appearance,
+)
+from vision.evaluate.appearance import (
+    SETS,
+    Score,
+    Setup,
+    calibrated_reader,
+    iter_examples,
+    load_setup,
+    score_reading,
+    setups,
 )
 from vision.models import load_model
 from vision.synth.table import board_art

@@ -232,11 +232,11 @@ def test_a_damaged_weights_file_is_refused(tmp_path: Any) -> None:
 def test_the_shipped_file_names_the_sets_the_fit_command_uses() -> None:
     from pathlib import Path
 
-    from companion import bench_heights as bh
+    from vision.evaluate import heights as bh
 
     provenance = ah.load_fitted(GAME).provenance
     count = len(provenance["setup_seeds"])
-    assert provenance["command"] == f"python -m companion.bench_heights fit --setups {count}"
+    assert provenance["command"] == f"companion bench heights-fit --setups {count}"
     chosen = bh.setups("train", count)
     assert provenance["setup_seeds"] == [s.seed for s in chosen]
     assert provenance["elevations"] == [round(s.elevation, 1) for s in chosen]
@@ -476,9 +476,9 @@ def test_the_appearance_reader_gives_heights_and_their_probabilities(slanted: li
 @pytest.mark.slow
 def test_the_fit_command_writes_the_shipped_file_again(tmp_path: Any) -> None:
     # minutes: renders (or reads from the cache) the training and validation boards
-    from companion import bench_heights as bh
+    from companion.cli import main
 
     count = len(ah.load_fitted(GAME).provenance["setup_seeds"])
     out = tmp_path / "heights.json"
-    assert bh.main(["fit", "--setups", str(count), "--output", str(out)]) == 0
+    assert main(["bench", "heights-fit", "--setups", str(count), "--output", str(out)]) == 0
     assert out.read_bytes() == ah.fitted_path(GAME).read_bytes()

@@ -16,14 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.bench_appearance import (
-    Score,
-    Setup,
-    calibrated_reader,
-    fit_command,
-    load_setup,
-    score_reading,
-)
+from companion.cli.vision import fit_command
 from engines.shenshi.board import load_board
 from vision import appearance_stacks
 from vision.appearance import (
@@ -49,6 +42,13 @@ from vision.appearance_stacks import (
     possibly_hidden,
     prototypes,
     stack_points,
+)
+from vision.evaluate.appearance import (
+    Score,
+    Setup,
+    calibrated_reader,
+    load_setup,
+    score_reading,
 )
 from vision.models import load_model, referee_schema
 from vision.synth.table import CUSHION_BGR, METAL_BGR, _pieces, shenshi_colours

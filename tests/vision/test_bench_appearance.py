@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from companion.bench_appearance import (
+from companion.cli import UsageError
+from companion.cli.bench.appearance import _levels
+from vision.evaluate.appearance import (
     Score,
     Setup,
-    _levels,
     bench_table,
     calibrated_reader,
     format_markdown,
@@ -19,7 +20,6 @@ from companion.bench_appearance import (
     score_reading,
     table_rows,
 )
-from companion.cli import UsageError
 
 SIZE = (960, 540)
 
@@ -72,7 +72,7 @@ def test_levels_are_named_or_all() -> None:
 def test_the_summary_names_the_goals_missed_and_a_run_reads_back(tmp_path: Path) -> None:
     import json
 
-    from companion.bench_appearance import Cell, format_summary, rows_from_json, summary_row
+    from vision.evaluate.appearance import Cell, format_summary, rows_from_json, summary_row
 
     good = Cell(
         Score(

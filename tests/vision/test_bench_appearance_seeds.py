@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.bench_appearance import SETS, setups
+from vision.evaluate.appearance import SETS, setups
 
 
 def test_a_first_seed_moves_the_set_without_leaving_it() -> None:

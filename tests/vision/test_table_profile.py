@@ -12,9 +12,9 @@ import pytest
 from calibration.errors import ProfileError
 from calibration.layout import ElementFit, LayoutFit, save_layout
 from calibration.profiles import layout_path
-from companion.bench_appearance import Setup, calibrated_reader, load_setup
 from companion.cli import main
 from vision.appearance import AppearanceReader, appearance_paths, load_fitted, save_appearance
+from vision.evaluate.appearance import Setup, calibrated_reader, load_setup
 from vision.synth.world import make_world
 from vision.table_profile import load_table_profile
 

@@ -1,6 +1,6 @@
 """Rendered Shangri-La tables with stacks, for the appearance reader's stack heights:
 the fit of its weights and the benchmark (``companion bench appearance --heights``,
-or ``python -m companion.bench_heights fit|bench``).
+or ``companion bench heights-fit``).
 
 A *setup* is one world (:mod:`vision.synth.world`) photographed by one camera at a
 chosen elevation, at the ``medium`` level's imaging (noise, blur, JPEG, pieces off
@@ -9,7 +9,7 @@ calibration position) under one light, then pictures of tables with tiles laid o
 about a third of the spaces, each a stack of one or two, under another light; the second
 picture of each setup has a hand over the table.
 
-Sets, separate by world kind and seed as for the colours (``companion.bench_appearance``):
+Sets, separate by world kind and seed as for the colours (``vision.evaluate.appearance``):
 ``train``: ``painted`` worlds, seeds 1 on, elevations drawn from 45 to 90 degrees and
 picture sizes from 1280x720 to 2560x1440 (the weights are fitted on them);
 ``validation``: ``painted`` worlds, seeds 1000 on, at 55 and 70 degrees, with the whole
@@ -21,16 +21,25 @@ each seed at every elevation asked for (default straight above, 70 and 55 degree
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from engines.observation import Observation
+from vision.evaluate import appearance as ba
+from vision.evaluate.appearance import (
+    Pictures,
+    Setup,
+    cached_pictures,
+    calibrated_reader,
+    store_pictures,
+)
+from vision.evaluate.sets import LEVEL_SPECS
+from vision.models import HEIGHT_SUFFIX, referee_schema
 
 GAME = "shangrila"
 SETS = {"train": ("painted", 1), "validation": ("painted", 1000), "test": ("landscape", 2000)}
@@ -86,8 +95,8 @@ def _camera(
 ) -> tuple[Any, Any]:
     """A camera at the setup's elevation framing the whole board (as the colours'
     bench frames it)."""
-    from vision.synth.camera import Camera, Pose
-    from vision.view import truth_view
+    from vision.synth.camera import Camera, Pose  # deferred: loads OpenCV
+    from vision.view import truth_view  # deferred: loads OpenCV
 
     camera = Camera.from_fov(setup.size[0], setup.size[1], 60.0, k1=float(rng.uniform(-0.08, 0.0)))
     rotation = float(rng.uniform(0.0, 360.0))
@@ -109,8 +118,6 @@ def stacked_table(schema: Any, model: Any, colours: Sequence[str], rng: np.rando
     """A table with a stack of one or two tiles of a random colour on about
     ``TILED_SHARE`` of the spaces (no game's position: the reader knows no rules),
     and bridges and stones in place or not."""
-    from engines.observation import Observation
-    from vision.models import HEIGHT_SUFFIX
 
     readings: dict[str, Any] = {}
     for element in model.elements.values():
@@ -129,16 +136,13 @@ def stacked_table(schema: Any, model: Any, colours: Sequence[str], rng: np.rando
 
 
 def render(setup: HeightSetup) -> Any:
-    """The setup's pictures (``companion.bench_appearance.Pictures``)."""
-    from calibration.boards import board_geometry
-    from companion.bench_appearance import Pictures, Setup
-    from companion.bench_vision import LEVEL_SPECS
-    from engines.observation import Observation
-    from vision.appearance import bare_value, calibration_layout
-    from vision.models import referee_schema
-    from vision.synth.camera import LIGHTS, Imaging
-    from vision.synth.table import TableOptions, render_table
-    from vision.synth.world import make_world
+    """The setup's pictures (``vision.evaluate.appearance.Pictures``)."""
+    from calibration.boards import board_geometry  # deferred: loads OpenCV
+    from vision.appearance import calibration_layout  # deferred: loads OpenCV
+    from vision.appearance_core import bare_value  # deferred: loads OpenCV
+    from vision.synth.camera import LIGHTS, Imaging  # deferred: loads OpenCV
+    from vision.synth.table import TableOptions, render_table  # deferred: loads OpenCV
+    from vision.synth.world import make_world  # deferred: loads OpenCV
 
     spec = LEVEL_SPECS[LEVEL]
     rng = np.random.default_rng([setup.seed, round(setup.elevation * 10), 43])
@@ -221,7 +225,6 @@ def render(setup: HeightSetup) -> Any:
 
 def load(setup: HeightSetup, cache: Path | None) -> Any:
     """A setup's pictures, from the cache or rendered (and cached)."""
-    from companion.bench_appearance import Setup, cached_pictures, store_pictures
 
     folder = None if cache is None else cache / setup.key
     if folder is not None:
@@ -237,7 +240,7 @@ def load(setup: HeightSetup, cache: Path | None) -> Any:
     return pictures
 
 
-def _default_cache() -> Path:
+def default_cache() -> Path:
     return Path("~/.cache/companion/heights").expanduser()
 
 
@@ -248,10 +251,8 @@ def examples(pictures: Any) -> list[Any]:
     """Labelled rows of every stack the height reader would weigh (its lines show
     both edges, the board hidden fits some height), read after the colours of the
     appearance reader (its heights left aside)."""
-    from companion.bench_appearance import calibrated_reader
-    from vision import appearance_heights as ah
-    from vision.appearance import fit_light
-    from vision.models import HEIGHT_SUFFIX
+    from vision import appearance_heights as ah  # deferred: loads OpenCV
+    from vision.appearance import fit_light  # deferred: loads OpenCV
 
     reader, view = calibrated_reader(pictures)
     stacks = ah.HeightReader(
@@ -305,9 +306,8 @@ def validation_pictures(
 ) -> list[tuple[str, Any]]:
     """The validation pictures the chances are calibrated on: the heights' own
     setups, then whole tables at the hardest level (names and loaders)."""
-    from companion import bench_appearance as ba
 
-    tables = tables_cache if tables_cache is not None else ba._default_cache()
+    tables = tables_cache if tables_cache is not None else ba.default_cache()
     out: list[tuple[str, Any]] = []
     for size in VALIDATION_SIZES:
         for setup in setups("validation", VALIDATION_SETUPS, VALIDATION_ELEVATIONS, size):
@@ -327,55 +327,6 @@ def validation_pictures(
                 )
             )
     return out
-
-
-def fit_command(args: argparse.Namespace) -> int:
-    from vision import appearance_heights as ah
-
-    cache = Path(args.cache).expanduser() if args.cache else _default_cache()
-    started = time.time()
-    data: list[Any] = []
-    chosen = setups("train", args.setups)
-    for i, setup in enumerate(chosen, 1):
-        data.extend(examples(load(setup, cache)))
-        print(
-            f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} at "
-            f"{setup.elevation:.0f} degrees: {len(data)} examples",
-            flush=True,
-        )
-    held: list[Any] = []
-    checks = validation_pictures(cache) if args.validation else []
-    for i, (name, pictures) in enumerate(checks, 1):
-        held.extend(examples(pictures()))
-        print(f"[validation {i}/{len(checks)}] {name}: {len(held)} examples", flush=True)
-    provenance = {
-        "command": f"python -m companion.bench_heights fit --setups {args.setups}"
-        + ("" if args.validation else " --no-validation"),
-        "set": "train",
-        "kind": SETS["train"][0],
-        "setup_seeds": [s.seed for s in chosen],
-        "elevations": [round(s.elevation, 1) for s in chosen],
-        "examples": len(data),
-        "level": LEVEL,
-        "size": list(chosen[0].size),
-        "calibrated_on": {
-            "set": "validation",
-            "kind": SETS["validation"][0],
-            "pictures": [name for name, _ in checks],
-            "examples": len(held),
-        },
-    }
-    model = ah.fit(GAME, data, provenance)
-    if held:
-        model = ah.calibrate(model, held, (1, 2))
-    out = Path(args.output) if args.output else ah.fitted_path(GAME)
-    out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
-    print(
-        f"wrote {out} from {len(data)} examples in {time.time() - started:.0f} s: "
-        f"weights {model.weights.round(4).tolist()}, temperature {model.temperature}, "
-        f"heights read at {model.read_at} or more"
-    )
-    return 0
 
 
 # --- the benchmark ---------------------------------------------------------------------------
@@ -410,29 +361,33 @@ class HeightScore:
         )
 
 
-def bench_command(args: argparse.Namespace) -> int:
-    """The heights of stacks of one and two tiles on a set's pictures, per elevation
-    and height."""
-    import cv2
+@dataclass
+class HeightFigures:
+    """What :func:`measure` found: the scores per elevation and height, and the reader's
+    processor times (the first frame of a view; the same frame again, once the view and
+    what lies on the table are known)."""
 
-    from companion.bench_appearance import calibrated_reader
-    from vision.models import HEIGHT_SUFFIX
+    scores: dict[str, HeightScore] = field(default_factory=dict)
+    times: list[float] = field(default_factory=list)
+    known: list[float] = field(default_factory=list)
+
+
+def measure(
+    set_name: str,
+    count: int,
+    elevations: Sequence[float],
+    size: tuple[int, int],
+    cache: Path | None,
+    progress: Callable[[str], None] = lambda line: print(line, flush=True),
+) -> HeightFigures:
+    """The heights of stacks of one and two tiles on ``count`` setups of set
+    ``set_name`` at ``elevations``, per elevation and height."""
+    import cv2  # deferred: loads OpenCV
 
     cv2.setNumThreads(1)
-    if getattr(args, "game", GAME) != GAME:
-        print("stack heights are read in Shangri-La only", file=sys.stderr)
-        return 2
-    cache = Path(args.cache).expanduser() if args.cache else _default_cache()
-    elevations = tuple(args.elevation or BENCH_ELEVATIONS)
-    size = (1280, 720)
-    if getattr(args, "size", None):
-        from companion.vision_cli import _size as picture_size
-
-        size = picture_size(args.size)
-    scores: dict[str, HeightScore] = {}
-    times: list[float] = []
-    known: list[float] = []
-    for setup in setups(args.set, args.setups, elevations, size):
+    figures = HeightFigures()
+    scores, times, known = figures.scores, figures.times, figures.known
+    for setup in setups(set_name, count, tuple(elevations), size):
         pictures = load(setup, cache)
         reader, view = calibrated_reader(pictures)
         for index, (image, truth) in enumerate(pictures.plays):
@@ -465,62 +420,5 @@ def bench_command(args: argparse.Namespace) -> int:
                     score.wrong += not ok
                     score.right_sure += ok and got.confidence >= 0.9
                     score.wrong_sure += (not ok) and got.confidence >= 0.9
-        print(f"{setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees read", flush=True)
-    lines = [
-        f"companion bench appearance --heights --set {args.set} --setups {args.setups} "
-        f"--size {size[0]}x{size[1]} " + " ".join(f"--elevation {e:g}" for e in elevations)
-    ]
-    if times:
-        lines.append(
-            f"appearance reader with heights: {1000 * float(np.median(times)):.0f} ms "
-            f"the first frame of a view, "
-            f"{1000 * float(np.median(known or times)):.0f} ms a frame once the view "
-            f"is known (median, processor time)"
-        )
-    for key in sorted(scores, key=lambda k: (-float(k.split()[0]), k)):
-        lines.append(f"{key:22s} {scores[key].line()}")
-        if key.endswith("all") and scores[key].reasons:
-            lines.append(f"{'':22s} abstained: {scores[key].why()}")
-    print("\n".join(lines))
-    if getattr(args, "json", None):
-        Path(args.json).write_text(
-            json.dumps({k: asdict(s) for k, s in scores.items()}, indent=1), encoding="utf-8"
-        )
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m companion.bench_heights", description=__doc__.split("\n\n")[0]
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    fit = sub.add_parser("fit", help="fit the height reader's weights on the training set")
-    fit.add_argument("--setups", type=int, default=16)
-    fit.add_argument("--output")
-    fit.add_argument("--cache")
-    fit.add_argument(
-        "--no-validation",
-        dest="validation",
-        action="store_false",
-        help="keep the chances as fitted (no temperature, heights read at 0.6)",
-    )
-    fit.set_defaults(handler=fit_command)
-    bench = sub.add_parser("bench", help="the height reader on a set")
-    bench.add_argument("--set", choices=sorted(SETS), default="test")
-    bench.add_argument("--setups", type=int, default=4)
-    bench.add_argument("--cache")
-    bench.add_argument("--json")
-    bench.add_argument("--size", default="1280x720")
-    bench.add_argument(
-        "--elevation",
-        type=float,
-        action="append",
-        help="camera elevation in degrees (repeat; default 90, 70, 55)",
-    )
-    bench.set_defaults(handler=bench_command)
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        progress(f"{setup.kind} world {setup.seed} at {setup.elevation:.0f} degrees read")
+    return figures

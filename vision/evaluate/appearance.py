@@ -20,17 +20,20 @@ Sets are separate by world seed and by kind of world:
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from companion.bench_vision import LEVEL_SPECS, LEVELS, Shot, _camera_and_pose, _state_observation
+from engines.observation import Observation
+from vision.evaluate import LEVELS
+from vision.evaluate.sets import LEVEL_SPECS, Shot, _camera_and_pose, _state_observation, shot_view
+from vision.models import referee_schema
 
 GAMES = ("shangrila", "shendao", "shenshi")
 """Games the appearance reader reads (those with worlds other than the project's)."""
@@ -113,13 +116,12 @@ class Pictures:
 
 
 def render_setup(setup: Setup) -> Pictures:
-    from calibration.boards import board_geometry
-    from engines.observation import Observation
-    from vision.appearance import bare_value, calibration_layout
-    from vision.models import referee_schema
-    from vision.synth.camera import LIGHTS, Imaging
-    from vision.synth.table import TableOptions, render_table
-    from vision.synth.world import make_world
+    from calibration.boards import board_geometry  # deferred: loads OpenCV
+    from vision.appearance import calibration_layout  # deferred: loads OpenCV
+    from vision.appearance_core import bare_value  # deferred: loads OpenCV
+    from vision.synth.camera import LIGHTS, Imaging  # deferred: loads OpenCV
+    from vision.synth.table import TableOptions, render_table  # deferred: loads OpenCV
+    from vision.synth.world import make_world  # deferred: loads OpenCV
 
     spec = LEVEL_SPECS[setup.level]
     rng = np.random.default_rng([setup.seed, LEVELS.index(setup.level), 41])
@@ -235,7 +237,7 @@ def render_setup(setup: Setup) -> Pictures:
 def cached_pictures(folder: Path, setup: Setup) -> Pictures | None:
     """The pictures :func:`store_pictures` kept in ``folder``; ``None`` when they are
     not all there."""
-    import cv2
+    import cv2  # deferred: loads OpenCV
 
     if not (folder / "truth.json").exists():
         return None
@@ -259,7 +261,7 @@ def cached_pictures(folder: Path, setup: Setup) -> Pictures | None:
 
 def store_pictures(folder: Path, pictures: Pictures) -> None:
     """Keep a setup's pictures and their truth in ``folder``."""
-    import cv2
+    import cv2  # deferred: loads OpenCV
 
     folder.mkdir(parents=True, exist_ok=True)
     for i, image in enumerate(
@@ -292,18 +294,14 @@ def load_setup(setup: Setup, cache: Path | None, progress: Callable[[str], None]
 
 
 def _view(pictures: Pictures, size_mm: tuple[float, float]) -> Any:
-    from companion.bench_vision import shot_view
-
     return shot_view({"camera": pictures.camera, "pose": pictures.pose}, size_mm)
 
 
 def calibrated_reader(pictures: Pictures, fitted: Any = None, view: Any = None) -> Any:
     """The appearance reader of a setup, calibrated on its calibration pictures seen
     through ``view`` (default: their exact view), and that view."""
-    from engines.observation import Observation
-    from vision.appearance import AppearanceReader, calibrate, load_fitted
-    from vision.models import referee_schema
-    from vision.synth.world import make_world
+    from vision.appearance import AppearanceReader, calibrate, load_fitted  # deferred: loads OpenCV
+    from vision.synth.world import make_world  # deferred: loads OpenCV
 
     game = pictures.setup.game
     world = make_world(game, pictures.setup.kind, pictures.setup.seed)
@@ -322,7 +320,8 @@ def _untrained_or(load: Callable[[str], Any], game: str) -> Any:
     """The shipped weights of ``game``; untrained ones (every weight 0) before the first
     fit, which the fit's own examples are computed with (the weights play no part in
     the features)."""
-    from vision.appearance import FEATURES, AppearanceError, FittedModel
+    from vision.appearance import FittedModel  # deferred: loads OpenCV
+    from vision.appearance_core import FEATURES, AppearanceError  # deferred: loads OpenCV
 
     try:
         return load(game)
@@ -341,9 +340,14 @@ def with_foreign_objects(
     over random elements (a hand, a phone, a cup: *something else*), and the elements
     they cover. Colours near one of the set's piece colours are not used, so that the
     label "something else" is never a piece's colour."""
-    import cv2
+    import cv2  # deferred: loads OpenCV
 
-    from vision.appearance import distance, linear, log_colour, sample
+    from vision.appearance_core import (  # deferred: loads OpenCV
+        distance,
+        linear,
+        log_colour,
+        sample,
+    )
 
     rng = np.random.default_rng(seed)
     out = image.copy()
@@ -386,7 +390,7 @@ def iter_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
     """The labelled examples of a setup's play pictures; with ``foreign``, also of each
     picture with foreign objects laid over it (the elements they cover labelled
     *something else*)."""
-    from vision.appearance import examples
+    from vision.appearance import examples  # deferred: loads OpenCV
 
     reader, view = calibrated_reader(pictures)
     for number, (image, truth) in enumerate(pictures.plays):
@@ -401,46 +405,7 @@ def iter_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
             yield from examples(reader.element_features(changed, view), labels)
 
 
-def fit_command(args: argparse.Namespace) -> int:
-    """``companion vision fit``: fit the appearance reader on the training set."""
-    from vision.appearance import fit, fitted_path
-
-    cache = Path(args.cache).expanduser() if args.cache else _default_cache()
-    started = time.time()
-    data = []
-    chosen = setups("train", args.setups, size=_size(args.size), game=args.game)
-    for i, setup in enumerate(chosen, 1):
-        pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
-        data.extend(iter_examples(pictures, foreign=True))
-        print(
-            f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} ({setup.level}): "
-            f"{len(data)} examples",
-            flush=True,
-        )
-    provenance = {
-        "command": f"companion vision fit --game {args.game} --setups {args.setups} "
-        f"--size {args.size}",
-        "set": "train",
-        "kinds": list(SETS["train"][0]),
-        "setup_seeds": [s.seed for s in chosen],
-        "examples": len(data),
-        "size": list(chosen[0].size),
-    }
-    model = fit(args.game, data, provenance)
-    out = Path(args.output) if args.output else fitted_path(args.game)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {out} from {len(data)} examples in {time.time() - started:.0f} s")
-    return 0
-
-
-def _size(text: str) -> tuple[int, int]:
-    from companion.vision_cli import _size as picture_size
-
-    return picture_size(text)
-
-
-def _default_cache() -> Path:
+def default_cache() -> Path:
     return Path("~/.cache/companion/appearance").expanduser()
 
 
@@ -480,8 +445,6 @@ class Score:
 def score_reading(
     score: Score, reading: Any, visible: dict[str, Any], schema: Any, elements: Sequence[str]
 ) -> None:
-    from engines.observation import Observation
-
     truth = Observation.from_json(schema, {"readings": visible})
     wrong = 0
     for name in elements:
@@ -590,7 +553,7 @@ def _median(values: Sequence[float]) -> float | None:
 
 def _marker_px(view: Any, game: str) -> float:
     """The smallest of the board's markers in the picture of ``view`` (side, px)."""
-    from vision.bench_locate import marker_sides_px
+    from vision.bench_locate import marker_sides_px  # deferred: loads OpenCV
 
     return min(marker_sides_px(view, game).values())
 
@@ -601,11 +564,9 @@ def bench_setup(
     """Read one setup's pictures of play in each ``mode`` (``exact``, ``markers``):
     a :class:`Cell` per (reader, mode); the reader ``appearance``, and ``colour`` (the
     colour reader given the same views) when asked."""
-    from types import SimpleNamespace
 
-    from companion.bench_vision import lens_profile
-    from engines.observation import Observation
-    from vision.locate import Locator
+    from vision.evaluate.score import lens_profile  # deferred: loads OpenCV
+    from vision.locate import Locator  # deferred: loads OpenCV
 
     setup = pictures.setup
     cells: dict[tuple[str, str], Cell] = {}
@@ -628,7 +589,7 @@ def bench_setup(
         ]
         colour_reader = None
         if colour:
-            from vision.pipeline import reader_for
+            from vision.pipeline import reader_for  # deferred: loads OpenCV
 
             colour_reader = reader_for(setup.game, reader.model)
             cells.setdefault(("colour", mode), Cell())
@@ -675,7 +636,7 @@ def bench_setup(
 
 
 def _model(setup: Setup) -> Any:
-    from vision.synth.world import make_world
+    from vision.synth.world import make_world  # deferred: loads OpenCV
 
     return make_world(setup.game, setup.kind, setup.seed).model
 
@@ -703,7 +664,7 @@ def bench_table(
     size its own pictures: the same worlds, cameras and positions), each picture read in
     every mode of ``locate`` (``truth``, ``markers``, ``both``): a :class:`Cell` per
     :func:`row_key`. ``done`` is given the figures so far after every setup."""
-    import cv2
+    import cv2  # deferred: loads OpenCV
 
     cv2.setNumThreads(1)  # the figures are for one core
     modes = LOCATE_MODES[locate]
@@ -761,7 +722,7 @@ def _number(value: float | None) -> str:
 def table_rows(rows: dict[str, Cell], reader: str = "appearance") -> list[dict[str, Any]]:
     """The figures of ``reader``'s rows, in order (world, level, size, mode), each with
     its key's parts."""
-    from companion.bench_vision import LEVELS as ORDER
+    ORDER = LEVELS
 
     out = []
     for key, cell in rows.items():
@@ -913,209 +874,3 @@ def rows_from_json(path: Path) -> dict[str, Cell]:
         fields = {k: v for k, v in data.items() if k not in ("figures", "score")}
         rows[key] = Cell(Score(**data["score"]), **fields)
     return rows
-
-
-def bench_command(args: argparse.Namespace) -> int:
-    """``companion bench appearance``: the appearance reader (and the colour reader for
-    comparison, when asked) on a set's pictures, at every level and size asked, with
-    the exact view and through the markers."""
-    if getattr(args, "heights", False):
-        from companion.bench_heights import bench_command as bench_heights
-
-        return bench_heights(args)
-    if args.from_json:
-        rows = rows_from_json(Path(args.from_json))
-        print(format_markdown(rows))
-        print(f"\n{SUMMARY_HEADER}\n{format_summary(rows, args.game)}")
-        return 0
-    cache = Path(args.cache).expanduser() if args.cache else _default_cache()
-    levels = _levels(args)
-    sizes = [_size(s) for s in (args.sizes.split(",") if args.sizes else [args.size])]
-    try:
-        setups(args.set, args.setups, levels, first_seed=args.first_seed)
-    except ValueError as error:
-        from companion.cli import UsageError
-
-        raise UsageError(f"--first-seed: {error}") from None
-    command = (
-        f"companion bench appearance --game {args.game} --set {args.set} "
-        f"--setups {args.setups} --levels {','.join(levels)} "
-        f"--sizes {','.join(f'{w}x{h}' for w, h in sizes)} --locate {args.locate}"
-        + (f" --first-seed {args.first_seed}" if args.first_seed is not None else "")
-    )
-
-    def write(rows: dict[str, Cell]) -> None:
-        if args.json:
-            Path(args.json).write_text(
-                json.dumps(
-                    {
-                        "command": command,
-                        "game": args.game,
-                        "set": args.set,
-                        "kinds": list(SETS[args.set][0]),
-                        "setup_seeds": [
-                            s.seed
-                            for s in setups(
-                                args.set, args.setups, levels, first_seed=args.first_seed
-                            )
-                        ],
-                        "rows": {
-                            key: {**asdict(cell), "figures": cell.figures()}
-                            for key, cell in rows.items()
-                        },
-                    },
-                    indent=1,
-                ),
-                encoding="utf-8",
-            )
-
-    rows = bench_table(
-        args.game,
-        args.set,
-        args.setups,
-        levels,
-        sizes,
-        args.locate,
-        cache,
-        lambda m: print(m, flush=True),
-        colour=args.colour_reader,
-        done=write,
-        first_seed=args.first_seed,
-    )
-    write(rows)
-    summary = format_summary(rows, args.game)
-    text = "\n\n".join(
-        [f"`{command}`", format_markdown(rows)]
-        + ([f"{SUMMARY_HEADER}\n{summary}"] if summary else [])
-        + (
-            [f"The colour reader, given the same views:\n\n{format_markdown(rows, 'colour')}"]
-            if args.colour_reader
-            else []
-        )
-    )
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(text + "\n", encoding="utf-8")
-    return 0
-
-
-def _levels(args: argparse.Namespace) -> list[str]:
-    if args.levels:
-        chosen = list(LEVELS) if args.levels == "all" else args.levels.split(",")
-        unknown = [level for level in chosen if level not in LEVELS]
-        if unknown:
-            from companion.cli import UsageError
-
-            raise UsageError(
-                f"--levels: no level {', '.join(unknown)} (the levels: {', '.join(LEVELS)}, or all)"
-            )
-        return chosen
-    return list(args.level or LEVELS)
-
-
-def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", choices=GAMES, default="shangrila")
-    parser.add_argument(
-        "--setups", type=int, default=24, help="training setups (world, camera, level) to fit on"
-    )
-    parser.add_argument("--size", default="1280x720", help="picture size (default 1280x720)")
-    parser.add_argument(
-        "--output",
-        help="where to write the fitted weights (default: the file shipped in the package)",
-    )
-    parser.add_argument(
-        "--cache", help="folder of rendered pictures (default ~/.cache/companion/appearance)"
-    )
-
-
-def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", choices=GAMES, default="shangrila")
-    parser.add_argument("--set", choices=sorted(SETS), default="test")
-    parser.add_argument(
-        "--first-seed",
-        type=int,
-        metavar="N",
-        help="the first setup seed (default the set's first: train 1, validation 1000, "
-        "test 2000); a fresh test set is one whose seeds were never read before",
-    )
-    parser.add_argument(
-        "--setups",
-        type=int,
-        default=12,
-        help="setups (world, camera, level) at each size, spread over the "
-        "set's kinds of world and the levels (default 12)",
-    )
-    parser.add_argument(
-        "--levels",
-        metavar="LEVEL,...",
-        help=f"levels, comma-separated, or all ({', '.join(LEVELS)}; default all)",
-    )
-    parser.add_argument(
-        "--level",
-        action="append",
-        choices=LEVELS,
-        help="a level (repeatable; --levels says the same in one word)",
-    )
-    parser.add_argument(
-        "--sizes", metavar="WxH,...", help="picture sizes, comma-separated (default --size)"
-    )
-    parser.add_argument("--size", default="1280x720", help="one picture size (default 1280x720)")
-    parser.add_argument(
-        "--locate",
-        choices=tuple(LOCATE_MODES),
-        default="truth",
-        help="where the board is: the picture's exact view (truth, the "
-        "default), found by the corner markers stuck on it (markers: the "
-        "calibration pictures too), or each picture read both ways (both)",
-    )
-    parser.add_argument(
-        "--colour-reader",
-        action="store_true",
-        help="also read every picture with the colour reader, for comparison",
-    )
-    parser.add_argument("--cache")
-    parser.add_argument("--json", help="write the figures here as JSON (after every setup)")
-    parser.add_argument("--markdown", help="write the figures here as a markdown table")
-    parser.add_argument(
-        "--from-json",
-        metavar="FILE",
-        help="print the tables of a run's --json file instead of reading",
-    )
-    parser.add_argument(
-        "--heights",
-        action="store_true",
-        help="the stack heights of Shangri-La, on tables of stacks of one "
-        "and two tiles seen from several elevations (docs/vision-bench.md)",
-    )
-    parser.add_argument(
-        "--elevation",
-        type=float,
-        action="append",
-        help="with --heights: the camera's elevation in degrees (repeat; default 90, 70 and 55)",
-    )
-
-
-def add_fit_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``companion vision fit``."""
-    fit = commands.add_parser(
-        "fit",
-        help="fit the camera's appearance reader on rendered tables of many worlds",
-        description="Render the training set (tables of many made-up editions of the "
-        "board, each calibrated as a player would) and fit the appearance reader's "
-        "weights; the same setups give the same file (docs/reading.md).",
-    )
-    add_fit_arguments(fit)
-    fit.set_defaults(handler=fit_command)
-
-
-def register_bench(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``companion bench appearance``."""
-    bench = bench_sub.add_parser(
-        "appearance",
-        help="the appearance reader on boards of worlds it was not fitted on",
-        description="Read the pictures of a set (default: the test set, whose kind of "
-        "world was never used for fitting) with the appearance reader, calibrated on each "
-        "setup's own calibration pictures, and with the colour reader for comparison.",
-    )
-    add_bench_arguments(bench)
-    bench.set_defaults(handler=bench_command)
