@@ -9,9 +9,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from companion.bench_referee import BENCH_TABLE
 from companion.cli import main
 from companion.simulator import TableSimulator
+from companion.simulator.evaluate import BENCH_TABLE
 from companion.simulator.handling import handling_for
 from companion.simulator.readers import Reader
 from engines import rules_class

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from companion.bench_referee import BENCH_TABLE
 from companion.referee.core import Referee
 from companion.referee.events import Answer, Output, Seen, TurnDone
 from companion.referee.journal import Journal, JournaledReferee, resume
 from companion.referee.words import say
 from companion.simulator import TableSimulator, referee_game
+from companion.simulator.evaluate import BENCH_TABLE
 from engines.observation import Observation
 from engines.shangrila import ShangrilaRules
 from engines.shangrila.observation import expected as shangrila_table

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from companion.bench_referee import BENCH_TABLE
 from companion.cli import main
 from companion.referee.events import Seen
 from companion.simulator import TableConfig, TableSimulator, random_game, referee_game
+from companion.simulator.evaluate import BENCH_TABLE
 from engines.shangrila import ShangrilaRules
 from engines.shendao import ShendaoRules
 from engines.shenshi import ShenshiRules

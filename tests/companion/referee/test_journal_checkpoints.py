@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from companion.bench_referee import BENCH_TABLE
 from companion.referee import journal as journal_module
 from companion.referee.core import Referee
 from companion.referee.events import Input, Output
 from companion.referee.journal import Journal, JournaledReferee, resume
 from companion.simulator import TableSimulator
+from companion.simulator.evaluate import BENCH_TABLE
 from companion.simulator.scoring import RefereedGame
 from engines.shangrila import ShangrilaRules
 

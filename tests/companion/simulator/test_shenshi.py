@@ -213,7 +213,7 @@ def test_the_bench_referees_shenshi_games() -> None:
     # Two games (2 and 3 players), each with its own tiles: the figures of the issue.
     from dataclasses import replace
 
-    from companion.bench_referee import BENCH_TABLE, run
+    from companion.simulator.evaluate import BENCH_TABLE, run
 
     figures = run("shenshi", 2, 0.01, 7, replace(BENCH_TABLE, illegal=0.2))
     assert figures["games"] == 2 and figures["moves"] > 40
