@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from companion.analyse_cli import write_plots
+from companion.charts import write_plots
 from engines.search import SearchConfig
 from engines.search.analysis import analyse
 from tests.engines.search.test_analysis import losing_record

@@ -102,7 +102,7 @@ def strength_rows(analysis: Analysis, names: tuple[str, ...]) -> list[dict[str, 
 def write_charts(analysis: Analysis, folder: Path, names: tuple[str, ...] | None = None) -> Path:
     """win-chance.png and loss.png in ``folder``; the win-chance chart's path.
     ``names``: the players' names by seat, for the legends."""
-    from companion.analyse_cli import write_plots  # deferred: matplotlib, in the charts
+    from companion.charts import write_plots  # deferred: matplotlib, in the charts
 
     write_plots(analysis, folder, names=names)
     return folder / "win-chance.png"

@@ -18,10 +18,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.analyse_cli import write_plots
 from companion.app.i18n import Translator
 from companion.app.report import strength_rows
 from companion.app.wording import verdict_words
+from companion.charts import write_plots
 from companion.demo.chain import ChainResult
 from companion.demo.film import FPS
 from companion.demo.script import Script
@@ -62,7 +62,7 @@ def write_scores_chart(record: GameRecord, path: Path, first_move: int) -> None:
     import matplotlib.pyplot as plt  # deferred: matplotlib, for the chart only
     from matplotlib.ticker import MaxNLocator  # deferred: matplotlib, for the chart only
 
-    from companion.analyse_cli import (
+    from companion.charts import (
         PLAYER_COLOURS,  # deferred: the chart's colours, with matplotlib
     )
 
