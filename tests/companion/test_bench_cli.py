@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from companion.bench_players import elo
 from companion.cli import main
+from engines.search.bench_players import elo
 
 
 def test_bench_search_prints_iterations_per_second(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.bench_strength import FIT_SEED, TEST_SEED, games_path
 from companion.cli import main
+from engines.search.bench_strength import FIT_SEED, TEST_SEED, games_path
 from engines.search.strength import load_models
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.bench_strength import TEST_SEED, games_path
+from engines.search.bench_strength import TEST_SEED, games_path
 from engines.search.calibration import labelled, read_games
 from engines.search.pooling import (
     Finish,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.bench_strength import TEST_SEED, games_path
 from engines.search.accuracy import move_accuracy
 from engines.search.analysis import analysis_budget
+from engines.search.bench_strength import TEST_SEED, games_path
 from engines.search.calibration import (
     evidence_of,
     joined_at,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.bench_strength import TEST_SEED, games_path
+from engines.search.bench_strength import TEST_SEED, games_path
 from engines.search.calibration import StoredGame, evidence_of, labelled, read_games
 from engines.search.strength import (
     StrengthEstimate,

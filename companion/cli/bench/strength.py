@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import sys
 import time
 from collections.abc import Sequence
@@ -26,51 +25,60 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from engines import GameRecord
-from engines.dice import Dice
-from engines.record import new_record
+from companion.app.analysis_time import time_analysis
+from companion.cli import Subparsers, UsageError
 from engines.registry import rules_class
-from engines.search.analysis import ANALYSIS_ITERATIONS, GAME_BUDGETS, analysis_budget
+from engines.search.analysis import (
+    ANALYSIS_ITERATIONS,
+    GAME_BUDGETS,
+    analysis_budget,
+    analysis_config,
+    game_config,
+)
+from engines.search.bench_strength import (
+    FIT_SEED,
+    GAMES_DIR,
+    TEST_SEED,
+    _pool_rows,
+    _whole_games_cv,
+    check_set,
+    games_path,
+    random_game,
+    random_play_share,
+)
 from engines.search.calibration import (
     FIT_ALSO,
     MIN_FIT_GAMES,
     RANDOM_TABLES,
     SETS,
-    VIEWS,
-    StoredGame,
     append_game,
     fitting_rows,
     generate,
-    labelled,
     options_of,
     read_games,
 )
-from engines.search.mcts import SearchConfig
-from engines.search.pooling import GROUP_SIZES, POOLING_PATH
+from engines.search.players import LEVELS
+from engines.search.pooling import (
+    GROUP_SIZES,
+    POOLING_PATH,
+    check_pooled,
+    entry_json,
+    fit_shared_held_out,
+    load_shared,
+    pooled_groups,
+)
 from engines.search.strength import (
     COVERAGE,
-    MIN_MOVES,
     MODEL_PATH,
-    Labelled,
-    StrengthModel,
-    check,
-    estimate_evidence,
     fit_model,
-    held_out_logits,
     load_models,
-    random_share,
 )
 
-GAMES_DIR = Path(__file__).resolve().parent.parent / "engines" / "search" / "strength_games"
-FIT_SEED = 1
-TEST_SEED = 2
+ORDER = 55
+"""Where the topics are listed in ``companion bench --help``: after ``policies``."""
 
 
-def games_path(set_name: str, seed: int, folder: Path = GAMES_DIR) -> Path:
-    return folder / f"{set_name}-seed{seed}.jsonl"
-
-
-def register(bench_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(bench_sub: Subparsers) -> None:
     games = bench_sub.add_parser(
         "strength-games",
         help="play and analyse games of engine levels for the strength model",
@@ -210,8 +218,6 @@ def _sets_with_games(wanted: Sequence[str] | None, folder: Path, seed: int) -> l
 
 
 def fit_command(args: argparse.Namespace) -> int:
-    from companion.cli import UsageError
-
     sets = _sets_with_games(args.sets, args.folder, FIT_SEED)
     if not sets:
         raise UsageError(f"no fitting games in {args.folder}: run strength-games first")
@@ -271,58 +277,7 @@ def fit_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str, float]:
-    """Within one and random play judged level 0 on the whole games of ``rows``,
-    cross-validated as in the fit."""
-    out = held_out_logits(rows, model.levels, model.even_share)
-    items = [(r.level, r.evidence.moves, logits) for r, logits in out if r.view == "full"]
-    near = [
-        abs(model.point(model.posterior_of(x, n), n) - lv) <= 1
-        for lv, n, x in items
-        if n >= MIN_MOVES
-    ]
-    return {
-        "within_one": round(sum(near) / max(1, len(near)), 3),
-        "random_play_level_0": round(random_share(model, items), 3),
-    }
-
-
-def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tuple[int, int]:
-    """(level-0 seats of whole games estimated at level 0, level-0 seats with an
-    estimate)."""
-    rows = labelled(games, ("full",), [0])
-    found = [estimate_evidence(model, r.evidence) for r in rows]
-    judged = [f for f in found if f.level is not None]
-    return sum(f.level == 0 for f in judged), len(judged)
-
-
-def check_set(model: StrengthModel, games: Sequence[StoredGame]) -> dict[str, Any]:
-    """The test figures of one set: per view, per level of whole games, random play."""
-    levels = model.levels
-    views = {view: check(model, labelled(games, (view,), levels)).to_json() for view in VIEWS}
-    full = labelled(games, ("full",), levels)
-    per_level = {}
-    for level in model.levels:
-        rows: list[Labelled] = [r for r in full if r.level == level]
-        per_level[str(level)] = check(model, rows).to_json()
-    zero, judged = random_play_share(model, games)
-    told = {}
-    for view in VIEWS:
-        rows = labelled(games, (view,), levels)
-        found = [estimate_evidence(model, r.evidence) for r in rows]
-        told[view] = [sum(f.level is None or f.whole_scale for f in found), len(found)]
-    return {
-        "test_games": len(games),
-        "views": views,
-        "levels": per_level,
-        "random_play_level_0": [zero, judged],
-        "not_enough_moves": told,
-    }
-
-
 def check_command(args: argparse.Namespace) -> int:
-    from companion.cli import UsageError
-
     models = load_models(args.model)
     sets = [s for s in (args.sets or sorted(models)) if s in models]
     figures = {}
@@ -374,14 +329,7 @@ def check_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pool_rows(model: StrengthModel, path: Path) -> list[Labelled]:
-    return labelled(read_games(path), ("full",), model.levels)
-
-
 def pool_fit_command(args: argparse.Namespace) -> int:
-    from companion.cli import UsageError
-    from engines.search.pooling import entry_json, fit_shared_held_out, load_shared
-
     models = load_models(args.model)
     document: dict[str, Any] = {"models": {}}
     for key, model in sorted(models.items()):
@@ -418,9 +366,6 @@ def pool_fit_command(args: argparse.Namespace) -> int:
 
 
 def pool_check_command(args: argparse.Namespace) -> int:
-    from companion.cli import UsageError
-    from engines.search.pooling import check_pooled, load_shared, pooled_groups
-
     models = load_models(args.model)
     shares = load_shared(args.pooling)
     figures: dict[str, Any] = {}
@@ -451,102 +396,7 @@ def pool_check_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def random_game(game: str, players: int, seed: int) -> GameRecord:
-    """The game of uniformly random moves ``companion rules demo`` plays for ``seed``."""
-    cls = rules_class(game)
-    rules = cls.from_record(cls.default_players(players), {})
-    state = rules.initial_state()
-    record = new_record(rules)
-    dice = Dice(seed)
-    while not state.is_over():
-        move = state.random_move(dice)
-        record.moves.append(rules.format_move(move))
-        state.play(move)
-    return record
-
-
-def _processor_seconds() -> float:
-    """Processor time of this process and of its finished child processes."""
-    mine, children = (
-        resource.getrusage(resource.RUSAGE_SELF),
-        resource.getrusage(resource.RUSAGE_CHILDREN),
-    )
-    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
-
-
-def _load() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text(encoding="utf-8").split()[:3])
-    except OSError:
-        return "unknown"
-
-
-def time_analysis(
-    record: GameRecord, config: SearchConfig, workers: int, move_seconds: float
-) -> dict[str, Any]:
-    """Figures of the analysis of ``record`` from scratch and live (see the module's
-    docstring); ``same`` says whether both gave the same analysis."""
-    from companion.app.live_analysis import LiveAnalyser
-    from engines.search.analysis import analyse
-
-    figures: dict[str, Any] = {
-        "moves": len(record.moves),
-        "iterations": config.iterations,
-        "load_before": _load(),
-    }
-    cpu, wall = _processor_seconds(), time.perf_counter()
-    scratch = analyse(record, config, workers=workers)
-    figures["scratch"] = {
-        "workers": workers,
-        "wall": round(time.perf_counter() - wall, 2),
-        "cpu": round(_processor_seconds() - cpu, 2),
-        "load": _load(),
-    }
-    worker = LiveAnalyser(config, niceness=0)
-    positions = []
-    try:
-        cpu = _processor_seconds()
-        for n in range(1, len(record.moves) + 1):
-            fed = time.perf_counter()
-            worker.feed(
-                GameRecord(
-                    record.game,
-                    list(record.players),
-                    dict(record.options),
-                    record.moves[:n],
-                    record.start,
-                )
-            )
-            if n == len(record.moves):
-                live = worker.wait()
-                remainder = time.perf_counter() - fed
-            elif move_seconds > 0:
-                time.sleep(move_seconds)
-            else:
-                worker.wait()
-                positions.append(time.perf_counter() - fed)
-    finally:
-        worker.stop()
-    figures["live"] = {
-        "move_seconds": move_seconds,
-        "after_last_move": round(remainder, 3),
-        "cpu": round(_processor_seconds() - cpu, 2),
-        "slowest_move": round(max(positions), 3) if positions else None,
-        "mean_move": round(sum(positions) / len(positions), 3) if positions else None,
-        "load": _load(),
-    }
-    a, b = scratch.to_json(), live.to_json()
-    a.pop("seconds")
-    b.pop("seconds")
-    figures["same"] = a == b
-    return figures
-
-
 def timing_command(args: argparse.Namespace) -> int:
-    from companion.cli import UsageError
-    from engines.search.analysis import analysis_config, game_config
-    from engines.search.players import LEVELS
-
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     if args.level is not None and args.level not in LEVELS:

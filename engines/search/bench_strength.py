@@ -1,0 +1,124 @@
+"""The games the strength model learns from and is checked on, and the measures of
+``companion bench strength-games | strength-fit | strength-check | strength-pool-*``."""
+
+from __future__ import annotations
+
+import resource
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engines import GameRecord
+from engines.dice import Dice
+from engines.record import new_record
+from engines.registry import rules_class
+from engines.search.calibration import (
+    VIEWS,
+    StoredGame,
+    labelled,
+    read_games,
+)
+from engines.search.strength import (
+    MIN_MOVES,
+    Labelled,
+    StrengthModel,
+    check,
+    estimate_evidence,
+    held_out_logits,
+    random_share,
+)
+
+GAMES_DIR = Path(__file__).resolve().parent / "strength_games"
+
+
+FIT_SEED = 1
+
+
+TEST_SEED = 2
+
+
+def games_path(set_name: str, seed: int, folder: Path = GAMES_DIR) -> Path:
+    return folder / f"{set_name}-seed{seed}.jsonl"
+
+
+def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str, float]:
+    """Within one and random play judged level 0 on the whole games of ``rows``,
+    cross-validated as in the fit."""
+    out = held_out_logits(rows, model.levels, model.even_share)
+    items = [(r.level, r.evidence.moves, logits) for r, logits in out if r.view == "full"]
+    near = [
+        abs(model.point(model.posterior_of(x, n), n) - lv) <= 1
+        for lv, n, x in items
+        if n >= MIN_MOVES
+    ]
+    return {
+        "within_one": round(sum(near) / max(1, len(near)), 3),
+        "random_play_level_0": round(random_share(model, items), 3),
+    }
+
+
+def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tuple[int, int]:
+    """(level-0 seats of whole games estimated at level 0, level-0 seats with an
+    estimate)."""
+    rows = labelled(games, ("full",), [0])
+    found = [estimate_evidence(model, r.evidence) for r in rows]
+    judged = [f for f in found if f.level is not None]
+    return sum(f.level == 0 for f in judged), len(judged)
+
+
+def check_set(model: StrengthModel, games: Sequence[StoredGame]) -> dict[str, Any]:
+    """The test figures of one set: per view, per level of whole games, random play."""
+    levels = model.levels
+    views = {view: check(model, labelled(games, (view,), levels)).to_json() for view in VIEWS}
+    full = labelled(games, ("full",), levels)
+    per_level = {}
+    for level in model.levels:
+        rows: list[Labelled] = [r for r in full if r.level == level]
+        per_level[str(level)] = check(model, rows).to_json()
+    zero, judged = random_play_share(model, games)
+    told = {}
+    for view in VIEWS:
+        rows = labelled(games, (view,), levels)
+        found = [estimate_evidence(model, r.evidence) for r in rows]
+        told[view] = [sum(f.level is None or f.whole_scale for f in found), len(found)]
+    return {
+        "test_games": len(games),
+        "views": views,
+        "levels": per_level,
+        "random_play_level_0": [zero, judged],
+        "not_enough_moves": told,
+    }
+
+
+def _pool_rows(model: StrengthModel, path: Path) -> list[Labelled]:
+    return labelled(read_games(path), ("full",), model.levels)
+
+
+def random_game(game: str, players: int, seed: int) -> GameRecord:
+    """The game of uniformly random moves ``companion rules demo`` plays for ``seed``."""
+    cls = rules_class(game)
+    rules = cls.from_record(cls.default_players(players), {})
+    state = rules.initial_state()
+    record = new_record(rules)
+    dice = Dice(seed)
+    while not state.is_over():
+        move = state.random_move(dice)
+        record.moves.append(rules.format_move(move))
+        state.play(move)
+    return record
+
+
+def _processor_seconds() -> float:
+    """Processor time of this process and of its finished child processes."""
+    mine, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text(encoding="utf-8").split()[:3])
+    except OSError:
+        return "unknown"
