@@ -37,8 +37,8 @@ from typing import Any
 
 from engines.base import GameState
 from engines.dice import Dice
-
-Evaluator = Callable[[GameState[Any]], list[float]]
+from engines.search.evaluate import Evaluator
+from engines.search.playout import play_out_and_back_up
 
 
 class BRSNode:
@@ -173,23 +173,7 @@ def iterate(
         node = best
         for move in node.line:
             tokens.append(state.apply(move))
-    played = []
-    steps = 0
-    while not state.is_over() and (rollout_moves is None or steps < rollout_moves):
-        played.append(state.apply(draw(dice)))
-        steps += 1
-    reward = evaluate(state)
-    for token in reversed(played):
-        state.undo(token)
-    for token in reversed(tokens):
-        state.undo(token)
-    walk: BRSNode | None = node
-    while walk is not None:
-        walk.visits += 1
-        totals = walk.totals
-        for p, r in enumerate(reward):
-            totals[p] += r
-        walk = walk.parent
+    play_out_and_back_up(state, tokens, node, draw, dice, rollout_moves, evaluate)
 
 
 def descend(root: BRSNode, moves: Sequence[Any]) -> BRSNode | None:

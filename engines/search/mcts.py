@@ -31,6 +31,7 @@ from engines.dice import Dice
 from engines.search import brs
 from engines.search.brs import BRSNode
 from engines.search.evaluate import Evaluator, evaluator_for
+from engines.search.playout import play_out_and_back_up
 
 POLICIES: tuple[str, ...] = ("maxn", "paranoid", "brs")
 """How a node's child is chosen in a game of more than two players: ``maxn``, each
@@ -234,26 +235,9 @@ class MCTS:
                     best, best_score = child, score
             node = best
             tokens.append(state.apply(node.move))
-        # playout
-        played = []
-        limit = self.config.rollout_moves
-        steps = 0
-        while not state.is_over() and (limit is None or steps < limit):
-            played.append(state.apply(draw(self.dice)))
-            steps += 1
-        reward = evaluate(state)
-        for token in reversed(played):
-            state.undo(token)
-        for token in reversed(tokens):
-            state.undo(token)
-        # backpropagation
-        walk: Node | None = node
-        while walk is not None:
-            walk.visits += 1
-            totals = walk.totals
-            for p, r in enumerate(reward):
-                totals[p] += r
-            walk = walk.parent
+        play_out_and_back_up(
+            state, tokens, node, draw, self.dice, self.config.rollout_moves, evaluate
+        )
 
     @staticmethod
     def _expand(node: Node, state: GameState[Any], move: Any, tokens: list[object]) -> Node:
