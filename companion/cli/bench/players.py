@@ -1,15 +1,6 @@
-"""``companion bench players``: strength of the engine players, measured by play.
-
-For each game: each level against the level below, and the default level against
-random and one-ply greedy players. One seat is the player measured, every other seat
-the opponent kind; seats rotate game by game. A shared first place counts in part.
-
-The Elo-like figure assumes Bradley-Terry strengths: with ``n`` players of which ``n-1``
-are equal opponents, a first-place share ``s`` gives a strength difference of
-``ln((n-1) s / (1 - s))``, shown on the Elo scale (x 400 / ln 10). Levels are chained
-from level 1 = 0. The 95 % interval maps the Wilson score interval of the share (the
-number of games behind it) through the same formula.
-"""
+"""``companion bench players`` and ``companion bench policies``: the engine players'
+strength measured by play. What is measured and how the figures are read:
+:mod:`engines.search.bench_players`."""
 
 from __future__ import annotations
 
