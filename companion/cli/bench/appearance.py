@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.cli import Subparsers, UsageError, picture_size
+from companion.cli import Subparsers, UsageError, picture_size, positive
 from vision.evaluate import LEVELS, heights
 from vision.evaluate.appearance import (
     GAMES,
@@ -138,7 +138,7 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--setups",
-        type=int,
+        type=positive(int),
         default=12,
         help="setups (world, camera, level) at each size, spread over the "
         "set's kinds of world and the levels (default 12)",
@@ -304,7 +304,7 @@ def register_heights_fit(bench_sub: Subparsers) -> None:
         "and calibrate its chances on the validation pictures; the same setups give the "
         "same file (the one shipped in the package unless --output says otherwise).",
     )
-    fit.add_argument("--setups", type=int, default=16)
+    fit.add_argument("--setups", type=positive(int), default=16)
     fit.add_argument("--output")
     fit.add_argument("--cache")
     fit.add_argument(
