@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.bench_players import policies_command, policy_game
 from companion.cli import UsageError
+from companion.cli.bench.players import policies_command
+from engines.search.bench_players import policy_game
 
 
 def arguments(log: Path, **changed: object) -> argparse.Namespace:

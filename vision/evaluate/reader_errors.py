@@ -3,7 +3,7 @@ per element kind and true value, on the appearance test set, and write the rates
 (``vision.reader_errors``) that ``companion bench referee --readers fitted`` draws the
 camera's readings from.
 
-The pictures are those of ``companion bench appearance`` (``companion.bench_appearance``:
+The pictures are those of ``companion bench appearance`` (``vision.evaluate.appearance``:
 rendered tables of held-out worlds, each calibrated as a player would, the board's exact
 view given); by default the test set, whose landscape worlds took part in no fit and no
 choice.

@@ -13,10 +13,10 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from companion.bench_referee import BENCH_TABLE, PLAYER_COUNTS
 from companion.referee.core import Referee, RefereeConfig
 from companion.simulator import TableSimulator
 from companion.simulator.core import Truth
+from companion.simulator.evaluate import BENCH_TABLE, PLAYER_COUNTS
 from companion.simulator.scoring import RefereedGame
 from engines import rules_class
 
