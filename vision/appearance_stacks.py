@@ -587,9 +587,10 @@ def _half_and_half(
         shares.append((np.sum(hits & part, axis=1) / np.maximum(n, 1), n > 0))
     (ring_share, has_ring), (column_share, has_column) = shares
     both = has_ring & has_column
-    return np.where(
+    share: FloatArray = np.where(
         both, (ring_share + column_share) / 2.0, np.where(has_ring, ring_share, column_share)
     )
+    return share
 
 
 def _monk_rows(
@@ -801,7 +802,7 @@ RATE = 0.03
 def check_classifier(raw: Any, source: str) -> dict[str, Any]:
     """A stacked kind's classifier as read from a fitted file (arrays made)."""
     try:
-        out = {
+        out: dict[str, Any] = {
             key: np.asarray(raw[key], dtype=np.float64)
             for key in ("mean", "scale", "w1", "b1", "w2", "b2")
         }
