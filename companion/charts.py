@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from engines.registry import title
 from engines.search.analysis import JUDGEMENTS, Analysis
 
 # Line colours for the charts, by player name (Shangri-La colours, Shendao, ShenShi).
@@ -76,7 +77,7 @@ def write_plots(
     axis.set_ylabel("win chance (%)")
     axis.set_ylim(0, 100)
     _whole_moves(axis, xs)
-    axis.set_title(f"{result.game}: win chance over the game")
+    axis.set_title(f"{title(result.game)}: win chance over the game")
     axis.grid(alpha=0.3)
     _legend_below(axis, len(players))
     figure.savefig(folder / "win-chance.png", bbox_inches="tight")
@@ -98,7 +99,7 @@ def write_plots(
     axis.set_xlabel("move")
     axis.set_ylabel("loss (win-chance points)")
     _whole_moves(axis, [first_move + m.index for m in result.moves])
-    axis.set_title(f"{result.game}: loss per move")
+    axis.set_title(f"{title(result.game)}: loss per move")
     # every player in the legend, bars or none
     from matplotlib.patches import Patch  # deferred: with matplotlib
 
@@ -180,7 +181,7 @@ def _strength_chart(
         axis.set_xticks(sorted(shown[0].strength.posterior))  # type: ignore[union-attr]
         axis.set_xlabel("engine level (0: random play); lines below: each player's range")
         axis.set_ylabel("probability (%)")
-        axis.set_title(f"{result.game}: which level each player played like")
+        axis.set_title(f"{title(result.game)}: which level each player played like")
         _legend_below(axis, len(shown))
         axis.set_ylim(-4 - 2 * len(shown), 100)
     figure.savefig(path, bbox_inches="tight")

@@ -17,6 +17,18 @@ _GAMES: dict[str, tuple[str, str]] = {
 
 GAMES: tuple[str, ...] = tuple(_GAMES)
 
+TITLES: dict[str, str] = {
+    "shangrila": "The Bridges of Shangri-La",
+    "shendao": "Shendao",
+    "shenshi": "ShenShi",
+}
+"""Each game's name as its box prints it, for titles shown to players."""
+
+
+def title(game: str) -> str:
+    """``game``'s printed name (its id for a game without one)."""
+    return TITLES.get(game, game)
+
 
 def rules_class(game: str) -> type[Rules[Any, Any]]:
     """The ``Rules`` class of ``game``. Raises ``RecordError`` for an unknown game."""

@@ -4,11 +4,12 @@ film, the games' names, and the demo's error."""
 from __future__ import annotations
 
 from companion.cli import UsageError
+from engines.registry import TITLES
 
 GAMES = ("shangrila", "shendao", "shenshi")
 READERS = ("appearance", "colours")
 """How the camera reads the film (see ``companion.demo.recognise``)."""
-NAMES = {"shangrila": "The Bridges of Shangri-La", "shendao": "Shendao", "shenshi": "ShenShi"}
+NAMES = TITLES
 
 
 class DemoError(UsageError):
