@@ -8,6 +8,7 @@ action is legal exactly when it is among the options of its monk at that point.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engines.shenshi.board import (
@@ -74,7 +75,10 @@ def walk_paths(state: ShenshiState, monk: int) -> list[tuple[int, ...]]:
 
 
 def hover_ends(
-    state: ShenshiState, monk: int, lift_put_down: str | None = None
+    state: ShenshiState,
+    monk: int,
+    lift_put_down: str | None = None,
+    targets: Sequence[int] | None = None,
 ) -> list[tuple[int, Lifts]]:
     """(end, lifts) of every hover of ``monk``, or [] when it is not on a cushion.
 
@@ -84,7 +88,11 @@ def hover_ends(
     (``orange_lifts`` at most per hover), each put down at once on an empty square (not
     the one the orange cushion stands on as it lifts it, unless ``lift_put_down``, by
     default the rules' option, says so); a cushion put down is an obstacle for the rest
-    of the hover."""
+    of the hover.
+
+    ``targets``: only the hovers putting every lifted cushion down on one of these
+    squares (ascending), in the same order as among all the hovers: with two lifts an
+    orange cushion has thousands, and most callers want a few."""
     start = state.pos[monk]
     cushion = state.cushion
     colour = cushion[start]
@@ -96,7 +104,7 @@ def hover_ends(
             return _blond_ends(state, start)
         if lift_put_down is None:
             lift_put_down = state.rules.lift_put_down
-        return _orange_ends(state, start, lift_put_down == "also-orange-square")
+        return _orange_ends(state, start, lift_put_down == "also-orange-square", targets)
     finally:
         cushion[start] = colour
 
@@ -119,11 +127,22 @@ def _blond_ends(state: ShenshiState, start: int) -> list[tuple[int, Lifts]]:
     return [(end, ()) for end in seen]
 
 
-def _orange_ends(state: ShenshiState, start: int, onto_orange: bool) -> list[tuple[int, Lifts]]:
+def is_hover(
+    state: ShenshiState, monk: int, end: int, lifts: Lifts, lift_put_down: str | None = None
+) -> bool:
+    """Whether (``end``, ``lifts``) is among ``hover_ends(state, monk, lift_put_down)``,
+    found among the few hovers putting cushions down where ``lifts`` does."""
+    targets = sorted({put for _, put in lifts})
+    return (end, lifts) in hover_ends(state, monk, lift_put_down, targets)
+
+
+def _orange_ends(
+    state: ShenshiState, start: int, onto_orange: bool, targets: Sequence[int] | None = None
+) -> list[tuple[int, Lifts]]:
     found: dict[tuple[int, Lifts], None] = {}
     limit = state.rules.orange_lifts
     for d in range(4):
-        _orange_run(state, start, CYCLES[start][d], 0, 6, (), limit, onto_orange, found)
+        _orange_run(state, start, CYCLES[start][d], 0, 6, (), limit, onto_orange, found, targets)
     return list(found)
 
 
@@ -137,11 +156,13 @@ def _orange_run(
     limit: int,
     onto_orange: bool,
     found: dict[tuple[int, Lifts], None],
+    targets: Sequence[int] | None = None,
 ) -> None:
     """Go on along ``line`` (7 squares, cyclic, ``start`` last) from index ``k`` for
     ``steps`` squares: after that many the cushion would only come back over squares
     already reached. ``onto_orange``: a lifted cushion may be put down on the square
-    the orange cushion stands on as it lifts it (the one before it on the line)."""
+    the orange cushion stands on as it lifts it (the one before it on the line).
+    ``targets``: the squares a lifted cushion may be put down on (None: any)."""
     cushion, tile, occ = state.cushion, state.tile, state.occ
     put_down = {put for _, put in lifts}
     for i in range(k, k + steps):
@@ -158,13 +179,17 @@ def _orange_run(
         # Lift the free blond cushion on s; the orange cushion is now over s.
         cushion[s] = NO_CUSHION
         under = -1 if onto_orange else line[(i - 1) % 7]
-        empties = [t for t in range(49) if not cushion[t] and not tile[t] and t != s and t != under]
+        empties = [
+            t
+            for t in (range(49) if targets is None else targets)
+            if not cushion[t] and not tile[t] and t != s and t != under
+        ]
         if len(lifts) + 1 < limit:
             for t in empties:
                 cushion[t] = BLOND
                 more = (*lifts, (s, t))
                 found[(s, more)] = None
-                _orange_run(state, start, line, i + 1, 6, more, limit, onto_orange, found)
+                _orange_run(state, start, line, i + 1, 6, more, limit, onto_orange, found, targets)
                 cushion[t] = NO_CUSHION
         else:
             # The last lift allowed: the way on is the same wherever the cushion is put

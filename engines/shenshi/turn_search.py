@@ -167,16 +167,19 @@ def _liftable(
 def _hover_ends(
     state: ShenshiState,
     monk: int,
-    memo: dict[tuple[object, ...], list[tuple[int, Lifts]]] | None,
+    memo: _Hovers | None,
+    targets: frozenset[int] | None = None,
 ) -> list[tuple[int, Lifts]]:
     """``options.hover_ends``, remembered by position within one search (the orange
-    cushion's lifts make it the costly option)."""
+    cushion's lifts make it the costly option). ``targets``: only the hovers putting
+    every lifted cushion down on one of these squares (None: all)."""
+    ordered = None if targets is None else sorted(targets)
     if memo is None:
-        return options.hover_ends(state, monk)
-    key = (state.pos[monk], tuple(state.cushion), tuple(state.occ))
+        return options.hover_ends(state, monk, targets=ordered)
+    key = (state.pos[monk], tuple(state.cushion), tuple(state.occ), targets)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = options.hover_ends(state, monk)
+        found = memo[key] = options.hover_ends(state, monk, targets=ordered)
     return found
 
 
@@ -248,7 +251,10 @@ def _actions(
         ok, stop = land(path[-1])
         if ok:
             out.append((Walk(code, path), stop))
-    for end, lifts in _hover_ends(state, monk, hovers) if HOVER in kinds else ():
+    # a lifted cushion lands on a changed square (or, ``loose``, one touched before):
+    # the others are not listed (with two lifts an orange cushion has thousands)
+    targets = None if free else frozenset(near) | touched if loose else frozenset(near)
+    for end, lifts in _hover_ends(state, monk, hovers, targets) if HOVER in kinds else ():
         if lifts and not free:
             if len(lifts) == 1:  # the common case, inline: there are many of them
                 a, b = lifts[0]

@@ -224,7 +224,7 @@ def _check_action(
             _diagnose_walk(state, monk, action)
         undo: object = state._do_walk(monk, action.path)
     elif type(action) is Hover:
-        if not from_options and (action.end, action.lifts) not in options.hover_ends(state, monk):
+        if not from_options and not options.is_hover(state, monk, action.end, action.lifts):
             _diagnose_hover(state, monk, action)
         state._do_hover(monk, action.start, action.end, action.lifts)
         undo = None
@@ -512,7 +512,7 @@ def _diagnose_hover(state: ShenshiState, monk: int, action: Hover) -> NoReturn:
     if (
         lifts
         and rules.lift_put_down == "free"
-        and (end, lifts) in options.hover_ends(state, monk, "also-orange-square")
+        and options.is_hover(state, monk, end, lifts, "also-orange-square")
     ):
         lifted, put = next((q, t) for q, t in lifts if t in _line_neighbours(q, start))
         _illegal(
