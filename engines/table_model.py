@@ -205,6 +205,12 @@ class TableModel(ABC, Generic[R, S, M]):
         the table. Default: ``candidates``."""
         return self.candidates(state, observation, changed)
 
+    def traceless(self, state: S, observation: Observation, changed: list[str]) -> list[M]:
+        """Legal moves that leave ``observation`` only through actions leaving no trace,
+        which ``candidates`` does not look for: the referee considers them once the
+        player says the move is done. Default: none."""
+        return []
+
     def prefer(self, moves: list[M]) -> list[M]:
         """Of ``moves``, which fit the table equally well, those to keep. Default: all."""
         return moves

@@ -41,7 +41,7 @@ from companion.referee.events import (
     TurnDone,
     TypedMove,
 )
-from companion.referee.inference import DECISIVE, Explainer, Verdict
+from companion.referee.inference import DECISIVE, WRONG_PLAYER, Explainer, Verdict
 from companion.referee.inference import VerdictKind as Kind
 from companion.referee.parts import MOST_TRIED, Entry, Factor, Parts, refused
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
@@ -860,6 +860,10 @@ class Referee:
                 named = self._done_look(max(waited, 0), read=2)
                 if named is not None and named.kind == Kind.ILLEGAL:
                     verdict = named
+        if turn_done and verdict.kind == Kind.ILLEGAL:
+            slid = self._slid_after(observation, verdict)
+            if slid is not None:
+                return slid
         held, self.pending.held = self.pending.held, None
         if (
             verdict.kind == Kind.ILLEGAL
@@ -1107,6 +1111,34 @@ class Referee:
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, bigger)]
         out += self._accept(self.rules.parse_move(text), "table", [])
         return out + self._verdict_handlers[verdict.kind](self, verdict)
+
+    def _slid_after(self, observation: Observation, verdict: Verdict) -> list[Output] | None:
+        """A done on a table no legal turn explains, after the last turn accepted was
+        taken back because the table went on from it (``_revise``: its player seemed
+        to go on), while from that turn the table shows another player's monk moved:
+        the done is the next player's, so the monk moved is theirs to answer for. A
+        player whose whole turn was shown accepted has finished it, so the turn is
+        accepted again and the flag is the wrong player's; its sentence says the other
+        reading, which the table cannot rule out (the player going on, breaking
+        ``verdict``'s rule). None otherwise."""
+        index, text = self.last_move.shorter or (-1, "")
+        if index != len(self.history) or not self.explainer.model.MOVES_GO_ON:
+            return None
+        move = self.rules.parse_move(text)
+        accepted = self.state.copy()
+        try:
+            accepted.play(move)
+        except EngineError:
+            return None
+        after = self.explainer.explain(accepted, observation, turn_done=True, hidden=self._hidden())
+        if after.kind != Kind.ILLEGAL or after.rule != WRONG_PLAYER:
+            return None
+        name = self.rules.players[self.state.to_move].capitalize()
+        after.message = (
+            f"{after.message} {name}'s turn {text} was shown complete before the monk "
+            f"moved. If {name} was still moving: {verdict.message}"
+        )
+        return self._accept(move, "table", []) + self._verdict_illegal(after)
 
     def _goes_on(
         self,

@@ -244,6 +244,10 @@ class Explainer:
             if moves is None
             else moves
         )
+        if turn_done and moves is None:
+            # once the player is done, turns whose actions left no trace (a ShenShi
+            # swap undone by the other monk) explain a table as well as any
+            looked = [*looked, *self.model.traceless(state, observation, changed)]
         for move in looked:
             token = state.apply(move)
             after = self.expected(state)

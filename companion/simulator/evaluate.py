@@ -158,6 +158,7 @@ def figures(scores: list[GameScore], flicker: float, seconds: float) -> dict[str
         "rules": {rule: asdict(r) for rule, r in sorted(sums["rules"].items())},
         "seconds": round(seconds, 1),
         "verdict_ms_all": [round(x, 3) for x in ms],
+        "cases": sums["cases"],
     }
 
 

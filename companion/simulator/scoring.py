@@ -110,6 +110,10 @@ class GameScore:
     wrong_moves: list[str] = field(default_factory=list)
     """For each corrected move: its number, the last two moves played and the last
     moves the referee had."""
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    """Each false flag, missed illegal attempt and attempt flagged under another rule:
+    the game's seed, the move number, the truth's phase and move (or the rule the
+    attempt breaks) and what the referee said."""
 
 
 @dataclass
@@ -117,6 +121,8 @@ class _Attempt:
     """The illegal attempt being watched: its rule and what the referee said."""
 
     rule: str
+    number: int = 0
+    move: str = ""
     flags: list[IllegalMove] = field(default_factory=list)
     repaired: bool = False
     restored: bool = False
@@ -178,6 +184,18 @@ class RefereedGame:
                 score.false_flags += 1
                 score.gap_flags += bool(truth.unseen)
                 score.flags_in_change_of_mind += truth.phase == CHANGE_OF_MIND
+                score.cases.append(
+                    {
+                        "case": "false_flag",
+                        "seed": score.seed,
+                        "number": truth.number,
+                        "phase": truth.phase,
+                        "move": truth.move,
+                        "rule": output.rule,
+                        "attempt": output.attempt,
+                        "message": output.message,
+                    }
+                )
         elif (
             isinstance(output, TableRestored) and truth.phase == REPAIR and self.attempt is not None
         ):
@@ -217,7 +235,7 @@ class RefereedGame:
         if self.attempt is not None and truth.phase != REPAIR:
             self.end_attempt()
         if truth.phase == ATTEMPT:
-            self.attempt = _Attempt(truth.rule)
+            self.attempt = _Attempt(truth.rule, truth.number, truth.move)
         elif truth.phase == REPAIR and self.attempt is not None:
             self.attempt.repaired = True
         elif truth.phase == CHANGE_OF_MIND:
@@ -235,6 +253,17 @@ class RefereedGame:
         record.right_rule += any(f.rule == attempt.rule for f in attempt.flags)
         record.repaired += attempt.repaired
         record.restored += attempt.repaired and attempt.restored
+        if not any(f.rule == attempt.rule for f in attempt.flags):
+            self.score.cases.append(
+                {
+                    "case": "misnamed" if attempt.flags else "missed",
+                    "seed": self.score.seed,
+                    "number": attempt.number,
+                    "rule": attempt.rule,
+                    "move": attempt.move,
+                    "flagged": [(f.rule, f.attempt, f.message) for f in attempt.flags],
+                }
+            )
         self.attempt = None
 
     def _end_move(self, truth: Truth) -> None:
@@ -283,9 +312,14 @@ class RefereedGame:
         keeps in doubt (it will settle them itself)."""
         referee = self.referee
         parts = getattr(referee, "parts", None)
+        unseen = getattr(referee, "unseen", None)
         return len(referee.history) == moves and (
             any(history.state == self.truth_state for history in referee.belief.histories)
             or (bool(parts) and parts.holds(self.truth_state, referee.state))
+            or (
+                bool(unseen)
+                and unseen.holds([text for _, text in referee.history], self.played[:moves])
+            )
         )
 
     def record_right(self, start: GameState[Any]) -> int:
@@ -400,4 +434,5 @@ def totals(scores: list[GameScore]) -> dict[str, Any]:
     out["games_without_correction"] = sum(s.corrected == 0 for s in scores)
     out["rules"] = rules
     out["latencies"] = sorted(x for s in scores for x in s.latencies)
+    out["cases"] = [case for s in scores for case in s.cases]
     return out

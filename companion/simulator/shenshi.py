@@ -112,6 +112,7 @@ from engines.shenshi.observation import (
     candidates,
     expected,
     schema,
+    with_swaps_undone,
 )
 from engines.shenshi.state import TURN
 
@@ -372,7 +373,7 @@ class ShenshiHandling(Handling):
                     if attempt.slid
                     else self._made(state, attempt.actions, rng)
                 )
-            if not self._explained_on_the_way(state, touches):
+            if not self._explained_on_the_way(state, touches, attempt.says_done):
                 return Attempt(rule, tuple(touches), attempt.says_done, attempt.words)
         return None
 
@@ -399,12 +400,26 @@ class ShenshiHandling(Handling):
             _near(start, end),
         )
 
-    def _explained_on_the_way(self, state: ShenshiState, touches: list[Touch]) -> bool:
+    def _explained_on_the_way(
+        self, state: ShenshiState, touches: list[Touch], says_done: bool = False
+    ) -> bool:
+        """Whether a legal turn leaves the table as some touch of ``touches`` does, or
+        (``says_done``: the player then says done) the last one with actions leaving no
+        trace (``with_swaps_undone``), as the referee reads a turn said done."""
         trial = self.table(state)
         for touch in touches:
             touch.apply(trial)
             if self._explained(state, trial):
                 return True
+        if says_done:
+            observation = self._observation(trial)
+            changed = expected(state).differences(observation)
+            for move in with_swaps_undone(state, observation, changed):
+                token = state.apply(move)
+                same = self.table(state) == trial
+                state.undo(token)
+                if same:
+                    return True
         return False
 
     # ------------------------------------------------------------------ the attempts

@@ -10,9 +10,14 @@ those the engine accepts.
 
 from __future__ import annotations
 
+from engines import IllegalMoveError
 from engines.observation import Observation, TableSchema, Value
 from engines.shenshi.board import BLOND, CUSHION_NAMES, NO_CUSHION, ORANGE, SIZE
 from engines.shenshi.moves import (
+    NEUTRAL_G,
+    NEUTRAL_M,
+    OWN_G,
+    OWN_M,
     RESERVE_BLOND,
     RESERVE_ORANGE,
     Action,
@@ -83,6 +88,7 @@ __all__ = [
     "tokens",
     "touched",
     "transient",
+    "with_swaps_undone",
 ]
 
 TURN_IN_PARTS = True
@@ -300,6 +306,50 @@ def guess(
     return (words, turn, p)
 
 
+def with_swaps_undone(
+    state: ShenshiState, observation: Observation, changed: list[str]
+) -> list[Move]:
+    """The legal turns that leave the table as it is seen with two of their actions
+    leaving no trace: a monk swapped with its partner, which swaps back (``Gd6=d7
+    Md6=d7``), before or after what the table shows (no action, or one). The candidate
+    search rebuilds turns from the squares that changed, so it never finds these; the
+    referee looks for them once the player says the turn is done, before calling a
+    turn that lacks a monk, or a pass, illegal."""
+    _, shown, player = guess(state, observation, changed)
+    if player != state.turn:
+        return []
+    if isinstance(shown, Pass):
+        actions: tuple[Action, ...] = ()
+    elif isinstance(shown, Turn) and len(shown.actions) <= 1:
+        actions = shown.actions
+    else:
+        return []
+    rules = state.rules
+    pairs = [(OWN_G, OWN_M)]
+    if rules.has_neutral:
+        pairs.append((NEUTRAL_G, NEUTRAL_M))
+    found: dict[object, Move] = {}  # one turn per position reached
+    for first, second in pairs:
+        a = state.pos[rules.monk_id(state.turn, first)]
+        b = state.pos[rules.monk_id(state.turn, second)]
+        if a < 0 or b < 0:
+            continue
+        for undone in (
+            (Swap(first, a, b), Swap(second, a, b)),
+            (Swap(second, b, a), Swap(first, b, a)),
+        ):
+            for turn in (Turn((*undone, *actions)), Turn((*actions, *undone))):
+                try:
+                    state.check(turn)
+                except IllegalMoveError:
+                    continue
+                token = state.apply(turn)
+                key = state.position_key()
+                state.undo(token)
+                found.setdefault(key, turn)
+    return list(found.values())
+
+
 class ShenshiTable(TableModel[ShenshiRules, ShenshiState, Move]):
     """ShenShi's table for the referee: too many turns to list, so they are rebuilt
     from what changed (``candidates``); a turn is made in parts, and a turn accepted
@@ -351,6 +401,11 @@ class ShenshiTable(TableModel[ShenshiRules, ShenshiState, Move]):
         self, state: ShenshiState, observation: Observation, changed: list[str]
     ) -> list[Move]:
         return first_candidates(state, observation, changed)
+
+    def traceless(
+        self, state: ShenshiState, observation: Observation, changed: list[str]
+    ) -> list[Move]:
+        return with_swaps_undone(state, observation, changed)
 
     def touched(self, state: ShenshiState, move: Move) -> frozenset[str]:
         return touched(state, move)

@@ -218,9 +218,54 @@ def test_a_turn_skipping_the_obligatory_entry_is_flagged() -> None:
 
 
 def test_done_on_an_unchanged_table_is_a_pass_only_when_nothing_else_is_possible() -> None:
-    ref = referee()
+    state = position(
+        TWO,
+        blond="c3 e4 a1 d5 c6 d3 d4",
+        orange="g7 b2",
+        monks={"silver": ("c3", "e4"), "copper": ("c6", "d4"), "neutral": ("a1", "g7")},
+    )  # no two monks of silver's in line: no swap can be undone
+    ref = referee(state)
     flag = only(ref.handle(TurnDone()), "illegal_move")
     assert flag.rule == "pass.has-turn"
+
+
+def test_done_on_an_unchanged_table_is_a_swap_undone_when_one_is_legal() -> None:
+    # silver's monks on c3 and e3 may swap and swap back: the table shows no change
+    ref = referee()
+    out = ref.handle(TurnDone())
+    assert only(out, "move_accepted").move == "Gc3=e3 Mc3=e3"
+
+
+def test_one_action_said_done_may_follow_a_swap_undone() -> None:
+    # the master's hover alone lacks a Grand Master, unless the two swapped and back
+    ref = referee()
+    show(ref, after(ref.state, "Me3~e5", checked=False))
+    out = ref.handle(TurnDone())
+    assert only(out, "move_accepted").move == "Gc3=e3 Mc3=e3 Me3~e5"
+    assert ref.state == after_turn(start(), "Gc3=e3 Mc3=e3 Me3~e5")
+
+
+def after_turn(state: ShenshiState, text: str) -> ShenshiState:
+    state = state.copy()
+    state.play(state.rules.parse_move(text))
+    return state
+
+
+def test_the_previous_players_monk_slid_after_their_turn_is_the_wrong_player() -> None:
+    # silver's turn is shown complete and accepted; then silver's Grand Master slides
+    # on diagonally onto a free cushion, which no turn of silver's explains: the next player's done makes
+    # it copper's wrong move, and the sentence says the other reading
+    ref = referee()
+    show(ref, after(ref.state, "Gc3~c4 Me3-d3"))
+    slid = after(ref.start, "Gc3~c4 Me3-d3").replace({"c4 monk": "none", "d5 monk": "silver-grand"})
+    show(ref, slid)
+    out = ref.handle(TurnDone())
+    assert only(out, "move_accepted").move == "Gc3~c4 Me3-d3"
+    flag = only(out, "illegal_move")
+    assert flag.rule == "turn.wrong-player"
+    assert flag.player == 1
+    assert "If Silver was still moving" in flag.message
+    assert names(show(ref, after(ref.start, "Gc3~c4 Me3-d3"))) == ["table_restored"]
 
 
 # ---------------------------------------------------------------------- a random game
