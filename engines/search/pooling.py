@@ -8,10 +8,10 @@ average (how they play, what the model gets wrong about games like theirs) does 
 average out over their games. With a *shared* fraction ``c`` (the correlation between a
 player's games), ``k`` games weigh as ``k / (1 + c (k - 1))`` independent ones: each
 game's log-odds count ``1 / (1 + c (k - 1))`` times, are added up, and the model's
-widening (its ``temperature``, and its ``few_moves`` for all the games' judged moves)
-then gives the pooled posterior, its level and the narrowest run of
-levels holding ``COVERAGE`` of it. One game pooled alone gives that game's estimate
-whatever ``c``.
+widening (its ``temperature``, and its ``few_moves`` for the judged moves the games
+are worth: all of them, counted ``1 / (1 + c (k - 1))`` times too) then gives the
+pooled posterior, its level and the narrowest run of levels holding ``COVERAGE`` of
+it. One game pooled alone gives that game's estimate whatever ``c``.
 
 The shared fraction is fitted (``fit_shared_held_out``) on the strength model's fitting
 games, each pooled under a model fitted without it: the smallest whose pooled ranges (a
@@ -68,7 +68,7 @@ def pooled_posterior(
         return {level: 1.0 / len(model.levels) for level in model.levels}
     weight = 1.0 / (1.0 + shared * (len(played) - 1))
     total = np.sum([model.logits(evidence) for evidence in played], axis=0)
-    return model.posterior_of(weight * total, sum(e.moves for e in played))
+    return model.posterior_of(weight * total, weight * sum(e.moves for e in played))
 
 
 def pooled_estimate(

@@ -15,8 +15,10 @@ of best moves, the mean loss, the mean win chance kept) are each drawn towards t
 fitting players' average by ``SHRINK`` moves' worth (a short game says little and lands
 near the middle), and, with the number of moves, give each level a probability by a
 multinomial logistic model (fitted by ``fit_model`` on analysed games between engine
-levels, ``engines.search.calibration``). Its log-odds times a ``temperature`` (at most
-1, widening every range alike) and times ``n / (n + few_moves)`` for ``n`` judged moves
+levels, ``engines.search.calibration``). Its log-odds times a ``temperature`` (below 1
+widening every range alike; above 1, up to ``MAX_TEMPERATURE``, narrowing them: the
+fit's ridge penalty draws the log-odds towards zero, and the cross-validation tells how
+far back out they can be trusted) and times ``n / (n + few_moves)`` for ``n`` judged moves
 (widening the ranges of short evidence most) give the posterior; the range is the
 narrowest run of levels holding ``COVERAGE`` of it. The level given is the posterior
 median, or level 0 (random play) as soon as level 0 has at least ``random_threshold``
@@ -77,8 +79,12 @@ L2 = 0.3
 STEPS = 2000
 RATE = 0.5
 """Gradient steps and step size of the fit (deterministic: same games, same model)."""
-TEMPERATURES: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(20, 0, -1))
-"""Candidate temperatures, tried from 1 down."""
+MAX_TEMPERATURE = 2.0
+"""The most a temperature sharpens the fitted log-odds."""
+TEMPERATURES: tuple[float, ...] = tuple(
+    round(0.05 * k, 2) for k in range(round(MAX_TEMPERATURE / 0.05), 0, -1)
+)
+"""Candidate temperatures, tried from ``MAX_TEMPERATURE`` down."""
 FEW_MOVES_CHOICES: tuple[float, ...] = (0.0, 5.0, 10.0, 20.0, 40.0)
 """Candidate ``few_moves``: the moves at which the evidence's log-odds count half."""
 RANDOM_THRESHOLDS: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 11))
@@ -233,8 +239,9 @@ class StrengthModel:
             return {level: 1.0 / len(self.level_list) for level in self.levels}
         return self.posterior_of(self.logits(evidence), evidence.moves)
 
-    def posterior_of(self, logits: FloatArray, moves: int) -> dict[int, float]:
-        """The tempered posterior of untempered ``logits`` of ``moves`` judged moves."""
+    def posterior_of(self, logits: FloatArray, moves: float) -> dict[int, float]:
+        """The tempered posterior of untempered ``logits`` of ``moves`` judged moves
+        (fewer than were played when games pooled count less than all their moves)."""
         p = _softmax(self.temperature * moves / (moves + self.few_moves) * logits)
         return {level: float(p[i]) for i, level in enumerate(self.level_list)}
 
@@ -307,8 +314,10 @@ class StrengthModel:
             raise ValueError(
                 f"{key}: the model's sizes do not match its levels and {width} features"
             )
-        if not 0 < model.temperature <= 1 or not 0 < model.random_threshold <= 1:
-            raise ValueError(f"{key}: temperature and threshold in (0, 1]")
+        if not 0 < model.temperature <= MAX_TEMPERATURE or not 0 < model.random_threshold <= 1:
+            raise ValueError(
+                f"{key}: temperature in (0, {MAX_TEMPERATURE}] and threshold in (0, 1]"
+            )
         if any(s <= 0 for s in model.scale) or not 0 < model.even_share < 1 or model.few_moves < 0:
             raise ValueError(f"{key}: positive scales and an even share in (0, 1)")
         return model

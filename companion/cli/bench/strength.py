@@ -265,7 +265,7 @@ def fit_command(args: argparse.Namespace) -> int:
         "fitted by the command given on the games named (engines/search/strength_games). "
         "population: the fitting players' average of each quantity; centre, scale, "
         "weights: the multinomial logistic model over the levels; temperature: the "
-        "widening that makes the ranges hold the level "
+        "largest sharpening (above 1) or least widening that makes the ranges hold the level "
         f"{100 * COVERAGE:.0f}% of the "
         "time in cross-validation on the fitting games; random_threshold: the share of "
         "the posterior on level 0 from which level 0 is given; options: the rules "

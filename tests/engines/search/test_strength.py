@@ -18,6 +18,7 @@ from engines.search.calibration import (
     seat_levels,
 )
 from engines.search.strength import (
+    MAX_TEMPERATURE,
     MIN_MOVES,
     MODEL_PATH,
     CalibrationError,
@@ -155,7 +156,7 @@ def test_the_model_file_loads_and_knows_every_level_of_its_games() -> None:
     for key, model in models.items():
         assert model.levels[0] == 0, key
         assert model.analysis_iterations == analysis_budget(key.rsplit("-", 1)[0])[0]
-        assert 0 < model.temperature <= 1 and 0 < model.random_threshold <= 1
+        assert 0 < model.temperature <= MAX_TEMPERATURE and 0 < model.random_threshold <= 1
         assert model.even_share == pytest.approx(1 / int(key.rsplit("-", 1)[1]))
         assert model.options, key
     document = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
