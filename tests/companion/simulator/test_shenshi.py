@@ -159,7 +159,12 @@ SCENES: dict[str, ShenshiState] = {
     "turn.needs-grand-master": hall(),
     "turn.needs-both-monks": position(FOUR, blond="c3 e3 a1", monks={"silver": ("c3", "e3")}),
     "turn.swap-alone": hall(),
-    "pass.has-turn": hall(),
+    "pass.has-turn": position(  # silver's monks not in line: no swap to undo
+        TWO,
+        blond="c3 e4 a1 d5 c6 d3 d4 d7",
+        orange="g7 b2",
+        monks={"silver": ("c3", "e4"), "copper": ("c6", "d4"), "neutral": ("a1", "g7")},
+    ),
     "table.unexplained": hall(),
 }
 
@@ -183,6 +188,15 @@ def test_an_illegal_attempt_is_flagged_with_its_rule_then_put_right(rule: str) -
         assert REPAIR in phases
         assert staged.restored == staged.repaired == 1
     assert (score.exact, score.false_flags) == (1, 0)
+
+
+def test_done_on_a_table_a_swap_undone_explains_is_not_staged() -> None:
+    # silver's monks on c3 and e3 may swap and swap back, which leaves no trace: done
+    # with nothing moved, or with one monk's action, is a legal turn
+    handling = ShenshiHandling(TWO)
+    rng = np.random.default_rng(0)
+    assert handling.attempt(hall(), "pass.has-turn", rng, TableConfig()) is None
+    assert handling.attempt(SCENES["pass.has-turn"], "pass.has-turn", rng, TableConfig())
 
 
 def test_an_attempt_a_legal_turn_explains_is_not_staged() -> None:
