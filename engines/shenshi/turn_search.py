@@ -13,12 +13,13 @@ stops it early.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterator
 from itertools import combinations
 
 from engines.errors import IllegalMoveError
 from engines.observation import Observation, Value
 from engines.shenshi import options
-from engines.shenshi.board import CUSHION_NAMES, SIZE
+from engines.shenshi.board import BLOND, CUSHION_NAMES, NO_CUSHION, SIZE
 from engines.shenshi.movegen import has_turn, usable_codes
 from engines.shenshi.moves import (
     Action,
@@ -110,6 +111,17 @@ def _squares(action: Action) -> frozenset[int]:
         )
     assert type(action) is Swap
     return frozenset((action.start, action.other))
+
+
+def _touches(action: Action, squares: set[int]) -> bool:
+    """Whether ``action`` changes one of ``squares`` (``_squares`` without the set)."""
+    if not squares:
+        return False
+    if type(action) is Hover:
+        if action.start in squares or action.end in squares:
+            return True
+        return any(a in squares or b in squares for a, b in action.lifts)
+    return not squares.isdisjoint(_squares(action))
 
 
 def _do(state: ShenshiState, monk: int, action: Action) -> object:
@@ -680,18 +692,20 @@ def _third_actions(
     other order (when legal): the third action must follow its monk's other one."""
     out: list[Move] = []
     rules = state.rules
-    orders: list[Turn] = []
+    orders: dict[Turn, None] = {}  # a turn and its other order may both be found
     for turn in turns:
         if type(turn) is not Turn or len(turn.actions) == 3:
             continue
-        orders.append(turn)
+        orders[turn] = None
         if len(turn.actions) == 2:
             swapped = Turn(turn.actions[::-1])
+            if swapped in orders:
+                continue
             try:
                 state.check(swapped)
             except IllegalMoveError:
                 continue
-            orders.append(swapped)
+            orders[swapped] = None
     ctx = state.context()
     for turn in orders:
         done = []
@@ -709,15 +723,48 @@ def _third_actions(
             plans = _allowed(ctx, plan, monk)
             if work.pos[monk] < 0 or not plans:
                 continue
+            # Hovers to one square differ only in the blond cushions they lift: the
+            # rules of the turn (all ``check_from_options`` looks at) judge them alike,
+            # and the positions they reach differ only in the cushions (where the
+            # opponent chooses a free cushion next, the expert variant, each is played).
+            alike: dict[int, tuple[object, ...] | None] = {}
+            start = work.pos[monk]
+            colour = work.cushion[start]
+            lifted = list(work.cushion)  # the cushions as the hover leaves, but its own
+            lifted[start] = NO_CUSHION
             for action, _ in _actions(
                 work, code, monk, set(), None, True, hovers=hovers, kinds=frozenset(plans)
             ):
-                undo = _do(work, monk, action)
-                back = _board(work) in visited  # the action undoes an earlier one
-                _undo(work, monk, action, undo)
-                if back:
-                    continue
                 longer = Turn((*turn.actions, action))
+                if type(action) is Hover and not rules.expert:
+                    template = alike.get(action.end, ())
+                    if template is None:  # the rules of the turn forbid them
+                        continue
+                    if template:
+                        cushions = lifted[:]
+                        for a, b in action.lifts:
+                            cushions[a] = NO_CUSHION
+                            cushions[b] = BLOND
+                        cushions[action.end] = colour
+                        after_cushions = tuple(cushions)
+                        if (template[-1], after_cushions, template[-2]) in visited:
+                            continue  # the action undoes an earlier one
+                        key: tuple[object, ...] = (
+                            *template[:2],
+                            after_cushions,
+                            *template[3:-2],
+                        )
+                        if key not in seen:
+                            seen.add(key)
+                            out.append(longer)
+                        continue
+                undo = _do(work, monk, action)
+                board = _board(work)
+                _undo(work, monk, action, undo)
+                if board in visited:  # the action undoes an earlier one
+                    continue
+                if type(action) is Hover and not rules.expert:
+                    alike[action.end] = None
                 try:
                     state.check_from_options(longer)
                 except IllegalMoveError:
@@ -725,6 +772,9 @@ def _third_actions(
                 token = state.apply(longer)
                 key = state.position_key()
                 state.undo(token)
+                if type(action) is Hover and not rules.expert:
+                    # the key, then what the table shows but the cushions
+                    alike[action.end] = (*key, board[2], board[0])
                 if key not in seen:
                     seen.add(key)
                     out.append(longer)
@@ -788,29 +838,38 @@ class _Completions:
 
     def options_of(
         self, prefix: tuple[Action, ...], touched: frozenset[int], plan: Plan
-    ) -> list[tuple[int, Action, Plan]]:
+    ) -> Iterator[tuple[int, Action, Plan]]:
+        """The actions the turn may go on with, those touching the squares still
+        unexplained first, then those of monks that have not acted yet: found as they
+        are asked for (the search stops after a few), each monk's only when reached.
+        The position must be as it was when the first was asked for."""
         used = {action.monk for action in prefix}
         wanted = self.unexplained() - touched
-        found = []
-        for code, monk in self.monks:
-            plans = _allowed(self.ctx, plan, monk)
-            if not plans:
-                continue
-            for action, _ in _actions(
-                self.work, code, monk, set(), None, True, hovers=self.hovers, kinds=frozenset(plans)
-            ):
-                found.append(
-                    (
-                        not (_squares(action) & wanted),
-                        code in used,
-                        code,
-                        monk,
-                        action,
-                        plans[KIND_OF[type(action)]],
-                    )
-                )
-        found.sort(key=lambda item: (item[0], item[1]))
-        return [(monk, action, nxt) for _, _, _, monk, action, nxt in found]
+        later: list[tuple[int, Action, Plan]] = []  # not touching them
+        for again in (False, True):
+            away: list[tuple[int, Action, Plan]] = []
+            for code, monk in self.monks:
+                if (code in used) is not again:
+                    continue
+                plans = _allowed(self.ctx, plan, monk)
+                if not plans:
+                    continue
+                for action, _ in _actions(
+                    self.work,
+                    code,
+                    monk,
+                    set(),
+                    None,
+                    True,
+                    hovers=self.hovers,
+                    kinds=frozenset(plans),
+                ):
+                    if _touches(action, wanted):
+                        yield monk, action, plans[KIND_OF[type(action)]]
+                    else:
+                        away.append((monk, action, plans[KIND_OF[type(action)]]))
+            later.extend(away)
+        yield from later
 
     def extend(
         self,
