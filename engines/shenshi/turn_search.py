@@ -813,6 +813,26 @@ class _Completions:
         self.names = monk_readings(state.rules)
         self.budget = Budget(COMPLETION_LIMIT)
         self.ctx = state.context()
+        self.rules_broken: dict[tuple[object, ...], str | None] = {}
+
+    def broken(self, turn: Turn, monk: int) -> str | None:
+        """The rule ``turn`` (actions from the options) breaks, or None. Hovers to one
+        square after the same actions differ only in the blond cushions they lift:
+        the rules of the turn (all ``check_from_options`` looks at) judge them alike."""
+        action = turn.actions[-1]
+        alike = None
+        if type(action) is Hover and not self.state.rules.expert:
+            alike = (turn.actions[:-1], monk, action.end)
+            if alike in self.rules_broken:
+                return self.rules_broken[alike]
+        try:
+            self.state.check_from_options(turn)
+            rule = None
+        except IllegalMoveError as error:
+            rule = error.rule
+        if alike is not None:
+            self.rules_broken[alike] = rule
+        return rule
 
     def shows(self, s: int) -> tuple[Value | None, Value | None]:
         occupant = self.work.occ[s]
@@ -878,7 +898,7 @@ class _Completions:
         visited: frozenset[tuple[object, ...]],
         plan: Plan,
     ) -> None:
-        state, work, out = self.state, self.work, self.out
+        work, out = self.work, self.out
         if len(out) >= IN_PROGRESS_LIMIT or len(prefix) == 3:
             return
         for monk, action, nxt in self.options_of(prefix, touched, plan):
@@ -891,10 +911,9 @@ class _Completions:
             if reached in visited:  # the action undoes earlier ones
                 continue
             turn = Turn((*prefix, action))
-            try:
-                state.check_from_options(turn)
-            except IllegalMoveError as error:
-                if len(prefix) <= 1 and error.rule.startswith(("turn.needs", "turn.swap-alone")):
+            rule = self.broken(turn, monk)
+            if rule is not None:
+                if len(prefix) <= 1 and rule.startswith(("turn.needs", "turn.swap-alone")):
                     undo = _do(work, monk, action)
                     self.extend(
                         (*prefix, action),
