@@ -780,8 +780,16 @@ class Referee:
         observation = self.believed_table()
         hidden = self._hidden()
         self.pending.judging_done = turn_done
+        # a done just after the last turn was taken for a bigger one may be the next
+        # player's, the last action theirs (``_split_again``): no turn of theirs leaving
+        # no trace is looked for then
+        shorter = self.last_move.shorter
         verdict = self.explainer.explain(
-            self.state, observation, turn_done=turn_done, hidden=hidden
+            self.state,
+            observation,
+            turn_done=turn_done,
+            hidden=hidden,
+            traceless=shorter is None or shorter[0] != len(self.history) - 1,
         )
         if verdict.kind != Kind.UNCHANGED and (
             self.last_move.bigger
@@ -805,7 +813,7 @@ class Referee:
             if undone is not None:
                 return undone
         if (verdict.kind == Kind.ILLEGAL or verdict.unexplained) and self.last_move.shorter:
-            split = self._split_again(observation, turn_done, hidden)
+            split = self._split_again(observation, turn_done, hidden, verdict)
             if split is not None:
                 return split
         if verdict.kind == Kind.ILLEGAL and self.belief:
@@ -1086,21 +1094,39 @@ class Referee:
         return False
 
     def _split_again(
-        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str], now: Verdict
     ) -> list[Output] | None:
         """Undo a revision (``_revise``) the table now contradicts: the last move was
         taken for a bigger one, but the next player's move no longer fits after it,
         while it does after the shorter move first accepted (in ShenShi the next player
         may move a neutral monk first, as a third action of the player before would).
-        None when it does not fit after the shorter move either."""
+        So too for a done on a table showing nothing beyond the bigger move (``now``:
+        the verdict after it) that is an illegal move after the shorter one: a player
+        who says done has done something, so the last action was theirs, and the flag
+        is theirs, its sentence saying the other reading. None when it does not fit
+        after the shorter move either."""
         index, text = self.last_move.shorter or (-1, "")
         if index != len(self.history) - 1:
             return None
         earlier, bigger = self.history[-1]
         shorter = earlier.copy()
         shorter.play(self.rules.parse_move(text))
-        verdict = self.explainer.explain(shorter, observation, turn_done=turn_done, hidden=hidden)
-        if verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS) and (
+        verdict = self.explainer.explain(
+            shorter, observation, turn_done=turn_done, hidden=hidden, traceless=False
+        )
+        idle = (
+            turn_done
+            and now.kind == Kind.ILLEGAL
+            and verdict.kind == Kind.ILLEGAL
+            and not observation.differences(self.expected_table(), min_confidence=self.config.sure)
+        )
+        if idle:
+            name = self.rules.players[earlier.to_move].capitalize()
+            verdict.message = (
+                f"{verdict.message} If {name}'s turn was {bigger}, the next player has "
+                f"not moved: {now.message}"
+            )
+        elif verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS) and (
             verdict.kind != Kind.IN_PROGRESS or verdict.unexplained
         ):
             return None

@@ -205,9 +205,11 @@ class Explainer:
         turn_done: bool = False,
         moves: Sequence[Any] | None = None,
         hidden: Collection[str] = (),
+        traceless: bool = True,
     ) -> Verdict:
         """The verdict on ``observation`` in ``state``. ``turn_done``: the player said
-        their move is complete (so moves that leave no visible trace are considered).
+        their move is complete (so moves that leave no visible trace are considered;
+        ``traceless``: also those the game finds only once done, ``TableModel.traceless``).
         ``moves``: only these legal moves are considered (default: every legal move).
         ``hidden``: elements that can be read but are unknown just now (under a hand):
         a move changing one of them is in progress until it is seen, or done."""
@@ -244,7 +246,7 @@ class Explainer:
             if moves is None
             else moves
         )
-        if turn_done and moves is None:
+        if turn_done and moves is None and traceless:
             # once the player is done, turns whose actions left no trace (a ShenShi
             # swap undone by the other monk) explain a table as well as any
             looked = [*looked, *self.model.traceless(state, observation, changed)]

@@ -253,8 +253,8 @@ def after_turn(state: ShenshiState, text: str) -> ShenshiState:
 
 def test_the_previous_players_monk_slid_after_their_turn_is_the_wrong_player() -> None:
     # silver's turn is shown complete and accepted; then silver's Grand Master slides
-    # on diagonally onto a free cushion, which no turn of silver's explains: the next player's done makes
-    # it copper's wrong move, and the sentence says the other reading
+    # on diagonally onto a free cushion, which no turn of silver's explains: the next
+    # player's done makes it copper's wrong move, the sentence saying the other reading
     ref = referee()
     show(ref, after(ref.state, "Gc3~c4 Me3-d3"))
     slid = after(ref.start, "Gc3~c4 Me3-d3").replace({"c4 monk": "none", "d5 monk": "silver-grand"})
@@ -307,3 +307,24 @@ def test_a_random_game_is_recognised_turn_by_turn(players: tuple[str, ...], seed
         assert ref.state.to_json() == truth.to_json(), text
     # (how long the candidate search takes is a figure of companion bench referee)
     assert direct >= 0.9 * (direct + asked + missed), (direct, asked, missed)
+
+
+def test_a_swap_taken_for_a_third_action_then_done_is_the_next_players_swap_alone() -> None:
+    # silver's turn of two actions is accepted; the neutral master then swaps with the
+    # neutral Grand Master, which the referee first takes for silver's third action.
+    # The done that follows is copper's: copper's turn is that swap alone.
+    state = position(
+        TWO,
+        blond="c3 e3 a1 a3 c6 d3 d4",
+        orange="g7 b2",
+        monks={"silver": ("c3", "e3"), "copper": ("c6", "d4"), "neutral": ("a1", "a3")},
+    )
+    ref = referee(state)
+    show(ref, after(ref.state, "Gc3~c4 NMa3~a2"))
+    out = show(ref, after(ref.start, "Gc3~c4 NMa3~a2 NMa2=a1"))
+    assert only(out, "move_accepted").move == "Gc3~c4 NMa3~a2 NMa2=a1"
+    out = ref.handle(TurnDone())
+    assert only(out, "move_accepted").move == "Gc3~c4 NMa3~a2"
+    flag = only(out, "illegal_move")
+    assert (flag.rule, flag.player) == ("turn.swap-alone", 1)
+    assert "the next player has not moved" in flag.message
