@@ -1100,8 +1100,9 @@ class Referee:
         taken for a bigger one, but the next player's move no longer fits after it,
         while it does after the shorter move first accepted (in ShenShi the next player
         may move a neutral monk first, as a third action of the player before would).
-        So too for a done on a table showing nothing beyond the bigger move (``now``:
-        the verdict after it) that is an illegal move after the shorter one: a player
+        So too, in a game whose moves go on (ShenShi), for a done on a table showing
+        nothing beyond the bigger move (``now``: the verdict after it) that is an
+        illegal move after the shorter one: a player
         who says done has done something, so the last action was theirs, and the flag
         is theirs, its sentence saying the other reading. None when it does not fit
         after the shorter move either."""
@@ -1116,6 +1117,7 @@ class Referee:
         )
         idle = (
             turn_done
+            and self.explainer.model.MOVES_GO_ON
             and now.kind == Kind.ILLEGAL
             and verdict.kind == Kind.ILLEGAL
             and not observation.differences(self.expected_table(), min_confidence=self.config.sure)
