@@ -123,6 +123,26 @@ class HiddenParts(ABC, Generic[S, M]):
         """How many hidden items of each kind of ``limits`` ``content`` holds."""
         return {}
 
+    def items(self, state: S, part: int) -> frozenset[int]:
+        """Every item ``part`` could hide in ``state`` (Shangri-La: its spaces with a
+        master). Default: none (the referee does not search the part's contents)."""
+        return frozenset()
+
+    def leaving(self, state: S, part: int) -> list[M]:
+        """The moves whose outcome what ``part`` hides decides (Shangri-La: the
+        journeys from it over a standing bridge, legal or not). Default: none."""
+        return []
+
+    unseen_words: str = "a move in"
+    """An unseen move in words, before the parts it may have acted in ("a student onto
+    a master in")."""
+
+    def looks_alike(self, state: S, other: S) -> bool:
+        """Whether ``state`` and ``other`` differ at most in what the parts hide.
+        Default: ``other`` given ``state``'s contents is ``state``."""
+        contents = {p: self.content(state, p) for p in self.parts(state)}
+        return self.with_content(other, contents) == state
+
     scores_seen: bool = True
     """Whether the scores depend only on what the table shows (then an unseen move
     still in doubt at the end is never asked about)."""

@@ -44,6 +44,7 @@ from companion.referee.events import (
 from companion.referee.inference import DECISIVE, WRONG_PLAYER, Explainer, Verdict
 from companion.referee.inference import VerdictKind as Kind
 from companion.referee.parts import MOST_TRIED, Entry, Factor, Parts, refused
+from companion.referee.unseen import MOST_FITS, Unseen, unsure_words
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
 from engines.observation import Observation, Reading, TableSchema
 
@@ -86,6 +87,14 @@ class RefereeConfig:
     table model offers it. Off: on simulated games seen from above it asked as often
     and corrected and flagged more (docs/referee.md)."""
 
+    unseen: bool = False
+    """A move the table cannot show and that fits many ways (a Shangri-La recruit seen
+    from above) is written as the likeliest and kept open, never asked about at once:
+    a later table settles it (``companion.referee.unseen``). Off: it is asked about
+    when it fits more ways than the belief keeps (``parts`` on: the parts keep it).
+    Off by default: on simulated games it asks far less but its record is less often
+    right, it flags more and its slowest verdicts are slower (docs/referee.md)."""
+
     def frames_for(self, source: str) -> int:
         return self.source_frames.get(source, self.stable_frames)
 
@@ -97,6 +106,8 @@ class RefereeConfig:
         }
         if self.parts:
             data["parts"] = True
+        if self.unseen:
+            data["unseen"] = True
         if self.source_frames:
             data["source_frames"] = dict(self.source_frames)
         return data
@@ -360,6 +371,15 @@ class Status(StrEnum):
     """The game is over: the table is only compared with the final position."""
 
 
+def _legal(state: GameState[Any], move: Any) -> bool:
+    """Whether ``move`` is legal in ``state``."""
+    try:
+        state.check(move)
+    except EngineError:
+        return False
+    return True
+
+
 class Referee:
     """Referee one game. ``handle`` takes one input and returns the outputs, in order."""
 
@@ -399,6 +419,15 @@ class Referee:
                 for part in parts.model.parts_of(e):
                     parts.elements.setdefault(part, []).append(e)
             parts.save(0)
+        self.unseen = (
+            Unseen()
+            if self.config.unseen
+            and parts is None
+            and self.explainer.model.hidden_parts() is not None
+            else None
+        )
+        """For a game whose table hides things (Shangri-La's students): the moves the
+        table could not show, written as the likeliest, and the others that fitted."""
         self._gap_question = False
         """The open question asks which of several moves made unseen came next: once
         it is answered, the rest of the table is explained again."""
@@ -447,6 +476,7 @@ class Referee:
             "belief",
             "_gap_question",
             "parts",
+            "unseen",
         }
     )
     """The fields ``snapshot`` covers; the others are fixed by the game, its start and
@@ -482,6 +512,7 @@ class Referee:
             "sources": {name: d.snapshot() for name, d in self.sources.items()},
             "belief": self.belief.to_json(),
             **({"parts": self.parts.to_json()} if self.parts else {}),
+            **({"unseen": self.unseen.to_json()} if self.unseen else {}),
         }
 
     def restore(self, data: dict[str, Any]) -> None:
@@ -516,6 +547,8 @@ class Referee:
         if "parts" in data and self.parts is not None:
             self.parts.restore(data["parts"])
             self.parts.save(len(self.history))
+        if "unseen" in data and self.unseen is not None:
+            self.unseen.restore(data["unseen"])
         for name, source in data["sources"].items():
             debouncer = self.sources[name] = Debouncer(
                 self.schema,
@@ -567,6 +600,8 @@ class Referee:
                 self.config.sure,
             )
         changed = debouncer.push(event.observation)
+        if self.unseen is not None:
+            self._hands(event.observation)
         if self.pending.done_frames >= 0:  # a done waiting for the table to be believed
             self.pending.done_frames += 1
             if (
@@ -818,6 +853,10 @@ class Referee:
                 return split
         if verdict.kind == Kind.ILLEGAL and self.belief:
             settled = self._by_belief(observation, turn_done, hidden)
+            if settled is not None:
+                return settled
+        if verdict.kind == Kind.ILLEGAL and self.unseen:
+            settled = self._by_unseen(observation, turn_done, hidden)
             if settled is not None:
                 return settled
         if verdict.kind == Kind.ILLEGAL and self.parts:
@@ -1256,6 +1295,13 @@ class Referee:
         if (
             not self._gap_question
             and verdict.scores
+            and self.unseen is not None
+            and self._unseen_choice(verdict.moves)
+        ):
+            return self._keep_open(verdict)
+        if (
+            not self._gap_question
+            and verdict.scores
             and self.parts is not None
             and not self.belief
             and self.parts.model.unseen_choice(self.state, verdict.moves)
@@ -1284,6 +1330,10 @@ class Referee:
             explained = self._explain_gap()
             if explained is not None:
                 return explained
+        if self.status == self.WATCHING and self.unseen:
+            asked = self._ask_unseen()
+            if asked is not None:
+                return asked
         self.status = self.ILLEGAL
         flag = IllegalMove(
             self.state.to_move,
@@ -1524,6 +1574,10 @@ class Referee:
         index = self.belief.asked
         assert index is not None
         self.belief.asked = None
+        if self.unseen is not None:
+            self.unseen.open.pop(index, None)  # the players said
+            if self.history[index][1] != text:
+                self.unseen.asked_at = None  # the table may show another one now
         self.candidates = []
         self.status = self.WATCHING
         out: list[Output] = []
@@ -1661,6 +1715,8 @@ class Referee:
         self.last_move.made_seen = []
         after = self.explainer.expected(self.state)
         self.belief.asked = None
+        if self.unseen is not None:
+            self.unseen.hands = set()
         if branches is not None:
             self.belief.histories = branches
         elif self.belief:
@@ -1708,11 +1764,267 @@ class Referee:
             return Indicators([])
         return Indicators([Light(e, "red", "blink") for e in flag.elements])
 
+    # ------------------------------------------------------------------ unseen moves
+
+    def _hands(self, observation: Observation) -> None:
+        """Note the parts a hand hides in this frame (every element of the part that
+        can be read unknown): soft evidence of where an unseen move acted."""
+        unseen = self.unseen
+        model = self.explainer.model.hidden_parts()
+        assert unseen is not None and model is not None
+        if unseen.elements is None:  # a hand over a part hides what is read from above
+            unseen.elements = {}
+            for e in self.schema.elements:
+                parts = model.parts_of(e)
+                if len(parts) == 1 and not e.endswith("^"):
+                    unseen.elements.setdefault(next(iter(parts)), []).append(e)
+        for part, elements in unseen.elements.items():
+            if all(not observation[e].known for e in elements):
+                unseen.hands.add(part)
+
+    def _changed_parts(self, observation: Observation) -> set[int]:
+        """The parts where ``observation`` surely shows another table than the record's,
+        and those joined to them by an element (a bridge): a journey's students
+        arrive in one village from a neighbour before its bridge is lifted."""
+        model = self.explainer.model.hidden_parts()
+        assert model is not None
+        expected = self.explainer.expected(self.state)
+        changed = observation.differences(expected, min_confidence=self.config.sure)
+        parts = {p for e in changed for p in model.parts_of(e)}
+        joined = set(parts)
+        for e in self.schema.elements:
+            shared = model.parts_of(e)
+            if len(shared) > 1 and shared & parts:
+                joined |= shared
+        return joined
+
+    def _unseen_choice(self, moves: list[Any]) -> bool:
+        """Whether ``moves`` fit the table alike only because it cannot show what they
+        hide (each adds hidden items only)."""
+        model = self.explainer.model.hidden_parts()
+        return (
+            model is not None
+            and len(moves) > 1
+            and all(model.spread(m) for m in moves)
+            and model.unseen_choice(self.state, moves)
+        )
+
+    def _keep_open(self, verdict: Verdict) -> list[Output]:
+        """A move the table cannot show, fitting ``verdict.moves``: the likeliest (the
+        readings and the hands seen) is accepted and the others kept (``Unseen``)."""
+        unseen, model = self.unseen, self.explainer.model.hidden_parts()
+        assert unseen is not None and model is not None
+        scores = list(verdict.scores or [0.0] * len(verdict.moves))
+        fitting = [self.rules.format_move(m) for m in verdict.moves]
+        # the moves legal in some way of the game: with the items the open moves put
+        # taken away, any of them may be free
+        put: dict[int, set[int]] = {}
+        for k in unseen.open:
+            for part, items in model.spread(self.rules.parse_move(self.history[k][1])).items():
+                put.setdefault(part, set()).update(items)
+        world = model.with_content(
+            self.state, {p: model.content(self.state, p) - items for p, items in put.items()}
+        )
+        more = [
+            m
+            for m in world.legal_moves()
+            if model.spread(m) and self.rules.format_move(m) not in fitting
+        ]
+        ranked = unseen.rank(model, [*verdict.moves, *more], scores + [min(scores)] * len(more))
+        chosen = next(m for _, m in ranked if self.rules.format_move(m) in fitting)
+        index = len(self.history)
+        out = self._accept(chosen, "table", verdict.corrected)
+        unseen.keep(index, [self.rules.format_move(m) for _, m in ranked], [w for w, _ in ranked])
+        if self.status == self.WATCHING:
+            self.last_move.bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
+        return out
+
+    def _by_unseen(
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+    ) -> list[Output] | None:
+        """For a table the record cannot explain: the records with open moves replaced
+        that can (``_by_unseen_here``), from the record's position or, when the last
+        move was seen on the table, from before it: a journey's first student may
+        arrive as a placement would, while the record saw no student to send."""
+        here = self._by_unseen_here(observation, turn_done, hidden)
+        last = self.last_move
+        if here or not self.history or not last.made_seen or last.typed:
+            return here
+        saved = (self.history, self.state, self.last_move, self._last)
+        earlier, text = self.history[-1]
+        self.history, self.state = self.history[:-1], earlier.copy()
+        self.last_move, self._last = LastMove(), None
+        out = self._by_unseen_here(observation, turn_done, hidden)
+        if not out:
+            self.history, self.state, self.last_move, self._last = saved
+            return here if out is None else out
+        return [MoveTakenBack(len(saved[0]), text), *out]
+
+    def _by_unseen_here(
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+    ) -> list[Output] | None:
+        """For a table the record cannot explain: the records with open moves replaced
+        so that a village holds what the table needs (``_by_contents``). The
+        likeliest becomes the record (a correction); several as likely that the table
+        would judge differently: the players say which. None when none explains the
+        table; nothing while one shows it on the way."""
+        unseen, model = self.unseen, self.explainer.model.hidden_parts()
+        assert unseen is not None and model is not None
+        parts = self._changed_parts(observation)
+        if not parts:
+            return None
+        found: list[tuple[float, History, Verdict]] = []
+        waiting = False
+        for moves, state, weight in self._by_contents(observation, turn_done, hidden):
+            verdict = self.explainer.explain(state, observation, turn_done=turn_done, hidden=hidden)
+            if verdict.kind in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
+                found.append((weight, History(moves, state.copy(), weight), verdict))
+            waiting = waiting or (
+                verdict.kind == Kind.IN_PROGRESS and not verdict.unexplained and not turn_done
+            )
+        if not found:
+            return [] if waiting else None
+        found.sort(key=lambda t: -t[0])
+        best = found[0][0]
+        tied = [
+            (History(h.moves, h.state, w - best), v)
+            for w, h, v in found
+            if best - w < log(DECISIVE)
+        ]
+        verdicts = {(v.kind, tuple(self.rules.format_move(m) for m in v.moves)) for _, v in tied}
+        chosen = [h for h, _ in tied] if len(verdicts) > 1 else [tied[0][0]]
+        record = [text for _, text in self.history]
+        saved = self.belief.histories
+        self.belief.histories = chosen
+        out = self._by_belief(observation, turn_done, hidden)
+        if out is None:
+            self.belief.histories = saved
+            return None
+        for h in chosen:
+            for i, (was, now) in enumerate(zip(record, h.moves, strict=True)):
+                if was != now:
+                    unseen.replace(i, was)
+        if self.status != self.QUESTION:
+            self.belief.histories = []
+        return out
+
+    def _by_contents(
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+    ) -> list[tuple[list[str], Any, float]]:
+        """For a table the record cannot explain: records with open moves replaced so
+        that a village where the table changed, or one joined to it by a bridge, holds
+        what the table needs: a journey's outcome, made or on its way, a stack's height
+        (``Unseen.contents``). Worked out once per table."""
+        unseen, model = self.unseen, self.explainer.model.hidden_parts()
+        assert unseen is not None and model is not None
+        expected = self.explainer.expected(self.state)
+        sure = self.config.sure
+        changed = observation.differences(expected, min_confidence=sure)
+        key = (len(self.history), turn_done, tuple((e, observation.value(e)) for e in changed))
+        if unseen.searched is not None and unseen.searched[0] == key:
+            return unseen.searched[1]
+        bridges = self._changed_parts(observation)
+        found: list[tuple[list[str], Any, float]] = []
+        tried = [0]
+
+        direct = {p for e in changed for p in model.parts_of(e)}
+        transient = self.explainer.model.transient
+
+        def agrees(table: Observation, before: Observation | None, elements: list[str]) -> bool:
+            # every sure reading as ``table`` shows it, or (on the way) as ``before``
+            for e in elements:
+                reading = observation[e]
+                value = reading.value
+                if value is None or reading.confidence < sure:
+                    continue
+                for other in (table, before):
+                    if other is not None:
+                        want = other.value(e)
+                        if value == want and type(value) is type(want):
+                            break
+                else:
+                    if before is None or value not in transient(e):
+                        return False
+            return True
+
+        def fits(world: Any) -> bool:
+            # the table as the world shows it (a stack's height), or a journey's
+            # outcome, made or on its way, with the part holding its content: first
+            # what the table changed, then the explainer on the moves left
+            tried[0] += 1
+            if tried[0] > MOST_FITS:
+                return False
+            table = self.explainer.expected(world)
+            moves = [None] if agrees(table, None, changed) else []
+            for move in model.leaving(world, part):
+                read = model.read_by(world, move) or frozenset()
+                if not read & direct or not _legal(world, move):
+                    continue
+                after = world.copy()
+                after.play(move)
+                if agrees(self.explainer.expected(after), None if turn_done else table, changed):
+                    moves.append(move)
+            if not moves:
+                return False
+            verdict = self.explainer.explain(
+                world,
+                observation,
+                turn_done=turn_done,
+                moves=[m for m in moves if m is not None],
+                hidden=hidden,
+            )
+            return verdict.kind in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS) or (
+                verdict.kind == Kind.IN_PROGRESS and not verdict.unexplained and not turn_done
+            )
+
+        lifted = {p for e in changed if len(model.parts_of(e)) > 1 for p in model.parts_of(e)}
+        # the villages of a bridge lifted first, then the smaller
+        for part in sorted(
+            bridges, key=lambda p: (p not in lifted, len(model.items(self.state, p)))
+        ):
+            found += unseen.contents(self.rules, model, self.history, self.state, part, fits)
+        unseen.searched = (key, found)
+        return found
+
+    def _ask_unseen(self) -> list[Output] | None:
+        """Before flagging a table the record cannot explain, nor the record with any
+        one open move replaced: when open moves could have put something else where
+        the table changed, more than one of them was not the one written, and the
+        players say which the newest of those was; the table is judged again once
+        answered, and asked about again while answers change the record. None: flag."""
+        unseen, model = self.unseen, self.explainer.model.hidden_parts()
+        assert unseen is not None and model is not None
+        if unseen.asked_at == len(self.history):
+            return None
+        parts = self._changed_parts(self.believed_table())
+        each = unseen.alternatives(self.rules, model, self.history, self.state, parts)
+        if not each:
+            return None
+        index = max(each)
+        unseen.asked_at = len(self.history)
+        self.belief.histories = [History(m, s.copy(), w) for m, s, w in each[index]]
+        self.belief.again_done = self.pending.judging_done
+        return self._ask(index, "The table shows that an earlier move was not the one shown:")
+
+    def unsure(self) -> dict[int, str]:
+        """The record's moves the table could not show and no later table settled, by
+        move number, in words ("a student onto a master in village 4 or village 7; not
+        seen")."""
+        model = self.explainer.model.hidden_parts()
+        if self.unseen is None or model is None:
+            return {}
+        return {
+            k + 1: unsure_words(model, [t for t, _ in v], self.rules.parse_move)
+            for k, v in sorted(self.unseen.open.items())
+        }
+
     # ------------------------------------------------------------------ the parts
 
     def _truncate_beliefs(self) -> None:
         """The record was cut (a move taken back or replaced): both beliefs follow."""
         self.belief.truncate(self.history, self.rules)
+        if self.unseen is not None:
+            self.unseen.truncate(len(self.history))
         if self.parts is not None:
             self.parts.truncate(len(self.history))
 

@@ -280,7 +280,14 @@ def _config(data: Any, version: int) -> RefereeConfig:
     data = dict(data)
     if version == OLD_VERSION:
         data.setdefault("confirm_frames", 0)  # written before it: flags at once
-    unknown = set(data) - {"sure", "stable_frames", "confirm_frames", "source_frames", "parts"}
+    unknown = set(data) - {
+        "sure",
+        "stable_frames",
+        "confirm_frames",
+        "source_frames",
+        "parts",
+        "unseen",
+    }
     if unknown:
         raise ValueError(f"unknown referee settings {sorted(unknown)}")
     sure = data.get("sure", RefereeConfig.sure)
@@ -302,8 +309,16 @@ def _config(data: Any, version: int) -> RefereeConfig:
     parts = data.get("parts", False)
     if type(parts) is not bool:
         raise ValueError(f"parts is {parts!r}, not true or false")
+    unseen = data.get("unseen", False)
+    if type(unseen) is not bool:
+        raise ValueError(f"unseen is {unseen!r}, not true or false")
     return RefereeConfig(
-        float(sure), counts["stable_frames"], dict(sources), counts["confirm_frames"], parts
+        float(sure),
+        counts["stable_frames"],
+        dict(sources),
+        counts["confirm_frames"],
+        parts,
+        unseen,
     )
 
 

@@ -39,6 +39,26 @@ class ShangrilaHidden(HiddenParts[ShangrilaState, Move]):
 
     most = 2
 
+    unseen_words = "a student onto a master in"
+
+    def looks_alike(self, state: ShangrilaState, other: ShangrilaState) -> bool:
+        """The same masters, stones and bridges, and the same player to move: the
+        students may differ (so may the supply they come from)."""
+        return (
+            state.owner == other.owner
+            and state.stones == other.stones
+            and state.bridges == other.bridges
+            and state.to_move == other.to_move
+        )
+
+    def items(self, state: ShangrilaState, part: int) -> frozenset[int]:
+        owner = state.owner
+        return frozenset(s for s in SPACES[part] if owner[s] >= 0)
+
+    def leaving(self, state: ShangrilaState, part: int) -> list[Move]:
+        bridges = state.bridges
+        return [Journey(part, w) for e, w in state.rules.links[part] if bridges[e]]
+
     def parts(self, state: ShangrilaState) -> Sequence[int]:
         return range(NV)
 

@@ -85,6 +85,13 @@ def register(bench_sub: Subparsers) -> None:
         "by village) instead of as whole games (RefereeConfig.parts)",
     )
     parser.add_argument(
+        "--unseen",
+        action="store_true",
+        help="write a move the table cannot show (a Shangri-La recruit seen from "
+        "above) as the likeliest and keep it open instead of asking "
+        "(RefereeConfig.unseen)",
+    )
+    parser.add_argument(
         "--gap",
         type=float,
         default=0.0,
@@ -190,7 +197,11 @@ def referee_command(args: argparse.Namespace) -> int:
     )
     if getattr(args, "flicker_sure", None) is not None:
         table = replace(table, flicker_sure=args.flicker_sure)
-    referee = RefereeConfig(stable_frames=args.stable_frames, parts=getattr(args, "parts", False))
+    referee = RefereeConfig(
+        stable_frames=args.stable_frames,
+        parts=getattr(args, "parts", False),
+        unseen=getattr(args, "unseen", False),
+    )
     options = _options(getattr(args, "option", []))
     readers = getattr(args, "readers", "flicker")
     if readers == "fitted":
