@@ -53,9 +53,6 @@ DONE_WAIT = 3
 frames a reading takes to be believed (see ``Referee._done_waits``)."""
 IN_PROGRESS_SHOWN = 6
 """Moves a "move in progress" names at most when the referee makes up the list."""
-LIKELIER = 1e-9
-"""A history whose weight (log) is below the record's by more than this is less likely
-than the record, rather than as likely (a doubt the readings did not weigh)."""
 ONCE = 0.5
 """The confidence a reading seen on one frame only is weighed with when a ``done``
 would otherwise be flagged (``Referee._done_look``): the last piece put down a frame
@@ -1438,16 +1435,14 @@ class Referee:
                 "The table now shows that an earlier move was "
                 "not the one shown, and it fits more than one:",
             )
-        if (
-            verdict.kind == Kind.ACCEPTED
-            and history.weight < -LIKELIER
-            and self._forbids(verdict.moves[0])
+        if verdict.kind in (Kind.ACCEPTED, Kind.AMBIGUOUS) and all(
+            self._forbids(move) for move in verdict.moves
         ):
-            # the move seen is legal only in a history the readings made less likely
-            # than the record: the move is illegal unless the readings were wrong, so
-            # the players say which (a history as likely as the record, such as the
-            # other of two cards leaving the same table, is settled by the move: the
-            # card played again was not the one spent)
+            # the move seen is legal only in another history than the record's: either
+            # an earlier move was not the one shown (the other of two cards leaving the
+            # same table: the card played again was not the one spent), or the move is
+            # illegal (the card is played twice). The table cannot tell, so the players
+            # say which earlier move it was, and the move is judged again
             played = [text for _, text in self.history]
             first = min(
                 i for i, (a, b) in enumerate(zip(history.moves, played, strict=True)) if a != b
@@ -1848,7 +1843,15 @@ class Referee:
         arrive as a placement would, while the record saw no student to send."""
         here = self._by_unseen_here(observation, turn_done, hidden)
         last = self.last_move
-        if here or not self.history or not last.made_seen or last.typed:
+        unseen = self.unseen
+        assert unseen is not None
+        if (
+            here
+            or not self.history
+            or not last.made_seen
+            or last.typed
+            or len(self.history) - 1 in unseen.open
+        ):
             return here
         saved = (self.history, self.state, self.last_move, self._last)
         earlier, text = self.history[-1]

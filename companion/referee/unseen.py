@@ -137,7 +137,7 @@ class Unseen:
         wanted = frozenset(parts)
         budget = MOST_REWRITES
         out: dict[int, list[tuple[list[str], GameState[Any], float]]] = {}
-        for index in sorted(self.open, reverse=True):
+        for index in sorted((k for k in self.open if k < len(history)), reverse=True):
             kept = self.candidates(index)
             mine = next((w for t, w in kept if t == texts[index]), 0.0)
             was = model.spread(moves[index])
@@ -213,6 +213,7 @@ class Unseen:
         taken from the open move that put it (at most ``MOST_COMBINATIONS`` tried)."""
         texts = [text for _, text in history]
         moves = [rules.parse_move(t) for t in texts]
+        open_ = [k for k in self.open if k < len(history)]
 
         def inside(move: Any) -> frozenset[int]:
             return model.spread(move).get(part, frozenset())
@@ -221,7 +222,7 @@ class Unseen:
         taken = record - content
         remove: dict[int, set[int]] = {}
         for item in taken:
-            putters = [k for k in self.open if item in inside(moves[k])]
+            putters = [k for k in open_ if item in inside(moves[k])]
             if not putters:
                 return []
             remove.setdefault(max(putters), set()).add(item)
@@ -230,7 +231,7 @@ class Unseen:
         for item in added:
             ks = [
                 k
-                for k in sorted(self.open, reverse=True)
+                for k in sorted(open_, reverse=True)
                 if any(item in inside(rules.parse_move(t)) for t, _ in self.candidates(k))
             ]
             if not ks:
