@@ -4,6 +4,7 @@ test games (never used in the fit)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,16 @@ def test_other_rules_options_are_said_to_be_a_rough_guide() -> None:
     assert "orange_lifts" not in same.note
     assert "orange_lifts as 2: a rough guide" in other.note
     assert other.level == same.level
+
+
+def test_a_temperature_above_one_sharpens_the_chances_and_stays_in_bounds() -> None:
+    fitted, _ = fit_model("test", synthetic_rows(), 300)
+    moves = synthetic_rows()[15].evidence
+    posteriors = [
+        replace(fitted, temperature=t, few_moves=0.0).posterior(moves) for t in (1.0, 2.0)
+    ]
+    assert max(posteriors[1].values()) > max(posteriors[0].values())
+    sharp = replace(fitted, temperature=MAX_TEMPERATURE)
+    assert StrengthModel.from_json("test", sharp.to_json()).temperature == MAX_TEMPERATURE
+    with pytest.raises(ValueError, match="temperature"):
+        StrengthModel.from_json("test", {**sharp.to_json(), "temperature": MAX_TEMPERATURE + 0.5})
