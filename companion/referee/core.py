@@ -1138,10 +1138,10 @@ class Referee:
         may move a neutral monk first, as a third action of the player before would).
         So too, in a game whose moves go on (ShenShi), for a done on a table showing
         nothing beyond the bigger move (``now``: the verdict after it) that is an
-        illegal move after the shorter one: a player
-        who says done has done something, so the last action was theirs, and the flag
-        is theirs, its sentence saying the other reading. None when it does not fit
-        after the shorter move either."""
+        illegal move after the shorter one: a player who says done has done
+        something, so the last action was theirs, and the flag is theirs, its sentence
+        saying the other reading. None when it does not fit after the shorter move
+        either."""
         index, text = self.last_move.shorter or (-1, "")
         if index != len(self.history) - 1:
             return None
