@@ -845,7 +845,7 @@ class Referee:
             if undone is not None:
                 return undone
         if (verdict.kind == Kind.ILLEGAL or verdict.unexplained) and self.last_move.shorter:
-            split = self._split_again(observation, turn_done, hidden, verdict)
+            split = self._split_again(observation, turn_done, hidden)
             if split is not None:
                 return split
         if verdict.kind == Kind.ILLEGAL and self.belief:
@@ -1130,18 +1130,14 @@ class Referee:
         return False
 
     def _split_again(
-        self, observation: Observation, turn_done: bool, hidden: frozenset[str], now: Verdict
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
     ) -> list[Output] | None:
         """Undo a revision (``_revise``) the table now contradicts: the last move was
         taken for a bigger one, but the next player's move no longer fits after it,
         while it does after the shorter move first accepted (in ShenShi the next player
         may move a neutral monk first, as a third action of the player before would).
-        So too, in a game whose moves go on (ShenShi), for a done on a table showing
-        nothing beyond the bigger move (``now``: the verdict after it) that is an
-        illegal move after the shorter one: a player who says done has done
-        something, so the last action was theirs, and the flag is theirs, its sentence
-        saying the other reading. None when it does not fit after the shorter move
-        either."""
+        None when it does not fit after the shorter move either (a turn leaving no
+        trace is not looked for there: the table shows a visible action)."""
         index, text = self.last_move.shorter or (-1, "")
         if index != len(self.history) - 1:
             return None
@@ -1151,20 +1147,7 @@ class Referee:
         verdict = self.explainer.explain(
             shorter, observation, turn_done=turn_done, hidden=hidden, traceless=False
         )
-        idle = (
-            turn_done
-            and self.explainer.model.MOVES_GO_ON
-            and now.kind == Kind.ILLEGAL
-            and verdict.kind == Kind.ILLEGAL
-            and not observation.differences(self.expected_table(), min_confidence=self.config.sure)
-        )
-        if idle:
-            name = self.rules.players[earlier.to_move].capitalize()
-            verdict.message = (
-                f"{verdict.message} If {name}'s turn was {bigger}, the next player has "
-                f"not moved: {now.message}"
-            )
-        elif verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS) and (
+        if verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS) and (
             verdict.kind != Kind.IN_PROGRESS or verdict.unexplained
         ):
             return None
