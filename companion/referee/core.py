@@ -53,6 +53,9 @@ DONE_WAIT = 3
 frames a reading takes to be believed (see ``Referee._done_waits``)."""
 IN_PROGRESS_SHOWN = 6
 """Moves a "move in progress" names at most when the referee makes up the list."""
+LIKELIER = 1e-9
+"""A history whose weight (log) is below the record's by more than this is less likely
+than the record, rather than as likely (a doubt the readings did not weigh)."""
 ONCE = 0.5
 """The confidence a reading seen on one frame only is weighed with when a ``done``
 would otherwise be flagged (``Referee._done_look``): the last piece put down a frame
@@ -1418,14 +1421,16 @@ class Referee:
                 "The table now shows that an earlier move was "
                 "not the one shown, and it fits more than one:",
             )
-        if verdict.kind in (Kind.ACCEPTED, Kind.AMBIGUOUS) and all(
-            self._forbids(move) for move in verdict.moves
+        if (
+            verdict.kind == Kind.ACCEPTED
+            and history.weight < -LIKELIER
+            and self._forbids(verdict.moves[0])
         ):
-            # the move seen is legal only in another history than the record's: either
-            # an earlier move was not the one shown (the other of two cards leaving the
-            # same table: the card played again was not the one spent), or the move is
-            # illegal (the card is played twice). The table cannot tell, so the players
-            # say which earlier move it was, and the move is judged again
+            # the move seen is legal only in a history the readings made less likely
+            # than the record: the move is illegal unless the readings were wrong, so
+            # the players say which (a history as likely as the record, such as the
+            # other of two cards leaving the same table, is settled by the move: the
+            # card played again was not the one spent)
             played = [text for _, text in self.history]
             first = min(
                 i for i, (a, b) in enumerate(zip(history.moves, played, strict=True)) if a != b
