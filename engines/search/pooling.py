@@ -180,6 +180,7 @@ def fit_shared_held_out(
             temperature=model.temperature,
             random_threshold=model.random_threshold,
             few_moves=model.few_moves,
+            random_moves=model.random_moves,
         )
         whole = [r for r in folds[k] if r.view == "full"]
         parts.append((held, pooled_groups(whole, sizes)))

@@ -22,7 +22,7 @@ far back out they can be trusted) and times ``n / (n + few_moves)`` for ``n`` ju
 (widening the ranges of short evidence most) give the posterior; the range is the
 narrowest run of levels holding ``COVERAGE`` of it. The level given is the posterior
 median, or level 0 (random play) as soon as level 0 has at least ``random_threshold``
-of the posterior and there are ``FEW_MOVES`` judged moves: a player who may well be
+of the posterior and there are ``random_moves`` judged moves: a player who may well be
 playing at random is told so, once there are moves enough to tell. The range always
 holds the level given.
 
@@ -30,8 +30,10 @@ holds the level given.
 by cross-validation (folds of whole games): for each ``few_moves`` of
 ``FEW_MOVES_CHOICES`` the largest temperature whose ranges hold the true level
 ``COVERAGE`` of the time in whole games and in games joined late alike, and of those
-the pair giving the narrowest ranges; then the threshold the one coming closest to
-both goals on whole games (the level within one of the truth ``NEAR_GOAL`` of the
+the pair giving the narrowest ranges; then the threshold and ``random_moves`` (of
+``RANDOM_MOVES_CHOICES``: a game of few turns a player, as ShenShi, must name random
+play from fewer moves than a long one) the pair coming closest to both goals on whole
+games (the level within one of the truth ``NEAR_GOAL`` of the
 time, random play judged level 0 ``RANDOM_GOAL`` of the time). Fewer than
 ``MIN_MOVES`` judged moves give no level at all.
 """
@@ -55,6 +57,9 @@ MIN_MOVES = 4
 """Below this many judged moves there is no estimate ("not enough moves")."""
 FEW_MOVES = 15
 """Below this many judged moves the estimate carries a note that it says little."""
+RANDOM_MOVES_CHOICES: tuple[int, ...] = (FEW_MOVES, 12, 10, 8, 6, MIN_MOVES)
+"""Candidate ``random_moves``, the judged moves from which level 0 is named on its
+threshold: tried from the most down, of equals the most kept."""
 NEAR_GOAL = 0.8
 RANDOM_GOAL = 0.95
 """The goals the level-0 threshold is chosen for (see the module's docstring)."""
@@ -221,6 +226,9 @@ class StrengthModel:
     """Judged moves at which the log-odds count half (short evidence, wide ranges)."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """The rules options of the fitting games (every option, as in records)."""
+    random_moves: int = FEW_MOVES
+    """Judged moves from which level 0 is named as soon as it holds
+    ``random_threshold`` of the posterior."""
 
     @property
     def levels(self) -> list[int]:
@@ -248,10 +256,10 @@ class StrengthModel:
     def point(self, posterior: Mapping[int, float], moves: int | None = None) -> int:
         """The level given for ``posterior`` (of ``moves`` judged moves, when known):
         the lowest level when it holds at least ``random_threshold`` and there are at
-        least ``FEW_MOVES`` moves (a few moves cannot tell random play), else the
+        least ``random_moves`` moves (a few moves cannot tell random play), else the
         median."""
         levels = sorted(posterior)
-        enough = moves is None or moves >= FEW_MOVES
+        enough = moves is None or moves >= self.random_moves
         if enough and posterior[levels[0]] >= self.random_threshold:
             return levels[0]
         mass = 0.0
@@ -282,6 +290,7 @@ class StrengthModel:
             "even_share": round(self.even_share, 6),
             "few_moves": self.few_moves,
             "options": dict(self.options),
+            "random_moves": self.random_moves,
         }
 
     @classmethod
@@ -302,6 +311,7 @@ class StrengthModel:
             float(data["even_share"]),
             float(data["few_moves"]),
             dict(data.get("options", {})),
+            int(data.get("random_moves", FEW_MOVES)),
         )
         if (
             len(levels) < 2
@@ -320,6 +330,8 @@ class StrengthModel:
             )
         if any(s <= 0 for s in model.scale) or not 0 < model.even_share < 1 or model.few_moves < 0:
             raise ValueError(f"{key}: positive scales and an even share in (0, 1)")
+        if model.random_moves < MIN_MOVES:
+            raise ValueError(f"{key}: level 0 named from at least {MIN_MOVES} judged moves")
         return model
 
 
@@ -593,7 +605,11 @@ def fit_logistic(
 
 
 def _with(
-    model: StrengthModel, temperature: float, threshold: float, few_moves: float
+    model: StrengthModel,
+    temperature: float,
+    threshold: float,
+    few_moves: float,
+    random_moves: int = FEW_MOVES,
 ) -> StrengthModel:
     return StrengthModel(
         model.key,
@@ -608,6 +624,7 @@ def _with(
         model.even_share,
         few_moves,
         model.options,
+        random_moves,
     )
 
 
@@ -641,10 +658,10 @@ def fit_model(
 ) -> tuple[StrengthModel, Check]:
     """The model fitted on ``rows`` and its cross-validated check (every view): the
     few-moves widening and temperature as the module's docstring says, then the
-    level-0 threshold coming closest to both goals on
-    whole games (``NEAR_GOAL``, ``RANDOM_GOAL``; of equals, the one most often within
-    one). ``levels`` defaults to those of ``rows``, ``even_share`` to 1 / 4. Raises
-    ValueError without data."""
+    level-0 threshold and ``random_moves`` coming closest to both goals on
+    whole games (``NEAR_GOAL``, ``RANDOM_GOAL``; of equals, the pair most often within
+    one, then the first tried). ``levels`` defaults to those of ``rows``,
+    ``even_share`` to 1 / 4. Raises ValueError without data."""
     levels = sorted(levels or {r.level for r in rows})
     share = even_share if even_share is not None else 0.25
     base = fit_logistic(key, rows, levels, share, analysis_iterations, options)
@@ -668,15 +685,16 @@ def fit_model(
             chosen = (width, few, temperature)
     assert chosen is not None
     _, few, temperature = chosen
-    best: tuple[float, float, float] | None = None
-    for threshold in RANDOM_THRESHOLDS:
-        model = _with(base, temperature, threshold, few)
-        near = _tally(model, whole or held).within_one
-        score = min(near / NEAR_GOAL, random_share(model, whole or held) / RANDOM_GOAL, 1.0)
-        if best is None or (score, near) > (best[0], best[1]):
-            best = (score, near, threshold)
+    best: tuple[float, float, float, int] | None = None
+    for random_moves in RANDOM_MOVES_CHOICES:
+        for threshold in RANDOM_THRESHOLDS:
+            model = _with(base, temperature, threshold, few, random_moves)
+            near = _tally(model, whole or held).within_one
+            score = min(near / NEAR_GOAL, random_share(model, whole or held) / RANDOM_GOAL, 1.0)
+            if best is None or (score, near) > (best[0], best[1]):
+                best = (score, near, threshold, random_moves)
     assert best is not None
-    model = _with(base, temperature, best[2], few)
+    model = _with(base, temperature, best[2], few, best[3])
     return model, _tally(model, held)
 
 

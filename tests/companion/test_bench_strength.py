@@ -36,6 +36,12 @@ def test_fit_then_check_on_a_scratch_folder(
     assert figures["test_games"] == 30
     assert set(figures["views"]) == {"full", "half", "late"}
     assert figures["views"]["full"]["tested"] > 50
+    check = ["bench", "strength-check", "--folder", str(tmp_path), "--model", str(model)]
+    fresh = games_path("shendao-2", 7, tmp_path)
+    fresh.write_text(games_path("shendao-2", TEST_SEED, tmp_path).read_text())
+    assert main([*check, "--seed", "7", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["figures"]["shendao-2"] == figures
+    assert main([*check, "--seed", str(FIT_SEED)]) != 0
 
 
 def test_fit_without_games_is_a_usage_error(tmp_path: Path) -> None:

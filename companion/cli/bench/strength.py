@@ -9,9 +9,10 @@ strength model learns from, its fit, and its check on games it never saw.
   the sets it learns from too (``engines.search.calibration.FIT_ALSO``), and writes
   ``engines/search/strength_model.json``.
 - ``strength-check`` estimates every player of the test games (seed 2, never used in
-  the fit) and compares with the level that really played, per view of the game (the
-  whole game, joined at its middle, its last 20 moves) and per level; and every seat of
-  the test tables where everyone plays at random (``RANDOM_TABLES``).
+  the fit; ``--seed`` another set of games never fitted on) and compares with the level
+  that really played, per view of the game (the whole game, joined at its middle, its
+  last 20 moves) and per level; and every seat of the test tables where everyone plays
+  at random (``RANDOM_TABLES``).
 """
 
 from __future__ import annotations
@@ -130,6 +131,12 @@ def register(bench_sub: Subparsers) -> None:
     )
     test.add_argument("--folder", type=Path, default=GAMES_DIR)
     test.add_argument("--model", type=Path, default=MODEL_PATH)
+    test.add_argument(
+        "--seed",
+        type=int,
+        default=TEST_SEED,
+        help=f"the test games' seed (default {TEST_SEED}; never the fitting seed {FIT_SEED})",
+    )
     test.add_argument("--json", action="store_true", help="print the figures as JSON")
     test.set_defaults(handler=check_command)
 
@@ -153,6 +160,12 @@ def register(bench_sub: Subparsers) -> None:
     pool_check.add_argument("--folder", type=Path, default=GAMES_DIR)
     pool_check.add_argument("--model", type=Path, default=MODEL_PATH)
     pool_check.add_argument("--pooling", type=Path, default=POOLING_PATH)
+    pool_check.add_argument(
+        "--seed",
+        type=int,
+        default=TEST_SEED,
+        help=f"the test games' seed (default {TEST_SEED}; never the fitting seed {FIT_SEED})",
+    )
     pool_check.add_argument("--json", action="store_true", help="print the figures as JSON")
     pool_check.set_defaults(handler=pool_check_command)
 
@@ -268,7 +281,8 @@ def fit_command(args: argparse.Namespace) -> int:
         "largest sharpening (above 1) or least widening that makes the ranges hold the level "
         f"{100 * COVERAGE:.0f}% of the "
         "time in cross-validation on the fitting games; random_threshold: the share of "
-        "the posterior on level 0 from which level 0 is given; options: the rules "
+        "the posterior on level 0 from which level 0 is given, from random_moves "
+        "judged moves on; options: the rules "
         "options of the fitting games."
     )
     args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -277,18 +291,28 @@ def fit_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _test_seed(seed: int) -> int:
+    """``seed`` when it is not the fitting games'. Raises UsageError."""
+    if seed == FIT_SEED:
+        raise UsageError(f"seed {FIT_SEED} holds the fitting games: check on games never fitted on")
+    return seed
+
+
 def check_command(args: argparse.Namespace) -> int:
+    seed = _test_seed(args.seed)
     models = load_models(args.model)
     sets = [s for s in (args.sets or sorted(models)) if s in models]
     figures = {}
     began = time.perf_counter()
     for set_name in sets:
-        games = read_games(games_path(set_name, TEST_SEED, args.folder))
+        games = read_games(games_path(set_name, seed, args.folder))
         if not games:
-            raise UsageError(f"no test games for {set_name} in {args.folder}")
+            if args.sets or seed == TEST_SEED:
+                raise UsageError(f"no test games of seed {seed} for {set_name} in {args.folder}")
+            continue
         figures[set_name] = check_set(models[set_name], games)
         for table, base in RANDOM_TABLES.items():
-            random_games = read_games(games_path(table, TEST_SEED, args.folder))
+            random_games = read_games(games_path(table, seed, args.folder))
             if base == set_name and random_games:
                 figures[set_name]["random_tables"] = [
                     len(random_games),
@@ -300,14 +324,14 @@ def check_command(args: argparse.Namespace) -> int:
     for set_name, found in figures.items():
         zero, judged = found["random_play_level_0"]
         print(
-            f"{set_name}: {found['test_games']} test games (seed {TEST_SEED}); random "
+            f"{set_name}: {found['test_games']} test games (seed {seed}); random "
             f"play judged level 0 in {zero}/{judged} whole games"
         )
         if "random_tables" in found:
             tables, zero, judged = found["random_tables"]
             print(
                 f"  tables where every seat plays at random ({tables} games, seed "
-                f"{TEST_SEED}): judged level 0 in {zero}/{judged} seats"
+                f"{seed}): judged level 0 in {zero}/{judged} seats"
             )
         print(
             f"  {'view':<6} {'players':>7} {'in range':>8} {'within 1':>8} "
@@ -366,15 +390,18 @@ def pool_fit_command(args: argparse.Namespace) -> int:
 
 
 def pool_check_command(args: argparse.Namespace) -> int:
+    seed = _test_seed(args.seed)
     models = load_models(args.model)
     shares = load_shared(args.pooling)
     figures: dict[str, Any] = {}
     for key, shared in sorted(shares.items()):
         if key not in models:
             continue
-        rows = _pool_rows(models[key], games_path(key, TEST_SEED, args.folder))
+        rows = _pool_rows(models[key], games_path(key, seed, args.folder))
         if not rows:
-            raise UsageError(f"no test games for {key} in {args.folder}")
+            if seed == TEST_SEED:
+                raise UsageError(f"no test games for {key} in {args.folder}")
+            continue
         figures[key] = {"shared": shared, "games": {}}
         for size in (1, *GROUP_SIZES):
             found = check_pooled(models[key], pooled_groups(rows, (size,)), shared)
@@ -384,7 +411,7 @@ def pool_check_command(args: argparse.Namespace) -> int:
         return 0
     for key, found in figures.items():
         print(
-            f"{key}: test games (seed {TEST_SEED}), whole games, a level's players "
+            f"{key}: test games (seed {seed}), whole games, a level's players "
             f"pooled by k games (shared {found['shared']})"
         )
         print(f"  {'k':>3} {'groups':>6} {'in range':>8} {'within 1':>8} {'width':>6}")

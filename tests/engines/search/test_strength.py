@@ -221,3 +221,19 @@ def test_a_temperature_above_one_sharpens_the_chances_and_stays_in_bounds() -> N
     assert StrengthModel.from_json("test", sharp.to_json()).temperature == MAX_TEMPERATURE
     with pytest.raises(ValueError, match="temperature"):
         StrengthModel.from_json("test", {**sharp.to_json(), "temperature": MAX_TEMPERATURE + 0.5})
+
+
+def test_level_0_is_named_from_the_models_own_number_of_judged_moves() -> None:
+    """A game of few turns a player (ShenShi) names random play from fewer judged moves
+    than the others: below ``random_moves`` the median is given, from it level 0."""
+    fitted, _ = fit_model("test", synthetic_rows(), 300)
+    leaning = {0: 0.3, 1: 0.1, 2: 0.6}
+    short = replace(fitted, random_threshold=0.2, random_moves=8)
+    assert [short.point(leaning, n) for n in (7, 8)] == [2, 0]
+    assert short.span(leaning, 8) == (0, 2)
+    assert replace(short, random_moves=15).point(leaning, 8) == 2
+    assert StrengthModel.from_json("test", short.to_json()).random_moves == 8
+    old = {k: v for k, v in short.to_json().items() if k != "random_moves"}
+    assert StrengthModel.from_json("test", old).random_moves == 15
+    with pytest.raises(ValueError, match="judged moves"):
+        StrengthModel.from_json("test", {**short.to_json(), "random_moves": MIN_MOVES - 1})

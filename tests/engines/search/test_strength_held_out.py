@@ -81,8 +81,9 @@ def test_the_shenshi_model_holds_the_level_on_its_test_games() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="ShenShi's model names random play level 0 in 19 of 26 whole test games "
-    "(the others level 1 or 2, most with a range down to 0): short of 95%",
+    reason="ShenShi's model names random play level 0 in 24 of 26 whole test games "
+    "(the others level 1, range 0-3, from 7 judged moves, and level 2, range 1-3): "
+    "short of 95%",
 )
 def test_shenshi_random_play_is_named_level_0() -> None:
     """The goal for random play, held to as for the other games: named level 0 on at
