@@ -17,6 +17,8 @@ to list (Shangri-La):
   (default: all of them);
 * ``touched`` — element groups a move handles on the way beyond those it changes
   (default: none);
+* ``values`` — the values a state shows on a few elements, without building the whole
+  table (default: None, the referee builds it with ``expected``);
 * ``TURN_IN_PARTS`` — a turn is made in parts in any order, so a table no legal turn
   explains is in progress until the player says the turn is done (default: False);
 * ``MOVES_GO_ON`` and ``extends`` — a move accepted from the table may go on into a
@@ -239,6 +241,14 @@ class TableModel(ABC, Generic[R, S, M]):
         """Element groups ``move`` handles on the way beyond those it changes (a monk
         lifted off a square and put back). Default: none."""
         return ()
+
+    def values(self, state: S, elements: Sequence[str]) -> list[Value] | None:
+        """The values a table in ``state`` shows on ``elements`` (as ``expected``
+        gives them), when the game can tell them more cheaply than by building the
+        whole table: the referee then rules out most moves on the few elements that
+        changed (a ShenShi table of three actions has thousands of variants). Default:
+        None, the referee builds each table."""
+        return None
 
     def extends(self, state: S, move: M, bigger: M) -> bool:
         """Whether ``bigger`` is ``move`` going on, both played from ``state``

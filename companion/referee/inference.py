@@ -250,11 +250,26 @@ class Explainer:
             # once the player is done, turns whose actions left no trace (a ShenShi
             # swap undone by the other monk) explain a table as well as any
             looked = [*looked, *self.model.traceless(state, observation, changed)]
-        for move in looked:
+        # A game that tells a few elements' values cheaply (``TableModel.values``) has
+        # each move's whole table built only when it shows every changed element as
+        # read (a fit), or as read or carried by hand (on the way, needed only when
+        # nothing fits): a ShenShi turn of three actions has thousands of variants.
+        seen = [observation.value(e) for e in changed]
+        carried = [self.model.transient(e) for e in changed]
+        maybe: list[int] = []  # moves that may be on the way, whose tables were not built
+        built: list[int] = []  # where the moves of ``results`` are in ``looked``
+        for i, move in enumerate(looked):
             token = state.apply(move)
+            shown = self.model.values(state, changed) if changed else None
+            if shown is not None and any(not _same(v, w) for v, w in zip(seen, shown, strict=True)):
+                if all(_same(v, w) or v in c for v, w, c in zip(seen, shown, carried, strict=True)):
+                    maybe.append(i)
+                state.undo(token)
+                continue
             after = self.expected(state)
             state.undo(token)
             results.append((move, after))
+            built.append(i)
             if any(not _same(observation.value(e), after.value(e)) for e in ordered):
                 continue
             misses = [e for e in unsure if not _same(observation.value(e), after.value(e))]
@@ -270,6 +285,13 @@ class Explainer:
             if len(top) == 1:
                 return Verdict(ACCEPTED, [top[0][1]], corrected=top[0][2])
             return Verdict(AMBIGUOUS, [f[1] for f in top], scores=[f[0] for f in top])
+        if maybe:  # their tables too, all in the order of ``looked``
+            for i in maybe:
+                token = state.apply(looked[i])
+                results.append((looked[i], self.expected(state)))
+                state.undo(token)
+            order = built + maybe
+            results = [results[j] for j in sorted(range(len(order)), key=order.__getitem__)]
         progressing = [
             move
             for move, after in results
@@ -277,7 +299,7 @@ class Explainer:
         ]
         if progressing and not turn_done:  # once the player is done, half a move is wrong
             return Verdict(IN_PROGRESS, progressing)
-        verdict = self._diagnose(state, observation, before, changed, dict(results))
+        verdict = self._diagnose(state, observation, before, changed, dict(results), looked)
         if not turn_done and self.in_parts and moves is None and verdict.rule != WRONG_PLAYER:
             return Verdict(IN_PROGRESS, unexplained=True)
         return verdict
@@ -488,7 +510,10 @@ class Explainer:
         before: Observation,
         changed: list[str],
         results: dict[Any, Observation],
+        looked: Sequence[Any] = (),
     ) -> Verdict:
+        """The illegal verdict on a table no move of ``looked`` explains (``results``:
+        the tables of those whose table was built)."""
         attempt, move, player = self.model.guess(state, observation, changed)
         rules = state.rules
         if player is not None and player != state.to_move:
@@ -505,6 +530,10 @@ class Explainer:
                 return self._illegal(state, observation, before, changed, error, attempt)
             text = rules.format_move(move)
             after = results.get(move)
+            if after is None and move in looked:  # ruled out on a few elements
+                token = state.apply(move)
+                after = self.expected(state)
+                state.undo(token)
             misplaced = IllegalMoveError(
                 "table.misplaced",
                 f"{text} is a legal move, but the pieces are not where it puts them.",

@@ -10,6 +10,8 @@ those the engine accepts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engines import IllegalMoveError
 from engines.observation import Observation, TableSchema, Value
 from engines.shenshi.board import BLOND, CUSHION_NAMES, NO_CUSHION, ORANGE, SIZE
@@ -49,6 +51,7 @@ from engines.shenshi.schema import (
     schema,
     tokens,
     transient,
+    values,
 )
 from engines.shenshi.state import ShenshiState
 from engines.shenshi.turn_search import (
@@ -365,6 +368,9 @@ class ShenshiTable(TableModel[ShenshiRules, ShenshiState, Move]):
 
     def transient(self, element: str) -> frozenset[Value]:
         return transient(element)
+
+    def values(self, state: ShenshiState, elements: Sequence[str]) -> list[Value]:
+        return values(state, elements)
 
     def group(self, element: str) -> str:
         return group(element)

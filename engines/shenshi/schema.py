@@ -15,6 +15,7 @@ the monk and cushion appearing on the board.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from engines.observation import Observation, Reading, TableSchema, Value
@@ -96,6 +97,42 @@ def expected(state: ShenshiState) -> Observation:
     for p, colour in enumerate(rules.players):
         readings[tokens(colour)] = _COUNT[min(state.tokens[p], MAX_TOKENS)]
     return Observation.trusted(_schema(rules.n_players), readings)
+
+
+_WHERE: dict[str, tuple[int, int]] = {
+    **{TILE[s]: (0, s) for s in range(SIZE * SIZE)},
+    **{CUSHION[s]: (1, s) for s in range(SIZE * SIZE)},
+    **{MONK[s]: (2, s) for s in range(SIZE * SIZE)},
+}
+"""Element -> (0 tile, 1 cushion or 2 monk, its square); a player's tokens are not here."""
+
+
+def values(state: ShenshiState, elements: Sequence[str]) -> list[Value]:
+    """What ``expected(state)`` shows on ``elements``, without building the whole table.
+    Raises ``KeyError`` for an element of no ShenShi table of ``state``'s players."""
+    out: list[Value] = []
+    rules = state.rules
+    occ = state.occ
+    for e in elements:
+        where = _WHERE.get(e)
+        if where is None:  # a player's tokens
+            colour = e.split(" ", 1)[1]
+            if colour not in rules.players:
+                raise KeyError(e)
+            out.append(min(state.tokens[rules.players.index(colour)], MAX_TOKENS))
+            continue
+        kind, s = where
+        if kind == 0:
+            out.append(TILE_NAMES[state.tile[s]] or NONE)
+        elif kind == 1:
+            out.append(CUSHION_NAMES[state.cushion[s]] or NONE)
+        elif occ[s] < 0:
+            out.append(NONE)
+        else:
+            m = occ[s]
+            colour = rules.players[m >> 1] if m >> 1 < rules.n_players else "black"
+            out.append(monk_value(colour, m & 1))
+    return out
 
 
 def transient(element: str) -> frozenset[Value]:
