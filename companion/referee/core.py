@@ -348,6 +348,10 @@ class LastMove:
     shorter: tuple[int, str] | None = None
     """After ``_revise`` took a move back for a bigger one: the index in the history
     where the bigger move goes, and the shorter move (``_split_again``)."""
+    longer: tuple[int, str] | None = None
+    """After ``_split_again`` went back to the shorter move: its index in the history,
+    and the bigger move it had been taken for (``_split_again`` with ``back``: the next
+    player's table may yet fit only after the bigger one)."""
     seen_move: tuple[int, str] | None = None
     """The index in the history and the text of the move ``made_seen`` belongs to."""
     typed: bool = False
@@ -509,6 +513,7 @@ class Referee:
             "held_again": pending.held_again,
             "typed_from": typed[0] if typed else None,
             "shorter": list(last.shorter) if last.shorter is not None else None,
+            "longer": list(last.longer) if last.longer is not None else None,
             "sources": {name: d.snapshot() for name, d in self.sources.items()},
             "belief": self.belief.to_json(),
             **({"parts": self.parts.to_json()} if self.parts else {}),
@@ -542,6 +547,8 @@ class Referee:
         self.last_move.typed_from = None if typed is None else self.history[int(typed)][0]
         shorter = data["shorter"]
         self.last_move.shorter = None if shorter is None else (int(shorter[0]), str(shorter[1]))
+        longer = data.get("longer")
+        self.last_move.longer = None if longer is None else (int(longer[0]), str(longer[1]))
         if "belief" in data:
             self.belief.restore(data["belief"], self.start, self.rules)
         if "parts" in data and self.parts is not None:
@@ -754,7 +761,7 @@ class Referee:
             return [InputRejected(event.move, f"{error.message} [{error.rule}]")]
         except EngineError as error:
             return [InputRejected(event.move, str(error))]
-        self.last_move.shorter = None
+        self.last_move.shorter = self.last_move.longer = None
         self._gap_question = False
         out = self._accept(move, "typed", [])
         out.extend(self._table_check("After the typed move the table should change:"))
@@ -849,6 +856,10 @@ class Referee:
                 return undone
         if (verdict.kind == Kind.ILLEGAL or verdict.unexplained) and self.last_move.shorter:
             split = self._split_again(observation, turn_done, hidden)
+            if split is not None:
+                return split
+        if (verdict.kind == Kind.ILLEGAL or verdict.unexplained) and self.last_move.longer:
+            split = self._split_again(observation, turn_done, hidden, back=True)
             if split is not None:
                 return split
         if verdict.kind == Kind.ILLEGAL and self.belief:
@@ -1133,20 +1144,34 @@ class Referee:
         return False
 
     def _split_again(
-        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+        self,
+        observation: Observation,
+        turn_done: bool,
+        hidden: frozenset[str],
+        *,
+        back: bool = False,
     ) -> list[Output] | None:
         """Undo a revision (``_revise``) the table now contradicts: the last move was
         taken for a bigger one, but the next player's move no longer fits after it,
         while it does after the shorter move first accepted (in ShenShi the next player
         may move a neutral monk first, as a third action of the player before would).
         None when it does not fit after the shorter move either (a turn leaving no
-        trace is not looked for there: the table shows a visible action)."""
-        index, text = self.last_move.shorter or (-1, "")
+        trace is not looked for there: the table shows a visible action).
+
+        ``back``: undo such an undoing the same way, when the next player's move, which
+        fitted after the shorter move while it was under way, no longer does, and fits
+        after the bigger one (the neutral monk the player before moved twice, moved
+        again by the next player: lifted, it looked like the player before going on
+        from the shorter move)."""
+        index, text = (self.last_move.longer if back else self.last_move.shorter) or (-1, "")
         if index != len(self.history) - 1:
             return None
         earlier, bigger = self.history[-1]
         shorter = earlier.copy()
-        shorter.play(self.rules.parse_move(text))
+        try:
+            shorter.play(self.rules.parse_move(text))
+        except EngineError:
+            return None
         verdict = self.explainer.explain(
             shorter, observation, turn_done=turn_done, hidden=hidden, traceless=False
         )
@@ -1160,6 +1185,10 @@ class Referee:
         self._last = None
         out: list[Output] = [MoveTakenBack(len(self.history) + 1, bigger)]
         out += self._accept(self.rules.parse_move(text), "table", [])
+        if back:
+            self.last_move.shorter, self.last_move.longer = (len(self.history) - 1, bigger), None
+        else:
+            self.last_move.longer = (len(self.history) - 1, bigger)
         return out + self._verdict_handlers[verdict.kind](self, verdict)
 
     def _slid_after(self, observation: Observation, verdict: Verdict) -> list[Output] | None:

@@ -106,3 +106,42 @@ def test_a_walk_going_on_before_its_path_tokens_are_taken_is_under_way() -> None
     assert "illegal_move" not in names(out)
     out = show(referee, whole)
     assert only(out, "move_accepted").move == "Md2=d3 Md3~f3 Gd2-e2"
+
+
+def test_a_neutral_monk_moved_twice_then_on_by_the_next_player_keeps_both_turns() -> None:
+    # Copper walks the Grand Master and walks the neutral master, then hovers it on
+    # (three actions). Silver lifts that monk with its cushion, the cushion seen gone
+    # a frame before the monk: from the two-action turn that looks like silver
+    # hovering it from b6, so the referee goes back to that turn; once the monk is
+    # down on a5, where only the three actions lead, it goes forward again, and
+    # silver's turn is accepted, with no flag. (Found on a simulated table, where the
+    # flag came at silver's done.)
+    state = position(
+        TWO,
+        intact="d6 f6 b2",
+        faded="b4 f4 d2",
+        blond="b7 b6 c6 b5 d5 c4 f2 d1",
+        orange="e3 e2",
+        monks={"silver": ("f2", "d5"), "copper": ("d2", "d1"), "neutral": ("b5", "b7")},
+        reserves={"silver": (0, 0), "copper": (1, 0)},
+        tokens={"silver": 1, "copper": 2},
+        to_move=1,
+    )
+    rules = state.rules
+    copper = "Gd2-e2 NMb7-b6 NMb6~a6"
+    referee = Referee(rules, state)
+    show(referee, after(state, "Gd2-e2 NMb7-b6"))
+    show(referee, after(state, copper))
+    assert [text for _, text in referee.history] == [copper]
+    then = state.copy()
+    then.apply(rules.parse_move(copper))
+    lifted = expected(then).replace({"a6 cushion": "none"})
+    out = show(referee, lifted)
+    out += show(referee, after(then, "NMa6~a5"))
+    out += show(referee, after(then, "NMa6~a5").replace({"f2 cushion": "none", "f2 monk": "none"}))
+    out += show(referee, after(then, "NMa6~a5 Gf2~f3 Gf3-f4"))
+    assert "illegal_move" not in names(out)
+    assert "move_taken_back" in names(out)  # back to the two actions, then forward
+    assert referee.history[0][1] == copper
+    then.apply(rules.parse_move("NMa6~a5 Gf2~f3 Gf3-f4"))
+    assert len(referee.history) == 2 and referee.state == then
