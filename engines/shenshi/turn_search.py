@@ -689,36 +689,53 @@ def _third_actions(
     """The legal turns adding one action to a turn of ``turns`` that has fewer than
     three (by a monk it used: a turn uses one Grand Master and one master), reaching
     a position none of ``turns`` reaches. A two-action turn is also tried in the
-    other order (when legal): the third action must follow its monk's other one."""
+    other order (when legal): the third action must follow its monk's other one. A
+    swap is also tried written from the other monk's side (when legal): the monk
+    whose action it is decides which monk may act again (``Mg1~g5 Gg6=g5`` goes on
+    only as ``Mg1~g5 Mg5=g6 Gg5-f5``)."""
     out: list[Move] = []
     rules = state.rules
     orders: dict[Turn, None] = {}  # a turn and its other order may both be found
-    for turn in turns:
-        if type(turn) is not Turn or len(turn.actions) == 3:
+    rewritten: set[Turn] = set()  # turns with a swap written from the other side
+    for found in turns:
+        if type(found) is not Turn or len(found.actions) == 3:
             continue
-        orders[turn] = None
-        if len(turn.actions) == 2:
-            swapped = Turn(turn.actions[::-1])
-            if swapped in orders:
-                continue
-            try:
-                state.check(swapped)
-            except IllegalMoveError:
-                continue
-            orders[swapped] = None
+        orders[found] = None
+        for turn in (found, *_swaps_rewritten(found)):
+            if turn is not found:  # judged action by action (it may lack a monk yet)
+                orders.setdefault(turn, None)
+                rewritten.add(turn)
+            if len(turn.actions) == 2:
+                swapped = Turn(turn.actions[::-1])
+                if swapped in orders:
+                    continue
+                try:
+                    state.check(swapped)
+                except IllegalMoveError:
+                    continue
+                orders[swapped] = None
     ctx = state.context()
     for turn in orders:
         done = []
         visited = {_board(work)}
         plan = Plan()
+        begun = True  # the turn's actions are allowed, one after the other
         for action in turn.actions:
             monk = rules.monk_id(state.turn, action.monk)
             nxt = after(ctx, plan, monk, KIND_OF[type(action)])
-            assert type(nxt) is Plan  # the turn is legal
+            if type(nxt) is not Plan:  # a swap rewritten that the turn does not allow
+                begun = False
+                break
             done.append((monk, action, _do(work, monk, action)))
             plan = _next_plan(work, nxt)
             visited.add(_board(work))
-        used = {(action.monk, monk) for monk, action, _ in done}
+        used = {(action.monk, monk) for monk, action, _ in done} if begun else set()
+        if begun and turn in rewritten:  # the monk that swapped may act again too
+            used |= {
+                (action.monk ^ 1, rules.monk_id(state.turn, action.monk ^ 1))
+                for action in turn.actions
+                if type(action) is Swap
+            }
         for code, monk in sorted(used):
             plans = _allowed(ctx, plan, monk)
             if work.pos[monk] < 0 or not plans:
@@ -781,6 +798,22 @@ def _third_actions(
         for monk, action, undo in reversed(done):
             _undo(work, monk, action, undo)
     return out
+
+
+def _swaps_rewritten(turn: Turn) -> list[Turn]:
+    """``turn`` with its swap written from the other monk's side (the two monks of a
+    swap are of one colour: a Grand Master and its master), if it has a swap."""
+    return [
+        Turn(
+            (
+                *turn.actions[:i],
+                Swap(action.monk ^ 1, action.other, action.start),
+                *turn.actions[i + 1 :],
+            )
+        )
+        for i, action in enumerate(turn.actions)
+        if type(action) is Swap
+    ]
 
 
 class _Completions:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from companion.referee.core import Referee
 from engines.observation import Observation
 from engines.shenshi import ShenshiRules, ShenshiState
-from engines.shenshi.observation import expected
+from engines.shenshi.observation import TABLE, expected
 from engines.shenshi.turn_search import extends
 from tests.companion.referee.streams import names, only, show
 from tests.engines.shenshi.positions import position
@@ -145,3 +145,30 @@ def test_a_neutral_monk_moved_twice_then_on_by_the_next_player_keeps_both_turns(
     assert referee.history[0][1] == copper
     then.apply(rules.parse_move("NMa6~a5 Gf2~f3 Gf3-f4"))
     assert len(referee.history) == 2 and referee.state == then
+
+
+def test_a_swap_written_from_the_other_side_goes_on_with_the_other_monk() -> None:
+    # The master hovers and swaps with the Grand Master: accepted as the Grand
+    # Master's swap (Gg6=g5), after which neither monk may act again. Written as the
+    # master's swap (Mg5=g6), the master acted twice and the Grand Master may still
+    # walk, taking copper's master on f5: the referee keeps that turn as one the
+    # accepted one may go on into, and takes it when the walk is seen (on a simulated
+    # table the walk was flagged as another player's monk moved).
+    state = position(
+        TWO,
+        blond="g1 g6 f5 a1 a7 b7",
+        monks={"silver": ("g6", "g1"), "copper": ("a1", "f5"), "neutral": ("a7", "b7")},
+    )
+    rules = state.rules
+    whole = "Mg1~g5 Mg5=g6 Gg5-f5"
+    two = after(state, "Mg1~g5 Gg6=g5")
+    made = [e for e in two if two.value(e) != expected(state).value(e)]
+    found = [rules.format_move(m) for m in TABLE.candidates(state, two, made)]
+    assert whole in found
+    referee = Referee(rules, state)
+    out = show(referee, two)
+    out += show(referee, after(state, whole))
+    assert "illegal_move" not in names(out)
+    then = state.copy()
+    then.apply(rules.parse_move(whole))
+    assert len(referee.history) == 1 and referee.state == then
