@@ -174,7 +174,13 @@ def image_to_board(
 
 
 def detect_markers(
-    config: RegistrationConfig, dictionary: str, image: Image, camera: CameraProfile | None = None
+    config: RegistrationConfig,
+    dictionary: str,
+    image: Image,
+    camera: CameraProfile | None = None,
+    *,
+    min_side_px: float = 0.0,
+    refine: bool = True,
 ) -> dict[int, FloatArray]:
     """Every ArUco marker of ``dictionary`` in ``image``: id -> the corners of its black
     square (4, 2), in ArUco's order (the marker's top-left first). Corners are ideal
@@ -183,17 +189,31 @@ def detect_markers(
     OpenCV's own corner refinements are biased inwards by 0.4 to 1 px on small
     markers (they treat a square's corner like a chessboard crossing); here each side
     is refitted as a straight line through sub-pixel edge points, found in linear light
-    so that blur does not move them, and the corners are the lines' crossings.
+    so that blur does not move them, and the corners are the lines' crossings
+    (``refine=False``: OpenCV's outline as it is, for a first look).
+
+    ``min_side_px``: squares whose outline is shorter than four such sides are not
+    considered (an image cut round a marker of known size): OpenCV's minimum is a share
+    of the image's size, so in a small image it would examine every tiny square.
     """
     grey = image if image.ndim == 2 else array_of(np.uint8, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     parameters = cv2.aruco.DetectorParameters()
     parameters.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
     parameters.perspectiveRemovePixelPerCell = config.marker_cell_px
     parameters.perspectiveRemoveIgnoredMarginPerCell = config.marker_cell_margin
+    if min_side_px > 0.0:
+        parameters.minMarkerPerimeterRate = max(
+            parameters.minMarkerPerimeterRate, 4.0 * min_side_px / max(grey.shape[:2])
+        )
     aruco = aruco_dictionary(dictionary)
     corners, ids, _ = cv2.aruco.ArucoDetector(aruco, parameters).detectMarkers(grey)
     if ids is None:
         return {}
+    if not refine:
+        return {
+            int(marker_id): _ideal_points(camera, coarse.reshape(4, 2).astype(np.float64))
+            for marker_id, coarse in zip(ids.reshape(-1), corners, strict=True)
+        }
     linear = linear_light(grey)
     modules = aruco.markerSize + 2
     found = {}

@@ -159,6 +159,12 @@ class LocateConfig:
     quick_min_frame_px: int = 1280
     quick_margin_sides: float = 1.0
     quick_margin_px: float = 32.0
+    # In a window round a marker of known size (seen in the shrunk copy, or put there by
+    # the others), squares under half its side are not considered: OpenCV's smallest
+    # square is a share of the image's size, so in a small window it examined every
+    # speck of the board's print (most of its time there), and the marker, even seen
+    # at a slant or from a rough guess of its size, is larger.
+    window_min_side_share: float = 0.5
     # A tracked patch farther than 1.5 px from the fitted homography is an outlier.
     patch_ransac_px: float = 1.5
     # The reference picture is matched with its features inside the board's outline
@@ -354,7 +360,7 @@ class Locator:
             return None
         grey = _grey(frame)
         quads: list[FloatArray] = []
-        for _, (x0, y0, x1, y1) in windows:
+        for _, (x0, y0, x1, y1), _ in windows:
             offset = np.array([x0, y0], np.float64)
             quads.extend(
                 q + offset
@@ -369,12 +375,13 @@ class Locator:
 
     def _windows_near(
         self, frame: Image, found: dict[int, FloatArray], missing: set[int]
-    ) -> list[tuple[int, tuple[int, int, int, int]]] | None:
+    ) -> list[tuple[int, tuple[int, int, int, int], float]] | None:
         """Windows of ``frame`` (x0, y0, x1, y1) round where two or more of the board's
         markers in ``found`` put each missing one, up to ``missing_reach_mm`` away with
         its card: a marker farther off would be left out as disagreeing with the others
-        anyway, and a few windows cost a fraction of the whole frame. ``None`` when
-        fewer than two are known."""
+        anyway, and a few windows cost a fraction of the whole frame. Each with the
+        missing marker's id and its side there (px). ``None`` when fewer than two are
+        known."""
         ids = sorted(i for i in found if i in self.geometry.marker_ids)
         if len(ids) < 2:
             return None
@@ -396,7 +403,7 @@ class Locator:
             x1, y1 = np.ceil(predicted.max(axis=0) + margin).astype(int)
             x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
             if x1 - x0 >= 4 and y1 - y0 >= 4:
-                windows.append((marker_id, (int(x0), int(y0), int(x1), int(y1))))
+                windows.append((marker_id, (int(x0), int(y0), int(x1), int(y1)), side))
         return windows
 
     def _detect(self, frame: Image) -> dict[int, FloatArray]:
@@ -420,8 +427,9 @@ class Locator:
         grey = _grey(frame)
         small = cv2.resize(grey, None, fx=1.0 / scale, fy=1.0 / scale, interpolation=cv2.INTER_AREA)
         found = {}
+        # the copy only says where to look: its corners are not refined
         for marker_id, shrunk in detect_markers(
-            self.registration, self.geometry.dictionary, np.asarray(small, np.uint8)
+            self.registration, self.geometry.dictionary, np.asarray(small, np.uint8), refine=False
         ).items():
             # shrunk pixel centres: x in the copy is (x + 0.5) / scale - 0.5 in the frame
             corners = (shrunk + 0.5) * scale - 0.5
@@ -430,7 +438,7 @@ class Locator:
             x0, y0 = np.floor(corners.min(axis=0) - margin).astype(int)
             x1, y1 = np.ceil(corners.max(axis=0) + margin).astype(int)
             x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
-            seen = self._detect_in(grey, (int(x0), int(y0), int(x1), int(y1)))
+            seen = self._detect_in(grey, (int(x0), int(y0), int(x1), int(y1)), side)
             if marker_id in seen:
                 found[marker_id] = seen[marker_id]
         missing = set(self.geometry.marker_ids) - set(found)
@@ -439,21 +447,24 @@ class Locator:
         windows = self._windows_near(frame, found, missing)
         if windows is None:
             return None
-        for marker_id, window in windows:
-            seen = self._detect_in(grey, window)
+        for marker_id, window, side in windows:
+            seen = self._detect_in(grey, window, side)
             if marker_id in seen:
                 found[marker_id] = seen[marker_id]
         return found
 
-    def _detect_in(self, grey: Image, window: tuple[int, int, int, int]) -> dict[int, FloatArray]:
-        """Calibration's detector in a window (x0, y0, x1, y1) of the frame; corners in
-        the frame's (ideal) pixels."""
+    def _detect_in(
+        self, grey: Image, window: tuple[int, int, int, int], side_px: float
+    ) -> dict[int, FloatArray]:
+        """Calibration's detector in a window (x0, y0, x1, y1) of the frame round a
+        marker of about ``side_px``; corners in the frame's (ideal) pixels."""
         x0, y0, x1, y1 = window
         seen = detect_markers(
             self.registration,
             self.geometry.dictionary,
             np.ascontiguousarray(grey[y0:y1, x0:x1]),
             _shifted(self.camera, x0, y0),
+            min_side_px=self.config.window_min_side_share * side_px,
         )
         return {i: corners + np.array([x0, y0], np.float64) for i, corners in seen.items()}
 
@@ -563,7 +574,10 @@ class Locator:
                     frame[y0:y1, x0:x1], None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC
                 )
                 seen = detect_markers(
-                    self.registration, self.geometry.dictionary, np.asarray(window, np.uint8)
+                    self.registration,
+                    self.geometry.dictionary,
+                    np.asarray(window, np.uint8),
+                    min_side_px=self.config.window_min_side_share * side * zoom,
                 )
                 if marker_id not in seen:
                     continue

@@ -69,3 +69,36 @@ def test_a_board_found_the_quick_way_is_where_the_whole_search_puts_it() -> None
     assert quick.markers == whole.markers
     outline = np.array([[0.0, 0.0], [300.0, 0.0], [300.0, 300.0], [0.0, 300.0]])
     assert np.abs(quick.view.to_image(outline) - whole.view.to_image(outline)).max() < 0.01
+
+
+def test_a_window_round_a_marker_passes_over_squares_under_half_its_side() -> None:
+    image = _picture()
+    whole = Locator("shenshi", config=WHOLE).find_markers(image)
+    registration = Locator("shenshi").registration
+    for marker_id, corners in whole.items():
+        side = float(np.sqrt(np.prod(np.ptp(corners, axis=0))))
+        x0, y0 = np.floor(corners.min(axis=0) - side).astype(int)
+        x1, y1 = np.ceil(corners.max(axis=0) + side).astype(int)
+        window = np.ascontiguousarray(image[max(y0, 0) : y1, max(x0, 0) : x1])
+        every = detect_markers(registration, "DICT_4X4_50", window)
+        larger = detect_markers(registration, "DICT_4X4_50", window, min_side_px=side / 2.0)
+        assert marker_id in larger
+        assert set(larger) <= set(every)
+        assert np.array_equal(larger[marker_id], every[marker_id])
+
+
+def test_the_copy_is_only_a_first_look_and_windows_ask_for_the_markers_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image = _picture()
+    calls: list[dict[str, object]] = []
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(kwargs)
+        return detect_markers(*args, **kwargs)
+
+    monkeypatch.setattr(locate, "detect_markers", spy)
+    found = Locator("shenshi", config=QUICK).find_markers(image)
+    assert calls[0].get("refine") is False
+    assert len(calls) == 1 + len(found)
+    assert all(float(c["min_side_px"]) > 5.0 for c in calls[1:])  # type: ignore[arg-type]
