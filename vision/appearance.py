@@ -88,7 +88,6 @@ from vision.appearance_core import (
     probabilities,
     same_view,
     sample,
-    temperature,
 )
 from vision.appearance_stacks import (
     check_classifier,
@@ -469,7 +468,7 @@ class FittedModel:
             p = classify(self.stacks[item.kind], item)
             if p is not None:
                 return p
-        return probabilities(self.weights[item.kind] / temperature(self.game, item.kind), item.rows)
+        return probabilities(self.weights[item.kind], item.rows)
 
     def probabilities_of(self, items: Sequence[ElementFeatures]) -> list[FloatArray]:
         """Each item's probability per alternative (:meth:`probabilities`); a stacked

@@ -204,21 +204,6 @@ def same_view(a: BoardView, b: BoardView, size_mm: tuple[float, float]) -> bool:
 RIDGE = 3.0
 """The fit's ridge penalty (chosen on the validation set)."""
 
-TEMPERATURES: dict[tuple[str, str], float] = {("shendao", "square"): 2.0}
-"""How much the fitted chances of a game's kind are tempered (its logits divided by
-this; 1 for the kinds not named). Shendao's squares: a tile whose colour is nearly the
-colour of the square under it (a dark tile on a dark square) looks much like the bare
-square, and the fit read such tiles as empty at 0.93 to 0.997. On the validation worlds
-(24 painted worlds at the hardest level, seeds 1000 to 1023, both picture sizes), 2 is
-the least temperature, in steps of 0.25, that leaves under 0.05% of the elements wrong
-at 0.9 or more (4 of 13,573, against 25 untempered; 1.75 left 8); 1.7% are unsure
-instead of 1.1%. Its gates were never wrong at 0.9 or more there."""
-
-
-def temperature(game: str, kind: str) -> float:
-    """The temperature of ``game``'s ``kind`` (:data:`TEMPERATURES`)."""
-    return TEMPERATURES.get((game, kind), 1.0)
-
 
 class Labelled(Protocol):
     """An example of a conditional logit: its alternatives' feature rows and the index

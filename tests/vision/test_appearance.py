@@ -27,7 +27,6 @@ from vision.appearance import (
     probabilities,
     save_appearance,
 )
-from vision.appearance_core import ElementFeatures, temperature
 from vision.evaluate.appearance import (
     SETS,
     Score,
@@ -253,22 +252,3 @@ def test_a_board_found_again_in_place_keeps_its_sample_plan(held_out_setup) -> N
         _maps={},
     )
     assert reader.sampling(elsewhere) is not first
-
-
-def test_shendao_squares_chances_are_tempered_the_rest_as_fitted() -> None:
-    fitted = load_fitted("shendao")
-    rows = np.random.default_rng(3).normal(size=(4, len(FEATURES)))
-    values = ("empty", "dark", "light", OTHER)
-    square = ElementFeatures("d4", "square", values, rows, 1.0)
-    gate = ElementFeatures("d4-e4", "gate", ("open", "closed", OTHER), rows[:3], 1.0)
-    as_fitted = probabilities(fitted.weights["square"], rows)
-    tempered = fitted.probabilities(square)
-    assert temperature("shendao", "square") > 1.0
-    assert np.allclose(
-        tempered, probabilities(fitted.weights["square"] / temperature("shendao", "square"), rows)
-    )
-    # the same value, less sure
-    assert int(np.argmax(tempered)) == int(np.argmax(as_fitted))
-    assert tempered.max() < as_fitted.max()
-    assert np.allclose(fitted.probabilities(gate), probabilities(fitted.weights["gate"], rows[:3]))
-    assert temperature("shangrila", "space") == 1.0
