@@ -621,19 +621,25 @@ def extends(state: ShenshiState, move: Move, bigger: Move) -> bool:
     ``M@f1:f1 Mf1~g1``: the monk entered on g1, then hovered on)."""
     if not (type(move) is Turn and type(bigger) is Turn):
         return False
-    if len(bigger.actions) > 1 and _begins_like(state, move, bigger):
-        return True
-    if len(bigger.actions) <= len(move.actions):
-        return False
+    longer = len(bigger.actions) > len(move.actions)
+    kept = (
+        [
+            tuple(a for i, a in enumerate(bigger.actions) if i not in left_out)
+            for left_out in combinations(
+                range(len(bigger.actions)), len(bigger.actions) - len(move.actions)
+            )
+        ]
+        if longer
+        else []
+    )
+    # the cheap test first: the turns the search adds a third action to are most
     texts = sorted(map(format_action, move.actions))
-    kept = [
-        tuple(a for i, a in enumerate(bigger.actions) if i not in left_out)
-        for left_out in combinations(
-            range(len(bigger.actions)), len(bigger.actions) - len(move.actions)
-        )
-    ]
     if any(sorted(map(format_action, actions)) == texts for actions in kept):
         return True
+    if len(bigger.actions) > 1 and _begins_like(state, move, bigger):
+        return True
+    if not longer:
+        return False
     reached = _reached(state, move.actions)
     return reached is not None and any(_reached(state, actions) == reached for actions in kept)
 
