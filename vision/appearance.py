@@ -65,7 +65,7 @@ from calibration.profiles import (
 )
 from engines.jsontext import read_json_file
 from engines.observation import Observation, Reading, TableSchema, Value
-from vision import appearance_heights, appearance_stacks
+from vision import appearance_heights, appearance_net, appearance_stacks
 from vision.appearance_core import (
     BARE_PX_PER_MM,
     BARE_VALUES,
@@ -100,6 +100,7 @@ from vision.models import HEIGHT_SUFFIX, BoardModel, referee_schema
 from vision.view import BoardView
 
 FloatArray = NDArray[np.float64]
+Float32Array = NDArray[np.float32]
 Image = NDArray[np.uint8]
 
 FORMAT_VERSION = 1
@@ -365,9 +366,12 @@ def features(
     sampling: Sampling,
     schema: TableSchema,
     light: LightField | None = None,
+    context: bool = True,
 ) -> list[ElementFeatures]:
     """Every element's feature rows in ``frame``, computed kind by kind over arrays of
-    (elements, points); ``light``: the frame's light when already fitted."""
+    (elements, points); ``light``: the frame's light when already fitted; without
+    ``context``, a stacked element's classifier input is left out (when only what it
+    shows is wanted: fitting the square network, :mod:`vision.appearance_net`)."""
     if light is None:
         light = fit_light(frame, view, appearance, model.size_mm)
     seen = log_colour(linear(np.asarray(sample(frame, sampling.pixels), dtype=np.uint8)))
@@ -392,6 +396,7 @@ def features(
                 appearance,
                 schema,
                 model.pieces,
+                context,
             )
             out.update({int(m): item for m, item in zip(members, stacked, strict=True)})
             continue
@@ -440,7 +445,7 @@ def features(
                 sampling.elements[member], kind, alternatives, rows[row], float(share[row])
             )
     items = [out[i] for i in range(len(sampling.elements))]
-    if sampling.groups is not None:
+    if sampling.groups is not None and context:
         items = appearance_stacks.with_context(items, model, view)
     return items
 
@@ -461,6 +466,11 @@ class FittedModel:
     provenance: dict[str, Any]
     stacks: dict[str, Any] = field(default_factory=dict)
     """Stacked kinds: their classifier (:mod:`vision.appearance_stacks`), by kind."""
+    network: appearance_net.SquareNetwork | None = None
+    """The square network that reads a stacked square whole, when fitted
+    (:mod:`vision.appearance_net`): a stacked element is then read by its classifier
+    and the network together (:func:`together`), or by its classifier alone where the
+    calibration did not show every value of its kind."""
 
     def probabilities(self, item: ElementFeatures) -> FloatArray:
         """``item``'s probability per alternative."""
@@ -501,6 +511,8 @@ class FittedModel:
                 }
                 for kind, params in self.stacks.items()
             }
+        if self.network is not None:
+            data["network"] = self.network.to_json()
         return data
 
     @classmethod
@@ -514,7 +526,19 @@ class FittedModel:
             stacks = data.get("stacks", {})
             if stacks:
                 stacks = {str(k): check_classifier(v, source) for k, v in stacks.items()}
-            return cls(str(data["game"]), weights, dict(data.get("provenance", {})), dict(stacks))
+            raw_network = data.get("network")
+            network = (
+                None
+                if raw_network is None
+                else appearance_net.SquareNetwork.from_json(raw_network, source)
+            )
+            return cls(
+                str(data["game"]),
+                weights,
+                dict(data.get("provenance", {})),
+                dict(stacks),
+                network,
+            )
         except (KeyError, TypeError, ValueError) as error:
             if isinstance(error, AppearanceError):
                 raise
@@ -681,6 +705,17 @@ HEIGHTS_ELSEWHERE = "stack heights are read by the sensor board or settled by th
 COVERED_BY_HAND = "covered by a hand"
 
 
+def together(classifier: FloatArray, network: FloatArray) -> FloatArray:
+    """A stacked element's probabilities from its kind's classifier and the square
+    network together: the mean of their log probabilities, normalised (each is a
+    tempered reading of its own inputs; a value both find likely stays likely, one
+    either rules out falls). Chosen on the validation halls: more right, fewer unsure
+    and no more sure readings wrong than either alone (docs/vision-bench.md)."""
+    z = 0.5 * (np.log(np.maximum(classifier, 1e-12)) + np.log(np.maximum(network, 1e-12)))
+    e = np.exp(z - z.max())
+    return np.asarray(e / e.sum())
+
+
 class AppearanceReader:
     """Reads a game's table from a frame and its view, by the player's set's appearance
     (:class:`SetAppearance`) and fitted weights (:class:`FittedModel`)."""
@@ -705,6 +740,16 @@ class AppearanceReader:
             and (model.elements[e].kind in _SAMPLING or model.elements[e].kind in _STACK)
         )
         self._plan: tuple[BoardView, Sampling] | None = None
+        self.network = self.fitted.network
+        self.squares = appearance_net.squares_of(self.elements, model)
+        if self.network is not None and self.squares:
+            wanted = appearance_net.network_values(self.schema, self.squares[0])
+            if not self.network.reads(wanted):
+                raise AppearanceError(
+                    f"the fitted square network of {game} reads other pieces than this "
+                    "game's: fit it again (companion vision fit)"
+                )
+        self._grids: tuple[Sampling, appearance_net.SquarePlan] | None = None
         appearance.bare_log(np.zeros((1, 2)))  # the empty board's log colour, made once
 
     def sampling(self, view: BoardView) -> Sampling:
@@ -716,12 +761,53 @@ class AppearanceReader:
         return self._plan[1]
 
     def element_features(
-        self, frame: Image, view: BoardView, light: LightField | None = None
+        self,
+        frame: Image,
+        view: BoardView,
+        light: LightField | None = None,
+        context: bool = True,
     ) -> list[ElementFeatures]:
-        """Every element's feature rows (``light``: the frame's, when already fitted)."""
+        """Every element's feature rows (``light``: the frame's, when already fitted;
+        without ``context``, no stack classifier inputs, see :func:`features`)."""
         return features(
-            frame, view, self.appearance, self.model, self.sampling(view), self.schema, light
+            frame,
+            view,
+            self.appearance,
+            self.model,
+            self.sampling(view),
+            self.schema,
+            light,
+            context,
         )
+
+    def square_maps(self, frame: Image, view: BoardView, light: LightField) -> Float32Array:
+        """The square network's maps of every square (:mod:`vision.appearance_net`),
+        in the order of ``self.squares``; the grids are made again with the sample
+        plan (when the view has moved)."""
+        sampling = self.sampling(view)
+        if self._grids is None or self._grids[0] is not sampling:
+            grids = appearance_net.square_grids(self.model, view, self.squares)
+            self._grids = (sampling, appearance_net.plan_squares(view, self.appearance, grids))
+        values = appearance_net.network_values(self.schema, self.squares[0])
+        return appearance_net.square_maps(frame, self._grids[1], self.appearance, light, values)
+
+    def _network_chances(
+        self, frame: Image, view: BoardView, light: LightField, shown: Sequence[ElementFeatures]
+    ) -> dict[str, FloatArray]:
+        """The square network's probabilities of each shown stacked element whose
+        alternatives are the network's (every value of its kind calibrated)."""
+        if self.network is None or not self.squares:
+            return {}
+        probabilities = self.network.probabilities(self.square_maps(frame, view, light))
+        row = {square: i for i, square in enumerate(self.squares)}
+        out: dict[str, FloatArray] = {}
+        for item in shown:
+            if item.kind not in appearance_stacks.STACK:
+                continue
+            k = appearance_stacks.STACK.index(item.kind)
+            if len(item.values) == appearance_net.ALTERNATIVES[k]:
+                out[item.element] = probabilities[k][row[appearance_stacks.square_of(item.element)]]
+        return out
 
     def read(
         self, frame: Image, view: BoardView, covered: Collection[str] = ()
@@ -740,6 +826,8 @@ class AppearanceReader:
         chances = dict(
             zip((i.element for i in shown), self.fitted.probabilities_of(shown), strict=True)
         )
+        for element, p in self._network_chances(frame, view, light, shown).items():
+            chances[element] = together(chances[element], p)
         for item in items:
             if item.element in covered:
                 abstained[item.element] = COVERED_BY_HAND

@@ -341,10 +341,12 @@ def features(
     appearance: SetAppearance,
     schema: TableSchema,
     pieces: Mapping[str, float],
+    context: bool = True,
 ) -> list[ElementFeatures]:
     """Feature rows of ``elements`` of a stacked ``kind``: ``seen`` (elements, points, 3)
     light-corrected log colours, ``to_bare`` their distance to the empty board,
-    ``inside`` whether each is in the picture, ``groups`` the points' groups."""
+    ``inside`` whether each is in the picture, ``groups`` the points' groups; without
+    ``context``, no classifier input (``extra``) is made."""
     values: list[Value] = sorted(schema.values[elements[0]], key=repr)
     bare = bare_value(values)
     colours = appearance.colours.get(kind, {})
@@ -417,6 +419,11 @@ def features(
             )
     closest = np.vstack([bare_change[None, :], medians]).min(axis=0)
     rows[:, -1, 9:12] = np.column_stack([np.ones(count), closest, bare_change])
+    if not context:
+        return [
+            ElementFeatures(name, kind, alternatives, rows[i], float(share[i]))
+            for i, name in enumerate(elements)
+        ]
     extra = _looks(seen, base_use, use, bare_d, piece_d, piece_values, colours, appearance, kind)
     if kind == "monk":
         extra = np.hstack(

@@ -10,7 +10,7 @@ import argparse
 import importlib
 import json
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,14 @@ from companion.cli import Subparsers, UsageError, check_players, picture_size
 from engines import Dice, rules_class
 from engines.jsontext import JSONTextError, read_json_file
 from engines.observation import Observation
-from vision.evaluate.appearance import SETS, default_cache, iter_examples, load_setup, setups
+from vision.evaluate.appearance import (
+    SETS,
+    default_cache,
+    iter_examples,
+    iter_square_examples,
+    load_setup,
+    setups,
+)
 from vision.models import GAMES, ModelError
 
 RENDERABLE = GAMES
@@ -412,22 +419,33 @@ def _compare(seen: Any, wanted: Any, elements: dict[str, Any]) -> int:
 def fit_command(args: argparse.Namespace) -> int:
     """``companion vision fit``: fit the appearance reader on the training set."""
     from vision.appearance import fit, fitted_path  # deferred: loads OpenCV
+    from vision.appearance_net import stacked  # deferred: loads OpenCV
+    from vision.fit_network import FitError, fit_square_network  # deferred: loads OpenCV
 
+    if args.networks < 0:
+        raise UsageError("--networks must be 0 or more")
     cache = Path(args.cache).expanduser() if args.cache else default_cache()
     started = time.time()
     data: list[Any] = []
+    squares: list[Any] = []
+    networks = args.networks if stacked(args.game) else 0
     chosen = setups("train", args.setups, size=picture_size(args.size), game=args.game)
     for i, setup in enumerate(chosen, 1):
         pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
         data.extend(iter_examples(pictures, foreign=True))
+        if networks:
+            squares.extend(iter_square_examples(pictures, foreign=True))
         print(
             f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} ({setup.level}): "
             f"{len(data)} examples",
             flush=True,
         )
+    command = (
+        f"companion vision fit --game {args.game} --setups {args.setups} --size {args.size}"
+        + (f" --networks {args.networks}" if stacked(args.game) else "")
+    )
     provenance = {
-        "command": f"companion vision fit --game {args.game} --setups {args.setups} "
-        f"--size {args.size}",
+        "command": command,
         "set": "train",
         "kinds": list(SETS["train"][0]),
         "setup_seeds": [s.seed for s in chosen],
@@ -435,6 +453,14 @@ def fit_command(args: argparse.Namespace) -> int:
         "size": list(chosen[0].size),
     }
     model = fit(args.game, data, provenance)
+    if networks:
+        try:
+            network = fit_square_network(
+                args.game, squares, networks, lambda m: print(f"  {m}", flush=True)
+            )
+        except FitError as error:
+            raise UsageError(str(error)) from None
+        model = replace(model, network=network)
     out = Path(args.output) if args.output else fitted_path(args.game)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
@@ -448,6 +474,13 @@ def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
         "--setups", type=int, default=24, help="training setups (world, camera, level) to fit on"
     )
     parser.add_argument("--size", default="1280x720", help="picture size (default 1280x720)")
+    parser.add_argument(
+        "--networks",
+        type=int,
+        default=1,
+        help="ShenShi: square networks fitted from different starts and averaged "
+        "(default 1; 0 for none: the classifiers alone)",
+    )
     parser.add_argument(
         "--output",
         help="where to write the fitted weights (default: the file shipped in the package)",

@@ -11,14 +11,16 @@ import argparse
 import colorsys
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from companion.cli import UsageError
 from companion.cli.vision import fit_command
 from engines.shenshi.board import load_board
-from vision import appearance_stacks
+from vision import appearance_stacks, fit_network
 from vision.appearance import (
     ElementFeatures,
     FittedModel,
@@ -398,7 +400,7 @@ def test_the_shenshi_set_appearance_round_trips_through_a_profile(
             assert np.allclose(loaded.colours[kind][value], colour, atol=1e-4)
 
 
-def test_the_fit_command_fits_shenshi_the_same_from_the_same_setups(tmp_path: Path) -> None:
+def _fit_twice(tmp_path: Path, networks: int) -> list[str]:
     outputs = []
     for name in ("a.json", "b.json"):
         args = argparse.Namespace(
@@ -407,14 +409,50 @@ def test_the_fit_command_fits_shenshi_the_same_from_the_same_setups(tmp_path: Pa
             output=str(tmp_path / name),
             cache=str(tmp_path / "cache"),
             size="640x360",
+            networks=networks,
         )
         assert fit_command(args) == 0
         outputs.append((tmp_path / name).read_text(encoding="utf-8"))
+    return outputs
+
+
+def test_the_fit_command_fits_shenshi_the_same_from_the_same_setups(tmp_path: Path) -> None:
+    outputs = _fit_twice(tmp_path, networks=0)
     assert outputs[0] == outputs[1]
     model = FittedModel.from_json(json.loads(outputs[0]), "a.json")
     assert set(model.weights) == {"tile", "cushion", "monk"}
     assert model.provenance["examples"] > 100
     assert all(np.isfinite(w).all() and np.abs(w).max() < 100 for w in model.weights.values())
+    assert model.network is None
+
+
+def test_the_fit_command_fits_the_square_network_the_same_from_the_same_setups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("torch")
+    monkeypatch.setattr(fit_network, "EPOCHS", 1)
+    outputs = _fit_twice(tmp_path, networks=1)
+    assert outputs[0] == outputs[1]
+    model = FittedModel.from_json(json.loads(outputs[0]), "a.json")
+    assert model.network is not None and len(model.network.members) == 1
+    assert model.network.provenance["squares"] > 100
+
+
+def test_the_fit_command_without_pytorch_says_how_to_get_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)
+    args = argparse.Namespace(
+        game=GAME,
+        setups=1,
+        output=str(tmp_path / "a.json"),
+        cache=str(tmp_path / "cache"),
+        size="640x360",
+        networks=1,
+    )
+    with pytest.raises(UsageError, match=r"companion\[fit\]"):
+        fit_command(args)
+    assert not (tmp_path / "a.json").exists()
 
 
 def test_calibrate_layout_prints_the_shenshi_position(capsys: pytest.CaptureFixture[str]) -> None:

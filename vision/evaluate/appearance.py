@@ -405,6 +405,51 @@ def iter_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
             yield from examples(reader.element_features(changed, view), labels)
 
 
+def iter_square_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
+    """The square network's labelled examples of a setup's play pictures (and, with
+    ``foreign``, of each with foreign objects laid over it, as :func:`iter_examples`):
+    per picture, the maps of every square and, per square, each kind's true alternative
+    (-1 where the element is not shown, or its set's calibration left a value out)."""
+    from vision.appearance import fit_light  # deferred: loads OpenCV
+    from vision.appearance_core import OTHER  # deferred: loads OpenCV
+    from vision.appearance_stacks import ALTERNATIVES, STACK  # deferred: loads OpenCV
+
+    reader, view = calibrated_reader(pictures)
+    for number, (image, truth) in enumerate(pictures.plays):
+        labels = {k: truth["visible"].get(k) for k in truth["observation"]}
+        variants = [(image, labels)]
+        if foreign:
+            changed, covered = with_foreign_objects(
+                image, reader, view, pictures.setup.seed * 100 + number
+            )
+            variants.append(
+                (changed, {k: (None if k in covered else v) for k, v in labels.items()})
+            )
+        for frame, truths in variants:
+            light = fit_light(frame, view, reader.appearance, reader.model.size_mm)
+            items = {
+                i.element: i for i in reader.element_features(frame, view, light, context=False)
+            }
+            maps = reader.square_maps(frame, view, light)
+            table = np.full((len(maps), len(STACK)), -1, dtype=np.intp)
+            for row, square in enumerate(reader.squares):
+                for k, kind in enumerate(STACK):
+                    name = f"{square} {kind}"
+                    item = items.get(name)
+                    if item is None or item.seen_share < 0.5 or name not in truths:
+                        continue
+                    value = truths[name]
+                    label = OTHER if value is None else value
+                    found = [
+                        i
+                        for i, v in enumerate(item.values)
+                        if v == label and type(v) is type(label)
+                    ]
+                    if found and len(item.values) == ALTERNATIVES[kind]:
+                        table[row, k] = found[0]
+            yield maps, table
+
+
 def default_cache() -> Path:
     return Path("~/.cache/companion/appearance").expanduser()
 
