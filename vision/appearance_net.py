@@ -45,7 +45,7 @@ from vision.appearance_core import (
     log_colour,
     sample,
 )
-from vision.appearance_stacks import STACK, across, tallest
+from vision.appearance_stacks import PROTOTYPES, STACK, across, tallest
 from vision.models import referee_schema
 
 FloatArray = NDArray[np.float64]
@@ -154,9 +154,10 @@ def square_maps(
     for column, (kind, value) in enumerate(pairs, start=4):
         colours = appearance.colours.get(kind, {})
         if value in colours:
-            found = np.atleast_2d(colours[value])
-            columns += [column] * len(found)
-            prototypes.append(found)
+            found = np.atleast_2d(colours[value])[:PROTOTYPES]
+            columns.append(column)
+            # each value's colours made as many as the most kept (the first repeated)
+            prototypes.append(np.vstack([found, np.repeat(found[:1], PROTOTYPES - len(found), 0)]))
         else:
             maps[:, column] = FAR
     if prototypes:
@@ -166,11 +167,8 @@ def square_maps(
         a = seen * weights
         b = np.vstack(prototypes) * weights
         squared = (a * a).sum(axis=1)[:, None] + (b * b).sum(axis=1)[None, :] - 2.0 * (a @ b.T)
-        near = np.sqrt(np.maximum(squared, 0.0))
-        owner = np.array(columns)
-        for column in np.unique(owner):
-            where = np.flatnonzero(owner == column)
-            maps[:, column] = np.minimum(near[:, where[0] : where[-1] + 1].min(axis=1), FAR)
+        near = np.sqrt(np.maximum(squared, 0.0)).reshape(len(seen), len(columns), PROTOTYPES)
+        maps[:, columns] = np.minimum(near.min(axis=2), FAR)
     maps[:, 4 + len(pairs)] = plan.inside
     maps[~plan.inside] = 0.0
     return maps.reshape(plan.count, -1, maps.shape[1])
