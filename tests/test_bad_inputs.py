@@ -397,6 +397,7 @@ CASES: list[tuple[str, Case]] = [
     ("bench heights-fit --setups 0", Case("bench heights-fit --setups 0")),
     ("bench appearance --setups 0", Case("bench appearance --setups 0")),
     ("bench appearance --first-seed 5", Case("bench appearance --set test --first-seed 5")),
+    ("vision fit --networks -1", Case("vision fit --game shenshi --networks -1")),
 ]
 
 REFEREE_LINES = [
