@@ -794,9 +794,13 @@ class AppearanceReader:
     def _network_chances(
         self, frame: Image, view: BoardView, light: LightField, shown: Sequence[ElementFeatures]
     ) -> dict[str, FloatArray]:
-        """The square network's probabilities of each shown stacked element whose
-        alternatives are the network's (every value of its kind calibrated)."""
+        """The square network's probabilities of each shown stacked element, when the
+        calibration showed every piece value (the network was fitted on maps with a
+        distance to each; without one, its classifier reads each element alone)."""
         if self.network is None or not self.squares:
+            return {}
+        values = appearance_net.network_values(self.schema, self.squares[0])
+        if any(v not in self.appearance.colours.get(k, {}) for k, vs in values.items() for v in vs):
             return {}
         probabilities = self.network.probabilities(self.square_maps(frame, view, light))
         row = {square: i for i, square in enumerate(self.squares)}

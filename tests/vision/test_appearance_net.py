@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from vision import appearance_net as an
 from vision import fit_network
-from vision.appearance import FittedModel, fit_light, load_fitted, together
+from vision.appearance import AppearanceReader, FittedModel, fit_light, load_fitted, together
 from vision.appearance_core import AppearanceError
 from vision.evaluate.appearance import Score, Setup, calibrated_reader, load_setup, score_reading
 from vision.models import referee_schema
@@ -125,3 +126,26 @@ def test_the_shipped_network_reads_the_squares_of_a_held_out_world(
     assert shown >= 0.85 * score.elements
     assert score.right >= 0.99 * shown
     assert score.wrong_sure <= 0.002 * score.elements
+
+
+def test_without_every_piece_value_calibrated_the_classifiers_read_alone(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    fitted = load_fitted(GAME)
+    cache = tmp_path_factory.mktemp("appearance-net-partial")
+    pictures = load_setup(Setup("painted", 1911, "easy", (960, 540), GAME), cache, lambda _: None)
+    reader, view = calibrated_reader(pictures, fitted)
+    colours = {k: dict(v) for k, v in reader.appearance.colours.items()}
+    del colours["monk"]["black-grand"]
+    partial = AppearanceReader(
+        GAME, reader.model, replace(reader.appearance, colours=colours), fitted, reader.schema
+    )
+    image, truth = pictures.plays[0]
+    light = fit_light(image, view, partial.appearance, partial.model.size_mm)
+    items = [i for i in partial.element_features(image, view, light) if i.seen_share >= 0.5]
+    assert partial._network_chances(image, view, light, items) == {}
+    score = Score()
+    score_reading(
+        score, partial.read(image, view), truth["visible"], partial.schema, partial.elements
+    )
+    assert score.right >= 0.97 * (score.right + score.wrong)
