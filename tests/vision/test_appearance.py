@@ -220,6 +220,7 @@ def test_the_fit_command_writes_the_same_file_from_the_same_setups(tmp_path: Pat
             output=str(tmp_path / name),
             cache=str(tmp_path / "cache"),
             size="640x360",
+            networks=1,
         )
         assert fit_command(args) == 0
         outputs.append((tmp_path / name).read_text(encoding="utf-8"))
