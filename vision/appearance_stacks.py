@@ -48,6 +48,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.appearance_core import (
+    BRIGHTNESS_WEIGHT,
     NEAR,
     OTHER,
     AppearanceError,
@@ -300,7 +301,18 @@ def prototypes(points: FloatArray, k: int = PROTOTYPES) -> FloatArray:
 def nearest(points: FloatArray, colours: FloatArray) -> FloatArray:
     """Distance of each point to the nearest of ``colours`` ((3,) or (k, 3))."""
     protos = np.atleast_2d(colours)
-    return np.asarray(np.min(np.stack([distance(points, c) for c in protos]), axis=0))
+    b, c1, c2 = points[..., 0], points[..., 1], points[..., 2]
+
+    def squared(p: FloatArray) -> FloatArray:
+        # the square of appearance_core.distance: its root is taken once, of the least
+        return np.asarray(
+            (BRIGHTNESS_WEIGHT * (b - p[0])) ** 2 + (c1 - p[1]) ** 2 + (c2 - p[2]) ** 2
+        )
+
+    least = squared(protos[0])
+    for p in protos[1:]:
+        least = np.minimum(least, squared(p))
+    return np.asarray(np.sqrt(least))
 
 
 def _all_of(appearance: SetAppearance, kinds: Sequence[str]) -> list[FloatArray]:
@@ -448,8 +460,16 @@ def _chroma(a: FloatArray, colours: FloatArray) -> FloatArray:
     """Distance of each point's colour, brightness left out, to the nearest of
     ``colours``."""
     protos = np.atleast_2d(colours)
-    d = a[..., None, 1:] - protos[:, 1:]
-    return np.asarray(np.sqrt(np.min(np.sum(d * d, axis=-1), axis=-1)))
+    c1, c2 = a[..., 1], a[..., 2]
+
+    def squared(p: FloatArray) -> FloatArray:
+        d1, d2 = c1 - p[1], c2 - p[2]
+        return np.asarray(d1 * d1 + d2 * d2)
+
+    least = squared(protos[0])
+    for p in protos[1:]:
+        least = np.minimum(least, squared(p))
+    return np.asarray(np.sqrt(least))
 
 
 def _quartile(d: FloatArray, mask: NDArray[np.bool_]) -> FloatArray:
