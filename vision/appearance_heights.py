@@ -72,7 +72,7 @@ from vision.appearance_core import (
     sample,
 )
 from vision.models import HEIGHT_SUFFIX, BoardModel
-from vision.view import BoardView
+from vision.view import BoardView, in_picture
 
 FloatArray = NDArray[np.float64]
 
@@ -1093,13 +1093,7 @@ class HeightReader:
             pixels = view.to_image(
                 np.concatenate([lines.points_mm.reshape(-1, 2) for lines in missing])
             ).astype(np.float32)
-            w, h = view.image_size
-            inside = (
-                (pixels[:, 0] >= 0)
-                & (pixels[:, 0] <= w - 1)
-                & (pixels[:, 1] >= 0)
-                & (pixels[:, 1] <= h - 1)
-            ).reshape(len(missing), *shape)
+            inside = in_picture(pixels, view.image_size).reshape(len(missing), *shape)
             used = np.stack([part.used for part in where])
             points = np.stack([lines.points_mm for lines in missing])
             bare = np.zeros((*used.shape, 3))

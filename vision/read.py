@@ -74,7 +74,7 @@ from vision.read_colour import (
 )
 from vision.read_config import ReadConfig
 from vision.read_heights import EDGE_HIDDEN, HeightPlan, stack_extents, stack_height
-from vision.view import BoardView
+from vision.view import BoardView, in_picture
 
 FloatArray = NDArray[np.float64]
 Image = NDArray[np.uint8]
@@ -405,13 +405,7 @@ class BoardReader:
         pixels.append(view.to_image(extra) if len(extra) else np.zeros((0, 2)))
         extra_slice = slice(stop, stop + len(extra))
         all_pixels = np.vstack(pixels)
-        w, h = view.image_size
-        inside = (
-            (all_pixels[:, 0] >= 0)
-            & (all_pixels[:, 0] <= w - 1)
-            & (all_pixels[:, 1] >= 0)
-            & (all_pixels[:, 1] <= h - 1)
-        )
+        inside = in_picture(all_pixels, view.image_size)
         # remap's maps must be under 32767 pixels a side: rows of _MAP_WIDTH samples
         padded = np.zeros((-(-len(all_pixels) // _MAP_WIDTH) * _MAP_WIDTH, 2), np.float32)
         padded[: len(all_pixels)] = all_pixels

@@ -52,7 +52,7 @@ from vision.appearance_core import (
     sample,
 )
 from vision.models import BoardModel
-from vision.view import BoardView
+from vision.view import BoardView, in_picture
 
 FloatArray = NDArray[np.float64]
 Image = NDArray[np.uint8]
@@ -333,12 +333,7 @@ def _line_profile(
     values = sample(response.astype(np.float32), pixels.reshape(-1, 2).astype(np.float32)).reshape(
         len(across), len(along)
     )
-    inside = (
-        (pixels[..., 0] >= 0)
-        & (pixels[..., 0] <= w - 1)
-        & (pixels[..., 1] >= 0)
-        & (pixels[..., 1] <= h - 1)
-    )
+    inside = in_picture(pixels, (w, h))
     return across, np.where(inside, values, 0.0), pixels
 
 
@@ -701,13 +696,7 @@ def board_features(frame: Image, fit: GridFit, appearance: SetAppearance) -> Boa
     points, owner = _points(turn)
     view = fit.view(turn)
     pixels = view.to_image(points)
-    w, h = fit.image_size
-    inside = (
-        (pixels[:, 0] >= 0)
-        & (pixels[:, 0] <= w - 1)
-        & (pixels[:, 1] >= 0)
-        & (pixels[:, 1] <= h - 1)
-    )
+    inside = in_picture(pixels, fit.image_size)
     sampling = Sampling(
         ELEMENTS, (KIND,) * len(ELEMENTS), owner, pixels.astype(np.float32), points, inside
     )

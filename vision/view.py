@@ -164,14 +164,21 @@ class BoardView:
 
     def visible(self, points_mm: FloatArray, margin_px: float = 0.0) -> NDArray[np.bool_]:
         """Which board points fall inside the frame, ``margin_px`` from its edges."""
-        pixels = self.to_image(points_mm)
-        w, h = self.image_size
-        return np.asarray(
-            (pixels[:, 0] >= margin_px)
-            & (pixels[:, 0] <= w - 1 - margin_px)
-            & (pixels[:, 1] >= margin_px)
-            & (pixels[:, 1] <= h - 1 - margin_px)
-        )
+        return in_picture(self.to_image(points_mm), self.image_size, margin_px)
+
+
+def in_picture(
+    pixels: NDArray[Any], image_size: tuple[int, int], margin_px: float = 0.0
+) -> NDArray[np.bool_]:
+    """Which ``pixels`` (..., 2: x, y) fall inside a picture of ``image_size`` (w, h),
+    ``margin_px`` from its edges."""
+    w, h = image_size
+    return np.asarray(
+        (pixels[..., 0] >= margin_px)
+        & (pixels[..., 0] <= w - 1 - margin_px)
+        & (pixels[..., 1] >= margin_px)
+        & (pixels[..., 1] <= h - 1 - margin_px)
+    )
 
 
 def pose_from_homography(homography: FloatArray, matrix: FloatArray) -> FloatArray:
