@@ -97,7 +97,7 @@ from vision.appearance_stacks import (
     prototypes,
 )
 from vision.models import HEIGHT_SUFFIX, BoardModel, referee_schema
-from vision.view import BoardView
+from vision.view import BoardView, in_picture
 
 FloatArray = NDArray[np.float64]
 Float32Array = NDArray[np.float32]
@@ -193,13 +193,7 @@ def plan(model: BoardModel, view: BoardView, elements: Sequence[str]) -> Samplin
         board_points.append(points)
         owners.append(np.full(len(offsets), index))
     pixel_array = view.to_image(np.vstack(board_points))  # one pass for every element
-    w, h = view.image_size
-    inside = (
-        (pixel_array[:, 0] >= 0)
-        & (pixel_array[:, 0] <= w - 1)
-        & (pixel_array[:, 1] >= 0)
-        & (pixel_array[:, 1] <= h - 1)
-    )
+    inside = in_picture(pixel_array, view.image_size)
     if camera is not None and any(k in _STACK for k in kinds):
         # a point a piece of another square could stand in front of is not looked at
         inside &= ~appearance_stacks.possibly_hidden(
@@ -326,7 +320,9 @@ def fit_light(
     seen = view.rectify(frame, size_mm, 2.5 * LIGHT_PX_PER_MM)
     valid = (
         cv2.resize(
-            (seen.max(axis=2) > 0).astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST
+            ((seen[:, :, 0] | seen[:, :, 1] | seen[:, :, 2]) > 0).astype(np.uint8),
+            (w, h),
+            interpolation=cv2.INTER_NEAREST,
         ).reshape(-1)
         > 0
     )
@@ -334,7 +330,7 @@ def fit_light(
     diff = (log_colour(linear(seen)) - reference).reshape(-1, 3)
     design = light_design_grid(h, w, size_mm)
     keep = valid.copy()
-    coefficients = np.zeros((6, 3))
+    coefficients: NDArray[np.floating[Any]] = np.zeros((6, 3))
     residual = np.zeros(len(diff))
     scale = 1.0
     for _ in range(4):
@@ -705,6 +701,13 @@ HEIGHTS_ELSEWHERE = "stack heights are read by the sensor board or settled by th
 COVERED_BY_HAND = "covered by a hand"
 
 
+BARE_SURE = 0.9
+"""A square is left to its classifiers when each is at least this sure that nothing of
+its kind stands there; the square network reads the rest. Most squares of a game are
+empty, and the network was half of a frame's time. Chosen on the validation halls
+(docs/vision-bench.md): from 1 (every square) down to 0.9, not one reading changed."""
+
+
 def together(classifier: FloatArray, network: FloatArray) -> FloatArray:
     """A stacked element's probabilities from its kind's classifier and the square
     network together: the mean of their log probabilities, normalised (each is a
@@ -780,37 +783,58 @@ class AppearanceReader:
             context,
         )
 
-    def square_maps(self, frame: Image, view: BoardView, light: LightField) -> Float32Array:
-        """The square network's maps of every square (:mod:`vision.appearance_net`),
-        in the order of ``self.squares``; the grids are made again with the sample
-        plan (when the view has moved)."""
+    def square_maps(
+        self,
+        frame: Image,
+        view: BoardView,
+        light: LightField,
+        rows: Sequence[int] | None = None,
+    ) -> Float32Array:
+        """The square network's maps of the squares at ``rows`` of ``self.squares``
+        (default every square), in that order; the grids are made again with the
+        sample plan (when the view has moved)."""
         sampling = self.sampling(view)
         if self._grids is None or self._grids[0] is not sampling:
             grids = appearance_net.square_grids(self.model, view, self.squares)
             self._grids = (sampling, appearance_net.plan_squares(view, self.appearance, grids))
+        plan = self._grids[1] if rows is None else self._grids[1].only(rows)
         values = appearance_net.network_values(self.schema, self.squares[0])
-        return appearance_net.square_maps(frame, self._grids[1], self.appearance, light, values)
+        return appearance_net.square_maps(frame, plan, self.appearance, light, values)
 
     def _network_chances(
-        self, frame: Image, view: BoardView, light: LightField, shown: Sequence[ElementFeatures]
+        self,
+        frame: Image,
+        view: BoardView,
+        light: LightField,
+        shown: Sequence[ElementFeatures],
+        chances: Mapping[str, FloatArray],
     ) -> dict[str, FloatArray]:
         """The square network's probabilities of each shown stacked element, when the
         calibration showed every piece value (the network was fitted on maps with a
-        distance to each; without one, its classifier reads each element alone)."""
+        distance to each; without one, its classifier reads each element alone).
+        A square whose classifiers (``chances``) are each at least ``BARE_SURE`` sure
+        that nothing of their kind stands there is left to them (:data:`BARE_SURE`)."""
         if self.network is None or not self.squares:
             return {}
         values = appearance_net.network_values(self.schema, self.squares[0])
         if any(v not in self.appearance.colours.get(k, {}) for k, vs in values.items() for v in vs):
             return {}
-        probabilities = self.network.probabilities(self.square_maps(frame, view, light))
-        row = {square: i for i, square in enumerate(self.squares)}
+        stacked = [i for i in shown if i.kind in appearance_stacks.STACK]
+        bare = {appearance_stacks.square_of(i.element) for i in stacked}
+        for item in stacked:
+            if chances[item.element][0] < BARE_SURE:
+                bare.discard(appearance_stacks.square_of(item.element))
+        rows = [i for i, square in enumerate(self.squares) if square not in bare]
+        if not rows:
+            return {}
+        probabilities = self.network.probabilities(self.square_maps(frame, view, light, rows))
+        row = {self.squares[r]: i for i, r in enumerate(rows)}
         out: dict[str, FloatArray] = {}
-        for item in shown:
-            if item.kind not in appearance_stacks.STACK:
-                continue
+        for item in stacked:
+            square = appearance_stacks.square_of(item.element)
             k = appearance_stacks.STACK.index(item.kind)
-            if len(item.values) == appearance_net.ALTERNATIVES[k]:
-                out[item.element] = probabilities[k][row[appearance_stacks.square_of(item.element)]]
+            if square in row and len(item.values) == appearance_net.ALTERNATIVES[k]:
+                out[item.element] = probabilities[k][row[square]]
         return out
 
     def read(
@@ -830,7 +854,7 @@ class AppearanceReader:
         chances = dict(
             zip((i.element for i in shown), self.fitted.probabilities_of(shown), strict=True)
         )
-        for element, p in self._network_chances(frame, view, light, shown).items():
+        for element, p in self._network_chances(frame, view, light, shown, chances).items():
             chances[element] = together(chances[element], p)
         for item in items:
             if item.element in covered:

@@ -47,6 +47,7 @@ from vision.appearance_core import (
 )
 from vision.appearance_stacks import PROTOTYPES, STACK, across, tallest
 from vision.models import referee_schema
+from vision.view import in_picture
 
 FloatArray = NDArray[np.float64]
 Float32Array = NDArray[np.float32]
@@ -117,18 +118,20 @@ class SquarePlan:
     ground: FloatArray  # (squares * points, 2) mm
     bare: FloatArray  # (squares * points, 3)
 
+    def only(self, rows: Sequence[int]) -> SquarePlan:
+        """The plan of the squares at ``rows`` alone (in that order)."""
+        points = len(self.pixels) // max(self.count, 1)
+        index = (np.asarray(rows, dtype=np.intp)[:, None] * points + np.arange(points)).ravel()
+        return SquarePlan(
+            len(rows), self.pixels[index], self.inside[index], self.ground[index], self.bare[index]
+        )
+
 
 def plan_squares(view: Any, appearance: SetAppearance, grids: FloatArray) -> SquarePlan:
     """The :class:`SquarePlan` of ``grids`` (:func:`square_grids`) in ``view``."""
     flat = grids.reshape(-1, 3)
     pixels = view.to_image(flat if view.projection is not None else flat[:, :2])
-    w, h = view.image_size
-    inside = (
-        (pixels[:, 0] >= 0)
-        & (pixels[:, 0] <= w - 1)
-        & (pixels[:, 1] >= 0)
-        & (pixels[:, 1] <= h - 1)
-    )
+    inside = in_picture(pixels, view.image_size)
     ground = view.to_board(pixels)
     return SquarePlan(
         len(grids), pixels.astype(np.float32), inside, ground, appearance.bare_log(ground)
@@ -167,8 +170,11 @@ def square_maps(
         a = seen * weights
         b = np.vstack(prototypes) * weights
         squared = (a * a).sum(axis=1)[:, None] + (b * b).sum(axis=1)[None, :] - 2.0 * (a @ b.T)
-        near = np.sqrt(np.maximum(squared, 0.0)).reshape(len(seen), len(columns), PROTOTYPES)
-        maps[:, columns] = np.minimum(near.min(axis=2), FAR)
+        squared = squared.reshape(len(seen), len(columns), PROTOTYPES)
+        least = squared[:, :, 0]
+        for k in range(1, PROTOTYPES):
+            least = np.minimum(least, squared[:, :, k])
+        maps[:, columns] = np.minimum(np.sqrt(np.maximum(least, 0.0)), FAR)
     maps[:, 4 + len(pairs)] = plan.inside
     maps[~plan.inside] = 0.0
     return maps.reshape(plan.count, -1, maps.shape[1])

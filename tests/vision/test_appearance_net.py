@@ -15,8 +15,16 @@ import pytest
 
 from vision import appearance_net as an
 from vision import fit_network
-from vision.appearance import AppearanceReader, FittedModel, fit_light, load_fitted, together
+from vision.appearance import (
+    BARE_SURE,
+    AppearanceReader,
+    FittedModel,
+    fit_light,
+    load_fitted,
+    together,
+)
 from vision.appearance_core import AppearanceError
+from vision.appearance_stacks import square_of
 from vision.evaluate.appearance import Score, Setup, calibrated_reader, load_setup, score_reading
 from vision.models import referee_schema
 
@@ -112,10 +120,22 @@ def test_the_shipped_network_reads_the_squares_of_a_held_out_world(
         score_reading(score, reading, truth["visible"], reader.schema, reader.elements)
         light = fit_light(image, view, reader.appearance, reader.model.size_mm)
         items = [i for i in reader.element_features(image, view, light) if i.seen_share >= 0.5]
-        chances = reader._network_chances(image, view, light, items)
-        assert len(chances) >= 0.9 * sum(i.kind in ("tile", "cushion", "monk") for i in items)
         by_name = {i.element: i for i in items}
         alone = dict(zip(by_name, fitted.probabilities_of(items), strict=True))
+        chances = reader._network_chances(image, view, light, items, alone)
+        stacked = [i for i in items if i.kind in ("tile", "cushion", "monk")]
+        # a square is left to its classifiers only when each is sure it holds nothing
+        for item in stacked:
+            if item.element not in chances:
+                square = square_of(item.element)
+                assert all(
+                    alone[i.element][0] >= BARE_SURE
+                    for i in stacked
+                    if square_of(i.element) == square
+                )
+            elif alone[item.element][0] < BARE_SURE:
+                assert item.element in chances
+        assert any(alone[i.element][0] < BARE_SURE for i in stacked)
         for element, p in chances.items():
             both = together(alone[element], p)
             values = by_name[element].values
@@ -143,9 +163,23 @@ def test_without_every_piece_value_calibrated_the_classifiers_read_alone(
     image, truth = pictures.plays[0]
     light = fit_light(image, view, partial.appearance, partial.model.size_mm)
     items = [i for i in partial.element_features(image, view, light) if i.seen_share >= 0.5]
-    assert partial._network_chances(image, view, light, items) == {}
+    alone = dict(zip((i.element for i in items), fitted.probabilities_of(items), strict=True))
+    assert partial._network_chances(image, view, light, items, alone) == {}
     score = Score()
     score_reading(
         score, partial.read(image, view), truth["visible"], partial.schema, partial.elements
     )
     assert score.right >= 0.97 * (score.right + score.wrong)
+
+
+def test_the_maps_of_some_squares_are_those_squares_maps_of_the_whole_board(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    cache = tmp_path_factory.mktemp("appearance-net-rows")
+    pictures = load_setup(Setup("painted", 1913, "easy", (960, 540), GAME), cache, lambda _: None)
+    reader, view = calibrated_reader(pictures, load_fitted(GAME))
+    image, _ = pictures.plays[0]
+    light = fit_light(image, view, reader.appearance, reader.model.size_mm)
+    every = reader.square_maps(image, view, light)
+    rows = [5, 0, len(reader.squares) - 1]
+    np.testing.assert_array_equal(reader.square_maps(image, view, light, rows), every[rows])
