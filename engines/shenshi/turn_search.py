@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from itertools import combinations
 
 from engines.errors import IllegalMoveError
-from engines.observation import Observation, Value
+from engines.observation import Observation, Reading, Value
 from engines.shenshi import options
 from engines.shenshi.board import BLOND, CUSHION_NAMES, NO_CUSHION, SIZE
 from engines.shenshi.movegen import has_turn, usable_codes
@@ -302,8 +302,9 @@ def candidates(
 ) -> list[Move]:
     """The legal turns that could leave the table as seen (see ``turns_fitting``),
     remembered for the last few tables: the search depends only on the position, the
-    squares that changed, the squares unread, and what is surely seen on those
-    (elsewhere a sure reading shows the position, and an unsure one is no evidence).
+    squares that changed, the squares unread or read unsure unlike the position
+    (``_doubted``), and what is surely seen on those (elsewhere a sure reading shows the
+    position, and an unsure one is no evidence).
 
     ``hidden``: elements under a hand. Actions may start or end on a square the reader
     could not read (anything fits it), but not on one under a hand: a turn changing
@@ -314,11 +315,16 @@ def candidates(
     covered = frozenset(
         SQUARE_OF[e.split(" ", 1)[0]] for e in hidden if not e.startswith("tokens ")
     )
+    names = monk_readings(state.rules)
     unknown = frozenset(
         s
         for s in range(SIZE * SIZE)
         if s not in covered
-        and (not observation[MONK[s]].known or not observation[CUSHION[s]].known)
+        and (
+            not observation[MONK[s]].known
+            or not observation[CUSHION[s]].known
+            or _doubted(state, observation, s, names)
+        )
     )
     looks = []
     for s in sorted(near | unknown):
@@ -345,6 +351,22 @@ def candidates(
     else:
         _RECENT.move_to_end(key)
     return list(found)
+
+
+def _doubted(state: ShenshiState, observation: Observation, s: int, names: list[Reading]) -> bool:
+    """Whether square ``s`` is read unsure (below ``SURE``) as unlike the position: the
+    square may have changed or not (a monk just put down that the camera reads at
+    0.8, a misreading), so a turn may act there, and anything fits it, as on a square
+    unread. Left out, a turn ending there could not be found, and the table would be
+    judged illegal once the player says done."""
+    occupant = state.occ[s]
+    for seen, now in (
+        (observation[MONK[s]], NONE if occupant < 0 else names[occupant].value),
+        (observation[CUSHION[s]], CUSHION_NAMES[state.cushion[s]] or NONE),
+    ):
+        if seen.confidence < SURE and seen.value != now:
+            return True
+    return False
 
 
 def first_candidates(

@@ -1,0 +1,84 @@
+"""A ShenShi square the camera reads unsure (below the referee's 0.9) unlike the
+position: the monk just put down there, read at 0.8 frame after frame (the fitted
+reader gives some monks most of their right readings under 0.9). The table search lets
+a turn end there (``turn_search._doubted``), so the turn is found, not flagged at the
+player's done; a turn breaking a rule is still flagged, with its rule. Found on
+simulated tables with the camera erring as the fitted reader was measured to."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.referee.core import Referee
+from companion.referee.events import TurnDone
+from engines.observation import Observation, Reading
+from engines.shenshi import ShenshiRules, ShenshiState
+from engines.shenshi.observation import candidates, expected
+from tests.companion.referee.streams import names, only, show
+from tests.engines.shenshi.positions import position
+
+TWO = ShenshiRules(["silver", "copper"])
+UNSURE = 0.8
+
+
+def start() -> ShenshiState:
+    """Silver to move; the neutral Grand Master on b3, the neutral master on a2."""
+    return position(
+        TWO,
+        blond="a2 a3 a4 a5 b3 c3 d3 d4 e4 e5 g1 g2",
+        orange="g7",
+        reserves={"silver": (0, 1), "copper": (0, 1)},
+        monks={"silver": ("d4", "e4"), "copper": ("g1", "g2"), "neutral": ("b3", "a2")},
+    )
+
+
+def after(state: ShenshiState, text: str, unsure: str) -> Observation:
+    """The table ``text`` leaves, its element ``unsure`` read at ``UNSURE``."""
+    other = state.copy()
+    other.apply(state.rules.parse_move(text))
+    table = expected(other)
+    return table.replace({unsure: Reading(table.value(unsure), UNSURE)})
+
+
+def changed(state: ShenshiState, table: Observation) -> list[str]:
+    before = expected(state)
+    return [e for e in table if table[e].confidence >= 0.9 and table.value(e) != before.value(e)]
+
+
+def test_a_turn_ending_on_a_square_read_unsure_is_a_candidate() -> None:
+    # the neutral master walks a2-a3-a4 before the neutral Grand Master comes to a3
+    # (the other order is blocked): a4, read unsure, must be a square a turn may end on
+    state = start()
+    table = after(state, "NMa2-a4 NGb3-a3", "a4 monk")
+    found = [state.rules.format_move(m) for m in candidates(state, table, changed(state, table))]
+    assert "NMa2-a4 NGb3-a3" in found
+
+
+def test_a_monk_put_down_and_read_unsure_is_accepted_not_flagged() -> None:
+    # before: flagged at the player's done as the neutral master walking through a3,
+    # where the neutral Grand Master had come (walk.blocked)
+    state = start()
+    referee = Referee(state.rules, state)
+    out = show(referee, after(state, "NMa2-a4 NGb3-a3", "a4 monk"), times=8)
+    if "move_accepted" not in names(out):  # the player says done
+        out += referee.handle(TurnDone())
+    assert "illegal_move" not in names(out)
+    assert [text for _, text in referee.history] == ["NMa2-a4 NGb3-a3"]
+
+
+@pytest.mark.parametrize(
+    ("turn", "unsure", "rule"),
+    [
+        ("NMa2-a3-a4-a5 NGb3-c3", "a5 monk", "walk.length"),
+        ("Me4-e5 NMa2-a4", "a4 monk", "turn.one-master"),
+    ],
+)
+def test_an_illegal_turn_ending_on_a_square_read_unsure_is_still_flagged(
+    turn: str, unsure: str, rule: str
+) -> None:
+    state = start()
+    referee = Referee(state.rules, state)
+    out = show(referee, after(state, turn, unsure), times=8)
+    out += referee.handle(TurnDone())
+    assert only(out, "illegal_move").rule == rule
+    assert referee.history == []
