@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 import cv2
@@ -151,12 +152,17 @@ class LightField:
         return np.asarray(light_design(points_mm, self.size_mm) @ self.coefficients + local)
 
 
+@lru_cache(maxsize=8)
 def light_design_grid(h: int, w: int, size_mm: tuple[float, float]) -> FloatArray:
+    """:func:`light_design` of every pixel of a light picture ``h`` x ``w`` (made once
+    per size; read only)."""
     ys, xs = np.mgrid[0:h, 0:w]
     points = np.column_stack(
         [(xs.ravel() + 0.5) / LIGHT_PX_PER_MM, (ys.ravel() + 0.5) / LIGHT_PX_PER_MM]
     )
-    return light_design(points, size_mm)
+    design = light_design(points, size_mm)
+    design.setflags(write=False)
+    return design
 
 
 @dataclass(frozen=True)
