@@ -458,10 +458,18 @@ class _TableSearch:
 
         names = self.names
         seen_at = {self.looks[s][0]: s for s in near}
+        # Where a monk may have gone, for a stop on the way there: surely seen, or read
+        # unsure on a square unlike the position (``_doubted``: a monk entered and
+        # hovered on, read at 0.8 where it stopped). Only a hint, tried when no turn
+        # without such a stop fits.
+        hinted = {
+            **{observation[MONK[s]].value: s for s in near if observation[MONK[s]].known},
+            **seen_at,
+        }
         self.roams = {
-            m: seen_at[names[m].value]
+            m: hinted[names[m].value]
             for m in range(rules.n_monks)
-            if seen_at.get(names[m].value, state.pos[m]) != state.pos[m]
+            if hinted.get(names[m].value, state.pos[m]) != state.pos[m]
         }
         self.roams[-1] = -1  # never empty: the second pass is told apart by it
         # Where each monk the player may move is seen at the end (None: in the hand, as

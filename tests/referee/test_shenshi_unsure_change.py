@@ -1,9 +1,11 @@
 """A ShenShi square the camera reads unsure (below the referee's 0.9) unlike the
 position: the monk just put down there, read at 0.8 frame after frame (the fitted
 reader gives some monks most of their right readings under 0.9). The table search lets
-a turn end there (``turn_search._doubted``), so the turn is found, not flagged at the
-player's done; a turn breaking a rule is still flagged, with its rule. Found on
-simulated tables with the camera erring as the fitted reader was measured to."""
+a turn end there (``turn_search._doubted``), and a monk entered and hovered on stop
+unseen on its way there, so the turn is found, not flagged at the player's done; a turn
+breaking a rule is still flagged, with the rule named as when every change is read
+surely. Found on simulated tables with the camera erring as the fitted reader was
+measured to."""
 
 from __future__ import annotations
 
@@ -82,3 +84,49 @@ def test_an_illegal_turn_ending_on_a_square_read_unsure_is_still_flagged(
     out += referee.handle(TurnDone())
     assert only(out, "illegal_move").rule == rule
     assert referee.history == []
+
+
+def entering() -> ShenshiState:
+    """Silver to move, its master off the board (an orange cushion in reserve)."""
+    return position(
+        TWO,
+        blond="a2 a3 a4 a5 b3 c3 d3 d4 e4 e5 g1 g2",
+        orange="g7",
+        reserves={"silver": (0, 1), "copper": (0, 1)},
+        monks={"silver": ("d4", None), "copper": ("g1", "g2"), "neutral": ("b3", "a2")},
+    )
+
+
+ENTERED = "M@g3:o Mg3~c3(d3>d2,c3>g4)"
+"""The master entered on g3 and hovered on to c3, its orange cushion lifting the blond
+cushions of d3 and c3 on the way (put down on d2 and g4): g3 looks as before."""
+
+
+def test_a_monk_entered_and_hovered_on_read_unsure_where_it_stopped_is_accepted() -> None:
+    # before: the search let a monk stop on a square that looks unchanged (g3) only
+    # when it was surely seen where it went; flagged at done (enter.square-taken)
+    state = entering()
+    referee = Referee(state.rules, state)
+    out = show(referee, after(state, f"{ENTERED} Gd4-e4", "c3 monk"), times=8)
+    if "move_accepted" not in names(out):  # the player says done
+        out += referee.handle(TurnDone())
+    assert "illegal_move" not in names(out)
+    assert len(referee.history) == 1
+    reached = state.copy()
+    reached.play(state.rules.parse_move(f"{ENTERED} Gd4-e4"))
+    assert referee.state == reached
+
+
+@pytest.mark.parametrize("turn", [ENTERED, f"{ENTERED} Gd4-e4-e5-e6", f"{ENTERED} NMa2-b2"])
+def test_an_illegal_turn_entering_and_hovering_on_read_unsure_is_flagged_as_read_surely(
+    turn: str,
+) -> None:
+    state = entering()
+    flags = []
+    for unsure in ("c3 monk", "a7 tile"):  # the monk read unsure; every change sure
+        referee = Referee(state.rules, state)
+        out = show(referee, after(state, turn, unsure), times=8)
+        out += referee.handle(TurnDone())
+        flags.append(only(out, "illegal_move").rule)
+        assert referee.history == []
+    assert flags[0] == flags[1]
