@@ -41,7 +41,7 @@ there are, where a cushion may go).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -693,9 +693,18 @@ def _compact(item: ElementFeatures | None, alternatives: int) -> FloatArray:
     each piece value's, something else's."""
     if item is None or len(item.values) != alternatives:
         return np.zeros(3 + 4 * (alternatives - 2) + 2)
-    rows = item.rows
-    parts = [rows[0, 1:4]] + [rows[a, 5:9] for a in range(1, alternatives - 1)] + [rows[-1, 10:12]]
-    return np.concatenate(parts)
+    return np.asarray(np.take(item.rows, _compact_index(alternatives, item.rows.shape[1])))
+
+
+@cache
+def _compact_index(alternatives: int, width: int) -> NDArray[np.intp]:
+    """Where :func:`_compact`'s numbers lie in an element's rows, flattened: the bare
+    look's columns 1-3, each piece value's 5-8, something else's 10-11."""
+    index = [1, 2, 3]
+    for a in range(1, alternatives - 1):
+        index += [a * width + c for c in range(5, 9)]
+    index += [(alternatives - 1) * width + c for c in (10, 11)]
+    return np.array(index, dtype=np.intp)
 
 
 ALTERNATIVES = {"tile": 4, "cushion": 4, "monk": 10}
@@ -713,6 +722,13 @@ def with_context(items: list[ElementFeatures], model: Any, view: Any) -> list[El
     for item in items:
         if item.kind in STACK:
             by_square.setdefault(square_of(item.element), {})[item.kind] = item
+    changes = {
+        square: [
+            0.0 if members.get(kind) is None else float(members[kind].rows[0, 2])
+            for kind in ("monk", "cushion")
+        ]
+        for square, members in by_square.items()
+    }
     inputs: dict[str, FloatArray] = {}
     for square, members in by_square.items():
         parts = []
@@ -724,10 +740,19 @@ def with_context(items: list[ElementFeatures], model: Any, view: Any) -> list[El
                 extra if extra is not None and len(extra) == EXTRA[kind] else np.zeros(EXTRA[kind])
             )
             parts.append(np.array([0.0 if member is None else member.seen_share]))
-        parts.append(_around(square, by_square, model, camera))
+        parts.append(_around(square, by_square, changes, model, camera))
         inputs[square] = np.concatenate(parts)
     return [
-        replace(item, extra=inputs[square_of(item.element)]) if item.kind in STACK else item
+        ElementFeatures(
+            item.element,
+            item.kind,
+            item.values,
+            item.rows,
+            item.seen_share,
+            inputs[square_of(item.element)],
+        )
+        if item.kind in STACK
+        else item
         for item in items
     ]
 
@@ -735,6 +760,7 @@ def with_context(items: list[ElementFeatures], model: Any, view: Any) -> list[El
 def _around(
     square: str,
     by_square: Mapping[str, Mapping[str, ElementFeatures]],
+    changes: Mapping[str, list[float]],
     model: Any,
     camera: FloatArray | None,
 ) -> FloatArray:
@@ -742,33 +768,24 @@ def _around(
     changed; how the monk and cushion of the square nearer the camera and the monk of
     the one beyond changed (their bare look's distance, share changed, share nearer
     the bare look than a piece); the sine of the camera's elevation seen from the
-    square."""
+    square (``changes``: each square's monk's and cushion's change)."""
     neighbours, nearer_name, beyond_name, elevation = _neighbourhood(
         square, tuple(by_square), model, None if camera is None else tuple(camera)
     )
-    changes = []
-    for name in neighbours:
-        monk, cushion = by_square[name].get("monk"), by_square[name].get("cushion")
-        changes.append(
-            [
-                0.0 if monk is None else float(monk.rows[0, 2]),
-                0.0 if cushion is None else float(cushion.rows[0, 2]),
-            ]
-        )
 
     def looks(name: str | None, kind: str) -> FloatArray:
         member = None if name is None else by_square[name].get(kind)
         return np.zeros(3) if member is None else np.asarray(member.rows[0, 1:4])
 
-    table = np.array(changes) if changes else np.zeros((1, 2))
-    return np.array(
+    table = np.array([changes[name] for name in neighbours]) if neighbours else np.zeros((1, 2))
+    return np.concatenate(
         [
-            *table.max(axis=0),
-            *table.mean(axis=0),
-            *looks(nearer_name, "monk"),
-            *looks(nearer_name, "cushion"),
-            *looks(beyond_name, "monk"),
-            elevation,
+            table.max(axis=0),
+            table.mean(axis=0),
+            looks(nearer_name, "monk"),
+            looks(nearer_name, "cushion"),
+            looks(beyond_name, "monk"),
+            [elevation],
         ]
     )
 
