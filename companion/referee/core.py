@@ -307,14 +307,21 @@ class Debouncer:
     def latest_changes(self, frames: int = 1) -> dict[str, Reading]:
         """The elements last read otherwise than believed (a change not believed yet,
         or a reading disturbed once), with that reading; only those read so at least
-        ``frames`` times in a row."""
+        ``frames`` times in a row. With ``frames`` 1, an element last read without a
+        value (unsure, or not shown) counts with the last value it was read with among
+        its recent readings, when that is not the believed one: no value is no
+        evidence against it (a monk put down, read now and then without a value, is
+        not believed for want of three readings in a row)."""
         stable, count = self.stable, self._count
-        return {
-            e: r
-            for e, r in self._candidate.items()
-            if count[e] >= frames
-            and (r.value != stable[e].value or type(r.value) is not type(stable[e].value))
-        }
+        out: dict[str, Reading] = {}
+        for e, r in self._candidate.items():
+            if count[e] < frames:
+                continue
+            if r.value is None and frames == 1:
+                r = next((x for x in reversed(self._recent[e]) if x.value is not None), r)
+            if r.value != stable[e].value or type(r.value) is not type(stable[e].value):
+                out[e] = r
+        return out
 
 
 @dataclass

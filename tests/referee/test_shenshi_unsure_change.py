@@ -4,15 +4,17 @@ reader gives some monks most of their right readings under 0.9). The table searc
 a turn end there (``turn_search._doubted``), and a monk entered and hovered on stop
 unseen on its way there, so the turn is found, not flagged at the player's done; a turn
 breaking a rule is still flagged, with the rule named as when every change is read
-surely. Found on simulated tables with the camera erring as the fitted reader was
-measured to."""
+surely. And a monk put down that is read now surely, now without a value, never three
+frames in a row, is not yet believed when the player says done: the done waits for it,
+as for a piece put down a frame ago (``Debouncer.latest_changes``). Found on simulated
+tables with the camera erring as the fitted reader was measured to."""
 
 from __future__ import annotations
 
 import pytest
 
 from companion.referee.core import Referee
-from companion.referee.events import TurnDone
+from companion.referee.events import Seen, TurnDone
 from engines.observation import Observation, Reading
 from engines.shenshi import ShenshiRules, ShenshiState
 from engines.shenshi.observation import candidates, expected
@@ -130,3 +132,43 @@ def test_an_illegal_turn_entering_and_hovering_on_read_unsure_is_flagged_as_read
         flags.append(only(out, "illegal_move").rule)
         assert referee.history == []
     assert flags[0] == flags[1]
+
+
+def flickering(state: ShenshiState, turn: str, element: str) -> list[Observation]:
+    """The table ``turn`` leaves, ``element`` read surely and without a value by turns,
+    six frames: never the same three frames in a row, so never believed."""
+    table = after(state, turn, element)
+    sure = table.replace({element: Reading(table.value(element), 1.0)})
+    return [sure, table.replace({element: None})] * 3
+
+
+def test_a_done_while_the_last_monk_is_read_without_a_value_by_turns_waits() -> None:
+    # before: flagged at once (the master seemed gone: turn.needs-master)
+    state = start()
+    referee = Referee(state.rules, state)
+    for table in flickering(state, "Me4-e5 NGb3-c3", "e5 monk"):
+        referee.handle(Seen(table, "camera"))
+    assert names(referee.handle(TurnDone())) == []
+    sure = flickering(state, "Me4-e5 NGb3-c3", "e5 monk")[0]
+    out = show(referee, sure, times=3)
+    assert names(out) == ["move_accepted"]
+    assert [text for _, text in referee.history] == ["Me4-e5 NGb3-c3"]
+
+
+@pytest.mark.parametrize(
+    ("turn", "element", "rule"),
+    [
+        ("Me4-e5 NGb3-c3-d3-d4", "e5 monk", "walk.step"),
+        ("NMa2-a3-a4-a5 NGb3-c3", "a5 monk", "turn.needs-master"),
+    ],
+)
+def test_an_illegal_done_while_a_monk_is_read_without_a_value_by_turns_is_flagged_at_once(
+    turn: str, element: str, rule: str
+) -> None:
+    # no legal turn fits the table with the monk where it was last read: no wait, and
+    # the rule named is the one named before (the believed table's)
+    state = start()
+    referee = Referee(state.rules, state)
+    for table in flickering(state, turn, element):
+        referee.handle(Seen(table, "camera"))
+    assert only(referee.handle(TurnDone()), "illegal_move").rule == rule
