@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.synth.camera import Camera, PlanarTexture, Pose, project_points
-from vision.view import BoardView, Lens, pose_from_homography, truth_view
+from vision.view import BoardView, Lens, in_picture, pose_from_homography, truth_view
 
 CAMERA = Camera.from_fov(1280, 720, 60.0, k1=-0.08, k2=0.02)
 POSE = Pose(45.0, 30.0, 800.0)
@@ -76,3 +76,11 @@ def test_visible_says_which_points_are_in_the_frame() -> None:
     view = _view()
     far = np.array([[250.0, 250.0], [-5000.0, 250.0]])
     assert view.visible(far).tolist() == [True, False]
+
+
+def test_in_picture_keeps_the_pixels_inside_the_frame_and_its_margin() -> None:
+    pixels = np.array([[0.0, 0.0], [1279.0, 719.0], [1279.5, 10.0], [-0.1, 10.0], [5.0, 5.0]])
+    assert in_picture(pixels, (1280, 720)).tolist() == [True, True, False, False, True]
+    assert in_picture(pixels, (1280, 720), margin_px=6.0).tolist() == [False] * 5
+    grid = pixels.reshape(1, 5, 2)  # any leading shape
+    assert in_picture(grid, (1280, 720)).shape == (1, 5)
