@@ -398,6 +398,9 @@ CASES: list[tuple[str, Case]] = [
     ("bench appearance --setups 0", Case("bench appearance --setups 0")),
     ("bench appearance --first-seed 5", Case("bench appearance --set test --first-seed 5")),
     ("vision fit --networks -1", Case("vision fit --game shenshi --networks -1")),
+    ("vision fit --setups 0", Case("vision fit --game shenshi --setups 0")),
+    # an explicit 0 is refused, not read as "the default": that run rewrites a shipped file
+    ("bench reader-errors --setups 0", Case("bench reader-errors --game shenshi --setups 0")),
 ]
 
 REFEREE_LINES = [

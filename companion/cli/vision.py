@@ -424,6 +424,8 @@ def fit_command(args: argparse.Namespace) -> int:
 
     if args.networks < 0:
         raise UsageError("--networks must be 0 or more")
+    if args.setups < 1:
+        raise UsageError("--setups must be at least 1")
     cache = Path(args.cache).expanduser() if args.cache else default_cache()
     started = time.time()
     data: list[Any] = []

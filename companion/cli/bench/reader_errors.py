@@ -31,7 +31,9 @@ def reader_errors_command(args: argparse.Namespace) -> int:
         )
     if args.set not in SETS:
         raise UsageError(f"--set must be one of {', '.join(SETS)}")
-    count = args.setups or DEFAULT_SETUPS.get(args.game, FALLBACK_SETUPS)
+    count = (
+        args.setups if args.setups is not None else DEFAULT_SETUPS.get(args.game, FALLBACK_SETUPS)
+    )
     if count < 1:
         raise UsageError("--setups must be at least 1")
     unknown = sorted(set(args.level or ()) - set(LEVELS))
