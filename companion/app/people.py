@@ -142,6 +142,9 @@ class FilmResult:
     last_frame: Image | None = None
     last_seen: Observation | None = None
     finished: bool = False
+    game: RefereedGame | None = None
+    """The refereed game the score is kept on (for what needs the whole record, such
+    as how many of its moves are the moves played)."""
 
 
 class FilmFeed(_Paced):
@@ -172,7 +175,9 @@ class FilmFeed(_Paced):
         self.suggest: Sequence[str] = ()
         self.referee = ThroughSession(session)
         self.game = RefereedGame(film.simulator, self.referee, time.perf_counter)  # type: ignore[arg-type]
-        self.result = FilmResult(session.controller.referee, self.game.score, self.referee.outputs)
+        self.result = FilmResult(
+            session.controller.referee, self.game.score, self.referee.outputs, game=self.game
+        )
         self.frames = 0
 
     def run(self) -> None:

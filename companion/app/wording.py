@@ -158,6 +158,8 @@ def verdict_words(tr: Translator, output: Output, who: Any, colours: Sequence[st
                 text += " " + tr.text("verdict.overruled", elements=", ".join(corrected))
             return text
         case MoveInProgress(player, candidates):
+            if not candidates:  # a turn under way that no move explains yet
+                return tr.text("verdict.in_progress_bare", player=who(player))
             shown = ", ".join(candidates[:5]) + (" …" if len(candidates) > 5 else "")
             return tr.text("verdict.in_progress", player=who(player), moves=shown)
         case IllegalMove(player, attempt, rule, message, _, _):

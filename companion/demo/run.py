@@ -354,6 +354,8 @@ class AppReport:
         with self._writing:
             if self.page is not None:
                 return str(self.page)
+            if result.game is not None:  # the moves of the record that are those played
+                result.score.record_right = result.game.record_right(self.prepared.script.start)
             chain = ChainResult(
                 result.referee,
                 result.score,
@@ -377,6 +379,9 @@ class AppReport:
             return
         if self.result is None:
             self.out.write("\nThe film could not be shown: no report was written.\n")
+            return
+        if self.result.finished:  # the film's end is writing it: wait for it
+            self.write(self.result)
             return
         self.out.write(
             "\nThe app was closed before the end of the film: the report "

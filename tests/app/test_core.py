@@ -18,8 +18,8 @@ from companion.app.i18n import LANGUAGES, Translator, table
 from companion.app.layout import HIGHLIGHT_RGBA, board_layout, paint
 from companion.app.report import export, final_result
 from companion.app.sound import RATE, TONES, alarm_file
-from companion.app.wording import move_words
-from companion.referee.events import Answer, IllegalMove, Question
+from companion.app.wording import move_words, verdict_words
+from companion.referee.events import Answer, IllegalMove, MoveInProgress, Question
 from companion.simulator import TableConfig, TableSimulator
 from engines import Dice, available_games, rules_class
 
@@ -267,3 +267,12 @@ def test_pause_holds_the_readings_back() -> None:
         if (outputs := controller.handle(step.event))
     )
     assert judged and "camera" in controller.referee.sources
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_move_under_way_is_worded_with_or_without_its_candidates(language: str) -> None:
+    tr = Translator(language)
+    bare = verdict_words(tr, MoveInProgress(1, []), lambda p: f"P{p}")
+    assert bare.startswith("P1") and "()" not in bare and bare.endswith(".")
+    listed = verdict_words(tr, MoveInProgress(1, ["H@4", "Y@7"]), lambda p: f"P{p}")
+    assert "H@4, Y@7" in listed

@@ -138,6 +138,8 @@ def test_a_film_waits_for_its_people_and_says_where_its_report_is(
         assert result.finished and result.frames == len(film) and camera.closed
         assert controller.referee.state.is_over()
         assert result.score.false_flags == 0 and result.score.final_state_right
+        assert result.game is not None  # for the report's moves of the record as played
+        assert result.game.record_right(script.start) == len(script.filmed_moves)
         flagged = [o for _, o in result.outputs if isinstance(o, IllegalMove)]
         assert flagged and result.score.rules  # the film's illegal move, caught
     finally:
