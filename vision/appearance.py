@@ -65,7 +65,7 @@ from calibration.profiles import (
 )
 from engines.jsontext import read_json_file
 from engines.observation import Observation, Reading, TableSchema, Value
-from vision import appearance_heights, appearance_net, appearance_stacks
+from vision import appearance_heights, appearance_margin, appearance_net, appearance_stacks
 from vision.appearance_core import (
     BARE_PX_PER_MM,
     BARE_VALUES,
@@ -753,6 +753,7 @@ class AppearanceReader:
                     "game's: fit it again (companion vision fit)"
                 )
         self._grids: tuple[Sampling, appearance_net.SquarePlan] | None = None
+        self._margins: tuple[Sampling, appearance_margin.Margins] | None = None
         appearance.bare_log(np.zeros((1, 2)))  # the empty board's log colour, made once
 
     def sampling(self, view: BoardView) -> Sampling:
@@ -837,6 +838,55 @@ class AppearanceReader:
                 out[item.element] = probabilities[k][row[square]]
         return out
 
+    def _doubted(
+        self,
+        frame: Image,
+        view: BoardView,
+        light: LightField,
+        shown: Sequence[ElementFeatures],
+        chances: Mapping[str, FloatArray],
+    ) -> dict[str, FloatArray]:
+        """The probabilities of the shown elements of checked kinds read as bare whose
+        square does not look like its margin (:mod:`vision.appearance_margin`), lowered;
+        the others are left out. A checked kind's bare value is its first alternative
+        (:func:`features`)."""
+        checked = [
+            i
+            for i in shown
+            if i.kind in appearance_margin.CHECKED_KINDS
+            and int(np.argmax(chances[i.element])) == 0
+            and chances[i.element][0] > appearance_margin.DOUBTFUL
+        ]
+        if not checked:
+            return {}
+        sampling = self.sampling(view)
+        if self._margins is None or self._margins[0] is not sampling:
+            names = [
+                e
+                for e, k in zip(sampling.elements, sampling.kinds, strict=True)
+                if k in appearance_margin.CHECKED_KINDS
+            ]
+            self._margins = (sampling, appearance_margin.plan_margins(self.model, view, names))
+        margins = self._margins[1]
+        row = {name: i for i, name in enumerate(margins.elements)}
+        which = np.array([row.get(e, -1) for e in sampling.elements], dtype=np.intp)
+        points = (which[sampling.owner] >= 0) & sampling.inside
+        differences = appearance_margin.mismatch(
+            frame,
+            margins,
+            sampling.pixels[points],
+            sampling.ground_mm[points],
+            which[sampling.owner[points]],
+            self.appearance,
+            light,
+        )
+        return {
+            i.element: appearance_margin.doubt_bare(
+                chances[i.element], 0, float(differences[row[i.element]])
+            )
+            for i in checked
+        }
+
     def read(
         self, frame: Image, view: BoardView, covered: Collection[str] = ()
     ) -> AppearanceReading:
@@ -856,6 +906,7 @@ class AppearanceReader:
         )
         for element, p in self._network_chances(frame, view, light, shown, chances).items():
             chances[element] = together(chances[element], p)
+        chances.update(self._doubted(frame, view, light, shown, chances))
         for item in items:
             if item.element in covered:
                 abstained[item.element] = COVERED_BY_HAND

@@ -1,0 +1,151 @@
+"""A square read as bare is checked against the bare margin around it: glare added over
+a bare square and its margin alike changes nothing, a tile that glare makes look like
+the bare square is doubted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.appearance import plan
+from vision.appearance_core import LIGHT_PX_PER_MM, LightField, SetAppearance
+from vision.appearance_margin import (
+    DOUBTFUL,
+    MARGIN_FROM,
+    MISMATCH,
+    doubt_bare,
+    margin_offsets,
+    mismatch,
+    plan_margins,
+)
+from vision.models import load_model
+from vision.view import BoardView
+
+PX_PER_MM = 1.0
+"""The synthetic camera looks straight down at one pixel a millimetre."""
+BARE = 0.3
+"""The bare board's linear brightness (a mid grey)."""
+DARK_TILE = 0.02
+GLARE = 0.25
+"""Linear light added everywhere: a dark tile under it looks like the bare square."""
+
+
+def _srgb(linear: np.ndarray) -> np.ndarray:
+    encoded = np.where(
+        linear <= 0.0031308, linear * 12.92, 1.055 * np.power(linear, 1 / 2.4) - 0.055
+    )
+    return np.clip(np.rint(encoded * 255), 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def board():  # type: ignore[no-untyped-def]
+    model = load_model("shendao")
+    w, h = (round(s * PX_PER_MM) for s in model.size_mm)
+    view = BoardView(np.diag([PX_PER_MM, PX_PER_MM, 1.0]), (w, h), method="truth")
+    bare = np.full((round(model.size_mm[1] * 2), round(model.size_mm[0] * 2), 3), BARE)
+    appearance = SetAppearance("shendao", bare.astype(np.float32), {})
+    lw, lh = (round(s * LIGHT_PX_PER_MM) for s in model.size_mm)
+    light = LightField(np.zeros((6, 3)), np.zeros((lh, lw, 3), np.float32), model.size_mm)
+    squares = [n for n, e in model.elements.items() if e.kind == "square"]
+    return model, view, appearance, light, squares
+
+
+def _differences(board, frame_linear: np.ndarray) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    model, view, appearance, light, squares = board
+    sampling = plan(model, view, squares)
+    margins = plan_margins(model, view, squares)
+    keep = sampling.inside
+    found = mismatch(
+        _srgb(frame_linear),
+        margins,
+        sampling.pixels[keep],
+        sampling.ground_mm[keep],
+        sampling.owner[keep],
+        appearance,
+        light,
+    )
+    return dict(zip(margins.elements, found.tolist(), strict=True))
+
+
+def _with_tile(board, name: str, albedo: float, added: float) -> np.ndarray:  # type: ignore[no-untyped-def]
+    model, view, *_ = board
+    w, h = view.image_size
+    frame = np.full((h, w, 3), BARE)
+    square = model.elements[name]
+    half = model.pieces["tile_mm"] / 2.0
+    x, y = square.centre_mm
+    frame[round(y - half) : round(y + half), round(x - half) : round(x + half)] = albedo
+    return frame + added
+
+
+def test_the_margin_is_the_band_a_tile_leaves_bare() -> None:
+    model = load_model("shendao")
+    side = model.elements["d4"].size_mm[0]
+    offsets = margin_offsets(side)
+    reach = np.abs(offsets).max(axis=1)
+    assert reach.min() >= MARGIN_FROM * side / 2.0
+    assert reach.max() <= side / 2.0
+    assert reach.min() > model.pieces["tile_mm"] / 2.0
+
+
+def test_glare_over_a_bare_square_and_its_margin_is_no_mismatch(board) -> None:  # type: ignore[no-untyped-def]
+    frame = _with_tile(board, "d4", BARE, GLARE)  # no tile: the board everywhere
+    found = _differences(board, frame)
+    assert max(abs(v) for v in found.values()) < MISMATCH / 3
+
+
+def test_a_dark_tile_under_glare_differs_from_its_margin(board) -> None:  # type: ignore[no-untyped-def]
+    frame = _with_tile(board, "d4", DARK_TILE, GLARE)
+    # under the glare the tile is about as bright as the bare square was at calibration
+    assert abs(np.log(DARK_TILE + GLARE) - np.log(BARE)) < 0.15
+    found = _differences(board, frame)
+    assert found["d4"] < -MISMATCH
+    assert abs(found["e5"]) < MISMATCH / 3
+
+
+def test_a_doubted_bare_reading_is_kept_but_not_sure() -> None:
+    p = np.array([0.97, 0.01, 0.0, 0.02])
+    doubted = doubt_bare(p, 0, -2 * MISMATCH)
+    assert int(np.argmax(doubted)) == 0
+    assert doubted[0] == pytest.approx(DOUBTFUL) and DOUBTFUL < 0.9
+    assert doubted.sum() == pytest.approx(1.0)
+    # the others share the rest as they shared theirs
+    assert doubted[1] / doubted[3] == pytest.approx(p[1] / p[3])
+    assert doubted[2] == 0.0
+
+
+def test_only_a_sure_bare_reading_with_a_mismatch_is_doubted() -> None:
+    p = np.array([0.97, 0.01, 0.0, 0.02])
+    assert doubt_bare(p, 0, MISMATCH / 2) is p
+    assert doubt_bare(p, 0, float("nan")) is p
+    tile = np.array([0.02, 0.97, 0.0, 0.01])
+    assert doubt_bare(tile, 0, 2 * MISMATCH) is tile
+    alone = doubt_bare(np.array([1.0, 0.0, 0.0, 0.0]), 0, 2 * MISMATCH)
+    assert alone[1:] == pytest.approx([(1 - DOUBTFUL) / 3] * 3)
+
+
+def test_the_reader_only_lowers_bare_readings_it_doubts(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from vision import appearance_margin
+    from vision.evaluate.appearance import Setup, calibrated_reader, load_setup
+
+    pictures = load_setup(
+        Setup("painted", 1006, "hardest", (640, 360), "shendao"), tmp_path, lambda _: None
+    )
+    reader, view = calibrated_reader(pictures)
+    doubted = 0
+    for image, _truth in pictures.plays:
+        checked = reader.read(image, view)
+        with monkeypatch.context() as patch:
+            patch.setattr(appearance_margin, "CHECKED_KINDS", ())
+            plain = reader.read(image, view)
+        assert checked.abstained == plain.abstained
+        for name in plain.observation.schema.elements:
+            before, after = plain.observation[name], checked.observation[name]
+            assert before.known == after.known
+            if not before.known or before.confidence == after.confidence:
+                continue
+            assert reader.model.elements[name].kind in appearance_margin.CHECKED_KINDS
+            assert before.value == after.value == "empty"
+            assert after.confidence == pytest.approx(DOUBTFUL)
+            doubted += 1
+    assert doubted > 0, "a hardest table under glare has squares to doubt"

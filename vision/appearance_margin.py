@@ -1,0 +1,176 @@
+"""Whether a square read as bare looks like the bare board right around it.
+
+The reader takes the frame's light off by a strength per place, fitted over the whole
+board (:func:`vision.appearance.fit_light`). Glare does not scale the light, it adds to
+it, the same on a dark tile as on the pale board around it; and a shadow's sharp edge
+is smoothed away by that fit. Under a glare spot a dark tile can look just as the
+bare square looked at calibration, and in a shadow a light tile can: the reader then
+says *empty*, and is sure of it.
+
+The board right around the square tells. A square's own margin (the band inside its
+edge that a tile, smaller than the square, leaves bare) is under the same light as the
+square. Both are compared with the calibration's empty board, the frame's fitted light
+taken off: when the square is truly bare, what is left over (glare, a shadow, a lamp
+the fit did not follow) is the same on the square and on its margin; when a tile
+stands there, the tile's brightness shows as a difference between the two. A square
+read as bare whose brightness differs from its margin's by more than
+``MISMATCH`` (log light) is therefore not taken as sure: its bare value's probability
+is lowered to ``DOUBTFUL`` (still read, but under the line where the referee takes a
+reading as sure). Nothing else changes: which value is read, and every other element.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.appearance_core import (
+    LightField,
+    SetAppearance,
+    linear,
+    log_colour,
+    sample,
+)
+from vision.models import BoardModel
+from vision.view import BoardView, in_picture
+
+FloatArray = NDArray[np.float64]
+Image = NDArray[np.uint8]
+
+CHECKED_KINDS = ("square",)
+"""Kinds of element whose bare readings are checked against their margin (Shendao's
+squares: a tile smaller than its square, on a board printed around it)."""
+MARGIN_FROM = 0.9
+"""The margin looked at: from this share of the square's half side to its edge (the
+tile's half side is 0.84 of it on every board made, and a tile is placed up to a
+millimetre off)."""
+MARGIN_STEP_MM = 1.0
+"""Spacing of the margin's points (about a camera pixel at the smallest pictures)."""
+MISMATCH = 0.25
+"""A square read as bare is doubted when its brightness, against the calibration with
+the frame's light taken off, differs from its margin's by more than this (log light).
+Chosen on the training worlds (the first 48 setups at the hardest level) and the
+validation worlds: of 0.2, 0.25 and 0.3, the largest that leaves under 0.05% of the
+elements read wrong at 0.9 or more on both (docs/vision-bench.md)."""
+DOUBTFUL = 0.75
+"""The probability a doubted bare reading is lowered to: under the referee's sure line
+(0.9), over the line under which an element is left unknown (``SHOWN_AT``, 0.6), so
+that the reading is kept but not trusted alone."""
+
+
+@dataclass(frozen=True)
+class Margins:
+    """The margin points of every checked square for one view."""
+
+    elements: tuple[str, ...]
+    owner: NDArray[np.intp]  # (P,) index into ``elements``
+    pixels: NDArray[np.float32]  # (P, 2) frame pixels
+    ground_mm: FloatArray  # (P, 2) board points
+    inside: NDArray[np.bool_]  # (P,) inside the frame
+
+
+def margin_offsets(side_mm: float) -> FloatArray:
+    """The margin's points around a square's centre (square frame, mm)."""
+    half = side_mm / 2.0
+    steps = np.arange(-half + MARGIN_STEP_MM / 2.0, half, MARGIN_STEP_MM)
+    u, v = np.meshgrid(steps, steps)
+    keep = np.maximum(np.abs(u), np.abs(v)) >= MARGIN_FROM * half
+    return np.column_stack([u[keep], v[keep]])
+
+
+def plan_margins(model: BoardModel, view: BoardView, elements: Sequence[str]) -> Margins:
+    """The margin points of ``elements`` (checked kinds only) in ``view``."""
+    points, owners = [], []
+    for index, name in enumerate(elements):
+        element = model.elements[name]
+        a = math.radians(element.angle_deg)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        points.append(margin_offsets(element.size_mm[0]) @ rot.T + np.array(element.centre_mm))
+        owners.append(np.full(len(points[-1]), index, dtype=np.intp))
+    ground = np.vstack(points) if points else np.zeros((0, 2))
+    on_board = np.column_stack([ground, np.zeros(len(ground))])
+    flat = on_board if view.projection is not None else ground
+    pixels = view.to_image(flat) if len(ground) else np.zeros((0, 2))
+    return Margins(
+        tuple(elements),
+        np.concatenate(owners) if owners else np.zeros(0, dtype=np.intp),
+        pixels.astype(np.float32),
+        ground,
+        in_picture(pixels, view.image_size),
+    )
+
+
+def brightness_left(
+    frame: Image,
+    pixels: NDArray[np.float32],
+    ground_mm: FloatArray,
+    appearance: SetAppearance,
+    light: LightField,
+) -> FloatArray:
+    """What the frame's light does not explain at each point: its brightness against
+    the calibration's empty board, the fitted light taken off (log light)."""
+    seen = log_colour(linear(np.asarray(sample(frame, pixels), dtype=np.uint8)))[:, 0]
+    bare = appearance.bare_log(ground_mm)[:, 0]
+    return np.asarray(seen - bare - light.at(ground_mm)[:, 0])
+
+
+def mismatch(
+    frame: Image,
+    margins: Margins,
+    square_pixels: NDArray[np.float32],
+    square_ground_mm: FloatArray,
+    square_owner: NDArray[np.intp],
+    appearance: SetAppearance,
+    light: LightField,
+) -> FloatArray:
+    """Per element of ``margins``: the median of what the light leaves on its square's
+    points (``square_*``: the reader's sample points, ``square_owner`` indexing
+    ``margins.elements``) less the median on its margin; NaN where either is out of
+    the picture."""
+    count = len(margins.elements)
+    on_square = brightness_left(frame, square_pixels, square_ground_mm, appearance, light)
+    keep = margins.inside
+    on_margin = brightness_left(
+        frame, margins.pixels[keep], margins.ground_mm[keep], appearance, light
+    )
+    return _medians(on_square, square_owner, count) - _medians(
+        on_margin, margins.owner[keep], count
+    )
+
+
+def _medians(values: FloatArray, owner: NDArray[np.intp], count: int) -> FloatArray:
+    """The median of ``values`` per owner (NaN for an owner without values), as
+    ``np.median`` gives it, for every owner at once: each owner's values in a row of
+    a table, the rest NaN (sorted last)."""
+    if len(values) == 0:
+        return np.full(count, np.nan)
+    order = np.argsort(owner, kind="stable")
+    owners = owner[order]
+    starts = np.searchsorted(owners, np.arange(count + 1))
+    sizes = np.diff(starts)
+    table = np.full((count, int(sizes.max())), np.nan)
+    table[owners, np.arange(len(owners)) - starts[owners]] = values[order]
+    table.sort(axis=1)
+    rows = np.arange(count)
+    low, high = np.maximum((sizes - 1) // 2, 0), sizes // 2
+    middle = 0.5 * (table[rows, low] + table[rows, np.minimum(high, table.shape[1] - 1)])
+    return np.asarray(np.where(sizes > 0, middle, np.nan))
+
+
+def doubt_bare(p: FloatArray, bare: int, difference: float) -> FloatArray:
+    """``p`` (an element's probabilities, ``bare`` the index of its bare value) when
+    the square and its margin differ by ``difference``: unchanged unless the bare
+    value is read at ``DOUBTFUL`` or more while the difference is over ``MISMATCH``;
+    then the bare value gets ``DOUBTFUL`` and the others share the rest as they
+    shared theirs (evenly when they had none)."""
+    if not abs(difference) > MISMATCH or int(np.argmax(p)) != bare or p[bare] <= DOUBTFUL:
+        return p
+    others = np.delete(p, bare)
+    total = float(others.sum())
+    share = others / total if total > 0.0 else np.full(len(others), 1.0 / len(others))
+    out = np.insert(share * (1.0 - DOUBTFUL), bare, DOUBTFUL)
+    return np.asarray(out)
