@@ -24,6 +24,9 @@ it, and the game accuracy is the mean of a volatility-weighted mean and a harmon
 of the player's move scores. A player with no judged move has no accuracy (NaN in
 ``PlayerReport``, null in JSON, "no moves" in words).
 
+Each judged move also gets its **edge** (``engines.search.edge``): how it compares, by
+the game's static evaluation, with the turns random play would have drawn there.
+
 Each player's **strength** on the engine level scale, with a range, comes from their
 judged moves and the fitted model of ``engines.search.strength``.
 """
@@ -41,6 +44,7 @@ from typing import Any
 from engines.base import GameState
 from engines.record import GameRecord
 from engines.search.accuracy import game_accuracy, move_accuracy, volatility_weight, window_size
+from engines.search.edge import move_edge
 from engines.search.evaluate import outcome
 from engines.search.mcts import MCTS, SearchConfig
 from engines.search.strength import (
@@ -124,6 +128,10 @@ class MoveReport:
     win_chances: list[float]
     """Every player's win chance before the move (a forced move's position is not
     searched: the point before it, or an even share at the start)."""
+    edge: float | None = None
+    """The move's edge (``engines.search.edge``: the share of the turns random play
+    draws there that the static evaluation likes less); None when forced, or in an
+    analysis kept from before edges were found."""
 
 
 @dataclass
@@ -169,16 +177,20 @@ class Analysis:
         return data
 
 
+PositionResult = tuple[str, str, float, float, list[float] | None, float | None]
+"""(played text, best text, best value, played value, win chances, edge) at one
+position; the last two None when the move was forced."""
+
+
 def _analyse_position(
-    args: tuple[GameState[Any], Any, SearchConfig, bool],
-) -> tuple[str, str, float, float, list[float] | None]:
-    """(played text, best text, best value, played value, win chances or None when
-    forced) at one position."""
-    state, move, config, forced = args
+    args: tuple[GameState[Any], Any, SearchConfig, bool, int],
+) -> PositionResult:
+    """The result (``PositionResult``) at the position of move ``index``."""
+    state, move, config, forced, index = args
     fmt = state.rules.format_move
     me = state.to_move
     if forced:
-        return fmt(move), fmt(move), 0.0, 0.0, None
+        return fmt(move), fmt(move), 0.0, 0.0, None, None
     result = MCTS(config).search(state)
     best = result.stats[0] if result.stats else None
     best_value = best.value if best is not None else 0.0
@@ -199,18 +211,14 @@ def _analyse_position(
             )
             played_value = MCTS(small).search(after).values[me]
     best_text = fmt(best.move) if best is not None else fmt(move)
-    return fmt(move), best_text, best_value, played_value, result.values
+    edge = round(move_edge(state, move, index), 5)
+    return fmt(move), best_text, best_value, played_value, result.values, edge
 
 
 def _is_forced(state: GameState[Any]) -> bool:
     if getattr(state, "wide_branching", False):
         return False  # too many moves to list; a lone move there is rare
     return len(state.legal_moves()) == 1
-
-
-PositionResult = tuple[str, str, float, float, list[float] | None]
-"""(played text, best text, best value, played value, win chances or None when
-forced) at one position."""
 
 
 @dataclass(frozen=True)
@@ -226,7 +234,7 @@ class PositionJob:
     forced: bool
 
     def run(self) -> PositionResult:
-        return _analyse_position((self.state, self.move, self.config, self.forced))
+        return _analyse_position((self.state, self.move, self.config, self.forced, self.index))
 
 
 def position_job(state: GameState[Any], move: Any, index: int, config: SearchConfig) -> PositionJob:
@@ -305,7 +313,7 @@ def assemble(
     n = rules.n_players
     chances: list[list[float]] = []
     reports = []
-    for index, ((played, best, best_value, played_value, values), job) in enumerate(
+    for index, ((played, best, best_value, played_value, values, edge), job) in enumerate(
         zip(results, jobs, strict=True)
     ):
         forced = job.forced
@@ -327,6 +335,7 @@ def assemble(
                 "forced" if forced else judge(loss),
                 forced,
                 chances[-1],
+                edge,
             )
         )
     if final.is_over():
@@ -369,10 +378,12 @@ def evidence_of(reports: Sequence[MoveReport], player: int) -> Evidence:
     """``player``'s judged moves among ``reports``, as the strength model reads them
     (without how the others played: ``Evidence.table``)."""
     mine = [r for r in reports if r.player == player and not r.forced]
+    edges = [r.edge for r in mine if r.edge is not None]
     return Evidence(
         tuple(r.accuracy or 0.0 for r in mine),
         tuple(r.played == r.best for r in mine),
         tuple(r.best_value for r in mine),
+        edges=tuple(edges) if len(edges) == len(mine) else (),
     )
 
 

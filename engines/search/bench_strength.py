@@ -44,7 +44,7 @@ def games_path(set_name: str, seed: int, folder: Path = GAMES_DIR) -> Path:
 def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str, float]:
     """Within one and random play judged level 0 on the whole games of ``rows``,
     cross-validated as in the fit."""
-    out = held_out_logits(rows, model.levels, model.even_share)
+    out = held_out_logits(rows, model.levels, model.even_share, model.edges)
     items = [(r.level, r.evidence.moves, logits) for r, logits in out if r.view == "full"]
     near = [
         abs(model.point(model.posterior_of(x, n), n) - lv) <= 1

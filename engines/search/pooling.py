@@ -174,6 +174,7 @@ def fit_shared_held_out(
             model.even_share,
             model.analysis_iterations,
             model.options,
+            model.edges,
         )
         held = replace(
             fitted,

@@ -9,22 +9,24 @@ the player gave away (a loss of 0.05 is small for a leader at 0.6, and nearly al
 trailing player at 0.06 had). Random play often gives away more than half of it;
 strong play rarely does.
 
-Six averages over a player's moves (``QUANTITIES``: the mean relative loss, the share
-of moves giving away more than half, the share giving away almost nothing, the share
-of best moves, the mean loss, the mean win chance kept) are each drawn towards the
-fitting players' average by ``SHRINK`` moves' worth (a short game says little and lands
-near the middle), and, with the number of moves, give each level a probability by a
-multinomial logistic model (fitted by ``fit_model`` on analysed games between engine
-levels, ``engines.search.calibration``). Its log-odds times a ``temperature`` (below 1
-widening every range alike; above 1, up to ``MAX_TEMPERATURE``, narrowing them: the
-fit's ridge penalty draws the log-odds towards zero, and the cross-validation tells how
-far back out they can be trusted) and times ``n / (n + few_moves)`` for ``n`` judged moves
-(widening the ranges of short evidence most) give the posterior; the range is the
-narrowest run of levels holding ``COVERAGE`` of it. The level given is the posterior
-median, or level 0 (random play) as soon as level 0 has at least ``random_threshold``
-of the posterior and there are ``random_moves`` judged moves: a player who may well be
-playing at random is told so, once there are moves enough to tell. The range always
-holds the level given.
+Six averages over a player's moves (``QUANTITIES``: the mean relative loss, the share of
+moves giving away more than half, the share giving away almost nothing, the share of
+best moves, the mean loss, the mean win chance kept), and for the models that read it
+(``StrengthModel.edges``) the mean edge of the moves (``engines.search.edge``: how the
+static evaluation ranks the move among the turns random play draws), are each drawn
+towards the fitting players' average by ``SHRINK`` moves' worth (a short game says
+little and lands near the middle), and, with the number of moves, give each level a
+probability by a multinomial logistic model (fitted by ``fit_model`` on analysed games
+between engine levels, ``engines.search.calibration``). Its log-odds times a
+``temperature`` (below 1 widening every range alike; above 1, up to ``MAX_TEMPERATURE``,
+narrowing them: the fit's ridge penalty draws the log-odds towards zero, and the
+cross-validation tells how far back out they can be trusted) and times ``n / (n +
+few_moves)`` for ``n`` judged moves (widening the ranges of short evidence most) give
+the posterior; the range is the narrowest run of levels holding ``COVERAGE`` of it. The
+level given is the posterior median, or level 0 (random play) as soon as level 0 has at
+least ``random_threshold`` of the posterior and there are ``random_moves`` judged moves:
+a player who may well be playing at random is told so, once there are moves enough to
+tell. The range always holds the level given.
 
 ``few_moves``, ``temperature`` and ``random_threshold`` are chosen on the fitting games
 by cross-validation (folds of whole games): for each ``few_moves`` of
@@ -128,6 +130,10 @@ class Evidence:
     """How the others at the table played: the mean relative loss of their judged moves
     in the same part of the game (``table_loss``); None when not known (the fitting
     tables' average is assumed)."""
+    edges: tuple[float, ...] = ()
+    """Each judged move's edge (``engines.search.edge``: how much better the static
+    evaluation found it than the turns random play draws); empty when not known (the
+    fitting players' average is assumed)."""
 
     @property
     def moves(self) -> int:
@@ -181,13 +187,25 @@ def table_loss(others: Sequence[Evidence], even_share: float) -> float | None:
     return float(np.concatenate(losses).mean()) if losses else None
 
 
-def features(evidence: Evidence, population: FloatArray, even_share: float) -> FloatArray:
+def features(
+    evidence: Evidence, population: FloatArray, even_share: float, edges: bool = False
+) -> FloatArray:
     """The model's inputs: each quantity's average drawn towards ``population`` (the
-    fitting players' averages, then their tables') by ``SHRINK`` moves, the others' play
-    (``Evidence.table``; the fitting tables' average when not known), and the log of the
-    number of moves."""
+    fitting players' averages, then, when the model reads ``edges``, their mean edge,
+    then their tables') by ``SHRINK`` moves; with ``edges`` the mean edge drawn the same
+    way (the fitting players' when not known); the others' play (``Evidence.table``; the
+    fitting tables' average when not known), and the log of the number of moves."""
     rows = evidence.quantities(even_share)
-    mean = (rows.sum(axis=0) + SHRINK * population[:-1]) / (len(rows) + SHRINK)
+    width = len(QUANTITIES)
+    mean = (rows.sum(axis=0) + SHRINK * population[:width]) / (len(rows) + SHRINK)
+    if edges:
+        known = len(evidence.edges) == evidence.moves and evidence.moves > 0
+        edge = (
+            (sum(evidence.edges) + SHRINK * population[width]) / (len(rows) + SHRINK)
+            if known
+            else population[width]
+        )
+        mean = np.append(mean, edge)
     table = population[-1] if evidence.table is None else evidence.table
     return np.append(mean, [table, math.log(max(1, len(rows)))])
 
@@ -208,7 +226,8 @@ class StrengthModel:
     level_list: tuple[int, ...]
     population: tuple[float, ...]
     """The fitting players' average of each quantity (what a player's own are drawn
-    towards), then of their tables' ``Evidence.table``."""
+    towards), then of their edges when the model reads them (``edges``), then of their
+    tables' ``Evidence.table``."""
     centre: tuple[float, ...]
     scale: tuple[float, ...]
     """Standardisation of the features."""
@@ -229,6 +248,10 @@ class StrengthModel:
     random_moves: int = FEW_MOVES
     """Judged moves from which level 0 is named as soon as it holds
     ``random_threshold`` of the posterior."""
+    edges: bool = False
+    """Whether the model reads the moves' edges (``Evidence.edges``): where win chances
+    alone cannot tell random play from the weakest level
+    (``engines.search.calibration.EDGE_SETS``)."""
 
     @property
     def levels(self) -> list[int]:
@@ -236,7 +259,7 @@ class StrengthModel:
 
     def logits(self, evidence: Evidence) -> FloatArray:
         """The untempered log-odds of each level (``levels`` order)."""
-        x = features(evidence, np.array(self.population), self.even_share)
+        x = features(evidence, np.array(self.population), self.even_share, self.edges)
         z = np.append((x - np.array(self.centre)) / np.array(self.scale), 1.0)
         out: FloatArray = z @ np.array(self.weights)
         return out
@@ -291,13 +314,15 @@ class StrengthModel:
             "few_moves": self.few_moves,
             "options": dict(self.options),
             "random_moves": self.random_moves,
+            "edges": self.edges,
         }
 
     @classmethod
     def from_json(cls, key: str, data: Mapping[str, Any]) -> StrengthModel:
         """Raises KeyError / TypeError / ValueError on a malformed entry."""
         levels = tuple(int(v) for v in data["levels"])
-        width = len(QUANTITIES) + 2
+        edges = bool(data.get("edges", False))
+        width = len(QUANTITIES) + 2 + edges
         model = cls(
             key,
             levels,
@@ -312,10 +337,11 @@ class StrengthModel:
             float(data["few_moves"]),
             dict(data.get("options", {})),
             int(data.get("random_moves", FEW_MOVES)),
+            edges,
         )
         if (
             len(levels) < 2
-            or len(model.population) != len(QUANTITIES) + 1
+            or len(model.population) != width - 1
             or len(model.centre) != width
             or len(model.scale) != width
             or len(model.weights) != width + 1
@@ -573,18 +599,21 @@ def fit_logistic(
     even_share: float,
     analysis_iterations: int,
     options: Mapping[str, Any] | None = None,
+    edges: bool = False,
 ) -> StrengthModel:
     """The logistic model of ``rows`` (player-games of at least ``MIN_MOVES`` judged
-    moves), at temperature 1 and threshold 1. Raises ValueError without data."""
+    moves), reading the moves' edges when ``edges``, at temperature 1 and threshold 1.
+    Raises ValueError without data."""
     usable = [r for r in rows if r.evidence.moves >= MIN_MOVES and r.level in levels]
     if not usable:
         raise ValueError(f"no player-game with {MIN_MOVES} judged moves to fit on")
     tables = [r.evidence.table for r in usable if r.evidence.table is not None]
-    population = np.append(
-        np.concatenate([r.evidence.quantities(even_share) for r in usable]).mean(axis=0),
-        float(np.mean(tables)) if tables else 0.0,
-    )
-    x = np.array([features(r.evidence, population, even_share) for r in usable])
+    averages = np.concatenate([r.evidence.quantities(even_share) for r in usable]).mean(axis=0)
+    if edges:
+        known = [e for r in usable for e in r.evidence.edges]
+        averages = np.append(averages, float(np.mean(known)) if known else 0.0)
+    population = np.append(averages, float(np.mean(tables)) if tables else 0.0)
+    x = np.array([features(r.evidence, population, even_share, edges) for r in usable])
     index = {level: i for i, level in enumerate(levels)}
     y = np.array([index[r.level] for r in usable], dtype=np.int64)
     centre, scale, weights = _fit_logistic(x, y, len(levels))
@@ -601,6 +630,7 @@ def fit_logistic(
         even_share,
         0.0,
         dict(options or {}),
+        edges=edges,
     )
 
 
@@ -625,14 +655,16 @@ def _with(
         few_moves,
         model.options,
         random_moves,
+        model.edges,
     )
 
 
 def held_out_logits(
-    rows: Sequence[Labelled], levels: Sequence[int], even_share: float
+    rows: Sequence[Labelled], levels: Sequence[int], even_share: float, edges: bool = False
 ) -> list[tuple[Labelled, FloatArray]]:
     """Each row's untempered logits by a model fitted on the folds without its game
-    (borrowed rows: fitted on in every fold, never held out)."""
+    (borrowed rows: fitted on in every fold, never held out); reading the moves' edges
+    when ``edges``."""
     folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
     borrowed = [r for r in rows if r.borrowed]
     for row in rows:
@@ -643,7 +675,7 @@ def held_out_logits(
         train = [r for j, fold in enumerate(folds) if j != k for r in fold] + borrowed
         if not folds[k] or not train:
             continue
-        model = fit_logistic("", train, levels, even_share, 0)
+        model = fit_logistic("", train, levels, even_share, 0, edges=edges)
         found += [(r, model.logits(r.evidence)) for r in folds[k]]
     return found
 
@@ -655,17 +687,19 @@ def fit_model(
     levels: Sequence[int] | None = None,
     even_share: float | None = None,
     options: Mapping[str, Any] | None = None,
+    edges: bool = False,
 ) -> tuple[StrengthModel, Check]:
     """The model fitted on ``rows`` and its cross-validated check (every view): the
     few-moves widening and temperature as the module's docstring says, then the
     level-0 threshold and ``random_moves`` coming closest to both goals on
     whole games (``NEAR_GOAL``, ``RANDOM_GOAL``; of equals, the pair most often within
     one, then the first tried). ``levels`` defaults to those of ``rows``,
-    ``even_share`` to 1 / 4. Raises ValueError without data."""
+    ``even_share`` to 1 / 4; the model reads the moves' edges when ``edges``. Raises
+    ValueError without data."""
     levels = sorted(levels or {r.level for r in rows})
     share = even_share if even_share is not None else 0.25
-    base = fit_logistic(key, rows, levels, share, analysis_iterations, options)
-    out = held_out_logits(rows, levels, share)
+    base = fit_logistic(key, rows, levels, share, analysis_iterations, options, edges)
+    out = held_out_logits(rows, levels, share, edges)
     held = [(r.level, r.evidence.moves, logits) for r, logits in out]
     views = {r.view for r, _ in out}
     by_view = [

@@ -5,6 +5,9 @@ strength model learns from, its fit, and its check on games it never saw.
   levels (``engines.search.calibration``) and adds them to
   ``engines/search/strength_games/S-seedN.jsonl`` (a run stopped early keeps what it
   did; running it again goes on from there).
+- ``strength-edges --set S --seed N`` adds every judged move's edge
+  (``engines.search.edge``) to stored games made before the analysis found edges, by
+  replaying their moves (the same games always get the same edges).
 - ``strength-fit`` fits each set's model on its fitting games (seed 1), and those of
   the sets it learns from too (``engines.search.calibration.FIT_ALSO``), and writes
   ``engines/search/strength_model.json``.
@@ -48,6 +51,7 @@ from engines.search.bench_strength import (
     random_play_share,
 )
 from engines.search.calibration import (
+    EDGE_SETS,
     FIT_ALSO,
     MIN_FIT_GAMES,
     RANDOM_TABLES,
@@ -57,6 +61,7 @@ from engines.search.calibration import (
     generate,
     options_of,
     read_games,
+    with_edges,
 )
 from engines.search.players import LEVELS
 from engines.search.pooling import (
@@ -98,6 +103,17 @@ def register(bench_sub: Subparsers) -> None:
     )
     games.add_argument("--folder", type=Path, default=GAMES_DIR)
     games.set_defaults(handler=games_command)
+
+    edges = bench_sub.add_parser(
+        "strength-edges",
+        help="add the moves' edges to stored games made without them",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    edges.add_argument("--set", required=True, choices=sorted(SETS), dest="set_name")
+    edges.add_argument("--seed", type=int, required=True)
+    edges.add_argument("--folder", type=Path, default=GAMES_DIR)
+    edges.set_defaults(handler=edges_command)
 
     fit = bench_sub.add_parser(
         "strength-fit",
@@ -221,6 +237,24 @@ def games_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def edges_command(args: argparse.Namespace) -> int:
+    path = games_path(args.set_name, args.seed, args.folder)
+    stored = read_games(path)
+    if not stored:
+        raise UsageError(f"no stored games in {path}")
+    found = [with_edges(g, options_of(args.set_name)) if g.record else g for g in stored]
+    path.write_text(
+        "".join(json.dumps(g.to_json(), separators=(",", ":")) + "\n" for g in found),
+        encoding="utf-8",
+    )
+    without = sum(not g.record for g in stored)
+    print(
+        f"{path}: edges of {len(stored) - without} games"
+        + (f" ({without} stored without their moves keep none)" if without else "")
+    )
+    return 0
+
+
 def _sets_with_games(wanted: Sequence[str] | None, folder: Path, seed: int) -> list[str]:
     """The sets with games that get a model (random tables only check one)."""
     return [
@@ -250,7 +284,9 @@ def fit_command(args: argparse.Namespace) -> int:
         cls = rules_class(game)
         options = cls.from_record(cls.default_players(players), options_of(set_name)).options_json()
         iterations, rollout = analysis_budget(game)
-        model, cv = fit_model(set_name, rows, iterations, levels, 1.0 / players, options)
+        model, cv = fit_model(
+            set_name, rows, iterations, levels, 1.0 / players, options, set_name in EDGE_SETS
+        )
         document["models"][set_name] = {
             "command": f"companion bench strength-fit --set {set_name}",
             "made": date.today().isoformat(),
@@ -282,8 +318,9 @@ def fit_command(args: argparse.Namespace) -> int:
         f"{100 * COVERAGE:.0f}% of the "
         "time in cross-validation on the fitting games; random_threshold: the share of "
         "the posterior on level 0 from which level 0 is given, from random_moves "
-        "judged moves on; options: the rules "
-        "options of the fitting games."
+        "judged moves on; edges: whether the model reads the moves' edges (then the "
+        "population's second last entry is the fitting players' mean edge); options: the "
+        "rules options of the fitting games."
     )
     args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     load_models.cache_clear()

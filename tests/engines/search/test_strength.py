@@ -237,3 +237,44 @@ def test_level_0_is_named_from_the_models_own_number_of_judged_moves() -> None:
     assert StrengthModel.from_json("test", old).random_moves == 15
     with pytest.raises(ValueError, match="judged moves"):
         StrengthModel.from_json("test", {**short.to_json(), "random_moves": MIN_MOVES - 1})
+
+
+def _with_edges(rows: list[Labelled]) -> list[Labelled]:
+    """``rows`` with edges: random play's about a half, the others' higher, so that
+    level 0 and level 1, losing win chance alike, differ in their edges only."""
+    found = []
+    for row in rows:
+        moves = row.evidence.moves
+        accuracies = row.evidence.accuracies
+        best = row.evidence.best
+        if row.level == 0:  # loses as level 1 does: only the edges tell them apart
+            twin = synthetic_rows()[10 + row.group % 10].evidence
+            accuracies, best = twin.accuracies, twin.best
+            moves = twin.moves
+        edge = 0.5 if row.level == 0 else 0.62
+        edges = tuple(edge + 0.02 * ((i % 3) - 1) for i in range(moves))
+        kept = tuple(0.2 + 0.05 * (i % 5) for i in range(moves))
+        found.append(replace(row, evidence=Evidence(accuracies, best, kept, edges=edges)))
+    return found
+
+
+def test_a_model_reading_edges_tells_random_play_from_play_that_loses_as_much() -> None:
+    rows = _with_edges(synthetic_rows())
+    fitted, _ = fit_model("test", rows, 300, edges=True)
+    blind, _ = fit_model("test", rows, 300)
+    assert fitted.edges and not blind.edges
+    random_play, level_1 = rows[3].evidence, rows[13].evidence
+    assert random_play.accuracies == level_1.accuracies
+    assert fitted.posterior(random_play)[0] > 0.8 > fitted.posterior(level_1)[0]
+    assert blind.posterior(random_play)[0] == pytest.approx(blind.posterior(level_1)[0])
+    # without edges the fitting players' mean edge is assumed: between the two
+    unknown = fitted.posterior(replace(random_play, edges=()))[0]
+    assert fitted.posterior(level_1)[0] < unknown < fitted.posterior(random_play)[0]
+    again = StrengthModel.from_json("test", fitted.to_json())
+    assert again.edges and again.posterior(random_play) == pytest.approx(
+        fitted.posterior(random_play), abs=1e-4
+    )
+    old = {k: v for k, v in blind.to_json().items() if k != "edges"}
+    assert not StrengthModel.from_json("test", old).edges
+    with pytest.raises(ValueError, match="sizes"):
+        StrengthModel.from_json("test", {**blind.to_json(), "edges": True})
