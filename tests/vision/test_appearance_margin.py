@@ -34,7 +34,7 @@ def _srgb(linear: np.ndarray) -> np.ndarray:
     encoded = np.where(
         linear <= 0.0031308, linear * 12.92, 1.055 * np.power(linear, 1 / 2.4) - 0.055
     )
-    return np.clip(np.rint(encoded * 255), 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(np.rint(encoded * 255), 0, 255), dtype=np.uint8)
 
 
 @pytest.fixture(scope="module")
