@@ -1029,7 +1029,12 @@ class Referee:
         earlier, text = self.history[-1]
         hidden = self._hidden()
         verdict = self.explainer.explain(
-            earlier, observation, turn_done=turn_done, moves=self.last_move.bigger, hidden=hidden
+            earlier,
+            observation,
+            turn_done=turn_done,
+            moves=self.last_move.bigger,
+            hidden=hidden,
+            diagnose=False,  # only whether a bigger move explains the table counts here
         )
         if (
             now == Kind.ILLEGAL

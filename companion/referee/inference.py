@@ -206,13 +206,18 @@ class Explainer:
         moves: Sequence[Any] | None = None,
         hidden: Collection[str] = (),
         traceless: bool = True,
+        diagnose: bool = True,
     ) -> Verdict:
         """The verdict on ``observation`` in ``state``. ``turn_done``: the player said
         their move is complete (so moves that leave no visible trace are considered;
         ``traceless``: also those the game finds only once done, ``TableModel.traceless``).
         ``moves``: only these legal moves are considered (default: every legal move).
         ``hidden``: elements that can be read but are unknown just now (under a hand):
-        a move changing one of them is in progress until it is seen, or done."""
+        a move changing one of them is in progress until it is seen, or done.
+        ``diagnose=False``: a table none of ``moves`` explains is a bare illegal
+        verdict, without the rule the player seems to have broken (finding it is the
+        slowest part of a verdict, and a caller asking only whether some of ``moves``
+        explains the table does not need it)."""
         before = self.expected(state)
         sure = [
             e
@@ -299,6 +304,8 @@ class Explainer:
         ]
         if progressing and not turn_done:  # once the player is done, half a move is wrong
             return Verdict(IN_PROGRESS, progressing)
+        if not diagnose:
+            return Verdict(ILLEGAL)
         verdict = self._diagnose(state, observation, before, changed, dict(results), looked)
         if not turn_done and self.in_parts and moves is None and verdict.rule != WRONG_PLAYER:
             return Verdict(IN_PROGRESS, unexplained=True)
