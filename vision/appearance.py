@@ -753,7 +753,18 @@ class AppearanceReader:
                     "game's: fit it again (companion vision fit)"
                 )
         self._grids: tuple[Sampling, appearance_net.SquarePlan] | None = None
-        self._margins: tuple[Sampling, appearance_margin.Margins] | None = None
+        self._margins: (
+            tuple[
+                Sampling,
+                appearance_margin.Margins,
+                dict[str, int],
+                NDArray[np.intp],
+                NDArray[np.bool_],
+            ]
+            | None
+        ) = None
+        """The margins of the checked squares for one sampling, each element's row among
+        them, and the sampling's points inside a checked square with the row of each."""
         appearance.bare_log(np.zeros((1, 2)))  # the empty board's log colour, made once
 
     def sampling(self, view: BoardView) -> Sampling:
@@ -866,17 +877,18 @@ class AppearanceReader:
                 for e, k in zip(sampling.elements, sampling.kinds, strict=True)
                 if k in appearance_margin.CHECKED_KINDS
             ]
-            self._margins = (sampling, appearance_margin.plan_margins(self.model, view, names))
-        margins = self._margins[1]
-        row = {name: i for i, name in enumerate(margins.elements)}
-        which = np.array([row.get(e, -1) for e in sampling.elements], dtype=np.intp)
-        points = (which[sampling.owner] >= 0) & sampling.inside
+            plan = appearance_margin.plan_margins(self.model, view, names)
+            rows = {name: i for i, name in enumerate(plan.elements)}
+            which = np.array([rows.get(e, -1) for e in sampling.elements], dtype=np.intp)
+            inside = (which[sampling.owner] >= 0) & sampling.inside
+            self._margins = (sampling, plan, rows, which[sampling.owner[inside]], inside)
+        _, margins, row, owners, points = self._margins
         differences = appearance_margin.mismatch(
             frame,
             margins,
             sampling.pixels[points],
             sampling.ground_mm[points],
-            which[sampling.owner[points]],
+            owners,
             self.appearance,
             light,
         )
