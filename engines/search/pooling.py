@@ -175,6 +175,7 @@ def fit_shared_held_out(
             model.analysis_iterations,
             model.options,
             model.edges,
+            bool(model.edge_shift),
         )
         held = replace(
             fitted,

@@ -7,6 +7,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engines.search.accuracy import move_accuracy
@@ -27,6 +28,7 @@ from engines.search.strength import (
     Labelled,
     StrengthModel,
     credible_range,
+    edge_evidence,
     estimate,
     fit_model,
     load_models,
@@ -278,3 +280,42 @@ def test_a_model_reading_edges_tells_random_play_from_play_that_loses_as_much() 
     assert not StrengthModel.from_json("test", old).edges
     with pytest.raises(ValueError, match="sizes"):
         StrengthModel.from_json("test", {**blind.to_json(), "edges": True})
+
+
+def test_the_edges_weigh_more_the_more_moves_there_are() -> None:
+    """The sum of the edges is evidence that grows with the moves: a random player's
+    edges about a half tell them from a level whose moves beat more draws more surely
+    over twenty moves than over five."""
+    shift, spread, between = (0.0, 0.04, 0.08), (0.15, 0.15, 0.15), (0.0, 0.0, 0.0)
+    few = edge_evidence([0.5] * 5, shift, spread, between)
+    many = edge_evidence([0.5] * 20, shift, spread, between)
+    assert few[0] > few[1] > few[2]
+    assert many[0] - many[1] == pytest.approx(4 * (few[0] - few[1]))
+    assert int(np.argmax(edge_evidence([0.54] * 30, shift, spread, between))) == 1
+    # players of a level differing among themselves: the evidence grows more slowly
+    apart = (0.0, 0.05, 0.05)
+    short = edge_evidence([0.5] * 20, shift, spread, apart)
+    long = edge_evidence([0.5] * 80, shift, spread, apart)
+    assert 0 < short[0] - short[1] < long[0] - long[1] < 4 * (short[0] - short[1])
+    rows = _with_edges(synthetic_rows())
+    fitted, _ = fit_model("test", rows, 300, edges=True, edge_likelihood=True)
+    assert fitted.edge_shift[0] == pytest.approx(0.0, abs=0.01) and fitted.edge_shift[1] > 0.1
+    random_play = rows[3].evidence
+    longer = replace(
+        random_play,
+        accuracies=random_play.accuracies * 2,
+        best=random_play.best * 2,
+        kept=random_play.kept * 2,
+        edges=random_play.edges * 2,
+    )
+    assert fitted.logits(longer)[0] - fitted.logits(longer)[1] > (
+        fitted.logits(random_play)[0] - fitted.logits(random_play)[1]
+    )
+    again = StrengthModel.from_json("test", fitted.to_json())
+    assert again.posterior(random_play) == pytest.approx(fitted.posterior(random_play), abs=1e-4)
+    # without edges (a report kept from before), the edges add nothing
+    assert fitted.posterior(replace(random_play, edges=())) != fitted.posterior(random_play)
+    with pytest.raises(ValueError, match="edge shift"):
+        StrengthModel.from_json("test", {**fitted.to_json(), "edge_shift": [0.0]})
+    old = {k: v for k, v in fitted.to_json().items() if not k.startswith("edge_")}
+    assert not StrengthModel.from_json("test", old).edge_shift
