@@ -760,11 +760,13 @@ class AppearanceReader:
                 dict[str, int],
                 NDArray[np.intp],
                 NDArray[np.bool_],
+                FloatArray,
             ]
             | None
         ) = None
         """The margins of the checked squares for one sampling, each element's row among
-        them, and the sampling's points inside a checked square with the row of each."""
+        them, the sampling's points inside a checked square with the row of each, and
+        each square's bare colour at calibration."""
         appearance.bare_log(np.zeros((1, 2)))  # the empty board's log colour, made once
 
     def sampling(self, view: BoardView) -> Sampling:
@@ -857,16 +859,15 @@ class AppearanceReader:
         shown: Sequence[ElementFeatures],
         chances: Mapping[str, FloatArray],
     ) -> dict[str, FloatArray]:
-        """The probabilities of the shown elements of checked kinds read as bare whose
-        square does not look like its margin (:mod:`vision.appearance_margin`), lowered;
-        the others are left out. A checked kind's bare value is its first alternative
-        (:func:`features`)."""
+        """The probabilities of the shown elements of checked kinds, read as bare or as
+        a tile, whose square does not look as that reading would have it against its
+        margin (:mod:`vision.appearance_margin`), lowered; the others are left out. A
+        checked kind's bare value is its first alternative (:func:`features`)."""
         checked = [
             i
             for i in shown
             if i.kind in appearance_margin.CHECKED_KINDS
-            and int(np.argmax(chances[i.element])) == 0
-            and chances[i.element][0] > appearance_margin.DOUBTFUL
+            and float(np.max(chances[i.element])) > appearance_margin.DOUBTFUL
         ]
         if not checked:
             return {}
@@ -881,8 +882,12 @@ class AppearanceReader:
             rows = {name: i for i, name in enumerate(plan.elements)}
             which = np.array([rows.get(e, -1) for e in sampling.elements], dtype=np.intp)
             inside = (which[sampling.owner] >= 0) & sampling.inside
-            self._margins = (sampling, plan, rows, which[sampling.owner[inside]], inside)
-        _, margins, row, owners, points = self._margins
+            owners = which[sampling.owner[inside]]
+            bare = appearance_margin.bare_colours(
+                sampling.ground_mm[inside], owners, len(plan.elements), self.appearance
+            )
+            self._margins = (sampling, plan, rows, owners, inside, bare)
+        _, margins, row, owners, points, bare = self._margins
         differences = appearance_margin.mismatch(
             frame,
             margins,
@@ -892,12 +897,30 @@ class AppearanceReader:
             self.appearance,
             light,
         )
-        return {
-            i.element: appearance_margin.doubt_bare(
-                chances[i.element], 0, float(differences[row[i.element]])
-            )
-            for i in checked
+        tiles: dict[str, list[Value]] = {
+            kind: [v for v in self.appearance.colours.get(kind, {}) if v not in BARE_VALUES]
+            for kind in {i.kind for i in checked}
         }
+        toward = {
+            kind: appearance_margin.toward_tiles(
+                differences, bare, [self.appearance.colours[kind][v] for v in values]
+            )
+            for kind, values in tiles.items()
+        }
+        out: dict[str, FloatArray] = {}
+        for item in checked:
+            p, r = chances[item.element], row[item.element]
+            shares = toward[item.kind][r]
+            read = item.values[int(np.argmax(p))]
+            if int(np.argmax(p)) == 0:
+                out[item.element] = appearance_margin.doubt_bare(
+                    p, 0, float(differences[r, 0]), shares.tolist()
+                )
+            elif read in tiles[item.kind]:
+                out[item.element] = appearance_margin.doubt_tile(
+                    p, int(np.argmax(p)), float(shares[tiles[item.kind].index(read)])
+                )
+        return out
 
     def read(
         self, frame: Image, view: BoardView, covered: Collection[str] = ()

@@ -12,11 +12,20 @@ edge that a tile, smaller than the square, leaves bare) is under the same light 
 square. Both are compared with the calibration's empty board, the frame's fitted light
 taken off: when the square is truly bare, what is left over (glare, a shadow, a lamp
 the fit did not follow) is the same on the square and on its margin; when a tile
-stands there, the tile's brightness shows as a difference between the two. A square
-read as bare whose brightness differs from its margin's by more than
-``MISMATCH`` (log light) is therefore not taken as sure: its bare value's probability
-is lowered to ``DOUBTFUL`` (still read, but under the line where the referee takes a
-reading as sure). Nothing else changes: which value is read, and every other element.
+stands there, the tile's colour shows as a difference between the two. A square read
+as bare is therefore not taken as sure when it differs from its margin either
+
+- in brightness by more than ``MISMATCH`` (log light), whichever way: something the
+  light does not explain stands there; or
+- toward one of the set's tile colours by more than ``TOWARD_TILE`` of the way
+  calibration saw from this bare square to that tile (brightness and colour together,
+  weighed as the reader weighs them): a tile whose colour glare or shade has brought
+  close to the bare square, on a board where the two are not far apart to begin with,
+  still shows as a step of its own colour against its margin.
+
+Its bare value's probability is then lowered to ``DOUBTFUL`` (still read, but under
+the line where the referee takes a reading as sure). Nothing else changes: which value
+is read, and every other element.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.appearance_core import (
+    BRIGHTNESS_WEIGHT,
     LightField,
     SetAppearance,
     linear,
@@ -56,8 +66,25 @@ the frame's light taken off, differs from its margin's by more than this (log li
 Chosen on the training worlds (the first 48 setups at the hardest level) and the
 validation worlds: of 0.2, 0.25 and 0.3, the largest that leaves under 0.05% of the
 elements read wrong at 0.9 or more on both (docs/vision-bench.md)."""
+TOWARD_TILE = 0.2
+"""A square read as bare is doubted when its difference from its margin goes more than
+this share of the way from its bare colour toward a tile's colour (both as calibration
+saw them). Chosen with ``TILE_STEP`` on the training worlds (seeds 1 to 120 at 1280x720
+and 1 to 48 at 1920x1080, the hardest level) and the validation worlds (seeds 1000 to
+1047), ``MISMATCH`` as it was: of 0.15, 0.2, 0.25 and 0.3, the last step down that
+spares a reading wrong at 0.9 or more for fewer than 20 right ones taken under 0.9 (13
+from 0.25 to 0.2, 46 from 0.2 to 0.15; docs/vision-bench.md)."""
+TILE_STEP = 0.1
+"""A square read as a tile is doubted when its difference from its margin goes less
+than this share of the way from its bare colour toward that tile's colour: an empty
+square that the frame's light makes look like a tile still looks like its own bare
+margin. Chosen with ``TOWARD_TILE``, the same way, of 0.05, 0.1, 0.15 and 0.2 (5 right
+readings a wrong one spared from 0.05 to 0.1, 32 from 0.1 to 0.15)."""
+METRIC = np.array([BRIGHTNESS_WEIGHT**2, 1.0, 1.0])
+"""How the log colour's three parts weigh in a projection (as in the reader's
+distance: a change of brightness counts half as much as a change of colour)."""
 DOUBTFUL = 0.75
-"""The probability a doubted bare reading is lowered to: under the referee's sure line
+"""The probability a doubted reading is lowered to: under the referee's sure line
 (0.9), over the line under which an element is left unknown (``SHOWN_AT``, 0.6), so
 that the reading is kept but not trusted alone."""
 
@@ -104,18 +131,18 @@ def plan_margins(model: BoardModel, view: BoardView, elements: Sequence[str]) ->
     )
 
 
-def brightness_left(
+def colour_left(
     frame: Image,
     pixels: NDArray[np.float32],
     ground_mm: FloatArray,
     appearance: SetAppearance,
     light: LightField,
 ) -> FloatArray:
-    """What the frame's light does not explain at each point: its brightness against
-    the calibration's empty board, the fitted light taken off (log light)."""
-    seen = log_colour(linear(np.asarray(sample(frame, pixels), dtype=np.uint8)))[:, 0]
-    bare = appearance.bare_log(ground_mm)[:, 0]
-    return np.asarray(seen - bare - light.at(ground_mm)[:, 0])
+    """What the frame's light does not explain at each point: its log colour against
+    the calibration's empty board, the fitted light taken off, (P, 3)."""
+    seen = log_colour(linear(np.asarray(sample(frame, pixels), dtype=np.uint8)))
+    bare = appearance.bare_log(ground_mm)
+    return np.asarray(seen - bare - light.at(ground_mm))
 
 
 def mismatch(
@@ -127,19 +154,49 @@ def mismatch(
     appearance: SetAppearance,
     light: LightField,
 ) -> FloatArray:
-    """Per element of ``margins``: the median of what the light leaves on its square's
-    points (``square_*``: the reader's sample points, ``square_owner`` indexing
-    ``margins.elements``) less the median on its margin; NaN where either is out of
-    the picture."""
+    """Per element of ``margins``, (E, 3) in log colour: the median of what the light
+    leaves on its square's points (``square_*``: the reader's sample points,
+    ``square_owner`` indexing ``margins.elements``) less the median on its margin, part
+    by part (its first, the brightness); NaN where either is out of the picture."""
     count = len(margins.elements)
-    on_square = brightness_left(frame, square_pixels, square_ground_mm, appearance, light)
+    on_square = colour_left(frame, square_pixels, square_ground_mm, appearance, light)
     keep = margins.inside
-    on_margin = brightness_left(
-        frame, margins.pixels[keep], margins.ground_mm[keep], appearance, light
+    on_margin = colour_left(frame, margins.pixels[keep], margins.ground_mm[keep], appearance, light)
+    return np.column_stack(
+        [
+            _medians(on_square[:, c], square_owner, count)
+            - _medians(on_margin[:, c], margins.owner[keep], count)
+            for c in range(3)
+        ]
     )
-    return _medians(on_square, square_owner, count) - _medians(
-        on_margin, margins.owner[keep], count
-    )
+
+
+def bare_colours(
+    square_ground_mm: FloatArray,
+    square_owner: NDArray[np.intp],
+    count: int,
+    appearance: SetAppearance,
+) -> FloatArray:
+    """Each of ``count`` squares' bare colour at calibration (the median of the empty
+    board's log colour on its points, part by part), (E, 3)."""
+    bare = appearance.bare_log(square_ground_mm)
+    return np.column_stack([_medians(bare[:, c], square_owner, count) for c in range(3)])
+
+
+def toward_tiles(
+    difference: FloatArray, bare: FloatArray, tiles: Sequence[FloatArray]
+) -> FloatArray:
+    """Per square and tile colour, (E, T): how far the square's ``difference`` from its
+    margin goes from its ``bare`` colour toward each of the ``tiles`` colours (log
+    colour, as calibration saw them): the difference projected on the tile's difference
+    from the bare colour (in the reader's weighing, ``METRIC``), as a share of it; NaN
+    where the difference is unknown."""
+    shares = [np.full(len(difference), np.nan)]
+    for tile in tiles:
+        way = np.asarray(tile)[None, :] - bare
+        length = np.maximum((way * way) @ METRIC, 1e-12)
+        shares.append(((difference * way) @ METRIC) / length)
+    return np.column_stack(shares[1:]) if tiles else np.zeros((len(difference), 0))
 
 
 def _medians(values: FloatArray, owner: NDArray[np.intp], count: int) -> FloatArray:
@@ -161,16 +218,44 @@ def _medians(values: FloatArray, owner: NDArray[np.intp], count: int) -> FloatAr
     return np.asarray(np.where(sizes > 0, middle, np.nan))
 
 
-def doubt_bare(p: FloatArray, bare: int, difference: float) -> FloatArray:
+def bare_doubted(brightness: float, toward: Sequence[float]) -> bool:
+    """Whether a square read as bare that differs from its margin by ``brightness``
+    (log light) and goes ``toward`` of the way to each tile's colour
+    (:func:`toward_tiles`) is doubted (unknown, NaN, is no doubt)."""
+    return bool(abs(brightness) > MISMATCH or any(t > TOWARD_TILE for t in toward))
+
+
+def tile_doubted(toward: float) -> bool:
+    """Whether a square read as a tile whose difference from its margin goes ``toward``
+    of the way to that tile's colour is doubted (unknown, NaN, is no doubt)."""
+    return bool(toward < TILE_STEP)
+
+
+def doubt_bare(p: FloatArray, bare: int, brightness: float, toward: Sequence[float]) -> FloatArray:
     """``p`` (an element's probabilities, ``bare`` the index of its bare value) when
-    the square and its margin differ by ``difference``: unchanged unless the bare
-    value is read at ``DOUBTFUL`` or more while the difference is over ``MISMATCH``;
-    then the bare value gets ``DOUBTFUL`` and the others share the rest as they
-    shared theirs (evenly when they had none)."""
-    if not abs(difference) > MISMATCH or int(np.argmax(p)) != bare or p[bare] <= DOUBTFUL:
+    the square and its margin differ by ``brightness`` and ``toward`` the tiles
+    (:func:`bare_doubted`): unchanged unless the bare value is read at more than
+    ``DOUBTFUL`` and the square is doubted; then lowered (:func:`lowered`)."""
+    if int(np.argmax(p)) != bare or p[bare] <= DOUBTFUL or not bare_doubted(brightness, toward):
         return p
-    others = np.delete(p, bare)
+    return lowered(p, bare)
+
+
+def doubt_tile(p: FloatArray, tile: int, toward: float) -> FloatArray:
+    """``p`` (an element's probabilities, ``tile`` the index of a tile value) when the
+    square goes ``toward`` of the way to that tile's colour (:func:`tile_doubted`):
+    unchanged unless the tile is read at more than ``DOUBTFUL`` and doubted; then
+    lowered (:func:`lowered`)."""
+    if int(np.argmax(p)) != tile or p[tile] <= DOUBTFUL or not tile_doubted(toward):
+        return p
+    return lowered(p, tile)
+
+
+def lowered(p: FloatArray, read: int) -> FloatArray:
+    """``p`` with its value at ``read`` given ``DOUBTFUL`` and the others sharing the
+    rest as they shared theirs (evenly when they had none)."""
+    others = np.delete(p, read)
     total = float(others.sum())
     share = others / total if total > 0.0 else np.full(len(others), 1.0 / len(others))
-    out = np.insert(share * (1.0 - DOUBTFUL), bare, DOUBTFUL)
+    out = np.insert(share * (1.0 - DOUBTFUL), read, DOUBTFUL)
     return np.asarray(out)

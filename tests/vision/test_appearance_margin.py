@@ -1,6 +1,7 @@
 """A square read as bare is checked against the bare margin around it: glare added over
 a bare square and its margin alike changes nothing, a tile that glare makes look like
-the bare square is doubted."""
+the bare square is doubted, and so is one that stands from its margin toward a tile's
+colour."""
 
 from __future__ import annotations
 
@@ -13,10 +14,15 @@ from vision.appearance_margin import (
     DOUBTFUL,
     MARGIN_FROM,
     MISMATCH,
+    TILE_STEP,
+    TOWARD_TILE,
+    bare_colours,
     doubt_bare,
+    doubt_tile,
     margin_offsets,
     mismatch,
     plan_margins,
+    toward_tiles,
 )
 from vision.models import load_model
 from vision.view import BoardView
@@ -50,7 +56,11 @@ def board():  # type: ignore[no-untyped-def]
     return model, view, appearance, light, squares
 
 
-def _differences(board, frame_linear: np.ndarray) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def _colour_differences(  # type: ignore[no-untyped-def]
+    board, frame_linear: np.ndarray
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The squares, their log colour difference from their margins and their bare
+    colours."""
     model, view, appearance, light, squares = board
     sampling = plan(model, view, squares)
     margins = plan_margins(model, view, squares)
@@ -64,10 +74,19 @@ def _differences(board, frame_linear: np.ndarray) -> dict[str, float]:  # type: 
         appearance,
         light,
     )
-    return dict(zip(margins.elements, found.tolist(), strict=True))
+    bare = bare_colours(
+        sampling.ground_mm[keep], sampling.owner[keep], len(margins.elements), appearance
+    )
+    return list(margins.elements), found, bare
 
 
-def _with_tile(board, name: str, albedo: float, added: float) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _differences(board, frame_linear: np.ndarray) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Each square's brightness difference from its margin."""
+    names, found, _ = _colour_differences(board, frame_linear)
+    return dict(zip(names, found[:, 0].tolist(), strict=True))
+
+
+def _with_tile(board, name: str, albedo: float | np.ndarray, added: float) -> np.ndarray:  # type: ignore[no-untyped-def]
     model, view, *_ = board
     w, h = view.image_size
     frame = np.full((h, w, 3), BARE)
@@ -103,9 +122,33 @@ def test_a_dark_tile_under_glare_differs_from_its_margin(board) -> None:  # type
     assert abs(found["e5"]) < MISMATCH / 3
 
 
+def test_a_tile_as_bright_as_the_board_steps_toward_its_colour(board) -> None:  # type: ignore[no-untyped-def]
+    # a reddish tile as bright as the board: no step of brightness, a step of colour
+    tile = BARE * np.array([0.8, 0.8, 1 / 0.64])  # linear BGR, the same log brightness
+    frame = _with_tile(board, "d4", tile, 0.0)
+    names, found, bare = _colour_differences(board, frame)
+    logs = np.log(tile + 1e-2)
+    calibrated = np.array([logs.mean(), logs[2] - logs[1], logs[0] - logs[1]])
+    shares = dict(zip(names, toward_tiles(found, bare, [calibrated])[:, 0].tolist(), strict=True))
+    brightness = dict(zip(names, found[:, 0].tolist(), strict=True))
+    assert abs(brightness["d4"]) < MISMATCH / 3
+    assert shares["d4"] > 3 * TOWARD_TILE
+    assert abs(shares["e5"]) < TOWARD_TILE / 3
+
+
+def test_toward_a_tile_is_a_share_of_the_way_to_its_colour() -> None:
+    bare = np.array([[-1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]])
+    tiles = [np.array([-3.0, 0.0, 0.0]), np.array([-1.0, 0.4, 0.0])]
+    difference = np.array([[-1.0, 0.0, 0.0], [0.0, 0.1, 0.0]])
+    shares = toward_tiles(difference, bare, tiles)
+    assert shares[:, 0].tolist() == pytest.approx([0.5, 0.0])
+    assert shares[:, 1].tolist() == pytest.approx([0.0, 0.25])
+    assert toward_tiles(difference, bare, []).shape == (2, 0)
+
+
 def test_a_doubted_bare_reading_is_kept_but_not_sure() -> None:
     p = np.array([0.97, 0.01, 0.0, 0.02])
-    doubted = doubt_bare(p, 0, -2 * MISMATCH)
+    doubted = doubt_bare(p, 0, -2 * MISMATCH, [0.0, 0.0])
     assert int(np.argmax(doubted)) == 0
     assert doubted[0] == pytest.approx(DOUBTFUL) and DOUBTFUL < 0.9
     assert doubted.sum() == pytest.approx(1.0)
@@ -116,15 +159,28 @@ def test_a_doubted_bare_reading_is_kept_but_not_sure() -> None:
 
 def test_only_a_sure_bare_reading_with_a_mismatch_is_doubted() -> None:
     p = np.array([0.97, 0.01, 0.0, 0.02])
-    assert doubt_bare(p, 0, MISMATCH / 2) is p
-    assert doubt_bare(p, 0, float("nan")) is p
+    assert doubt_bare(p, 0, MISMATCH / 2, [TOWARD_TILE / 2, 0.0]) is p
+    assert doubt_bare(p, 0, float("nan"), [float("nan")]) is p
+    assert doubt_bare(p, 0, 0.0, [-2 * TOWARD_TILE]) is p  # away from every tile's colour
+    assert doubt_bare(p, 0, 0.0, [0.0, 2 * TOWARD_TILE])[0] == pytest.approx(DOUBTFUL)
     tile = np.array([0.02, 0.97, 0.0, 0.01])
-    assert doubt_bare(tile, 0, 2 * MISMATCH) is tile
-    alone = doubt_bare(np.array([1.0, 0.0, 0.0, 0.0]), 0, 2 * MISMATCH)
+    assert doubt_bare(tile, 0, 2 * MISMATCH, [2 * TOWARD_TILE]) is tile
+    alone = doubt_bare(np.array([1.0, 0.0, 0.0, 0.0]), 0, 2 * MISMATCH, [])
     assert alone[1:] == pytest.approx([(1 - DOUBTFUL) / 3] * 3)
 
 
-def test_the_reader_only_lowers_bare_readings_it_doubts(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_tile_reading_is_doubted_where_the_square_looks_like_its_margin() -> None:
+    tile = np.array([0.02, 0.97, 0.0, 0.01])
+    assert doubt_tile(tile, 1, 0.8) is tile  # its step of colour shows
+    assert doubt_tile(tile, 1, float("nan")) is tile
+    doubted = doubt_tile(tile, 1, TILE_STEP / 2)
+    assert int(np.argmax(doubted)) == 1 and doubted[1] == pytest.approx(DOUBTFUL)
+    assert doubted.sum() == pytest.approx(1.0)
+    bare = np.array([0.97, 0.01, 0.0, 0.02])
+    assert doubt_tile(bare, 1, 0.0) is bare  # read as bare: not a tile reading
+
+
+def test_the_reader_only_lowers_readings_it_doubts(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from vision import appearance_margin
     from vision.evaluate.appearance import Setup, calibrated_reader, load_setup
 
@@ -145,7 +201,7 @@ def test_the_reader_only_lowers_bare_readings_it_doubts(tmp_path, monkeypatch) -
             if not before.known or before.confidence == after.confidence:
                 continue
             assert reader.model.elements[name].kind in appearance_margin.CHECKED_KINDS
-            assert before.value == after.value == "empty"
+            assert before.value == after.value
             assert after.confidence == pytest.approx(DOUBTFUL)
             doubted += 1
     assert doubted > 0, "a hardest table under glare has squares to doubt"
