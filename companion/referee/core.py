@@ -1032,7 +1032,10 @@ class Referee:
             earlier,
             observation,
             turn_done=turn_done,
-            moves=self.last_move.bigger,
+            # the bigger moves the table cannot be (the next player's move is judged
+            # against them at every table while it is made: ``worth_judging`` keeps
+            # what each leaves)
+            moves=self.explainer.worth_judging(earlier, observation, self.last_move.bigger),
             hidden=hidden,
             diagnose=False,  # only whether a bigger move explains the table counts here
         )

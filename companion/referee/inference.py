@@ -190,6 +190,8 @@ class Explainer:
         million half-made turns, so it is "in progress" until the player says the turn
         is done. Only another player's monk moved is flagged at once."""
         self._groups: tuple[TableSchema, dict[str, tuple[str, ...]]] | None = None
+        self._leaves: tuple[GameState[Any], Sequence[Any], list[dict[str, Any]]] | None = None
+        """The values moves leave, kept by ``worth_judging``."""
 
     def schema(self, state: GameState[Any]) -> TableSchema:
         return self.model.schema(state.rules)
@@ -310,6 +312,56 @@ class Explainer:
         if not turn_done and self.in_parts and moves is None and verdict.rule != WRONG_PLAYER:
             return Verdict(IN_PROGRESS, unexplained=True)
         return verdict
+
+    def worth_judging(
+        self, state: GameState[Any], observation: Observation, moves: Sequence[Any]
+    ) -> list[Any]:
+        """Of ``moves`` (legal in ``state``), those ``explain`` would not pass over at
+        once on ``observation``: each element the table surely shows changed shows the
+        value the move leaves, or one carried by hand on the way to it. ``explain`` on
+        these alone gives the verdict it gives on all of ``moves``, and quicker when
+        the same moves are judged on table after table (the next player's move made
+        while the last one may still grow into a bigger one): the values each move
+        leaves are kept, for the same ``state`` and ``moves`` objects (neither changed
+        since), and a move one of them rules out is not played again."""
+        before = self.expected(state)
+        sure = self.sure
+        changed = []
+        for e in observation:
+            reading = observation[e]
+            if (
+                reading.known
+                and reading.confidence >= sure
+                and not _same(reading.value, before.value(e))
+            ):
+                changed.append((e, reading.value, self.model.transient(e)))
+        if not changed:
+            return list(moves)
+        kept = self._leaves
+        if kept is None or kept[0] is not state or kept[1] is not moves:
+            kept = self._leaves = (state, moves, [{} for _ in moves])
+        elements = [e for e, _, _ in changed]
+        out = []
+        for move, leaves in zip(moves, kept[2], strict=True):
+            if any(
+                e in leaves and not (_same(v, leaves[e]) or v in carried)
+                for e, v, carried in changed
+            ):
+                continue
+            missing = [e for e in elements if e not in leaves]
+            if missing:
+                token = state.apply(move)
+                shown = self.model.values(state, missing)
+                if shown is None:  # the whole table, once
+                    after = self.expected(state)
+                    leaves.update((e, after.value(e)) for e in after)
+                else:
+                    leaves.update(zip(missing, shown, strict=True))
+                state.undo(token)
+                if any(not (_same(v, leaves[e]) or v in carried) for e, v, carried in changed):
+                    continue
+            out.append(move)
+        return out
 
     def explain_gap(
         self,

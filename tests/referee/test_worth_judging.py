@@ -1,0 +1,82 @@
+"""The bigger moves a table is judged against while the next player moves: only those
+the table does not rule out at once, the same verdict as on all of them, and no move
+played again once the values it leaves rule it out."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from companion.referee.inference import Explainer
+from engines.observation import Observation, Reading
+from engines.shenshi import ShenshiRules
+from engines.shenshi.observation import expected
+from tests.engines.shenshi.positions import position
+
+FOUR = ShenshiRules(["silver", "copper", "gold", "black"])
+POSITIONS = (
+    position(
+        ShenshiRules(["silver", "copper"]),
+        blond="d2 d3 e2 a1 g6",
+        orange="g7",
+        monks={"silver": ("d3", "d2"), "copper": ("a1", None), "neutral": ("g6", "g7")},
+    ),
+    position(FOUR, blond="f1 a1 c3", monks={"copper": ("c3", None)}, reserves={"silver": (0, 0)}),
+)
+"""Positions whose legal turns are a few thousand."""
+
+
+def test_the_moves_left_give_the_verdict_all_of_them_give() -> None:
+    explainer = Explainer("shenshi")
+    rng = random.Random(3)
+    for state in POSITIONS:
+        moves = rng.sample(list(state.legal_moves()), 60)
+        for move in moves[:3]:
+            other = state.copy()
+            other.play(move)
+            whole = expected(other)
+            # the table once the move is made, then half of its changes only
+            before = expected(state)
+            changed = [e for e in whole if whole.value(e) != before.value(e)]
+            half = whole.replace({e: before[e] for e in changed[: len(changed) // 2]})
+            for table in (whole, half):
+                left = explainer.worth_judging(state, table, moves)
+                assert move in left or table is half
+                assert len(left) < len(moves) or table is half
+                for turn_done in (False, True):
+                    every = explainer.explain(state, table, moves=moves, turn_done=turn_done)
+                    some = explainer.explain(state, table, moves=left, turn_done=turn_done)
+                    assert (every.kind, every.moves) == (some.kind, some.moves)
+
+
+def test_a_move_ruled_out_is_not_played_again() -> None:
+    explainer = Explainer("shenshi")
+    state = POSITIONS[0].copy()
+    moves = list(state.legal_moves())[:200]
+    other = state.copy()
+    other.play(moves[0])
+    whole = expected(other)
+    before = expected(state)
+    changed = [e for e in whole if whole.value(e) != before.value(e)]
+    assert len(changed) >= 2
+    # the move half made, then whole
+    half = whole.replace({e: before[e] for e in changed[1:]})
+    left = explainer.worth_judging(state, half, moves)
+    applied = []
+    real = state.apply
+
+    def counting(move: Any) -> Any:
+        applied.append(move)
+        return real(move)
+
+    state.apply = counting  # type: ignore[method-assign]
+    # the same table again, with an unsure reading more: nothing new to work out
+    unsure = half.replace({next(iter(half)): Reading(None, 0.0)})
+    assert isinstance(unsure, Observation)
+    assert explainer.worth_judging(state, unsure, moves) == left
+    assert applied == []
+    # more changed: only the moves still left are played, and the answer is as fresh
+    fresh = Explainer("shenshi").worth_judging(POSITIONS[0].copy(), whole, moves)
+    assert explainer.worth_judging(state, whole, moves) == fresh
+    assert moves[0] in fresh and 0 < len(applied) <= len(left) < len(moves)
+    assert all(move in left for move in applied)
