@@ -394,6 +394,8 @@ CASES: list[tuple[str, Case]] = [
     ("bench rules --game chess", Case("bench rules --game chess --seconds 0.01")),
     ("bench app --starts 0", Case("bench app --starts 0")),
     ("bench referee --games -1", Case("bench referee --games -1")),
+    ("bench settleable --games 0", Case("bench settleable --games 0")),
+    ("bench settleable --game shendao", Case("bench settleable --game shendao")),
     ("bench heights-fit --setups 0", Case("bench heights-fit --setups 0")),
     ("bench appearance --setups 0", Case("bench appearance --setups 0")),
     ("bench appearance --first-seed 5", Case("bench appearance --set test --first-seed 5")),
