@@ -1,11 +1,12 @@
-"""Whether a square read as bare looks like the bare board right around it.
+"""Whether a square looks against the bare board right around it as its reading would
+have it.
 
 The reader takes the frame's light off by a strength per place, fitted over the whole
 board (:func:`vision.appearance.fit_light`). Glare does not scale the light, it adds to
 it, the same on a dark tile as on the pale board around it; and a shadow's sharp edge
 is smoothed away by that fit. Under a glare spot a dark tile can look just as the
 bare square looked at calibration, and in a shadow a light tile can: the reader then
-says *empty*, and is sure of it.
+says *empty*, and is sure of it. The other way, an empty square can look like a tile.
 
 The board right around the square tells. A square's own margin (the band inside its
 edge that a tile, smaller than the square, leaves bare) is under the same light as the
@@ -20,10 +21,12 @@ as bare is therefore not taken as sure when it differs from its margin either
 - toward one of the set's tile colours by more than ``TOWARD_TILE`` of the way
   calibration saw from this bare square to that tile (brightness and colour together,
   weighed as the reader weighs them): a tile whose colour glare or shade has brought
-  close to the bare square, on a board where the two are not far apart to begin with,
-  still shows as a step of its own colour against its margin.
+  close to the bare square still shows as a step of its own colour against its margin;
 
-Its bare value's probability is then lowered to ``DOUBTFUL`` (still read, but under
+and a square read as a tile is not taken as sure when it goes less than ``TILE_STEP``
+of the way toward that tile's colour: it looks like its own bare margin.
+
+The read value's probability is then lowered to ``DOUBTFUL`` (still read, but under
 the line where the referee takes a reading as sure). Nothing else changes: which value
 is read, and every other element.
 """
