@@ -967,7 +967,9 @@ class AppearanceReader:
         stacks = appearance_heights.reader_for(self)
         if stacks is not None:
             # what the camera's slant shows of each stack (see vision.appearance_heights)
-            heights = stacks.read(frame, view, light, readings, frozenset(covered))
+            heights = stacks.read(
+                frame, view, light, readings, frozenset(covered), frozenset(unseen)
+            )
             readings.update(heights.readings)
             probs.update(heights.probabilities)
             abstained.update(heights.abstained)

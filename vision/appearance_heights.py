@@ -31,15 +31,16 @@ calibrated on other tables (:func:`calibrate`): the logits are divided by a
 temperature, and a height is read only from a chance at which the heights of those
 tables were nearly always right.
 
-A height is not read (left unknown) when the view cannot show it (edges found
-without error could not make the model sure of each height to ``TELL_AT``: a steep
-view, a tile's side spanning too few pixels), when a neighbouring piece, a hand or the
-edge of the picture leaves too few lines showing both edges, when those lines cannot
-tell a tile lying off its spot from one hiding more board (a tile seen corner first,
-only one side of it seen), when the board hidden fits no height (less than none, or
-more than a tile above the tallest stack: an edge mistaken), or when the
-probabilities are unsure. The reader knows the pieces' sizes and the camera, never
-the rules.
+A height is not shown when the space under it is not (a hand or something else on
+it, or out of the picture). A height is not read (left unknown) when the view cannot
+show it (edges found without error could not make the model sure of each height to
+``TELL_AT``: a steep view, a tile's side spanning too few pixels), when a
+neighbouring piece, a hand or the edge of the picture leaves too few lines showing
+both edges, when those lines cannot tell a tile lying off its spot from one hiding
+more board (a tile seen corner first, only one side of it seen), when the board
+hidden fits no height (less than none, or more than a tile above the tallest stack:
+an edge mistaken), or when the probabilities are unsure. The reader knows the
+pieces' sizes and the camera, never the rules.
 """
 
 from __future__ import annotations
@@ -133,6 +134,7 @@ FEATURES = (
 TOO_STEEP = "the view is too steep to show the height of a stack"
 EDGE_HIDDEN = "a neighbouring piece or a hand hides an edge of the stack"
 COLOUR_UNKNOWN = "the tile on the space is not read"
+SPACE_HIDDEN = "the space is not shown (something else on it, or out of the picture)"
 UNSURE = "unsure between the heights"
 IMPLAUSIBLE = "the stack's edges fit no height"
 COVERED_BY_HAND = "covered by a hand"
@@ -924,9 +926,12 @@ class HeightReader:
         light: LightField,
         below: Mapping[str, Reading | Value | None],
         covered: Sequence[str] | frozenset[str] = (),
+        hidden: Sequence[str] | frozenset[str] = (),
     ) -> HeightReading:
         """The heights of the spaces whose tile ``below`` gives (a colour read with
-        its confidence; ``"empty"`` gives height 0)."""
+        its confidence; ``"empty"`` gives height 0). ``covered``: elements a hand is
+        known to cover; ``hidden``: spaces the reader could not see (something else on
+        them, out of the picture), whose heights it cannot see either: both not shown."""
         out = HeightReading({}, {}, {}, set())
         plan_ = self.plan(view)
         index = {s: i for i, s in enumerate(self.spaces)}
@@ -936,6 +941,9 @@ class HeightReader:
             tile = below.get(space)
             if space in covered or name in covered:
                 out.abstained[name] = COVERED_BY_HAND
+                out.unseen.add(name)
+            elif space in hidden:
+                out.abstained[name] = SPACE_HIDDEN
                 out.unseen.add(name)
             elif isinstance(tile, Reading) and tile.value == "empty":
                 out.readings[name] = Reading(0, tile.confidence)

@@ -418,6 +418,24 @@ def test_a_hand_the_pipeline_knows_of_leaves_the_height_unknown(slanted: list[Cl
         assert result.abstained[name + HEIGHT_SUFFIX] == ah.COVERED_BY_HAND
 
 
+def test_a_space_the_reader_could_not_see_leaves_its_height_not_shown(
+    slanted: list[Close],
+) -> None:
+    close = slanted[0]
+    reader = height_reader(close)
+    light = fit_light(close.table, close.view, reader.appearance, close.world.model.size_mm)
+    below = {**_below(close), **{name: None for name in close.stacks}}
+    hidden = frozenset(close.stacks)
+    result = reader.read(close.table, close.view, light, below, hidden=hidden)
+    unread = reader.read(close.table, close.view, light, below)
+    for name in close.stacks:
+        assert result.abstained[name + HEIGHT_SUFFIX] == ah.SPACE_HIDDEN
+        assert name + HEIGHT_SUFFIX in result.unseen
+        # a space merely unsure leaves its height unsure, not hidden
+        assert unread.abstained[name + HEIGHT_SUFFIX] == ah.COLOUR_UNKNOWN
+        assert name + HEIGHT_SUFFIX not in unread.unseen
+
+
 def test_the_appearance_reader_gives_heights_and_their_probabilities(slanted: list[Close]) -> None:
     close = slanted[0]
     model = close.world.model
