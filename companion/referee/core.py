@@ -341,12 +341,19 @@ class Pending:
     to know; nothing waits on it between inputs)."""
 
 
+PREPARED_PER_FRAME = 400
+"""Bigger moves whose changes ``Referee._prepare`` works out on one frame that changes
+nothing (for ShenShi turns, 20 to 40 ms of one core on a shared two-core machine)."""
+
+
 @dataclass
 class LastMove:
     """What the move just accepted may still turn out to be."""
 
-    bigger: list[Any] = field(default_factory=list)
-    """The bigger moves of the same player it may grow into (``_bigger_moves``)."""
+    found: list[Any] = field(default_factory=list)
+    """``bigger``, once worked out."""
+    later: Callable[[], list[Any]] | None = None
+    """Works out ``bigger`` when it is first needed (``Referee._bigger_moves``)."""
     made_seen: list[str] = field(default_factory=list)
     """Its changes that the table surely showed when it was accepted."""
     typed_from: GameState[Any] | None = None
@@ -366,6 +373,19 @@ class LastMove:
     before: tuple[int, str, list[str]] | None = None
     """The move before it, when it was accepted from the table: its index in the
     history, its text and its ``made_seen`` (``_misread_before``)."""
+
+    @property
+    def bigger(self) -> list[Any]:
+        """The bigger moves of the same player it may grow into (``_bigger_moves``):
+        worked out when first asked for, which is when the table next changes."""
+        if self.later is not None:
+            later, self.later = self.later, None
+            self.found = later()
+        return self.found
+
+    @bigger.setter
+    def bigger(self, moves: list[Any]) -> None:
+        self.found, self.later = moves, None
 
 
 class Status(StrEnum):
@@ -626,6 +646,8 @@ class Referee:
                 return self._evaluate(turn_done=True)
             return []
         if not changed:
+            if self.pending.held is None:
+                self._prepare()
             return self._confirm(event.observation, debouncer)
         self.pending.confirm_frames = self.config.confirm_frames if debouncer.frames > 1 else 0
         out = self._evaluate(turn_done=False)
@@ -633,6 +655,20 @@ class Referee:
             # the same flag held again (something else changed): this frame counts
             return out + self._confirm(event.observation, debouncer)
         return out
+
+    def _prepare(self) -> None:
+        """On a frame that changes nothing, work out ahead what the next tables will
+        be judged against, a bounded share per frame: the bigger moves the last move
+        may grow into (``LastMove.bigger``), then what each of them changes
+        (``Explainer.prepare``). Verdicts are the same without it, only slower."""
+        if self.status != self.WATCHING or not self.history:
+            return
+        last = self.last_move
+        if last.later is not None:
+            _ = last.bigger  # one search, this frame
+            return
+        if last.found:
+            self.explainer.prepare(self.history[-1][0], last.found, PREPARED_PER_FRAME)
 
     def _unsettled(self) -> bool:
         """Whether some element surely believed otherwise than the position shows it was
@@ -957,16 +993,24 @@ class Referee:
     # while both would be just under way does the referee wait (the next player lifting
     # a bridge by the village where a master was just placed).
 
-    def _bigger_moves(self, earlier: GameState[Any], observation: Observation) -> list[Any]:
+    def _bigger_moves(self, earlier: GameState[Any], observation: Observation) -> None:
         """The legal moves in ``earlier`` (before the move just accepted) whose result
-        includes every change of the accepted move that ``observation`` can see."""
-        made = self.last_move.made_seen = self._made(earlier, observation)
-        self.last_move.seen_move = (len(self.history) - 1, self.history[-1][1])
+        includes every change of the accepted move that ``observation`` can see, as
+        ``last_move.bigger``: worked out only once the table changes again (a ShenShi
+        search takes a while, and the verdict accepting the move has just made one)."""
+        last = self.last_move
+        made = last.made_seen = self._made(earlier, observation)
+        last.seen_move = (len(self.history) - 1, self.history[-1][1])
+        last.bigger = []
         if not made:  # accepted on the player's word (done), not on what was seen
-            return []
-        return self._agreeing(
-            earlier, made, self.explainer.candidate_moves(earlier, observation, made)
-        )
+            return
+        accepted, text = self.explainer.expected(self.state), self.history[-1][1]
+
+        def later() -> list[Any]:
+            moves = self.explainer.candidate_moves(earlier, observation, made)
+            return self._agreeing(earlier, made, moves, accepted, text)
+
+        last.later = later
 
     def _made(self, earlier: GameState[Any], observation: Observation) -> list[str]:
         """The changes of the move just accepted that ``observation`` surely shows."""
@@ -982,11 +1026,19 @@ class Referee:
             and type(observation.value(e)) is type(accepted.value(e))
         ]
 
-    def _agreeing(self, earlier: GameState[Any], made: list[str], moves: list[Any]) -> list[Any]:
+    def _agreeing(
+        self,
+        earlier: GameState[Any],
+        made: list[str],
+        moves: list[Any],
+        accepted: Observation | None = None,
+        text: str | None = None,
+    ) -> list[Any]:
         """Of ``moves`` (legal in ``earlier``), those that go on from the move just
-        accepted, or leave every element of ``made`` as it does."""
-        accepted = self.explainer.expected(self.state)
-        text = self.history[-1][1]
+        accepted (``text``, leaving the table ``accepted``), or leave every element of
+        ``made`` as it does."""
+        if accepted is None or text is None:
+            accepted, text = self.explainer.expected(self.state), self.history[-1][1]
         # A game may say which moves extend another (ShenShi: a turn and its third
         # action, which moves a monk off a square the first two changed).
         model = self.explainer.model
@@ -1028,17 +1080,30 @@ class Referee:
         now = Kind.ILLEGAL if after.unexplained else after.kind
         earlier, text = self.history[-1]
         hidden = self._hidden()
-        verdict = self.explainer.explain(
+        explainer, bigger = self.explainer, self.last_move.bigger
+        # Only a bigger move that fits counts when a bigger move on its way would not
+        # take the last one back (below: the player is done, or the next player's move
+        # is on its way or unexplained): the others are not judged. ``worth_judging``
+        # keeps what each bigger move leaves, for the tables that follow.
+        fitting = turn_done or now == Kind.IN_PROGRESS or after.unexplained
+        verdict = explainer.explain(
             earlier,
             observation,
             turn_done=turn_done,
-            # the bigger moves the table cannot be (the next player's move is judged
-            # against them at every table while it is made: ``worth_judging`` keeps
-            # what each leaves)
-            moves=self.explainer.worth_judging(earlier, observation, self.last_move.bigger),
+            moves=explainer.worth_judging(earlier, observation, bigger, fitting=fitting),
             hidden=hidden,
             diagnose=False,  # only whether a bigger move explains the table counts here
         )
+        if (
+            fitting
+            and not turn_done
+            and after.unexplained
+            and verdict.kind == Kind.ILLEGAL
+            and explainer.any_on_the_way(
+                earlier, observation, explainer.worth_judging(earlier, observation, bigger)
+            )
+        ):
+            return None  # one is on its way: as a verdict in progress, below
         if (
             now == Kind.ILLEGAL
             and verdict.kind in (Kind.UNCHANGED, Kind.ILLEGAL)
@@ -1315,7 +1380,7 @@ class Referee:
                 return kept
         out = self._accept(verdict.moves[0], "table", verdict.corrected)
         if self.status == self.WATCHING:
-            self.last_move.bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
+            self._bigger_moves(self.history[-1][0], self.believed_table())
         return out
 
     def _verdict_ambiguous(self, verdict: Verdict) -> list[Output]:
@@ -1428,7 +1493,7 @@ class Referee:
         branches.sort(key=lambda h: -h.weight)
         out = self._accept(ranked[0][2], "table", [], branches[:MOST_HISTORIES])
         if self.status == self.WATCHING:
-            self.last_move.bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
+            self._bigger_moves(self.history[-1][0], self.believed_table())
         return out
 
     def _by_belief(
@@ -1863,7 +1928,7 @@ class Referee:
         out = self._accept(chosen, "table", verdict.corrected)
         unseen.keep(index, [self.rules.format_move(m) for _, m in ranked], [w for w, _ in ranked])
         if self.status == self.WATCHING:
-            self.last_move.bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
+            self._bigger_moves(self.history[-1][0], self.believed_table())
         return out
 
     def _by_unseen(
@@ -2081,7 +2146,7 @@ class Referee:
         )
         out = self._accept(ranked[0][2], "table", [], unseen=True)
         if self.status == self.WATCHING:
-            self.last_move.bigger = self._bigger_moves(self.history[-1][0], self.believed_table())
+            self._bigger_moves(self.history[-1][0], self.believed_table())
         return out
 
     def _follow_parts(self, move: Any, by: str, unseen: bool) -> list[Output]:

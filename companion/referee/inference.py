@@ -190,8 +190,16 @@ class Explainer:
         million half-made turns, so it is "in progress" until the player says the turn
         is done. Only another player's monk moved is flagged at once."""
         self._groups: tuple[TableSchema, dict[str, tuple[str, ...]]] | None = None
-        self._leaves: tuple[GameState[Any], Sequence[Any], list[dict[str, Any]]] | None = None
-        """The values moves leave, kept by ``worth_judging``."""
+        self._leaves: (
+            tuple[
+                GameState[Any],
+                Sequence[Any],
+                list[dict[str, Any]],
+                list[dict[str, Any] | None],
+            ]
+            | None
+        ) = None
+        """The values moves leave, and what each changes, kept by ``worth_judging``."""
 
     def schema(self, state: GameState[Any]) -> TableSchema:
         return self.model.schema(state.rules)
@@ -314,7 +322,12 @@ class Explainer:
         return verdict
 
     def worth_judging(
-        self, state: GameState[Any], observation: Observation, moves: Sequence[Any]
+        self,
+        state: GameState[Any],
+        observation: Observation,
+        moves: Sequence[Any],
+        *,
+        fitting: bool = False,
     ) -> list[Any]:
         """Of ``moves`` (legal in ``state``), those ``explain`` would not pass over at
         once on ``observation``: each element the table surely shows changed shows the
@@ -323,26 +336,46 @@ class Explainer:
         the same moves are judged on table after table (the next player's move made
         while the last one may still grow into a bigger one): the values each move
         leaves are kept, for the same ``state`` and ``moves`` objects (neither changed
-        since), and a move one of them rules out is not played again."""
+        since), and a move one of them rules out is not played again. ``fitting``:
+        only the moves that fit, leaving every element read surely as it is read (on
+        these ``explain`` accepts what it accepts on all, but it may call illegal a
+        table that a move on its way would make in progress: ``any_on_the_way``)."""
         before = self.expected(state)
         sure = self.sure
         changed = []
+        shown: dict[str, Any] = {}  # the values read surely
         for e in observation:
             reading = observation[e]
-            if (
-                reading.known
-                and reading.confidence >= sure
-                and not _same(reading.value, before.value(e))
-            ):
-                changed.append((e, reading.value, self.model.transient(e)))
+            if reading.known and reading.confidence >= sure:
+                shown[e] = reading.value
+                if not _same(reading.value, before.value(e)):
+                    changed.append(
+                        (e, reading.value, frozenset() if fitting else self.model.transient(e))
+                    )
         if not changed:
             return list(moves)
         kept = self._leaves
         if kept is None or kept[0] is not state or kept[1] is not moves:
-            kept = self._leaves = (state, moves, [{} for _ in moves])
+            kept = self._leaves = (state, moves, [{} for _ in moves], [None] * len(moves))
+        _, _, known, differences = kept
         elements = [e for e, _, _ in changed]
         out = []
-        for move, leaves in zip(moves, kept[2], strict=True):
+        was = {e: before.value(e) for e in elements}
+
+        def unlike(differ: dict[str, Any]) -> bool:
+            # a fit leaves every element read surely as it is read: what the move
+            # changes is all the table may show changed
+            return any(e in shown and not _same(shown[e], v) for e, v in differ.items())
+
+        for i, move in enumerate(moves):
+            differ = differences[i]
+            if differ is not None:  # what it changes is known: nothing to play
+                if all(
+                    _same(v, differ.get(e, was[e])) or v in carried for e, v, carried in changed
+                ) and not (fitting and unlike(differ)):
+                    out.append(move)
+                continue
+            leaves = known[i]
             if any(
                 e in leaves and not (_same(v, leaves[e]) or v in carried)
                 for e, v, carried in changed
@@ -351,17 +384,67 @@ class Explainer:
             missing = [e for e in elements if e not in leaves]
             if missing:
                 token = state.apply(move)
-                shown = self.model.values(state, missing)
-                if shown is None:  # the whole table, once
+                values = self.model.values(state, missing)
+                if values is None:  # the whole table, once
                     after = self.expected(state)
                     leaves.update((e, after.value(e)) for e in after)
                 else:
-                    leaves.update(zip(missing, shown, strict=True))
+                    leaves.update(zip(missing, values, strict=True))
                 state.undo(token)
                 if any(not (_same(v, leaves[e]) or v in carried) for e, v, carried in changed):
                     continue
+            if fitting:  # what it changes, worked out once
+                token = state.apply(move)
+                differ = differences[i] = self.expected(state).values_unlike(before)
+                state.undo(token)
+                if unlike(differ):
+                    continue
             out.append(move)
         return out
+
+    def prepare(self, state: GameState[Any], moves: Sequence[Any], most: int) -> int:
+        """Work out what ``most`` more of ``moves`` (legal in ``state``) change, for
+        ``worth_judging`` on them later; how many were worked out (0: all are)."""
+        kept = self._leaves
+        if kept is None or kept[0] is not state or kept[1] is not moves:
+            kept = self._leaves = (state, moves, [{} for _ in moves], [None] * len(moves))
+        differences = kept[3]
+        before = self.expected(state)
+        done = 0
+        for i, move in enumerate(moves):
+            if done >= most:
+                break
+            if differences[i] is None:
+                token = state.apply(move)
+                differences[i] = self.expected(state).values_unlike(before)
+                state.undo(token)
+                done += 1
+        return done
+
+    def _surely_changed(self, observation: Observation, before: Observation) -> list[str]:
+        """The elements ``observation`` surely shows otherwise than ``before``."""
+        return [
+            e
+            for e in observation
+            if observation[e].known
+            and observation[e].confidence >= self.sure
+            and not _same(observation.value(e), before.value(e))
+        ]
+
+    def any_on_the_way(
+        self, state: GameState[Any], observation: Observation, moves: Sequence[Any]
+    ) -> bool:
+        """Whether ``observation`` is on its way to the table one of ``moves`` (legal
+        in ``state``) leaves, as ``explain`` finds a move in progress."""
+        before = self.expected(state)
+        changed = self._surely_changed(observation, before)
+        for move in moves:
+            token = state.apply(move)
+            after = self.expected(state)
+            state.undo(token)
+            if self._on_the_way(observation, before, after, changed, self._touched(state, move)):
+                return True
+        return False
 
     def explain_gap(
         self,
@@ -414,13 +497,7 @@ class Explainer:
         table the guess makes a legal turn of, or no turn, may be that player's turn
         still under way (path tokens not yet taken, a piece in the hand)."""
         before = self.expected(state)
-        changed = [
-            e
-            for e in observation
-            if observation[e].known
-            and observation[e].confidence >= self.sure
-            and not _same(observation.value(e), before.value(e))
-        ]
+        changed = self._surely_changed(observation, before)
         _, move, player = self.model.guess(state, observation, changed)
         if player is not None and player != state.to_move:
             return True
@@ -544,13 +621,7 @@ class Explainer:
         reading shows one of the two, or a value passed through on the way; or it still
         shows ``earlier``'s): a move typed in before it was made on the table."""
         before, after = self.expected(earlier), self.expected(later)
-        changed = [
-            e
-            for e in observation
-            if observation[e].known
-            and observation[e].confidence >= self.sure
-            and not _same(observation.value(e), before.value(e))
-        ]
+        changed = self._surely_changed(observation, before)
         return not changed or self._on_the_way(observation, before, after, changed)
 
     def _members(self, schema: TableSchema) -> dict[str, tuple[str, ...]]:

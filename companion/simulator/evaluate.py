@@ -114,6 +114,7 @@ def figures(scores: list[GameScore], flicker: float, seconds: float) -> dict[str
     repaired = sum(r.repaired for r in sums["rules"].values())
     restored = sum(r.restored for r in sums["rules"].values())
     ms = [x * 1000 for x in sums["latencies"]]
+    quiet = [x * 1000 for x in sums["quiet"]]
 
     def share(part: int, whole: int) -> float | None:
         return round(100 * part / whole, 2) if whole else None
@@ -152,6 +153,11 @@ def figures(scores: list[GameScore], flicker: float, seconds: float) -> dict[str
             "p95": round(ms[int(0.95 * (len(ms) - 1))], 2) if ms else None,
             "p99": round(ms[int(0.99 * (len(ms) - 1))], 2) if ms else None,
             "max": round(ms[-1], 2) if ms else None,
+        },
+        "quiet_ms": {
+            "inputs": len(quiet),
+            "p99": round(quiet[int(0.99 * (len(quiet) - 1))], 2) if quiet else None,
+            "max": round(quiet[-1], 2) if quiet else None,
         },
         "games_without_correction": sums["games_without_correction"],
         "final_position_right": sums["final_states_right"],
@@ -255,6 +261,10 @@ def report(
     lines.append(
         f"{f'verdict time ({clock}) max (ms)':<40}"
         + "".join(f"{r['verdict_ms']['max']:>22}" for r in runs)
+    )
+    lines.append(
+        f"{f'other inputs ({clock}) p99 / max (ms)':<40}"
+        + "".join(f"{'{p99} / {max}'.format(**r['quiet_ms']):>22}" for r in runs)
     )
     lines += ["", "injected illegal moves per rule (tried: caught, with the rule):"]
     rules = sorted({rule for r in runs for rule in r["rules"]})

@@ -106,6 +106,9 @@ class GameScore:
     rules: dict[str, RuleScore] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
     """Seconds ``Referee.handle`` took on each table input that produced a verdict."""
+    quiet: list[float] = field(default_factory=list)
+    """Seconds it took on the others (a frame that changed nothing is when the referee
+    works out ahead what the next tables will be judged against)."""
     final_state_right: bool = False
     wrong_moves: list[str] = field(default_factory=list)
     """For each corrected move: its number, the last two moves played and the last
@@ -154,6 +157,8 @@ class RefereedGame:
         elapsed = self.clock() - start
         if timed and any(isinstance(o, VERDICTS) for o in outputs):
             self.score.latencies.append(elapsed)
+        elif timed:
+            self.score.quiet.append(elapsed)
         for output in outputs:
             self._count(output, truth)
         return outputs
@@ -434,5 +439,6 @@ def totals(scores: list[GameScore]) -> dict[str, Any]:
     out["games_without_correction"] = sum(s.corrected == 0 for s in scores)
     out["rules"] = rules
     out["latencies"] = sorted(x for s in scores for x in s.latencies)
+    out["quiet"] = sorted(x for s in scores for x in s.quiet)
     out["cases"] = [case for s in scores for case in s.cases]
     return out
