@@ -253,7 +253,7 @@ class Explainer:
         weigher = self.weigher(observation)
         # The changed readings first: most moves fail on one of them at once.
         unchanged = set(sure).difference(changed)
-        ordered = changed + [e for e in sure if e in unchanged]
+        wanted = [(e, observation.value(e)) for e in changed + [e for e in sure if e in unchanged]]
         # Until the player says done, a move acting under a hand is in progress whatever
         # it is: the game need not look for such moves (ShenShi's costly search).
         looked = (
@@ -285,7 +285,7 @@ class Explainer:
             state.undo(token)
             results.append((move, after))
             built.append(i)
-            if any(not _same(observation.value(e), after.value(e)) for e in ordered):
+            if any(not _same(v, after.value(e)) for e, v in wanted):
                 continue
             misses = [e for e in unsure if not _same(observation.value(e), after.value(e))]
             fits.append((weigher.log_likelihood(after), move, misses, after))

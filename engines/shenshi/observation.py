@@ -201,9 +201,9 @@ def _seen_action(
         token = state.apply(Turn((action,)))
         after = expected(state)
         state.undo(token)
-        changes = [e for e in after if after.value(e) != before.value(e)]
+        changes = after.values_unlike(before)
         if all(
-            not observation[e].known or observation.value(e) == after.value(e) for e in changes
+            not observation[e].known or observation.value(e) == v for e, v in changes.items()
         ) and (best is None or len(changes) > best[0]):
             best = (len(changes), action)
     neutral = monk - 2 * state.rules.n_players
