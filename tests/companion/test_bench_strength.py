@@ -9,17 +9,23 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from engines.search.bench_strength import FIT_SEED, TEST_SEED, games_path
+from engines.search.bench_strength import FIT_SEEDS, TEST_SEED, games_path
 from engines.search.strength import load_models
+
+
+def _scratch_games(folder: Path) -> None:
+    """30 stored Shendao games as fitting games (the first fitting seed) and 30 others
+    as test games, in ``folder``."""
+    for source_seed, seed in ((1, FIT_SEEDS[0]), (2, TEST_SEED)):
+        source = games_path("shendao-2", source_seed)
+        target = games_path("shendao-2", seed, folder)
+        target.write_text("".join(source.read_text().splitlines(keepends=True)[:30]))
 
 
 def test_fit_then_check_on_a_scratch_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for seed in (FIT_SEED, TEST_SEED):
-        source = games_path("shendao-2", seed)
-        target = games_path("shendao-2", seed, tmp_path)
-        target.write_text("".join(source.read_text().splitlines(keepends=True)[:30]))
+    _scratch_games(tmp_path)
     model = tmp_path / "model.json"
     assert main(["bench", "strength-fit", "--folder", str(tmp_path), "--output", str(model)]) == 0
     assert "shendao-2: 30 games" in capsys.readouterr().out
@@ -41,7 +47,8 @@ def test_fit_then_check_on_a_scratch_folder(
     fresh.write_text(games_path("shendao-2", TEST_SEED, tmp_path).read_text())
     assert main([*check, "--seed", "7", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["figures"]["shendao-2"] == figures
-    assert main([*check, "--seed", str(FIT_SEED)]) != 0
+    assert main([*check, "--seed", str(FIT_SEEDS[0])]) != 0
+    assert main([*check, "--seed", str(FIT_SEEDS[-1])]) != 0
 
 
 def test_fit_without_games_is_a_usage_error(tmp_path: Path) -> None:
@@ -91,10 +98,7 @@ def test_analysis_time_gives_both_times_and_the_same_analysis(
 def test_pool_fit_then_check_on_a_scratch_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for seed in (FIT_SEED, TEST_SEED):
-        source = games_path("shendao-2", seed)
-        target = games_path("shendao-2", seed, tmp_path)
-        target.write_text("".join(source.read_text().splitlines(keepends=True)[:30]))
+    _scratch_games(tmp_path)
     pooling = tmp_path / "pooling.json"
     assert (
         main(["bench", "strength-pool-fit", "--folder", str(tmp_path), "--output", str(pooling)])

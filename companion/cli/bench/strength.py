@@ -8,14 +8,15 @@ strength model learns from, its fit, and its check on games it never saw.
 - ``strength-edges --set S --seed N`` adds every judged move's edge
   (``engines.search.edge``) to stored games made before the analysis found edges, by
   replaying their moves (the same games always get the same edges).
-- ``strength-fit`` fits each set's model on its fitting games (seed 1), and those of
-  the sets it learns from too (``engines.search.calibration.FIT_ALSO``), and writes
+- ``strength-fit`` fits each set's model on its fitting games (the seeds of
+  ``engines.search.bench_strength.FIT_SEEDS``), and those of the sets it learns from too
+  (``engines.search.calibration.FIT_ALSO``), and writes
   ``engines/search/strength_model.json``.
-- ``strength-check`` estimates every player of the test games (seed 2, never used in
-  the fit; ``--seed`` another set of games never fitted on) and compares with the level
-  that really played, per view of the game (the whole game, joined at its middle, its
-  last 20 moves) and per level; and every seat of the test tables where everyone plays
-  at random (``RANDOM_TABLES``).
+- ``strength-check`` estimates every player of the test games (``TEST_SEED``, never used
+  in the fit; ``--seed`` another set of games never fitted on) and compares with the
+  level that really played, per view of the game (the whole game, joined at its middle,
+  its last 20 moves) and per level; and every seat of the test tables where everyone
+  plays at random (``RANDOM_TABLES``).
 """
 
 from __future__ import annotations
@@ -40,17 +41,19 @@ from engines.search.analysis import (
     game_config,
 )
 from engines.search.bench_strength import (
-    FIT_SEED,
+    FIT_SEEDS,
     GAMES_DIR,
     TEST_SEED,
     _pool_rows,
     _whole_games_cv,
     check_set,
+    fitting_games,
     games_path,
     random_game,
     random_play_share,
 )
 from engines.search.calibration import (
+    EDGE_EVIDENCE_SETS,
     EDGE_SETS,
     FIT_ALSO,
     MIN_FIT_GAMES,
@@ -95,8 +98,8 @@ def register(bench_sub: Subparsers) -> None:
     games.add_argument(
         "--seed",
         type=int,
-        default=FIT_SEED,
-        help=f"{FIT_SEED}: fitting games, {TEST_SEED}: test games",
+        default=FIT_SEEDS[0],
+        help=f"fitting games: {', '.join(map(str, FIT_SEEDS))}; test games: {TEST_SEED}",
     )
     games.add_argument(
         "--games", type=int, required=True, help="games the file should hold when done"
@@ -151,7 +154,7 @@ def register(bench_sub: Subparsers) -> None:
         "--seed",
         type=int,
         default=TEST_SEED,
-        help=f"the test games' seed (default {TEST_SEED}; never the fitting seed {FIT_SEED})",
+        help=f"the test games' seed (default {TEST_SEED}; never a fitting seed)",
     )
     test.add_argument("--json", action="store_true", help="print the figures as JSON")
     test.set_defaults(handler=check_command)
@@ -180,7 +183,7 @@ def register(bench_sub: Subparsers) -> None:
         "--seed",
         type=int,
         default=TEST_SEED,
-        help=f"the test games' seed (default {TEST_SEED}; never the fitting seed {FIT_SEED})",
+        help=f"the test games' seed (default {TEST_SEED}; never a fitting seed)",
     )
     pool_check.add_argument("--json", action="store_true", help="print the figures as JSON")
     pool_check.set_defaults(handler=pool_check_command)
@@ -255,24 +258,32 @@ def edges_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sets_with_games(wanted: Sequence[str] | None, folder: Path, seed: int) -> list[str]:
-    """The sets with games that get a model (random tables only check one)."""
+def _sets_with_games(wanted: Sequence[str] | None, folder: Path) -> list[str]:
+    """The sets with fitting games that get a model (random tables only help fit one)."""
     return [
-        s
-        for s in (wanted or sorted(SETS))
-        if s not in RANDOM_TABLES and read_games(games_path(s, seed, folder))
+        s for s in (wanted or sorted(SETS)) if s not in RANDOM_TABLES and fitting_games(s, folder)
     ]
 
 
+def _named(set_name: str, folder: Path) -> str:
+    """The files of a set's fitting games, with the games each holds."""
+    held = [(seed, len(read_games(games_path(set_name, seed, folder)))) for seed in FIT_SEEDS]
+    return ", ".join(
+        f"{games_path(set_name, seed, GAMES_DIR).name} ({count} games)"
+        for seed, count in held
+        if count
+    )
+
+
 def fit_command(args: argparse.Namespace) -> int:
-    sets = _sets_with_games(args.sets, args.folder, FIT_SEED)
+    sets = _sets_with_games(args.sets, args.folder)
     if not sets:
         raise UsageError(f"no fitting games in {args.folder}: run strength-games first")
     document: dict[str, Any] = {"models": {}}
     if args.output.exists():
         document = json.loads(args.output.read_text(encoding="utf-8"))
     for set_name in sets:
-        games = read_games(games_path(set_name, FIT_SEED, args.folder))
+        games = fitting_games(set_name, args.folder)
         if len(games) < MIN_FIT_GAMES:
             print(
                 f"{set_name}: only {len(games)} fitting games, no model (at least "
@@ -280,20 +291,27 @@ def fit_command(args: argparse.Namespace) -> int:
             )
             continue
         game, players, levels = SETS[set_name]
-        rows = fitting_rows(set_name, lambda s: read_games(games_path(s, FIT_SEED, args.folder)))
+        rows = fitting_rows(set_name, lambda s: fitting_games(s, args.folder))
         cls = rules_class(game)
         options = cls.from_record(cls.default_players(players), options_of(set_name)).options_json()
         iterations, rollout = analysis_budget(game)
         model, cv = fit_model(
-            set_name, rows, iterations, levels, 1.0 / players, options, set_name in EDGE_SETS
+            set_name,
+            rows,
+            iterations,
+            levels,
+            1.0 / players,
+            options,
+            set_name in EDGE_SETS,
+            set_name in EDGE_EVIDENCE_SETS,
         )
         document["models"][set_name] = {
             "command": f"companion bench strength-fit --set {set_name}",
             "made": date.today().isoformat(),
             "fitting_games": ", ".join(
-                f"{games_path(s, FIT_SEED, GAMES_DIR).name} "
-                f"({len(read_games(games_path(s, FIT_SEED, args.folder)))} games)"
+                _named(s, args.folder)
                 for s in (set_name, *FIT_ALSO.get(set_name, ()))
+                if fitting_games(s, args.folder)
             ),
             "analysis": {"iterations": iterations, "rollout_moves": rollout},
             "cross_validated": cv.to_json(),
@@ -330,8 +348,8 @@ def fit_command(args: argparse.Namespace) -> int:
 
 def _test_seed(seed: int) -> int:
     """``seed`` when it is not the fitting games'. Raises UsageError."""
-    if seed == FIT_SEED:
-        raise UsageError(f"seed {FIT_SEED} holds the fitting games: check on games never fitted on")
+    if seed in FIT_SEEDS:
+        raise UsageError(f"seed {seed} holds fitting games: check on games never fitted on")
     return seed
 
 
@@ -394,14 +412,14 @@ def pool_fit_command(args: argparse.Namespace) -> int:
     models = load_models(args.model)
     document: dict[str, Any] = {"models": {}}
     for key, model in sorted(models.items()):
-        if not read_games(games_path(key, FIT_SEED, args.folder)):
+        if not fitting_games(key, args.folder):
             continue
-        rows = fitting_rows(key, lambda s: read_games(games_path(s, FIT_SEED, args.folder)))
+        rows = fitting_rows(key, lambda s: fitting_games(s, args.folder))
         shared, fitted = fit_shared_held_out(model, rows)
         document["models"][key] = entry_json(
             shared,
             fitted,
-            games_path(key, FIT_SEED, GAMES_DIR).name,
+            _named(key, args.folder),
             "companion bench strength-pool-fit",
         )
         print(

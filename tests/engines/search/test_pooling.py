@@ -40,7 +40,7 @@ def test_one_game_pooled_alone_is_that_games_estimate(shared: float) -> None:
 
 def test_more_games_alike_narrow_the_range_down_to_the_shared_spread() -> None:
     model = load_models()["shendao-2"]
-    game = evidence(85.0, 0.6, 20)
+    game = evidence(80.0, 0.5, 6)
     widths = [
         (lambda e: e.high - e.low)(pooled_estimate(model, [game] * k, 0.0)) for k in (1, 2, 4, 8)
     ]
@@ -60,7 +60,7 @@ def test_thin_evidence_over_games_gives_no_level() -> None:
 def test_a_strong_and_a_weak_players_games_pool_to_levels_in_order() -> None:
     model = load_models()["shendao-2"]
     shared = shared_for("shendao-2")
-    weak = pooled_estimate(model, [evidence(55.0, 0.2, 25)] * 3, shared)
+    weak = pooled_estimate(model, [evidence(40.0, 0.1, 25)] * 3, shared)
     strong = pooled_estimate(model, [evidence(90.0, 0.6, 25)] * 3, shared)
     assert weak.level is not None and strong.level is not None
     assert weak.level < strong.level
@@ -74,7 +74,7 @@ def test_the_pooling_file_loads_and_holds_on_test_games() -> None:
     rows = labelled(read_games(games_path("shendao-2", TEST_SEED))[:40], ("full",), model.levels)
     found = check_pooled(model, pooled_groups(rows, (3,)), shares["shendao-2"])
     assert found.tested >= 20
-    assert found.coverage >= 0.8  # 0.92 on all 92 test games by strength-pool-check
+    assert found.coverage >= 0.8  # 0.97 on all 60 test games by strength-pool-check
 
 
 def test_an_unreadable_pooling_file_is_an_error(tmp_path: Path) -> None:

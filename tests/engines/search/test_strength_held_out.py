@@ -1,5 +1,5 @@
-"""The fitted strength model on stored test games (seed 2), which took no part in
-its fit: a small held-out check that runs in the fast suite."""
+"""The fitted strength model on stored test games (``TEST_SEED``), made after it was
+fitted and never part of a choice: a small held-out check that runs in the fast suite."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _test_games(key: str) -> list[StoredGame]:
     return read_games(games_path(key, TEST_SEED))
 
 
-@pytest.mark.parametrize("key", ["shangrila-4", "shangrila-3", "shendao-2"])
+@pytest.mark.parametrize("key", ["shangrila-4", "shangrila-3", "shendao-2", "shenshi-2"])
 def test_random_play_is_judged_random_on_test_games(key: str) -> None:
     model = load_models()[key]
     found = [
@@ -55,12 +55,12 @@ def _estimate(model: StrengthModel, stored: StoredGame, seat: int) -> StrengthEs
 
 
 def test_every_seat_of_a_random_table_is_judged_random_on_test_tables() -> None:
-    """Tables where everyone plays at random (seed 2, never fitted on): a random player
-    in the lead there keeps much win chance, and must still be judged level 0."""
-    model = load_models()["shangrila-4"]
-    tables = _test_games("shangrila-4-random")
+    """Shendao tables where both play at random (never fitted on): a random player in
+    the lead there keeps much win chance, and must still be judged level 0."""
+    model = load_models()["shendao-2"]
+    tables = _test_games("shendao-2-random")
     found = [estimate_evidence(model, r.evidence) for r in labelled(tables, ("full",))]
-    assert len(found) >= 20
+    assert len(found) >= 16
     assert sum(f.level == 0 for f in found) >= 0.85 * len(found)
     assert sum(f.low == 0 for f in found) >= 0.9 * len(found)
 
@@ -70,7 +70,7 @@ def test_four_player_levels_are_named_within_one_on_test_games() -> None:
     edges (levels 1 and 2 lose win chance alike there): within one of the level that
     played on at least 80% of whole test games, the range holding it on 90%."""
     found = check(load_models()["shangrila-4"], labelled(_test_games("shangrila-4"), ("full",)))
-    assert found.tested >= 150
+    assert found.tested >= 100
     assert found.within_one >= 0.8
     assert found.coverage >= 0.9
 
@@ -92,15 +92,15 @@ def test_the_shenshi_model_holds_the_level_on_its_test_games() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="ShenShi's model names random play level 0 in 24 of 26 whole test games "
-    "(the others level 1, range 0-3, from 7 judged moves, and level 1, range 1-3): "
-    "short of 95%",
+    reason="ShenShi's model names random play level 0 in 18 of 19 whole test games (the "
+    "other, from 11 judged moves whose edges beat 0.60 of the random draws, level 2, range "
+    "1-4): one short of 95%",
 )
 def test_shenshi_random_play_is_named_level_0() -> None:
-    """The goal for random play, held to as for the other games: named level 0 on at
-    least 95% of whole test games."""
+    """The goal for random play: named level 0 on at least 95% of whole test games."""
     model = load_models()["shenshi-2"]
     rows = labelled(_test_games("shenshi-2"), ("full",))
     found = [estimate_evidence(model, r.evidence) for r in rows if r.level == 0]
     judged = [f for f in found if f.level is not None]
+    assert len(judged) >= 10
     assert sum(f.level == 0 for f in judged) >= 0.95 * len(judged)
