@@ -141,6 +141,12 @@ class TableSchema:
             raise RecordError(f"{element!r} cannot read {value!r} (expected one of {shown})")
 
 
+def same_value(a: Value | None, b: Value | None) -> bool:
+    """Whether two values read are the same, in type too (the flag True is not the
+    count 1)."""
+    return a == b and type(a) is type(b)
+
+
 class Observation(Mapping[str, Reading]):
     """Readings for every element of a ``TableSchema``; immutable.
 

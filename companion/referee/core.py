@@ -46,7 +46,7 @@ from companion.referee.inference import VerdictKind as Kind
 from companion.referee.parts import MOST_TRIED, Entry, Factor, Parts, refused
 from companion.referee.unseen import MOST_FITS, Unseen, unsure_words
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
-from engines.observation import Observation, Reading, TableSchema
+from engines.observation import Observation, Reading, TableSchema, same_value
 
 DONE_WAIT = 3
 """A ``done`` the table read just now would answer waits at most this many times the
@@ -1135,27 +1135,46 @@ class Referee:
     def _undone(
         self, observation: Observation, turn_done: bool, hidden: frozenset[str]
     ) -> list[Output] | None:
-        """Take the last move back when the table no longer shows it: every change of
-        it that the table surely showed when it was accepted is surely read as before it
-        again, and the table shows the position before it (it was misread: a reading
-        wrong for a few frames in a row) or another whole move of that player. Judged
-        from there. None when the table still shows some of the move, or fits no whole
-        move from before it (the next player's illegal move). While a flag stands, only
-        a table showing the position before it takes it back (a move the table showed
-        on the way as an illegal move was put right)."""
+        """Take the last move back when the table no longer shows it, and judge the
+        table from before it. Either every change of it that the table surely showed
+        when it was accepted is surely read as before it again, and the table shows the
+        position before it (it was misread: a reading wrong for a few frames in a row),
+        another whole move of that player, or one on its way (the player changed their
+        mind); or each of those changes is surely read otherwise than the move left it,
+        and another whole move of that player fits (a monk read as its partner for a
+        few frames). None when the table still shows some of the move, or fits no move
+        from before it (the next player's illegal move). While a flag stands, only a
+        table showing the position before it takes it back (a move the table showed on
+        the way as an illegal move was put right); then the pieces it moved may be read
+        back where they were less surely: the rest of the table shows that position
+        surely (a camera unsure of a monk it sees)."""
         if self.status not in (self.WATCHING, self.ILLEGAL) or not self.history:
             return None
         earlier, text = self.history[-1]
         before, sure = self.explainer.expected(earlier), self.config.sure
-        if not all(
-            observation[e].confidence >= sure
-            and observation.value(e) == before.value(e)
-            and type(observation.value(e)) is type(before.value(e))
-            for e in self.last_move.made_seen
-        ):
-            return None
+        floor = 0.0 if self.status == self.ILLEGAL else sure
+        made = self.last_move.made_seen
+        back = all(
+            observation[e].confidence >= floor and same_value(observation.value(e), before.value(e))
+            for e in made
+        )
+        if not back:
+            # or, no flag shown, what it changed is surely read otherwise than it left
+            # it: another whole move of its player, misread at first
+            accepted = self.explainer.expected(self.state)
+            if self.status != self.WATCHING or not all(
+                observation[e].confidence >= sure
+                and not same_value(observation.value(e), accepted.value(e))
+                for e in made
+            ):
+                return None
         verdict = self.explainer.explain(earlier, observation, turn_done=turn_done, hidden=hidden)
-        if verdict.kind not in (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS):
+        judged = (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS)
+        if back and self.status == self.WATCHING and not verdict.unexplained:
+            # none of it left on the table: its player may be making another move
+            # (a change of mind), half made
+            judged += (Kind.IN_PROGRESS,)
+        if verdict.kind not in judged or (not back and verdict.kind == Kind.UNCHANGED):
             return None  # half a move from there is not enough to undo one made
         if self.status == self.ILLEGAL and verdict.kind != Kind.UNCHANGED:
             return None

@@ -33,7 +33,7 @@ from enum import StrEnum
 from typing import Any
 
 from engines import GameState, IllegalMoveError
-from engines.observation import Observation, Reading, TableSchema, Value
+from engines.observation import Observation, Reading, TableSchema, Value, same_value
 from engines.registry import table_model as _registered_table_model
 from engines.table_model import TableModel
 
@@ -796,5 +796,5 @@ class _GapSearch:
         return steps
 
 
-def _same(a: Value | None, b: Value | None) -> bool:
-    return a == b and type(a) is type(b)
+_same = same_value
+"""Whether two values read are the same, in type too."""

@@ -4,7 +4,8 @@ player's monk moved after a turn: found on simulated tables, each on a scripted 
 from __future__ import annotations
 
 from companion.referee.core import Referee
-from engines.observation import Observation
+from companion.referee.events import TurnDone
+from engines.observation import Observation, Reading
 from engines.shenshi import ShenshiRules, ShenshiState
 from engines.shenshi.observation import TABLE, expected
 from engines.shenshi.turn_search import extends
@@ -172,3 +173,62 @@ def test_a_swap_written_from_the_other_side_goes_on_with_the_other_monk() -> Non
     then = state.copy()
     then.apply(rules.parse_move(whole))
     assert len(referee.history) == 1 and referee.state == then
+
+
+def test_a_turn_misread_is_taken_back_for_the_one_the_table_then_shows() -> None:
+    # The Grand Master read on d2 for a few frames (the Master is there): the swap and
+    # the walk are accepted; read right, the Master walked and the Grand Master took
+    # its square: that turn, not the next player moving silver's monks.
+    state = position(
+        TWO,
+        blond="c1 c2 d2 a7 g6 e5",
+        orange="g7",
+        monks={"silver": ("c1", "c2"), "copper": ("a7", None), "neutral": ("g6", "g7")},
+    )
+    referee = Referee(state.rules, state)
+    misread = after(state, "Mc2=c1 Gc2-d2")
+    assert only(show(referee, misread), "move_accepted").move == "Mc2=c1 Gc2-d2"
+    out = show(referee, after(state, "Mc2-d2 Gc1-c2"))
+    assert names(out) == ["move_taken_back", "move_accepted"]
+    assert [text for _, text in referee.history] == ["Mc2-d2 Gc1-c2"]
+
+
+def test_an_illegal_turn_put_back_takes_back_the_turn_accepted_on_its_way() -> None:
+    # The next player's legal turn accepted, then more moved (a flag), then the whole
+    # put back, the monk it moved read back where it was but not surely: the table
+    # shows the position before that turn, which is taken back.
+    state = position(
+        TWO,
+        blond="c1 c2 d2 a7 g6 e5",
+        orange="g7",
+        monks={"silver": ("c1", "c2"), "copper": ("a7", None), "neutral": ("g6", "g7")},
+    )
+    referee = Referee(state.rules, state)
+    assert only(show(referee, after(state, "Mc2-d2 Gc1-c2")), "move_accepted")
+    flagged = after(state, "Mc2-d2 Gc1-c2").replace({"a7 monk": "none"})
+    show(referee, flagged)
+    assert "illegal_move" in names(referee.handle(TurnDone()))
+    # the position before silver's turn, silver's master read back on c2 unsurely
+    back = expected(state).replace({"c2 monk": Reading("silver-master", 0.8)})
+    out = show(referee, back)
+    assert names(out)[:1] == ["move_taken_back"] and "illegal_move" not in names(out)
+    assert referee.history == []
+
+
+def test_a_turn_put_back_for_another_is_taken_back_while_the_other_is_made() -> None:
+    # Silver makes a turn (accepted), changes their mind: puts both monks back and
+    # starts another turn with the neutral Grand Master. That is silver's turn on its
+    # way, not copper moving silver's monks.
+    state = position(
+        TWO,
+        blond="c1 c2 d2 a7 g6 e5",
+        orange="g7",
+        monks={"silver": ("c1", "c2"), "copper": ("a7", None), "neutral": ("g6", "g7")},
+    )
+    referee = Referee(state.rules, state)
+    assert only(show(referee, after(state, "Mc2-d2 Gc1-c2")), "move_accepted")
+    out = show(referee, after(state, "NGg6~g5"))
+    assert names(out)[:2] == ["move_taken_back", "move_in_progress"]
+    assert "illegal_move" not in names(out) and referee.history == []
+    out = show(referee, after(state, "NGg6~g5 Mc2~c3"))
+    assert only(out, "move_accepted").move in ("NGg6~g5 Mc2~c3", "Mc2~c3 NGg6~g5")
