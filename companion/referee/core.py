@@ -1169,7 +1169,7 @@ class Referee:
             ):
                 return None
         verdict = self.explainer.explain(earlier, observation, turn_done=turn_done, hidden=hidden)
-        judged = (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS)
+        judged: tuple[Kind, ...] = (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS)
         if back and self.status == self.WATCHING and not verdict.unexplained:
             # none of it left on the table: its player may be making another move
             # (a change of mind), half made
