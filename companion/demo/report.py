@@ -8,6 +8,7 @@ import base64
 import html
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,7 +27,15 @@ from companion.demo.chain import ChainResult
 from companion.demo.film import FPS
 from companion.demo.script import Script
 from companion.referee import messages
-from companion.referee.events import GameOver, IllegalMove, MoveAccepted, MoveTakenBack, Output
+from companion.referee.events import (
+    GameOver,
+    IllegalMove,
+    MoveAccepted,
+    MoveCorrected,
+    MoveTakenBack,
+    Output,
+    Question,
+)
 from companion.review import build_review
 from companion.review_page import Film, data_uri, page
 from engines import GameRecord
@@ -211,11 +220,23 @@ def film_frames(chain: ChainResult, moves: int) -> list[int | None]:
 
 
 def renumbered(output: Output, before: int) -> Output:
-    """``output`` with its move number counted in the whole game, not from the film's
-    first move."""
+    """``output`` with its move numbers counted in the whole game, not from the film's
+    first move (the referee counts from the position it was given), in its words too."""
+
+    def words(text: str) -> str:
+        return _MOVE_NUMBER.sub(lambda m: f"{m[1]}{int(m[2]) + before}{m[3]}", text)
+
     if isinstance(output, MoveAccepted | MoveTakenBack):
         return replace(output, number=output.number + before)
+    if isinstance(output, MoveCorrected):
+        return replace(output, number=output.number + before, words=words(output.words))
+    if isinstance(output, Question) and output.about:
+        return replace(output, about=output.about + before, reason=words(output.reason))
     return output
+
+
+_MOVE_NUMBER = re.compile(r"((?:^|\b)[Mm]ove )(\d+)( was |\?)")
+"""A move number in the referee's words: "Which was move 2?", "Move 2 was +R5+H6"."""
 
 
 def _html(

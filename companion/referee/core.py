@@ -1629,8 +1629,9 @@ class Referee:
     def _correction_words(
         self, index: int, now: tuple[GameState[Any], str], was: tuple[GameState[Any], str]
     ) -> str:
-        """ "Move 12 was +H4, not +H7: ..." with what each changed, in words (each move
-        with the position before it in its own history)."""
+        """ "Move 12 was +H4, not +H7: it changed ... (+H7 would have changed ...)",
+        with what each changed in words (each move with the position before it in its
+        own history)."""
         describe = self.explainer.model.describe_element
         places = []
         for before, text in (now, was):
@@ -1643,7 +1644,8 @@ class Referee:
                 or "nothing on the table"
             )
         return (
-            f"Move {index + 1} was {now[1]}, not {was[1]}: it changed {places[0]}, not {places[1]}."
+            f"Move {index + 1} was {now[1]}, not {was[1]}: it changed {places[0]}"
+            f" ({was[1]} would have changed {places[1]})."
         )
 
     def _ask(self, index: int, reason: str) -> list[Output]:
