@@ -354,10 +354,7 @@ class Explainer:
                     )
         if not changed:
             return list(moves)
-        kept = self._leaves
-        if kept is None or kept[0] is not state or kept[1] is not moves:
-            kept = self._leaves = (state, moves, [{} for _ in moves], [None] * len(moves))
-        _, _, known, differences = kept
+        known, differences = self._kept(state, moves)
         elements = [e for e, _, _ in changed]
         out = []
         was = {e: before.value(e) for e in elements}
@@ -402,13 +399,21 @@ class Explainer:
             out.append(move)
         return out
 
-    def prepare(self, state: GameState[Any], moves: Sequence[Any], most: int) -> int:
-        """Work out what ``most`` more of ``moves`` (legal in ``state``) change, for
-        ``worth_judging`` on them later; how many were worked out (0: all are)."""
+    def _kept(
+        self, state: GameState[Any], moves: Sequence[Any]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any] | None]]:
+        """What ``worth_judging`` and ``prepare`` keep of ``moves`` played in ``state``
+        (the same objects, neither changed since): the values each leaves, as far as
+        read, and what each changes, once worked out. Kept for one list at a time."""
         kept = self._leaves
         if kept is None or kept[0] is not state or kept[1] is not moves:
             kept = self._leaves = (state, moves, [{} for _ in moves], [None] * len(moves))
-        differences = kept[3]
+        return kept[2], kept[3]
+
+    def prepare(self, state: GameState[Any], moves: Sequence[Any], most: int) -> int:
+        """Work out what ``most`` more of ``moves`` (legal in ``state``) change, for
+        ``worth_judging`` on them later; how many were worked out (0: all are)."""
+        _, differences = self._kept(state, moves)
         before = self.expected(state)
         done = 0
         for i, move in enumerate(moves):

@@ -175,16 +175,21 @@ def test_a_swap_written_from_the_other_side_goes_on_with_the_other_monk() -> Non
     assert len(referee.history) == 1 and referee.state == then
 
 
-def test_a_turn_misread_is_taken_back_for_the_one_the_table_then_shows() -> None:
-    # The Grand Master read on d2 for a few frames (the Master is there): the swap and
-    # the walk are accepted; read right, the Master walked and the Grand Master took
-    # its square: that turn, not the next player moving silver's monks.
-    state = position(
+def side_by_side_position() -> ShenshiState:
+    """Silver's Grand Master on c1 beside its master on c2, d2 free."""
+    return position(
         TWO,
         blond="c1 c2 d2 a7 g6 e5",
         orange="g7",
         monks={"silver": ("c1", "c2"), "copper": ("a7", None), "neutral": ("g6", "g7")},
     )
+
+
+def test_a_turn_misread_is_taken_back_for_the_one_the_table_then_shows() -> None:
+    # The Grand Master read on d2 for a few frames (the Master is there): the swap and
+    # the walk are accepted; read right, the Master walked and the Grand Master took
+    # its square: that turn, not the next player moving silver's monks.
+    state = side_by_side_position()
     referee = Referee(state.rules, state)
     misread = after(state, "Mc2=c1 Gc2-d2")
     assert only(show(referee, misread), "move_accepted").move == "Mc2=c1 Gc2-d2"
@@ -197,12 +202,7 @@ def test_an_illegal_turn_put_back_takes_back_the_turn_accepted_on_its_way() -> N
     # The next player's legal turn accepted, then more moved (a flag), then the whole
     # put back, the monk it moved read back where it was but not surely: the table
     # shows the position before that turn, which is taken back.
-    state = position(
-        TWO,
-        blond="c1 c2 d2 a7 g6 e5",
-        orange="g7",
-        monks={"silver": ("c1", "c2"), "copper": ("a7", None), "neutral": ("g6", "g7")},
-    )
+    state = side_by_side_position()
     referee = Referee(state.rules, state)
     assert only(show(referee, after(state, "Mc2-d2 Gc1-c2")), "move_accepted")
     flagged = after(state, "Mc2-d2 Gc1-c2").replace({"a7 monk": "none"})
@@ -219,12 +219,7 @@ def test_a_turn_put_back_for_another_is_taken_back_while_the_other_is_made() -> 
     # Silver makes a turn (accepted), changes their mind: puts both monks back and
     # starts another turn with the neutral Grand Master. That is silver's turn on its
     # way, not copper moving silver's monks.
-    state = position(
-        TWO,
-        blond="c1 c2 d2 a7 g6 e5",
-        orange="g7",
-        monks={"silver": ("c1", "c2"), "copper": ("a7", None), "neutral": ("g6", "g7")},
-    )
+    state = side_by_side_position()
     referee = Referee(state.rules, state)
     assert only(show(referee, after(state, "Mc2-d2 Gc1-c2")), "move_accepted")
     out = show(referee, after(state, "NGg6~g5"))

@@ -9,7 +9,7 @@ from typing import Any
 
 from companion.referee.inference import Explainer, VerdictKind
 from engines.observation import Observation, Reading
-from engines.shenshi import ShenshiRules
+from engines.shenshi import ShenshiRules, ShenshiState
 from engines.shenshi.observation import expected
 from tests.engines.shenshi.positions import position
 
@@ -24,6 +24,19 @@ POSITIONS = (
     position(FOUR, blond="f1 a1 c3", monks={"copper": ("c3", None)}, reserves={"silver": (0, 0)}),
 )
 """Positions whose legal turns are a few thousand."""
+
+
+def counted(state: ShenshiState) -> list[Any]:
+    """The moves played on ``state`` from now on (its ``apply`` wrapped)."""
+    applied: list[Any] = []
+    real = state.apply
+
+    def counting(move: Any) -> Any:
+        applied.append(move)
+        return real(move)
+
+    state.apply = counting  # type: ignore[method-assign]
+    return applied
 
 
 def test_the_moves_left_give_the_verdict_all_of_them_give() -> None:
@@ -84,14 +97,7 @@ def test_a_move_ruled_out_is_not_played_again() -> None:
     # the move half made, then whole
     half = whole.replace({e: before[e] for e in changed[1:]})
     left = explainer.worth_judging(state, half, moves)
-    applied = []
-    real = state.apply
-
-    def counting(move: Any) -> Any:
-        applied.append(move)
-        return real(move)
-
-    state.apply = counting  # type: ignore[method-assign]
+    applied = counted(state)
     # the same table again, with an unsure reading more: nothing new to work out
     unsure = half.replace({next(iter(half)): Reading(None, 0.0)})
     assert isinstance(unsure, Observation)
@@ -115,14 +121,7 @@ def test_what_the_moves_change_is_worked_out_ahead() -> None:
     other.play(moves[5])
     table = expected(other)
     fresh = Explainer("shenshi").worth_judging(POSITIONS[1].copy(), table, moves, fitting=True)
-    applied = []
-    real = state.apply
-
-    def counting(move: Any) -> Any:
-        applied.append(move)
-        return real(move)
-
-    state.apply = counting  # type: ignore[method-assign]
+    applied = counted(state)
     ahead = explainer.worth_judging(state, table, moves, fitting=True)
     assert ahead == fresh and moves[5] in ahead
     lenient = Explainer("shenshi").worth_judging(POSITIONS[1].copy(), table, moves)
