@@ -112,3 +112,45 @@ def test_the_summary_names_the_goals_missed_and_a_run_reads_back(tmp_path: Path)
         encoding="utf-8",
     )
     assert rows_from_json(path) == rows
+
+
+def test_after_calibration_the_board_is_followed_past_covered_markers(tmp_path: Path) -> None:
+    """``calibrated``: one locator sees the empty board, then each picture of play after
+    the one before, as the app's; a picture whose markers are all but one covered is
+    placed from the view before, where a cold start cannot place it."""
+    import cv2
+    import numpy as np
+
+    from calibration.boards import board_geometry
+    from vision.evaluate.appearance import _view, bench_setup
+    from vision.synth.world import make_world
+
+    setup = Setup("landscape", 2000, "medium", SIZE, "shendao", True)
+    pictures = load_setup(setup, tmp_path, lambda _: None)
+    exact = _view(pictures, make_world("shendao", "landscape", 2000).model.size_mm)
+    geometry = board_geometry("shendao")
+    image = pictures.plays[1][0].copy()
+    for marker_id in geometry.marker_ids[1:]:
+        corners = exact.to_image(geometry.marker_corners_mm(marker_id))
+        centre = corners.mean(axis=0)
+        cover = centre + 1.8 * (corners - centre)  # a hand over the marker and its card
+        cv2.fillConvexPoly(image, np.round(cover).astype(np.int32), (90, 120, 170))
+    pictures.plays[1] = (image, pictures.plays[1][1])
+    cells = bench_setup(pictures, ("markers", "calibrated"))
+    cold, followed = cells["appearance", "markers"], cells["appearance", "calibrated"]
+    assert cold.pictures == followed.pictures == 3
+    assert followed.calibrations == followed.calibrations_located == 1
+    assert cold.located == 2 and followed.located == 3
+    assert followed.score.unsure < cold.score.unsure
+    assert len(followed.first_ms) == 1 and len(followed.known_ms) == 3
+
+
+def test_every_way_of_finding_the_board_has_its_row_and_its_goals(tmp_path: Path) -> None:
+    from companion.cli.bench.appearance import summaries
+
+    rows = bench_table("shendao", "test", 1, ["hardest"], [SIZE], "all", tmp_path, print)
+    assert [r["mode"] for r in table_rows(rows)] == ["exact", "markers", "calibrated"]
+    table = format_markdown(rows).splitlines()
+    assert table[4].startswith("| landscape | hardest | 960x540 | markers, after calibration |")
+    said = summaries(rows, "shendao")
+    assert len(said) == 2 and "cold start" in said[0] and "after calibration" in said[1]

@@ -515,10 +515,27 @@ def score_reading(
     score.perfect += wrong == 0
 
 
-LOCATE_MODES = {"truth": ("exact",), "markers": ("markers",), "both": ("exact", "markers")}
+LOCATE_MODES = {
+    "truth": ("exact",),
+    "markers": ("markers",),
+    "calibrated": ("calibrated",),
+    "both": ("exact", "markers"),
+    "all": ("exact", "markers", "calibrated"),
+}
 """``--locate``: where the board is taken to be, each mode a row of the figures: ``exact``
-(the picture's exact view) and ``markers`` (found by its corner markers, as the app finds
-it, in the calibration pictures as in the pictures of play)."""
+(the picture's exact view); ``markers`` (found by its corner markers in the calibration
+pictures as in the pictures of play, each picture by a locator of its own: a cold start,
+every picture a first frame); ``calibrated`` (as the app finds it once the set is
+calibrated: one locator for the setup sees the empty board the player calibrated with,
+then the pictures of play one after the other, each followed from the view before it,
+as :class:`vision.pipeline.Pipeline` keeps its locator between frames)."""
+MODE_ORDER = ("exact", "markers", "calibrated")
+MODE_NAMES = {
+    "exact": "exact view",
+    "markers": "markers",
+    "calibrated": "markers, after calibration",
+}
+"""How the tables name each way of finding the board."""
 RELIABLE_MARKER_PX = 20.0
 """Markers of this side and more must be found (the goal the boards located are held to)."""
 
@@ -531,7 +548,9 @@ class Cell:
     score: Score = field(default_factory=Score)
     pictures: int = 0
     located: int = 0
-    """Pictures where the board was found (by a fresh locator: a first frame)."""
+    """Pictures where the board was found (``markers``: by a fresh locator, a first frame;
+    ``calibrated``: by the setup's locator, which saw the empty board and the pictures
+    before)."""
     pictures_reliable: int = 0
     located_reliable: int = 0
     """The same, over the pictures whose smallest marker in the picture is at least
@@ -606,7 +625,8 @@ def _marker_px(view: Any, game: str) -> float:
 def bench_setup(
     pictures: Pictures, modes: Sequence[str], fitted: Any = None, colour: bool = False
 ) -> dict[tuple[str, str], Cell]:
-    """Read one setup's pictures of play in each ``mode`` (``exact``, ``markers``):
+    """Read one setup's pictures of play in each ``mode`` (``exact``, ``markers``,
+    ``calibrated``: see :data:`LOCATE_MODES`):
     a :class:`Cell` per (reader, mode); the reader ``appearance``, and ``colour`` (the
     colour reader given the same views) when asked."""
 
@@ -621,13 +641,19 @@ def bench_setup(
     for mode in modes:
         cell = cells.setdefault(("appearance", mode), Cell())
         calibration_view = exact
-        if mode == "markers":
+        follower = None
+        if mode in ("markers", "calibrated"):
             # the player calibrates where the markers put the board, as the app does
-            found = Locator(setup.game, camera=profile).locate(pictures.empty)
+            calibrating = Locator(setup.game, camera=profile)
+            found = calibrating.locate(pictures.empty)
             cell.calibrations += 1
             if found.view is not None:
                 cell.calibrations_located += 1
                 calibration_view = found.view
+            if mode == "calibrated":
+                # the app keeps this locator: it follows the board from the calibration's
+                # view and from the frames before (never from the truth)
+                follower = calibrating
         reader, _ = calibrated_reader(pictures, fitted, calibration_view)
         elements = [
             e for e in reader.schema.elements if e.removesuffix("^") in reader.model.elements
@@ -647,6 +673,9 @@ def bench_setup(
             view, locator = exact, None
             if mode == "markers":
                 locator = Locator(setup.game, camera=profile)
+                view = locator.locate(image).view
+            elif follower is not None:
+                locator = follower
                 view = locator.locate(image).view
             if view is None:
                 # not found: every element the picture shows counts as not read (unsure)
@@ -707,7 +736,7 @@ def bench_table(
 ) -> dict[str, Cell]:
     """The figures of ``count`` setups of ``set_name`` at each size in ``sizes`` (each
     size its own pictures: the same worlds, cameras and positions), each picture read in
-    every mode of ``locate`` (``truth``, ``markers``, ``both``): a :class:`Cell` per
+    every mode of ``locate`` (a key of :data:`LOCATE_MODES`): a :class:`Cell` per
     :func:`row_key`. ``done`` is given the figures so far after every setup."""
     import cv2  # deferred: loads OpenCV
 
@@ -717,7 +746,7 @@ def bench_table(
     chosen = [
         s
         for size in sizes
-        for s in setups(set_name, count, levels, size, game, "markers" in modes, first_seed)
+        for s in setups(set_name, count, levels, size, game, modes != ("exact",), first_seed)
     ]
     started = time.time()
     for number, setup in enumerate(chosen, 1):
@@ -782,6 +811,7 @@ def table_rows(rows: dict[str, Cell], reader: str = "appearance") -> list[dict[s
             r["world"] != "landscape",
             ORDER.index(r["level"]),
             int(r["size"].split("x")[0]),
+            MODE_ORDER.index(r["mode"]) if r["mode"] in MODE_ORDER else len(MODE_ORDER),
             r["mode"],
         ),
     )
@@ -794,12 +824,12 @@ def format_markdown(rows: dict[str, Cell], reader: str = "appearance") -> str:
         "|" + "---|" * len(TABLE_COLUMNS),
     ]
     for r in table_rows(rows, reader):
-        markers = r["mode"] == "markers"
+        markers = r["mode"] != "exact"
         cells = [
             r["world"],
             r["level"],
             r["size"],
-            "markers" if markers else "exact view",
+            MODE_NAMES.get(r["mode"], r["mode"]),
             str(r["boards"]),
             _percent(r["located"], 1) if markers else "-",
             f"{_number(r['marker_px_median'])} / {_number(r['marker_px_smallest'])}"
@@ -846,7 +876,7 @@ def summary_row(
     if key not in rows:
         return None
     f = rows[key].figures()
-    located = f["located_reliable"] if mode == "markers" else 100.0
+    located = f["located_reliable"] if mode != "exact" else 100.0
     met = {
         "located": located is not None and located >= GOALS["located"],
         "right": f["right"] is not None and f["right"] >= GOALS["right"],

@@ -43,7 +43,7 @@ def bench_command(args: argparse.Namespace) -> int:
     if args.from_json:
         rows = rows_from_json(Path(args.from_json))
         print(format_markdown(rows))
-        print(f"\n{SUMMARY_HEADER}\n{format_summary(rows, args.game)}")
+        print("\n" + "\n\n".join(summaries(rows, args.game)))
         return 0
     cache = Path(args.cache).expanduser() if args.cache else default_cache()
     levels = _levels(args)
@@ -98,10 +98,9 @@ def bench_command(args: argparse.Namespace) -> int:
         first_seed=args.first_seed,
     )
     write(rows)
-    summary = format_summary(rows, args.game)
     text = "\n\n".join(
         [f"`{command}`", format_markdown(rows)]
-        + ([f"{SUMMARY_HEADER}\n{summary}"] if summary else [])
+        + summaries(rows, args.game)
         + (
             [f"The colour reader, given the same views:\n\n{format_markdown(rows, 'colour')}"]
             if args.colour_reader
@@ -112,6 +111,21 @@ def bench_command(args: argparse.Namespace) -> int:
     if args.markdown:
         Path(args.markdown).write_text(text + "\n", encoding="utf-8")
     return 0
+
+
+def summaries(rows: dict[str, Cell], game: str) -> list[str]:
+    """The goals' table of the landscape boards at the hardest level, one per way of
+    finding the board by its markers that was measured (each picture a cold start; as
+    the app, after calibration), each under a line saying which."""
+    out = []
+    for mode, said in (
+        ("markers", "Found by the markers, each picture a first frame (a cold start):"),
+        ("calibrated", "Found by the markers as the app does after calibration:"),
+    ):
+        summary = format_summary(rows, game, mode=mode)
+        if summary:
+            out.append(f"{said}\n\n{SUMMARY_HEADER}\n{summary}")
+    return out
 
 
 def _levels(args: argparse.Namespace) -> list[str]:
@@ -163,8 +177,12 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
         choices=tuple(LOCATE_MODES),
         default="truth",
         help="where the board is: the picture's exact view (truth, the "
-        "default), found by the corner markers stuck on it (markers: the "
-        "calibration pictures too), or each picture read both ways (both)",
+        "default); found by the corner markers stuck on it, each picture by a "
+        "locator of its own, a cold start (markers: the calibration pictures "
+        "too); found by the markers as the app finds it after calibration, one "
+        "locator that saw the empty board the player calibrated with following "
+        "the board from picture to picture (calibrated); each picture read with "
+        "the exact view and by markers (both); or all three ways (all)",
     )
     parser.add_argument(
         "--colour-reader",
