@@ -15,6 +15,7 @@ from engines.registry import rules_class
 from engines.search.calibration import (
     VIEWS,
     StoredGame,
+    evidence_of,
     labelled,
     read_games,
 )
@@ -37,10 +38,20 @@ earlier models, fitted on since), and 100 (tables where every seat plays at rand
 for the fit)."""
 TEST_SEED = 5
 """The seed of the test games, made after the models were fitted and checked once."""
+STRONG_GAP = 3
+"""``strong_above_weak``: levels a strong player sits above a weak one (level 0 or 1)."""
 
 
 def games_path(set_name: str, seed: int, folder: Path = GAMES_DIR) -> Path:
     return folder / f"{set_name}-seed{seed}.jsonl"
+
+
+def games_of_seeds(
+    set_name: str, seeds: Sequence[int], folder: Path = GAMES_DIR
+) -> dict[int, list[StoredGame]]:
+    """The stored games of ``set_name`` of every seed of ``seeds`` (none for a seed
+    without a file), by seed."""
+    return {seed: read_games(games_path(set_name, seed, folder)) for seed in seeds}
 
 
 def fitting_games(set_name: str, folder: Path = GAMES_DIR) -> list[StoredGame]:
@@ -73,8 +84,28 @@ def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tupl
     return sum(f.level == 0 for f in judged), len(judged)
 
 
+def strong_above_weak(model: StrengthModel, games: Sequence[StoredGame]) -> tuple[int, int]:
+    """(pairs ranked right, pairs): every pair of seats at one table of whole games, one
+    of level 0 or 1 and the other ``STRONG_GAP`` or more levels above it, ranked right
+    when the stronger one's expected level is the higher."""
+    right = pairs = 0
+    for stored in games:
+        found = [
+            estimate_evidence(model, evidence_of(stored, seat))
+            for seat in range(len(stored.levels))
+        ]
+        for strong, high in enumerate(stored.levels):
+            for weak, low in enumerate(stored.levels):
+                if low > 1 or high - low < STRONG_GAP:
+                    continue
+                pairs += 1
+                right += (found[strong].expected or 0.0) > (found[weak].expected or 0.0)
+    return right, pairs
+
+
 def check_set(model: StrengthModel, games: Sequence[StoredGame]) -> dict[str, Any]:
-    """The test figures of one set: per view, per level of whole games, random play."""
+    """The test figures of one set: per view, per level of whole games, random play,
+    strong players above weak ones at one table."""
     levels = model.levels
     views = {view: check(model, labelled(games, (view,), levels)).to_json() for view in VIEWS}
     full = labelled(games, ("full",), levels)
@@ -94,6 +125,7 @@ def check_set(model: StrengthModel, games: Sequence[StoredGame]) -> dict[str, An
         "levels": per_level,
         "random_play_level_0": [zero, judged],
         "not_enough_moves": told,
+        "strong_above_weak": list(strong_above_weak(model, games)),
     }
 
 

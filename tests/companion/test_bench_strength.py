@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from companion.cli import main
-from engines.search.bench_strength import FIT_SEEDS, TEST_SEED, games_path
+from engines.search.bench_strength import FIT_SEEDS, TEST_SEED, games_path, strong_above_weak
+from engines.search.calibration import read_games
 from engines.search.strength import load_models
 
 
@@ -124,3 +126,108 @@ def test_pool_fit_then_check_on_a_scratch_folder(
     figures = json.loads(capsys.readouterr().out)["figures"]["shendao-2"]
     assert set(figures["games"]) == {"1", "2", "3", "5"}
     assert figures["games"]["3"]["tested"] > 5
+
+
+def _tiny_test_games(folder: Path) -> None:
+    """A few stored Shendao games as test games of seeds 5 and 8 (4 and 3 games), and a
+    few tables where both play at random (2 and 1 games), in ``folder``."""
+    for key, source_seed, seed, count in (
+        ("shendao-2", TEST_SEED, TEST_SEED, 4),
+        ("shendao-2", 2, 8, 3),
+        ("shendao-2-random", TEST_SEED, TEST_SEED, 2),
+        ("shendao-2-random", TEST_SEED, 8, 1),
+    ):
+        lines = games_path(key, source_seed).read_text().splitlines(keepends=True)
+        games_path(key, seed, folder).write_text("".join(lines[:count]))
+
+
+def _check_json(folder: Path, capsys: pytest.CaptureFixture[str], *more: str) -> dict[str, Any]:
+    argv = ["bench", "strength-check", "--folder", str(folder), "--set", "shendao-2", "--json"]
+    assert main([*argv, *more]) == 0
+    found: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return found
+
+
+def test_check_pools_the_games_of_several_test_seeds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The frozen model on the games of seeds 5 and 8 together: every figure counts the
+    players of both, ``--seed`` repeated and ``--seeds 5,8`` alike."""
+    _tiny_test_games(tmp_path)
+    alone = {
+        seed: _check_json(tmp_path, capsys, "--seed", str(seed))["figures"]["shendao-2"]
+        for seed in (TEST_SEED, 8)
+    }
+    pooled = _check_json(tmp_path, capsys, "--seed", str(TEST_SEED), "--seed", "8")
+    assert pooled["seeds"] == [TEST_SEED, 8]
+    assert pooled["games"] == {"shendao-2": {str(TEST_SEED): 4, "8": 3}}
+    found = pooled["figures"]["shendao-2"]
+    assert found["test_games"] == 7
+    for level in ("0", "1", "2", "3", "4"):
+        assert found["levels"][level]["tested"] == sum(
+            alone[seed]["levels"][level]["tested"] for seed in alone
+        )
+    assert found["views"]["full"]["tested"] == sum(
+        a["views"]["full"]["tested"] for a in alone.values()
+    )
+    for key in ("random_play_level_0", "strong_above_weak"):
+        assert found[key] == [sum(a[key][i] for a in alone.values()) for i in range(2)]
+    assert found["random_tables"] == [
+        sum(a["random_tables"][i] for a in alone.values()) for i in range(3)
+    ]
+    assert found["random_tables"][0] == 3 and found["random_tables"][2] == 6
+    assert (
+        _check_json(tmp_path, capsys, "--seeds", f"{TEST_SEED},8")["figures"] == pooled["figures"]
+    )
+    assert _check_json(tmp_path, capsys, "--seeds", f"{TEST_SEED},8", "--seed", "8") == pooled
+
+
+def test_check_of_one_seed_is_as_before(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without a seed the test seed is checked; a seed given once is checked alone."""
+    _tiny_test_games(tmp_path)
+    default = _check_json(tmp_path, capsys)
+    assert default["seeds"] == [TEST_SEED]
+    assert default == _check_json(tmp_path, capsys, "--seed", str(TEST_SEED))
+    assert default["figures"]["shendao-2"]["test_games"] == 4
+    assert default["games"] == {"shendao-2": {str(TEST_SEED): 4}}
+
+
+def test_check_names_the_players_of_each_level(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _tiny_test_games(tmp_path)
+    argv = ["bench", "strength-check", "--folder", str(tmp_path), "--set", "shendao-2"]
+    assert main([*argv, "--seeds", f"{TEST_SEED},8"]) == 0
+    out = capsys.readouterr().out
+    assert f"shendao-2: 7 test games (seeds {TEST_SEED}, 8: 4 + 3)" in out
+    assert "strong player above weak" in out
+    assert "judged level 0 in" in out and "(3 games, seeds" in out
+    for level in range(5):
+        assert f"level {level} (whole games): " in out
+    assert " players" in out
+
+
+def test_check_refuses_fitting_seeds_and_missing_test_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _tiny_test_games(tmp_path)
+    argv = ["bench", "strength-check", "--folder", str(tmp_path), "--set", "shendao-2"]
+    for seed in FIT_SEEDS:
+        assert main([*argv, "--seeds", f"{TEST_SEED},{seed}"]) == 2
+        assert main([*argv, "--seed", "8", "--seed", str(seed)]) == 2
+    assert "fitting games" in capsys.readouterr().err
+    assert main([*argv, "--seeds", f"{TEST_SEED},9"]) == 2
+    assert "no test games of seed 9" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*argv, "--seeds", "5,x"])
+
+
+def test_strong_above_weak_counts_the_pairs_three_levels_apart() -> None:
+    """Every pair at one table of a level-0 or level-1 seat and one 3 or more levels
+    above it, once."""
+    games = read_games(games_path("shendao-2", TEST_SEED))[:12]
+    right, pairs = strong_above_weak(load_models()["shendao-2"], games)
+    expected = sum(
+        1 for g in games for high in g.levels for low in g.levels if low <= 1 and high - low >= 3
+    )
+    assert pairs == expected and 0 <= right <= pairs

@@ -13,10 +13,11 @@ strength model learns from, its fit, and its check on games it never saw.
   (``engines.search.calibration.FIT_ALSO``), and writes
   ``engines/search/strength_model.json``.
 - ``strength-check`` estimates every player of the test games (``TEST_SEED``, never used
-  in the fit; ``--seed`` another set of games never fitted on) and compares with the
-  level that really played, per view of the game (the whole game, joined at its middle,
-  its last 20 moves) and per level; and every seat of the test tables where everyone
-  plays at random (``RANDOM_TABLES``).
+  in the fit; ``--seed`` another set of games never fitted on, repeated or ``--seeds
+  5,6`` for the games of several seeds together) and compares with the level that
+  really played, per view of the game (the whole game, joined at its middle, its last
+  20 moves) and per level, with the players of each level; and every seat of the test
+  tables where everyone plays at random (``RANDOM_TABLES``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from engines.search.bench_strength import (
     _whole_games_cv,
     check_set,
     fitting_games,
+    games_of_seeds,
     games_path,
     random_game,
     random_play_share,
@@ -153,8 +155,17 @@ def register(bench_sub: Subparsers) -> None:
     test.add_argument(
         "--seed",
         type=int,
-        default=TEST_SEED,
-        help=f"the test games' seed (default {TEST_SEED}; never a fitting seed)",
+        action="append",
+        dest="seed_list",
+        help=f"the test games' seed (default {TEST_SEED}; never a fitting seed); repeat "
+        "it to check the games of several seeds together",
+    )
+    test.add_argument(
+        "--seeds",
+        type=_seed_list,
+        dest="seed_lists",
+        action="append",
+        help="test seeds separated by commas (5,6): their games checked together",
     )
     test.add_argument("--json", action="store_true", help="print the figures as JSON")
     test.set_defaults(handler=check_command)
@@ -353,40 +364,72 @@ def _test_seed(seed: int) -> int:
     return seed
 
 
+def _seed_list(text: str) -> list[int]:
+    """``5,6`` as [5, 6]. Raises argparse.ArgumentTypeError."""
+    try:
+        seeds = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not seeds separated by commas: {text!r}") from None
+    if not seeds:
+        raise argparse.ArgumentTypeError("no seed given")
+    return seeds
+
+
+def _test_seeds(args: argparse.Namespace) -> list[int]:
+    """The test seeds of ``--seed`` (repeated) and ``--seeds``, each once, in increasing
+    order (``TEST_SEED`` when none is given). Raises UsageError for a fitting seed."""
+    given = [*(args.seed_list or []), *(s for group in args.seed_lists or [] for s in group)]
+    return [_test_seed(seed) for seed in sorted(set(given or [TEST_SEED]))]
+
+
+def _seeds_text(seeds: Sequence[int]) -> str:
+    return f"seed {seeds[0]}" if len(seeds) == 1 else "seeds " + ", ".join(map(str, seeds))
+
+
 def check_command(args: argparse.Namespace) -> int:
-    seed = _test_seed(args.seed)
+    seeds = _test_seeds(args)
     models = load_models(args.model)
     sets = [s for s in (args.sets or sorted(models)) if s in models]
     figures = {}
+    games_by_seed: dict[str, dict[str, int]] = {}
     began = time.perf_counter()
     for set_name in sets:
-        games = read_games(games_path(set_name, seed, args.folder))
-        if not games:
-            if args.sets or seed == TEST_SEED:
+        by_seed = games_of_seeds(set_name, seeds, args.folder)
+        for seed, held in by_seed.items():
+            if not held and (args.sets or seed == TEST_SEED or len(seeds) > 1):
                 raise UsageError(f"no test games of seed {seed} for {set_name} in {args.folder}")
+        games = [g for held in by_seed.values() for g in held]
+        if not games:
             continue
+        games_by_seed[set_name] = {str(seed): len(held) for seed, held in by_seed.items()}
         figures[set_name] = check_set(models[set_name], games)
         for table, base in RANDOM_TABLES.items():
-            random_games = read_games(games_path(table, seed, args.folder))
+            random_games = [
+                g for held in games_of_seeds(table, seeds, args.folder).values() for g in held
+            ]
             if base == set_name and random_games:
                 figures[set_name]["random_tables"] = [
                     len(random_games),
                     *random_play_share(models[set_name], random_games),
                 ]
     if args.json:
-        print(json.dumps({"figures": figures}))
+        print(json.dumps({"figures": figures, "seeds": seeds, "games": games_by_seed}))
         return 0
     for set_name, found in figures.items():
         zero, judged = found["random_play_level_0"]
+        right, pairs = found["strong_above_weak"]
+        counts = " + ".join(str(n) for n in games_by_seed[set_name].values())
         print(
-            f"{set_name}: {found['test_games']} test games (seed {seed}); random "
-            f"play judged level 0 in {zero}/{judged} whole games"
+            f"{set_name}: {found['test_games']} test games ({_seeds_text(seeds)}"
+            + (f": {counts}" if len(seeds) > 1 else "")
+            + f"); random play judged level 0 in {zero}/{judged} whole games; strong "
+            f"player above weak (3+ levels apart) {right}/{pairs} pairs"
         )
         if "random_tables" in found:
             tables, zero, judged = found["random_tables"]
             print(
-                f"  tables where every seat plays at random ({tables} games, seed "
-                f"{seed}): judged level 0 in {zero}/{judged} seats"
+                f"  tables where every seat plays at random ({tables} games, "
+                f"{_seeds_text(seeds)}): judged level 0 in {zero}/{judged} seats"
             )
         print(
             f"  {'view':<6} {'players':>7} {'in range':>8} {'within 1':>8} "
@@ -400,8 +443,9 @@ def check_command(args: argparse.Namespace) -> int:
                 f"{c['mean_width']:>6.1f} {c['refused']:>7} {100 * told / seats:>14.0f}%"
             )
         for level, c in found["levels"].items():
+            few = f" (and {c['refused']} with too few moves)" if c["refused"] else ""
             print(
-                f"  level {level} (whole games): {c['tested']} players, in range "
+                f"  level {level} (whole games): {c['tested']} players{few}, in range "
                 f"{100 * c['coverage']:.0f}%, within one {100 * c['within_one']:.0f}%"
             )
     print(f"({time.perf_counter() - began:.1f} s)")
