@@ -898,7 +898,9 @@ class Referee:
             if undone is not None:
                 return undone
         if (verdict.kind == Kind.ILLEGAL or verdict.unexplained) and self.last_move.shorter:
-            split = self._split_again(observation, turn_done, hidden)
+            split = self._split_again(
+                observation, turn_done, hidden, whole=verdict.kind != Kind.ILLEGAL
+            )
             if split is not None:
                 return split
         if (verdict.kind == Kind.ILLEGAL or verdict.unexplained) and self.last_move.longer:
@@ -1114,11 +1116,14 @@ class Referee:
             verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS)
             or (verdict.kind == now == Kind.IN_PROGRESS)
             or (after.unexplained and verdict.kind == Kind.IN_PROGRESS)
+            or (now == Kind.ACCEPTED and verdict.kind == Kind.IN_PROGRESS)
             or (verdict.unexplained and self.explainer.beyond_a_turn(earlier, observation))
         ):
             # a table no move explains from before the last move either, whose pieces
             # moved are more than one turn of that player holds, is no reason to take it
-            # back: another player's monk moved after it is that player's illegal move
+            # back: another player's monk moved after it is that player's illegal move;
+            # nor is a bigger move only on its way when the next player's whole move
+            # explains the table
             return None
         self.history.pop()
         self.state = earlier
@@ -1147,7 +1152,11 @@ class Referee:
         table showing the position before it takes it back (a move the table showed on
         the way as an illegal move was put right); then the pieces it moved may be read
         back where they were less surely: the rest of the table shows that position
-        surely (a camera unsure of a monk it sees)."""
+        surely (a camera unsure of a monk it sees). With no flag yet, a change the
+        move made that the table never surely showed, now surely read otherwise, takes
+        it back too, when a move of the same player from before it fits or is on its
+        way: the move was taken from unsure readings (a hand over the Grand Master, the
+        camera unsure of the monk beside it, taken for a swap that never was)."""
         if self.status not in (self.WATCHING, self.ILLEGAL) or not self.history:
             return None
         earlier, text = self.history[-1]
@@ -1158,21 +1167,34 @@ class Referee:
             observation[e].confidence >= floor and same_value(observation.value(e), before.value(e))
             for e in made
         )
+        unsure = False
         if not back:
             # or, no flag shown, what it changed is surely read otherwise than it left
             # it: another whole move of its player, misread at first
             accepted = self.explainer.expected(self.state)
-            if self.status != self.WATCHING or not all(
+            if self.status != self.WATCHING:
+                return None
+            if not all(
                 observation[e].confidence >= sure
                 and not same_value(observation.value(e), accepted.value(e))
                 for e in made
             ):
-                return None
+                # or a change it made that the table never surely showed is now surely
+                # read otherwise: it was taken from unsure readings
+                unsure = any(
+                    e not in made
+                    and observation[e].confidence >= sure
+                    and not same_value(accepted.value(e), before.value(e))
+                    and not same_value(observation.value(e), accepted.value(e))
+                    for e in observation
+                )
+                if not unsure:
+                    return None
         verdict = self.explainer.explain(earlier, observation, turn_done=turn_done, hidden=hidden)
         judged: tuple[Kind, ...] = (Kind.UNCHANGED, Kind.ACCEPTED, Kind.AMBIGUOUS)
-        if back and self.status == self.WATCHING and not verdict.unexplained:
-            # none of it left on the table: its player may be making another move
-            # (a change of mind), half made
+        if (back or unsure) and self.status == self.WATCHING and not verdict.unexplained:
+            # none of it left on the table, or taken from unsure readings: its player
+            # may be making another move (a change of mind), half made
             judged += (Kind.IN_PROGRESS,)
         if verdict.kind not in judged or (not back and verdict.kind == Kind.UNCHANGED):
             return None  # half a move from there is not enough to undo one made
@@ -1249,6 +1271,7 @@ class Referee:
         hidden: frozenset[str],
         *,
         back: bool = False,
+        whole: bool = False,
     ) -> list[Output] | None:
         """Undo a revision (``_revise``) the table now contradicts: the last move was
         taken for a bigger one, but the next player's move no longer fits after it,
@@ -1261,7 +1284,11 @@ class Referee:
         fitted after the shorter move while it was under way, no longer does, and fits
         after the bigger one (the neutral monk the player before moved twice, moved
         again by the next player: lifted, it looked like the player before going on
-        from the shorter move)."""
+        from the shorter move).
+
+        ``whole``: only the next player's whole move counts after the shorter move, not
+        one on its way (the table after the bigger move is not illegal, only not yet
+        explained: a monk lifted there may be the start of the next player's turn)."""
         index, text = (self.last_move.longer if back else self.last_move.shorter) or (-1, "")
         if index != len(self.history) - 1:
             return None
@@ -1275,7 +1302,7 @@ class Referee:
             shorter, observation, turn_done=turn_done, hidden=hidden, traceless=False
         )
         if verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS) and (
-            verdict.kind != Kind.IN_PROGRESS or verdict.unexplained
+            whole or verdict.kind != Kind.IN_PROGRESS or verdict.unexplained
         ):
             return None
         self.history.pop()

@@ -113,8 +113,8 @@ def test_a_neutral_monk_moved_twice_then_on_by_the_next_player_keeps_both_turns(
     # Copper walks the Grand Master and walks the neutral master, then hovers it on
     # (three actions). Silver lifts that monk with its cushion, the cushion seen gone
     # a frame before the monk: from the two-action turn that looks like silver
-    # hovering it from b6, so the referee goes back to that turn; once the monk is
-    # down on a5, where only the three actions lead, it goes forward again, and
+    # starting to hover it from b6, but half a turn does not take copper's third
+    # action back; once the monk is down on a5, where only the three actions lead,
     # silver's turn is accepted, with no flag. (Found on a simulated table, where the
     # flag came at silver's done.)
     state = position(
@@ -142,7 +142,10 @@ def test_a_neutral_monk_moved_twice_then_on_by_the_next_player_keeps_both_turns(
     out += show(referee, after(then, "NMa6~a5").replace({"f2 cushion": "none", "f2 monk": "none"}))
     out += show(referee, after(then, "NMa6~a5 Gf2~f3 Gf3-f4"))
     assert "illegal_move" not in names(out)
-    assert "move_taken_back" in names(out)  # back to the two actions, then forward
+    # half of silver's turn fits after copper's two actions only, but it is no whole
+    # turn: copper's three actions stay (once the referee went back to the two
+    # actions here, then forward again when the monk was down)
+    assert "move_taken_back" not in names(out)
     assert referee.history[0][1] == copper
     then.apply(rules.parse_move("NMa6~a5 Gf2~f3 Gf3-f4"))
     assert len(referee.history) == 2 and referee.state == then
@@ -227,3 +230,131 @@ def test_a_turn_put_back_for_another_is_taken_back_while_the_other_is_made() -> 
     assert "illegal_move" not in names(out) and referee.history == []
     out = show(referee, after(state, "NGg6~g5 Mc2~c3"))
     assert only(out, "move_accepted").move in ("NGg6~g5 Mc2~c3", "Mc2~c3 NGg6~g5")
+
+
+def test_the_next_players_whole_turn_outweighs_the_last_turn_going_on() -> None:
+    # Copper hovered its master on, walked it to f1 (the camera not sure of it there)
+    # and hovered the neutral Grand Master to e7; silver then walked its master to d6
+    # and the neutral Grand Master to d7, the camera not sure of either monk. Silver's
+    # whole turn explains the table; copper going on (its master elsewhere, the Grand
+    # Master on its way back to e7) explains it only half made, so copper's turn stays
+    # and silver's is accepted (on a simulated table copper's turn was taken back, and
+    # every frame after was flagged as silver moving out of turn).
+    state = position(
+        TWO,
+        intact="b4 f4",
+        faded="d6 f6",
+        blond="d7 c5 c4 d4 e3 g2 e1 f1 g1",
+        orange="a6 e4",
+        monks={"silver": ("a6", "d7"), "copper": ("g1", "e3"), "neutral": ("e4", "d4")},
+        reserves={"silver": (0, 0), "copper": (0, 0)},
+        tokens={"silver": 0, "copper": 5},
+        to_move=1,
+        quiet=13,
+        neutral_from={"G": "e1"},
+    )
+    rules = state.rules
+    copper = "Me3~e2 Me2-e1-f1 NGe4~e7"
+    referee = Referee(rules, state)
+    made = after(state, copper).replace({"f1 monk": Reading("copper-master", 0.83)})
+    assert only(show(referee, made), "move_accepted").move == copper
+    then = state.copy()
+    then.apply(rules.parse_move(copper))
+    unsure_master = {"f1 monk": Reading("copper-master", 0.83)}
+    lifted = expected(then).replace({"d7 monk": "none", **unsure_master})
+    walked = after(then, "Md7-d6").replace(
+        {"d6 monk": Reading("silver-master", 0.85), **unsure_master}
+    )
+    silver = after(then, "Md7-d6 NGe7-d7").replace(
+        {
+            "d7 monk": Reading("black-grand", 0.85),
+            "d6 monk": Reading("silver-master", 0.88),
+            **unsure_master,
+        }
+    )
+    out = show(referee, lifted) + show(referee, walked) + show(referee, silver)
+    assert "move_taken_back" not in names(out) and "illegal_move" not in names(out)
+    assert [text for _, text in referee.history] == [copper, "Md7-d6 NGe7-d7"]
+
+
+def test_half_a_turn_that_fits_after_the_shorter_turn_only_does_not_split_it() -> None:
+    # Gold hovered its Grand Master, hovered the neutral master to e3 and walked it on
+    # to e2 (three actions, accepted when the walk was seen). Silver lifts the neutral
+    # Grand Master from d2 to swap it with that master: after gold's two actions that
+    # looked like silver walking the master to e2 first, and the referee went back to
+    # them; silver's turn was then taken as two neutral actions, and silver's own
+    # master moved after it was flagged as out of turn. Half a turn is not enough to
+    # take gold's third action back: silver's whole turn is accepted after it.
+    rules = ShenshiRules(["silver", "copper", "gold"])
+    state = position(
+        rules,
+        intact="b6 f6",
+        faded="d6 b2 d2",
+        blond="e7 g6 e5 g5 d4 b3 c3 f3 a2 e2 b1",
+        orange="a7 a5 c4 e4",
+        monks={
+            "silver": ("b3", "g5"),
+            "copper": ("a7", "d6"),
+            "gold": ("e7", "d4"),
+            "neutral": ("d2", "f3"),
+        },
+        reserves={"silver": (0, 0), "copper": (0, 0), "gold": (0, 0)},
+        tokens={"silver": 2, "copper": 5, "gold": 2},
+        to_move=2,
+        quiet=2,
+        neutral_from={"G": "e3", "M": "e4"},
+    )
+    gold = "Ge7~f7 NMf3~e3 NMe3-e2"
+    referee = Referee(rules, state)
+    show(referee, after(state, "Ge7~f7 NMf3~e3"))
+    show(referee, after(state, gold))
+    assert [text for _, text in referee.history] == [gold]
+    then = state.copy()
+    then.apply(rules.parse_move(gold))
+    out = show(
+        referee, expected(then).replace({"d2 monk": "none", "e2 cushion": Reading(None, 0.0)})
+    )
+    out += show(referee, after(then, "NGd2=e2"))
+    out += show(referee, after(then, "NGd2=e2 Mg5-g6"))
+    assert "illegal_move" not in names(out) and "move_taken_back" not in names(out)
+    then.apply(rules.parse_move("NGd2=e2 Mg5-g6"))
+    assert referee.history[0][1] == gold and len(referee.history) == 2
+    assert referee.state == then
+
+
+def test_a_turn_taken_from_unsure_readings_goes_when_they_are_read_surely() -> None:
+    # Silver's master walks to c7 and hovers to c6; a hand hides the Grand Master on
+    # b6 and the camera is not sure of the master on c6, so the referee takes the turn
+    # as the master's moves and a swap (the Grand Master now on c6). Once the hand is
+    # gone, b6 is surely empty and c6 surely the master: the swap never happened, and
+    # the Grand Master walks to b7. That is silver's turn, not copper moving silver's
+    # monks (on a simulated table, two flags of a player moving out of turn).
+    state = position(
+        FOUR,
+        faded="b6 d6 f4 b2",
+        intact="d2 f2",
+        blond="b7 c7 d7 e6 c5 d5 a3 b3 c3 e3 b1",
+        orange="f7 d4 a1 d1",
+        monks={
+            "silver": ("b6", "b7"),
+            "copper": ("b2", "e6"),
+            "gold": ("d4", "f7"),
+            "black": ("d6", "b1"),
+        },
+        reserves={"silver": (0, 1), "copper": (0, 0), "gold": (1, 0), "black": (0, 0)},
+        tokens={"silver": 1, "copper": 2, "gold": 3, "black": 0},
+        quiet=9,
+    )
+    rules = state.rules
+    walked = after(state, "Mb7-c7 Mc7~c6")
+    hidden = walked.replace(
+        {"b6 monk": Reading(None, 0.0), "c6 monk": Reading("silver-master", 0.74)}
+    )
+    out = show(referee := Referee(rules, state), expected(state).replace({"b7 monk": "none"}))
+    out += show(referee, after(state, "Mb7-c7"))
+    out += show(referee, hidden)
+    assert only(out, "move_accepted").move == "Mb7-c7 Mc7~c6 Gb6=c6"
+    out = show(referee, walked)
+    out += show(referee, after(state, "Mb7-c7 Mc7~c6 Gb6-b7"))
+    assert "illegal_move" not in names(out)
+    assert [text for _, text in referee.history] == ["Mb7-c7 Mc7~c6 Gb6-b7"]
