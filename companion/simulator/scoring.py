@@ -221,8 +221,11 @@ class RefereedGame:
             and truth.phase == ATTEMPT
             and self.attempt is not None
             and not self.attempt.flags
+            and not isinstance(event, TurnDone)
         ):
-            self.handle(TurnDone(), truth)  # the player thinks their move is complete
+            # the player thinks their move is complete; one who has just said done and
+            # seen the referee answer it does not say it again
+            self.handle(TurnDone(), truth)
         if truth.last and truth.phase == MOVE:
             self._end_move(truth)
 

@@ -3,14 +3,17 @@ refereed end to end, and every illegal attempt the table can show, caught."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 import pytest
 
-from companion.referee.events import input_to_json
+from companion.referee.core import Referee
+from companion.referee.events import TurnDone, input_to_json
 from companion.simulator import SimulatorError, TableConfig, TableSimulator, referee_game
 from companion.simulator.core import ATTEMPT, MOVE, REPAIR, random_game
+from companion.simulator.scoring import RefereedGame
 from companion.simulator.shenshi import STAGEABLE, ShenshiHandling
 from engines import Dice
 from engines.shenshi import ShenshiRules, ShenshiState
@@ -234,3 +237,39 @@ def test_the_bench_referees_shenshi_games() -> None:
     assert figures["illegal_attempts"] > 0
     assert figures["illegal_caught_pct"] == 100.0
     assert figures["verdict_ms"]["verdicts"] == len(figures["verdict_ms_all"]) > 0
+
+
+class _Silent(Referee):
+    """A referee that never answers (so never flags an illegal move)."""
+
+    def handle(self, event: Any) -> list[Any]:
+        return []
+
+
+class _Recording(RefereedGame):
+    """A refereed game that keeps every input it gives the referee."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.inputs: list[Any] = []
+
+    def handle(self, event: Any, truth: Any, *, timed: bool = True) -> list[Any]:
+        self.inputs.append(event)
+        return super().handle(event, truth, timed=timed)
+
+
+def test_a_player_who_said_done_does_not_say_it_again_at_once() -> None:
+    # An illegal attempt ending with the player's done, which the referee answers
+    # without a flag: the player does not press done a second time in the same
+    # breath (that second done used to be judged as the next player passing).
+    rules = TWO
+    sim = TableSimulator.random(rules, BUSY, seed=0)
+    game = _Recording(sim, _Silent(rules), time.perf_counter)
+    attempts = 0
+    for step in sim:
+        game.inputs.clear()
+        game.step(step.event, step.truth)
+        if step.truth.phase == ATTEMPT and isinstance(step.event, TurnDone):
+            attempts += 1
+            assert sum(isinstance(e, TurnDone) for e in game.inputs) == 1
+    assert attempts, "no attempt ending with a done in this game"
