@@ -768,6 +768,27 @@ class Referee:
                 return Verdict(Kind.IN_PROGRESS, gap.next_moves(0))
         return verdict
 
+    def _done_as_read(self, believed: Observation) -> Verdict:
+        """The verdict on a ``done`` judged on the pieces as last read, each element
+        read otherwise than the position taken as sure however unsurely it was read
+        (its last reading, or the believed one): for naming the rule an illegal move
+        breaks when the camera was not sure of any piece it moved."""
+        before = self.expected_table()
+        readings = {e: believed[e] for e in self.schema.elements}
+        for debouncer in self.sources.values():
+            readings.update(
+                (e, r)
+                for e, r in debouncer.latest_changes(1).items()
+                if r.value is not None and r.value != before.value(e)
+            )
+        for e, r in readings.items():
+            if r.value is not None and (
+                r.value != before.value(e) or type(r.value) is not type(before.value(e))
+            ):
+                readings[e] = Reading(r.value, 1.0)
+        table = Observation.trusted(self.schema, readings)
+        return self.explainer.explain(self.state, table, turn_done=True, hidden=self._hidden())
+
     def _on_answer(self, event: Answer) -> list[Output]:
         if self.status != self.QUESTION:
             return [InputRejected(event.move, "there is no open question")]
@@ -947,6 +968,7 @@ class Referee:
             self.pending.done_frames = max(waited, 0)
             return []
         if turn_done and verdict.kind == Kind.ILLEGAL:
+            named_by_reads = False
             look = self._done_look(max(waited, 0))
             if look is not None and look.kind in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS):
                 self.pending.done_frames = max(waited, 0)
@@ -962,6 +984,19 @@ class Referee:
                 # single frame's misreading is no move: done on a still table is a pass)
                 named = self._done_look(max(waited, 0), read=2)
                 if named is not None and named.kind == Kind.ILLEGAL:
+                    verdict, named_by_reads = named, True
+            if (
+                not named_by_reads
+                and observation.differences(self.expected_table())
+                and not observation.differences(
+                    self.expected_table(), min_confidence=self.config.sure
+                )
+            ):
+                # nothing surely changed, but a table believed changed unsurely is not
+                # still: the player did something, and the pieces as read name it
+                # better than a pass
+                named = self._done_as_read(observation)
+                if named.kind == Kind.ILLEGAL and named.rule != verdict.rule:
                     verdict = named
         if turn_done and verdict.kind == Kind.ILLEGAL:
             slid = self._slid_after(observation, verdict)

@@ -358,3 +358,29 @@ def test_a_turn_taken_from_unsure_readings_goes_when_they_are_read_surely() -> N
     out += show(referee, after(state, "Mb7-c7 Mc7~c6 Gb6-b7"))
     assert "illegal_move" not in names(out)
     assert [text for _, text in referee.history] == ["Mb7-c7 Mc7~c6 Gb6-b7"]
+
+
+def test_a_done_on_monks_moved_unsurely_names_their_move_not_a_pass() -> None:
+    # Silver swaps its Grand Master on e6 with its master on c2, not in line; the
+    # camera is not sure of either monk where it now stands. At silver's done the
+    # table is not still: the flag names the swap, not a pass.
+    state = position(
+        TWO,
+        intact="d6 b2 d2",
+        faded="f6 f2",
+        blond="d7 b6 e6 d5 b4 e4 f4 g4 c2 d1",
+        orange="f5 e3",
+        monks={"silver": ("e6", "c2"), "copper": ("d5", "f2"), "neutral": ("f5", "e3")},
+        reserves={"silver": (0, 0), "copper": (0, 0)},
+        tokens={"silver": 4, "copper": 4},
+        quiet=2,
+        neutral_from={"G": "f4", "M": "c3"},
+    )
+    referee = Referee(state.rules, state)
+    swapped = expected(state).replace(
+        {"e6 monk": Reading("silver-master", 0.86), "c2 monk": Reading("silver-grand", 0.85)}
+    )
+    out = show(referee, swapped)
+    assert "illegal_move" not in names(out)
+    flag = only(referee.handle(TurnDone()), "illegal_move")
+    assert flag.rule == "swap.not-in-line"
