@@ -1151,14 +1151,19 @@ class Referee:
             verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS)
             or (verdict.kind == now == Kind.IN_PROGRESS)
             or (after.unexplained and verdict.kind == Kind.IN_PROGRESS)
-            or (now == Kind.ACCEPTED and verdict.kind == Kind.IN_PROGRESS)
+            or (
+                now == Kind.ACCEPTED
+                and verdict.kind == Kind.IN_PROGRESS
+                and self.explainer.model.MOVES_GO_ON
+            )
             or (verdict.unexplained and self.explainer.beyond_a_turn(earlier, observation))
         ):
             # a table no move explains from before the last move either, whose pieces
             # moved are more than one turn of that player holds, is no reason to take it
             # back: another player's monk moved after it is that player's illegal move;
-            # nor is a bigger move only on its way when the next player's whole move
-            # explains the table
+            # nor, in a game whose turns go on (ShenShi), is a bigger move only on its
+            # way when the next player's whole turn explains the table (a Shangri-La
+            # journey's first students look like the next player's whole placement)
             return None
         self.history.pop()
         self.state = earlier
