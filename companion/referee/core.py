@@ -732,12 +732,7 @@ class Referee:
         if frames > DONE_WAIT * self.config.stable_frames or not self.sources:
             return None
         before = self.expected_table()
-        fresh = {
-            e: reading
-            for debouncer in self.sources.values()
-            for e, reading in debouncer.latest_changes(read).items()
-            if reading.value is not None and reading.value != before.value(e)
-        }
+        fresh = self._read_anew(before, read)
         if not fresh:  # only readings going back to the position before: no new piece
             return None
         believed = self.believed_table()
@@ -768,23 +763,25 @@ class Referee:
                 return Verdict(Kind.IN_PROGRESS, gap.next_moves(0))
         return verdict
 
+    def _read_anew(self, before: Observation, read: int = 1) -> dict[str, Reading]:
+        """The elements last read (``read`` times running) with a value unlike both
+        the believed table and ``before`` (``Debouncer.latest_changes``), by any source."""
+        return {
+            e: reading
+            for debouncer in self.sources.values()
+            for e, reading in debouncer.latest_changes(read).items()
+            if reading.value is not None and reading.value != before.value(e)
+        }
+
     def _done_as_read(self, believed: Observation) -> Verdict:
         """The verdict on a ``done`` judged on the pieces as last read, each element
         read otherwise than the position taken as sure however unsurely it was read
         (its last reading, or the believed one): for naming the rule an illegal move
         breaks when the camera was not sure of any piece it moved."""
         before = self.expected_table()
-        readings = {e: believed[e] for e in self.schema.elements}
-        for debouncer in self.sources.values():
-            readings.update(
-                (e, r)
-                for e, r in debouncer.latest_changes(1).items()
-                if r.value is not None and r.value != before.value(e)
-            )
+        readings = {e: believed[e] for e in self.schema.elements} | self._read_anew(before)
         for e, r in readings.items():
-            if r.value is not None and (
-                r.value != before.value(e) or type(r.value) is not type(before.value(e))
-            ):
+            if r.value is not None and not same_value(r.value, before.value(e)):
                 readings[e] = Reading(r.value, 1.0)
         table = Observation.trusted(self.schema, readings)
         return self.explainer.explain(self.state, table, turn_done=True, hidden=self._hidden())
