@@ -25,11 +25,13 @@ few_moves)`` for ``n`` judged moves (widening the ranges of short evidence most)
 the posterior. For the models that weigh it (``StrengthModel.edge_shift``) the sum of
 the moves' edges first adds its log-likelihood under each level to the log-odds
 (``edge_evidence``: unlike an average, its evidence grows with the moves, as a test of
-"random play or not" should). The range is the narrowest run of levels holding
-``COVERAGE`` of the posterior. The level given is the posterior median, or level 0
-(random play) as soon as level 0 has at least ``random_threshold`` of the posterior and
-there are ``random_moves`` judged moves: a player who may well be playing at random is
-told so, once there are moves enough to tell. The range always holds the level given.
+"random play or not" should), and the logistic model is fitted with it in place
+(``edge_offsets``), so that the edges are counted once. The range is the narrowest
+run of levels holding ``COVERAGE`` of the posterior. The level given is the posterior
+median, or level 0 (random play) as soon as level 0 has at least ``random_threshold``
+of the posterior and there are ``random_moves`` judged moves: a player who may well be
+playing at random is told so, once there are moves enough to tell. The range always
+holds the level given.
 
 ``few_moves``, ``temperature`` and ``random_threshold`` are chosen on the fitting games
 by cross-validation (folds of whole games): for each ``few_moves`` of
@@ -240,6 +242,23 @@ def edge_evidence(
     shifts = np.array(shift, dtype=np.float64)
     variance = n * np.array(spread) ** 2 + n**2 * np.array(between) ** 2
     out: FloatArray = -0.5 * (total - n * shifts) ** 2 / variance - 0.5 * np.log(variance)
+    return out
+
+
+def edge_offsets(
+    evidences: Sequence[Evidence],
+    shift: Sequence[float],
+    spread: Sequence[float],
+    between: Sequence[float],
+) -> FloatArray:
+    """One row a player of ``edge_evidence`` (each level's log-likelihood of the sum of
+    their moves' edges), less its mean over the levels; zeros for a player whose edges
+    are not known (``StrengthModel.logits`` adds none then)."""
+    out: FloatArray = np.zeros((len(evidences), len(shift)))
+    for i, evidence in enumerate(evidences):
+        if evidence.moves and len(evidence.edges) == evidence.moves:
+            row = edge_evidence(evidence.edges, shift, spread, between)
+            out[i] = row - row.mean()
     return out
 
 
@@ -665,10 +684,15 @@ def random_share(model: StrengthModel, found: Sequence[tuple[int, int, FloatArra
 
 
 def _fit_logistic(
-    x: FloatArray, y: npt.NDArray[np.int64], classes: int
+    x: FloatArray,
+    y: npt.NDArray[np.int64],
+    classes: int,
+    offset: FloatArray | None = None,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """(centre, scale, weights) of a multinomial logistic model with a ridge penalty,
-    by full-batch gradient descent from zero (deterministic)."""
+    by full-batch gradient descent from zero (deterministic). ``offset`` (one row of
+    log-odds a row of ``x``), when given, is added to the model's log-odds as it is
+    fitted: the weights learn only what the features add to it."""
     centre = x.mean(axis=0)
     scale = x.std(axis=0)
     scale = np.where(scale > 1e-9, scale, 1.0)
@@ -677,8 +701,9 @@ def _fit_logistic(
     weights = np.zeros((z.shape[1], classes))
     penalty = np.ones((z.shape[1], 1))
     penalty[-1] = 0.0
+    fixed = np.zeros((len(x), classes)) if offset is None else offset
     for _ in range(STEPS):
-        p = _softmax(z @ weights)
+        p = _softmax(z @ weights + fixed)
         weights -= RATE * (z.T @ (p - targets) + L2 * penalty * weights) / len(z)
     return centre, scale, weights
 
@@ -694,10 +719,13 @@ def fit_logistic(
     edge_likelihood: bool = False,
 ) -> StrengthModel:
     """The logistic model of ``rows`` (player-games of at least ``MIN_MOVES`` judged
-    moves), reading the moves' mean edge when ``edges`` and each move's edge by its
-    likelihood under each level (``StrengthModel.edge_loglik``, counted on the whole
-    games of ``rows``) when ``edge_likelihood``, at temperature 1 and threshold 1.
-    Raises ValueError without data."""
+    moves), reading the moves' mean edge when ``edges`` and the sum of the moves' edges
+    by its likelihood under each level (``edge_shifts``, counted on the whole games of
+    ``rows``; ``edge_evidence``) when ``edge_likelihood``, at temperature 1 and
+    threshold 1. With ``edge_likelihood`` the logistic model is fitted together with
+    that evidence (``edge_offsets``): it learns what the averages add to the edges, so
+    that what the edges say is counted once, not once by the sum and again through the
+    averages. Raises ValueError without data."""
     usable = [r for r in rows if r.evidence.moves >= MIN_MOVES and r.level in levels]
     if not usable:
         raise ValueError(f"no player-game with {MIN_MOVES} judged moves to fit on")
@@ -710,16 +738,18 @@ def fit_logistic(
     x = np.array([features(r.evidence, population, even_share, edges) for r in usable])
     index = {level: i for i, level in enumerate(levels)}
     y = np.array([index[r.level] for r in usable], dtype=np.int64)
-    centre, scale, weights = _fit_logistic(x, y, len(levels))
     shift: tuple[float, ...] = ()
     spread: tuple[float, ...] = ()
     between: tuple[float, ...] = ()
+    offset = None
     if edge_likelihood:
         by_level: dict[int, list[tuple[float, ...]]] = {}
         for r in usable:
             if r.view == "full":
                 by_level.setdefault(r.level, []).append(r.evidence.edges)
         shift, spread, between = edge_shifts(by_level, levels)
+        offset = edge_offsets([r.evidence for r in usable], shift, spread, between)
+    centre, scale, weights = _fit_logistic(x, y, len(levels), offset)
     return StrengthModel(
         key,
         tuple(levels),

@@ -20,6 +20,7 @@ from engines.search.calibration import (
     seat_levels,
 )
 from engines.search.strength import (
+    L2,
     MAX_TEMPERATURE,
     MIN_MOVES,
     MODEL_PATH,
@@ -29,7 +30,9 @@ from engines.search.strength import (
     StrengthModel,
     credible_range,
     edge_evidence,
+    edge_offsets,
     estimate,
+    fit_logistic,
     fit_model,
     load_models,
     loss_of,
@@ -319,3 +322,41 @@ def test_the_edges_weigh_more_the_more_moves_there_are() -> None:
         StrengthModel.from_json("test", {**fitted.to_json(), "edge_shift": [0.0]})
     old = {k: v for k, v in fitted.to_json().items() if not k.startswith("edge_")}
     assert not StrengthModel.from_json("test", old).edge_shift
+
+
+def _fit_objective(model: StrengthModel, rows: list[Labelled]) -> float:
+    """What the fit makes least: the mean negative log-probability of the true level
+    (untempered, edges' evidence included) and the ridge penalty of the weights."""
+    losses = []
+    for row in rows:
+        logits = model.logits(row.evidence)
+        shifted = logits - logits.max()
+        log_p = shifted - np.log(np.exp(shifted).sum())
+        losses.append(-float(log_p[model.levels.index(row.level)]))
+    weights = np.array(model.weights)[:-1]
+    return float(np.mean(losses)) + L2 / (2 * len(rows)) * float((weights**2).sum())
+
+
+def test_the_edges_are_counted_once_when_their_sum_is_weighed() -> None:
+    """The logistic model is fitted with the sum of the edges' evidence in place: it
+    learns what the averages (the mean edge among them) add to it, rather than saying
+    again what the sum says. Fitted apart and then added to that evidence, it counts
+    the edges twice, and fits the games worse."""
+    rows = _with_edges(synthetic_rows())
+    joint, _ = fit_model("test", rows, 300, edges=True, edge_likelihood=True)
+    alone = fit_logistic("test", rows, joint.levels, 0.25, 300, edges=True)
+    apart = replace(joint, centre=alone.centre, scale=alone.scale, weights=alone.weights)
+    assert joint.edge_shift == apart.edge_shift and joint.weights != apart.weights
+    assert _fit_objective(joint, rows) < 0.5 * _fit_objective(apart, rows)
+    random_play = rows[3].evidence
+    assert joint.posterior(random_play)[0] > 0.8
+
+
+def test_edge_offsets_are_each_levels_evidence_about_its_mean() -> None:
+    shift, spread, between = (0.0, 0.1), (0.1, 0.2), (0.0, 0.0)
+    known = Evidence((90.0,) * 5, (False,) * 5, edges=(0.5,) * 5)
+    unknown = Evidence((90.0,) * 5, (False,) * 5)
+    rows = edge_offsets([known, unknown], shift, spread, between)
+    assert rows.shape == (2, 2)
+    assert rows[0].sum() == pytest.approx(0.0) and rows[0][0] > rows[0][1]
+    assert list(rows[1]) == [0.0, 0.0]
