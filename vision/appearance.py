@@ -888,7 +888,7 @@ class AppearanceReader:
             )
             self._margins = (sampling, plan, rows, owners, inside, bare)
         _, margins, row, owners, points, bare = self._margins
-        differences = appearance_margin.mismatch(
+        on_square, on_margin = appearance_margin.left_over(
             frame,
             margins,
             sampling.pixels[points],
@@ -897,16 +897,16 @@ class AppearanceReader:
             self.appearance,
             light,
         )
+        differences = on_square - on_margin
         tiles: dict[str, list[Value]] = {
             kind: [v for v in self.appearance.colours.get(kind, {}) if v not in BARE_VALUES]
             for kind in {i.kind for i in checked}
         }
-        toward = {
-            kind: appearance_margin.toward_tiles(
-                differences, bare, [self.appearance.colours[kind][v] for v in values]
-            )
-            for kind, values in tiles.items()
-        }
+        toward, own = {}, {}
+        for kind, values in tiles.items():
+            colours = [self.appearance.colours[kind][v] for v in values]
+            toward[kind] = appearance_margin.toward_tiles(differences, bare, colours)
+            own[kind] = appearance_margin.toward_tiles(on_square, bare, colours)
         out: dict[str, FloatArray] = {}
         for item in checked:
             p, r = chances[item.element], row[item.element]
@@ -914,7 +914,7 @@ class AppearanceReader:
             read = item.values[int(np.argmax(p))]
             if int(np.argmax(p)) == 0:
                 out[item.element] = appearance_margin.doubt_bare(
-                    p, 0, float(differences[r, 0]), shares.tolist()
+                    p, 0, float(differences[r, 0]), shares.tolist(), own[item.kind][r].tolist()
                 )
             elif read in tiles[item.kind]:
                 out[item.element] = appearance_margin.doubt_tile(

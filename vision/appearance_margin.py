@@ -1,5 +1,5 @@
-"""Whether a square looks against the bare board right around it as its reading would
-have it.
+"""Whether a square looks, against the bare board right around it and against its own
+bare colour, as its reading would have it.
 
 The reader takes the frame's light off by a strength per place, fitted over the whole
 board (:func:`vision.appearance.fit_light`). Glare does not scale the light, it adds to
@@ -21,10 +21,19 @@ as bare is therefore not taken as sure when it differs from its margin either
 - toward one of the set's tile colours by more than ``TOWARD_TILE`` of the way
   calibration saw from this bare square to that tile (brightness and colour together,
   weighed as the reader weighs them): a tile whose colour glare or shade has brought
-  close to the bare square still shows as a step of its own colour against its margin;
+  close to the bare square still shows as a step of its own colour against its margin.
 
-and a square read as a tile is not taken as sure when it goes less than ``TILE_STEP``
-of the way toward that tile's colour: it looks like its own bare margin.
+Nor is it taken as sure when its own colour, the frame's light taken off, goes more
+than ``SQUARE_TOWARD_TILE`` of the way from its bare colour toward a tile's colour (as
+calibration saw both). Where a tile's colour lies close to the bare square's (a light
+tile on a light square), a light fitted a little wrong (a hand over the board bends
+the fit), glare or shade bring the tile within reach of the bare colour, and the
+square can then look against its margin just as a bare one does. The way left to the
+tile's colour is then all the evidence there is, and a square that has gone a good
+part of it is not sure to be bare.
+
+A square read as a tile is not taken as sure when it goes less than ``TILE_STEP`` of
+the way toward that tile's colour: it looks like its own bare margin.
 
 The read value's probability is then lowered to ``DOUBTFUL`` (still read, but under
 the line where the referee takes a reading as sure). Nothing else changes: which value
@@ -83,6 +92,14 @@ than this share of the way from its bare colour toward that tile's colour: an em
 square that the frame's light makes look like a tile still looks like its own bare
 margin. Chosen with ``TOWARD_TILE``, the same way, of 0.05, 0.1, 0.15 and 0.2 (5 right
 readings a wrong one spared from 0.05 to 0.1, 32 from 0.1 to 0.15)."""
+SQUARE_TOWARD_TILE = 0.25
+"""A square read as bare is doubted when its own colour, the frame's light taken off,
+goes more than this share of the way from its bare colour toward a tile's colour (both
+as calibration saw them). Chosen on the training worlds (seeds 1 to 120, the hardest
+level, 1280x720) and the validation worlds (seeds 1000 to 1047, the same), the margin
+checks as they were: of 0.3, 0.25 and 0.2, the last step down that spares a reading
+wrong at 0.9 or more for fewer than 20 right ones taken under 0.9 (7 from none to 0.3,
+16 from 0.3 to 0.25, 50 from 0.25 to 0.2; docs/vision-bench.md)."""
 METRIC = np.array([BRIGHTNESS_WEIGHT**2, 1.0, 1.0])
 """How the log colour's three parts weigh in a projection (as in the reader's
 distance: a change of brightness counts half as much as a change of colour)."""
@@ -148,6 +165,34 @@ def colour_left(
     return np.asarray(seen - bare - light.at(ground_mm))
 
 
+def left_over(
+    frame: Image,
+    margins: Margins,
+    square_pixels: NDArray[np.float32],
+    square_ground_mm: FloatArray,
+    square_owner: NDArray[np.intp],
+    appearance: SetAppearance,
+    light: LightField,
+) -> tuple[FloatArray, FloatArray]:
+    """Per element of ``margins``, (E, 3) each in log colour: the median of what the
+    light leaves on its square's points (``square_*``: the reader's sample points,
+    ``square_owner`` indexing ``margins.elements``) and the median on its margin, part
+    by part (its first, the brightness); NaN where one is out of the picture."""
+    count = len(margins.elements)
+    on_square = colour_left(frame, square_pixels, square_ground_mm, appearance, light)
+    keep = margins.inside
+    if keep.any():
+        pixels, ground = margins.pixels[keep], margins.ground_mm[keep]
+        on_margin = colour_left(frame, pixels, ground, appearance, light)
+    else:
+        on_margin = np.zeros((0, 3))
+    square = np.column_stack([_medians(on_square[:, c], square_owner, count) for c in range(3)])
+    margin = np.column_stack(
+        [_medians(on_margin[:, c], margins.owner[keep], count) for c in range(3)]
+    )
+    return square, margin
+
+
 def mismatch(
     frame: Image,
     margins: Margins,
@@ -157,21 +202,13 @@ def mismatch(
     appearance: SetAppearance,
     light: LightField,
 ) -> FloatArray:
-    """Per element of ``margins``, (E, 3) in log colour: the median of what the light
-    leaves on its square's points (``square_*``: the reader's sample points,
-    ``square_owner`` indexing ``margins.elements``) less the median on its margin, part
-    by part (its first, the brightness); NaN where either is out of the picture."""
-    count = len(margins.elements)
-    on_square = colour_left(frame, square_pixels, square_ground_mm, appearance, light)
-    keep = margins.inside
-    on_margin = colour_left(frame, margins.pixels[keep], margins.ground_mm[keep], appearance, light)
-    return np.column_stack(
-        [
-            _medians(on_square[:, c], square_owner, count)
-            - _medians(on_margin[:, c], margins.owner[keep], count)
-            for c in range(3)
-        ]
+    """Per element of ``margins``, (E, 3) in log colour: what the light leaves on its
+    square less what it leaves on its margin (:func:`left_over`); NaN where either is
+    out of the picture."""
+    square, margin = left_over(
+        frame, margins, square_pixels, square_ground_mm, square_owner, appearance, light
     )
+    return square - margin
 
 
 def bare_colours(
@@ -221,11 +258,16 @@ def _medians(values: FloatArray, owner: NDArray[np.intp], count: int) -> FloatAr
     return np.asarray(np.where(sizes > 0, middle, np.nan))
 
 
-def bare_doubted(brightness: float, toward: Sequence[float]) -> bool:
+def bare_doubted(brightness: float, toward: Sequence[float], own: Sequence[float] = ()) -> bool:
     """Whether a square read as bare that differs from its margin by ``brightness``
-    (log light) and goes ``toward`` of the way to each tile's colour
-    (:func:`toward_tiles`) is doubted (unknown, NaN, is no doubt)."""
-    return bool(abs(brightness) > MISMATCH or any(t > TOWARD_TILE for t in toward))
+    (log light) and goes ``toward`` of the way to each tile's colour against its margin,
+    and ``own`` of the way by its own colour against its bare colour
+    (:func:`toward_tiles`), is doubted (unknown, NaN, is no doubt)."""
+    return bool(
+        abs(brightness) > MISMATCH
+        or any(t > TOWARD_TILE for t in toward)
+        or any(t > SQUARE_TOWARD_TILE for t in own)
+    )
 
 
 def tile_doubted(toward: float) -> bool:
@@ -234,12 +276,23 @@ def tile_doubted(toward: float) -> bool:
     return bool(toward < TILE_STEP)
 
 
-def doubt_bare(p: FloatArray, bare: int, brightness: float, toward: Sequence[float]) -> FloatArray:
+def doubt_bare(
+    p: FloatArray,
+    bare: int,
+    brightness: float,
+    toward: Sequence[float],
+    own: Sequence[float] = (),
+) -> FloatArray:
     """``p`` (an element's probabilities, ``bare`` the index of its bare value) when
-    the square and its margin differ by ``brightness`` and ``toward`` the tiles
-    (:func:`bare_doubted`): unchanged unless the bare value is read at more than
-    ``DOUBTFUL`` and the square is doubted; then lowered (:func:`lowered`)."""
-    if int(np.argmax(p)) != bare or p[bare] <= DOUBTFUL or not bare_doubted(brightness, toward):
+    the square and its margin differ by ``brightness`` and ``toward`` the tiles, and the
+    square goes ``own`` of the way to them from its bare colour (:func:`bare_doubted`):
+    unchanged unless the bare value is read at more than ``DOUBTFUL`` and the square is
+    doubted; then lowered (:func:`lowered`)."""
+    if (
+        int(np.argmax(p)) != bare
+        or p[bare] <= DOUBTFUL
+        or not bare_doubted(brightness, toward, own)
+    ):
         return p
     return lowered(p, bare)
 

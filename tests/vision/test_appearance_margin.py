@@ -1,7 +1,7 @@
 """A square read as bare is checked against the bare margin around it: glare added over
 a bare square and its margin alike changes nothing, a tile that glare makes look like
 the bare square is doubted, and so is one that stands from its margin toward a tile's
-colour."""
+colour, or that has gone a good part of the way to a tile's colour near its own."""
 
 from __future__ import annotations
 
@@ -14,11 +14,14 @@ from vision.appearance_margin import (
     DOUBTFUL,
     MARGIN_FROM,
     MISMATCH,
+    SQUARE_TOWARD_TILE,
     TILE_STEP,
     TOWARD_TILE,
     bare_colours,
+    bare_doubted,
     doubt_bare,
     doubt_tile,
+    left_over,
     margin_offsets,
     mismatch,
     plan_margins,
@@ -134,6 +137,56 @@ def test_a_tile_as_bright_as_the_board_steps_toward_its_colour(board) -> None:  
     assert abs(brightness["d4"]) < MISMATCH / 3
     assert shares["d4"] > 3 * TOWARD_TILE
     assert abs(shares["e5"]) < TOWARD_TILE / 3
+
+
+def test_light_left_unexplained_is_weighed_against_each_tiles_way(board) -> None:  # type: ignore[no-untyped-def]
+    # no tile anywhere, but the frame a little brighter than the light fitted says: the
+    # square looks like its margin, and its own colour has moved toward a brighter tile
+    model, view, appearance, light, squares = board
+    brighter = 1.25
+    frame = _srgb(np.full((view.image_size[1], view.image_size[0], 3), BARE * brighter))
+    sampling = plan(model, view, squares)
+    margins = plan_margins(model, view, squares)
+    keep = sampling.inside
+    on_square, on_margin = left_over(
+        frame,
+        margins,
+        sampling.pixels[keep],
+        sampling.ground_mm[keep],
+        sampling.owner[keep],
+        appearance,
+        light,
+    )
+    bare = bare_colours(
+        sampling.ground_mm[keep], sampling.owner[keep], len(margins.elements), appearance
+    )
+    difference = on_square - on_margin
+    assert np.abs(difference).max() < 0.02  # against its margin: bare
+    step = float(np.log(brighter))
+    assert on_square[:, 0] == pytest.approx(step, abs=0.02)
+    # a light tile close to the bare colour, and a dark one far from it
+    near = bare[0] + np.array([2.5 * step, 0.0, 0.0])
+    far = bare[0] - np.array([25 * step, 0.0, 0.0])
+    own = toward_tiles(on_square, bare, [near, far])
+    toward = toward_tiles(difference, bare, [near, far])
+    row = margins.elements.index("d4")
+    assert own[row, 0] > SQUARE_TOWARD_TILE  # 0.4 of the way to the light tile
+    assert abs(own[row, 1]) < SQUARE_TOWARD_TILE / 5  # nowhere near the dark one
+    p = np.array([0.97, 0.0, 0.02, 0.01])
+    assert doubt_bare(p, 0, float(difference[row, 0]), toward[row].tolist()) is p
+    doubted = doubt_bare(p, 0, float(difference[row, 0]), toward[row].tolist(), own[row].tolist())
+    assert doubted[0] == pytest.approx(DOUBTFUL)
+    # with the dark tile alone there is nothing to doubt
+    alone = doubt_bare(p, 0, float(difference[row, 0]), [], [float(own[row, 1])])
+    assert alone is p
+
+
+def test_a_square_is_doubted_by_its_own_colour_only_past_the_line() -> None:
+    assert not bare_doubted(0.0, [0.0], [SQUARE_TOWARD_TILE / 2])
+    assert bare_doubted(0.0, [0.0], [0.0, 2 * SQUARE_TOWARD_TILE])
+    assert not bare_doubted(0.0, [0.0], [-2 * SQUARE_TOWARD_TILE])  # away from the tile
+    assert not bare_doubted(0.0, [0.0], [float("nan")])
+    assert not bare_doubted(0.0, [0.0])  # as before when only the margin is known
 
 
 def test_toward_a_tile_is_a_share_of_the_way_to_its_colour() -> None:
