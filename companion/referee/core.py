@@ -41,7 +41,7 @@ from companion.referee.events import (
     TurnDone,
     TypedMove,
 )
-from companion.referee.inference import DECISIVE, WRONG_PLAYER, Explainer, Verdict
+from companion.referee.inference import DECISIVE, UNEXPLAINED, WRONG_PLAYER, Explainer, Verdict
 from companion.referee.inference import VerdictKind as Kind
 from companion.referee.parts import MOST_TRIED, Entry, Factor, Parts, refused
 from companion.referee.unseen import MOST_FITS, Unseen, unsure_words
@@ -925,6 +925,10 @@ class Referee:
             split = self._split_again(observation, turn_done, hidden, back=True)
             if split is not None:
                 return split
+        if verdict.kind == Kind.ILLEGAL and (self.last_move.shorter or self.last_move.longer):
+            split = self._split_before_last(observation, turn_done, hidden)
+            if split is not None:
+                return split
         if verdict.kind == Kind.ILLEGAL and self.belief:
             settled = self._by_belief(observation, turn_done, hidden)
             if settled is not None:
@@ -999,6 +1003,7 @@ class Referee:
             slid = self._slid_after(observation, verdict)
             if slid is not None:
                 return slid
+            self._other_reading(observation, hidden, verdict)
         held, self.pending.held = self.pending.held, None
         if (
             verdict.kind == Kind.ILLEGAL
@@ -1353,6 +1358,115 @@ class Referee:
         else:
             self.last_move.longer = (len(self.history) - 1, bigger)
         return out + self._verdict_handlers[verdict.kind](self, verdict)
+
+    def _split_before_last(
+        self, observation: Observation, turn_done: bool, hidden: frozenset[str]
+    ) -> list[Output] | None:
+        """In a game whose turns go on (ShenShi), ``_split_again`` one move further
+        back: the move before the last one was taken for a bigger one (``_revise``) or
+        split back to the shorter one (``_split_again``), the last move was accepted
+        after it, and the table now fits no move from there, while it fits the other
+        reading of the move before followed by a move of the next player, whole or on
+        its way. The neutral monk's last action was the next player's after all (they
+        moved it, changed their mind and put it back, then went on with their turn), or
+        was the player's before them after all (the next player's turn was taken from
+        readings under a hand). Both moves are taken back and the table is judged after
+        the other reading. None otherwise."""
+        if not self.explainer.model.MOVES_GO_ON or self.status != self.WATCHING:
+            return None
+        split = self._split_two_back(
+            self.last_move.shorter, observation, turn_done, hidden, shorter=True
+        )
+        if split is None:
+            split = self._split_two_back(self.last_move.longer, observation, turn_done, hidden)
+        return split
+
+    def _split_two_back(
+        self,
+        other: tuple[int, str] | None,
+        observation: Observation,
+        turn_done: bool,
+        hidden: frozenset[str],
+        *,
+        shorter: bool = False,
+    ) -> list[Output] | None:
+        """``_split_before_last`` for ``other``: the index in the history of the move
+        before the last one and its other reading, ``shorter`` (the move was taken
+        for a bigger one): then only when what the bigger move adds could have been
+        the next player's, on the way to a turn of theirs (a neutral monk's action, not
+        the player's own monk's)."""
+        index, text = other or (-1, "")
+        if index < 0 or index != len(self.history) - 2 or self.history[index][1] == text:
+            return None
+        earlier = self.history[index][0]
+        reading = earlier.copy()
+        try:
+            reading.play(self.rules.parse_move(text))
+        except EngineError:
+            return None
+        if shorter:
+            added = self.explainer.explain(
+                reading, self.explainer.expected(self.history[-1][0]), diagnose=False
+            )
+            if added.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS) or (
+                added.unexplained
+            ):
+                return None
+        verdict = self.explainer.explain(
+            reading, observation, turn_done=turn_done, hidden=hidden, traceless=False
+        )
+        if verdict.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.IN_PROGRESS) or (
+            verdict.unexplained
+        ):
+            return None
+        out: list[Output] = []
+        while len(self.history) > index:
+            _, taken = self.history.pop()
+            out.append(MoveTakenBack(len(self.history) + 1, taken))
+        self.state = earlier
+        self._truncate_beliefs()
+        self._last = None
+        self.last_move = LastMove()
+        out += self._accept(self.rules.parse_move(text), "table", [])
+        return out + self._verdict_handlers[verdict.kind](self, verdict)
+
+    def _other_reading(
+        self, observation: Observation, hidden: frozenset[str], verdict: Verdict
+    ) -> None:
+        """A done on the table of a move ``_revise`` made bigger, nothing changed
+        since, in a game whose turns go on (ShenShi), when no turn of the next player
+        explains the table from the shorter move either (``_split_again`` found none):
+        two readings are illegal, ``verdict`` (the player before went on; the next
+        player did nothing) and the next player's turn made of the last action. The
+        table cannot tell them apart, so ``verdict`` stands and its sentence gives the
+        other reading and its rule: the player who made the last action knows which
+        applies."""
+        index, text = self.last_move.shorter or (-1, "")
+        if (
+            not self.explainer.model.MOVES_GO_ON
+            or index < 0
+            or index != len(self.history) - 1
+            or self.history[-1][1] == text
+            or observation.differences(self.expected_table(), min_confidence=self.config.sure)
+        ):
+            return
+        earlier, bigger = self.history[-1]
+        shorter = earlier.copy()
+        try:
+            shorter.play(self.rules.parse_move(text))
+        except EngineError:
+            return
+        other = self.explainer.explain(
+            shorter, observation, turn_done=True, hidden=hidden, traceless=False
+        )
+        if other.kind != Kind.ILLEGAL or other.rule in (UNEXPLAINED, verdict.rule):
+            return
+        before, after = self.rules.players[earlier.to_move], self.rules.players[shorter.to_move]
+        verdict.message = (
+            f"{verdict.message} (This reads the last change as {before.capitalize()}'s, "
+            f"going on with {bigger}. If {after.capitalize()} made it: {other.message} "
+            f"[{other.rule}])"
+        )
 
     def _slid_after(self, observation: Observation, verdict: Verdict) -> list[Output] | None:
         """A done on a table no legal turn explains, after the last turn accepted was

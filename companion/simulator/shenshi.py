@@ -478,7 +478,17 @@ class ShenshiHandling(Handling):
 
     def _diagonal(self, state: ShenshiState) -> list[_Try]:
         def paths(start: int) -> list[tuple[int, ...]]:
-            return [(start, s) for s in _diagonals(start) if state.walkable(s) and state.occ[s] < 0]
+            # a square a walk round the corner reaches shows a legal walk, not a step
+            corner = {
+                path[-1]
+                for path in options.walk_paths(state, state.occ[start])
+                if len(path) == 3 and state.occ[path[1]] < 0
+            }
+            return [
+                (start, s)
+                for s in _diagonals(start)
+                if state.walkable(s) and state.occ[s] < 0 and s not in corner
+            ]
 
         return self._walks(state, paths, "slid diagonally from")
 

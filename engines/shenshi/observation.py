@@ -184,31 +184,41 @@ def _seen_action(
     """The action of ``monk`` (``code`` for the player to move) ending on ``end`` that
     its options allow and whose every change the table shows where it is read (a walk
     removing the monks seen gone on its way, a hover with the cushions it lifts), the
-    one changing most if several do; None when none does, or when it changes only the
-    monk's two squares: a monk moved and nothing else tells no more than its squares
-    do (a monk slid one square diagonally is a diagonal step, not a walk round the
-    corner), and the table is rebuilt from the squares alone. A neutral monk moved back
-    to the square it came from last turn is that walk whatever the squares: the rule it
-    breaks is the return."""
+    one changing most if several do; None when none does. A monk moved one square
+    diagonally where a walk round the corner can take it made that walk: the table
+    cannot show the way a monk went, and shows a legal walk (a player who said done
+    then is told what the turn still lacks, not that the monk stepped diagonally)."""
     start = state.pos[monk]
     choices: list[Action] = [
         Walk(code, path) for path in walk_paths(state, monk) if path[-1] == end
     ]
     choices += [Hover(code, start, e, lifts) for e, lifts in hover_ends(state, monk) if e == end]
-    before = expected(state)
     best: tuple[int, Action] | None = None
     for action in choices:
-        token = state.apply(Turn((action,)))
-        after = expected(state)
-        state.undo(token)
-        changes = after.values_unlike(before)
+        changes = _changes(state, action)
         if all(
             not observation[e].known or observation.value(e) == v for e, v in changes.items()
         ) and (best is None or len(changes) > best[0]):
             best = (len(changes), action)
-    neutral = monk - 2 * state.rules.n_players
-    back = 0 <= neutral < 2 and state.neutral_from[neutral] == end
-    return None if best is None or (best[0] <= 2 and not back) else best[1]
+    return None if best is None else best[1]
+
+
+ELEMENT_KINDS = ("tile", "cushion", "monk")
+"""The elements of a square: ``"c3 tile"``, ``"c3 cushion"``, ``"c3 monk"``."""
+
+
+def _changes(state: ShenshiState, action: Action) -> dict[str, Value]:
+    """What ``action`` alone, played in ``state``, changes on the table: element ->
+    value after it. Only the squares it handles and the token counts can change, so
+    only those are compared (the whole table is not built)."""
+    turn = Turn((action,))
+    elements = [f"{name} {kind}" for name in touched(state, turn) for kind in ELEMENT_KINDS]
+    elements += [f"tokens {player}" for player in state.rules.players]
+    before = values(state, elements)
+    token = state.apply(turn)
+    after = values(state, elements)
+    state.undo(token)
+    return {e: a for e, b, a in zip(elements, before, after, strict=True) if a != b}
 
 
 def _line(a: int, b: int) -> tuple[int, ...]:

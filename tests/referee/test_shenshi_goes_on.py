@@ -384,3 +384,97 @@ def test_a_done_on_monks_moved_unsurely_names_their_move_not_a_pass() -> None:
     assert "illegal_move" not in names(out)
     flag = only(referee.handle(TurnDone()), "illegal_move")
     assert flag.rule == "swap.not-in-line"
+
+
+def test_a_neutral_monk_moved_and_put_back_by_the_next_player_is_theirs() -> None:
+    # Copper walks the neutral master to e5 and the Grand Master (accepted). Silver
+    # hovers that master on to e1, changes their mind and hovers it back: the referee
+    # took the hover for copper's third action and silver's hover back, with the
+    # Grand Master's, for silver's turn. Silver's master then hovers: no move explains
+    # that after silver's turn, but copper's two actions and silver's turn of the
+    # Grand Master and the master do: both turns are taken back and those accepted
+    # (on a simulated table every frame was flagged as copper's turn, silver moving).
+    state = position(
+        TWO,
+        intact="b6 d6 b2",
+        faded="f6 b4 f2",
+        orange="c7 a1",
+        blond="e7 b5 d5 e5 f4 d3 d2",
+        monks={"silver": ("a1", "e7"), "copper": ("b5", "c7"), "neutral": ("d3", "d5")},
+        reserves={"silver": (1, 0), "copper": (1, 0)},
+        to_move=1,
+        quiet=7,
+        neutral_from={"G": "d2"},
+    )
+    rules = state.rules
+    copper = "NMd5-e5 Gb5-b4"
+    referee = Referee(rules, state)
+    show(referee, after(state, copper))
+    then = state.copy()
+    then.apply(rules.parse_move(copper))
+    show(referee, after(then, "NMe5~e1"))
+    show(referee, after(then, "Ga1~a2"))
+    assert [text for _, text in referee.history] == [
+        "Gb5-b4 NMd5-e5 NMe5~e1",
+        "Ga1~a2 NMe1~e5",
+    ]
+    out = show(referee, after(then, "Ga1~a2 Me7~e6"))
+    assert "illegal_move" not in names(out)
+    assert names(out) == ["move_taken_back", "move_taken_back", "move_accepted", "move_accepted"]
+    assert [text for _, text in referee.history] == ["Gb5-b4 NMd5-e5", "Ga1~a2 Me7~e6"]
+
+
+def done_after_a_neutral_hover() -> tuple[Referee, ShenshiState, str]:
+    """Copper's turn (entering its Grand Master on a7, walking the neutral master),
+    accepted; the neutral master then hovers on from f5 to c5, taken for copper's
+    third action. The referee, the position before copper's turn, and the hover."""
+    state = position(
+        TWO,
+        intact="b4 b2",
+        faded="d6 f6 d2 f2",
+        orange="f5 b1 c1",
+        blond="d7 f7 g6 a5 d5 e4 a3 e2",
+        monks={"silver": ("c1", "a5"), "copper": (None, "b1"), "neutral": ("d7", "f7")},
+        reserves={"silver": (0, 0), "copper": (0, 0)},
+        tokens={"silver": 2, "copper": 5},
+        to_move=1,
+        neutral_from={"M": "g6"},
+    )
+    referee = Referee(state.rules, state)
+    copper = "G@a7:e2 NMf7-f5"
+    show(referee, after(state, copper))
+    then = state.copy()
+    then.apply(state.rules.parse_move(copper))
+    show(referee, after(then, "NMf5~c5(d5>g5)"))
+    assert [text for _, text in referee.history] == [f"{copper} NMf5~c5(d5>g5)"]
+    return referee, state, copper
+
+
+def test_a_done_after_a_turn_went_on_gives_both_readings() -> None:
+    # Silver says done: copper going on and silver passing, or silver's turn of the
+    # hover alone; both are illegal and the table cannot tell them apart. The flag
+    # stands on the first (the pass) and its sentence gives the other with its rule,
+    # for the player who made the hover.
+    referee = done_after_a_neutral_hover()[0]
+    out = referee.handle(TurnDone())
+    assert names(out) == ["illegal_move"]
+    flag = only(out, "illegal_move")
+    assert flag.rule == "pass.has-turn"
+    assert "If Silver made it" in flag.message
+    assert "[turn.needs-grand-master]" in flag.message
+
+
+def test_a_done_after_a_turn_went_on_then_a_turn_after_the_third_action_keeps_it() -> None:
+    # Copper did make the hover, and silver, flagged, plays a turn after it: copper's
+    # three actions come back and silver's turn is accepted.
+    referee, state, copper = done_after_a_neutral_hover()
+    referee.handle(TurnDone())
+    bigger = state.copy()
+    bigger.apply(state.rules.parse_move(f"{copper} NMf5~c5(d5>g5)"))
+    out = show(referee, after(bigger, "Gc1-b1 Gb1~b7 Ma5~a6"))
+    assert "illegal_move" not in names(out)
+    assert [text for _, text in referee.history] == [
+        f"{copper} NMf5~c5(d5>g5)",
+        "Gc1-b1 Gb1~b7 Ma5~a6",
+    ]
+    assert referee.status == referee.WATCHING

@@ -61,16 +61,38 @@ def test_a_slide_no_action_allows_is_still_named_by_the_squares() -> None:
     assert rebuilt(state, "Md3-d4-d5-d6") == ("Md3-d4-d5-d6", "walk.length")
 
 
-def test_a_monk_slid_one_square_diagonally_is_a_diagonal_step() -> None:
-    # a walk round the corner leaves the same table, but nothing else tells of it
+def test_a_monk_moved_diagonally_where_a_walk_round_the_corner_goes_made_that_walk() -> None:
+    # the table cannot show the way the monk went: it shows a legal walk, and the
+    # turn then lacks its Grand Master (not a diagonal step)
     state = position(
         TWO,
         blond="d3 d4 e3 e4 a1 c3 g1 a7",
         monks={"silver": ("a1", "d3"), "copper": ("c3", None), "neutral": ("g1", "a7")},
     )
-    other = state.copy()
-    other.apply(state.rules.parse_move("Md3-d4-e4"))
-    table, before = expected(other), expected(state)
+    text, rule = rebuilt(state, "Md3-d4-e4")
+    assert text in ("Md3-d4-e4", "Md3-e3-e4") and rule == "turn.needs-grand-master"
+
+
+def test_a_monk_moved_diagonally_no_walk_reaches_is_a_diagonal_step() -> None:
+    # neither corner square holds a cushion: no walk goes there, so the step was
+    # diagonal
+    state = position(
+        TWO,
+        blond="d3 e4 a1 c3 g1 a7",
+        monks={"silver": ("a1", "d3"), "copper": ("c3", None), "neutral": ("g1", "a7")},
+    )
+    after = position(
+        TWO,
+        blond="d3 e4 a1 c3 g1 a7",
+        monks={"silver": ("a1", "e4"), "copper": ("c3", None), "neutral": ("g1", "a7")},
+    )
+    table, before = expected(after), expected(state)
     changed = [e for e in table if table.value(e) != before.value(e)]
     _, move, _ = guess(state, table, changed)
     assert move is not None and format_move(move) == "Md3-e4"
+    try:
+        state.check(move)
+    except IllegalMoveError as error:
+        assert error.rule == "walk.step"
+    else:
+        raise AssertionError("a diagonal step was taken for legal")

@@ -217,6 +217,27 @@ def test_an_attempt_a_legal_turn_explains_is_not_staged() -> None:
     )
 
 
+def test_a_diagonal_a_walk_round_the_corner_reaches_is_no_diagonal_step() -> None:
+    # Silver's Grand Master on c3, with cushions on c4 and d4: the slide to d4 shows
+    # the walk c3-c4-d4 (the table cannot show the way), so it is not staged as a
+    # diagonal step; with c4 and d3 bare, no walk reaches d4 and it is. (The master,
+    # on f6, has no square to slide to diagonally.)
+    def start(blond: str) -> ShenshiState:
+        return position(
+            TWO,
+            blond=f"c3 d4 f6 {blond} a1",
+            orange="g7",
+            monks={"silver": ("c3", "f6"), "neutral": ("a1", "g7")},
+        )
+
+    handling = ShenshiHandling(TWO)
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        assert handling.attempt(start("c4"), "walk.step", rng, TableConfig()) is None
+    attempt = handling.attempt(start(""), "walk.step", np.random.default_rng(0), TableConfig())
+    assert attempt is not None and attempt.rule == "walk.step"
+
+
 def test_a_sensor_board_must_read_colours() -> None:
     handling = ShenshiHandling(TWO)
     with pytest.raises(SimulatorError, match="colours"):
