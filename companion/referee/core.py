@@ -1419,6 +1419,12 @@ class Referee:
             verdict.unexplained
         ):
             return None
+        last = self.history[-1][1]
+        if any(self.rules.format_move(move) == last for move in verdict.moves):
+            # the next player's turn read as it was: what changed since is the player's
+            # to move now (a neutral monk moved back where the other reading has it),
+            # judged as theirs, not hidden by reading the turn before again
+            return None
         out: list[Output] = []
         while len(self.history) > index:
             _, taken = self.history.pop()

@@ -478,3 +478,43 @@ def test_a_done_after_a_turn_went_on_then_a_turn_after_the_third_action_keeps_it
         "Gc1-b1 Gb1~b7 Ma5~a6",
     ]
     assert referee.status == referee.WATCHING
+
+
+def test_a_neutral_monk_moved_back_by_the_player_to_move_is_their_turn() -> None:
+    # Copper hovered the neutral Grand Master to d1 and walked it on to d2 (a third
+    # action); gold then played. Silver walks that Grand Master back to d1 and says
+    # done: the table then fits copper's two actions and gold's same turn, but gold's
+    # turn read as it was tells nothing new about copper's; the change is silver's, a
+    # turn lacking its master (on a simulated table it was read away, and missed).
+    rules = ShenshiRules(["silver", "copper", "gold"])
+    state = position(
+        rules,
+        intact="b4 f4 f2",
+        faded="b6 b2",
+        blond="b7 d7 e7 c6 a5 b5 d4 a3 c3 a2 b1",
+        orange="d6 f3 d2 g1",
+        monks={
+            "silver": ("a3", "e7"),
+            "copper": ("b5", "d4"),
+            "gold": ("b1", "a2"),
+            "neutral": ("g1", "b7"),
+        },
+        reserves={"silver": (0, 0), "copper": (0, 0), "gold": (0, 0)},
+        tokens={"silver": 2, "copper": 2, "gold": 4},
+        to_move=1,
+        quiet=6,
+        neutral_from={"G": "g5"},
+    )
+    copper, gold = "NMb7-b6 NGg1~d1 NGd1-d2", "Gb1-b2 NMb6-b5"
+    referee = Referee(rules, state)
+    show(referee, after(state, "NMb7-b6 NGg1~d1"))
+    show(referee, after(state, copper))
+    then = state.copy()
+    then.apply(rules.parse_move(copper))
+    show(referee, after(then, gold))
+    assert [text for _, text in referee.history] == [copper, gold]
+    then.apply(rules.parse_move(gold))
+    show(referee, after(then, "NGd2-d1"))
+    out = referee.handle(TurnDone())
+    assert only(out, "illegal_move").rule == "turn.needs-master"
+    assert [text for _, text in referee.history] == [copper, gold]
