@@ -104,3 +104,16 @@ def test_shenshi_random_play_is_named_level_0() -> None:
     judged = [f for f in found if f.level is not None]
     assert len(judged) >= 10
     assert sum(f.level == 0 for f in judged) >= 0.95 * len(judged)
+
+
+def test_shenshi_levels_are_named_within_one_on_fresh_test_games() -> None:
+    """ShenShi's test games of seed 7, made after its edges were counted once: the level
+    within one of the truth on at least 80% of whole games, the range holding it on 90%,
+    in whole games and over the last 20 moves alike."""
+    model = load_models()["shenshi-2"]
+    games = read_games(games_path("shenshi-2", 7))
+    whole = check(model, labelled(games, ("full",)))
+    late = check(model, labelled(games, ("late",)))
+    assert whole.tested >= 200
+    assert whole.within_one >= 0.8
+    assert whole.coverage >= 0.9 and late.coverage >= 0.9
