@@ -1372,7 +1372,9 @@ class Referee:
         was the player's before them after all (the next player's turn was taken from
         readings under a hand). Both moves are taken back and the table is judged after
         the other reading. None otherwise."""
-        if not self.explainer.model.MOVES_GO_ON or self.status != self.WATCHING:
+        if turn_done or not self.explainer.model.MOVES_GO_ON or self.status != self.WATCHING:
+            # (a done is the player's to move: their turn is judged as the table stands,
+            # not hidden by reading the turns before it again)
             return None
         split = self._split_two_back(
             self.last_move.shorter, observation, turn_done, hidden, shorter=True
