@@ -1286,7 +1286,15 @@ class Referee:
             )
         if verdict.kind != Kind.ACCEPTED or self.rules.format_move(verdict.moves[0]) == text:
             return None
+        out = self._take_back_to(index)
+        out.append(self._lights_for(None))
+        return out + self._verdict_accepted(verdict)
+
+    def _take_back_to(self, index: int) -> list[Output]:
+        """Take back the moves of the history from ``index`` on, the last first; the
+        position is the one before the move at ``index``."""
         out: list[Output] = []
+        earlier = self.history[index][0]
         while len(self.history) > index:
             _, taken = self.history.pop()
             out.append(MoveTakenBack(len(self.history) + 1, taken))
@@ -1294,8 +1302,16 @@ class Referee:
         self._truncate_beliefs()
         self.last_move = LastMove()
         self._last = None
-        out.append(self._lights_for(None))
-        return out + self._verdict_accepted(verdict)
+        return out
+
+    def _played(self, state: GameState[Any], text: str) -> GameState[Any] | None:
+        """A copy of ``state`` with the move ``text`` played; None when it cannot be."""
+        after = state.copy()
+        try:
+            after.play(self.rules.parse_move(text))
+        except EngineError:
+            return None
+        return after
 
     @staticmethod
     def _forbids_in(state: GameState[Any], move: Any) -> bool:
@@ -1335,10 +1351,8 @@ class Referee:
         if index != len(self.history) - 1:
             return None
         earlier, bigger = self.history[-1]
-        shorter = earlier.copy()
-        try:
-            shorter.play(self.rules.parse_move(text))
-        except EngineError:
+        shorter = self._played(earlier, text)
+        if shorter is None:
             return None
         verdict = self.explainer.explain(
             shorter, observation, turn_done=turn_done, hidden=hidden, traceless=False
@@ -1401,10 +1415,8 @@ class Referee:
         if index < 0 or index != len(self.history) - 2 or self.history[index][1] == text:
             return None
         earlier = self.history[index][0]
-        reading = earlier.copy()
-        try:
-            reading.play(self.rules.parse_move(text))
-        except EngineError:
+        reading = self._played(earlier, text)
+        if reading is None:
             return None
         if shorter:
             added = self.explainer.explain(
@@ -1427,14 +1439,7 @@ class Referee:
             # to move now (a neutral monk moved back where the other reading has it),
             # judged as theirs, not hidden by reading the turn before again
             return None
-        out: list[Output] = []
-        while len(self.history) > index:
-            _, taken = self.history.pop()
-            out.append(MoveTakenBack(len(self.history) + 1, taken))
-        self.state = earlier
-        self._truncate_beliefs()
-        self._last = None
-        self.last_move = LastMove()
+        out = self._take_back_to(index)
         out += self._accept(self.rules.parse_move(text), "table", [])
         return out + self._verdict_handlers[verdict.kind](self, verdict)
 
@@ -1459,10 +1464,8 @@ class Referee:
         ):
             return
         earlier, bigger = self.history[-1]
-        shorter = earlier.copy()
-        try:
-            shorter.play(self.rules.parse_move(text))
-        except EngineError:
+        shorter = self._played(earlier, text)
+        if shorter is None:
             return
         other = self.explainer.explain(
             shorter, observation, turn_done=True, hidden=hidden, traceless=False
