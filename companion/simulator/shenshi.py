@@ -140,6 +140,11 @@ _COLOUR = {RESERVE_BLOND: "a blond", RESERVE_ORANGE: "an orange"}
 SLIDE = 0.5
 """Per walk or hover that moves nothing else: the piece is slid in one go rather than
 lifted and put down."""
+TRIES = 48
+"""Ways of an illegal move looked at, at most, for one that no legal turn's table shows
+(each looks for legal turns): the first or second usually does; where every way is
+shown by a legal turn (a master with ten thousand hovers, each read as some turn) the
+move is not tried there."""
 
 
 def _near(*squares: int) -> tuple[str, ...]:
@@ -361,7 +366,9 @@ class ShenshiHandling(Handling):
             raise SimulatorError(f"cannot stage {rule!r}")
         tries = stager(self, state)
         # The first try, in random order, that breaks ``rule`` and shows no legal turn's
-        # table at any touch (else the referee rightly accepts that turn).
+        # table at any touch (else the referee rightly accepts that turn), among the
+        # first ``TRIES`` that break it.
+        looked = 0
         for i in rng.permutation(len(tries)).tolist():
             attempt = tries[i]
             touches = list(attempt.touches)
@@ -375,6 +382,9 @@ class ShenshiHandling(Handling):
                 )
             if not self._explained_on_the_way(state, touches, attempt.says_done):
                 return Attempt(rule, tuple(touches), attempt.says_done, attempt.words)
+            looked += 1
+            if looked == TRIES:
+                break
         return None
 
     def _slid(self, state: ShenshiState, action: Action) -> list[Touch]:

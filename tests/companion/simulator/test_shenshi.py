@@ -12,6 +12,7 @@ import pytest
 from companion.referee.core import Referee
 from companion.referee.events import TurnDone, input_to_json
 from companion.simulator import SimulatorError, TableConfig, TableSimulator, referee_game
+from companion.simulator import shenshi as simulated_shenshi
 from companion.simulator.core import ATTEMPT, MOVE, REPAIR, random_game
 from companion.simulator.scoring import RefereedGame
 from companion.simulator.shenshi import STAGEABLE, ShenshiHandling
@@ -294,3 +295,49 @@ def test_a_player_who_said_done_does_not_say_it_again_at_once() -> None:
             attempts += 1
             assert sum(isinstance(e, TurnDone) for e in game.inputs) == 1
     assert attempts, "no attempt ending with a done in this game"
+
+
+def test_an_attempt_every_way_of_which_a_legal_turn_shows_is_given_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Copper's master on an orange cushion hovers with two blond lifts in ten thousand
+    # ways, each shown as well by a legal turn (the two monks swapped and swapped back,
+    # then that hover): the Grand Master's missing action cannot be staged there, and
+    # the stager gives up after a bounded number of looks instead of minutes.
+    state = TWO.state_from_json(
+        {
+            "phase": "turn",
+            "to_move": 1,
+            "tiles": {"d6": "intact", "f6": "faded", "f4": "intact", "b2": "faded", "d2": "intact"},
+            "cushions": {
+                **dict.fromkeys(("g7", "c5", "c3"), "orange"),
+                **dict.fromkeys(("c6", "g6", "e5", "c4", "e4", "e3", "g3", "g2", "a1"), "blond"),
+            },
+            "monks": {
+                "silver": {"G": "a1", "M": "g7"},
+                "copper": {"G": "c5", "M": "c3"},
+                "neutral": {"G": "b2", "M": "g6"},
+            },
+            "reserves": {
+                "silver": {"blond": 0, "orange": 0},
+                "copper": {"blond": 0, "orange": 0},
+            },
+            "tokens": {"silver": 3, "copper": 2},
+            "quiet": 8,
+            "passes": 0,
+        }
+    )
+    handling = ShenshiHandling(TWO)
+    looked: list[bool] = []
+    explained = ShenshiHandling._explained_on_the_way
+
+    def counted(self: ShenshiHandling, *args: Any, **kwargs: Any) -> bool:
+        looked.append(explained(self, *args, **kwargs))
+        return looked[-1]
+
+    monkeypatch.setattr(ShenshiHandling, "_explained_on_the_way", counted)
+    monkeypatch.setattr(simulated_shenshi, "TRIES", 4)  # each look takes a tenth of a second
+    rng = np.random.default_rng(1)
+    found = handling.attempt(state, "turn.needs-grand-master", rng, BUSY)
+    assert found is None
+    assert looked == [True] * 4
