@@ -62,7 +62,14 @@ def fitting_games(set_name: str, folder: Path = GAMES_DIR) -> list[StoredGame]:
 def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str, float]:
     """Within one and random play judged level 0 on the whole games of ``rows``,
     cross-validated as in the fit."""
-    out = held_out_logits(rows, model.levels, model.even_share, model.edges, bool(model.edge_shift))
+    out = held_out_logits(
+        rows,
+        model.levels,
+        model.even_share,
+        model.edges,
+        bool(model.edge_shift),
+        bool(model.random_reference),
+    )
     items = [(r.level, r.evidence.moves, logits) for r, logits in out if r.view == "full"]
     near = [
         abs(model.point(model.posterior_of(x, n), n) - lv) <= 1

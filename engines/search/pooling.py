@@ -176,6 +176,7 @@ def fit_shared_held_out(
             model.options,
             model.edges,
             bool(model.edge_shift),
+            bool(model.random_reference),
         )
         held = replace(
             fitted,

@@ -92,6 +92,12 @@ QUANTITIES: tuple[str, ...] = (
     "loss",
     "win chance kept",
 )
+KEPT_BINS = 10
+"""Bins of equal width of the win chance a move's best move kept, in which random play's
+average of each quantity is taken (``random_reference``)."""
+REFERENCE_PRIOR = 20.0
+"""Moves' worth of random play's overall average added to each bin's own (a thin bin
+lands near the overall average)."""
 L2 = 0.3
 """Ridge penalty of the logistic model (on standardised features)."""
 STEPS = 2000
@@ -198,6 +204,43 @@ def table_loss(others: Sequence[Evidence], even_share: float) -> float | None:
     return float(np.concatenate(losses).mean()) if losses else None
 
 
+def kept_bins(kept: FloatArray) -> npt.NDArray[np.int64]:
+    """The bin (``KEPT_BINS``) of each win chance kept."""
+    found: npt.NDArray[np.int64] = np.clip((kept * KEPT_BINS).astype(np.int64), 0, KEPT_BINS - 1)
+    return found
+
+
+def random_reference(
+    evidences: Sequence[Evidence], even_share: float
+) -> tuple[tuple[float, ...], ...]:
+    """Random play's average of each quantity but the last (the win chance kept,
+    ``QUANTITIES``) in each bin of the win chance kept (``KEPT_BINS``), from the judged
+    moves of random players' ``evidences``; each bin's drawn towards the overall average
+    by ``REFERENCE_PRIOR`` moves. Raises ValueError without a judged move."""
+    found = [e.quantities(even_share) for e in evidences if e.moves]
+    if not found:
+        raise ValueError("no judged move of random play to compare moves with")
+    rows = np.concatenate(found)
+    bins = kept_bins(rows[:, -1])
+    overall = rows[:, :-1].mean(axis=0)
+    reference = []
+    for b in range(KEPT_BINS):
+        mine = rows[bins == b, :-1]
+        mean = (mine.sum(axis=0) + REFERENCE_PRIOR * overall) / (len(mine) + REFERENCE_PRIOR)
+        reference.append(tuple(float(v) for v in mean))
+    return tuple(reference)
+
+
+def against_random(rows: FloatArray, reference: Sequence[Sequence[float]]) -> FloatArray:
+    """Per judged move (rows of ``Evidence.quantities``), each quantity but the win
+    chance kept less random play's average at the same win chance (``random_reference``):
+    how much better or worse than random play the move did in a position like its own.
+    The win chance kept itself is left out: the other players' play decides it as much
+    as the mover's."""
+    out: FloatArray = rows[:, :-1] - np.array(reference, dtype=np.float64)[kept_bins(rows[:, -1])]
+    return out
+
+
 def edge_shifts(
     players_by_level: Mapping[int, Sequence[Sequence[float]]], levels: Sequence[int]
 ) -> tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]:
@@ -263,15 +306,23 @@ def edge_offsets(
 
 
 def features(
-    evidence: Evidence, population: FloatArray, even_share: float, edges: bool = False
+    evidence: Evidence,
+    population: FloatArray,
+    even_share: float,
+    edges: bool = False,
+    reference: Sequence[Sequence[float]] = (),
 ) -> FloatArray:
     """The model's inputs: each quantity's average drawn towards ``population`` (the
     fitting players' averages, then, when the model reads ``edges``, their mean edge,
     then their tables') by ``SHRINK`` moves; with ``edges`` the mean edge drawn the same
     way (the fitting players' when not known); the others' play (``Evidence.table``; the
-    fitting tables' average when not known), and the log of the number of moves."""
+    fitting tables' average when not known), and the log of the number of moves. With a
+    ``reference`` (``random_reference``) the quantities are compared with random play's
+    at the same win chance (``against_random``), and the win chance kept is not one."""
     rows = evidence.quantities(even_share)
-    width = len(QUANTITIES)
+    if reference:
+        rows = against_random(rows, reference)
+    width = rows.shape[1]
     mean = (rows.sum(axis=0) + SHRINK * population[:width]) / (len(rows) + SHRINK)
     if edges:
         known = len(evidence.edges) == evidence.moves and evidence.moves > 0
@@ -337,6 +388,13 @@ class StrengthModel:
     edge_between: tuple[float, ...] = ()
     """Each level's spread of a player's mean edge about the level's beyond what the
     number of their moves explains (``edge_shifts``)."""
+    random_reference: tuple[tuple[float, ...], ...] = ()
+    """Random play's average of each quantity by the win chance kept
+    (``random_reference``), on the fitting games; when not empty, every move is compared
+    with random play in a position of the same win chance (``against_random``), and the
+    win chance kept is not read: a random player who leads a table of random players
+    keeps much win chance, and gives little of it away, because of how the others
+    played."""
 
     @property
     def levels(self) -> list[int]:
@@ -344,7 +402,9 @@ class StrengthModel:
 
     def logits(self, evidence: Evidence) -> FloatArray:
         """The untempered log-odds of each level (``levels`` order)."""
-        x = features(evidence, np.array(self.population), self.even_share, self.edges)
+        x = features(
+            evidence, np.array(self.population), self.even_share, self.edges, self.random_reference
+        )
         z = np.append((x - np.array(self.centre)) / np.array(self.scale), 1.0)
         out: FloatArray = z @ np.array(self.weights)
         if self.edge_shift and len(evidence.edges) == evidence.moves:
@@ -413,6 +473,11 @@ class StrengthModel:
                 if self.edge_shift
                 else {}
             ),
+            **(
+                {"random_reference": [[round(v, 6) for v in row] for row in self.random_reference]}
+                if self.random_reference
+                else {}
+            ),
         }
 
     @classmethod
@@ -429,7 +494,15 @@ class StrengthModel:
             or any(v < 0 for v in edge_between)
         ):
             raise ValueError(f"{key}: an edge shift and a positive spread a level")
-        width = len(QUANTITIES) + 2 + edges
+        reference = tuple(tuple(float(v) for v in row) for row in data.get("random_reference", ()))
+        if reference and (
+            len(reference) != KEPT_BINS or any(len(row) != len(QUANTITIES) - 1 for row in reference)
+        ):
+            raise ValueError(
+                f"{key}: random play's reference needs {KEPT_BINS} bins of "
+                f"{len(QUANTITIES) - 1} quantities"
+            )
+        width = len(QUANTITIES) + 2 + edges - bool(reference)
         model = cls(
             key,
             levels,
@@ -448,6 +521,7 @@ class StrengthModel:
             edge_shift,
             edge_spread,
             edge_between,
+            reference,
         )
         if (
             len(levels) < 2
@@ -717,6 +791,7 @@ def fit_logistic(
     options: Mapping[str, Any] | None = None,
     edges: bool = False,
     edge_likelihood: bool = False,
+    compare_random: bool = False,
 ) -> StrengthModel:
     """The logistic model of ``rows`` (player-games of at least ``MIN_MOVES`` judged
     moves), reading the moves' mean edge when ``edges`` and the sum of the moves' edges
@@ -725,17 +800,28 @@ def fit_logistic(
     threshold 1. With ``edge_likelihood`` the logistic model is fitted together with
     that evidence (``edge_offsets``): it learns what the averages add to the edges, so
     that what the edges say is counted once, not once by the sum and again through the
-    averages. Raises ValueError without data."""
+    averages. With ``compare_random`` every move is compared with random play at the
+    same win chance (``random_reference``, counted on the whole games of the lowest
+    level's players of ``rows``). Raises ValueError without data."""
     usable = [r for r in rows if r.evidence.moves >= MIN_MOVES and r.level in levels]
     if not usable:
         raise ValueError(f"no player-game with {MIN_MOVES} judged moves to fit on")
+    reference: tuple[tuple[float, ...], ...] = ()
+    if compare_random:
+        reference = random_reference(
+            [r.evidence for r in usable if r.level == levels[0] and r.view == "full"],
+            even_share,
+        )
     tables = [r.evidence.table for r in usable if r.evidence.table is not None]
-    averages = np.concatenate([r.evidence.quantities(even_share) for r in usable]).mean(axis=0)
+    quantities = [r.evidence.quantities(even_share) for r in usable]
+    if reference:
+        quantities = [against_random(q, reference) for q in quantities]
+    averages = np.concatenate(quantities).mean(axis=0)
     if edges:
         known = [e for r in usable for e in r.evidence.edges]
         averages = np.append(averages, float(np.mean(known)) if known else 0.0)
     population = np.append(averages, float(np.mean(tables)) if tables else 0.0)
-    x = np.array([features(r.evidence, population, even_share, edges) for r in usable])
+    x = np.array([features(r.evidence, population, even_share, edges, reference) for r in usable])
     index = {level: i for i, level in enumerate(levels)}
     y = np.array([index[r.level] for r in usable], dtype=np.int64)
     shift: tuple[float, ...] = ()
@@ -767,6 +853,7 @@ def fit_logistic(
         edge_shift=shift,
         edge_spread=spread,
         edge_between=between,
+        random_reference=reference,
     )
 
 
@@ -795,6 +882,7 @@ def _with(
         model.edge_shift,
         model.edge_spread,
         model.edge_between,
+        model.random_reference,
     )
 
 
@@ -804,10 +892,12 @@ def held_out_logits(
     even_share: float,
     edges: bool = False,
     edge_likelihood: bool = False,
+    compare_random: bool = False,
 ) -> list[tuple[Labelled, FloatArray]]:
     """Each row's untempered logits by a model fitted on the folds without its game
     (borrowed rows: fitted on in every fold, never held out); reading the moves' mean
-    edge when ``edges``, their edges' likelihoods when ``edge_likelihood``."""
+    edge when ``edges``, their edges' likelihoods when ``edge_likelihood``, comparing
+    the moves with random play's when ``compare_random`` (``fit_logistic``)."""
     folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
     borrowed = [r for r in rows if r.borrowed]
     for row in rows:
@@ -818,7 +908,9 @@ def held_out_logits(
         train = [r for j, fold in enumerate(folds) if j != k for r in fold] + borrowed
         if not folds[k] or not train:
             continue
-        model = fit_logistic("", train, levels, even_share, 0, None, edges, edge_likelihood)
+        model = fit_logistic(
+            "", train, levels, even_share, 0, None, edges, edge_likelihood, compare_random
+        )
         found += [(r, model.logits(r.evidence)) for r in folds[k]]
     return found
 
@@ -832,20 +924,30 @@ def fit_model(
     options: Mapping[str, Any] | None = None,
     edges: bool = False,
     edge_likelihood: bool = False,
+    compare_random: bool = False,
 ) -> tuple[StrengthModel, Check]:
     """The model fitted on ``rows`` and its cross-validated check (every view): the
     few-moves widening and temperature as the module's docstring says, then the
     level-0 threshold and ``random_moves`` coming closest to both goals on
     whole games (``NEAR_GOAL``, ``RANDOM_GOAL``; of equals, the pair most often within
     one, then the first tried). ``levels`` defaults to those of ``rows``,
-    ``even_share`` to 1 / 4; the model reads the moves' edges when ``edges``. Raises
+    ``even_share`` to 1 / 4; the model reads the moves' edges when ``edges``, compares
+    the moves with random play's when ``compare_random`` (``fit_logistic``). Raises
     ValueError without data."""
     levels = sorted(levels or {r.level for r in rows})
     share = even_share if even_share is not None else 0.25
     base = fit_logistic(
-        key, rows, levels, share, analysis_iterations, options, edges, edge_likelihood
+        key,
+        rows,
+        levels,
+        share,
+        analysis_iterations,
+        options,
+        edges,
+        edge_likelihood,
+        compare_random,
     )
-    out = held_out_logits(rows, levels, share, edges, edge_likelihood)
+    out = held_out_logits(rows, levels, share, edges, edge_likelihood, compare_random)
     held = [(r.level, r.evidence.moves, logits) for r, logits in out]
     views = {r.view for r, _ in out}
     by_view = [

@@ -20,14 +20,17 @@ from engines.search.calibration import (
     seat_levels,
 )
 from engines.search.strength import (
+    KEPT_BINS,
     L2,
     MAX_TEMPERATURE,
     MIN_MOVES,
     MODEL_PATH,
+    QUANTITIES,
     CalibrationError,
     Evidence,
     Labelled,
     StrengthModel,
+    against_random,
     credible_range,
     edge_evidence,
     edge_offsets,
@@ -37,6 +40,7 @@ from engines.search.strength import (
     load_models,
     loss_of,
     model_for,
+    random_reference,
 )
 
 
@@ -360,3 +364,54 @@ def test_edge_offsets_are_each_levels_evidence_about_its_mean() -> None:
     assert rows.shape == (2, 2)
     assert rows[0].sum() == pytest.approx(0.0) and rows[0][0] > rows[0][1]
     assert list(rows[1]) == [0.0, 0.0]
+
+
+def _moves_at(kept: float, losses: list[float]) -> Evidence:
+    """Judged moves at win chance ``kept`` losing ``losses``."""
+    return Evidence(
+        tuple(move_accuracy(100 * kept, 100 * (kept - loss)) for loss in losses),
+        tuple(loss == 0 for loss in losses),
+        (kept,) * len(losses),
+    )
+
+
+def test_moves_are_compared_with_random_play_at_the_same_win_chance() -> None:
+    """Random play gives away more where there is more to lose; a move is compared with
+    random play in a position of the same win chance, so a random player who leads
+    compares as random play does, and so does one who trails."""
+    trailing = _moves_at(0.15, [0.05, 0.1, 0.15] * 20)
+    leading = _moves_at(0.75, [0.1, 0.2, 0.3] * 20)
+    reference = random_reference([trailing, leading], 0.5)
+    assert len(reference) == KEPT_BINS and all(len(r) == len(QUANTITIES) - 1 for r in reference)
+    for random_player in (trailing, leading):
+        compared = against_random(random_player.quantities(0.5), reference)
+        assert compared.shape == (random_player.moves, len(QUANTITIES) - 1)
+        assert abs(compared.mean(axis=0)[-1]) < 0.03  # the loss, as random play's there
+    careful = against_random(_moves_at(0.75, [0.0, 0.02] * 10).quantities(0.5), reference)
+    assert careful.mean(axis=0)[-1] < -0.1
+    # a bin without random moves takes random play's average over all win chances
+    assert reference[5] == pytest.approx(
+        tuple(np.concatenate([trailing.quantities(0.5), leading.quantities(0.5)])[:, :-1].mean(0))
+    )
+    with pytest.raises(ValueError, match="random play"):
+        random_reference([Evidence((), ())], 0.5)
+
+
+def test_a_model_comparing_moves_with_random_play_round_trips_without_the_win_chance() -> None:
+    rows = synthetic_rows()
+    compared, _ = fit_model("test", rows, 300, compare_random=True)
+    plain, _ = fit_model("test", rows, 300)
+    assert compared.random_reference and not plain.random_reference
+    assert len(compared.population) == len(plain.population) - 1  # no win chance kept
+    random_play = rows[3].evidence
+    assert compared.posterior(random_play)[0] > 0.8
+    again = StrengthModel.from_json("test", compared.to_json())
+    assert np.allclose(again.random_reference, compared.random_reference, atol=1e-6)
+    assert again.posterior(random_play) == pytest.approx(compared.posterior(random_play), abs=1e-4)
+    assert "random_reference" not in plain.to_json()
+    with pytest.raises(ValueError, match="bins"):
+        StrengthModel.from_json("test", {**compared.to_json(), "random_reference": [[0.0] * 5] * 3})
+    with pytest.raises(ValueError, match="sizes"):
+        StrengthModel.from_json(
+            "test", {**plain.to_json(), "random_reference": compared.to_json()["random_reference"]}
+        )
