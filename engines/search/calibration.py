@@ -93,6 +93,21 @@ placed levels worse (within one 75% against 80%, random play 95% against 96%): a
 player there may draw uniformly among the legal moves, and those moves' edges are not
 centred on a half."""
 
+RANDOM_REFERENCE_SETS: frozenset[str] = frozenset({"shendao-2"})
+"""Sets whose model compares every move with random play at the same win chance and
+does not read the win chance kept (``engines.search.strength.random_reference``). At a
+table where everyone plays at random, the players named above level 0 were nearly all
+the table's winner (15 of 17 on the fitting games): the others' moves gave them the
+lead, and a leader keeps much win chance and gives little of it away, as a strong player
+does against weaker ones. Chosen by cross-validation on the fitting games with their
+random tables held out too, whole games: in Shendao the random tables' seats named
+level 0 37 -> 40 of 40, the level within one 83.5% -> 82.1%. Not in the others: ShenShi's
+random tables gained no seat (21 of 24 either way); three-player Shangri-La's gained two
+(26 -> 28 of 30) for the level within one 80.7% -> 77.7% and ranges of the last 20 moves
+holding the level less than 9 times in 10; four-player Shangri-La's gained three (53 ->
+56 of 60, within one 80.4% -> 81.2%), but on its test games of seed 5 the level within
+one fell from 85% to 77.5%."""
+
 MIN_FIT_GAMES = 10
 """A set with fewer fitting games of its own gets no model (the fit says so)."""
 

@@ -59,6 +59,7 @@ from engines.search.calibration import (
     EDGE_SETS,
     FIT_ALSO,
     MIN_FIT_GAMES,
+    RANDOM_REFERENCE_SETS,
     RANDOM_TABLES,
     SETS,
     append_game,
@@ -315,6 +316,7 @@ def fit_command(args: argparse.Namespace) -> int:
             options,
             set_name in EDGE_SETS,
             set_name in EDGE_EVIDENCE_SETS,
+            set_name in RANDOM_REFERENCE_SETS,
         )
         document["models"][set_name] = {
             "command": f"companion bench strength-fit --set {set_name}",
@@ -348,8 +350,11 @@ def fit_command(args: argparse.Namespace) -> int:
         "time in cross-validation on the fitting games; random_threshold: the share of "
         "the posterior on level 0 from which level 0 is given, from random_moves "
         "judged moves on; edges: whether the model reads the moves' edges (then the "
-        "population's second last entry is the fitting players' mean edge); options: the "
-        "rules options of the fitting games."
+        "population's second last entry is the fitting players' mean edge); "
+        "random_reference: random play's average of each quantity but the win chance kept, "
+        "in ten bins of the win chance kept, when the model compares every move with it "
+        "(then the population holds those differences, and not the win chance kept); "
+        "options: the rules options of the fitting games."
     )
     args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     load_models.cache_clear()

@@ -8,6 +8,7 @@ import pytest
 from engines.search.bench_strength import TEST_SEED, games_path
 from engines.search.calibration import StoredGame, evidence_of, labelled, read_games
 from engines.search.strength import (
+    RANDOM_AIM,
     StrengthEstimate,
     StrengthModel,
     check,
@@ -88,6 +89,21 @@ def test_the_shenshi_model_holds_the_level_on_its_test_games() -> None:
     random = [f for level, f in judged if level == 0]
     assert len(random) >= 5
     assert sum(f.low == 0 for f in random) >= 0.9 * len(random)
+
+
+def test_every_seat_of_fresh_random_tables_is_judged_random() -> None:
+    """Shendao tables of seed 8 where both play at random, made after the model was
+    settled: a random player who leads such a table keeps much win chance and gives
+    little of it away, as strong players do against weaker ones, and is still named
+    level 0 (at least 39 times in 40, ``RANDOM_AIM``): its moves are compared with
+    random play at the same win chance."""
+    model = load_models()["shendao-2"]
+    assert model.random_reference
+    tables = read_games(games_path("shendao-2-random", 8))
+    found = [estimate_evidence(model, r.evidence) for r in labelled(tables, ("full",))]
+    assert len(found) >= 60
+    assert sum(f.level == 0 for f in found) >= RANDOM_AIM * len(found)
+    assert sum(f.low == 0 for f in found) >= RANDOM_AIM * len(found)
 
 
 @pytest.mark.xfail(
