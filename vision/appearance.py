@@ -17,7 +17,11 @@ Reading a frame (:class:`AppearanceReader`):
 2. **The light, every frame**, relative to the calibration: the frame seen from above is
    divided by the bare board, and a smooth field (quadratic in board position, per
    channel, in log linear light) is fitted robustly to the ratio. Pieces, hands and
-   shadows are outliers; the board's own print, whatever it is, is the reference.
+   shadows are outliers; the board's own print, whatever it is, is the reference. A
+   hand reaching in over the board (a large patch unlike the board's colour and every
+   piece's, coming in from the edge) is found there and left out of the fit with its
+   edge; the elements' points under it are not read, and an element mostly under it
+   is *covered by a hand*.
 3. **Features** per element: how far the element is from its bare appearance (median
    distance of its points, share of points that changed), and how far from each piece
    colour of the set (median distance, share of points near it, margin to the next).
@@ -309,12 +313,30 @@ LOCAL_LIGHT_MM = 25.0
 """How far the local light correction reaches (its blur's sigma on the board)."""
 
 
+HAND_AREA_MM2 = 5000.0
+"""Least area of board, in square mm, a hand is taken to cover (:func:`hand_on_light_grid`):
+about three of Shendao's squares, more than any piece or group of pieces is unlike
+every piece colour; a hand and its arm cover more."""
+HAND_CHROMA = 0.5
+"""Least change of colour, the brightness left out (log light), from the empty board
+for a point to be taken for a hand: a lamp's pool or a shadow changes the brightness
+much more than the colour, a hand changes the colour."""
+HAND_GROW_MM = 10.0
+"""How far past the points found a hand is taken to reach: its edge, blurred into the
+board, and its fingers are too near the board's colours to be found, yet bend the
+light and change what the elements there show."""
+
+
 def fit_light(
     frame: Image, view: BoardView, appearance: SetAppearance, size_mm: tuple[float, float]
 ) -> LightField:
     """The light of ``frame`` against the calibration: the log-colour difference over
     the board, fitted by a quadratic with outliers (pieces, hands, shadows) trimmed,
-    then what the quadratic leaves on the board's own print, smoothed."""
+    then what the quadratic leaves on the board's own print, smoothed. A hand found
+    over the board (:func:`hand_on_light_grid`), grown by ``HAND_GROW_MM``, is left
+    out of both (where its colour is near the board's it would pass the trimming and
+    bend the light) and kept with the light, so that the elements' points under it
+    are left out too (:func:`features`)."""
     reference = appearance.light_reference()
     h, w = reference.shape[:2]
     seen = view.rectify(frame, size_mm, 2.5 * LIGHT_PX_PER_MM)
@@ -329,10 +351,32 @@ def fit_light(
     seen = np.asarray(cv2.resize(seen, (w, h), interpolation=cv2.INTER_AREA), dtype=np.uint8)
     diff = (log_colour(linear(seen)) - reference).reshape(-1, 3)
     design = light_design_grid(h, w, size_mm)
+    coefficients, keep = _trimmed_light(diff, design, valid)
+    pieces = [np.asarray(c) for colours in appearance.colours.values() for c in colours.values()]
+    hand = hand_on_light_grid(diff - design @ coefficients, valid, keep, reference, pieces)
+    if hand.any():
+        r = max(1, round(HAND_GROW_MM * LIGHT_PX_PER_MM))
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+        grown = cv2.dilate(hand.astype(np.uint8), disc).reshape(-1) > 0
+        coefficients, keep = _trimmed_light(diff, design, valid & ~grown)
+        hand = grown.reshape(h, w)
+    rest = (diff - design @ coefficients) * keep[:, None]
+    sigma = LOCAL_LIGHT_MM * LIGHT_PX_PER_MM
+    weight = cv2.GaussianBlur(keep.reshape(h, w).astype(np.float32), (0, 0), sigma)
+    local = cv2.GaussianBlur(rest.reshape(h, w, 3).astype(np.float32), (0, 0), sigma)
+    local = (
+        local / np.maximum(weight, 0.05)[:, :, None] * np.minimum(weight / 0.05, 1.0)[:, :, None]
+    )
+    return LightField(np.asarray(coefficients), np.asarray(local, dtype=np.float32), size_mm, hand)
+
+
+def _trimmed_light(
+    diff: FloatArray, design: FloatArray, valid: NDArray[np.bool_]
+) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """The quadratic light fitted to ``diff`` at the ``valid`` points with outliers
+    trimmed, and the points it kept."""
     keep = valid.copy()
     coefficients: NDArray[np.floating[Any]] = np.zeros((6, 3))
-    residual = np.zeros(len(diff))
-    scale = 1.0
     for _ in range(4):
         if keep.sum() < 12:
             break
@@ -341,14 +385,44 @@ def fit_light(
         residual = distance(diff, design @ coefficients)
         scale = float(np.median(residual[keep])) + 1e-3
         keep = valid & (residual < 2.5 * scale)
-    rest = (diff - design @ coefficients) * keep[:, None]
-    sigma = LOCAL_LIGHT_MM * LIGHT_PX_PER_MM
-    weight = cv2.GaussianBlur(keep.reshape(h, w).astype(np.float32), (0, 0), sigma)
-    local = cv2.GaussianBlur(rest.reshape(h, w, 3).astype(np.float32), (0, 0), sigma)
-    local = (
-        local / np.maximum(weight, 0.05)[:, :, None] * np.minimum(weight / 0.05, 1.0)[:, :, None]
+    return np.asarray(coefficients, dtype=np.float64), keep
+
+
+def hand_on_light_grid(
+    left: FloatArray,
+    valid: NDArray[np.bool_],
+    kept: NDArray[np.bool_],
+    reference: FloatArray,
+    pieces: Sequence[FloatArray],
+) -> NDArray[np.bool_]:
+    """The points of the light's grid (the shape of ``reference``, the empty board's
+    log colour there) a hand covers, found in the picture alone: of the points in the
+    picture (``valid``) that the light's first fit did not keep (``kept``), those whose
+    colour ``left`` by that light (log colour against ``reference``) has changed by
+    ``HAND_CHROMA`` or more and is near none of the ``pieces``' calibrated colours
+    (each one colour, or several as rows), in patches of
+    ``HAND_AREA_MM2`` or more that reach the edge of the board or of the picture (an
+    arm comes in from outside; a piece, a stain of light in the board's middle do not)."""
+    h, w = reference.shape[:2]
+    foreign = valid & ~kept & (np.sqrt(np.sum(left[:, 1:] ** 2, axis=1)) >= HAND_CHROMA)
+    at = np.flatnonzero(foreign)
+    if pieces and len(at):
+        seen = left[at] + reference.reshape(-1, 3)[at]
+        nearest = np.min([distance(seen, p.reshape(-1, 1, 3)).min(axis=0) for p in pieces], axis=0)
+        foreign[at] = nearest > NEAR
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(
+        foreign.reshape(h, w).astype(np.uint8), connectivity=8
     )
-    return LightField(np.asarray(coefficients), np.asarray(local, dtype=np.float32), size_mm)
+    edge = np.ones((h, w), dtype=bool)
+    edge[1:-1, 1:-1] = False
+    outside = (~valid).reshape(h, w).astype(np.uint8)
+    edge |= cv2.dilate(outside, np.ones((3, 3), np.uint8)) > 0
+    large = [
+        i
+        for i in range(1, count)
+        if stats[i, cv2.CC_STAT_AREA] >= HAND_AREA_MM2 * LIGHT_PX_PER_MM**2
+    ]
+    return np.isin(labels, [i for i in large if edge[labels == i].any()])
 
 
 # --- features and the model ------------------------------------------------------------------
@@ -373,13 +447,15 @@ def features(
     seen = log_colour(linear(np.asarray(sample(frame, sampling.pixels), dtype=np.uint8)))
     seen = seen - light.at(sampling.ground_mm)
     to_bare = distance(seen, appearance.bare_log(sampling.ground_mm))
+    # a point under a hand found over the board shows the hand, not the element
+    shown = sampling.inside & ~light.under_hand(sampling.ground_mm)
     starts = np.searchsorted(sampling.owner, np.arange(len(sampling.elements)))
     out: dict[int, ElementFeatures] = {}
     for kind in dict.fromkeys(sampling.kinds):
         members = np.array([i for i, k in enumerate(sampling.kinds) if k == kind])
         count = int(np.sum(sampling.owner == members[0]))
         index = starts[members][:, None] + np.arange(count)[None, :]
-        inside = sampling.inside[index]
+        inside = shown[index]
         if kind in _STACK and sampling.groups is not None:
             names = [sampling.elements[m] for m in members]
             stacked = appearance_stacks.features(
@@ -935,6 +1011,16 @@ class AppearanceReader:
         unseen: set[str] = set()
         light = fit_light(frame, view, self.appearance, self.model.size_mm)
         items = self.element_features(frame, view, light)
+        sampling = self.sampling(view)
+        # the share of each element in the picture; what it lacks of it, a hand covers
+        pictured = dict(
+            zip(
+                sampling.elements,
+                np.bincount(sampling.owner, weights=sampling.inside, minlength=len(items))
+                / np.maximum(np.bincount(sampling.owner, minlength=len(items)), 1),
+                strict=True,
+            )
+        )
         shown = [i for i in items if i.element not in covered and i.seen_share >= 0.5]
         chances = dict(
             zip((i.element for i in shown), self.fitted.probabilities_of(shown), strict=True)
@@ -948,7 +1034,8 @@ class AppearanceReader:
                 unseen.add(item.element)
                 continue
             if item.seen_share < 0.5:
-                abstained[item.element] = NOT_IN_VIEW
+                in_picture = pictured[item.element] >= 0.5
+                abstained[item.element] = COVERED_BY_HAND if in_picture else NOT_IN_VIEW
                 unseen.add(item.element)
                 continue
             p = chances[item.element]

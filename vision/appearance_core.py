@@ -145,11 +145,24 @@ class LightField:
     coefficients: FloatArray  # (6, 3)
     local: NDArray[np.float32]  # (h, w, 3) at LIGHT_PX_PER_MM
     size_mm: tuple[float, float]
+    hand: NDArray[np.bool_] | None = None
+    """The points of the grid a hand was found over (left out of the fit), if any."""
 
     def at(self, points_mm: FloatArray) -> FloatArray:
         px = (points_mm * LIGHT_PX_PER_MM - 0.5).astype(np.float32)
         local = np.asarray(sample(self.local, px), dtype=np.float64)
         return np.asarray(light_design(points_mm, self.size_mm) @ self.coefficients + local)
+
+    def under_hand(self, points_mm: FloatArray) -> NDArray[np.bool_]:
+        """Whether each board point lies under the hand found (none when none was)."""
+        if self.hand is None or not self.hand.any():
+            return np.zeros(len(points_mm), dtype=bool)
+        h, w = self.hand.shape
+        px = np.floor(points_mm * LIGHT_PX_PER_MM).astype(np.intp)
+        ok = (px[:, 0] >= 0) & (px[:, 1] >= 0) & (px[:, 0] < w) & (px[:, 1] < h)
+        out = np.zeros(len(points_mm), dtype=bool)
+        out[ok] = self.hand[px[ok, 1], px[ok, 0]]
+        return out
 
 
 @lru_cache(maxsize=8)
