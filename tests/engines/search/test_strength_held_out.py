@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engines.search.bench_strength import TEST_SEED, games_path
+from engines.search.analysis import analyse, game_config
+from engines.search.bench_strength import TEST_SEED, games_path, random_game
 from engines.search.calibration import StoredGame, evidence_of, labelled, read_games
 from engines.search.strength import (
     RANDOM_AIM,
@@ -104,6 +105,19 @@ def test_every_seat_of_fresh_random_tables_is_judged_random() -> None:
     assert len(found) >= 60
     assert sum(f.level == 0 for f in found) >= RANDOM_AIM * len(found)
     assert sum(f.low == 0 for f in found) >= RANDOM_AIM * len(found)
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_a_shendao_game_of_random_moves_is_judged_random(seed: int) -> None:
+    """The games of random moves of ``companion rules demo --game shendao --seed 1`` and
+    ``--seed 4``, analysed as ``companion analyse`` does: both players are named level 0
+    (their dark players were named level 2 and level 1 when the model read the win
+    chance a player has: the one the other let take the lead looked careful)."""
+    analysis = analyse(random_game("shendao", 2, seed), game_config("shendao"))
+    for summary in analysis.summary:
+        assert summary.strength is not None
+        assert summary.strength.level == 0, (seed, summary.name, summary.strength.describe())
+        assert summary.strength.low == 0
 
 
 @pytest.mark.xfail(
