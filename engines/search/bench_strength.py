@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import resource
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,9 @@ from engines.dice import Dice
 from engines.record import new_record
 from engines.registry import rules_class
 from engines.search.calibration import (
+    FIT_ALSO,
+    RANDOM_TABLES,
+    SETS,
     VIEWS,
     StoredGame,
     evidence_of,
@@ -80,6 +84,40 @@ def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str,
         "within_one": round(sum(near) / max(1, len(near)), 3),
         "random_play_level_0": round(random_share(model, items), 3),
     }
+
+
+def random_tables_cv(
+    model: StrengthModel, set_name: str, folder: Path = GAMES_DIR
+) -> tuple[int, int]:
+    """(seats named level 0, seats with an estimate) of the fitting random tables
+    ``set_name``'s model learns from (``FIT_ALSO``), whole games, each judged by a model
+    fitted without its game: the random tables held out in turn like the set's own
+    games (in the fit they are only learned from, never judged)."""
+    levels = SETS[set_name][2]
+    rows = labelled(fitting_games(set_name, folder), VIEWS, levels)
+    tables: set[int] = set()
+    for other in FIT_ALSO.get(set_name, ()):
+        offset = 1 + max((r.group for r in rows), default=0)
+        found = labelled(fitting_games(other, folder), VIEWS, levels)
+        if other in RANDOM_TABLES:
+            tables.update(r.group + offset for r in found)
+        rows += [
+            replace(r, group=r.group + offset, borrowed=other not in RANDOM_TABLES) for r in found
+        ]
+    out = held_out_logits(
+        rows,
+        model.levels,
+        model.even_share,
+        model.edges,
+        bool(model.edge_shift),
+        bool(model.random_reference),
+    )
+    named = [
+        model.point(model.posterior_of(x, r.evidence.moves), r.evidence.moves) == model.levels[0]
+        for r, x in out
+        if r.group in tables and r.view == "full" and r.evidence.moves >= MIN_MOVES
+    ]
+    return sum(named), len(named)
 
 
 def random_play_share(model: StrengthModel, games: Sequence[StoredGame]) -> tuple[int, int]:

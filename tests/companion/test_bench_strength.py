@@ -53,6 +53,22 @@ def test_fit_then_check_on_a_scratch_folder(
     assert main([*check, "--seed", str(FIT_SEEDS[-1])]) != 0
 
 
+def test_fit_judges_the_random_tables_held_out_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The random tables a model learns from are judged too, each by a model fitted
+    without it: in the fit itself they are only learned from."""
+    _scratch_games(tmp_path)
+    source = games_path("shendao-2-random", FIT_SEEDS[-1])
+    target = games_path("shendao-2-random", FIT_SEEDS[-1], tmp_path)
+    target.write_text("".join(source.read_text().splitlines(keepends=True)[:10]))
+    model = tmp_path / "model.json"
+    assert main(["bench", "strength-fit", "--folder", str(tmp_path), "--output", str(model)]) == 0
+    assert "of 20 seats named level 0" in capsys.readouterr().out
+    tables = json.loads(model.read_text())["models"]["shendao-2"]["cross_validated_random_tables"]
+    assert tables["seats"] == 20 and 10 <= tables["level_0"] <= 20
+
+
 def test_fit_without_games_is_a_usage_error(tmp_path: Path) -> None:
     assert (
         main(

@@ -53,6 +53,7 @@ from engines.search.bench_strength import (
     games_path,
     random_game,
     random_play_share,
+    random_tables_cv,
 )
 from engines.search.calibration import (
     EDGE_EVIDENCE_SETS,
@@ -318,6 +319,7 @@ def fit_command(args: argparse.Namespace) -> int:
             set_name in EDGE_EVIDENCE_SETS,
             set_name in RANDOM_REFERENCE_SETS,
         )
+        named, seats = random_tables_cv(model, set_name, args.folder)
         document["models"][set_name] = {
             "command": f"companion bench strength-fit --set {set_name}",
             "made": date.today().isoformat(),
@@ -329,6 +331,7 @@ def fit_command(args: argparse.Namespace) -> int:
             "analysis": {"iterations": iterations, "rollout_moves": rollout},
             "cross_validated": cv.to_json(),
             "cross_validated_whole_games": _whole_games_cv(model, rows),
+            "cross_validated_random_tables": {"level_0": named, "seats": seats},
             "model": model.to_json(),
         }
         found = document["models"][set_name]["cross_validated_whole_games"]
@@ -338,7 +341,9 @@ def fit_command(args: argparse.Namespace) -> int:
             f"threshold {model.random_threshold}; cross-validated on the fitting "
             f"games: range holds the level {100 * cv.coverage:.0f}% (every view); "
             f"whole games: within one {100 * found['within_one']:.0f}%, random play "
-            f"level 0 {100 * found['random_play_level_0']:.0f}%"
+            f"level 0 {100 * found['random_play_level_0']:.0f}%; tables where everyone "
+            f"plays at random (held out in turn too): {named} of {seats} seats named "
+            "level 0"
         )
     document["about"] = (
         "Strength model (engines/search/strength.py), one per game and player count, "
