@@ -314,9 +314,11 @@ LOCAL_LIGHT_MM = 25.0
 
 
 HAND_AREA_MM2 = 5000.0
-"""Least area of board, in square mm, a hand is taken to cover (:func:`hand_on_light_grid`):
-about three of Shendao's squares, more than any piece or group of pieces is unlike
-every piece colour; a hand and its arm cover more."""
+"""Least area of board, in square mm, taken for a hand (:func:`hand_on_light_grid`):
+about three of Shendao's squares; a hand and the arm behind it cover more. The three
+``HAND_`` numbers were chosen on the validation worlds (docs/vision-bench.md, *A hand
+over the board*): colour changes of 0.3 to 0.5 and areas of 5,000 to 10,000 mm² read
+alike there."""
 HAND_CHROMA = 0.5
 """Least change of colour, the brightness left out (log light), from the empty board
 for a point to be taken for a hand: a lamp's pool or a shadow changes the brightness
@@ -400,9 +402,9 @@ def hand_on_light_grid(
     picture (``valid``) that the light's first fit did not keep (``kept``), those whose
     colour ``left`` by that light (log colour against ``reference``) has changed by
     ``HAND_CHROMA`` or more and is near none of the ``pieces``' calibrated colours
-    (each one colour, or several as rows), in patches of
-    ``HAND_AREA_MM2`` or more that reach the edge of the board or of the picture (an
-    arm comes in from outside; a piece, a stain of light in the board's middle do not)."""
+    (each one colour, or several as rows), in patches of ``HAND_AREA_MM2`` or more
+    that reach the edge of the board or of the picture (an arm comes in from outside;
+    pieces, or a stain of light in the board's middle, do not)."""
     h, w = reference.shape[:2]
     foreign = valid & ~kept & (np.sqrt(np.sum(left[:, 1:] ** 2, axis=1)) >= HAND_CHROMA)
     at = np.flatnonzero(foreign)
