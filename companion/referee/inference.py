@@ -270,15 +270,17 @@ class Explainer:
         # read (a fit), or as read or carried by hand (on the way, needed only when
         # nothing fits): a ShenShi turn of three actions has thousands of variants.
         seen = [observation.value(e) for e in changed]
-        carried = [self.model.transient(e) for e in changed]
-        maybe: list[int] = []  # moves that may be on the way, whose tables were not built
+        unlike: list[tuple[int, list[Any]]] = []  # moves showing a changed element otherwise
         built: list[int] = []  # where the moves of ``results`` are in ``looked``
         for i, move in enumerate(looked):
             token = state.apply(move)
             shown = self.model.values(state, changed) if changed else None
-            if shown is not None and any(not _same(v, w) for v, w in zip(seen, shown, strict=True)):
-                if all(_same(v, w) or v in c for v, w, c in zip(seen, shown, carried, strict=True)):
-                    maybe.append(i)
+            # (lists compared whole first: most moves differ, and a list differing is
+            # told at once; equal ones may still differ in type, True against 1)
+            if shown is not None and (
+                shown != seen or any(not _same(v, w) for v, w in zip(seen, shown, strict=True))
+            ):
+                unlike.append((i, shown))
                 state.undo(token)
                 continue
             after = self.expected(state)
@@ -300,6 +302,14 @@ class Explainer:
             if len(top) == 1:
                 return Verdict(ACCEPTED, [top[0][1]], corrected=top[0][2])
             return Verdict(AMBIGUOUS, [f[1] for f in top], scores=[f[0] for f in top])
+        # the moves that may be on the way (their tables were not built): each changed
+        # element shows what the move leaves, or nothing yet (carried by hand)
+        carried = [self.model.transient(e) for e in changed]
+        maybe = [
+            i
+            for i, shown in unlike
+            if all(_same(v, w) or v in c for v, w, c in zip(seen, shown, carried, strict=True))
+        ]
         if maybe:  # their tables too, all in the order of ``looked``
             for i in maybe:
                 token = state.apply(looked[i])

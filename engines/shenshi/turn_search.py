@@ -785,10 +785,10 @@ def _third_actions(
             colour = work.cushion[start]
             lifted = list(work.cushion)  # the cushions as the hover leaves, but its own
             lifted[start] = NO_CUSHION
-            for action, _ in _actions(
-                work, code, monk, set(), None, True, hovers=hovers, kinds=frozenset(plans)
-            ):
-                longer = Turn((*turn.actions, action))
+            distinct = _distinct_actions(
+                work, code, monk, hovers, frozenset(plans), not rules.expert
+            )
+            for action in distinct:
                 if type(action) is Hover and not rules.expert:
                     template = alike.get(action.end, ())
                     if template is None:  # the rules of the turn forbid them
@@ -809,7 +809,7 @@ def _third_actions(
                         )
                         if key not in seen:
                             seen.add(key)
-                            out.append(longer)
+                            out.append(Turn((*turn.actions, action)))
                         continue
                 undo = _do(work, monk, action)
                 board = _board(work)
@@ -818,6 +818,7 @@ def _third_actions(
                     continue
                 if type(action) is Hover and not rules.expert:
                     alike[action.end] = None
+                longer = Turn((*turn.actions, action))
                 try:
                     state.check_from_options(longer)
                 except IllegalMoveError:
@@ -834,6 +835,46 @@ def _third_actions(
         for monk, action, undo in reversed(done):
             _undo(work, monk, action, undo)
     return out
+
+
+def _distinct_actions(
+    state: ShenshiState,
+    code: int,
+    monk: int,
+    hovers: _Hovers,
+    kinds: frozenset[int],
+    paired_once: bool,
+) -> Iterator[Action]:
+    """The actions of ``monk`` on the board of ``kinds`` (``_actions`` with ``free``:
+    walks, hovers, swaps). ``paired_once``: of the hovers to one square lifting the
+    same cushions to the same squares, paired otherwise, only the first: they reach
+    one position, and the rules judge them alike (an orange cushion's two lifts have
+    thousands of pairings; not used in the expert variant, whose hovers are each
+    judged and played in full)."""
+    if HOVER not in kinds:
+        yield from (a for a, _ in _actions(state, code, monk, set(), None, True, kinds=kinds))
+        return
+    walks = kinds & {WALK}
+    yield from (a for a, _ in _actions(state, code, monk, set(), None, True, kinds=walks))
+    start = state.pos[monk]
+    pairings: set[tuple[object, ...]] = set()
+    for end, lifts in _hover_ends(state, monk, hovers):
+        if paired_once and len(lifts) > 1:
+            if len(lifts) == 2:  # the common case, inline: there are thousands
+                (a, b), (c, d) = lifts
+                pairing: tuple[object, ...] = (
+                    end,
+                    *((a, c) if a < c else (c, a)),
+                    *((b, d) if b < d else (d, b)),
+                )
+            else:
+                pairing = (end, frozenset(a for a, _ in lifts), frozenset(b for _, b in lifts))
+            if pairing in pairings:
+                continue
+            pairings.add(pairing)
+        yield Hover(code, start, end, lifts)
+    swaps = kinds & {SWAP}
+    yield from (a for a, _ in _actions(state, code, monk, set(), None, True, kinds=swaps))
 
 
 def _swaps_rewritten(turn: Turn) -> list[Turn]:
