@@ -250,6 +250,24 @@ class TableModel(ABC, Generic[R, S, M]):
         None, the referee builds each table."""
         return None
 
+    def values_after(
+        self, state: S, moves: Sequence[M], elements: Sequence[str]
+    ) -> list[list[Value]] | None:
+        """What ``values`` gives on ``elements`` after each of ``moves`` (legal in
+        ``state``, which is left as it was): a game may share the work of moves that
+        begin alike (a ShenShi turn and its thousands of third actions). Default: each
+        move played and taken back; None when the game has no ``values``."""
+        if self.values(state, elements) is None:
+            return None
+        out: list[list[Value]] = []
+        for move in moves:
+            token = state.apply(move)
+            shown = self.values(state, elements)
+            state.undo(token)
+            assert shown is not None
+            out.append(shown)
+        return out
+
     def extends(self, state: S, move: M, bigger: M) -> bool:
         """Whether ``bigger`` is ``move`` going on, both played from ``state``
         (``MOVES_GO_ON``). Default: never."""

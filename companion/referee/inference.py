@@ -272,17 +272,17 @@ class Explainer:
         seen = [observation.value(e) for e in changed]
         unlike: list[tuple[int, list[Any]]] = []  # moves showing a changed element otherwise
         built: list[int] = []  # where the moves of ``results`` are in ``looked``
+        every_shown = self.model.values_after(state, looked, changed) if changed else None
         for i, move in enumerate(looked):
-            token = state.apply(move)
-            shown = self.model.values(state, changed) if changed else None
+            shown = None if every_shown is None else every_shown[i]
             # (lists compared whole first: most moves differ, and a list differing is
             # told at once; equal ones may still differ in type, True against 1)
             if shown is not None and (
                 shown != seen or any(not _same(v, w) for v, w in zip(seen, shown, strict=True))
             ):
                 unlike.append((i, shown))
-                state.undo(token)
                 continue
+            token = state.apply(move)
             after = self.expected(state)
             state.undo(token)
             results.append((move, after))

@@ -61,6 +61,7 @@ from engines.shenshi.turn_search import (
     extends,
     first_candidates,
     touched,
+    values_after,
 )
 from engines.table_model import Change, TableModel
 
@@ -381,6 +382,11 @@ class ShenshiTable(TableModel[ShenshiRules, ShenshiState, Move]):
 
     def values(self, state: ShenshiState, elements: Sequence[str]) -> list[Value]:
         return values(state, elements)
+
+    def values_after(
+        self, state: ShenshiState, moves: Sequence[Move], elements: Sequence[str]
+    ) -> list[list[Value]]:
+        return values_after(state, moves, elements)
 
     def group(self, element: str) -> str:
         return group(element)

@@ -13,7 +13,7 @@ stops it early.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import combinations
 
 from engines.errors import IllegalMoveError
@@ -46,6 +46,7 @@ from engines.shenshi.schema import (
     changed_squares,
     monk_readings,
 )
+from engines.shenshi.schema import values as schema_values
 from engines.shenshi.state import ShenshiState
 from engines.shenshi.validate import KIND_OF
 
@@ -634,6 +635,50 @@ def touched(state: ShenshiState, move: Move) -> frozenset[str]:
     if type(move) is not Turn:
         return frozenset()
     return frozenset(SQUARES[s] for action in move.actions for s in _squares(action))
+
+
+def values_after(
+    state: ShenshiState, moves: Sequence[Move], elements: Sequence[str]
+) -> list[list[Value]]:
+    """``values`` on ``elements`` after each of ``moves`` (legal in ``state``), as
+    ``state.apply`` leaves them: the actions a turn shares with the turn before it (a
+    turn and its third actions, one after the other) are played once, on a copy. A
+    turn whose player reaches the goal before its last action (``apply`` stops there),
+    and a move that is no turn, are played on ``state`` and taken back."""
+    work = state.copy()
+    rules = state.rules
+    p = state.turn
+    goal = rules.board.goal
+    # the actions on ``work``, in order, each with whether the player had reached the
+    # goal after it
+    played: list[tuple[Action, int, object, bool]] = []
+    out: list[list[Value]] = []
+    for move in moves:
+        if type(move) is not Turn:
+            token = state.apply(move)
+            out.append(schema_values(state, elements))
+            state.undo(token)
+            continue
+        actions = move.actions
+        shared = 0
+        while (
+            shared < len(played) and shared < len(actions) and played[shared][0] == actions[shared]
+        ):
+            shared += 1
+        while len(played) > shared:
+            action, monk, undo, _ = played.pop()
+            _undo(work, monk, action, undo)
+        for action in actions[shared:]:
+            monk = rules.monk_id(p, action.monk)
+            undo = _do(work, monk, action)
+            played.append((action, monk, undo, work.tokens[p] >= goal))
+        if any(won for *_, won in played[: len(actions) - 1]):
+            token = state.apply(move)  # the game ends before its last action
+            out.append(schema_values(state, elements))
+            state.undo(token)
+        else:
+            out.append(schema_values(work, elements))
+    return out
 
 
 def extends(state: ShenshiState, move: Move, bigger: Move) -> bool:

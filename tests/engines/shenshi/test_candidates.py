@@ -14,9 +14,10 @@ from engines import Dice, IllegalMoveError
 from engines.observation import Observation, Reading
 from engines.shenshi import ShenshiRules, ShenshiState, options
 from engines.shenshi.moves import Hover, Turn, Walk
-from engines.shenshi.observation import candidates, expected
+from engines.shenshi.observation import candidates, expected, schema
+from engines.shenshi.schema import values as schema_values
 from engines.shenshi.state import GIVE
-from engines.shenshi.turn_search import turns_fitting
+from engines.shenshi.turn_search import turns_fitting, values_after
 
 
 def _positions(rules: ShenshiRules, seed: int, count: int) -> list[ShenshiState]:
@@ -154,3 +155,35 @@ def test_a_turn_acting_under_a_hand_waits_for_the_hand_to_go() -> None:
     assert not [
         m for m in turns_fitting(state, covered, changed, unknown) if _key_after(state, m) == wanted
     ]
+
+
+@pytest.mark.parametrize(
+    ("players", "options", "seed"),
+    [(2, {}, 21), (3, {}, 22), (4, {}, 23), (2, {"variant": "expert"}, 24)],
+)
+def test_the_values_after_the_candidates_are_those_each_turn_played_leaves(
+    players: int, options: dict[str, object], seed: int
+) -> None:
+    # The candidates come a turn and its third actions one after the other, which
+    # ``values_after`` plays once; each value must be what the turn played alone leaves.
+    rules = ShenshiRules(ShenshiRules.default_players(players), seed=seed, **options)
+    dice = Dice(seed)
+    elements = list(schema(rules).elements)
+    compared = 0
+    for state in _positions(rules, seed, 40):
+        if state.is_over() or state.phase == GIVE:
+            continue
+        move = state.playout_move(dice)
+        after = state.copy()
+        after.apply(move)
+        table = expected(after)
+        found = candidates(state, table, expected(state).differences(table))
+        before = state.position_key()
+        shown = values_after(state, found, elements)
+        assert state.position_key() == before
+        for turn, values in zip(found, shown, strict=True):
+            token = state.apply(turn)
+            assert values == schema_values(state, elements), rules.format_move(turn)
+            state.undo(token)
+        compared += len(found)
+    assert compared >= 50
