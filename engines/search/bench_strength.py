@@ -25,6 +25,7 @@ from engines.search.calibration import (
 )
 from engines.search.strength import (
     MIN_MOVES,
+    FloatArray,
     Labelled,
     StrengthModel,
     check,
@@ -63,10 +64,9 @@ def fitting_games(set_name: str, folder: Path = GAMES_DIR) -> list[StoredGame]:
     return [g for seed in FIT_SEEDS for g in read_games(games_path(set_name, seed, folder))]
 
 
-def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str, float]:
-    """Within one and random play judged level 0 on the whole games of ``rows``,
-    cross-validated as in the fit."""
-    out = held_out_logits(
+def _held_out(model: StrengthModel, rows: Sequence[Labelled]) -> list[tuple[Labelled, FloatArray]]:
+    """``held_out_logits`` of ``rows`` with ``model`` 's levels and choices."""
+    return held_out_logits(
         rows,
         model.levels,
         model.even_share,
@@ -74,6 +74,12 @@ def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str,
         bool(model.edge_shift),
         bool(model.random_reference),
     )
+
+
+def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str, float]:
+    """Within one and random play judged level 0 on the whole games of ``rows``,
+    cross-validated as in the fit."""
+    out = _held_out(model, rows)
     items = [(r.level, r.evidence.moves, logits) for r, logits in out if r.view == "full"]
     near = [
         abs(model.point(model.posterior_of(x, n), n) - lv) <= 1
@@ -104,14 +110,7 @@ def random_tables_cv(
         rows += [
             replace(r, group=r.group + offset, borrowed=other not in RANDOM_TABLES) for r in found
         ]
-    out = held_out_logits(
-        rows,
-        model.levels,
-        model.even_share,
-        model.edges,
-        bool(model.edge_shift),
-        bool(model.random_reference),
-    )
+    out = _held_out(model, rows)
     named = [
         model.point(model.posterior_of(x, r.evidence.moves), r.evidence.moves) == model.levels[0]
         for r, x in out
