@@ -830,10 +830,8 @@ def _third_actions(
             colour = work.cushion[start]
             lifted = list(work.cushion)  # the cushions as the hover leaves, but its own
             lifted[start] = NO_CUSHION
-            distinct = _distinct_actions(
-                work, code, monk, hovers, frozenset(plans), not rules.expert
-            )
-            for action in distinct:
+            kinds = frozenset(plans)
+            for action in _distinct_actions(work, code, monk, hovers, kinds, not rules.expert):
                 if type(action) is Hover and not rules.expert:
                     template = alike.get(action.end, ())
                     if template is None:  # the rules of the turn forbid them
@@ -896,14 +894,11 @@ def _distinct_actions(
     one position, and the rules judge them alike (an orange cushion's two lifts have
     thousands of pairings; not used in the expert variant, whose hovers are each
     judged and played in full)."""
-    if HOVER not in kinds:
-        yield from (a for a, _ in _actions(state, code, monk, set(), None, True, kinds=kinds))
-        return
     walks = kinds & {WALK}
     yield from (a for a, _ in _actions(state, code, monk, set(), None, True, kinds=walks))
     start = state.pos[monk]
     pairings: set[tuple[object, ...]] = set()
-    for end, lifts in _hover_ends(state, monk, hovers):
+    for end, lifts in _hover_ends(state, monk, hovers) if HOVER in kinds else ():
         if paired_once and len(lifts) > 1:
             if len(lifts) == 2:  # the common case, inline: there are thousands
                 (a, b), (c, d) = lifts
