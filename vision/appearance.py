@@ -939,13 +939,15 @@ class AppearanceReader:
     ) -> dict[str, FloatArray]:
         """The probabilities of the shown elements of checked kinds, read as bare or as
         a tile, whose square does not look as that reading would have it against its
-        margin (:mod:`vision.appearance_margin`), lowered; the others are left out. A
-        checked kind's bare value is its first alternative (:func:`features`)."""
+        margin (:mod:`vision.appearance_margin`): lowered, read as the tile the square
+        shows after all, or torn between a tile and bare where a hand is over the board;
+        the others are left out. A checked kind's bare value is its first alternative
+        (:func:`features`)."""
         checked = [
             i
             for i in shown
             if i.kind in appearance_margin.CHECKED_KINDS
-            and float(np.max(chances[i.element])) > appearance_margin.DOUBTFUL
+            and float(np.max(chances[i.element])) >= SHOWN_AT
         ]
         if not checked:
             return {}
@@ -985,6 +987,7 @@ class AppearanceReader:
             colours = [self.appearance.colours[kind][v] for v in values]
             toward[kind] = appearance_margin.toward_tiles(differences, bare, colours)
             own[kind] = appearance_margin.toward_tiles(on_square, bare, colours)
+        hand = light.hand is not None and bool(light.hand.any())
         out: dict[str, FloatArray] = {}
         for item in checked:
             p, r = chances[item.element], row[item.element]
@@ -992,11 +995,20 @@ class AppearanceReader:
             read = item.values[int(np.argmax(p))]
             if int(np.argmax(p)) == 0:
                 out[item.element] = appearance_margin.doubt_bare(
-                    p, 0, float(differences[r, 0]), shares.tolist(), own[item.kind][r].tolist()
+                    p,
+                    0,
+                    float(differences[r, 0]),
+                    shares.tolist(),
+                    own[item.kind][r].tolist(),
+                    [item.values.index(v) for v in tiles[item.kind]],
                 )
             elif read in tiles[item.kind]:
                 out[item.element] = appearance_margin.doubt_tile(
-                    p, int(np.argmax(p)), float(shares[tiles[item.kind].index(read)])
+                    p,
+                    int(np.argmax(p)),
+                    float(shares[tiles[item.kind].index(read)]),
+                    0,
+                    hand,
                 )
         return out
 

@@ -36,8 +36,21 @@ A square read as a tile is not taken as sure when it goes less than ``TILE_STEP`
 the way toward that tile's colour: it looks like its own bare margin.
 
 The read value's probability is then lowered to ``DOUBTFUL`` (still read, but under
-the line where the referee takes a reading as sure). Nothing else changes: which value
-is read, and every other element.
+the line where the referee takes a reading as sure). Two kinds of doubt say more than
+that, and the reading follows them:
+
+- a square read as bare whose margin and own colour both go toward the same tile's
+  colour (its margin more than ``TOWARD_TILE`` of the way; its own colour more than
+  ``SQUARE_TOWARD_TILE``, or more than ``OWN_WITH_BRIGHTNESS`` where its brightness
+  also differs from its margin's by more than ``MISMATCH``) is read as that tile, at
+  ``DOUBTFUL``: two signs of the tile that do not come from the same points (a dark
+  tile under glare, a light tile on a light square);
+- a square read as a tile that looks like its own bare margin is left *unsure*, torn
+  between that tile and bare, where the picture has a hand over the board (a hand
+  bends the light fitted over the board, and an empty square near it looks like a
+  light tile by its own colour) or where the tile was read at ``DOUBTFUL`` or less.
+
+Every other element is read as before.
 """
 
 from __future__ import annotations
@@ -51,6 +64,7 @@ from numpy.typing import NDArray
 
 from vision.appearance_core import (
     BRIGHTNESS_WEIGHT,
+    SHOWN_AT,
     LightField,
     SetAppearance,
     linear,
@@ -103,6 +117,14 @@ wrong at 0.9 or more for fewer than 20 right ones taken under 0.9 (7 from none t
 METRIC = np.array([BRIGHTNESS_WEIGHT**2, 1.0, 1.0])
 """How the log colour's three parts weigh in a projection (as in the reader's
 distance: a change of brightness counts half as much as a change of colour)."""
+OWN_WITH_BRIGHTNESS = 0.1
+"""A square read as bare whose margin goes more than ``TOWARD_TILE`` of the way toward a
+tile's colour and whose brightness differs from its margin's by more than ``MISMATCH``
+is read as that tile when its own colour, too, goes more than this share of the way to
+it (more than ``SQUARE_TOWARD_TILE`` without the brightness). Chosen on the training
+worlds (seeds 1 to 120 at 1280x720 and 1 to 48 at 1920x1080, the hardest level) and
+the validation worlds (seeds 1000 to 1047 at both sizes): of 0.25, 0.2, 0.15, 0.1 and
+0.05, the largest that spares as many wrong readings, 68 in all (docs/vision-bench.md)."""
 DOUBTFUL = 0.75
 """The probability a doubted reading is lowered to: under the referee's sure line
 (0.9), over the line under which an element is left unknown (``SHOWN_AT``, 0.6), so
@@ -276,33 +298,62 @@ def tile_doubted(toward: float) -> bool:
     return bool(toward < TILE_STEP)
 
 
+def tile_shown(brightness: float, toward: Sequence[float], own: Sequence[float]) -> int | None:
+    """The tile a square read as bare shows after all, as its index in ``toward`` and
+    ``own`` (:func:`bare_doubted`), or None: the one whose colour both the square's
+    difference from its margin (more than ``TOWARD_TILE`` of the way) and its own colour
+    (more than ``SQUARE_TOWARD_TILE``, or ``OWN_WITH_BRIGHTNESS`` when its brightness
+    differs from its margin's by more than ``MISMATCH``) go toward; the one they go
+    furthest toward together when several do (unknown, NaN, shows nothing)."""
+    own_line = OWN_WITH_BRIGHTNESS if abs(brightness) > MISMATCH else SQUARE_TOWARD_TILE
+    shown = [
+        (t + o, j)
+        for j, (t, o) in enumerate(zip(toward, own, strict=True))
+        if t > TOWARD_TILE and o > own_line
+    ]
+    return max(shown)[1] if shown else None
+
+
 def doubt_bare(
     p: FloatArray,
     bare: int,
     brightness: float,
     toward: Sequence[float],
     own: Sequence[float] = (),
+    tiles: Sequence[int] = (),
 ) -> FloatArray:
     """``p`` (an element's probabilities, ``bare`` the index of its bare value) when
     the square and its margin differ by ``brightness`` and ``toward`` the tiles, and the
     square goes ``own`` of the way to them from its bare colour (:func:`bare_doubted`):
     unchanged unless the bare value is read at more than ``DOUBTFUL`` and the square is
-    doubted; then lowered (:func:`lowered`)."""
+    doubted; then read as the tile it shows (:func:`tile_shown`; ``tiles``: the index
+    in ``p`` of each tile of ``toward``), when given, or lowered (:func:`lowered`)."""
     if (
         int(np.argmax(p)) != bare
         or p[bare] <= DOUBTFUL
         or not bare_doubted(brightness, toward, own)
     ):
         return p
-    return lowered(p, bare)
+    shown = tile_shown(brightness, toward, own) if tiles else None
+    if shown is None:
+        return lowered(p, bare)
+    return read_as(p, bare, tiles[shown])
 
 
-def doubt_tile(p: FloatArray, tile: int, toward: float) -> FloatArray:
+def doubt_tile(
+    p: FloatArray, tile: int, toward: float, bare: int | None = None, hand: bool = False
+) -> FloatArray:
     """``p`` (an element's probabilities, ``tile`` the index of a tile value) when the
     square goes ``toward`` of the way to that tile's colour (:func:`tile_doubted`):
-    unchanged unless the tile is read at more than ``DOUBTFUL`` and doubted; then
-    lowered (:func:`lowered`)."""
-    if int(np.argmax(p)) != tile or p[tile] <= DOUBTFUL or not tile_doubted(toward):
+    unchanged unless the tile is read (at ``SHOWN_AT`` or more) and doubted; then torn
+    between the tile and ``bare`` (the index of the bare value, when given:
+    :func:`torn`) where the picture has a ``hand`` over the board or the tile was read
+    at ``DOUBTFUL`` or less, otherwise lowered (:func:`lowered`) when read at more."""
+    if int(np.argmax(p)) != tile or p[tile] < SHOWN_AT or not tile_doubted(toward):
+        return p
+    if bare is not None and (hand or p[tile] <= DOUBTFUL):
+        return torn(p, tile, bare)
+    if p[tile] <= DOUBTFUL:
         return p
     return lowered(p, tile)
 
@@ -315,3 +366,20 @@ def lowered(p: FloatArray, read: int) -> FloatArray:
     share = others / total if total > 0.0 else np.full(len(others), 1.0 / len(others))
     out = np.insert(share * (1.0 - DOUBTFUL), read, DOUBTFUL)
     return np.asarray(out)
+
+
+def read_as(p: FloatArray, read: int, instead: int) -> FloatArray:
+    """``p`` with the values at ``read`` and ``instead`` changing places, then
+    ``instead`` lowered to ``DOUBTFUL`` (:func:`lowered`): read as ``instead``, not
+    as sure."""
+    out = p.copy()
+    out[read], out[instead] = p[instead], p[read]
+    return lowered(out, instead)
+
+
+def torn(p: FloatArray, a: int, b: int) -> FloatArray:
+    """``p`` with the values at ``a`` and ``b`` sharing their probability evenly: the
+    reader cannot tell the two apart."""
+    out = p.copy()
+    out[a] = out[b] = 0.5 * (p[a] + p[b])
+    return out

@@ -1,7 +1,9 @@
 """A square read as bare is checked against the bare margin around it: glare added over
 a bare square and its margin alike changes nothing, a tile that glare makes look like
 the bare square is doubted, and so is one that stands from its margin toward a tile's
-colour, or that has gone a good part of the way to a tile's colour near its own."""
+colour, or that has gone a good part of the way to a tile's colour near its own; one
+both signs point to a tile is read as it, and a tile reading that looks like its bare
+margin near a hand is left unsure."""
 
 from __future__ import annotations
 
@@ -9,11 +11,12 @@ import numpy as np
 import pytest
 
 from vision.appearance import plan
-from vision.appearance_core import LIGHT_PX_PER_MM, LightField, SetAppearance
+from vision.appearance_core import LIGHT_PX_PER_MM, SHOWN_AT, LightField, SetAppearance
 from vision.appearance_margin import (
     DOUBTFUL,
     MARGIN_FROM,
     MISMATCH,
+    OWN_WITH_BRIGHTNESS,
     SQUARE_TOWARD_TILE,
     TILE_STEP,
     TOWARD_TILE,
@@ -25,6 +28,9 @@ from vision.appearance_margin import (
     margin_offsets,
     mismatch,
     plan_margins,
+    read_as,
+    tile_shown,
+    torn,
     toward_tiles,
 )
 from vision.models import load_model
@@ -233,8 +239,9 @@ def test_a_tile_reading_is_doubted_where_the_square_looks_like_its_margin() -> N
     assert doubt_tile(bare, 1, 0.0) is bare  # read as bare: not a tile reading
 
 
-def test_the_reader_only_lowers_readings_it_doubts(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_reader_changes_only_the_squares_it_doubts(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from vision import appearance_margin
+    from vision.appearance import UNSURE
     from vision.evaluate.appearance import Setup, calibrated_reader, load_setup
 
     pictures = load_setup(
@@ -247,14 +254,54 @@ def test_the_reader_only_lowers_readings_it_doubts(tmp_path, monkeypatch) -> Non
         with monkeypatch.context() as patch:
             patch.setattr(appearance_margin, "CHECKED_KINDS", ())
             plain = reader.read(image, view)
-        assert checked.abstained == plain.abstained
         for name in plain.observation.schema.elements:
             before, after = plain.observation[name], checked.observation[name]
-            assert before.known == after.known
-            if not before.known or before.confidence == after.confidence:
+            if before == after and plain.abstained.get(name) == checked.abstained.get(name):
                 continue
             assert reader.model.elements[name].kind in appearance_margin.CHECKED_KINDS
-            assert before.value == after.value
-            assert after.confidence == pytest.approx(DOUBTFUL)
             doubted += 1
+            if not after.known:
+                # torn between the tile read and bare: unsure, never taken as covered
+                assert before.known and before.value != "empty"
+                assert checked.abstained[name] == UNSURE
+                continue
+            assert before.known and after.confidence == pytest.approx(DOUBTFUL)
+            # kept at DOUBTFUL, or read as the tile a square read as bare shows after all
+            assert after.value == before.value or before.value == "empty"
     assert doubted > 0, "a hardest table under glare has squares to doubt"
+
+
+def test_a_bare_reading_both_signs_point_to_a_tile_is_read_as_it() -> None:
+    p = np.array([0.97, 0.01, 0.0, 0.02])  # bare, dark, light, something else
+    tiles = [2, 1]  # toward and own list the light tile, then the dark one
+    # the margin and its own colour both go toward the dark tile
+    read = doubt_bare(p, 0, 0.0, [0.0, 2 * TOWARD_TILE], [0.0, 2 * SQUARE_TOWARD_TILE], tiles)
+    assert int(np.argmax(read)) == 1 and read[1] == pytest.approx(DOUBTFUL)
+    assert read.sum() == pytest.approx(1.0)
+    # without the tiles' places, doubted as before
+    kept = doubt_bare(p, 0, 0.0, [0.0, 2 * TOWARD_TILE], [0.0, 2 * SQUARE_TOWARD_TILE])
+    assert int(np.argmax(kept)) == 0 and kept[0] == pytest.approx(DOUBTFUL)
+    # the two signs toward different tiles show neither
+    apart = doubt_bare(p, 0, 0.0, [2 * TOWARD_TILE, 0.0], [0.0, 2 * SQUARE_TOWARD_TILE], tiles)
+    assert int(np.argmax(apart)) == 0
+    # its own colour a little toward the tile is enough where its brightness differs too
+    small = [0.0, (OWN_WITH_BRIGHTNESS + SQUARE_TOWARD_TILE) / 2]
+    assert tile_shown(0.0, [0.0, 2 * TOWARD_TILE], small) is None
+    assert tile_shown(-2 * MISMATCH, [0.0, 2 * TOWARD_TILE], small) == 1
+    assert tile_shown(0.0, [float("nan")] * 2, [float("nan")] * 2) is None
+
+
+def test_a_tile_reading_that_looks_bare_is_torn_near_a_hand_or_when_doubtful() -> None:
+    tile = np.array([0.02, 0.97, 0.0, 0.01])
+    near_hand = doubt_tile(tile, 1, TILE_STEP / 2, 0, hand=True)
+    assert near_hand[0] == near_hand[1] == pytest.approx(0.495)
+    assert near_hand.max() < SHOWN_AT and near_hand.sum() == pytest.approx(1.0)
+    assert doubt_tile(tile, 1, TILE_STEP / 2, 0)[1] == pytest.approx(DOUBTFUL)
+    weak = np.array([0.25, 0.7, 0.0, 0.05])
+    assert doubt_tile(weak, 1, TILE_STEP / 2) is weak  # as before without the bare value
+    assert doubt_tile(weak, 1, TILE_STEP / 2, 0).max() < SHOWN_AT
+    assert doubt_tile(weak, 1, 2 * TILE_STEP, 0, hand=True) is weak  # its step shows
+    unsure = np.array([0.35, 0.55, 0.0, 0.1])
+    assert doubt_tile(unsure, 1, 0.0, 0, hand=True) is unsure  # not read: left alone
+    assert torn(tile, 0, 1).tolist() == pytest.approx([0.495, 0.495, 0.0, 0.01])
+    assert read_as(tile, 1, 0)[0] == pytest.approx(DOUBTFUL)
