@@ -10,6 +10,7 @@ verdict; the sources' believed tables are then merged).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -46,7 +47,7 @@ from companion.referee.inference import VerdictKind as Kind
 from companion.referee.parts import MOST_TRIED, Entry, Factor, Parts, refused
 from companion.referee.unseen import MOST_FITS, Unseen, unsure_words
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
-from engines.observation import Observation, Reading, TableSchema, same_value
+from engines.observation import Observation, Reading, TableSchema, Value, same_value
 
 DONE_WAIT = 3
 """A ``done`` the table read just now would answer waits at most this many times the
@@ -763,6 +764,33 @@ class Referee:
                 return Verdict(Kind.IN_PROGRESS, gap.next_moves(0))
         return verdict
 
+    def _done_found(self, believed: Observation) -> Verdict | None:
+        """The verdict on a ``done`` with the believed table completed by the pieces it
+        lost: the elements last read with a value the believed table shows fewer times
+        than the position before the move does (a piece no longer seen where it stood,
+        not yet believed where it was put down), each taken as read. Other new readings
+        are left out: one frame's misreading must not name the rule. None: no such
+        reading."""
+        before = self.expected_table()
+
+        def piece(element: str, value: Value | None) -> tuple[Any, ...]:
+            # elements of the same kind have the same values (a True is not a 1)
+            return (self.schema.values[element], type(value).__name__, value)
+
+        lost = Counter(piece(e, before.value(e)) for e in self.schema.elements)
+        lost.subtract(piece(e, believed.value(e)) for e in self.schema.elements)
+        found = {
+            e: Reading(r.value, 1.0)
+            for e, r in self._read_anew(before).items()
+            if lost[piece(e, r.value)] > 0 and not same_value(r.value, believed.value(e))
+        }
+        if not found:
+            return None
+        table = Observation.trusted(
+            self.schema, {e: found.get(e, believed[e]) for e in self.schema.elements}
+        )
+        return self.explainer.explain(self.state, table, turn_done=True, hidden=self._hidden())
+
     def _read_anew(self, before: Observation, read: int = 1) -> dict[str, Reading]:
         """The elements last read (``read`` times running) with a value unlike both
         the believed table and ``before`` (``Debouncer.latest_changes``), by any source."""
@@ -986,6 +1014,13 @@ class Referee:
                 named = self._done_look(max(waited, 0), read=2)
                 if named is not None and named.kind == Kind.ILLEGAL:
                     verdict, named_by_reads = named, True
+            elif verdict.rule == UNEXPLAINED:
+                # the believed table leaves a change no rule names (a monk gone from
+                # the board), while the last frame shows the piece it lost: put down
+                # a frame ago, read but not yet believed
+                found = self._done_found(observation)
+                if found is not None and found.kind == Kind.ILLEGAL and found.rule != UNEXPLAINED:
+                    verdict, named_by_reads = found, True
             if (
                 not named_by_reads
                 and observation.differences(self.expected_table())
