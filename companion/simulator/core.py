@@ -180,6 +180,7 @@ class TableSimulator:
                 )
                 touches = handling.steps(state, move, rng, config)
                 gap.append(rules.format_move(move))
+                handling.played(state, move)
                 state.apply(move)
                 steps = self._unseen(table, touches, base, rng)
                 if number < gap_end:
@@ -210,6 +211,7 @@ class TableSimulator:
             said = [Step(TypedMove(base.move), base)] if handling.announced(state, move) else []
             touches = handling.steps(state, move, rng, config)
             before = self._view(table)
+            handling.played(state, move)
             state.apply(move)
             steps = self._act(table, touches, base, rng) + said + self._settle(table, base, rng)
             if table != handling.table(state):

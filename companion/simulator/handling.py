@@ -131,6 +131,12 @@ class Handling(ABC):
         on the board is still spent). Default: never."""
         return False
 
+    def played(self, state: GameState[Any], move: Any) -> None:
+        """``move`` is about to be played in ``state`` (left as it is): for a game
+        whose attempts depend on how the move before them may be read. Default:
+        nothing."""
+        return None
+
     def random_move(self, state: GameState[Any], dice: Dice) -> Any:
         """A random legal move for a simulated game: uniform over the legal moves (a
         game whose moves cannot be listed draws them its own way)."""

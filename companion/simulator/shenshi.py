@@ -44,7 +44,10 @@ rule                        the attempt
 ==========================  ===========================================================
 
 An attempt is staged only when no legal turn leaves the table it shows after any of its
-touches (``candidates`` rebuilds the turns that could: a turn cannot be listed). Slides
+touches (``candidates`` rebuilds the turns that could: a turn cannot be listed), nor
+one made after the turn before read without its last action, when that reading is a
+legal turn too (a neutral monk's last action may be the next player's first: the table
+cannot tell). Slides
 are one touch: a monk lifted off the board for a moment reads as a monk removed, which a
 referee may flag before it is put down.
 
@@ -192,6 +195,10 @@ class ShenshiHandling(Handling):
     game = "shenshi"
     stageable_rules: ClassVar[tuple[str, ...]] = STAGEABLE
     rules: ShenshiRules
+
+    _shorter: ShenshiState | None = None
+    """The position after the turn just played read without its last action, when
+    that is a legal turn too (``played``)."""
 
     def table(self, state: GameState[Any]) -> Table:
         observation = expected(_shenshi(state))
@@ -341,6 +348,19 @@ class ShenshiHandling(Handling):
                 return True
         return False
 
+    def played(self, state: GameState[Any], move: Any) -> None:
+        self._shorter = None
+        if type(move) is not Turn or len(move.actions) < 2:
+            return
+        shorter = Turn(move.actions[:-1])
+        work = _shenshi(state).copy()
+        try:
+            work.check(shorter)
+        except IllegalMoveError:
+            return
+        work.apply(shorter)
+        self._shorter = work
+
     def _observation(self, table: Table) -> Observation:
         return Observation.trusted(
             schema(self.rules), {e: Reading(v, 1.0) for e, v in table.items()}
@@ -413,13 +433,17 @@ class ShenshiHandling(Handling):
     def _explained_on_the_way(
         self, state: ShenshiState, touches: list[Touch], says_done: bool = False
     ) -> bool:
-        """Whether a legal turn leaves the table as some touch of ``touches`` does, or
+        """Whether a legal turn leaves the table as some touch of ``touches`` does (in
+        ``state``, or after the turn before read without its last action), or
         (``says_done``: the player then says done) the last one with actions leaving no
         trace (``with_swaps_undone``), as the referee reads a turn said done."""
         trial = self.table(state)
+        shorter = self._shorter
         for touch in touches:
             touch.apply(trial)
-            if self._explained(state, trial):
+            if self._explained(state, trial) or (
+                shorter is not None and self._explained(shorter, trial)
+            ):
                 return True
         if says_done:
             observation = self._observation(trial)

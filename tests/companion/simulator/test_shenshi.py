@@ -18,6 +18,7 @@ from companion.simulator.scoring import RefereedGame
 from companion.simulator.shenshi import STAGEABLE, ShenshiHandling
 from engines import Dice
 from engines.shenshi import ShenshiRules, ShenshiState
+from engines.shenshi.schema import SQUARES
 from tests.engines.shenshi.positions import position
 
 TWO = ShenshiRules(["silver", "copper"])
@@ -341,3 +342,24 @@ def test_an_attempt_every_way_of_which_a_legal_turn_shows_is_given_up(
     found = handling.attempt(state, "turn.needs-grand-master", rng, BUSY)
     assert found is None
     assert looked == [True] * 4
+
+
+def test_an_attempt_a_legal_turn_explains_after_the_turn_before_read_shorter_is_not_staged() -> (
+    None
+):
+    # Silver's turn ends with the neutral Grand Master swapping with the neutral master
+    # (NGa3=b3); read without that swap it is a legal turn too, after which copper's
+    # NMb3-b2 NGa3-b3 leaves the table the neutral master slid from a3 to b2 (a
+    # diagonal step) shows: the referee rightly accepts that, so it is no attempt.
+    rules = ShenshiRules.from_record(ShenshiRules.default_players(3), {"seed": 1420})
+    moves = random_game(rules, 1420)
+    state = rules.initial_state()
+    for move in moves[:63]:
+        state.apply(move)
+    assert rules.format_move(moves[63]) == "Mc7-d7 NGa5~a3(a3>e7) NGa3=b3"
+    handling = ShenshiHandling(rules)
+    handling.played(state, moves[63])
+    state.apply(moves[63])
+    slide = ShenshiHandling._slide(handling.table(state), SQUARES.index("a3"), SQUARES.index("b2"))
+    assert handling._explained_on_the_way(state, [slide])
+    assert not ShenshiHandling(rules)._explained_on_the_way(state, [slide])
