@@ -46,6 +46,9 @@ the table it leaves built): at most about 0.2 s of one core for Shendao, whose e
 positions have 400 moves with their cards. The gaps of simulated games needed far
 fewer (``companion bench referee --gap``)."""
 WRONG_PLAYER = "turn.wrong-player"
+RULING = 4
+"""How many elements read unchanged that ruled moves out just now ``Explainer.explain``
+looks at first, before building a move's whole table."""
 BEYOND_A_TURN = frozenset(
     {
         "turn.one-grand-master",
@@ -273,6 +276,12 @@ class Explainer:
         unlike: list[tuple[int, list[Any]]] = []  # moves showing a changed element otherwise
         built: list[int] = []  # where the moves of ``results`` are in ``looked``
         every_shown = self.model.values_after(state, looked, changed) if changed else None
+        # Moves showing every changed element as read mostly differ on an element read
+        # unchanged (a third action's cushion put down elsewhere), the same one for many
+        # of them: the last few such elements are looked at first (``values``), and the
+        # whole table is built only when they agree (else only if nothing fits).
+        ruling: list[str] = []
+        deferred: list[int] = []
         for i, move in enumerate(looked):
             shown = None if every_shown is None else every_shown[i]
             # (lists compared whole first: most moves differ, and a list differing is
@@ -283,11 +292,22 @@ class Explainer:
                 unlike.append((i, shown))
                 continue
             token = state.apply(move)
+            if ruling and shown is not None:
+                probed = self.model.values(state, ruling)
+                if probed is not None and any(
+                    not _same(v, observation.value(e)) for e, v in zip(ruling, probed, strict=True)
+                ):
+                    state.undo(token)
+                    deferred.append(i)
+                    continue
             after = self.expected(state)
             state.undo(token)
             results.append((move, after))
             built.append(i)
-            if any(not _same(v, after.value(e)) for e, v in wanted):
+            differing = next((e for e, v in wanted if not _same(v, after.value(e))), None)
+            if differing is not None:
+                if shown is not None and differing not in changed and differing not in ruling:
+                    ruling = [differing, *ruling[: RULING - 1]]
                 continue
             misses = [e for e in unsure if not _same(observation.value(e), after.value(e))]
             fits.append((weigher.log_likelihood(after), move, misses, after))
@@ -309,7 +329,7 @@ class Explainer:
             i
             for i, shown in unlike
             if all(_same(v, w) or v in c for v, w, c in zip(seen, shown, carried, strict=True))
-        ]
+        ] + deferred
         if maybe:  # their tables too, all in the order of ``looked``
             for i in maybe:
                 token = state.apply(looked[i])
