@@ -305,6 +305,22 @@ class Debouncer:
         self.read = set(data["read"]) & set(self.stable)
         self.fresh = set(data.get("fresh", ())) & set(self.stable)
 
+    def settling(self) -> dict[str, Reading]:
+        """The elements whose last readings (``window`` of them) with a value all read
+        one value, unlike the believed one, at least twice, with that value's last
+        reading: a piece put down, read now and then without a value, not believed yet
+        for want of readings in a row. One frame's misreading is not among them."""
+        out: dict[str, Reading] = {}
+        for e, recent in self._recent.items():
+            known = [r for r in recent if r.value is not None]
+            if (
+                len(known) >= 2
+                and all(same_value(r.value, known[-1].value) for r in known)
+                and not same_value(known[-1].value, self.stable[e].value)
+            ):
+                out[e] = known[-1]
+        return out
+
     def latest_changes(self, frames: int = 1) -> dict[str, Reading]:
         """The elements last read otherwise than believed (a change not believed yet,
         or a reading disturbed once), with that reading; only those read so at least
@@ -766,11 +782,11 @@ class Referee:
 
     def _done_found(self, believed: Observation) -> Verdict | None:
         """The verdict on a ``done`` with the believed table completed by the pieces it
-        lost: the elements last read with a value the believed table shows fewer times
-        than the position before the move does (a piece no longer seen where it stood,
-        not yet believed where it was put down), each taken as read. Other new readings
-        are left out: one frame's misreading must not name the rule. None: no such
-        reading."""
+        lost: the elements whose recent readings agree on a value (``Debouncer.settling``)
+        that the believed table shows fewer times than the position before the move does
+        (a piece no longer seen where it stood, not yet believed where it was put down),
+        each taken as read. Other new readings are left out: a misreading must not name
+        the rule. None: no such reading."""
         before = self.expected_table()
 
         def piece(element: str, value: Value | None) -> tuple[Any, ...]:
@@ -781,8 +797,11 @@ class Referee:
         lost.subtract(piece(e, believed.value(e)) for e in self.schema.elements)
         found = {
             e: Reading(r.value, 1.0)
-            for e, r in self._read_anew(before).items()
-            if lost[piece(e, r.value)] > 0 and not same_value(r.value, believed.value(e))
+            for debouncer in self.sources.values()
+            for e, r in debouncer.settling().items()
+            if lost[piece(e, r.value)] > 0
+            and not same_value(r.value, believed.value(e))
+            and not same_value(r.value, before.value(e))
         }
         if not found:
             return None

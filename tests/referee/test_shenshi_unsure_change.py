@@ -174,21 +174,21 @@ def test_an_illegal_done_while_a_monk_is_read_without_a_value_by_turns_is_flagge
     assert only(referee.handle(TurnDone()), "illegal_move").rule == rule
 
 
-def test_a_done_on_a_monk_read_once_where_it_went_names_the_turn_not_a_monk_taken_off() -> None:
-    # the master walked e4-e5 alone (the turn lacks its Grand Master): e5 read without
-    # a value until the last frame, which also misreads the neutral Grand Master on b3
-    # as the neutral master. Before: flagged as taking the master off the board
-    # (table.unexplained), the believed table having lost it; the misreading must not
-    # name the rule either (a walk of the neutral master)
+def test_a_done_on_a_monk_read_now_and_then_where_it_went_names_its_turn() -> None:
+    # the master walked e4-e5 alone (the turn lacks its Grand Master): e5 read every
+    # other frame, never believed; the last frame also misreads the neutral Grand
+    # Master on b3 as the neutral master. Before: flagged as taking the master off the
+    # board (table.unexplained), the believed table having lost it; the misreading
+    # must not name the rule either (a walk of the neutral master)
     state = start()
     referee = Referee(state.rules, state)
     other = state.copy()
     other.apply(state.rules.parse_move("Me4-e5"))
     table = expected(other)
-    for _ in range(4):
-        referee.handle(Seen(table.replace({"e5 monk": None}), "camera"))
-    last = table.replace({"b3 monk": Reading("black-master", 0.95)})
-    assert names(referee.handle(Seen(last, "camera"))) == []
+    unseen = table.replace({"e5 monk": None})
+    misread = table.replace({"b3 monk": Reading("black-master", 0.95)})
+    for frame in (unseen, unseen, unseen, table, unseen, misread):
+        assert "illegal_move" not in names(referee.handle(Seen(frame, "camera")))
     flag = only(referee.handle(TurnDone()), "illegal_move")
     assert flag.rule == "turn.needs-grand-master"
     assert referee.history == []
