@@ -26,8 +26,13 @@ the posterior. For the models that weigh it (``StrengthModel.edge_shift``) the s
 the moves' edges first adds its log-likelihood under each level to the log-odds
 (``edge_evidence``: unlike an average, its evidence grows with the moves, as a test of
 "random play or not" should), and the logistic model is fitted with it in place
-(``edge_offsets``), so that the edges are counted once. The range is the narrowest
-run of levels holding ``COVERAGE`` of the posterior. The level given is the posterior
+(``edge_offsets``), so that the edges are counted once. For the models that split
+them (``StrengthModel.lead_split``) each level is fitted as two classes, the players
+who led and those who did not, and the level's log-odds are its halves' together: a
+random player who leads a table of random players looks like a stronger leader, not
+like the random players who trail. The fit may weigh the players of tables where every
+seat plays at random more than others (``StrengthModel.table_weight``). The range is
+the narrowest run of levels holding ``COVERAGE`` of the posterior. The level given is the posterior
 median, or level 0 (random play) as soon as level 0 has at least ``random_threshold``
 of the posterior and there are ``random_moves`` judged moves: a player who may well be
 playing at random is told so, once there are moves enough to tell. The range always
@@ -193,6 +198,16 @@ class Labelled:
     borrowed: bool = False
     """From another set's games (``engines.search.calibration.FIT_ALSO``): always fitted
     on, never held out in the cross-validation (which judges the set's own games)."""
+    random_table: bool = False
+    """From a table where every seat plays at random (weighed ``table_weight`` in the
+    fit, ``fit_logistic``)."""
+
+
+def led(evidence: Evidence, even_share: float) -> int:
+    """1 when the win chance the player's best moves kept averages more than an even
+    share (they led), else 0: the half of a level its player falls in when the model
+    splits each level by it (``StrengthModel.lead_split``)."""
+    return int(bool(evidence.kept) and float(np.mean(evidence.kept)) > even_share)
 
 
 def table_loss(others: Sequence[Evidence], even_share: float) -> float | None:
@@ -395,6 +410,16 @@ class StrengthModel:
     win chance kept is not read: a random player who leads a table of random players
     keeps much win chance, and gives little of it away, because of how the others
     played."""
+    lead_split: bool = False
+    """Whether each level is fitted as two classes, the players who led (``led``) and
+    those who did not, and a level's log-odds are those of its two halves together: a
+    random player who leads a table of random players looks like a stronger player who
+    leads, not like the random players who trail, and one straight boundary between the
+    levels cannot tell them apart (``weights`` then has two columns a level, the level's
+    trailing half first)."""
+    table_weight: float = 1.0
+    """How much each player of the fitting tables where every seat plays at random
+    weighs in the fit against one of the other games (``fit_logistic``)."""
 
     @property
     def levels(self) -> list[int]:
@@ -407,6 +432,8 @@ class StrengthModel:
         )
         z = np.append((x - np.array(self.centre)) / np.array(self.scale), 1.0)
         out: FloatArray = z @ np.array(self.weights)
+        if self.lead_split:
+            out = np.logaddexp(out[0::2], out[1::2])
         if self.edge_shift and len(evidence.edges) == evidence.moves:
             out = out + edge_evidence(
                 evidence.edges, self.edge_shift, self.edge_spread, self.edge_between
@@ -464,6 +491,8 @@ class StrengthModel:
             "options": dict(self.options),
             "random_moves": self.random_moves,
             "edges": self.edges,
+            **({"lead_split": True} if self.lead_split else {}),
+            **({"table_weight": self.table_weight} if self.table_weight != 1.0 else {}),
             **(
                 {
                     "edge_shift": [round(v, 6) for v in self.edge_shift],
@@ -522,14 +551,18 @@ class StrengthModel:
             edge_spread,
             edge_between,
             reference,
+            bool(data.get("lead_split", False)),
+            float(data.get("table_weight", 1.0)),
         )
+        classes = len(levels) * (2 if model.lead_split else 1)
         if (
             len(levels) < 2
             or len(model.population) != width - 1
             or len(model.centre) != width
             or len(model.scale) != width
             or len(model.weights) != width + 1
-            or any(len(row) != len(levels) for row in model.weights)
+            or any(len(row) != classes for row in model.weights)
+            or model.table_weight <= 0
         ):
             raise ValueError(
                 f"{key}: the model's sizes do not match its levels and {width} features"
@@ -762,11 +795,14 @@ def _fit_logistic(
     y: npt.NDArray[np.int64],
     classes: int,
     offset: FloatArray | None = None,
+    row_weights: FloatArray | None = None,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """(centre, scale, weights) of a multinomial logistic model with a ridge penalty,
     by full-batch gradient descent from zero (deterministic). ``offset`` (one row of
     log-odds a row of ``x``), when given, is added to the model's log-odds as it is
-    fitted: the weights learn only what the features add to it."""
+    fitted: the weights learn only what the features add to it. ``row_weights`` (one
+    a row, default all 1) weigh the rows' errors, scaled to average 1 (the ridge
+    penalty keeps its strength)."""
     centre = x.mean(axis=0)
     scale = x.std(axis=0)
     scale = np.where(scale > 1e-9, scale, 1.0)
@@ -776,9 +812,14 @@ def _fit_logistic(
     penalty = np.ones((z.shape[1], 1))
     penalty[-1] = 0.0
     fixed = np.zeros((len(x), classes)) if offset is None else offset
+    weigh = (
+        np.ones((len(x), 1))
+        if row_weights is None
+        else (row_weights / row_weights.mean()).reshape(-1, 1)
+    )
     for _ in range(STEPS):
         p = _softmax(z @ weights + fixed)
-        weights -= RATE * (z.T @ (p - targets) + L2 * penalty * weights) / len(z)
+        weights -= RATE * (z.T @ ((p - targets) * weigh) + L2 * penalty * weights) / len(z)
     return centre, scale, weights
 
 
@@ -792,6 +833,8 @@ def fit_logistic(
     edges: bool = False,
     edge_likelihood: bool = False,
     compare_random: bool = False,
+    table_weight: float = 1.0,
+    lead_split: bool = False,
 ) -> StrengthModel:
     """The logistic model of ``rows`` (player-games of at least ``MIN_MOVES`` judged
     moves), reading the moves' mean edge when ``edges`` and the sum of the moves' edges
@@ -802,7 +845,10 @@ def fit_logistic(
     that what the edges say is counted once, not once by the sum and again through the
     averages. With ``compare_random`` every move is compared with random play at the
     same win chance (``random_reference``, counted on the whole games of the lowest
-    level's players of ``rows``). Raises ValueError without data."""
+    level's players of ``rows``). The players of tables where every seat plays at
+    random (``Labelled.random_table``) weigh ``table_weight`` each; with ``lead_split``
+    each level is fitted as two classes (``StrengthModel.lead_split``). Raises
+    ValueError without data."""
     usable = [r for r in rows if r.evidence.moves >= MIN_MOVES and r.level in levels]
     if not usable:
         raise ValueError(f"no player-game with {MIN_MOVES} judged moves to fit on")
@@ -835,7 +881,13 @@ def fit_logistic(
                 by_level.setdefault(r.level, []).append(r.evidence.edges)
         shift, spread, between = edge_shifts(by_level, levels)
         offset = edge_offsets([r.evidence for r in usable], shift, spread, between)
-    centre, scale, weights = _fit_logistic(x, y, len(levels), offset)
+    classes = len(levels)
+    if lead_split:
+        y = 2 * y + np.array([led(r.evidence, even_share) for r in usable], dtype=np.int64)
+        classes *= 2
+        offset = None if offset is None else np.repeat(offset, 2, axis=1)
+    row_weights = np.array([table_weight if r.random_table else 1.0 for r in usable])
+    centre, scale, weights = _fit_logistic(x, y, classes, offset, row_weights)
     return StrengthModel(
         key,
         tuple(levels),
@@ -854,6 +906,8 @@ def fit_logistic(
         edge_spread=spread,
         edge_between=between,
         random_reference=reference,
+        lead_split=lead_split,
+        table_weight=table_weight,
     )
 
 
@@ -883,6 +937,8 @@ def _with(
         model.edge_spread,
         model.edge_between,
         model.random_reference,
+        model.lead_split,
+        model.table_weight,
     )
 
 
@@ -893,11 +949,15 @@ def held_out_logits(
     edges: bool = False,
     edge_likelihood: bool = False,
     compare_random: bool = False,
+    table_weight: float = 1.0,
+    lead_split: bool = False,
 ) -> list[tuple[Labelled, FloatArray]]:
     """Each row's untempered logits by a model fitted on the folds without its game
     (borrowed rows: fitted on in every fold, never held out); reading the moves' mean
     edge when ``edges``, their edges' likelihoods when ``edge_likelihood``, comparing
-    the moves with random play's when ``compare_random`` (``fit_logistic``)."""
+    the moves with random play's when ``compare_random``, weighing random tables'
+    players ``table_weight``, splitting each level by the lead when ``lead_split``
+    (``fit_logistic``)."""
     folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
     borrowed = [r for r in rows if r.borrowed]
     for row in rows:
@@ -909,7 +969,17 @@ def held_out_logits(
         if not folds[k] or not train:
             continue
         model = fit_logistic(
-            "", train, levels, even_share, 0, None, edges, edge_likelihood, compare_random
+            "",
+            train,
+            levels,
+            even_share,
+            0,
+            None,
+            edges,
+            edge_likelihood,
+            compare_random,
+            table_weight,
+            lead_split,
         )
         found += [(r, model.logits(r.evidence)) for r in folds[k]]
     return found
@@ -925,6 +995,8 @@ def fit_model(
     edges: bool = False,
     edge_likelihood: bool = False,
     compare_random: bool = False,
+    table_weight: float = 1.0,
+    lead_split: bool = False,
 ) -> tuple[StrengthModel, Check]:
     """The model fitted on ``rows`` and its cross-validated check (every view): the
     few-moves widening and temperature as the module's docstring says, then the
@@ -932,8 +1004,9 @@ def fit_model(
     whole games (``NEAR_GOAL``, ``RANDOM_GOAL``; of equals, the pair most often within
     one, then the first tried). ``levels`` defaults to those of ``rows``,
     ``even_share`` to 1 / 4; the model reads the moves' edges when ``edges``, compares
-    the moves with random play's when ``compare_random`` (``fit_logistic``). Raises
-    ValueError without data."""
+    the moves with random play's when ``compare_random``, weighs the random tables'
+    players ``table_weight`` and splits each level by the lead when ``lead_split``
+    (``fit_logistic``). Raises ValueError without data."""
     levels = sorted(levels or {r.level for r in rows})
     share = even_share if even_share is not None else 0.25
     base = fit_logistic(
@@ -946,8 +1019,12 @@ def fit_model(
         edges,
         edge_likelihood,
         compare_random,
+        table_weight,
+        lead_split,
     )
-    out = held_out_logits(rows, levels, share, edges, edge_likelihood, compare_random)
+    out = held_out_logits(
+        rows, levels, share, edges, edge_likelihood, compare_random, table_weight, lead_split
+    )
     held = [(r.level, r.evidence.moves, logits) for r, logits in out]
     views = {r.view for r, _ in out}
     by_view = [

@@ -44,6 +44,8 @@ from engines.search.analysis import (
 from engines.search.bench_strength import (
     FIT_SEEDS,
     GAMES_DIR,
+    LEAD_SPLIT_SETS,
+    TABLE_WEIGHTS,
     TEST_SEED,
     _pool_rows,
     _whole_games_cv,
@@ -51,6 +53,7 @@ from engines.search.bench_strength import (
     fitting_games,
     games_of_seeds,
     games_path,
+    marked_fitting_rows,
     random_game,
     random_play_share,
     random_tables_cv,
@@ -304,7 +307,7 @@ def fit_command(args: argparse.Namespace) -> int:
             )
             continue
         game, players, levels = SETS[set_name]
-        rows = fitting_rows(set_name, lambda s: fitting_games(s, args.folder))
+        rows = marked_fitting_rows(set_name, args.folder)
         cls = rules_class(game)
         options = cls.from_record(cls.default_players(players), options_of(set_name)).options_json()
         iterations, rollout = analysis_budget(game)
@@ -318,6 +321,8 @@ def fit_command(args: argparse.Namespace) -> int:
             set_name in EDGE_SETS,
             set_name in EDGE_EVIDENCE_SETS,
             set_name in RANDOM_REFERENCE_SETS,
+            TABLE_WEIGHTS.get(set_name, 1.0),
+            set_name in LEAD_SPLIT_SETS,
         )
         named, seats = random_tables_cv(model, set_name, args.folder)
         document["models"][set_name] = {
@@ -359,7 +364,11 @@ def fit_command(args: argparse.Namespace) -> int:
         "random_reference: random play's average of each quantity but the win chance kept, "
         "in ten bins of the win chance kept, when the model compares every move with it "
         "(then the population holds those differences, and not the win chance kept); "
-        "options: the rules options of the fitting games."
+        "lead_split: each level fitted as two classes, the players who led (their best "
+        "moves kept more than an even share of win chance on average) and those who did "
+        "not (then weights has two columns a level, the trailing half first); "
+        "table_weight: how much a player of the tables where every seat plays at random "
+        "weighed in the fit; options: the rules options of the fitting games."
     )
     args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     load_models.cache_clear()

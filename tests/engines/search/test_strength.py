@@ -37,6 +37,7 @@ from engines.search.strength import (
     estimate,
     fit_logistic,
     fit_model,
+    led,
     load_models,
     loss_of,
     model_for,
@@ -415,3 +416,47 @@ def test_a_model_comparing_moves_with_random_play_round_trips_without_the_win_ch
         StrengthModel.from_json(
             "test", {**plain.to_json(), "random_reference": compared.to_json()["random_reference"]}
         )
+
+
+def test_a_level_split_by_the_lead_adds_its_halves_and_round_trips() -> None:
+    """Each level fitted as the players who led and those who did not: two columns a
+    level, whose chances together are the level's, and the file keeps the split."""
+    rows = synthetic_rows()
+    split, _ = fit_model("test", rows, 300, lead_split=True)
+    plain, _ = fit_model("test", rows, 300)
+    assert split.lead_split and not plain.lead_split
+    assert all(len(row) == 2 * len(split.levels) for row in split.weights)
+    random_play = rows[3].evidence
+    assert sum(split.posterior(random_play).values()) == pytest.approx(1.0)
+    assert split.posterior(random_play)[0] > 0.8
+    again = StrengthModel.from_json("test", split.to_json())
+    assert again.lead_split
+    assert again.posterior(random_play) == pytest.approx(split.posterior(random_play), abs=1e-4)
+    assert "lead_split" not in plain.to_json()
+    with pytest.raises(ValueError, match="sizes"):
+        StrengthModel.from_json("test", {**plain.to_json(), "lead_split": True})
+
+
+def test_a_player_led_when_the_win_chance_kept_averages_above_an_even_share() -> None:
+    assert led(Evidence((90.0, 80.0), (True, False), (0.6, 0.5)), 0.5) == 1
+    assert led(Evidence((90.0, 80.0), (True, False), (0.3, 0.5)), 0.5) == 0
+    assert led(Evidence((90.0,), (True,)), 0.5) == 0  # not known: not said to lead
+
+
+def test_random_tables_weigh_more_when_weighted() -> None:
+    """A random table's player who plays like level 1 (careful moves in the lead): the
+    more such players weigh in the fit, the more level 0 the model sees in such play."""
+    rows = synthetic_rows()
+    table = [
+        replace(r, level=0, group=100 + i, borrowed=True, random_table=True)
+        for i, r in enumerate(row for row in rows if row.level == 1)
+    ][:3]
+    light = fit_logistic("test", rows + table, [0, 1, 2], 0.25, 300)
+    heavy = fit_logistic("test", rows + table, [0, 1, 2], 0.25, 300, table_weight=8.0)
+    assert heavy.table_weight == 8.0 and light.table_weight == 1.0
+    careful = table[0].evidence
+    assert heavy.posterior(careful)[0] > light.posterior(careful)[0]
+    again = StrengthModel.from_json("test", heavy.to_json())
+    assert again.table_weight == 8.0
+    with pytest.raises(ValueError, match="sizes"):
+        StrengthModel.from_json("test", {**heavy.to_json(), "table_weight": 0.0})
