@@ -144,3 +144,16 @@ def test_shenshi_levels_are_named_within_one_on_fresh_test_games() -> None:
     assert whole.tested >= 200
     assert whole.within_one >= 0.8
     assert whole.coverage >= 0.9 and late.coverage >= 0.9
+
+
+def test_shenshi_random_tables_of_fresh_games_are_judged_random() -> None:
+    """ShenShi tables of seed 9 where both play at random, made after the model was
+    settled (each level split by the lead, the random tables weighed more in the fit):
+    the goal, every seat named level 0 in at least 95% of whole games."""
+    model = load_models()["shenshi-2"]
+    tables = read_games(games_path("shenshi-2-random", 9))
+    found = [estimate_evidence(model, r.evidence) for r in labelled(tables, ("full",))]
+    judged = [f for f in found if f.level is not None]
+    assert len(judged) >= 60
+    assert sum(f.level == 0 for f in judged) >= 0.95 * len(judged)
+    assert sum(f.low == 0 for f in judged) >= 0.95 * len(judged)
