@@ -1058,6 +1058,7 @@ class Referee:
             if slid is not None:
                 return slid
             self._other_reading(observation, hidden, verdict)
+            self._done_after_a_move(observation, verdict)
         held, self.pending.held = self.pending.held, None
         if (
             verdict.kind == Kind.ILLEGAL
@@ -1531,6 +1532,29 @@ class Referee:
             f"{verdict.message} (This reads the last change as {before.capitalize()}'s, "
             f"going on with {bigger}. If {after.capitalize()} made it: {other.message} "
             f"[{other.rule}])"
+        )
+
+    def _done_after_a_move(self, observation: Observation, verdict: Verdict) -> None:
+        """A done flagged as a pass on a table surely unchanged since the last move was
+        accepted from it: the player who made that move may have said it (a ShenShi
+        player pressing done after a turn the referee announced). The flag stands, as
+        the table shows the next player passing; its sentence says the move was
+        accepted already."""
+        last = self.last_move
+        if (
+            not verdict.rule.startswith("pass.")
+            or not self.history
+            or not last.made_seen
+            or last.seen_move != (len(self.history) - 1, self.history[-1][1])
+            or observation.differences(self.expected_table(), min_confidence=self.config.sure)
+        ):
+            return
+        earlier, text = self.history[-1]
+        who = self.rules.players[earlier.to_move].capitalize()
+        verdict.message = (
+            f"{verdict.message} (If {who} said done after their move: move "
+            f"{len(self.history)}, {text}, was accepted already; done is needed only for a "
+            "move the referee has not announced.)"
         )
 
     def _slid_after(self, observation: Observation, verdict: Verdict) -> list[Output] | None:

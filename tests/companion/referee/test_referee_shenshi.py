@@ -227,6 +227,20 @@ def test_done_on_an_unchanged_table_is_a_pass_only_when_nothing_else_is_possible
     ref = referee(state)
     flag = only(ref.handle(TurnDone()), "illegal_move")
     assert flag.rule == "pass.has-turn"
+    assert "accepted already" not in flag.message  # no move was made before
+
+
+def test_done_just_after_an_announced_turn_says_the_turn_was_accepted_already() -> None:
+    # silver presses done after the referee announced its turn: the table shows copper
+    # passing, so the flag stands, and its sentence says silver's turn stood already
+    ref = referee()
+    show(ref, after(ref.state, "Gc3~c4 Me3-d3"))
+    flag = only(ref.handle(TurnDone()), "illegal_move")
+    assert flag.rule == "pass.has-turn"
+    assert flag.message.startswith("Copper cannot pass")
+    assert "If Silver said done after their move: move 1, Gc3~c4 Me3-d3, was accepted" in (
+        flag.message
+    )
 
 
 def test_done_on_an_unchanged_table_is_a_swap_undone_when_one_is_legal() -> None:
