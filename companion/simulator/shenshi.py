@@ -47,9 +47,8 @@ An attempt is staged only when no legal turn leaves the table it shows after any
 touches (``candidates`` rebuilds the turns that could: a turn cannot be listed), nor
 one made after the turn before read without its last action, when that reading is a
 legal turn too (a neutral monk's last action may be the next player's first: the table
-cannot tell). Slides
-are one touch: a monk lifted off the board for a moment reads as a monk removed, which a
-referee may flag before it is put down.
+cannot tell). Slides are one touch: a monk lifted off the board for a moment reads as a
+monk removed, which a referee may flag before it is put down.
 
 Not stageable: the rules of the order of actions (``monk.finished``,
 ``turn.one-grand-master``, ``turn.one-master``, ``monk.walked-twice``,
