@@ -47,8 +47,9 @@ An attempt is staged only when no legal turn leaves the table it shows after any
 touches (``candidates`` rebuilds the turns that could: a turn cannot be listed), nor
 one made after the turn before read without its last action, when that reading is a
 legal turn too (a neutral monk's last action may be the next player's first: the table
-cannot tell). Slides are one touch: a monk lifted off the board for a moment reads as a
-monk removed, which a referee may flag before it is put down.
+cannot tell), nor when its touches leave the table as it was (a monk walked there and
+back: the table shows a pass). Slides are one touch: a monk lifted off the board for a
+moment reads as a monk removed, which a referee may flag before it is put down.
 
 Not stageable: the rules of the order of actions (``monk.finished``,
 ``turn.one-grand-master``, ``turn.one-master``, ``monk.walked-twice``,
@@ -399,6 +400,8 @@ class ShenshiHandling(Handling):
                     if attempt.slid
                     else self._made(state, attempt.actions, rng)
                 )
+            if rule != "pass.has-turn" and not self._changes_the_table(state, touches):
+                continue  # a walk there and back: the table shows a pass, not this rule
             if not self._explained_on_the_way(state, touches, attempt.says_done):
                 return Attempt(rule, tuple(touches), attempt.says_done, attempt.words)
             looked += 1
@@ -428,6 +431,15 @@ class ShenshiHandling(Handling):
             },
             _near(start, end),
         )
+
+    def _changes_the_table(self, state: ShenshiState, touches: list[Touch]) -> bool:
+        """Whether ``touches`` leave the table otherwise than it was (a monk walked
+        there and back leaves it as it was)."""
+        before = self.table(state)
+        trial = dict(before)
+        for touch in touches:
+            touch.apply(trial)
+        return trial != before
 
     def _explained_on_the_way(
         self, state: ShenshiState, touches: list[Touch], says_done: bool = False

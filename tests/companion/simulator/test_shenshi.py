@@ -363,3 +363,27 @@ def test_an_attempt_a_legal_turn_explains_after_the_turn_before_read_shorter_is_
     slide = ShenshiHandling._slide(handling.table(state), SQUARES.index("a3"), SQUARES.index("b2"))
     assert handling._explained_on_the_way(state, [slide])
     assert not ShenshiHandling(rules)._explained_on_the_way(state, [slide])
+
+
+def test_an_attempt_that_leaves_the_table_as_it_was_is_not_staged() -> None:
+    # Gold's master waits to enter; moving the Grand Master first breaks
+    # turn.enter-first, but a walk d4-c4-d4 (there and back) leaves the table as it
+    # was: what the table shows is a pass, so that walk is never the attempt.
+    rules = ShenshiRules.from_record(ShenshiRules.default_players(4), {"seed": 2244})
+    moves = random_game(rules, 2244)
+    state = rules.initial_state()
+    handling = ShenshiHandling(rules)
+    for move in moves[:34]:
+        handling.played(state, move)
+        state.apply(move)
+    assert rules.format_move(moves[34]) == "M@f3:b5 Mf3~e3 Gd4-c4"
+    before = handling.table(state)
+    for seed in range(40):
+        attempt = handling.attempt(
+            state, "turn.enter-first", np.random.default_rng(seed), TableConfig()
+        )
+        assert attempt is not None
+        after = dict(before)
+        for touch in attempt.touches:
+            touch.apply(after)
+        assert after != before, seed
