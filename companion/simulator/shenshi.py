@@ -47,9 +47,12 @@ An attempt is staged only when no legal turn leaves the table it shows after any
 touches (``candidates`` rebuilds the turns that could: a turn cannot be listed), nor
 one made after the turn before read without its last action, when that reading is a
 legal turn too (a neutral monk's last action may be the next player's first: the table
-cannot tell), nor when its touches leave the table as it was (a monk walked there and
-back: the table shows a pass). Slides are one touch: a monk lifted off the board for a
-moment reads as a monk removed, which a referee may flag before it is put down.
+cannot tell), nor one the player before could have made in place of theirs (a walk one
+step shorter, a neutral monk's action more: the referee rightly reads the table so, and
+a done then reads as a pass), nor when its touches leave the table as it was (a monk
+walked there and back: the table shows a pass). Slides are one touch: a monk lifted off
+the board for a moment reads as a monk removed, which a referee may flag before it is
+put down.
 
 Not stageable: the rules of the order of actions (``monk.finished``,
 ``turn.one-grand-master``, ``turn.one-master``, ``monk.walked-twice``,
@@ -199,6 +202,9 @@ class ShenshiHandling(Handling):
     _shorter: ShenshiState | None = None
     """The position after the turn just played read without its last action, when
     that is a legal turn too (``played``)."""
+    _before: ShenshiState | None = None
+    """The position before the turn just played (``played``): another turn of that
+    player may leave the table an attempt shows."""
 
     def table(self, state: GameState[Any]) -> Table:
         observation = expected(_shenshi(state))
@@ -349,8 +355,11 @@ class ShenshiHandling(Handling):
         return False
 
     def played(self, state: GameState[Any], move: Any) -> None:
-        self._shorter = None
-        if type(move) is not Turn or len(move.actions) < 2:
+        self._shorter = self._before = None
+        if type(move) is not Turn:
+            return
+        self._before = _shenshi(state).copy()
+        if len(move.actions) < 2:
             return
         shorter = Turn(move.actions[:-1])
         work = _shenshi(state).copy()
@@ -445,15 +454,20 @@ class ShenshiHandling(Handling):
         self, state: ShenshiState, touches: list[Touch], says_done: bool = False
     ) -> bool:
         """Whether a legal turn leaves the table as some touch of ``touches`` does (in
-        ``state``, or after the turn before read without its last action), or
+        ``state``, or after the turn before read without its last action), or another
+        turn of the player before does, in place of theirs (a walk read shorter, a
+        neutral monk's action read as theirs: the referee rightly reads it so), or
         (``says_done``: the player then says done) the last one with actions leaving no
         trace (``with_swaps_undone``), as the referee reads a turn said done."""
-        trial = self.table(state)
-        shorter = self._shorter
+        now = self.table(state)
+        trial = dict(now)
+        shorter, before = self._shorter, self._before
         for touch in touches:
             touch.apply(trial)
-            if self._explained(state, trial) or (
-                shorter is not None and self._explained(shorter, trial)
+            if (
+                self._explained(state, trial)
+                or (shorter is not None and self._explained(shorter, trial))
+                or (before is not None and trial != now and self._explained(before, trial))
             ):
                 return True
         if says_done:

@@ -387,3 +387,23 @@ def test_an_attempt_that_leaves_the_table_as_it_was_is_not_staged() -> None:
         for touch in attempt.touches:
             touch.apply(after)
         assert after != before, seed
+
+
+def test_an_attempt_the_player_before_could_have_made_in_place_of_their_turn_is_not_staged() -> (
+    None
+):
+    # Silver walked Me2-e3-f3 (after NGd7~b7); copper then slides silver's master back
+    # to e3 (another player's monk: turn.wrong-player). The table is the one silver's
+    # Me2-e3 would have left, which the referee rightly reads instead: no attempt there.
+    rules = ShenshiRules.from_record(ShenshiRules.default_players(2), {"seed": 2206})
+    moves = random_game(rules, 2206)
+    state = rules.initial_state()
+    for move in moves[:16]:
+        state.apply(move)
+    assert rules.format_move(moves[16]) == "NGd7~b7 Me2-e3-f3"
+    handling = ShenshiHandling(rules)
+    handling.played(state, moves[16])
+    state.apply(moves[16])
+    slide = ShenshiHandling._slide(handling.table(state), SQUARES.index("f3"), SQUARES.index("e3"))
+    assert handling._explained_on_the_way(state, [slide])
+    assert not ShenshiHandling(rules)._explained_on_the_way(state, [slide])
