@@ -47,6 +47,7 @@ from companion.app.frames import Image
 from companion.app.layout_edit import LayoutEditor
 from engines.observation import Observation
 from vision.appearance import calibrate, calibration_layout, save_appearance
+from vision.appearance_clear import describe, obstructions
 from vision.appearance_core import AppearanceError
 from vision.models import load_model, referee_schema
 
@@ -418,11 +419,16 @@ class CalibrationWizard:
         if empty is None or position is None or self.game not in POSITION_GAMES:
             return ""
         view = self._view()
-        appearance = calibrate(
-            self.game, model, empty, view, [(position, view, self._calibration_position())]
-        )
+        layout = self._calibration_position()
+        appearance = calibrate(self.game, model, empty, view, [(position, view, layout)])
         save_appearance(appearance, self.profile)
-        return "set appearance saved: the camera now reads your set by its own look"
+        found = obstructions(model, empty, view, position, view, layout)
+        return "\n".join(
+            [
+                "set appearance saved: the camera now reads your set by its own look",
+                *(f"warning: {w}" for w in describe(found, model.size_mm)),
+            ]
+        )
 
 
 class WizardPreview:

@@ -219,6 +219,7 @@ def layout_command(args: argparse.Namespace) -> int:
     print(f"wrote {overlay}: every outline should sit on its printed place")
     if calibration and args.game in APPEARANCE_GAMES:
         from vision.appearance import calibrate, save_appearance  # deferred: loads OpenCV
+        from vision.appearance_clear import describe, obstructions  # deferred: loads OpenCV
 
         appearance = calibrate(args.game, fit.model, empty, view, calibration)
         document = save_appearance(appearance, args.profile)
@@ -227,4 +228,8 @@ def layout_command(args: argparse.Namespace) -> int:
             f"{_pieces_learned(appearance.colours)}; the camera now reads this set by "
             f"its own look"
         )
+        picture, _, shown = calibration[0]
+        found = obstructions(fit.model, empty, view, picture, view, shown)
+        for warning in describe(found, fit.model.size_mm):
+            print(f"warning: {warning}")
     return 0
