@@ -193,7 +193,17 @@ def _seen_action(
     choices: list[Action] = [
         Walk(code, path) for path in walk_paths(state, monk) if path[-1] == end
     ]
-    choices += [Hover(code, start, e, lifts) for e, lifts in hover_ends(state, monk) if e == end]
+    # Hovers lifting blond cushions from the same squares to the same squares, paired
+    # otherwise, leave one table (an orange cushion's two lifts have thousands of
+    # pairings): the first of them stands for all.
+    pairings: set[tuple[frozenset[int], frozenset[int]]] = set()
+    for e, lifts in hover_ends(state, monk):
+        if e != end:
+            continue
+        pairing = (frozenset(a for a, _ in lifts), frozenset(b for _, b in lifts))
+        if pairing not in pairings:
+            pairings.add(pairing)
+            choices.append(Hover(code, start, e, lifts))
     best: tuple[int, Action] | None = None
     for action in choices:
         changes = _changes(state, action)
