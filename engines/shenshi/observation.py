@@ -243,6 +243,31 @@ def _line(a: int, b: int) -> tuple[int, ...]:
     return (a, b)
 
 
+def _walked_back(state: ShenshiState, observation: Observation, gone: list[int]) -> Action | None:
+    """A walk of a monk the player to move may walk that comes back to its square and
+    removes the monks ``gone`` (the only monks the table shows moved), every change it
+    makes shown where the table is read; None when there is none. The walker's square
+    looks as before, so nothing else points to it."""
+    if not gone:
+        return None
+    rules = state.rules
+    p = state.turn
+    for code in range(4):
+        monk = rules.monk_id(p, code)
+        if monk < 0 or monk in gone:
+            continue
+        start = state.pos[monk]
+        if start < 0:
+            continue
+        action = _seen_action(state, observation, monk, code, start)
+        if action is None:
+            continue
+        changes = _changes(state, action)
+        if all(changes.get(MONK[state.pos[m]]) == NONE for m in gone):
+            return action
+    return None
+
+
 def guess(
     state: ShenshiState, observation: Observation, changed: list[str]
 ) -> tuple[str, Move | None, int | None]:
@@ -275,12 +300,17 @@ def guess(
     if others:
         owner = rules.owner(others[0])
         return (f"moving {rules.monk_name(others[0])}", None, owner)
-    if not movers:
-        if moved:
-            return ("taking monks off the board", None, None)
-        return ("moving cushions or tiles", None, None)
     entries: list[Action] = []
     actions: list[Action] = []
+    if not movers:
+        back = _walked_back(state, observation, [m for m, _, _ in moved])
+        if back is None:
+            return (
+                "taking monks off the board" if moved else "moving cushions or tiles",
+                None,
+                None,
+            )
+        actions.append(back)
     done: set[int] = set()
     cushion = state.cushion
     for monk, start, end in movers:

@@ -96,3 +96,14 @@ def test_a_monk_moved_diagonally_no_walk_reaches_is_a_diagonal_step() -> None:
         assert error.rule == "walk.step"
     else:
         raise AssertionError("a diagonal step was taken for legal")
+
+
+def test_a_walk_there_and_back_removing_a_monk_is_that_walk() -> None:
+    # the walker's square looks as before and only copper's monk is gone: it was named
+    # "taking monks off the board" (table.unexplained), not what the turn lacks
+    state = position(
+        TWO,
+        blond="d4 d5 a1 c3 g1 a7",
+        monks={"silver": ("d4", "a1"), "copper": ("c3", "d5"), "neutral": ("g1", "a7")},
+    )
+    assert rebuilt(state, "Gd4-d5-d4") == ("Gd4-d5-d4", "turn.needs-master")
