@@ -1030,8 +1030,14 @@ class Referee:
             ):
                 # nothing believed changed yet: name what was read twice running (a
                 # single frame's misreading is no move: done on a still table is a pass)
+                # (a table no rule names is kept only when the believed one names no
+                # rule either: two frames' misreadings are no move)
                 named = self._done_look(max(waited, 0), read=2)
-                if named is not None and named.kind == Kind.ILLEGAL:
+                if (
+                    named is not None
+                    and named.kind == Kind.ILLEGAL
+                    and (named.rule != UNEXPLAINED or verdict.rule == UNEXPLAINED)
+                ):
                     verdict, named_by_reads = named, True
             elif verdict.rule == UNEXPLAINED:
                 # the believed table leaves a change no rule names (a monk gone from

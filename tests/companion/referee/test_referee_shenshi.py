@@ -8,7 +8,7 @@ import pytest
 from companion.referee.core import Referee
 from companion.referee.events import Answer, IllegalMove, TurnDone, TypedMove
 from engines import Dice
-from engines.observation import Observation
+from engines.observation import Observation, Reading
 from engines.shenshi import ShenshiRules, ShenshiState
 from engines.shenshi.observation import candidates, expected, schema
 from tests.companion.referee.streams import names, only, show
@@ -344,3 +344,20 @@ def test_done_after_a_turn_taken_for_a_bigger_one_looks_for_no_swap_undone() -> 
         "pass.has-turn",
         1,
     )
+
+
+def test_done_on_a_table_misread_twice_where_no_rule_names_it_is_still_a_pass() -> None:
+    # a tile read turned over on the last two frames, not yet believed: no rule names
+    # such a table, and two frames' misreadings are no move, so the done is a pass
+    state = position(
+        TWO,
+        blond="c3 e4 a1 d5 c6 d3 d4",
+        orange="g7 b2",
+        intact="b4",
+        monks={"silver": ("c3", "e4"), "copper": ("c6", "d4"), "neutral": ("a1", "g7")},
+    )
+    ref = referee(state)
+    misread = expected(state).replace({"b4 tile": Reading("faded", 0.97)})
+    show(ref, misread, times=2)
+    flag = only(ref.handle(TurnDone()), "illegal_move")
+    assert flag.rule == "pass.has-turn"
