@@ -344,6 +344,21 @@ def test_an_attempt_every_way_of_which_a_legal_turn_shows_is_given_up(
     assert looked == [True] * 4
 
 
+def game_at(
+    players: int, seed: int, played: int
+) -> tuple[ShenshiRules, list[Any], ShenshiState, ShenshiHandling]:
+    """Simulated game ``seed`` (its rules drawn from it) after its first ``played``
+    moves, with a handling told each of them as it was played."""
+    rules = ShenshiRules.from_record(ShenshiRules.default_players(players), {"seed": seed})
+    moves = random_game(rules, seed)
+    state = rules.initial_state()
+    handling = ShenshiHandling(rules)
+    for move in moves[:played]:
+        handling.played(state, move)
+        state.apply(move)
+    return rules, moves, state, handling
+
+
 def test_an_attempt_a_legal_turn_explains_after_the_turn_before_read_shorter_is_not_staged() -> (
     None
 ):
@@ -351,15 +366,8 @@ def test_an_attempt_a_legal_turn_explains_after_the_turn_before_read_shorter_is_
     # (NGa3=b3); read without that swap it is a legal turn too, after which copper's
     # NMb3-b2 NGa3-b3 leaves the table the neutral master slid from a3 to b2 (a
     # diagonal step) shows: the referee rightly accepts that, so it is no attempt.
-    rules = ShenshiRules.from_record(ShenshiRules.default_players(3), {"seed": 1420})
-    moves = random_game(rules, 1420)
-    state = rules.initial_state()
-    for move in moves[:63]:
-        state.apply(move)
+    rules, moves, state, handling = game_at(3, 1420, 64)
     assert rules.format_move(moves[63]) == "Mc7-d7 NGa5~a3(a3>e7) NGa3=b3"
-    handling = ShenshiHandling(rules)
-    handling.played(state, moves[63])
-    state.apply(moves[63])
     slide = ShenshiHandling._slide(handling.table(state), SQUARES.index("a3"), SQUARES.index("b2"))
     assert handling._explained_on_the_way(state, [slide])
     assert not ShenshiHandling(rules)._explained_on_the_way(state, [slide])
@@ -369,13 +377,7 @@ def test_an_attempt_that_leaves_the_table_as_it_was_is_not_staged() -> None:
     # Gold's master waits to enter; moving the Grand Master first breaks
     # turn.enter-first, but a walk d4-c4-d4 (there and back) leaves the table as it
     # was: what the table shows is a pass, so that walk is never the attempt.
-    rules = ShenshiRules.from_record(ShenshiRules.default_players(4), {"seed": 2244})
-    moves = random_game(rules, 2244)
-    state = rules.initial_state()
-    handling = ShenshiHandling(rules)
-    for move in moves[:34]:
-        handling.played(state, move)
-        state.apply(move)
+    rules, moves, state, handling = game_at(4, 2244, 34)
     assert rules.format_move(moves[34]) == "M@f3:b5 Mf3~e3 Gd4-c4"
     before = handling.table(state)
     for seed in range(40):
@@ -395,15 +397,8 @@ def test_an_attempt_the_player_before_could_have_made_in_place_of_their_turn_is_
     # Silver walked Me2-e3-f3 (after NGd7~b7); copper then slides silver's master back
     # to e3 (another player's monk: turn.wrong-player). The table is the one silver's
     # Me2-e3 would have left, which the referee rightly reads instead: no attempt there.
-    rules = ShenshiRules.from_record(ShenshiRules.default_players(2), {"seed": 2206})
-    moves = random_game(rules, 2206)
-    state = rules.initial_state()
-    for move in moves[:16]:
-        state.apply(move)
+    rules, moves, state, handling = game_at(2, 2206, 17)
     assert rules.format_move(moves[16]) == "NGd7~b7 Me2-e3-f3"
-    handling = ShenshiHandling(rules)
-    handling.played(state, moves[16])
-    state.apply(moves[16])
     slide = ShenshiHandling._slide(handling.table(state), SQUARES.index("f3"), SQUARES.index("e3"))
     assert handling._explained_on_the_way(state, [slide])
     assert not ShenshiHandling(rules)._explained_on_the_way(state, [slide])
