@@ -217,14 +217,20 @@ def test_a_turn_skipping_the_obligatory_entry_is_flagged() -> None:
     assert "Put the black master on g7." in flag.fix
 
 
-def test_done_on_an_unchanged_table_is_a_pass_only_when_nothing_else_is_possible() -> None:
-    state = position(
+def no_swap() -> ShenshiState:
+    """Silver to move with no two monks in line (no swap can be undone); an intact tile
+    on b4."""
+    return position(
         TWO,
         blond="c3 e4 a1 d5 c6 d3 d4",
         orange="g7 b2",
+        intact="b4",
         monks={"silver": ("c3", "e4"), "copper": ("c6", "d4"), "neutral": ("a1", "g7")},
-    )  # no two monks of silver's in line: no swap can be undone
-    ref = referee(state)
+    )
+
+
+def test_done_on_an_unchanged_table_is_a_pass_only_when_nothing_else_is_possible() -> None:
+    ref = referee(no_swap())
     flag = only(ref.handle(TurnDone()), "illegal_move")
     assert flag.rule == "pass.has-turn"
     assert "accepted already" not in flag.message  # no move was made before
@@ -349,13 +355,7 @@ def test_done_after_a_turn_taken_for_a_bigger_one_looks_for_no_swap_undone() -> 
 def test_done_on_a_table_misread_twice_where_no_rule_names_it_is_still_a_pass() -> None:
     # a tile read turned over on the last two frames, not yet believed: no rule names
     # such a table, and two frames' misreadings are no move, so the done is a pass
-    state = position(
-        TWO,
-        blond="c3 e4 a1 d5 c6 d3 d4",
-        orange="g7 b2",
-        intact="b4",
-        monks={"silver": ("c3", "e4"), "copper": ("c6", "d4"), "neutral": ("a1", "g7")},
-    )
+    state = no_swap()
     ref = referee(state)
     misread = expected(state).replace({"b4 tile": Reading("faded", 0.97)})
     show(ref, misread, times=2)
