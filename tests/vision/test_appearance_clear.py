@@ -9,6 +9,8 @@ one picture of one seed.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -16,7 +18,7 @@ import pytest
 from engines.observation import Observation
 from vision.appearance_clear import Obstruction, describe, obstructions
 from vision.appearance_core import BARE_VALUES
-from vision.evaluate.appearance import Setup, _model, _view, load_setup
+from vision.evaluate.appearance import Setup, _model, _view, clear_calibration, load_setup
 from vision.models import referee_schema
 
 SMALL = (640, 360)
@@ -87,3 +89,22 @@ def test_where_names_the_corner_or_side() -> None:
     assert Obstruction((460.0, 450.0), 900.0).where(size) == "near the bottom-right corner"
     assert Obstruction((240.0, 10.0), 900.0).where(size) == "along the top side"
     assert Obstruction((240.0, 240.0), 900.0).where(size) == "in the middle"
+
+
+def test_the_bench_takes_the_calibration_again_as_the_player_is_told(calibrations) -> None:  # type: ignore[no-untyped-def]
+    """A calibration the check warns about is taken again (the thing over the board
+    moved away), as the player is told; a clear one is kept as it is."""
+    rng = np.random.default_rng(9)
+    pictures, model, view, layout = calibrations[0]
+    kept, warnings = clear_calibration(pictures)
+    assert warnings == [] and kept is pictures
+    name = next(n for n in layout.schema.elements if n in model.elements and layout[n].known)
+    centre = np.array(model.elements[name].centre_mm)
+    covered = replace(
+        pictures, empty=_box(pictures.empty, view, centre, 0.3 * min(model.size_mm), rng)
+    )
+    again, warnings = clear_calibration(covered)
+    assert len(warnings) == 1 and "take both pictures again" in warnings[0][0]
+    assert not np.array_equal(again.empty, covered.empty)
+    assert obstructions(model, again.empty, view, again.calibration, view, layout) == []
+    assert again.plays is covered.plays

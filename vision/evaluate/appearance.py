@@ -115,12 +115,29 @@ class Pictures:
     pose: dict[str, Any] = field(default_factory=dict)
 
 
-def render_setup(setup: Setup) -> Pictures:
+@dataclass
+class _Scene:
+    """What a setup's pictures share: the world, the camera in place, its imaging, the
+    light of calibration, the calibration's positions, and the random draws still to
+    come (the pictures of play)."""
+
+    setup: Setup
+    world: Any
+    camera: Any
+    pose: Any
+    imaging: Any
+    calm_light: Any
+    empty: Observation
+    layout: Observation
+    light: Callable[[], Any]
+    rng: np.random.Generator
+
+
+def _scene(setup: Setup) -> _Scene:
     from calibration.boards import board_geometry  # deferred: loads OpenCV
     from vision.appearance import calibration_layout  # deferred: loads OpenCV
     from vision.appearance_core import bare_value  # deferred: loads OpenCV
     from vision.synth.camera import LIGHTS, Imaging  # deferred: loads OpenCV
-    from vision.synth.table import TableOptions, render_table  # deferred: loads OpenCV
     from vision.synth.world import make_world  # deferred: loads OpenCV
 
     spec = LEVEL_SPECS[setup.level]
@@ -148,6 +165,63 @@ def render_setup(setup: Setup) -> Pictures:
             )
         return chosen
 
+    schema = referee_schema(game)
+    empty = Observation(
+        schema,
+        {
+            e: (0 if e.endswith("^") else bare_value(schema.values[e]))
+            for e in schema.elements
+            if model.on_board(e)
+        },
+    )
+    layout = calibration_layout(schema, model, board_geometry(game).player_colours)
+    # calibration happens once, under one light, with the camera in place
+    calm_light = light()
+    return _Scene(setup, world, camera, pose, imaging, calm_light, empty, layout, light, rng)
+
+
+def _calibration_pictures(scene: _Scene, seed: int) -> tuple[Any, Any]:
+    """The empty board and the calibration position, photographed under the light of
+    calibration; ``seed`` places everything random (the table's clutter among it)."""
+    from vision.synth.table import TableOptions, render_table  # deferred: loads OpenCV
+
+    setup, world = scene.setup, scene.world
+    spec = LEVEL_SPECS[setup.level]
+    pictures = []
+    for observation, options, offset in (
+        (scene.empty, TableOptions(clutter=spec.clutter, markers=setup.markers), 0),
+        (
+            scene.layout,
+            TableOptions(
+                clutter=spec.clutter, placement_mm=spec.placement_mm, markers=setup.markers
+            ),
+            1,
+        ),
+    ):
+        pictures.append(
+            render_table(
+                observation,
+                scene.camera,
+                scene.pose,
+                light=scene.calm_light,
+                imaging=scene.imaging,
+                options=options,
+                seed=seed + offset,
+                model=world.model,
+                art=world.art(),
+                colours=world.colours,
+            ).image
+        )
+    return pictures[0], pictures[1]
+
+
+def render_setup(setup: Setup) -> Pictures:
+    from vision.synth.table import TableOptions, render_table  # deferred: loads OpenCV
+
+    spec = LEVEL_SPECS[setup.level]
+    scene = _scene(setup)
+    rng, world = scene.rng, scene.world
+
     def photograph(observation: Any, hands: int, calm: bool) -> Any:
         options = TableOptions(
             hands=hands,
@@ -159,66 +233,29 @@ def render_setup(setup: Setup) -> Pictures:
         )
         return render_table(
             observation,
-            camera,
-            pose,
-            light=light(),
-            imaging=imaging,
+            scene.camera,
+            scene.pose,
+            light=scene.light(),
+            imaging=scene.imaging,
             options=options,
             seed=int(rng.integers(2**31)),
-            model=model,
+            model=world.model,
             art=world.art(),
             colours=world.colours,
         )
 
-    schema = referee_schema(game)
-    empty_obs = Observation(
-        schema,
-        {
-            e: (0 if e.endswith("^") else bare_value(schema.values[e]))
-            for e in schema.elements
-            if model.on_board(e)
-        },
-    )
-    layout = calibration_layout(schema, model, board_geometry(game).player_colours)
-    # calibration happens once, under one light, with the camera in place
-    calm_light = light()
-    empty = render_table(
-        empty_obs,
-        camera,
-        pose,
-        light=calm_light,
-        imaging=imaging,
-        options=TableOptions(clutter=spec.clutter, markers=setup.markers),
-        seed=setup.seed,
-        model=model,
-        art=world.art(),
-        colours=world.colours,
-    )
-    calibration = render_table(
-        layout,
-        camera,
-        pose,
-        light=calm_light,
-        imaging=imaging,
-        options=TableOptions(
-            clutter=spec.clutter, placement_mm=spec.placement_mm, markers=setup.markers
-        ),
-        seed=setup.seed + 1,
-        model=model,
-        art=world.art(),
-        colours=world.colours,
-    )
+    empty, calibration = _calibration_pictures(scene, setup.seed)
     pictures = Pictures(
         setup,
-        empty.image,
-        calibration.image,
-        layout.to_json()["readings"],
-        camera=asdict(camera),
-        pose=asdict(pose),
+        empty,
+        calibration,
+        scene.layout.to_json()["readings"],
+        camera=asdict(scene.camera),
+        pose=asdict(scene.pose),
     )
     for index in range(PLAYS_PER_SETUP):
         depth = DEPTHS[(setup.seed + index) % len(DEPTHS)] + int(rng.integers(0, 4))
-        observation = _state_observation(game, int(rng.integers(2**31)), depth)
+        observation = _state_observation(setup.game, int(rng.integers(2**31)), depth)
         hands = 1 if rng.random() < spec.hand_share else 0
         picture = photograph(observation, hands, calm=False)
         pictures.plays.append(
@@ -232,6 +269,50 @@ def render_setup(setup: Setup) -> Pictures:
             )
         )
     return pictures
+
+
+RETAKES = 3
+"""How many times the player takes the calibration pictures again when the calibration
+says something is over the board, at most."""
+RETAKE_SEED = 7919
+"""Seeds of the pictures taken again: the setup's, plus this times the attempt (the
+player moved what stood over the board; the table's clutter lies elsewhere)."""
+
+
+def clear_calibration(pictures: Pictures) -> tuple[Pictures, list[list[str]]]:
+    """The setup's pictures with calibration pictures the check of a clear board
+    (:func:`vision.appearance_clear.obstructions`) is happy with: as a player told
+    "something lay over the board" clears it and takes both pictures again, up to
+    :data:`RETAKES` times. The board is placed in the empty board's picture by its
+    markers, as the app places it (the exact view when it has no markers or they are
+    not found). Also the warnings each attempt brought (none: taken once)."""
+    from vision.appearance_clear import describe, obstructions  # deferred: loads OpenCV
+    from vision.evaluate.score import lens_profile  # deferred: loads OpenCV
+    from vision.locate import Locator  # deferred: loads OpenCV
+
+    setup = pictures.setup
+    model = _model(setup)
+    layout = Observation.from_json(
+        referee_schema(setup.game), {"readings": pictures.calibration_truth}
+    )
+    warnings: list[list[str]] = []
+    scene = None
+    for attempt in range(RETAKES + 1):
+        view = _view(pictures, model.size_mm)
+        if setup.markers:
+            found = Locator(setup.game, camera=lens_profile({"camera": pictures.camera}))
+            view = found.locate(pictures.empty).view or view
+        said = describe(
+            obstructions(model, pictures.empty, view, pictures.calibration, view, layout),
+            model.size_mm,
+        )
+        if not said or attempt == RETAKES:
+            return pictures, warnings
+        warnings.append(said)
+        scene = scene or _scene(setup)
+        empty, calibration = _calibration_pictures(scene, setup.seed + RETAKE_SEED * (attempt + 1))
+        pictures = replace(pictures, empty=empty, calibration=calibration)
+    return pictures, warnings
 
 
 def cached_pictures(folder: Path, setup: Setup) -> Pictures | None:
@@ -559,6 +640,10 @@ class Cell:
     calibrations_located: int = 0
     """Setups whose empty-board picture was located by its markers (the others are
     calibrated with the exact view and counted here)."""
+    setups: int = 0
+    retaken: int = 0
+    """Of the setups read, those whose calibration pictures were taken again because the
+    calibration said something lay over the board (:func:`clear_calibration`)."""
     marker_px: list[float] = field(default_factory=list)
     """The smallest marker side in each picture (the square root of its area, px)."""
     known_ms: list[float] = field(default_factory=list)
@@ -578,6 +663,8 @@ class Cell:
             "located_reliable",
             "calibrations",
             "calibrations_located",
+            "setups",
+            "retaken",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.marker_px += other.marker_px
@@ -592,6 +679,7 @@ class Cell:
             "boards": s.boards,
             "elements": s.elements,
             "located": _share(self.located, self.pictures),
+            "calibrations_retaken": f"{self.retaken}/{self.setups}",
             "located_reliable": _share(self.located_reliable, self.pictures_reliable),
             "marker_px_median": _median(self.marker_px),
             "marker_px_smallest": round(min(self.marker_px), 1) if self.marker_px else None,
@@ -733,11 +821,14 @@ def bench_table(
     colour: bool = False,
     done: Callable[[dict[str, Cell]], None] | None = None,
     first_seed: int | None = None,
+    retake: bool = True,
 ) -> dict[str, Cell]:
     """The figures of ``count`` setups of ``set_name`` at each size in ``sizes`` (each
     size its own pictures: the same worlds, cameras and positions), each picture read in
     every mode of ``locate`` (a key of :data:`LOCATE_MODES`): a :class:`Cell` per
-    :func:`row_key`. ``done`` is given the figures so far after every setup."""
+    :func:`row_key`. ``done`` is given the figures so far after every setup. With
+    ``retake``, the calibration pictures are taken again while the calibration warns of
+    something over the board, as the player is told to (:func:`clear_calibration`)."""
     import cv2  # deferred: loads OpenCV
 
     cv2.setNumThreads(1)  # the figures are for one core
@@ -751,7 +842,14 @@ def bench_table(
     started = time.time()
     for number, setup in enumerate(chosen, 1):
         pictures = load_setup(setup, cache, lambda m: progress(f"  {m}"))
+        warnings: list[list[str]] = []
+        if retake:
+            pictures, warnings = clear_calibration(pictures)
+            for attempt, said in enumerate(warnings, 1):
+                progress(f"  calibration {attempt} warned: {'; '.join(said)}: taken again")
         for (reader, mode), cell in bench_setup(pictures, modes, fitted, colour).items():
+            cell.setups += 1
+            cell.retaken += bool(warnings)
             rows.setdefault(row_key(setup, reader, mode), Cell()).add(cell)
         elapsed = time.time() - started
         left = elapsed / number * (len(chosen) - number)

@@ -57,6 +57,7 @@ def bench_command(args: argparse.Namespace) -> int:
         f"--setups {args.setups} --levels {','.join(levels)} "
         f"--sizes {','.join(f'{w}x{h}' for w, h in sizes)} --locate {args.locate}"
         + (f" --first-seed {args.first_seed}" if args.first_seed is not None else "")
+        + (" --keep-calibration" if args.keep_calibration else "")
     )
 
     def write(rows: dict[str, Cell]) -> None:
@@ -96,6 +97,7 @@ def bench_command(args: argparse.Namespace) -> int:
         colour=args.colour_reader,
         done=write,
         first_seed=args.first_seed,
+        retake=not args.keep_calibration,
     )
     write(rows)
     text = "\n\n".join(
@@ -183,6 +185,13 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
         "locator that saw the empty board the player calibrated with following "
         "the board from picture to picture (calibrated); each picture read with "
         "the exact view and by markers (both); or all three ways (all)",
+    )
+    parser.add_argument(
+        "--keep-calibration",
+        action="store_true",
+        help="read every setup with the calibration pictures first taken, even where "
+        "the calibration warns that something lay over the board (by default they are "
+        "taken again, as the player is told to)",
     )
     parser.add_argument(
         "--colour-reader",
