@@ -56,9 +56,11 @@ from calibration.config import RegistrationConfig, load_config
 from calibration.intrinsics import CameraProfile
 from calibration.registration import BoardProfile, detect_markers
 from vision.markers import (
+    CoveredMarkerConfig,
     SmallMarkerConfig,
     candidate_squares,
     find_small_markers,
+    match_covered_marker,
     reread_markers,
 )
 from vision.sources import blank_frame
@@ -149,6 +151,10 @@ class LocateConfig:
     corner_noise_px: float = 0.3
     max_uncertain_mm: float = 10.0
     small_markers: SmallMarkerConfig = field(default_factory=SmallMarkerConfig)
+    # Where two markers or more are seen, a missing one that cannot be read whole is
+    # matched, partly covered, by its known pattern where they put it
+    # (:func:`vision.markers.match_covered_marker`).
+    covered_markers: CoveredMarkerConfig = field(default_factory=CoveredMarkerConfig)
     # A frame this wide (or high) or more is first searched shrunk this many times: a
     # quarter of the pixels takes about a quarter of the time, and markers of 30 px or
     # more are still read there. Each marker found is detected again at full size in a
@@ -587,6 +593,20 @@ class Locator:
                 if _residual_mm(homography, corners_mm, ideal).max() <= reach:
                     extra[marker_id] = ideal
                     break
+            if marker_id in extra or len(ids) < 2:
+                continue
+            # not readable whole: partly covered (a hand, a box standing over a corner)
+            covered = match_covered_marker(
+                frame,
+                self.geometry.dictionary,
+                marker_id,
+                predicted,
+                config=self.config.covered_markers,
+            )
+            if covered is not None:
+                ideal = self._ideal(covered.corners)
+                if _residual_mm(homography, corners_mm, ideal).max() <= reach:
+                    extra[marker_id] = ideal
         return extra
 
     def _consistent(self, found: dict[int, FloatArray], ids: list[int]) -> list[int]:

@@ -4,6 +4,7 @@ and a plain message when they are too small."""
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 
 import cv2
 import numpy as np
@@ -20,8 +21,14 @@ from vision.bench_locate import (
     format_marker_figures,
     render_marker_shot,
 )
-from vision.locate import FOUND, NO_MARKERS, TOO_FEW_MARKERS, Locator
-from vision.markers import find_small_markers, reread_markers
+from vision.evaluate.score import lens_profile
+from vision.locate import FOUND, NO_MARKERS, TOO_FEW_MARKERS, LocateConfig, Locator
+from vision.markers import (
+    CoveredMarkerConfig,
+    find_small_markers,
+    match_covered_marker,
+    reread_markers,
+)
 
 DICTIONARY = "DICT_4X4_50"
 
@@ -131,6 +138,36 @@ def test_a_square_with_a_code_two_bits_off_is_not_read() -> None:
     off, corners = _printed_marker(7, 24.0, 10.0, blur=0.6, noise=2.0, seed=1, bits=bits)
     assert find_small_markers(off, DICTIONARY, candidates=[corners]) == {}
     assert reread_markers(off, DICTIONARY, {7: corners}) == {}
+
+
+def _covered(image: np.ndarray, corners: np.ndarray, share: float, shade: int) -> np.ndarray:
+    """``image`` with the side of the marker beyond ``share`` of its width, and the
+    picture past it, covered by something of one ``shade`` (an arm, a box)."""
+    x = corners[:, 0].min() + share * (corners[:, 0].max() - corners[:, 0].min())
+    out = image.copy()
+    out[:, math.ceil(x) :] = shade
+    return out
+
+
+@pytest.mark.parametrize("shade", [40, 150, 235])
+@pytest.mark.parametrize(("side", "turn"), [(24.0, 10.0), (34.0, 200.0)])
+def test_a_marker_half_covered_is_matched_where_the_others_put_it(
+    side: float, turn: float, shade: int
+) -> None:
+    """A marker with a third of it covered cannot be read whole, but its pattern, slid
+    round where the markers seen put it (a pixel or two off), is matched in place; not
+    as another marker, and not where no marker is."""
+    image, corners = _printed_marker(7, side, turn, blur=0.9, noise=3.0, seed=int(side))
+    covered = _covered(image, corners, 0.65, shade)
+    assert find_small_markers(covered, DICTIONARY, candidates=[corners]) == {}
+    guess = corners + np.array([1.3, -0.9])
+    found = match_covered_marker(covered, DICTIONARY, 7, guess)
+    assert found is not None
+    assert np.linalg.norm(found.corners - corners, axis=1).max() < 0.8
+    assert match_covered_marker(covered, DICTIONARY, 3, guess) is None
+    bare = np.full_like(image, 60) + (image[:, :1] * 0)
+    assert match_covered_marker(bare, DICTIONARY, 7, guess) is None
+    assert match_covered_marker(_covered(image, corners, 0.0, shade), DICTIONARY, 7, guess) is None
 
 
 @pytest.fixture(scope="module")
@@ -268,3 +305,46 @@ def test_two_tiny_markers_do_not_place_the_board() -> None:
     assert location.message.endswith(
         "mm off); bring the camera closer and uncover the board's corners"
     )
+
+
+@pytest.mark.parametrize("game", ["shendao", "shangrila"])
+def test_a_board_with_two_markers_half_covered_is_placed(game: str) -> None:
+    """Two markers of one side of the board a third covered (the part towards the
+    board's middle, as an arm reaching in or a box standing there covers them): the
+    two others alone place the board's far side a few mm off at best, but a covered
+    one, matched where those put it, places it to a fraction of a millimetre."""
+    geometry = board_geometry(game)
+    picture = render_marker_shot(
+        MarkerShot(game, (1280, 720), 30.0, "hardest", MARKER_TUNING_SEEDS.start + 3)
+    )
+    image = picture.image.copy()
+    middle = geometry.outline_mm().mean(axis=0)
+    ids = sorted(geometry.marker_ids, key=lambda i: geometry.marker_corners_mm(i).mean(axis=0)[1])
+    for marker_id in ids[:2]:  # the two of the top side
+        square = geometry.marker_corners_mm(marker_id)
+        centre = square.mean(axis=0)
+        inward = np.sign(middle - centre)
+        # a one-coloured patch over the marker's inner part and on past it
+        cover = np.array(
+            [
+                centre + np.array([0.2 * inward[0] * geometry.marker_mm, -40.0]),
+                centre + np.array([80.0 * inward[0], -40.0]),
+                centre + np.array([80.0 * inward[0], 40.0]),
+                centre + np.array([0.2 * inward[0] * geometry.marker_mm, 40.0]),
+            ]
+        )
+        polygon = np.round(picture.truth.to_image(cover)).astype(np.int32)
+        cv2.fillConvexPoly(image, polygon, (70, 120, 170))
+    profile = lens_profile({"camera": asdict(picture.camera)})  # the camera calibrated
+    location = Locator(game, camera=profile).locate(image)
+    assert location.status == FOUND and location.view is not None
+    assert len(location.markers) >= 3  # a covered one matched at least
+    outline = geometry.outline_mm()
+    error = np.linalg.norm(
+        location.view.to_board(picture.truth.to_image(outline)) - outline, axis=1
+    )
+    assert error.max() < 1.0
+    # without the matching, only the two whole markers place the board, if anything
+    unmatched = LocateConfig(covered_markers=CoveredMarkerConfig(min_agreement=2.0))
+    alone = Locator(game, camera=profile, config=unmatched).locate(image)
+    assert alone.view is None or len(alone.markers) == 2
