@@ -139,23 +139,26 @@ def _whole_games_cv(model: StrengthModel, rows: Sequence[Labelled]) -> dict[str,
 def random_tables_cv(
     model: StrengthModel, set_name: str, folder: Path = GAMES_DIR
 ) -> tuple[int, int]:
-    """(seats named level 0, seats with an estimate) of the fitting random tables
-    ``set_name``'s model learns from (``FIT_ALSO``), whole games, each judged by a model
-    fitted without its game: the random tables held out in turn like the set's own
-    games (in the fit they are only learned from, never judged)."""
+    """(seats named level 0, seats with an estimate) of the fitting random tables of
+    ``set_name``'s game and player count that its model learns from (``FIT_ALSO``),
+    whole games, each judged by a model fitted without its game: those tables held out
+    in turn like the set's own games (in the fit they are only learned from, never
+    judged); the other sets' games, random tables of another player count too, are
+    fitted on in every fold."""
     levels = SETS[set_name][2]
     rows = labelled(fitting_games(set_name, folder), VIEWS, levels)
     tables: set[int] = set()
     for other in FIT_ALSO.get(set_name, ()):
         offset = 1 + max((r.group for r in rows), default=0)
         found = labelled(fitting_games(other, folder), VIEWS, levels)
-        if other in RANDOM_TABLES:
+        own = RANDOM_TABLES.get(other) == set_name
+        if own:
             tables.update(r.group + offset for r in found)
         rows += [
             replace(
                 r,
                 group=r.group + offset,
-                borrowed=other not in RANDOM_TABLES,
+                borrowed=not own,
                 random_table=other in RANDOM_TABLES,
             )
             for r in found

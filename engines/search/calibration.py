@@ -61,7 +61,7 @@ SETS.update({name: (*SETS[base][:2], (RANDOM_LEVEL,)) for name, base in RANDOM_T
 
 FIT_ALSO: dict[str, tuple[str, ...]] = {
     "shangrila-4": ("shangrila-3", "shangrila-4-random"),
-    "shangrila-3": ("shangrila-3-random",),
+    "shangrila-3": ("shangrila-3-random", "shangrila-4", "shangrila-4-random"),
     "shendao-2": ("shendao-2-random",),
     "shenshi-2": ("shenshi-2-random",),
 }
@@ -71,16 +71,23 @@ one, and what a player's moves say about their level is much the same with three
 four players; at a table where everyone plays at random, random play keeps more win
 chance than at the mixed tables, and the model learns it there (every game has such
 tables: a random player facing only random players was the one most often taken for a
-stronger level)."""
+stronger level). Three-player Shangri-La learns from the four-player games too, for
+the moves' edges (``EDGE_SETS``): its own mixed fitting games were stored without their
+moves, so only the four-player games show how the edges of each level's moves differ."""
 
-EDGE_SETS: frozenset[str] = frozenset({"shangrila-4", "shenshi-2"})
+EDGE_SETS: frozenset[str] = frozenset({"shangrila-3", "shangrila-4", "shenshi-2"})
 """Sets whose model reads the moves' edges (``engines.search.edge``), chosen by
 cross-validation on the fitting games, whole games: in four-player Shangri-La random
 play and levels 2 and 3 often lose win chance alike, and the edges tell them apart (the
 level within one 81% of the time with edges, 75% without; random play named level 0 93%
 either way); in ShenShi random play and level 1 do (within one 81% instead of 78%,
-random play named level 0 97% instead of 94%, on 80 fitting games). The other sets'
-fitting games were stored without their moves, so their edges are not known."""
+random play named level 0 97% instead of 94%, on 80 fitting games). Three-player
+Shangri-La's mixed fitting games were stored without their moves: it learns what the
+edges say from the four-player games (``FIT_ALSO``), and its random tables' seats were
+named level 0 57, 57 and 57 of 60 on the tables of seeds 8, 9 and 10 (seen before,
+never fitted on) instead of 57, 51 and 55, its mixed test games of seeds 5, 8, 9 and
+10 placing the level within one and naming random play level 0 as often as before.
+Shendao's mixed fitting games were stored without their moves too."""
 
 EDGE_EVIDENCE_SETS: frozenset[str] = frozenset({"shenshi-2"})
 """Sets whose model also weighs the sum of the moves' edges as evidence that grows with

@@ -11,6 +11,7 @@ from engines.search.analysis import (
     game_config,
 )
 from engines.search.calibration import (
+    EDGE_SETS,
     FIT_ALSO,
     RANDOM_TABLES,
     SETS,
@@ -62,6 +63,19 @@ def test_borrowed_games_are_fitted_on_but_never_held_out() -> None:
     held = held_out_logits(rows, [0, 1, 2, 3, 4], 0.25)
     assert len(held) == sum(not r.borrowed for r in rows)
     assert all(not r.borrowed for r, _ in held)
+
+
+def test_three_player_games_learn_the_edges_from_four_player_games() -> None:
+    """Three-player Shangri-La's own mixed fitting games were stored without their
+    moves: what the edges say of each level comes from the four-player games."""
+    assert "shangrila-3" in EDGE_SETS
+    assert set(FIT_ALSO["shangrila-3"]) >= {"shangrila-4", "shangrila-4-random"}
+    own = [_stored((k % 5, 0, 1), k) for k in range(3)]
+    four = [_stored((k % 5, 0, 1, 2), k) for k in range(2)]
+    games = {"shangrila-3": own, "shangrila-4": four}
+    rows = fitting_rows("shangrila-3", lambda s: games.get(s, []))
+    assert {r.evidence.moves for r in rows if r.borrowed and r.view == "full"} == {4}
+    assert sum(r.borrowed for r in rows) == 4 * len(four) * 3
 
 
 def test_random_tables_seat_only_random_play_and_get_no_model_of_their_own() -> None:
