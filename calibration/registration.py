@@ -375,7 +375,27 @@ def register_with_markers(
     found, _ = cv2.findHomography(board, pixels, 0)
     if found is None:
         raise FitError("the marker corners do not fix a homography (are they all on one line?)")
-    homography = array_of(np.float64, found)
+    return registration_from_markers(
+        config, geometry, image, camera, array_of(np.float64, found), ids, board, pixels
+    )
+
+
+def registration_from_markers(
+    config: RegistrationConfig,
+    geometry: BoardGeometry,
+    image: Image,
+    camera: CameraProfile | None,
+    homography: FloatArray,
+    ids: Sequence[int],
+    board: FloatArray,
+    pixels: FloatArray,
+) -> BoardRegistration:
+    """The registration of the board placed by ``homography`` (board mm to ideal
+    pixels) from the corners of the markers ``ids`` (``board`` mm, seen at ``pixels``,
+    four a marker in ``ids``' order), with its warnings: markers that disagree with
+    the board model, markers not seen, no camera profile."""
+    ids = list(ids)
+    homography = array_of(np.float64, homography)
     residual = _residual_mm(homography, board, pixels)
     rms = float(np.sqrt(np.mean(residual**2)))
     warnings = []

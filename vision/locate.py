@@ -53,8 +53,14 @@ from numpy.typing import NDArray
 
 from calibration.boards import BoardGeometry, board_geometry, load_boards
 from calibration.config import RegistrationConfig, load_config
+from calibration.errors import NotFoundError
 from calibration.intrinsics import CameraProfile
-from calibration.registration import BoardProfile, detect_markers
+from calibration.registration import (
+    BoardProfile,
+    BoardRegistration,
+    detect_markers,
+    registration_from_markers,
+)
 from vision.markers import (
     CoveredMarkerConfig,
     SmallMarkerConfig,
@@ -1023,6 +1029,36 @@ class Locator:
 
     def _raw(self, ideal: FloatArray) -> FloatArray:
         return ideal if self.lens is None else self.lens.distort(ideal)
+
+
+def register_board(
+    registration: RegistrationConfig,
+    geometry: BoardGeometry,
+    image: Image,
+    camera: CameraProfile | None,
+) -> BoardRegistration:
+    """Register the board from its corner markers in ``image`` as the camera finds
+    them in play (:class:`Locator`): small markers read again, a marker partly covered
+    matched where the others put it, the board placed from the camera's pose when some
+    are missing, and not placed when the markers seen could put it too far off. Raises
+    ``NotFoundError`` with the locator's message, in plain words, when it is not."""
+    locator = Locator(geometry.game, camera=camera, registration=registration, geometry=geometry)
+    location = locator.locate(image)
+    if location.view is None:
+        raise NotFoundError(location.message)
+    found = locator.find_markers(image)
+    ids = [i for i in location.markers if i in found]
+    board, pixels = locator._marker_points(ids, found)
+    return registration_from_markers(
+        registration,
+        geometry,
+        image,
+        camera,
+        np.asarray(location.view.homography, np.float64),
+        ids,
+        board,
+        pixels,
+    )
 
 
 def focal_from_homography(

@@ -39,7 +39,6 @@ from calibration.registration import (
     check_registration,
     draw_overlay,
     load_board_profile,
-    register_with_markers,
     save_board_profile,
 )
 from calibration.targets import CharucoTarget, RejectedView, detect_target
@@ -49,6 +48,7 @@ from engines.observation import Observation
 from vision.appearance import calibrate, calibration_layout, save_appearance
 from vision.appearance_clear import describe, obstructions
 from vision.appearance_core import AppearanceError
+from vision.locate import register_board
 from vision.models import load_model, referee_schema
 
 STEPS = ("lens", "board", "check", "layout", "colours")
@@ -158,9 +158,7 @@ class CalibrationWizard:
             self._load()
         try:
             geometry = board_geometry(self.game, None)
-            registration = register_with_markers(
-                self.config.registration, geometry, frame, self._camera
-            )
+            registration = register_board(self.config.registration, geometry, frame, self._camera)
             save_board_profile(registration.profile, board_path(self.game, self.profile))
         except CalibrationError as error:
             return str(error)

@@ -29,7 +29,7 @@ from calibration.config import load_config
 from calibration.intrinsics import save_camera_profile
 from calibration.layout import draw_layout, fit_layout, registered_view, save_layout
 from calibration.profiles import DATA_DIR_ENV, board_path, camera_path, layout_path, profile_dir
-from calibration.registration import register_with_markers, save_board_profile
+from calibration.registration import save_board_profile
 from calibration.sources import write_image
 from companion.cli.calibrate.layout import (
     APPEARANCE_GAMES,
@@ -40,6 +40,7 @@ from companion.demo.film import Shot, photograph
 from companion.demo.recognise import lens_profile
 from engines.observation import Observation, Reading, TableSchema, Value
 from vision.appearance import calibrate, calibration_layout, save_appearance
+from vision.locate import register_board
 from vision.models import load_model, referee_schema
 from vision.table_profile import load_table_profile
 
@@ -149,7 +150,7 @@ def calibrate_table(
         empty = photograph(empty_table(schema), shot, seed)
         pictures = profile_dir(PROFILE)
         write_image(pictures / f"empty-{game}.png", empty)
-        registration = register_with_markers(load_config().registration, geometry, empty, lens)
+        registration = register_board(load_config().registration, geometry, empty, lens)
         board = registration.profile
         save_board_profile(board, board_path(game, PROFILE))
         step(

@@ -12,7 +12,8 @@ import pytest
 
 from calibration.boards import board_geometry
 from calibration.config import load_config
-from calibration.registration import detect_markers
+from calibration.errors import NotFoundError
+from calibration.registration import detect_markers, register_with_markers
 from calibration.srgb import SRGB_TO_LINEAR
 from vision.bench_locate import (
     MARKER_TUNING_SEEDS,
@@ -22,7 +23,14 @@ from vision.bench_locate import (
     render_marker_shot,
 )
 from vision.evaluate.score import lens_profile
-from vision.locate import FOUND, NO_MARKERS, TOO_FEW_MARKERS, LocateConfig, Locator
+from vision.locate import (
+    FOUND,
+    NO_MARKERS,
+    TOO_FEW_MARKERS,
+    LocateConfig,
+    Locator,
+    register_board,
+)
 from vision.markers import (
     CoveredMarkerConfig,
     find_small_markers,
@@ -307,12 +315,10 @@ def test_two_tiny_markers_do_not_place_the_board() -> None:
     )
 
 
-@pytest.mark.parametrize("game", ["shendao", "shangrila"])
-def test_a_board_with_two_markers_half_covered_is_placed(game: str) -> None:
-    """Two markers of one side of the board a third covered (the part towards the
-    board's middle, as an arm reaching in or a box standing there covers them): the
-    two others alone place the board's far side a few mm off at best, but a covered
-    one, matched where those put it, places it to a fraction of a millimetre."""
+def _two_markers_covered(game: str):  # type: ignore[no-untyped-def]
+    """A picture of ``game``'s board with the two markers of its top side a third
+    covered (the part towards the board's middle, as an arm reaching in or a box
+    standing there covers them), and the camera's lens profile."""
     geometry = board_geometry(game)
     picture = render_marker_shot(
         MarkerShot(game, (1280, 720), 30.0, "hardest", MARKER_TUNING_SEEDS.start + 3)
@@ -321,8 +327,7 @@ def test_a_board_with_two_markers_half_covered_is_placed(game: str) -> None:
     middle = geometry.outline_mm().mean(axis=0)
     ids = sorted(geometry.marker_ids, key=lambda i: geometry.marker_corners_mm(i).mean(axis=0)[1])
     for marker_id in ids[:2]:  # the two of the top side
-        square = geometry.marker_corners_mm(marker_id)
-        centre = square.mean(axis=0)
+        centre = geometry.marker_corners_mm(marker_id).mean(axis=0)
         inward = np.sign(middle - centre)
         # a one-coloured patch over the marker's inner part and on past it
         cover = np.array(
@@ -335,16 +340,49 @@ def test_a_board_with_two_markers_half_covered_is_placed(game: str) -> None:
         )
         polygon = np.round(picture.truth.to_image(cover)).astype(np.int32)
         cv2.fillConvexPoly(image, polygon, (70, 120, 170))
-    profile = lens_profile({"camera": asdict(picture.camera)})  # the camera calibrated
+    return picture, image, lens_profile({"camera": asdict(picture.camera)})
+
+
+def _corners_off_mm(game: str, truth, homography: np.ndarray) -> float:  # type: ignore[no-untyped-def]
+    """How far the board's corners are, on the board, where ``homography`` (board mm
+    to ideal pixels) puts them, from where ``truth`` does."""
+    outline = board_geometry(game).outline_mm()
+    pixels = cv2.perspectiveTransform(outline.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    back = cv2.perspectiveTransform(pixels.reshape(-1, 1, 2), np.linalg.inv(truth.homography))
+    return float(np.linalg.norm(back.reshape(-1, 2) - outline, axis=1).max())
+
+
+@pytest.mark.parametrize("game", ["shendao", "shangrila"])
+def test_a_board_with_two_markers_a_third_covered_is_placed(game: str) -> None:
+    """The two whole markers alone place the board's far side a few mm off at best,
+    but a covered one, matched where those put it, places it to a fraction of a mm."""
+    picture, image, profile = _two_markers_covered(game)
     location = Locator(game, camera=profile).locate(image)
     assert location.status == FOUND and location.view is not None
     assert len(location.markers) >= 3  # a covered one matched at least
-    outline = geometry.outline_mm()
-    error = np.linalg.norm(
-        location.view.to_board(picture.truth.to_image(outline)) - outline, axis=1
-    )
-    assert error.max() < 1.0
+    assert _corners_off_mm(game, picture.truth, location.view.homography) < 1.0
     # without the matching, only the two whole markers place the board, if anything
     unmatched = LocateConfig(covered_markers=CoveredMarkerConfig(min_agreement=2.0))
     alone = Locator(game, camera=profile, config=unmatched).locate(image)
     assert alone.view is None or len(alone.markers) == 2
+
+
+@pytest.mark.parametrize("game", ["shendao", "shangrila"])
+def test_the_board_is_registered_as_the_camera_finds_it_in_play(game: str) -> None:
+    """``calibrate board`` registers the board from the markers the camera finds in
+    play, the covered ones matched: where the registration's own reading sees two
+    markers and fits the board to them alone, far off, it is placed to a fraction of a
+    millimetre."""
+    picture, image, profile = _two_markers_covered(game)
+    config = load_config().registration
+    geometry = board_geometry(game)
+    registration = register_board(config, geometry, image, profile)
+    assert len(registration.profile.markers_seen) >= 3
+    assert _corners_off_mm(game, picture.truth, np.array(registration.profile.homography)) < 1.0
+    plain = register_with_markers(config, geometry, image, profile)
+    assert len(plain.profile.markers_seen) == 2
+    assert _corners_off_mm(game, picture.truth, np.array(plain.profile.homography)) > 3.0
+    # where the locator cannot place the board, nothing is registered, and it says why
+    part = np.ascontiguousarray(image[:, : image.shape[1] // 3])
+    with pytest.raises(NotFoundError, match="board not found: "):
+        register_board(config, geometry, part, None)

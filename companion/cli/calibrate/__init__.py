@@ -588,10 +588,10 @@ def undistort_command(args: argparse.Namespace) -> int:
 def board_command(args: argparse.Namespace) -> int:
     from calibration.registration import (  # deferred: loads OpenCV
         draw_overlay,
-        register_with_markers,
         register_with_outline,
         save_board_profile,
     )
+    from vision.locate import register_board  # deferred: loads OpenCV
 
     config = _config(args)
     geometry = _geometry(args)
@@ -600,7 +600,7 @@ def board_command(args: argparse.Namespace) -> int:
     if args.corners is not None and args.method != "reference":
         raise UsageError("--corners goes with --method reference")
     if args.method == "markers":
-        registration = register_with_markers(config.registration, geometry, image, camera)
+        registration = register_board(config.registration, geometry, image, camera)
     else:
         corners = None if args.corners is None else np.array(args.corners).reshape(4, 2)
         registration, png = register_with_outline(
