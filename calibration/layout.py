@@ -451,6 +451,30 @@ def _patch(
     return np.asarray(cv2.getRectSubPix(board, (size_px, size_px), at), np.float32)
 
 
+def _print_kinds(elements: Mapping[str, Element]) -> dict[str, tuple[str | None, int]]:
+    """The elements printed alike: a discipline's spaces; a grid's squares of one
+    parity (a grid may be printed as a chequerboard, whose squares of the two parities
+    differ, and whose patches round a square, its neighbours in them, are each other's
+    negatives)."""
+    grid = [e for e in elements.values() if e.discipline is None]
+    starts, steps = [], []
+    for axis in (0, 1):
+        places = np.unique(np.round([e.centre_mm[axis] for e in grid], 3))
+        gaps = np.diff(places)
+        starts.append(float(places[0]) if len(places) else 0.0)
+        steps.append(float(gaps.min()) if len(gaps) else 1.0)
+    out: dict[str, tuple[str | None, int]] = {}
+    for name, element in elements.items():
+        if element.discipline is not None:
+            out[name] = (element.discipline, 0)
+        else:
+            column, row = (
+                math.floor((element.centre_mm[k] - starts[k]) / steps[k] + 0.5) for k in (0, 1)
+            )
+            out[name] = (None, (column + row) % 2)
+    return out
+
+
 def _refine_by_likeness(
     board: NDArray[np.float32],
     model: BoardModel,
@@ -466,6 +490,7 @@ def _refine_by_likeness(
     group's shift and scale are fitted to the members that agree."""
     s = settings.px_per_mm
     outlined = {name: model.elements[name] for g in groups for name in g.members}
+    printed = _print_kinds(outlined)
     side = max(e.size_mm[0] for e in outlined.values())
     size = round(side * 1.3 * s) | 1
     reach = math.ceil(settings.agree_mm * 1.5 * s)
@@ -475,9 +500,9 @@ def _refine_by_likeness(
             for g in groups
             for name in g.members
         }
-        kinds: dict[str | None, list[str]] = {}
-        for name, element in outlined.items():
-            kinds.setdefault(element.discipline, []).append(name)
+        kinds: dict[tuple[str | None, int], list[str]] = {}
+        for name in outlined:
+            kinds.setdefault(printed[name], []).append(name)
         templates = {
             kind: np.median([_patch(board, where[n], size, s) for n in names], axis=0).astype(
                 np.float32
@@ -486,9 +511,9 @@ def _refine_by_likeness(
         }
         own: dict[str, FloatArray] = {}
         likeness: dict[str, float] = {}
-        for name, element in outlined.items():
+        for name in outlined:
             window = _patch(board, where[name], size + 2 * reach, s)
-            scores = cv2.matchTemplate(window, templates[element.discipline], cv2.TM_CCOEFF_NORMED)
+            scores = cv2.matchTemplate(window, templates[printed[name]], cv2.TM_CCOEFF_NORMED)
             iy, ix = np.unravel_index(int(np.argmax(scores)), scores.shape)
             best = float(scores[iy, ix])
             dx = (
