@@ -4,8 +4,10 @@ markers, a row per world, level, size and way of finding the board."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from companion.cli import UsageError
@@ -154,3 +156,33 @@ def test_every_way_of_finding_the_board_has_its_row_and_its_goals(tmp_path: Path
     assert table[4].startswith("| landscape | hardest | 960x540 | markers, after calibration |")
     said = summaries(rows, "shendao")
     assert len(said) == 2 and "cold start" in said[0] and "after calibration" in said[1]
+
+
+def test_the_bench_reads_with_the_layout_the_player_fits(tmp_path: Path) -> None:
+    """``--layout fitted``: the reader reads by the layout ``calibrate layout`` fits from
+    the setup's calibration pictures (the project's model moved to where this world
+    prints its squares), close to the true one, and reads the pictures nearly as well; a
+    setup whose layout cannot be fitted is counted and read as nothing."""
+    from calibration.layout import LayoutError
+    from vision.evaluate.appearance import bench_setup
+
+    pictures = load_setup(
+        Setup("landscape", 2002, "easy", SIZE, "shendao", False), tmp_path, lambda _: None
+    )
+    true, _ = calibrated_reader(pictures)
+    fitted, _ = calibrated_reader(pictures, fit_layout=True)
+    off = [
+        np.linalg.norm(np.subtract(fitted.model.elements[n].centre_mm, e.centre_mm))
+        for n, e in true.model.elements.items()
+        if e.kind == "square"
+    ]
+    assert len(off) == 64 and max(off) < 2.0
+    cells = bench_setup(pictures, ("exact",), layout="fitted")
+    read = cells["appearance", "exact"]
+    assert read.layouts_failed == 0 and read.score.right >= 0.98 * read.score.elements
+    blank = replace(pictures, empty=np.zeros_like(pictures.empty))
+    with pytest.raises(LayoutError):
+        calibrated_reader(blank, fit_layout=True)
+    failed = bench_setup(blank, ("exact",), layout="fitted")["appearance", "exact"]
+    assert failed.layouts_failed == 1 and failed.score.right == 0
+    assert failed.score.unsure == failed.score.elements

@@ -378,10 +378,17 @@ def _view(pictures: Pictures, size_mm: tuple[float, float]) -> Any:
     return shot_view({"camera": pictures.camera, "pose": pictures.pose}, size_mm)
 
 
-def calibrated_reader(pictures: Pictures, fitted: Any = None, view: Any = None) -> Any:
+def calibrated_reader(
+    pictures: Pictures, fitted: Any = None, view: Any = None, fit_layout: bool = False
+) -> Any:
     """The appearance reader of a setup, calibrated on its calibration pictures seen
-    through ``view`` (default: their exact view), and that view."""
+    through ``view`` (default: their exact view), and that view. With ``fit_layout``,
+    the board's layout is the one ``companion calibrate layout`` fits from the same
+    pictures, starting from the project's model, as a player's calibration has it
+    (``calibration.layout.LayoutError`` when it cannot); else the world's true one."""
+    from calibration.layout import fit_layout as fit  # deferred: loads OpenCV
     from vision.appearance import AppearanceReader, calibrate, load_fitted  # deferred: loads OpenCV
+    from vision.models import load_model  # deferred: loads OpenCV
     from vision.synth.world import make_world  # deferred: loads OpenCV
 
     game = pictures.setup.game
@@ -390,6 +397,10 @@ def calibrated_reader(pictures: Pictures, fitted: Any = None, view: Any = None) 
     schema = referee_schema(game)
     view = view if view is not None else _view(pictures, model.size_mm)
     layout = Observation.from_json(schema, {"readings": pictures.calibration_truth})
+    if fit_layout:
+        model = fit(
+            game, load_model(game), pictures.empty, view, [(pictures.calibration, view, layout)]
+        ).model
     appearance = calibrate(
         game, model, pictures.empty, view, [(pictures.calibration, view, layout)]
     )
@@ -640,6 +651,9 @@ class Cell:
     calibrations_located: int = 0
     """Setups whose empty-board picture was located by its markers (the others are
     calibrated with the exact view and counted here)."""
+    layouts_failed: int = 0
+    """Setups whose layout, fitted as the player's calibration fits it (``--layout
+    fitted``), could not be fitted: their pictures count as not read."""
     setups: int = 0
     retaken: int = 0
     """Of the setups read, those whose calibration pictures were taken again because the
@@ -665,6 +679,7 @@ class Cell:
             "calibrations_located",
             "setups",
             "retaken",
+            "layouts_failed",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.marker_px += other.marker_px
@@ -680,6 +695,7 @@ class Cell:
             "elements": s.elements,
             "located": _share(self.located, self.pictures),
             "calibrations_retaken": f"{self.retaken}/{self.setups}",
+            "layouts_failed": f"{self.layouts_failed}/{self.setups}",
             "located_reliable": _share(self.located_reliable, self.pictures_reliable),
             "marker_px_median": _median(self.marker_px),
             "marker_px_smallest": round(min(self.marker_px), 1) if self.marker_px else None,
@@ -711,13 +727,19 @@ def _marker_px(view: Any, game: str) -> float:
 
 
 def bench_setup(
-    pictures: Pictures, modes: Sequence[str], fitted: Any = None, colour: bool = False
+    pictures: Pictures,
+    modes: Sequence[str],
+    fitted: Any = None,
+    colour: bool = False,
+    layout: str = "true",
 ) -> dict[tuple[str, str], Cell]:
     """Read one setup's pictures of play in each ``mode`` (``exact``, ``markers``,
-    ``calibrated``: see :data:`LOCATE_MODES`):
+    ``calibrated``: see :data:`LOCATE_MODES`), the board's layout the world's true one
+    or, with ``layout="fitted"``, the one the player's calibration fits:
     a :class:`Cell` per (reader, mode); the reader ``appearance``, and ``colour`` (the
     colour reader given the same views) when asked."""
 
+    from calibration.layout import LayoutError  # deferred: loads OpenCV
     from vision.evaluate.score import lens_profile  # deferred: loads OpenCV
     from vision.locate import Locator  # deferred: loads OpenCV
 
@@ -742,7 +764,21 @@ def bench_setup(
                 # the app keeps this locator: it follows the board from the calibration's
                 # view and from the frames before (never from the truth)
                 follower = calibrating
-        reader, _ = calibrated_reader(pictures, fitted, calibration_view)
+        try:
+            reader, _ = calibrated_reader(pictures, fitted, calibration_view, layout == "fitted")
+        except LayoutError:
+            # the player's layout fit failed: nothing of the setup is read
+            cell.layouts_failed += 1
+            reader, _ = calibrated_reader(pictures, fitted, calibration_view)
+            nothing = SimpleNamespace(
+                observation=Observation(reader.schema, {}), unseen=frozenset()
+            )
+            elements = [
+                e for e in reader.schema.elements if e.removesuffix("^") in reader.model.elements
+            ]
+            for _, truth in pictures.plays:
+                score_reading(cell.score, nothing, truth["visible"], reader.schema, elements)
+            continue
         elements = [
             e for e in reader.schema.elements if e.removesuffix("^") in reader.model.elements
         ]
@@ -822,6 +858,7 @@ def bench_table(
     done: Callable[[dict[str, Cell]], None] | None = None,
     first_seed: int | None = None,
     retake: bool = True,
+    layout: str = "true",
 ) -> dict[str, Cell]:
     """The figures of ``count`` setups of ``set_name`` at each size in ``sizes`` (each
     size its own pictures: the same worlds, cameras and positions), each picture read in
@@ -847,7 +884,7 @@ def bench_table(
             pictures, warnings = clear_calibration(pictures)
             for attempt, said in enumerate(warnings, 1):
                 progress(f"  calibration {attempt} warned: {'; '.join(said)}: taken again")
-        for (reader, mode), cell in bench_setup(pictures, modes, fitted, colour).items():
+        for (reader, mode), cell in bench_setup(pictures, modes, fitted, colour, layout).items():
             cell.setups += 1
             cell.retaken += bool(warnings)
             rows.setdefault(row_key(setup, reader, mode), Cell()).add(cell)

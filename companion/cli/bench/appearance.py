@@ -58,6 +58,7 @@ def bench_command(args: argparse.Namespace) -> int:
         f"--sizes {','.join(f'{w}x{h}' for w, h in sizes)} --locate {args.locate}"
         + (f" --first-seed {args.first_seed}" if args.first_seed is not None else "")
         + (" --keep-calibration" if args.keep_calibration else "")
+        + (f" --layout {args.layout}" if args.layout != "true" else "")
     )
 
     def write(rows: dict[str, Cell]) -> None:
@@ -98,6 +99,7 @@ def bench_command(args: argparse.Namespace) -> int:
         done=write,
         first_seed=args.first_seed,
         retake=not args.keep_calibration,
+        layout=args.layout,
     )
     write(rows)
     text = "\n\n".join(
@@ -185,6 +187,15 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
         "locator that saw the empty board the player calibrated with following "
         "the board from picture to picture (calibrated); each picture read with "
         "the exact view and by markers (both); or all three ways (all)",
+    )
+    parser.add_argument(
+        "--layout",
+        choices=("true", "fitted"),
+        default="true",
+        help="the board's layout the reader reads by: the world's true one (true, the "
+        "default), or the one 'companion calibrate layout' fits from the setup's "
+        "calibration pictures, starting from the project's model, as a player's "
+        "calibration has it (fitted; a setup whose layout cannot be fitted is not read)",
     )
     parser.add_argument(
         "--keep-calibration",
