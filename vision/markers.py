@@ -260,6 +260,19 @@ def _bilinear(image: NDArray[np.float32], points: FloatArray) -> FloatArray:
     return np.asarray(top * (1.0 - fy) + bottom * fy, np.float64)
 
 
+def _cell_samples(modules: int, ring: int) -> FloatArray:
+    """Sample points of a marker's cells in the unit square of its black square of
+    ``modules`` cells a side, ``ring`` more cells round it (the white card's), row by
+    row: nine points a cell round its centre, a fifth of a cell apart (cells, 9, 2)
+    flattened to (cells * 9, 2)."""
+    centres = (np.arange(-ring, modules + ring) + 0.5) / modules
+    spread = np.array([-0.2, 0.0, 0.2]) / modules
+    grid_x, grid_y = np.meshgrid(centres, centres)
+    cells = np.column_stack([grid_x.reshape(-1), grid_y.reshape(-1)])
+    jitter = np.array([(dx, dy) for dx in spread for dy in spread])
+    return np.asarray((cells[:, None, :] + jitter[None, :, :]).reshape(-1, 2))
+
+
 def _read(
     grey: Image, quad: FloatArray, modules: int, codes: _Codes, config: SmallMarkerConfig
 ) -> SmallMarker | None:
@@ -360,13 +373,8 @@ def _decode(
 ) -> SmallMarker | None:
     """Read the modules of the black square ``square``; the marker, or ``None``."""
     homography = _unit_homography(square)
-    centres = (np.arange(modules) + 0.5) / modules
-    spread = np.array([-0.2, 0.0, 0.2]) / modules
-    grid_x, grid_y = np.meshgrid(centres, centres)
-    cells = np.column_stack([grid_x.reshape(-1), grid_y.reshape(-1)])
-    jitter = np.array([(dx, dy) for dx in spread for dy in spread])
-    samples = (cells[:, None, :] + jitter[None, :, :]).reshape(-1, 2)
-    values = _bilinear(linear, _map(homography, samples)).reshape(len(cells), -1).mean(axis=1)
+    samples = _cell_samples(modules, 0)
+    values = _bilinear(linear, _map(homography, samples)).reshape(modules**2, -1).mean(axis=1)
     values = values.reshape(modules, modules)
     border = np.concatenate([values[0], values[-1], values[1:-1, 0], values[1:-1, -1]])
     ring_t = (np.arange(modules + 2) + 0.5) / (modules + 2) * (1.0 + 2.0 / modules) - 1.0 / modules
@@ -514,12 +522,8 @@ def match_covered_marker(
         return None
     linear = linear_light(np.asarray(grey[low[1] : high[1], low[0] : high[0]], np.uint8))
     homography = _unit_homography(predicted - low)
-    centres = (np.arange(modules + 2) - 0.5) / modules
-    spread = np.array([-0.2, 0.0, 0.2]) / modules
-    grid_x, grid_y = np.meshgrid(centres, centres)
-    cells = np.column_stack([grid_x.reshape(-1), grid_y.reshape(-1)])
-    jitter = np.array([(dx, dy) for dx in spread for dy in spread])
-    points = _map(homography, (cells[:, None, :] + jitter[None, :, :]).reshape(-1, 2))
+    cells = (modules + 2) ** 2
+    points = _map(homography, _cell_samples(modules, 1))
 
     inner = np.zeros((modules + 2, modules + 2), bool)
     inner[2:-2, 2:-2] = True
@@ -529,7 +533,7 @@ def match_covered_marker(
         """How far each cell agrees with its shade (-1 to 1) at each of ``shifts``
         (shifts, cells); NaN rows where black and white differ too little."""
         sampled = _bilinear(linear, (points[None, :, :] + shifts[:, None, :]).reshape(-1, 2))
-        values = sampled.reshape(len(shifts), len(cells), -1).mean(axis=2)
+        values = sampled.reshape(len(shifts), cells, -1).mean(axis=2)
         white = np.percentile(values[:, sign > 0], 75, axis=1)[:, None]
         black = np.percentile(values[:, sign < 0], 25, axis=1)[:, None]
         half = np.maximum((white - black) / 2.0, 1e-9)

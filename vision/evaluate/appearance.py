@@ -769,15 +769,11 @@ def bench_setup(
         except LayoutError:
             # the player's layout fit failed: nothing of the setup is read
             cell.layouts_failed += 1
-            reader, _ = calibrated_reader(pictures, fitted, calibration_view)
-            nothing = SimpleNamespace(
-                observation=Observation(reader.schema, {}), unseen=frozenset()
-            )
-            elements = [
-                e for e in reader.schema.elements if e.removesuffix("^") in reader.model.elements
-            ]
+            schema, model = referee_schema(setup.game), _model(setup)
+            nothing = SimpleNamespace(observation=Observation(schema, {}), unseen=frozenset())
+            elements = [e for e in schema.elements if e.removesuffix("^") in model.elements]
             for _, truth in pictures.plays:
-                score_reading(cell.score, nothing, truth["visible"], reader.schema, elements)
+                score_reading(cell.score, nothing, truth["visible"], schema, elements)
             continue
         elements = [
             e for e in reader.schema.elements if e.removesuffix("^") in reader.model.elements
