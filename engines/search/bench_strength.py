@@ -71,6 +71,16 @@ four-player Shangri-La (see ``TABLE_WEIGHTS``), nor Shendao: on its 60 fitting r
 tables split named 116 of 120 seats level 0 instead of 114 (within one 82.1% instead
 of 83.2%), but without the win chances known (an even share assumed) it named a player
 of 90% accurate moves, 60% of them best, no higher than one of 40%, 10% best."""
+TUNING_SEEDS: dict[str, tuple[int, ...]] = {"shangrila-3": (5, 8, 9, 10)}
+"""Per set, the seeds of games never fitted on on which its level-0 rule is chosen
+(``engines.search.strength.tune_random``): the set's own games and its tables where
+every seat plays at random (``RANDOM_TABLES``) of those seeds, whole and joined at the
+middle. Three-player Shangri-La's mixed fitting games were stored without their moves,
+so the cross-validation judges them without the edges every new analysis reads: there
+the level-0 rule it chose named 171 of the 180 random tables' seats of seeds 8, 9 and
+10 level 0, and placed players joined at the middle within one of their level 75% of
+the time. These games were test games of earlier models (seen, never fitted on); since
+the rule is chosen on them they are no longer a fair test of this set."""
 STRONG_GAP = 3
 """``strong_above_weak``: levels a strong player sits above a weak one (level 0 or 1)."""
 
@@ -97,6 +107,24 @@ def marked_fitting_rows(set_name: str, folder: Path = GAMES_DIR) -> list[Labelle
         rows += [
             replace(r, group=r.group + offset, borrowed=True, random_table=other in RANDOM_TABLES)
             for r in labelled(fitting_games(other, folder), VIEWS, levels)
+        ]
+    return rows + tuning_rows(set_name, folder, 1 + max((r.group for r in rows), default=0))
+
+
+def tuning_rows(set_name: str, folder: Path = GAMES_DIR, first_group: int = 0) -> list[Labelled]:
+    """The rows of the games of ``TUNING_SEEDS`` of ``set_name`` (its own and its random
+    tables'), marked ``Labelled.tuning`` (never fitted on; they choose the level-0 rule
+    only), their groups from ``first_group`` on; none for a set without such seeds."""
+    seeds = TUNING_SEEDS.get(set_name, ())
+    levels = SETS[set_name][2]
+    tables = [t for t, base in RANDOM_TABLES.items() if base == set_name]
+    rows: list[Labelled] = []
+    for source in (set_name, *tables):
+        games = [g for held in games_of_seeds(source, seeds, folder).values() for g in held]
+        offset = first_group + len({r.group for r in rows})
+        rows += [
+            replace(r, group=r.group + offset, tuning=True, random_table=source in RANDOM_TABLES)
+            for r in labelled(games, VIEWS, levels)
         ]
     return rows
 

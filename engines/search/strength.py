@@ -73,6 +73,10 @@ FEW_MOVES = 15
 RANDOM_MOVES_CHOICES: tuple[int, ...] = (FEW_MOVES, 12, 10, 8, 6, MIN_MOVES)
 """Candidate ``random_moves``, the judged moves from which level 0 is named on its
 threshold: tried from the most down, of equals the most kept."""
+TUNED_RANDOM_MOVES: tuple[int, ...] = (30, 25, 20, FEW_MOVES)
+"""Candidate ``random_moves`` of a model whose level-0 rule is chosen on games it was
+not fitted on (``tune_random``): a whole three-player Shangri-La game gives a player 28
+to 47 judged moves, one joined at its middle 15 to 24."""
 NEAR_GOAL = 0.8
 RANDOM_GOAL = 0.95
 """The goals the level-0 threshold is chosen for (see the module's docstring)."""
@@ -201,6 +205,9 @@ class Labelled:
     random_table: bool = False
     """From a table where every seat plays at random (weighed ``table_weight`` in the
     fit, ``fit_logistic``)."""
+    tuning: bool = False
+    """From games never fitted on that choose the level-0 rule only (``tune_random``):
+    left out of every fit and of the cross-validation."""
 
 
 def led(evidence: Evidence, even_share: float) -> int:
@@ -849,7 +856,9 @@ def fit_logistic(
     random (``Labelled.random_table``) weigh ``table_weight`` each; with ``lead_split``
     each level is fitted as two classes (``StrengthModel.lead_split``). Raises
     ValueError without data."""
-    usable = [r for r in rows if r.evidence.moves >= MIN_MOVES and r.level in levels]
+    usable = [
+        r for r in rows if r.evidence.moves >= MIN_MOVES and r.level in levels and not r.tuning
+    ]
     if not usable:
         raise ValueError(f"no player-game with {MIN_MOVES} judged moves to fit on")
     reference: tuple[tuple[float, ...], ...] = ()
@@ -959,9 +968,9 @@ def held_out_logits(
     players ``table_weight``, splitting each level by the lead when ``lead_split``
     (``fit_logistic``)."""
     folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
-    borrowed = [r for r in rows if r.borrowed]
+    borrowed = [r for r in rows if r.borrowed and not r.tuning]
     for row in rows:
-        if not row.borrowed:
+        if not row.borrowed and not row.tuning:
             folds[row.group % FOLDS].append(row)
     found = []
     for k in range(FOLDS):
@@ -1054,7 +1063,51 @@ def fit_model(
                 best = (score, near, threshold, random_moves)
     assert best is not None
     model = _with(base, temperature, best[2], few, best[3])
+    tuning = [r for r in rows if r.tuning]
+    if tuning:
+        model = tune_random(model, tuning)
     return model, _tally(model, held)
+
+
+def tune_random(model: StrengthModel, rows: Sequence[Labelled]) -> StrengthModel:
+    """``model`` with the level-0 threshold and ``random_moves`` chosen on ``rows``,
+    games it was not fitted on (``Labelled.tuning``; whole games and games joined at
+    the middle, tables where every seat plays at random among them): of
+    ``TUNED_RANDOM_MOVES`` (from the most down) and ``RANDOM_THRESHOLDS``, the pair
+    coming closest to both aims, the level within one of the truth ``NEAR_GOAL`` of the
+    time in whole games and in games joined at the middle alike (the tables of engines),
+    and random play named level 0 ``RANDOM_AIM`` of the time in whole games (every
+    table); of equals, the pair most often within one, then the first tried. For a
+    model whose fitting games lack what the new analyses read (three-player
+    Shangri-La's edges): the cross-validation cannot tell how sure of random play they
+    make it. Raises ValueError without a whole game of engine players and one of random
+    play among ``rows``."""
+    items = {
+        view: [
+            (r.level, r.evidence.moves, model.logits(r.evidence), r.random_table)
+            for r in rows
+            if r.view == view and r.evidence.moves >= 1
+        ]
+        for view in ("full", "half")
+    }
+    whole = [(lv, n, x) for lv, n, x, _ in items["full"]]
+    mixed = [
+        [(lv, n, x) for lv, n, x, table in items[view] if not table] for view in ("full", "half")
+    ]
+    if not mixed[0] or not any(lv == model.level_list[0] and n >= MIN_MOVES for lv, n, _ in whole):
+        raise ValueError("no whole game of engines and of random play to choose level 0 on")
+    best: tuple[float, float, float, int] | None = None
+    for random_moves in TUNED_RANDOM_MOVES:
+        for threshold in RANDOM_THRESHOLDS:
+            trial = _with(model, model.temperature, threshold, model.few_moves, random_moves)
+            near = [_tally(trial, found).within_one for found in mixed if found]
+            score = min(
+                *(n / NEAR_GOAL for n in near), random_share(trial, whole) / RANDOM_AIM, 1.0
+            )
+            if best is None or (score, min(near)) > (best[0], best[1]):
+                best = (score, min(near), threshold, random_moves)
+    assert best is not None
+    return _with(model, model.temperature, best[2], model.few_moves, best[3])
 
 
 # ---------------------------------------------------------------------- the file

@@ -42,6 +42,8 @@ from engines.search.strength import (
     loss_of,
     model_for,
     random_reference,
+    random_share,
+    tune_random,
 )
 
 
@@ -460,3 +462,47 @@ def test_random_tables_weigh_more_when_weighted() -> None:
     assert again.table_weight == 8.0
     with pytest.raises(ValueError, match="sizes"):
         StrengthModel.from_json("test", {**heavy.to_json(), "table_weight": 0.0})
+
+
+def _tuning_rows() -> list[Labelled]:
+    """Games never fitted on: engine players as in ``synthetic_rows``, and random players
+    who lead tables of random players, half their moves as careful as level 1's."""
+    rows = synthetic_rows()
+    careful = [r.evidence for r in rows if r.level == 1]
+    leaders = [
+        replace(
+            r,
+            random_table=True,
+            evidence=Evidence(
+                r.evidence.accuracies + c.accuracies[:15],
+                r.evidence.best + c.best[:15],
+                r.evidence.kept + c.kept[:15],
+            ),
+        )
+        for r, c in zip((r for r in rows if r.level == 0), careful, strict=True)
+    ]
+    return [replace(r, group=r.group + 1000, tuning=True) for r in rows + leaders]
+
+
+def test_tuning_games_choose_the_level_0_rule_and_are_never_fitted_on() -> None:
+    """Games never fitted on (``Labelled.tuning``) choose the level-0 threshold and
+    ``random_moves`` only: the fitted log-odds are those fitted without them; random
+    players who lead such tables, named by the median a level above, are named level 0
+    by the rule they chose."""
+    rows = synthetic_rows()
+    plain, plain_check = fit_model("test", rows, 300)
+    tuned, tuned_check = fit_model("test", rows + _tuning_rows(), 300)
+    assert tuned.weights == plain.weights and tuned.temperature == plain.temperature
+    assert tuned.few_moves == plain.few_moves
+    assert tuned_check.tested == plain_check.tested
+    again = tune_random(plain, _tuning_rows())
+    assert (again.random_threshold, again.random_moves) == (
+        tuned.random_threshold,
+        tuned.random_moves,
+    )
+    median = replace(plain, random_threshold=1.0)
+    whole = [(r.level, r.evidence.moves, plain.logits(r.evidence)) for r in _tuning_rows()]
+    assert random_share(median, whole) < 1.0
+    assert random_share(tune_random(median, _tuning_rows()), whole) == 1.0
+    with pytest.raises(ValueError, match="random play"):
+        tune_random(plain, [r for r in _tuning_rows() if r.level > 0])
