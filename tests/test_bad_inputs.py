@@ -401,6 +401,8 @@ CASES: list[tuple[str, Case]] = [
     ("bench appearance --first-seed 5", Case("bench appearance --set test --first-seed 5")),
     ("vision fit --networks -1", Case("vision fit --game shenshi --networks -1")),
     ("vision fit --setups 0", Case("vision fit --game shenshi --setups 0")),
+    ("vision fit --network-setups 0", Case("vision fit --game shendao --network-setups 0")),
+    ("vision fit --networks-only, no network", Case("vision fit --networks-only")),
     # an explicit 0 is refused, not read as "the default": that run rewrites a shipped file
     ("bench reader-errors --setups 0", Case("bench reader-errors --game shenshi --setups 0")),
 ]

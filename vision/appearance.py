@@ -69,7 +69,13 @@ from calibration.profiles import (
 )
 from engines.jsontext import read_json_file
 from engines.observation import Observation, Reading, TableSchema, Value
-from vision import appearance_heights, appearance_margin, appearance_net, appearance_stacks
+from vision import (
+    appearance_flat,
+    appearance_heights,
+    appearance_margin,
+    appearance_net,
+    appearance_stacks,
+)
 from vision.appearance_core import (
     BARE_PX_PER_MM,
     BARE_VALUES,
@@ -545,6 +551,10 @@ class FittedModel:
     (:mod:`vision.appearance_net`): a stacked element is then read by its classifier
     and the network together (:func:`together`), or by its classifier alone where the
     calibration did not show every value of its kind."""
+    flat: appearance_flat.FlatNetwork | None = None
+    """The network that reads a flat square whole, when fitted
+    (:mod:`vision.appearance_flat`): the square is then read by its weights and the
+    network together (:func:`together`)."""
 
     def probabilities(self, item: ElementFeatures) -> FloatArray:
         """``item``'s probability per alternative."""
@@ -587,6 +597,8 @@ class FittedModel:
             }
         if self.network is not None:
             data["network"] = self.network.to_json()
+        if self.flat is not None:
+            data["flat_network"] = self.flat.to_json()
         return data
 
     @classmethod
@@ -606,12 +618,19 @@ class FittedModel:
                 if raw_network is None
                 else appearance_net.SquareNetwork.from_json(raw_network, source)
             )
+            raw_flat = data.get("flat_network")
+            flat = (
+                None
+                if raw_flat is None
+                else appearance_flat.FlatNetwork.from_json(raw_flat, source)
+            )
             return cls(
                 str(data["game"]),
                 weights,
                 dict(data.get("provenance", {})),
                 dict(stacks),
                 network,
+                flat,
             )
         except (KeyError, TypeError, ValueError) as error:
             if isinstance(error, AppearanceError):
@@ -786,6 +805,23 @@ empty, and the network was half of a frame's time. Chosen on the validation hall
 (docs/vision-bench.md): from 1 (every square) down to 0.9, not one reading changed."""
 
 
+FLAT_SURE = 0.995
+"""A flat square whose weights (after the doubts of :mod:`vision.appearance_margin`) are
+at least this sure of one value is left to them; the flat square network reads the
+rest. Most squares of a game are plainly bare, and the network would double a frame's
+time. Chosen on the validation worlds (painted, seeds 1000 to 1047, the hardest level,
+1280x720; docs/vision-bench.md): from 1 (every square) down to 0.99, not one reading
+changed; at 0.995 the network reads 37% of the squares."""
+
+
+def _colour_of(appearance: SetAppearance, kind: str, value: str) -> FloatArray | None:
+    """The calibrated colours of ``kind``'s value spelt ``value`` (None if not shown)."""
+    for v, colours in appearance.colours.get(kind, {}).items():
+        if str(v) == value:
+            return colours
+    return None
+
+
 def together(classifier: FloatArray, network: FloatArray) -> FloatArray:
     """A stacked element's probabilities from its kind's classifier and the square
     network together: the mean of their log probabilities, normalised (each is a
@@ -831,6 +867,11 @@ class AppearanceReader:
                     "game's: fit it again (companion vision fit)"
                 )
         self._grids: tuple[Sampling, appearance_net.SquarePlan] | None = None
+        self.flat = self.fitted.flat
+        self.flat_squares = tuple(
+            e for e in self.elements if model.elements[e].kind in appearance_flat.FLAT_KINDS
+        )
+        self._flat_plan: tuple[Sampling, appearance_flat.FlatPlan] | None = None
         self._margins: (
             tuple[
                 Sampling,
@@ -928,6 +969,56 @@ class AppearanceReader:
             if square in row and len(item.values) == appearance_net.ALTERNATIVES[k]:
                 out[item.element] = probabilities[k][row[square]]
         return out
+
+    def flat_maps(
+        self,
+        frame: Image,
+        view: BoardView,
+        light: LightField,
+        rows: Sequence[int],
+        tiles: Sequence[str] | None = None,
+    ) -> Float32Array:
+        """The flat square network's maps of the squares at ``rows`` of
+        ``self.flat_squares``, in that order (the grids made again when the view moves);
+        ``tiles``: the tile values they are described against (default: the fitted
+        network's)."""
+        sampling = self.sampling(view)
+        if self._flat_plan is None or self._flat_plan[0] is not sampling:
+            grids = appearance_flat.flat_grids(self.model, self.flat_squares)
+            self._flat_plan = (sampling, appearance_flat.plan_flat(view, self.appearance, grids))
+        plan = self._flat_plan[1].only(rows)
+        if tiles is None:
+            tiles = self.flat.tiles if self.flat is not None else []
+        kind = self.model.elements[self.flat_squares[0]].kind if self.flat_squares else ""
+        colours = [_colour_of(self.appearance, kind, v) for v in tiles]
+        return appearance_flat.flat_maps(frame, plan, self.appearance, light, colours)
+
+    def _flat_chances(
+        self,
+        frame: Image,
+        view: BoardView,
+        light: LightField,
+        shown: Sequence[ElementFeatures],
+        chances: Mapping[str, FloatArray],
+    ) -> dict[str, FloatArray]:
+        """The flat square network's probabilities of each shown flat square whose
+        alternatives the network reads (:mod:`vision.appearance_flat`), but those its
+        weights (``chances``) are at least ``FLAT_SURE`` sure of (:data:`FLAT_SURE`)."""
+        if self.flat is None or not self.flat_squares:
+            return {}
+        row = {name: i for i, name in enumerate(self.flat_squares)}
+        chosen = [
+            i
+            for i in shown
+            if i.element in row
+            and self.flat.reads(i.values)
+            and float(np.max(chances[i.element])) < FLAT_SURE
+        ]
+        if not chosen:
+            return {}
+        maps = self.flat_maps(frame, view, light, [row[i.element] for i in chosen])
+        probabilities = self.flat.probabilities(maps)
+        return {item.element: probabilities[k] for k, item in enumerate(chosen)}
 
     def _doubted(
         self,
@@ -1042,6 +1133,8 @@ class AppearanceReader:
         for element, p in self._network_chances(frame, view, light, shown, chances).items():
             chances[element] = together(chances[element], p)
         chances.update(self._doubted(frame, view, light, shown, chances))
+        for element, p in self._flat_chances(frame, view, light, shown, chances).items():
+            chances[element] = together(chances[element], p)
         for item in items:
             if item.element in covered:
                 abstained[item.element] = COVERED_BY_HAND

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from vision import appearance_flat as flat
 from vision.appearance_net import (
     ALTERNATIVES,
     BRANCHES,
@@ -118,13 +119,27 @@ def fit_network(
     of :data:`BATCH`, the rate on one cycle, on one thread, from ``seed``. Raises
     ``FitError`` without PyTorch."""
     torch = _torch()
+    torch.manual_seed(seed)
+    network = _module(torch, maps.shape[2])
+    return _weights(_train(torch, network, maps, labels, seed, epochs, progress))
+
+
+def _train(
+    torch: Any,
+    network: Any,
+    maps: Float32Array,
+    labels: NDArray[np.intp],
+    seed: int,
+    epochs: int | None,
+    progress: Callable[[str], None] | None,
+) -> Any:
+    """``network`` (its outputs, one logits per column of ``labels``) fitted: AdamW on
+    batches of :data:`BATCH`, the rate on one cycle, on one thread, from ``seed``."""
     epochs = EPOCHS if epochs is None else epochs
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        torch.manual_seed(seed)
         rng = np.random.default_rng(seed)
-        network = _module(torch, maps.shape[2])
         optimiser = torch.optim.AdamW(network.parameters(), lr=RATE, weight_decay=DECAY)
         x = torch.from_numpy(np.ascontiguousarray(maps, dtype=np.float32))
         y = torch.from_numpy(np.asarray(labels, dtype=np.int64))
@@ -152,7 +167,7 @@ def fit_network(
             if progress is not None:
                 progress(f"network {seed}: pass {epoch + 1}/{epochs}, loss {total / n:.4f}")
         network.eval()
-        return _weights(network)
+        return network
     finally:
         torch.set_num_threads(threads)
 
@@ -178,3 +193,74 @@ def fit_square_network(
         "epochs": EPOCHS,
     }
     return SquareNetwork(fitted, TEMPERATURE, network_values(schema, square), provenance)
+
+
+def _flat_module(torch: Any, channels: int, alternatives: int) -> Any:
+    nn, functional = torch.nn, torch.nn.functional
+
+    class Network(nn.Module):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            widths = (channels, *flat.WIDTHS)
+            for k in range(len(flat.WIDTHS)):
+                setattr(self, f"c{k + 1}", nn.Conv2d(widths[k], widths[k + 1], 3, padding=1))
+            side = (flat.GRID + 3) // 4
+            self.hidden = nn.Linear(side * side * flat.WIDTHS[-1], flat.HIDDEN)
+            self.head = nn.Linear(flat.HIDDEN, alternatives)
+
+        def forward(self, maps: Any) -> list[Any]:
+            n, _, c = maps.shape
+            x = maps.reshape(n, flat.GRID, flat.GRID, c).permute(0, 3, 1, 2)
+            x = functional.relu(self.c1(x))
+            x = functional.max_pool2d(functional.relu(self.c2(x)), 2, ceil_mode=True)
+            x = functional.max_pool2d(functional.relu(self.c3(x)), 2, ceil_mode=True)
+            hidden = functional.relu(self.hidden(x.permute(0, 2, 3, 1).flatten(1)))
+            return [self.head(hidden)]
+
+    return Network()
+
+
+def _flat_weights(network: Any) -> dict[str, Float32Array]:
+    """The fitted module's weights in :mod:`vision.appearance_flat`'s layout."""
+    out: dict[str, Float32Array] = {}
+    for k in range(1, len(flat.WIDTHS) + 1):
+        conv = getattr(network, f"c{k}")
+        kernel = conv.weight.detach().numpy()  # (out, in, 3, 3)
+        out[f"c{k}.w"] = np.ascontiguousarray(
+            kernel.transpose(2, 3, 1, 0).reshape(-1, kernel.shape[0]), dtype=np.float32
+        )
+        out[f"c{k}.b"] = conv.bias.detach().numpy().astype(np.float32)
+    for name in ("hidden", "head"):
+        layer = getattr(network, name)
+        out[f"{name}.w"] = np.ascontiguousarray(layer.weight.detach().numpy().T)
+        out[f"{name}.b"] = layer.bias.detach().numpy().astype(np.float32)
+    return out
+
+
+def fit_flat_network(
+    maps: Float32Array,
+    labels: NDArray[np.intp],
+    values: Sequence[Any],
+    members: int,
+    temperature: float = flat.TEMPERATURE,
+    epochs: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> flat.FlatNetwork:
+    """``members`` flat square networks (:mod:`vision.appearance_flat`) fitted on ``maps``
+    (squares, points, channels) and ``labels`` (each square's alternative among
+    ``values``, -1 where it does not count) from seeds 0, 1, ..., averaged. Raises
+    ``FitError`` without PyTorch."""
+    torch = _torch()
+    fitted = []
+    for seed in range(members):
+        torch.manual_seed(seed)
+        network = _flat_module(torch, maps.shape[2], len(values))
+        column = np.asarray(labels, dtype=np.intp)[:, None]
+        trained = _train(torch, network, maps, column, seed, epochs, progress)
+        fitted.append(_flat_weights(trained))
+    provenance = {
+        "squares": int(np.sum(np.asarray(labels) >= 0)),
+        "members": members,
+        "epochs": EPOCHS if epochs is None else epochs,
+    }
+    return flat.FlatNetwork(fitted, temperature, [str(v) for v in values], provenance)

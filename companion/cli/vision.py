@@ -23,6 +23,7 @@ from vision.evaluate.appearance import (
     SETS,
     default_cache,
     iter_examples,
+    iter_flat_examples,
     iter_square_examples,
     load_setup,
     setups,
@@ -418,52 +419,106 @@ def _compare(seen: Any, wanted: Any, elements: dict[str, Any]) -> int:
 
 def fit_command(args: argparse.Namespace) -> int:
     """``companion vision fit``: fit the appearance reader on the training set."""
-    from vision.appearance import fit, fitted_path  # deferred: loads OpenCV
+    import numpy as np  # deferred: only to fit
+
+    from vision.appearance import fit, fitted_path, load_fitted  # deferred: loads OpenCV
+    from vision.appearance_core import AppearanceError  # deferred: loads OpenCV
+    from vision.appearance_flat import flat_game  # deferred: loads OpenCV
     from vision.appearance_net import stacked  # deferred: loads OpenCV
-    from vision.fit_network import FitError, fit_square_network  # deferred: loads OpenCV
+    from vision.fit_network import (  # deferred: loads OpenCV
+        FitError,
+        fit_flat_network,
+        fit_square_network,
+    )
 
     if args.networks < 0:
         raise UsageError("--networks must be 0 or more")
     if args.setups < 1:
         raise UsageError("--setups must be at least 1")
+    network_setups = getattr(args, "network_setups", None)
+    if network_setups is not None and network_setups < 1:
+        raise UsageError("--network-setups must be at least 1")
+    networks = args.networks if stacked(args.game) or flat_game(args.game) else 0
+    only = bool(getattr(args, "networks_only", False))
+    if only and not networks:
+        raise UsageError(
+            "--networks-only fits the square networks of ShenShi or Shendao: "
+            "give --networks 1 or more"
+        )
+    network_setups = network_setups if network_setups is not None else args.setups
+    out = Path(args.output) if args.output else fitted_path(args.game)
+    kept = None
+    if only:
+        try:
+            kept = load_fitted(args.game, out)
+        except AppearanceError as error:
+            raise UsageError(f"--networks-only keeps the weights of {out}: {error}") from None
     cache = Path(args.cache).expanduser() if args.cache else default_cache()
     started = time.time()
     data: list[Any] = []
     squares: list[Any] = []
-    networks = args.networks if stacked(args.game) else 0
-    chosen = setups("train", args.setups, size=picture_size(args.size), game=args.game)
+    flats: list[Any] = []
+    count = network_setups if only else max(args.setups, network_setups if networks else 0)
+    chosen = setups("train", count, size=picture_size(args.size), game=args.game)
     for i, setup in enumerate(chosen, 1):
         pictures = load_setup(setup, cache, lambda m: print(f"  {m}", flush=True))
-        data.extend(iter_examples(pictures, foreign=True))
-        if networks:
-            squares.extend(iter_square_examples(pictures, foreign=True))
+        if i <= args.setups and not only:
+            data.extend(iter_examples(pictures, foreign=True))
+        if networks and i <= network_setups:
+            if stacked(args.game):
+                squares.extend(iter_square_examples(pictures, foreign=True))
+            else:
+                flats.extend(iter_flat_examples(pictures, foreign=True))
         print(
             f"[{i}/{len(chosen)}] {setup.kind} world {setup.seed} ({setup.level}): "
-            f"{len(data)} examples",
+            f"{len(data)} examples"
+            + (f", {sum(len(y) for _, y, _ in flats)} squares" if flats else ""),
             flush=True,
         )
-    command = (
-        f"companion vision fit --game {args.game} --setups {args.setups} --size {args.size}"
-        + (f" --networks {args.networks}" if stacked(args.game) else "")
-    )
-    provenance = {
-        "command": command,
-        "set": "train",
-        "kinds": list(SETS["train"][0]),
-        "setup_seeds": [s.seed for s in chosen],
-        "examples": len(data),
-        "size": list(chosen[0].size),
-    }
-    model = fit(args.game, data, provenance)
-    if networks:
-        try:
+    if only:
+        command = (
+            f"companion vision fit --game {args.game} --size {args.size} --networks "
+            f"{args.networks} --network-setups {network_setups} --networks-only"
+        )
+    else:
+        command = (
+            f"companion vision fit --game {args.game} --setups {args.setups} --size {args.size}"
+        )
+        if stacked(args.game) or flat_game(args.game):
+            command += f" --networks {args.networks}"
+            if networks and network_setups != args.setups:
+                command += f" --network-setups {network_setups}"
+    if kept is not None:
+        model = kept
+    else:
+        provenance = {
+            "command": command,
+            "set": "train",
+            "kinds": list(SETS["train"][0]),
+            "setup_seeds": [s.seed for s in chosen[: args.setups]],
+            "examples": len(data),
+            "size": list(chosen[0].size),
+        }
+        model = fit(args.game, data, provenance)
+    try:
+        if squares:
             network = fit_square_network(
                 args.game, squares, networks, lambda m: print(f"  {m}", flush=True)
             )
-        except FitError as error:
-            raise UsageError(str(error)) from None
-        model = replace(model, network=network)
-    out = Path(args.output) if args.output else fitted_path(args.game)
+            model = replace(model, network=network)
+        if flats:
+            flat = fit_flat_network(
+                np.concatenate([m for m, _, _ in flats]).astype(np.float32),
+                np.concatenate([y for _, y, _ in flats]),
+                flats[0][2],
+                networks,
+                progress=lambda m: print(f"  {m}", flush=True),
+            )
+            flat.provenance["command"] = command
+            flat.provenance["setup_seeds"] = [s.seed for s in chosen[:network_setups]]
+            model = replace(model, flat=flat)
+    except FitError as error:
+        raise UsageError(str(error)) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out} from {len(data)} examples in {time.time() - started:.0f} s")
@@ -480,8 +535,19 @@ def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
         "--networks",
         type=int,
         default=1,
-        help="ShenShi: square networks fitted from different starts and averaged "
-        "(default 1; 0 for none: the classifiers alone)",
+        help="ShenShi and Shendao: square networks fitted from different starts and "
+        "averaged (default 1; 0 for none: the classifiers alone)",
+    )
+    parser.add_argument(
+        "--network-setups",
+        type=int,
+        help="training setups the square networks are fitted on (default: --setups)",
+    )
+    parser.add_argument(
+        "--networks-only",
+        action="store_true",
+        help="keep the weights of the file written (--output, or the shipped file) and fit "
+        "only the square networks",
     )
     parser.add_argument(
         "--output",

@@ -542,6 +542,53 @@ def iter_square_examples(pictures: Pictures, foreign: bool = False) -> Iterator[
             yield maps, table
 
 
+def iter_flat_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
+    """The flat square network's labelled examples of a setup's play pictures (and, with
+    ``foreign``, of each with foreign objects laid over it, as :func:`iter_examples`):
+    per picture, the maps of its shown flat squares and each one's true alternative
+    among the reader's (bare, each tile value, something else), and those alternatives.
+    A square whose set's calibration left a tile value out gives none."""
+    from vision.appearance import fit_light  # deferred: loads OpenCV
+    from vision.appearance_core import OTHER  # deferred: loads OpenCV
+
+    reader, view = calibrated_reader(pictures)
+    if not reader.flat_squares:
+        return
+    for number, (image, truth) in enumerate(pictures.plays):
+        labels = {k: truth["visible"].get(k) for k in truth["observation"]}
+        variants = [(image, labels)]
+        if foreign:
+            changed, covered = with_foreign_objects(
+                image, reader, view, pictures.setup.seed * 100 + number
+            )
+            variants.append(
+                (changed, {k: (None if k in covered else v) for k, v in labels.items()})
+            )
+        for frame, truths in variants:
+            light = fit_light(frame, view, reader.appearance, reader.model.size_mm)
+            items = {
+                i.element: i for i in reader.element_features(frame, view, light, context=False)
+            }
+            rows, chosen = [], []
+            for row, square in enumerate(reader.flat_squares):
+                item = items[square]
+                if item.seen_share < 0.5 or square not in truths:
+                    continue
+                value = truths[square]
+                label = OTHER if value is None else value
+                found = [i for i, v in enumerate(item.values) if v == label]
+                if found:
+                    rows.append(row)
+                    chosen.append(found[0])
+            first = items[reader.flat_squares[0]]
+            tiles = [str(v) for v in first.values[1:-1]]
+            shown = {str(v) for v in reader.appearance.colours.get(first.kind, {})}
+            if not rows or not shown.issuperset(tiles):
+                continue
+            maps = reader.flat_maps(frame, view, light, rows, tiles)
+            yield maps, np.array(chosen, dtype=np.intp), [str(v) for v in first.values]
+
+
 def default_cache() -> Path:
     return Path("~/.cache/companion/appearance").expanduser()
 
