@@ -247,6 +247,14 @@ class Debouncer:
             or (recent[-1].value == stable.value and type(recent[-1].value) is type(stable.value))
         )
 
+    def read_otherwise(self, e: str) -> bool:
+        """Whether ``e``'s last two readings both have a value other than the believed
+        one (a hand over it, no value, is no evidence either way)."""
+        last, stable = self._recent[e][-2:], self.stable[e]
+        return len(last) == 2 and all(
+            r.value is not None and not same_value(r.value, stable.value) for r in last
+        )
+
     def observation(self) -> Observation:
         return Observation.trusted(self.schema, dict(self.stable))
 
@@ -390,6 +398,10 @@ class LastMove:
     before: tuple[int, str, list[str]] | None = None
     """The move before it, when it was accepted from the table: its index in the
     history, its text and its ``made_seen`` (``_misread_before``)."""
+    on_done: int | None = None
+    """The index in the history of the move last accepted from the table when its
+    player said done: that player said the move was complete as the table then
+    stood (``_split_before_last``)."""
 
     @property
     def bigger(self) -> list[Any]:
@@ -558,6 +570,7 @@ class Referee:
             "typed_from": typed[0] if typed else None,
             "shorter": list(last.shorter) if last.shorter is not None else None,
             "longer": list(last.longer) if last.longer is not None else None,
+            "on_done": last.on_done,
             "sources": {name: d.snapshot() for name, d in self.sources.items()},
             "belief": self.belief.to_json(),
             **({"parts": self.parts.to_json()} if self.parts else {}),
@@ -593,6 +606,8 @@ class Referee:
         self.last_move.shorter = None if shorter is None else (int(shorter[0]), str(shorter[1]))
         longer = data.get("longer")
         self.last_move.longer = None if longer is None else (int(longer[0]), str(longer[1]))
+        on_done = data.get("on_done")
+        self.last_move.on_done = None if on_done is None else int(on_done)
         if "belief" in data:
             self.belief.restore(data["belief"], self.start, self.rules)
         if "parts" in data and self.parts is not None:
@@ -659,6 +674,7 @@ class Referee:
                 changed
                 or self.pending.done_frames > DONE_WAIT * self.config.stable_frames
                 or not self._unsettled()
+                or self._without_misread(self.believed_table()) is not None
             ):
                 return self._evaluate(turn_done=True)
             return []
@@ -690,19 +706,37 @@ class Referee:
     def _unsettled(self) -> bool:
         """Whether some element surely believed otherwise than the position shows it was
         believed just now (``Debouncer.settled``) by a source that needs several frames."""
+        return bool(self._unsettled_elements())
+
+    def _unsettled_elements(self) -> dict[str, bool]:
+        """The elements ``_unsettled`` finds, each with whether it has been read since
+        with another value twice running (``Debouncer.read_otherwise``: the value
+        believed was likely a misreading three frames long)."""
         expected, sure = self.expected_table(), self.config.sure
-        return any(
-            d.frames > 1
-            and reading.value is not None
-            and reading.confidence >= sure
-            and (
-                reading.value != expected.value(e)
-                or type(reading.value) is not type(expected.value(e))
-            )
-            and not d.settled(e)
-            for d in self.sources.values()
-            for e, reading in d.stable.items()
-        )
+        out: dict[str, bool] = {}
+        for d in self.sources.values():
+            if d.frames <= 1:
+                continue
+            for e, reading in d.stable.items():
+                if (
+                    reading.value is not None
+                    and reading.confidence >= sure
+                    and not same_value(reading.value, expected.value(e))
+                    and not d.settled(e)
+                ):
+                    out[e] = out.get(e, True) and d.read_otherwise(e)
+        return out
+
+    def _without_misread(self, observation: Observation) -> Observation | None:
+        """For a done waiting on changes believed just now (``_unsettled``): when every
+        one of them has been read since with another value twice running, the table
+        with those elements as the position shows them (``observation`` otherwise).
+        None while some change believed just now is still read as believed."""
+        elements = self._unsettled_elements()
+        if not elements or not all(elements.values()):
+            return None
+        expected = self.expected_table()
+        return observation.replace({e: expected[e] for e in elements})
 
     def _confirm(self, observation: Observation, debouncer: Debouncer) -> list[Output]:
         """One more frame of the table held illegal (``_held``): the flag once the
@@ -742,14 +776,17 @@ class Referee:
         believed; if not, and nothing believed has changed yet, the same verdict on the
         readings seen ``read`` (2) times running is the flag, on the pieces as last read
         (otherwise the believed table is: one frame's misreading must not change the
-        rule named). None: no such reading (a reading going back to the position before
-        may be a flicker hiding the illegal move: no reason to wait). ``in_progress``:
-        no move fits those readings, but a sequence of moves made unseen does
-        (``Explainer.explain_gap``): the done waits as well."""
+        rule named), those read unsure both times left out (two frames' unsure
+        misreadings must not name the rule either). None: no such reading (a reading
+        going back to the position before may be a flicker hiding the illegal move: no
+        reason to wait). ``in_progress``: no move fits those readings, but a sequence
+        of moves made unseen does (``Explainer.explain_gap``): the done waits as well."""
         if frames > DONE_WAIT * self.config.stable_frames or not self.sources:
             return None
         before = self.expected_table()
         fresh = self._read_anew(before, read)
+        if read > 1:
+            fresh = {e: r for e, r in fresh.items() if r.confidence >= self.config.sure}
         if not fresh:  # only readings going back to the position before: no new piece
             return None
         believed = self.believed_table()
@@ -928,6 +965,13 @@ class Referee:
         if self.state.is_over():
             return []  # a question on the last moves is open: its answer ends the game
         observation = self.believed_table()
+        misread = self._without_misread(observation) if turn_done else None
+        if misread is not None:
+            # a done waiting on changes believed just now (``_unsettled``), each read
+            # otherwise twice running since: they were misreadings three frames long,
+            # and the done is judged without them (waiting longer, the player would be
+            # putting the pieces back, and a pass would be named)
+            observation = misread
         hidden = self._hidden()
         self.pending.judging_done = turn_done
         # a done just after the last turn was taken for a bigger one may be the next
@@ -1006,6 +1050,7 @@ class Referee:
             turn_done
             and verdict.kind == Kind.ILLEGAL
             and self._unsettled()
+            and misread is None
             and max(waited, 0) <= DONE_WAIT * self.config.stable_frames
             and not self.explainer.explain_gap(self.state, observation).sequences
         ):
@@ -1447,9 +1492,16 @@ class Referee:
         was the player's before them after all (the next player's turn was taken from
         readings under a hand). Both moves are taken back and the table is judged after
         the other reading. None otherwise."""
-        if turn_done or not self.explainer.model.MOVES_GO_ON or self.status != self.WATCHING:
+        if (
+            turn_done
+            or not self.explainer.model.MOVES_GO_ON
+            or self.status != self.WATCHING
+            or self.last_move.on_done == len(self.history) - 1
+        ):
             # (a done is the player's to move: their turn is judged as the table stands,
-            # not hidden by reading the turns before it again)
+            # not hidden by reading the turns before it again; and the last move, accepted
+            # when its player said done, was complete then: what changed since is not
+            # theirs, whatever the move before it was)
             return None
         split = self._split_two_back(
             self.last_move.shorter, observation, turn_done, hidden, shorter=True
@@ -2089,6 +2141,7 @@ class Referee:
             last.before = None  # (a move restated keeps the one before it)
         last.seen_move = None
         last.typed = by == "typed"
+        last.on_done = len(self.history) if by == "table" and self.pending.judging_done else None
         self.history.append((self.state.copy(), text))
         self.last_move.typed_from = self.history[-1][0] if by == "typed" else None
         self.pending.done_frames = -1  # a done waiting is answered

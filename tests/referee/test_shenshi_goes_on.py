@@ -518,3 +518,24 @@ def test_a_neutral_monk_moved_back_by_the_player_to_move_is_their_turn() -> None
     out = referee.handle(TurnDone())
     assert only(out, "illegal_move").rule == "turn.needs-master"
     assert [text for _, text in referee.history] == [copper, gold]
+
+
+def test_a_turn_accepted_at_its_done_is_not_read_again_with_a_later_change() -> None:
+    # Copper's hover taken for its third action, silver's Grand Master walked: at
+    # silver's done both turns are read again, copper's of two actions and silver's of
+    # the Grand Master and the hover. Copper then moves silver's master: copper's three
+    # actions and silver's turn of the Grand Master and that master would fit, but
+    # silver said done before the master moved, so the move is copper's, out of turn
+    # (on a simulated table the turns were read again, and the done that followed was
+    # flagged as a pass).
+    referee, state, copper = done_after_a_neutral_hover()
+    then = state.copy()
+    then.apply(state.rules.parse_move(copper))
+    silver = "NMf5~c5(d5>g5) Gc1-b1"
+    show(referee, after(then, silver))
+    out = referee.handle(TurnDone())
+    assert "illegal_move" not in names(out)
+    assert [text for _, text in referee.history] == [copper, "Gc1-b1 NMf5~c5(d5>g5)"]
+    out = show(referee, after(then, f"{silver} Ma5~a6"))
+    assert only(out, "illegal_move").rule == "turn.wrong-player"
+    assert [text for _, text in referee.history] == [copper, "Gc1-b1 NMf5~c5(d5>g5)"]
