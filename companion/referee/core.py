@@ -247,14 +247,6 @@ class Debouncer:
             or (recent[-1].value == stable.value and type(recent[-1].value) is type(stable.value))
         )
 
-    def read_otherwise(self, e: str) -> bool:
-        """Whether ``e``'s last two readings both have a value other than the believed
-        one (a hand over it, no value, is no evidence either way)."""
-        last, stable = self._recent[e][-2:], self.stable[e]
-        return len(last) == 2 and all(
-            r.value is not None and not same_value(r.value, stable.value) for r in last
-        )
-
     def observation(self) -> Observation:
         return Observation.trusted(self.schema, dict(self.stable))
 
@@ -674,7 +666,6 @@ class Referee:
                 changed
                 or self.pending.done_frames > DONE_WAIT * self.config.stable_frames
                 or not self._unsettled()
-                or self._without_misread(self.believed_table()) is not None
             ):
                 return self._evaluate(turn_done=True)
             return []
@@ -706,37 +697,19 @@ class Referee:
     def _unsettled(self) -> bool:
         """Whether some element surely believed otherwise than the position shows it was
         believed just now (``Debouncer.settled``) by a source that needs several frames."""
-        return bool(self._unsettled_elements())
-
-    def _unsettled_elements(self) -> dict[str, bool]:
-        """The elements ``_unsettled`` finds, each with whether it has been read since
-        with another value twice running (``Debouncer.read_otherwise``: the value
-        believed was likely a misreading three frames long)."""
         expected, sure = self.expected_table(), self.config.sure
-        out: dict[str, bool] = {}
-        for d in self.sources.values():
-            if d.frames <= 1:
-                continue
-            for e, reading in d.stable.items():
-                if (
-                    reading.value is not None
-                    and reading.confidence >= sure
-                    and not same_value(reading.value, expected.value(e))
-                    and not d.settled(e)
-                ):
-                    out[e] = out.get(e, True) and d.read_otherwise(e)
-        return out
-
-    def _without_misread(self, observation: Observation) -> Observation | None:
-        """For a done waiting on changes believed just now (``_unsettled``): when every
-        one of them has been read since with another value twice running, the table
-        with those elements as the position shows them (``observation`` otherwise).
-        None while some change believed just now is still read as believed."""
-        elements = self._unsettled_elements()
-        if not elements or not all(elements.values()):
-            return None
-        expected = self.expected_table()
-        return observation.replace({e: expected[e] for e in elements})
+        return any(
+            d.frames > 1
+            and reading.value is not None
+            and reading.confidence >= sure
+            and (
+                reading.value != expected.value(e)
+                or type(reading.value) is not type(expected.value(e))
+            )
+            and not d.settled(e)
+            for d in self.sources.values()
+            for e, reading in d.stable.items()
+        )
 
     def _confirm(self, observation: Observation, debouncer: Debouncer) -> list[Output]:
         """One more frame of the table held illegal (``_held``): the flag once the
@@ -965,13 +938,6 @@ class Referee:
         if self.state.is_over():
             return []  # a question on the last moves is open: its answer ends the game
         observation = self.believed_table()
-        misread = self._without_misread(observation) if turn_done else None
-        if misread is not None:
-            # a done waiting on changes believed just now (``_unsettled``), each read
-            # otherwise twice running since: they were misreadings three frames long,
-            # and the done is judged without them (waiting longer, the player would be
-            # putting the pieces back, and a pass would be named)
-            observation = misread
         hidden = self._hidden()
         self.pending.judging_done = turn_done
         # a done just after the last turn was taken for a bigger one may be the next
@@ -1050,7 +1016,6 @@ class Referee:
             turn_done
             and verdict.kind == Kind.ILLEGAL
             and self._unsettled()
-            and misread is None
             and max(waited, 0) <= DONE_WAIT * self.config.stable_frames
             and not self.explainer.explain_gap(self.state, observation).sequences
         ):
