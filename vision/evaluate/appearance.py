@@ -478,6 +478,22 @@ def with_foreign_objects(
     return out, covered
 
 
+def labelled_frames(
+    pictures: Pictures, reader: Any, view: Any, foreign: bool = False
+) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """Each play picture with what it shows of each element (an element it hides, a
+    hand over more than half of it, is None: *something else*); with ``foreign``, after
+    each, the picture with foreign objects laid over it, the elements they cover None."""
+    for number, (image, truth) in enumerate(pictures.plays):
+        labels = {k: truth["visible"].get(k) for k in truth["observation"]}
+        yield image, labels
+        if foreign:
+            changed, covered = with_foreign_objects(
+                image, reader, view, pictures.setup.seed * 100 + number
+            )
+            yield changed, {k: (None if k in covered else v) for k, v in labels.items()}
+
+
 def iter_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
     """The labelled examples of a setup's play pictures; with ``foreign``, also of each
     picture with foreign objects laid over it (the elements they cover labelled
@@ -485,16 +501,8 @@ def iter_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
     from vision.appearance import examples  # deferred: loads OpenCV
 
     reader, view = calibrated_reader(pictures)
-    for number, (image, truth) in enumerate(pictures.plays):
-        # an element the picture hides (a hand over more than half of it) is "something else"
-        labels = {k: truth["visible"].get(k) for k in truth["observation"]}
-        yield from examples(reader.element_features(image, view), labels)
-        if foreign:
-            changed, covered = with_foreign_objects(
-                image, reader, view, pictures.setup.seed * 100 + number
-            )
-            labels = {k: (None if k in covered else v) for k, v in labels.items()}
-            yield from examples(reader.element_features(changed, view), labels)
+    for frame, labels in labelled_frames(pictures, reader, view, foreign):
+        yield from examples(reader.element_features(frame, view), labels)
 
 
 def iter_square_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
@@ -507,39 +515,25 @@ def iter_square_examples(pictures: Pictures, foreign: bool = False) -> Iterator[
     from vision.appearance_stacks import ALTERNATIVES, STACK  # deferred: loads OpenCV
 
     reader, view = calibrated_reader(pictures)
-    for number, (image, truth) in enumerate(pictures.plays):
-        labels = {k: truth["visible"].get(k) for k in truth["observation"]}
-        variants = [(image, labels)]
-        if foreign:
-            changed, covered = with_foreign_objects(
-                image, reader, view, pictures.setup.seed * 100 + number
-            )
-            variants.append(
-                (changed, {k: (None if k in covered else v) for k, v in labels.items()})
-            )
-        for frame, truths in variants:
-            light = fit_light(frame, view, reader.appearance, reader.model.size_mm)
-            items = {
-                i.element: i for i in reader.element_features(frame, view, light, context=False)
-            }
-            maps = reader.square_maps(frame, view, light)
-            table = np.full((len(maps), len(STACK)), -1, dtype=np.intp)
-            for row, square in enumerate(reader.squares):
-                for k, kind in enumerate(STACK):
-                    name = f"{square} {kind}"
-                    item = items.get(name)
-                    if item is None or item.seen_share < 0.5 or name not in truths:
-                        continue
-                    value = truths[name]
-                    label = OTHER if value is None else value
-                    found = [
-                        i
-                        for i, v in enumerate(item.values)
-                        if v == label and type(v) is type(label)
-                    ]
-                    if found and len(item.values) == ALTERNATIVES[kind]:
-                        table[row, k] = found[0]
-            yield maps, table
+    for frame, truths in labelled_frames(pictures, reader, view, foreign):
+        light = fit_light(frame, view, reader.appearance, reader.model.size_mm)
+        items = {i.element: i for i in reader.element_features(frame, view, light, context=False)}
+        maps = reader.square_maps(frame, view, light)
+        table = np.full((len(maps), len(STACK)), -1, dtype=np.intp)
+        for row, square in enumerate(reader.squares):
+            for k, kind in enumerate(STACK):
+                name = f"{square} {kind}"
+                item = items.get(name)
+                if item is None or item.seen_share < 0.5 or name not in truths:
+                    continue
+                value = truths[name]
+                label = OTHER if value is None else value
+                found = [
+                    i for i, v in enumerate(item.values) if v == label and type(v) is type(label)
+                ]
+                if found and len(item.values) == ALTERNATIVES[kind]:
+                    table[row, k] = found[0]
+        yield maps, table
 
 
 def iter_flat_examples(pictures: Pictures, foreign: bool = False) -> Iterator[Any]:
@@ -554,39 +548,27 @@ def iter_flat_examples(pictures: Pictures, foreign: bool = False) -> Iterator[An
     reader, view = calibrated_reader(pictures)
     if not reader.flat_squares:
         return
-    for number, (image, truth) in enumerate(pictures.plays):
-        labels = {k: truth["visible"].get(k) for k in truth["observation"]}
-        variants = [(image, labels)]
-        if foreign:
-            changed, covered = with_foreign_objects(
-                image, reader, view, pictures.setup.seed * 100 + number
-            )
-            variants.append(
-                (changed, {k: (None if k in covered else v) for k, v in labels.items()})
-            )
-        for frame, truths in variants:
-            light = fit_light(frame, view, reader.appearance, reader.model.size_mm)
-            items = {
-                i.element: i for i in reader.element_features(frame, view, light, context=False)
-            }
-            rows, chosen = [], []
-            for row, square in enumerate(reader.flat_squares):
-                item = items[square]
-                if item.seen_share < 0.5 or square not in truths:
-                    continue
-                value = truths[square]
-                label = OTHER if value is None else value
-                found = [i for i, v in enumerate(item.values) if v == label]
-                if found:
-                    rows.append(row)
-                    chosen.append(found[0])
-            first = items[reader.flat_squares[0]]
-            tiles = [str(v) for v in first.values[1:-1]]
-            shown = {str(v) for v in reader.appearance.colours.get(first.kind, {})}
-            if not rows or not shown.issuperset(tiles):
+    for frame, truths in labelled_frames(pictures, reader, view, foreign):
+        light = fit_light(frame, view, reader.appearance, reader.model.size_mm)
+        items = {i.element: i for i in reader.element_features(frame, view, light, context=False)}
+        rows, chosen = [], []
+        for row, square in enumerate(reader.flat_squares):
+            item = items[square]
+            if item.seen_share < 0.5 or square not in truths:
                 continue
-            maps = reader.flat_maps(frame, view, light, rows, tiles)
-            yield maps, np.array(chosen, dtype=np.intp), [str(v) for v in first.values]
+            value = truths[square]
+            label = OTHER if value is None else value
+            found = [i for i, v in enumerate(item.values) if v == label]
+            if found:
+                rows.append(row)
+                chosen.append(found[0])
+        first = items[reader.flat_squares[0]]
+        tiles = [str(v) for v in first.values[1:-1]]
+        shown = {str(v) for v in reader.appearance.colours.get(first.kind, {})}
+        if not rows or not shown.issuperset(tiles):
+            continue
+        maps = reader.flat_maps(frame, view, light, rows, tiles)
+        yield maps, np.array(chosen, dtype=np.intp), [str(v) for v in first.values]
 
 
 def default_cache() -> Path:
