@@ -88,22 +88,30 @@ def _module(torch: Any, channels: int) -> Any:
     return Network()
 
 
+def _layer_weights(layer: Any) -> tuple[Float32Array, Float32Array]:
+    """A fitted convolution's or linear layer's weights and bias in the numpy readers'
+    layout: a 3x3 kernel as (9 * in, out) in (row, column, channel) order, a linear
+    layer's as (in, out)."""
+    weight = layer.weight.detach().numpy()
+    if weight.ndim == 4:  # (out, in, 3, 3)
+        weight = weight.transpose(2, 3, 1, 0).reshape(-1, weight.shape[0])
+    else:
+        weight = weight.T
+    return np.ascontiguousarray(weight, dtype=np.float32), layer.bias.detach().numpy().astype(
+        np.float32
+    )
+
+
 def _weights(network: Any) -> dict[str, Float32Array]:
     """The fitted module's weights in :mod:`vision.appearance_net`'s layout."""
     out: dict[str, Float32Array] = {}
     for branch in BRANCHES:
         for layer in LAYERS:
-            conv = getattr(getattr(network, branch), layer)
-            kernel = conv.weight.detach().numpy()  # (out, in, 3, 3)
-            out[f"{branch}.{layer}.w"] = np.ascontiguousarray(
-                kernel.transpose(2, 3, 1, 0).reshape(-1, kernel.shape[0]), dtype=np.float32
-            )
-            out[f"{branch}.{layer}.b"] = conv.bias.detach().numpy().astype(np.float32)
-    out["hidden.w"] = np.ascontiguousarray(network.hidden.weight.detach().numpy().T)
-    out["hidden.b"] = network.hidden.bias.detach().numpy().astype(np.float32)
+            w, b = _layer_weights(getattr(getattr(network, branch), layer))
+            out[f"{branch}.{layer}.w"], out[f"{branch}.{layer}.b"] = w, b
+    out["hidden.w"], out["hidden.b"] = _layer_weights(network.hidden)
     for k, head in enumerate(network.heads):
-        out[f"head{k}.w"] = np.ascontiguousarray(head.weight.detach().numpy().T)
-        out[f"head{k}.b"] = head.bias.detach().numpy().astype(np.float32)
+        out[f"head{k}.w"], out[f"head{k}.b"] = _layer_weights(head)
     return out
 
 
@@ -223,17 +231,8 @@ def _flat_module(torch: Any, channels: int, alternatives: int) -> Any:
 def _flat_weights(network: Any) -> dict[str, Float32Array]:
     """The fitted module's weights in :mod:`vision.appearance_flat`'s layout."""
     out: dict[str, Float32Array] = {}
-    for k in range(1, len(flat.WIDTHS) + 1):
-        conv = getattr(network, f"c{k}")
-        kernel = conv.weight.detach().numpy()  # (out, in, 3, 3)
-        out[f"c{k}.w"] = np.ascontiguousarray(
-            kernel.transpose(2, 3, 1, 0).reshape(-1, kernel.shape[0]), dtype=np.float32
-        )
-        out[f"c{k}.b"] = conv.bias.detach().numpy().astype(np.float32)
-    for name in ("hidden", "head"):
-        layer = getattr(network, name)
-        out[f"{name}.w"] = np.ascontiguousarray(layer.weight.detach().numpy().T)
-        out[f"{name}.b"] = layer.bias.detach().numpy().astype(np.float32)
+    for name in (*(f"c{k}" for k in range(1, len(flat.WIDTHS) + 1)), "hidden", "head"):
+        out[f"{name}.w"], out[f"{name}.b"] = _layer_weights(getattr(network, name))
     return out
 
 
