@@ -81,6 +81,14 @@ the level-0 rule it chose named 171 of the 180 random tables' seats of seeds 8, 
 10 level 0, and placed players joined at the middle within one of their level 75% of
 the time. These games were test games of earlier models (seen, never fitted on); since
 the rule is chosen on them they are no longer a fair test of this set."""
+
+
+def tuned_seeds(set_name: str, seeds: Sequence[int]) -> list[int]:
+    """The seeds of ``seeds`` whose games of ``set_name`` took part in a choice of its
+    model (``TUNING_SEEDS``): figures on them are no fair test, in increasing order."""
+    return sorted(set(seeds) & set(TUNING_SEEDS.get(set_name, ())))
+
+
 STRONG_GAP = 3
 """``strong_above_weak``: levels a strong player sits above a weak one (level 0 or 1)."""
 

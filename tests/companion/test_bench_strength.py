@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from companion.cli import main
-from engines.search.bench_strength import FIT_SEEDS, TEST_SEED, games_path, strong_above_weak
+from engines.search.bench_strength import (
+    FIT_SEEDS,
+    TEST_SEED,
+    TUNING_SEEDS,
+    games_path,
+    strong_above_weak,
+)
 from engines.search.calibration import read_games
 from engines.search.strength import load_models
 
@@ -247,3 +253,26 @@ def test_strong_above_weak_counts_the_pairs_three_levels_apart() -> None:
         1 for g in games for high in g.levels for low in g.levels if low <= 1 and high - low >= 3
     )
     assert pairs == expected and 0 <= right <= pairs
+
+
+def test_check_warns_of_seeds_a_model_was_tuned_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three-player Shangri-La's level-0 rule was chosen on the games of its tuning
+    seeds: checked on them, a plain warning line and ``tuned_on`` in the JSON; none on
+    a seed never used."""
+    tuned = TUNING_SEEDS["shangrila-3"][-1]
+    for seed in (tuned, 12):
+        lines = games_path("shangrila-3", seed).read_text().splitlines(keepends=True)
+        games_path("shangrila-3", seed, tmp_path).write_text("".join(lines[:2]))
+    argv = ["bench", "strength-check", "--folder", str(tmp_path), "--set", "shangrila-3"]
+    assert main([*argv, "--seeds", f"12,{tuned}"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"WARNING: shangrila-3's model was tuned on the games of seed {tuned}")
+    assert "no fair test" in out
+    assert main([*argv, "--seeds", f"12,{tuned}", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tuned_on"] == {"shangrila-3": [tuned]}
+    assert main([*argv, "--seed", "12"]) == 0
+    assert "WARNING" not in capsys.readouterr().out
+    assert main([*argv, "--seed", "12", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tuned_on"] == {}

@@ -17,7 +17,9 @@ strength model learns from, its fit, and its check on games it never saw.
   5,6`` for the games of several seeds together) and compares with the level that
   really played, per view of the game (the whole game, joined at its middle, its last
   20 moves) and per level, with the players of each level; and every seat of the test
-  tables where everyone plays at random (``RANDOM_TABLES``).
+  tables where everyone plays at random (``RANDOM_TABLES``). A fitting seed is refused;
+  a seed a set's model was tuned on (``TUNING_SEEDS``) is checked, with a warning line
+  (and ``tuned_on`` in the JSON) that its figures are no fair test.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from engines.search.bench_strength import (
     LEAD_SPLIT_SETS,
     TABLE_WEIGHTS,
     TEST_SEED,
+    TUNING_SEEDS,
     _pool_rows,
     _whole_games_cv,
     check_set,
@@ -57,6 +60,7 @@ from engines.search.bench_strength import (
     random_game,
     random_play_share,
     random_tables_cv,
+    tuned_seeds,
 )
 from engines.search.calibration import (
     EDGE_EVIDENCE_SETS,
@@ -405,6 +409,14 @@ def _seeds_text(seeds: Sequence[int]) -> str:
     return f"seed {seeds[0]}" if len(seeds) == 1 else "seeds " + ", ".join(map(str, seeds))
 
 
+def _tuned_warning(set_name: str, seeds: Sequence[int]) -> str:
+    return (
+        f"WARNING: {set_name}'s model was tuned on the games of {_seeds_text(seeds)} "
+        f"(its tuning seeds: {', '.join(map(str, TUNING_SEEDS[set_name]))}); its figures "
+        "below count them, so they are no fair test: check on seeds never used"
+    )
+
+
 def check_command(args: argparse.Namespace) -> int:
     seeds = _test_seeds(args)
     models = load_models(args.model)
@@ -431,10 +443,17 @@ def check_command(args: argparse.Namespace) -> int:
                     len(random_games),
                     *random_play_share(models[set_name], random_games),
                 ]
+    tuned = {s: tuned_seeds(s, seeds) for s in figures if tuned_seeds(s, seeds)}
     if args.json:
-        print(json.dumps({"figures": figures, "seeds": seeds, "games": games_by_seed}))
+        print(
+            json.dumps(
+                {"figures": figures, "seeds": seeds, "games": games_by_seed, "tuned_on": tuned}
+            )
+        )
         return 0
     for set_name, found in figures.items():
+        if set_name in tuned:
+            print(_tuned_warning(set_name, tuned[set_name]))
         zero, judged = found["random_play_level_0"]
         right, pairs = found["strong_above_weak"]
         counts = " + ".join(str(n) for n in games_by_seed[set_name].values())
