@@ -81,12 +81,18 @@ the level-0 rule it chose named 171 of the 180 random tables' seats of seeds 8, 
 10 level 0, and placed players joined at the middle within one of their level 75% of
 the time. These games were test games of earlier models (seen, never fitted on); since
 the rule is chosen on them they are no longer a fair test of this set."""
+THIN_COVERAGE_SEEDS: tuple[int, ...] = (5, 6, 7, 8, 9, 10, 11, 12)
+"""The seeds of the games, never fitted on, on which the share of the posterior the
+ranges of few moves hold was chosen, for every set
+(``engines.search.strength.THIN_COVERAGE``): no longer a fair test of the ranges."""
 
 
 def tuned_seeds(set_name: str, seeds: Sequence[int]) -> list[int]:
     """The seeds of ``seeds`` whose games of ``set_name`` took part in a choice of its
-    model (``TUNING_SEEDS``): figures on them are no fair test, in increasing order."""
-    return sorted(set(seeds) & set(TUNING_SEEDS.get(set_name, ())))
+    model (``TUNING_SEEDS``, ``THIN_COVERAGE_SEEDS``): figures on them are no fair
+    test, in increasing order."""
+    used = {*TUNING_SEEDS.get(set_name, ()), *THIN_COVERAGE_SEEDS}
+    return sorted(set(seeds) & used)
 
 
 STRONG_GAP = 3

@@ -32,7 +32,9 @@ who led and those who did not, and the level's log-odds are its halves' together
 random player who leads a table of random players looks like a stronger leader, not
 like the random players who trail. The fit may weigh the players of tables where every
 seat plays at random more than others (``StrengthModel.table_weight``). The range is
-the narrowest run of levels holding ``COVERAGE`` of the posterior. The level given is the posterior
+the narrowest run of levels holding ``COVERAGE`` of the posterior (``THIN_COVERAGE`` of
+it when there are few moves: the fewer the moves, the more the posterior rests on what
+the fit chose, and the wider the range must be). The level given is the posterior
 median, or level 0 (random play) as soon as level 0 has at least ``random_threshold``
 of the posterior and there are ``random_moves`` judged moves: a player who may well be
 playing at random is told so, once there are moves enough to tell. The range always
@@ -65,11 +67,32 @@ import numpy as np
 import numpy.typing as npt
 
 COVERAGE = 0.9
-"""Share of the posterior the reported range of levels holds."""
+"""Share of the posterior the reported range of levels holds (but see
+``THIN_COVERAGE``), and of the players whose range should hold their level."""
 MIN_MOVES = 4
 """Below this many judged moves there is no estimate ("not enough moves")."""
 FEW_MOVES = 15
-"""Below this many judged moves the estimate carries a note that it says little."""
+"""Below this many judged moves the estimate carries a note that it says little, and
+its range holds ``THIN_COVERAGE`` of the posterior."""
+THIN_COVERAGE = 0.94
+"""Share of the posterior the range of fewer than ``FEW_MOVES`` judged moves holds. The
+temperature and ``few_moves`` are fitted so that the ranges hold ``COVERAGE`` of the
+time in cross-validation, and with few moves (the last 20 moves of a game: 4 to 10
+judged moves a player) the posterior rests most on them: on games never fitted on, the
+ranges of three-player Shangri-La's last 20 moves held the level 89% of the time on
+one seed's 75 players. Chosen among 0.90, 0.92, 0.93, 0.94, 0.95 and 0.97 on the seen test games of
+seeds 5 to 12 (``engines.search.bench_strength.THIN_COVERAGE_SEEDS``), every player of
+fewer than ``FEW_MOVES`` judged moves at the tables of engines: the least whose ranges
+held the level ``THIN_AIM`` of the time in every game. Three-player Shangri-La (564
+players) 91.8% at 0.90, 94.7% at 0.93, 95.9% at 0.94; four-player (480) 92.7%, 95.2%,
+95.8%; Shendao (1164) 94.4%, 96.4%, 97.1%; ShenShi (1436) 95.7%, 96.9%, 97.4%. The
+price: more of these ranges span every level ("not enough moves to tell"), at 0.90 ->
+0.94 7% -> 17%, 17% -> 31%, 8% -> 20% and 8% -> 16%."""
+THIN_AIM = 0.95
+"""The share of players of few moves whose range should hold their level on the games
+``THIN_COVERAGE`` is chosen on, above the goal ``COVERAGE``: a test of 75 players (one
+seed's last 20 moves of three-player Shangri-La) meets the goal about 19 times in 20
+when the true share is 95%, about half the time when it is 90%."""
 RANDOM_MOVES_CHOICES: tuple[int, ...] = (FEW_MOVES, 12, 10, 8, 6, MIN_MOVES)
 """Candidate ``random_moves``, the judged moves from which level 0 is named on its
 threshold: tried from the most down, of equals the most kept."""
@@ -475,11 +498,14 @@ class StrengthModel:
                 return level
         return levels[-1]
 
-    def span(self, posterior: Mapping[int, float], moves: int | None = None) -> tuple[int, int]:
-        """The range given for ``posterior``: the narrowest run holding ``COVERAGE`` of
-        it, widened to the level given (level 0 named for a posterior that has enough
-        of it is in its range)."""
-        low, high = credible_range(posterior)
+    def span(
+        self, posterior: Mapping[int, float], moves: int | None = None, thin: bool = True
+    ) -> tuple[int, int]:
+        """The range given for ``posterior`` (of ``moves`` judged moves, when known): the
+        narrowest run holding ``range_coverage(moves)`` of it (``COVERAGE`` when not
+        ``thin``: as the fit chooses the temperature), widened to the level given
+        (level 0 named for a posterior that has enough of it is in its range)."""
+        low, high = credible_range(posterior, range_coverage(moves) if thin else COVERAGE)
         given = self.point(posterior, moves)
         return min(low, given), max(high, given)
 
@@ -585,6 +611,13 @@ class StrengthModel:
         return model
 
 
+def range_coverage(moves: int | None) -> float:
+    """The share of the posterior the range of ``moves`` judged moves holds:
+    ``THIN_COVERAGE`` below ``FEW_MOVES`` moves, else ``COVERAGE`` (also when not
+    known)."""
+    return THIN_COVERAGE if moves is not None and moves < FEW_MOVES else COVERAGE
+
+
 def credible_range(posterior: Mapping[int, float], coverage: float = COVERAGE) -> tuple[int, int]:
     """The narrowest run of consecutive levels holding ``coverage`` of the posterior
     (of equally narrow runs, the one holding most)."""
@@ -613,9 +646,10 @@ class StrengthEstimate:
     """The posterior mean level."""
     low: int
     high: int
-    """The range of levels holding ``coverage`` of the posterior (all levels when there
-    is no estimate)."""
+    """The range of levels holding ``coverage`` of the posterior (``THIN_COVERAGE``
+    below ``FEW_MOVES`` judged moves; all levels when there is no estimate)."""
     coverage: float
+    """The share of players whose range should hold their level (``COVERAGE``)."""
     moves: int
     """Judged moves the estimate rests on."""
     posterior: dict[int, float] = field(default_factory=dict)
@@ -754,15 +788,18 @@ class Check:
         }
 
 
-def _tally(model: StrengthModel, found: Sequence[tuple[int, int, FloatArray]]) -> Check:
-    """A check of (true level, moves, untempered logits) items."""
+def _tally(
+    model: StrengthModel, found: Sequence[tuple[int, int, FloatArray]], thin: bool = True
+) -> Check:
+    """A check of (true level, moves, untempered logits) items, the ranges of few moves
+    wider when ``thin`` (``StrengthModel.span``)."""
     tested = refused = hits = near = exact = width = 0
     for level, moves, logits in found:
         if moves < MIN_MOVES:
             refused += 1
             continue
         posterior = model.posterior_of(logits, moves)
-        low, high = model.span(posterior, moves)
+        low, high = model.span(posterior, moves, thin)
         given = model.point(posterior, moves)
         tested += 1
         hits += low <= level <= high
@@ -1045,10 +1082,10 @@ def fit_model(
         temperature = TEMPERATURES[-1]
         for candidate in TEMPERATURES:
             trial = _with(base, candidate, 1.0, few)
-            if all(_tally(trial, items).coverage >= COVERAGE for items in by_view):
+            if all(_tally(trial, items, False).coverage >= COVERAGE for items in by_view):
                 temperature = candidate
                 break
-        width = _tally(_with(base, temperature, 1.0, few), held).mean_width
+        width = _tally(_with(base, temperature, 1.0, few), held, False).mean_width
         if chosen is None or width < chosen[0] - 1e-9:
             chosen = (width, few, temperature)
     assert chosen is not None

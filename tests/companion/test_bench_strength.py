@@ -261,18 +261,27 @@ def test_check_warns_of_seeds_a_model_was_tuned_on(
     """Three-player Shangri-La's level-0 rule was chosen on the games of its tuning
     seeds: checked on them, a plain warning line and ``tuned_on`` in the JSON; none on
     a seed never used."""
-    tuned = TUNING_SEEDS["shangrila-3"][-1]
-    for seed in (tuned, 12):
-        lines = games_path("shangrila-3", seed).read_text().splitlines(keepends=True)
+    tuned, fresh = TUNING_SEEDS["shangrila-3"][-1], 99
+    for source, seed in ((tuned, tuned), (12, fresh)):
+        lines = games_path("shangrila-3", source).read_text().splitlines(keepends=True)
         games_path("shangrila-3", seed, tmp_path).write_text("".join(lines[:2]))
     argv = ["bench", "strength-check", "--folder", str(tmp_path), "--set", "shangrila-3"]
-    assert main([*argv, "--seeds", f"12,{tuned}"]) == 0
+    assert main([*argv, "--seeds", f"{fresh},{tuned}"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"WARNING: shangrila-3's model was tuned on the games of seed {tuned}")
     assert "no fair test" in out
-    assert main([*argv, "--seeds", f"12,{tuned}", "--json"]) == 0
+    assert main([*argv, "--seeds", f"{fresh},{tuned}", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["tuned_on"] == {"shangrila-3": [tuned]}
-    assert main([*argv, "--seed", "12"]) == 0
+    assert main([*argv, "--seed", str(fresh)]) == 0
     assert "WARNING" not in capsys.readouterr().out
-    assert main([*argv, "--seed", "12", "--json"]) == 0
+    assert main([*argv, "--seed", str(fresh), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["tuned_on"] == {}
+
+
+def test_check_warns_of_the_seeds_the_ranges_of_few_moves_were_chosen_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _tiny_test_games(tmp_path)
+    argv = ["bench", "strength-check", "--folder", str(tmp_path), "--set", "shendao-2"]
+    assert main([*argv, "--seed", "8", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tuned_on"] == {"shendao-2": [8]}

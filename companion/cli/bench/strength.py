@@ -18,8 +18,9 @@ strength model learns from, its fit, and its check on games it never saw.
   really played, per view of the game (the whole game, joined at its middle, its last
   20 moves) and per level, with the players of each level; and every seat of the test
   tables where everyone plays at random (``RANDOM_TABLES``). A fitting seed is refused;
-  a seed a set's model was tuned on (``TUNING_SEEDS``) is checked, with a warning line
-  (and ``tuned_on`` in the JSON) that its figures are no fair test.
+  a seed a set's model was tuned on (``TUNING_SEEDS``, ``THIN_COVERAGE_SEEDS``) is
+  checked, with a warning line (and ``tuned_on`` in the JSON) that its figures are no
+  fair test.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from engines.search.bench_strength import (
     LEAD_SPLIT_SETS,
     TABLE_WEIGHTS,
     TEST_SEED,
+    THIN_COVERAGE_SEEDS,
     TUNING_SEEDS,
     _pool_rows,
     _whole_games_cv,
@@ -410,10 +412,11 @@ def _seeds_text(seeds: Sequence[int]) -> str:
 
 
 def _tuned_warning(set_name: str, seeds: Sequence[int]) -> str:
+    used = sorted({*TUNING_SEEDS.get(set_name, ()), *THIN_COVERAGE_SEEDS})
     return (
         f"WARNING: {set_name}'s model was tuned on the games of {_seeds_text(seeds)} "
-        f"(its tuning seeds: {', '.join(map(str, TUNING_SEEDS[set_name]))}); its figures "
-        "below count them, so they are no fair test: check on seeds never used"
+        f"(its tuning seeds: {', '.join(map(str, used))}); its figures below count "
+        "them, so they are no fair test: check on seeds never used"
     )
 
 
