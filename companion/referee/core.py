@@ -44,6 +44,7 @@ from companion.referee.events import (
 )
 from companion.referee.inference import DECISIVE, UNEXPLAINED, WRONG_PLAYER, Explainer, Verdict
 from companion.referee.inference import VerdictKind as Kind
+from companion.referee.on_the_way import TurnsOnTheWay
 from companion.referee.parts import MOST_TRIED, Entry, Factor, Parts, refused
 from companion.referee.unseen import MOST_FITS, Unseen, unsure_words
 from engines import EngineError, GameRecord, GameState, IllegalMoveError, Rules
@@ -462,6 +463,9 @@ class Referee:
         """What the move just accepted may still turn out to be."""
         self.belief = Belief()
         """Moves accepted while others fitted the table as well, and those others."""
+        self.on_the_way = TurnsOnTheWay()
+        """For a game whose turns are made in parts: the turns the table was seen on
+        the way to since the last move (``_found_on_the_way``)."""
         hidden = self.explainer.model.hidden_parts() if self.config.parts else None
         parts = self.parts = Parts(hidden) if hidden is not None else None
         """For a game whose table hides things in parts (Shangri-La's students, village
@@ -526,6 +530,7 @@ class Referee:
             "pending",
             "last_move",
             "belief",
+            "on_the_way",
             "_gap_question",
             "parts",
             "unseen",
@@ -563,6 +568,7 @@ class Referee:
             "shorter": list(last.shorter) if last.shorter is not None else None,
             "longer": list(last.longer) if last.longer is not None else None,
             "on_done": last.on_done,
+            "on_the_way": [self.rules.format_move(m) for m in self.on_the_way.at(self._position())],
             "sources": {name: d.snapshot() for name, d in self.sources.items()},
             "belief": self.belief.to_json(),
             **({"parts": self.parts.to_json()} if self.parts else {}),
@@ -600,6 +606,9 @@ class Referee:
         self.last_move.longer = None if longer is None else (int(longer[0]), str(longer[1]))
         on_done = data.get("on_done")
         self.last_move.on_done = None if on_done is None else int(on_done)
+        self.on_the_way.add(
+            self._position(), [self.rules.parse_move(text) for text in data.get("on_the_way", [])]
+        )
         if "belief" in data:
             self.belief.restore(data["belief"], self.start, self.rules)
         if "parts" in data and self.parts is not None:
@@ -951,6 +960,8 @@ class Referee:
             hidden=hidden,
             traceless=shorter is None or shorter[0] != len(self.history) - 1,
         )
+        if verdict.kind == Kind.IN_PROGRESS and self.explainer.in_parts:
+            self.on_the_way.add(self._position(), verdict.moves)
         if verdict.kind != Kind.UNCHANGED and (
             self.last_move.bigger
             or (
@@ -1002,6 +1013,8 @@ class Referee:
             settled = self._by_parts_before_last(observation, turn_done, hidden)
             if settled is not None:
                 return settled
+        if turn_done and verdict.kind == Kind.ILLEGAL and self.explainer.in_parts:
+            verdict = self._found_on_the_way(observation, hidden) or verdict
         typed_from = self.last_move.typed_from
         if (
             verdict.kind == Kind.ILLEGAL
@@ -1102,6 +1115,24 @@ class Referee:
     # move is preferred to the next player making one that leaves the same table; only
     # while both would be just under way does the referee wait (the next player lifting
     # a bridge by the village where a master was just placed).
+
+    def _position(self) -> tuple[int, str]:
+        """The record's position as ``TurnsOnTheWay`` tells positions apart."""
+        return len(self.history), self.history[-1][1] if self.history else ""
+
+    def _found_on_the_way(self, observation: Observation, hidden: frozenset[str]) -> Verdict | None:
+        """For a ``done`` on a table no turn found from it explains: the verdict of the
+        turns the table was seen on the way to (``TurnsOnTheWay``) that explain it, if
+        any does. A turn that lifted a cushion from a square and put another down there
+        leaves that square as it was: the search, which acts on squares that changed,
+        misses it on the finished table, but found it while the square was empty."""
+        moves = [m for m in self.on_the_way.at(self._position()) if _legal(self.state, m)]
+        if not moves:
+            return None
+        verdict = self.explainer.explain(
+            self.state, observation, turn_done=True, moves=moves, hidden=hidden, diagnose=False
+        )
+        return verdict if verdict.kind in (Kind.ACCEPTED, Kind.AMBIGUOUS) else None
 
     def _bigger_moves(self, earlier: GameState[Any], observation: Observation) -> None:
         """The legal moves in ``earlier`` (before the move just accepted) whose result
