@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -72,7 +72,7 @@ from vision.appearance_core import (
     same_view,
     sample,
 )
-from vision.models import HEIGHT_SUFFIX, BoardModel
+from vision.models import HEIGHT_SUFFIX, BoardModel, load_model
 from vision.view import BoardView, in_picture
 
 FloatArray = NDArray[np.float64]
@@ -1287,7 +1287,10 @@ def reader_for(reader: Any) -> HeightReader | None:
             for e in reader.model.of_kind("space")
             if e.name + HEIGHT_SUFFIX in reader.schema.elements
         ]
+        # the pieces as the player knows them: the game's nominal sizes, never a
+        # board's own (its tiles are made to a tolerance of a few tenths of a mm)
+        nominal = replace(reader.model, pieces=load_model(reader.model.game).pieces)
         _READERS[reader] = (
-            HeightReader(reader.model, reader.appearance, reader.schema) if spaces else None
+            HeightReader(nominal, reader.appearance, reader.schema) if spaces else None
         )
     return _READERS[reader]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from vision.evaluate.appearance import (
     store_pictures,
 )
 from vision.evaluate.sets import LEVEL_SPECS
-from vision.models import HEIGHT_SUFFIX, referee_schema
+from vision.models import HEIGHT_SUFFIX, load_model, referee_schema
 
 GAME = "shangrila"
 SETS = {"train": ("painted", 1), "validation": ("painted", 1000), "test": ("landscape", 2000)}
@@ -255,8 +255,9 @@ def examples(pictures: Any) -> list[Any]:
     from vision.appearance import fit_light  # deferred: loads OpenCV
 
     reader, view = calibrated_reader(pictures)
+    # the player knows the pieces' nominal sizes, not this world's
     stacks = ah.HeightReader(
-        reader.model,
+        replace(reader.model, pieces=load_model(GAME).pieces),
         reader.appearance,
         reader.schema,
         ah.HeightModel(GAME, np.zeros(len(ah.FEATURES)), {}),
