@@ -1043,16 +1043,19 @@ def fit_model(
     compare_random: bool = False,
     table_weight: float = 1.0,
     lead_split: bool = False,
+    tune_threshold: bool = True,
 ) -> tuple[StrengthModel, Check]:
     """The model fitted on ``rows`` and its cross-validated check (every view): the
     few-moves widening and temperature as the module's docstring says, then the
     level-0 threshold and ``random_moves`` coming closest to both goals on
     whole games (``NEAR_GOAL``, ``RANDOM_GOAL``; of equals, the pair most often within
-    one, then the first tried). ``levels`` defaults to those of ``rows``,
-    ``even_share`` to 1 / 4; the model reads the moves' edges when ``edges``, compares
-    the moves with random play's when ``compare_random``, weighs the random tables'
-    players ``table_weight`` and splits each level by the lead when ``lead_split``
-    (``fit_logistic``). Raises ValueError without data."""
+    one, then the first tried); rows marked ``Labelled.tuning`` then choose them again
+    (``tune_random``), or only ``random_moves`` when not ``tune_threshold``.
+    ``levels`` defaults to those of ``rows``, ``even_share`` to 1 / 4; the model reads
+    the moves' edges when ``edges``, compares the moves with random play's when
+    ``compare_random``, weighs the random tables' players ``table_weight`` and splits
+    each level by the lead when ``lead_split`` (``fit_logistic``). Raises ValueError
+    without data."""
     levels = sorted(levels or {r.level for r in rows})
     share = even_share if even_share is not None else 0.25
     base = fit_logistic(
@@ -1102,23 +1105,32 @@ def fit_model(
     model = _with(base, temperature, best[2], few, best[3])
     tuning = [r for r in rows if r.tuning]
     if tuning:
-        model = tune_random(model, tuning)
+        model = tune_random(
+            model, tuning, RANDOM_THRESHOLDS if tune_threshold else (model.random_threshold,)
+        )
     return model, _tally(model, held)
 
 
-def tune_random(model: StrengthModel, rows: Sequence[Labelled]) -> StrengthModel:
+def tune_random(
+    model: StrengthModel,
+    rows: Sequence[Labelled],
+    thresholds: Sequence[float] = RANDOM_THRESHOLDS,
+) -> StrengthModel:
     """``model`` with the level-0 threshold and ``random_moves`` chosen on ``rows``,
     games it was not fitted on (``Labelled.tuning``; whole games and games joined at
     the middle, tables where every seat plays at random among them): of
-    ``TUNED_RANDOM_MOVES`` (from the most down) and ``RANDOM_THRESHOLDS``, the pair
+    ``TUNED_RANDOM_MOVES`` (from the most down) and ``thresholds``, the pair
     coming closest to both aims, the level within one of the truth ``NEAR_GOAL`` of the
     time in whole games and in games joined at the middle alike (the tables of engines),
     and random play named level 0 ``RANDOM_AIM`` of the time in whole games (every
     table); of equals, the pair most often within one, then the first tried. For a
     model whose fitting games lack what the new analyses read (three-player
     Shangri-La's edges): the cross-validation cannot tell how sure of random play they
-    make it. Raises ValueError without a whole game of engine players and one of random
-    play among ``rows``."""
+    make it; given the cross-validated threshold alone, only the judged moves from which
+    it names level 0, for a model whose cross-validation chose that moves' count on
+    whole games only (four-player Shangri-La: a whole game gives a player 30 to 39
+    judged moves, one joined at its middle 13 to 19). Raises ValueError without a whole
+    game of engine players and one of random play among ``rows``."""
     items = {
         view: [
             (r.level, r.evidence.moves, model.logits(r.evidence), r.random_table)
@@ -1135,7 +1147,7 @@ def tune_random(model: StrengthModel, rows: Sequence[Labelled]) -> StrengthModel
         raise ValueError("no whole game of engines and of random play to choose level 0 on")
     best: tuple[float, float, float, int] | None = None
     for random_moves in TUNED_RANDOM_MOVES:
-        for threshold in RANDOM_THRESHOLDS:
+        for threshold in thresholds:
             trial = _with(model, model.temperature, threshold, model.few_moves, random_moves)
             near = [_tally(trial, found).within_one for found in mixed if found]
             score = min(

@@ -51,6 +51,7 @@ from engines.search.bench_strength import (
     TABLE_WEIGHTS,
     TEST_SEED,
     THIN_COVERAGE_SEEDS,
+    TUNED_THRESHOLD_SETS,
     TUNING_SEEDS,
     _pool_rows,
     _whole_games_cv,
@@ -329,6 +330,7 @@ def fit_command(args: argparse.Namespace) -> int:
             set_name in RANDOM_REFERENCE_SETS,
             TABLE_WEIGHTS.get(set_name, 1.0),
             set_name in LEAD_SPLIT_SETS,
+            set_name in TUNED_THRESHOLD_SETS,
         )
         named, seats = random_tables_cv(model, set_name, args.folder)
         document["models"][set_name] = {

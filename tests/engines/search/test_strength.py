@@ -26,6 +26,7 @@ from engines.search.strength import (
     MIN_MOVES,
     MODEL_PATH,
     QUANTITIES,
+    TUNED_RANDOM_MOVES,
     CalibrationError,
     Evidence,
     Labelled,
@@ -506,3 +507,23 @@ def test_tuning_games_choose_the_level_0_rule_and_are_never_fitted_on() -> None:
     assert random_share(tune_random(median, _tuning_rows()), whole) == 1.0
     with pytest.raises(ValueError, match="random play"):
         tune_random(plain, [r for r in _tuning_rows() if r.level > 0])
+
+
+def test_tuning_games_may_choose_only_from_how_many_moves_level_0_is_named() -> None:
+    """Without ``tune_threshold`` the tuning games keep the cross-validated level-0
+    threshold and choose only ``random_moves`` among ``TUNED_RANDOM_MOVES``; with it
+    they may move the threshold too."""
+    rows = synthetic_rows()
+    plain, _ = fit_model("test", rows, 300)
+    kept, _ = fit_model("test", rows + _tuning_rows(), 300, tune_threshold=False)
+    assert kept.random_threshold == plain.random_threshold
+    assert kept.random_moves in TUNED_RANDOM_MOVES
+    assert kept.weights == plain.weights
+    alone = tune_random(plain, _tuning_rows(), (plain.random_threshold,))
+    assert (alone.random_threshold, alone.random_moves) == (
+        kept.random_threshold,
+        kept.random_moves,
+    )
+    median = replace(plain, random_threshold=1.0)
+    assert tune_random(median, _tuning_rows(), (1.0,)).random_threshold == 1.0
+    assert tune_random(median, _tuning_rows()).random_threshold < 1.0
