@@ -14,9 +14,10 @@ pooled posterior, its level and the narrowest run of levels holding ``COVERAGE``
 it. One game pooled alone gives that game's estimate whatever ``c``.
 
 The shared fraction is fitted (``fit_shared_held_out``) on the strength model's fitting
-games, each pooled under a model fitted without it: the smallest whose pooled ranges (a
-level's players in groups of ``GROUP_SIZES`` games) hold the true level ``COVERAGE`` of
-the time; the test games check it. Pooling assumes
+games, each pooled under a model of the shipped model's kind fitted without it
+(``fold_models``): the smallest whose pooled ranges (a level's players in groups of
+``GROUP_SIZES`` games) hold the true level ``COVERAGE`` of the time; the test games
+check it. Pooling assumes
 the player kept one level over the games pooled; each game's own estimate shows whether
 they did. Games of another game or player count have another model: they are pooled
 apart.
@@ -148,21 +149,23 @@ def fit_shared(
     return found
 
 
-def fit_shared_held_out(
-    model: StrengthModel, rows: Sequence[Labelled], sizes: Sequence[int] = GROUP_SIZES
-) -> tuple[float, Check]:
-    """As ``fit_shared``, but each game's players are pooled under a model fitted
-    without that game (folds of whole games, as the strength model's own fit): the
-    smallest shared fraction whose pooled ranges hold the true level ``COVERAGE`` of
-    the time on games the model did not learn from (else the largest), and its check.
-    The fold models learn from every view of ``rows``, borrowed rows in every fold
-    (``Labelled.borrowed``); whole games of the others are pooled."""
+def fold_models(
+    model: StrengthModel, rows: Sequence[Labelled]
+) -> list[tuple[StrengthModel, list[Labelled]]]:
+    """(a model fitted without them, the whole games' rows) of each fold of ``rows``'s
+    games (folds of whole games, as the strength model's own fit): each fold model of
+    ``model``'s kind, as ``engines.search.strength.fit_model`` makes it (the moves'
+    edges and their likelihood, the comparison with random play, the random tables'
+    weight, the levels split by the lead; ``model``'s temperature and level-0 rule),
+    learning from every view of the other folds' rows, borrowed rows in every fold
+    (``Labelled.borrowed``); rows of tuning games (``Labelled.tuning``) are neither
+    learned from nor pooled."""
     folds: list[list[Labelled]] = [[] for _ in range(FOLDS)]
-    borrowed = [r for r in rows if r.borrowed]
+    borrowed = [r for r in rows if r.borrowed and not r.tuning]
     for row in rows:
-        if not row.borrowed:
+        if not row.borrowed and not row.tuning:
             folds[row.group % FOLDS].append(row)
-    parts = []
+    found = []
     for k in range(FOLDS):
         train = [r for j, fold in enumerate(folds) if j != k for r in fold] + borrowed
         if not folds[k] or not train:
@@ -177,6 +180,8 @@ def fit_shared_held_out(
             model.edges,
             bool(model.edge_shift),
             bool(model.random_reference),
+            model.table_weight,
+            model.lead_split,
         )
         held = replace(
             fitted,
@@ -185,8 +190,18 @@ def fit_shared_held_out(
             few_moves=model.few_moves,
             random_moves=model.random_moves,
         )
-        whole = [r for r in folds[k] if r.view == "full"]
-        parts.append((held, pooled_groups(whole, sizes)))
+        found.append((held, [r for r in folds[k] if r.view == "full"]))
+    return found
+
+
+def fit_shared_held_out(
+    model: StrengthModel, rows: Sequence[Labelled], sizes: Sequence[int] = GROUP_SIZES
+) -> tuple[float, Check]:
+    """As ``fit_shared``, but each game's players are pooled under a model fitted
+    without that game (``fold_models``): the smallest shared fraction whose pooled
+    ranges hold the true level ``COVERAGE`` of the time on games the model did not
+    learn from (else the largest), and its check."""
+    parts = [(held, pooled_groups(whole, sizes)) for held, whole in fold_models(model, rows)]
     found: tuple[float, Check] | None = None
     for shared in SHARED_FRACTIONS:
         checks = [check_pooled(held, groups, shared) for held, groups in parts]

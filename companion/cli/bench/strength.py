@@ -74,7 +74,6 @@ from engines.search.calibration import (
     RANDOM_TABLES,
     SETS,
     append_game,
-    fitting_rows,
     generate,
     options_of,
     read_games,
@@ -501,12 +500,16 @@ def pool_fit_command(args: argparse.Namespace) -> int:
     for key, model in sorted(models.items()):
         if not fitting_games(key, args.folder):
             continue
-        rows = fitting_rows(key, lambda s: fitting_games(s, args.folder))
+        rows = marked_fitting_rows(key, args.folder)
         shared, fitted = fit_shared_held_out(model, rows)
         document["models"][key] = entry_json(
             shared,
             fitted,
-            _named(key, args.folder),
+            ", ".join(
+                _named(s, args.folder)
+                for s in (key, *FIT_ALSO.get(key, ()))
+                if fitting_games(s, args.folder)
+            ),
             "companion bench strength-pool-fit",
         )
         print(
