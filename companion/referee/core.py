@@ -1083,9 +1083,9 @@ class Referee:
                 if named.kind == Kind.ILLEGAL and named.rule != verdict.rule:
                     verdict = named
         if turn_done and verdict.kind == Kind.ILLEGAL:
-            slid = self._slid_after(observation, verdict)
-            if slid is not None:
-                return slid
+            whole = self._shown_whole(observation, verdict)
+            if whole is not None:
+                return whole
             self._other_reading(observation, hidden, verdict)
             self._done_after_a_move(observation, verdict)
         held, self.pending.held = self.pending.held, None
@@ -1611,17 +1611,23 @@ class Referee:
             "move the referee has not announced.)"
         )
 
-    def _slid_after(self, observation: Observation, verdict: Verdict) -> list[Output] | None:
-        """A done on a table no legal turn explains, after the last turn accepted was
-        taken back because the table went on from it (``_revise``: its player seemed
-        to go on), while from that turn the table shows another player's monk moved:
-        the done is the next player's, so the monk moved is theirs to answer for. A
-        player whose whole turn was shown accepted has finished it, so the turn is
-        accepted again and the flag is the wrong player's; its sentence says the other
-        reading, which the table cannot rule out (the player going on, breaking
-        ``verdict``'s rule). None otherwise."""
+    def _shown_whole(self, observation: Observation, verdict: Verdict) -> list[Output] | None:
+        """A done on a table no legal move explains, after the last move accepted was
+        taken back because the table seemed to go on from it into a bigger move of its
+        player (``_revise``) that never showed whole. A player whose whole move was
+        shown accepted has finished it, so the done is the next player's: the move is
+        accepted again and the table judged after it. In a game whose turns go on
+        (ShenShi), only another player's monk moved counts so: a table half a turn
+        could leave is the player's still moving. In a game whose moves are made whole
+        (Shendao, Shangri-La), only a table on which something the move put down is
+        gone again (``_lifted_again``): its player going on would not say done with it
+        in hand (the next player took the tile just entered off the board, which looks
+        like the tile lifted to slide on after a card); a move or an illegal move of
+        the next player found after it stands. A flag's sentence says the other reading,
+        which the table cannot rule out (the player going on, breaking ``verdict``'s
+        rule). None otherwise."""
         index, text = self.last_move.shorter or (-1, "")
-        if index != len(self.history) or not self.explainer.model.MOVES_GO_ON:
+        if index != len(self.history):
             return None
         move = self.rules.parse_move(text)
         accepted = self.state.copy()
@@ -1629,15 +1635,35 @@ class Referee:
             accepted.play(move)
         except EngineError:
             return None
-        after = self.explainer.explain(accepted, observation, turn_done=True, hidden=self._hidden())
-        if after.kind != Kind.ILLEGAL or after.rule != WRONG_PLAYER:
+        goes_on = self.explainer.model.MOVES_GO_ON
+        if not goes_on and not self._lifted_again(observation, accepted):
             return None
-        name = self.rules.players[self.state.to_move].capitalize()
-        after.message = (
-            f"{after.message} {name}'s turn {text} was shown complete before the monk "
-            f"moved. If {name} was still moving: {verdict.message}"
+        after = self.explainer.explain(accepted, observation, turn_done=True, hidden=self._hidden())
+        if goes_on and (after.kind != Kind.ILLEGAL or after.rule != WRONG_PLAYER):
+            return None
+        if after.kind not in (Kind.ACCEPTED, Kind.AMBIGUOUS, Kind.ILLEGAL):
+            return None
+        if after.kind == Kind.ILLEGAL:
+            name = self.rules.players[self.state.to_move].capitalize()
+            shown = f"turn {text} was shown complete before the monk moved"
+            if not goes_on:
+                shown = f"move {text} was shown complete before the table changed"
+            after.message = (
+                f"{after.message} {name}'s {shown}. If {name} was still moving: {verdict.message}"
+            )
+        accepted_again = self._accept(move, "table", [], shown=False)
+        return accepted_again + self._verdict_handlers[after.kind](self, after)
+
+    def _lifted_again(self, observation: Observation, accepted: GameState[Any]) -> bool:
+        """Whether ``observation`` surely shows an element the move from the record's
+        position to ``accepted`` changed otherwise than that move left it."""
+        before, after = self.expected_table(), self.explainer.expected(accepted)
+        return any(
+            observation[e].confidence >= self.config.sure
+            and not same_value(observation.value(e), after.value(e))
+            for e in self.schema.elements
+            if not same_value(before.value(e), after.value(e))
         )
-        return self._accept(move, "table", []) + self._verdict_illegal(after)
 
     def _goes_on(
         self,
@@ -2119,10 +2145,14 @@ class Referee:
         corrected: list[str],
         branches: list[History] | None = None,
         unseen: bool = False,
+        shown: bool = True,
     ) -> list[Output]:
         """Play ``move`` in the record; ``branches``: the belief's histories after it,
         when the table fitted it several ways (``_branch``); ``unseen``: it is one of an
-        unseen choice the parts keep (``_keep_unseen``)."""
+        unseen choice the parts keep (``_keep_unseen``); ``shown``: a move accepted from
+        the table is shown by it now (one accepted again under the next player's move,
+        ``_shown_whole``, is not: the table then weighs none of the belief's
+        histories)."""
         text = self.rules.format_move(move)
         player = self.state.to_move
         before = self.explainer.expected(self.state)
@@ -2155,7 +2185,8 @@ class Referee:
         if branches is not None:
             self.belief.histories = branches
         elif self.belief:
-            self.belief.follow(self.rules, move, self._weigh(after) if by == "table" else None)
+            weigh = by == "table" and shown
+            self.belief.follow(self.rules, move, self._weigh(after) if weigh else None)
         changed = [e for e in self.schema.elements if before[e] != after[e]]
         out: list[Output] = [
             MoveAccepted(len(self.history), player, text, by, corrected),
