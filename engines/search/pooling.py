@@ -16,8 +16,8 @@ it. One game pooled alone gives that game's estimate whatever ``c``.
 The shared fraction is fitted (``fit_shared_held_out``) on the strength model's fitting
 games, each pooled under a model of the shipped model's kind fitted without it
 (``fold_models``): the smallest whose pooled ranges (a level's players in groups of
-``GROUP_SIZES`` games) hold the true level ``COVERAGE`` of the time; the test games
-check it. Pooling assumes
+``GROUP_SIZES`` games) hold the true level ``COVERAGE`` of the time, for each number
+of games; the test games check it. Pooling assumes
 the player kept one level over the games pooled; each game's own estimate shows whether
 they did. Games of another game or player count have another model: they are pooled
 apart.
@@ -139,11 +139,14 @@ def fit_shared(
     model: StrengthModel, groups: Sequence[tuple[int, list[Evidence]]]
 ) -> tuple[float, Check]:
     """The smallest shared fraction whose pooled ranges of ``groups`` hold the true
-    level ``COVERAGE`` of the time (else the largest), and its check."""
+    level ``COVERAGE`` of the time for every number of games pooled (else the
+    largest), and its check of them all."""
+    sizes = sorted({len(games) for _, games in groups})
+    by_size = [[g for g in groups if len(g[1]) == size] for size in sizes]
     found = None
     for shared in SHARED_FRACTIONS:
         found = (shared, check_pooled(model, groups, shared))
-        if found[1].coverage >= COVERAGE:
+        if all(check_pooled(model, part, shared).coverage >= COVERAGE for part in by_size):
             break
     assert found is not None
     return found
@@ -200,25 +203,37 @@ def fit_shared_held_out(
     """As ``fit_shared``, but each game's players are pooled under a model fitted
     without that game (``fold_models``): the smallest shared fraction whose pooled
     ranges hold the true level ``COVERAGE`` of the time on games the model did not
-    learn from (else the largest), and its check."""
-    parts = [(held, pooled_groups(whole, sizes)) for held, whole in fold_models(model, rows)]
+    learn from, for each of ``sizes`` games pooled (else the largest), and its check
+    of them all. Over all sizes together the few groups of the most games weigh
+    little: three-player Shangri-La's ranges held the level 90.2% of the time with
+    nothing shared, but over five games only 82.4%."""
+    folds = fold_models(model, rows)
     found: tuple[float, Check] | None = None
     for shared in SHARED_FRACTIONS:
-        checks = [check_pooled(held, groups, shared) for held, groups in parts]
-        tested = sum(c.tested for c in checks)
-        pooled = Check(
-            tested,
-            sum(c.coverage * c.tested for c in checks) / max(1, tested),
-            sum(c.within_one * c.tested for c in checks) / max(1, tested),
-            sum(c.exact * c.tested for c in checks) / max(1, tested),
-            sum(c.mean_width * c.tested for c in checks) / max(1, tested),
-            sum(c.refused for c in checks),
-        )
-        found = (shared, pooled)
-        if pooled.coverage >= COVERAGE:
+        by_size = [
+            _summed(
+                [check_pooled(held, pooled_groups(whole, (size,)), shared) for held, whole in folds]
+            )
+            for size in sizes
+        ]
+        found = (shared, _summed(by_size))
+        if all(c.coverage >= COVERAGE for c in by_size):
             break
     assert found is not None
     return found
+
+
+def _summed(checks: Sequence[Check]) -> Check:
+    """One check of the groups of ``checks`` together."""
+    tested = sum(c.tested for c in checks)
+    return Check(
+        tested,
+        sum(c.coverage * c.tested for c in checks) / max(1, tested),
+        sum(c.within_one * c.tested for c in checks) / max(1, tested),
+        sum(c.exact * c.tested for c in checks) / max(1, tested),
+        sum(c.mean_width * c.tested for c in checks) / max(1, tested),
+        sum(c.refused for c in checks),
+    )
 
 
 @cache

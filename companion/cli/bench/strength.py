@@ -525,8 +525,9 @@ def pool_fit_command(args: argparse.Namespace) -> int:
         "the shared fraction of a player's games (their correlation), the smallest "
         "whose pooled ranges hold the true level "
         f"{100 * COVERAGE:.0f}% of the time on "
-        "the fitting games, each pooled under a model fitted without it (whole games, a "
-        "level's players by 2, 3 and 5 games)."
+        "the fitting games, each pooled under a model of the shipped kind fitted "
+        "without it (whole games, a level's players by 2, 3 and 5 games, each number of "
+        "games on its own)."
     )
     args.output.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     load_shared.cache_clear()
