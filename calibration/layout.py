@@ -1168,6 +1168,38 @@ def _printed_with_group(element: Element, fit: ElementFit) -> bool:
     return element.kind in ("stone", "gate") and fit.source == "group"
 
 
+def _find_pieces(
+    model: BoardModel,
+    fits: dict[str, ElementFit],
+    elements: Sequence[Element],
+    difference: NDArray[np.float32],
+    camera: FloatArray | None,
+    settings: LayoutSettings,
+    first: dict[str, tuple[FloatArray, float, float]],
+) -> list[Element]:
+    """Each of ``elements``' pieces near where its group puts it, in turn: added to
+    ``first`` (centre, axis, contrast) and masked from ``difference`` where it stands
+    out; those that do not, returned."""
+    missed = []
+    for element in elements:
+        guess = np.array(fits[element.name].centre_mm)
+        search = settings.piece_shift_mm if element.kind == "bridge" else settings.agree_mm * 2.5
+        height = model.pieces[_PIECES[element.kind]]
+        at, angle, contrast = _find_piece(
+            element, height, guess, difference, camera, settings, search
+        )
+        if contrast < settings.min_contrast:
+            missed.append(element)
+            continue
+        first[element.name] = (at, angle, contrast)
+        _mask_polygons(
+            difference,
+            [_silhouette(_footprint(element, angle), height, at, camera) + at],
+            settings.px_per_mm,
+        )
+    return missed
+
+
 def _fit_pieces(
     model: BoardModel,
     fits: dict[str, ElementFit],
@@ -1213,24 +1245,12 @@ def _fit_pieces(
             ),
             key=lambda e: ("stone", "gate", "bridge").index(e.kind),
         )
-        found = []
         first: dict[str, tuple[FloatArray, float, float]] = {}
-        for element in order:
-            guess = np.array(fits[element.name].centre_mm)
-            search = (
-                settings.piece_shift_mm if element.kind == "bridge" else settings.agree_mm * 2.5
-            )
-            height = model.pieces[_PIECES[element.kind]]
-            at, angle, contrast = _find_piece(
-                element, height, guess, difference, camera, settings, search
-            )
-            if contrast < settings.min_contrast:
-                found.append(element.name)
-                continue
-            first[element.name] = (at, angle, contrast)
-            _mask_polygons(
-                difference, [_silhouette(_footprint(element, angle), height, at, camera) + at], s
-            )
+        missed = _find_pieces(model, fits, order, difference, camera, settings, first)
+        # a piece against another (a bridge leaning on a stone) is looked for again
+        # once every piece found is masked: the other's change no longer counts
+        # against its surroundings
+        missing = _find_pieces(model, fits, missed, difference, camera, settings, first)
         second = _by_piece_colour(model, seen, covered, first, camera, settings)
         placed = {name: second.get(name, first[name]) for name in first}
         colour = _log_colour(seen)
@@ -1286,11 +1306,11 @@ def _fit_pieces(
                 )
             else:
                 fits[element.name] = _element_fit(element, at, angle, contrast, residual, "piece")
-        if found:
+        if missing:
             raise LayoutError(
-                f"{len(found)} piece(s) the calibration position puts on the board are not "
-                f"seen near their place: {', '.join(found[:6])}"
-                + (" ..." if len(found) > 6 else "")
+                f"{len(missing)} piece(s) the calibration position puts on the board are not "
+                f"seen near their place: {', '.join(e.name for e in missing[:6])}"
+                + (" ..." if len(missing) > 6 else "")
                 + "; put every piece of the calibration position in place and take the "
                 "picture again"
             )

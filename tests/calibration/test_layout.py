@@ -355,6 +355,35 @@ def test_a_bridge_on_a_board_of_its_own_colour_is_placed_finely() -> None:
     assert abs(angle - 97.0) <= 1.0
 
 
+def test_a_stone_with_a_bridge_against_it_is_found() -> None:
+    """A stone of its path's own colour with a bridge standing against it: the bridge's
+    change, beside the stone, weighs against the stone's surroundings until the bridge
+    is found and masked; the stone is then found, and the layout fitted."""
+    from calibration.layout import ElementFit, _fit_pieces, _footprint
+
+    s = 3.0
+    nominal = load_model("shangrila")
+    stone = replace(nominal.elements["stone 3"], centre_mm=(60.0, 60.0))
+    bridge = replace(nominal.elements["bridge 3-4"], centre_mm=(77.5, 60.0), angle_deg=0.0)
+    model = replace(nominal, elements={e.name: e for e in (stone, bridge)}, size_mm=(140.0, 120.0))
+    empty = np.empty((round(120 * s), round(140 * s), 3), np.uint8)
+    empty[:] = (120, 150, 90)  # a green painted path
+    seen = empty.copy()
+    _paint(seen, _footprint(stone, 0.0) + np.array(stone.centre_mm), (105, 160, 80), s)
+    _paint(seen, _footprint(bridge, 0.0) + np.array(bridge.centre_mm), (40, 110, 220), s)
+    view = BoardView(np.diag([s, s, 1.0]), (empty.shape[1], empty.shape[0]), method="truth")
+    fits = {
+        e.name: ElementFit(e.name, e.centre_mm, e.angle_deg, 0.0, 0.0, 0.0, "group")
+        for e in (stone, bridge)
+    }
+    position = Observation.from_json(
+        referee_schema("shangrila"), {"readings": {"stone 3": True, "bridge 3-4": True}}
+    )
+    _fit_pieces(model, fits, empty, [(seen, view, position)], LayoutSettings(px_per_mm=s))
+    assert fits["stone 3"].residual_mm < 1.0 and fits["stone 3"].confidence > 0.5
+    assert np.linalg.norm(np.subtract(fits["bridge 3-4"].centre_mm, bridge.centre_mm)) < 0.5
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("game", "kind", "seed", "level"),
