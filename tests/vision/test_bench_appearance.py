@@ -186,3 +186,5 @@ def test_the_bench_reads_with_the_layout_the_player_fits(tmp_path: Path) -> None
     failed = bench_setup(blank, ("exact",), layout="fitted")["appearance", "exact"]
     assert failed.layouts_failed == 1 and failed.score.right == 0
     assert failed.score.unsure == failed.score.elements
+    # a board not read at all has nothing wrong, yet is no perfect board
+    assert failed.score.boards == len(pictures.plays) and failed.score.perfect == 0

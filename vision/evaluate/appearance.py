@@ -609,8 +609,16 @@ class Score:
 
 
 def score_reading(
-    score: Score, reading: Any, visible: dict[str, Any], schema: Any, elements: Sequence[str]
+    score: Score,
+    reading: Any,
+    visible: dict[str, Any],
+    schema: Any,
+    elements: Sequence[str],
+    read: bool = True,
 ) -> None:
+    """Add one picture's reading to ``score``; ``read=False``: the picture was not read
+    at all (the board not placed, its layout not fitted), so it is not a perfect board
+    however few of its elements are wrong."""
     truth = Observation.from_json(schema, {"readings": visible})
     wrong = 0
     for name in elements:
@@ -633,7 +641,7 @@ def score_reading(
             score.sure_right += ok
             score.wrong_sure += not ok
     score.boards += 1
-    score.perfect += wrong == 0
+    score.perfect += wrong == 0 and read
 
 
 LOCATE_MODES = {
@@ -802,7 +810,7 @@ def bench_setup(
             nothing = SimpleNamespace(observation=Observation(schema, {}), unseen=frozenset())
             elements = [e for e in schema.elements if e.removesuffix("^") in model.elements]
             for _, truth in pictures.plays:
-                score_reading(cell.score, nothing, truth["visible"], schema, elements)
+                score_reading(cell.score, nothing, truth["visible"], schema, elements, read=False)
             continue
         elements = [
             e for e in reader.schema.elements if e.removesuffix("^") in reader.model.elements
@@ -833,7 +841,12 @@ def bench_setup(
                 )
                 for name in ("appearance", "colour") if colour else ("appearance",):
                     score_reading(
-                        cells[name, mode].score, nothing, truth["visible"], reader.schema, elements
+                        cells[name, mode].score,
+                        nothing,
+                        truth["visible"],
+                        reader.schema,
+                        elements,
+                        read=False,
                     )
                 continue
             cell.located += 1
