@@ -10,6 +10,7 @@ verdict; the sources' believed tables are then merged).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -1750,6 +1751,10 @@ class Referee:
         return out
 
     def _verdict_ambiguous(self, verdict: Verdict) -> list[Output]:
+        if not self._gap_question and verdict.scores:
+            verdict = self._by_position(self.state, verdict)
+            if len(verdict.moves) == 1:
+                return self._verdict_accepted(Verdict(Kind.ACCEPTED, verdict.moves))
         if (
             not self._gap_question
             and verdict.scores
@@ -1776,6 +1781,31 @@ class Referee:
         reason = "The table fits several moves: which one was played?"
         choices = [self._choice(self.state, text) for text in self.candidates]
         return self._emit([Question(self.state.to_move, self.candidates, reason, 0, choices)])
+
+    @staticmethod
+    def _by_position(state: GameState[Any], verdict: Verdict) -> Verdict:
+        """``verdict``, an ambiguous table in ``state``, with one move per position the
+        moves lead to: the likeliest (then the first in order). Moves that differ only
+        in how the record writes them (a Shendao Brigand whose tile leaves the board
+        through one closed gate or another) leave every later table and the scores
+        alike, so no later verdict or result can depend on which it was: the referee
+        never asks about them (a question would only write the record right)."""
+        ranked = sorted(range(len(verdict.moves)), key=lambda i: (-verdict.scores[i], i))
+        kept: list[int] = []
+        positions: set[str] = set()
+        for i in ranked:
+            token = state.apply(verdict.moves[i])
+            position = json.dumps(state.to_json(), sort_keys=True)  # as ``GameState ==``
+            state.undo(token)
+            if position not in positions:
+                positions.add(position)
+                kept.append(i)
+        kept.sort()
+        return Verdict(
+            verdict.kind,
+            [verdict.moves[i] for i in kept],
+            scores=[verdict.scores[i] for i in kept],
+        )
 
     def _verdict_in_progress(self, verdict: Verdict) -> list[Output]:
         if self.status == self.ILLEGAL:
