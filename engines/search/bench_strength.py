@@ -90,8 +90,8 @@ TUNED_THRESHOLD_SETS: frozenset[str] = frozenset({"shangrila-3"})
 """Sets of ``TUNING_SEEDS`` whose tuning games choose the level-0 threshold too; the
 others keep the cross-validated threshold and choose there only from how many judged
 moves it names level 0. Four-player Shangri-La's cross-validation judges whole games
-only, where every player has 30 or more judged moves: any count up to 15 did the same
-there and it kept 15, so a player seen from the middle of a game (13 to 19 judged
+only, where every player had 28 or more judged moves: any count up to 15 did the same
+there and it kept 15, so a player seen from the middle of a game (12 to 21 judged
 moves) was named level 0 as soon as it held a fifth of the chance, and players of
 levels 2 and 3 were named level 0 with them: on the fitting games, cross-validated,
 placed within one of their level 72.9% of the time from the middle (80.7% from 25

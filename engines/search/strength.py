@@ -99,7 +99,8 @@ threshold: tried from the most down, of equals the most kept."""
 TUNED_RANDOM_MOVES: tuple[int, ...] = (30, 25, 20, FEW_MOVES)
 """Candidate ``random_moves`` of a model whose level-0 rule is chosen on games it was
 not fitted on (``tune_random``): a whole three-player Shangri-La game gives a player 28
-to 47 judged moves, one joined at its middle 15 to 24."""
+to 47 judged moves, one joined at its middle 15 to 24; a four-player one 28 to 41 at
+tables of engines and 24 to 37 at tables where everyone plays at random, and 11 to 21."""
 NEAR_GOAL = 0.8
 RANDOM_GOAL = 0.95
 """The goals the level-0 threshold is chosen for (see the module's docstring)."""
@@ -1128,8 +1129,8 @@ def tune_random(
     Shangri-La's edges): the cross-validation cannot tell how sure of random play they
     make it; given the cross-validated threshold alone, only the judged moves from which
     it names level 0, for a model whose cross-validation chose that moves' count on
-    whole games only (four-player Shangri-La: a whole game gives a player 30 to 39
-    judged moves, one joined at its middle 13 to 19). Raises ValueError without a whole
+    whole games only (four-player Shangri-La: a whole game gives a player 24 to 41
+    judged moves, one joined at its middle 11 to 21). Raises ValueError without a whole
     game of engine players and one of random play among ``rows``."""
     items = {
         view: [

@@ -226,7 +226,7 @@ def test_three_player_random_tables_are_named_random_by_the_rule_chosen_on_them(
 def test_four_player_players_joined_at_the_middle_are_named_by_the_rule_chosen_on_them() -> None:
     """Four-player Shangri-La chooses on games never fitted on (``TUNING_SEEDS``) from
     how many judged moves level 0 is named, keeping its cross-validated threshold
-    (``TUNED_THRESHOLD_SETS``): players seen from the middle of a game (13 to 19 judged
+    (``TUNED_THRESHOLD_SETS``): players seen from the middle of a game (13 to 21 judged
     moves) are placed within one of their level at least 80% of the time there (72%
     when level 0 was named from 15 judged moves), whole games as before. Not a fair
     test (the rule was chosen on these games): a check that the model file holds it."""
